@@ -1,0 +1,46 @@
+package kernel
+
+// Sgemm computes C = alpha*op(A)*op(B) + beta*C for row-major matrices on
+// the calling goroutine, where op(X) is X or its transpose as transA and
+// transB say. op(A) is m×k, op(B) is k×n and C is m×n; lda, ldb and ldc are
+// the row strides of A, B and C as stored. When beta is 0, C is not read
+// (NaNs in C do not propagate).
+//
+// Sgemm panics if a dimension is negative, a leading dimension is smaller
+// than the stored row, or a slice is too short for its matrix.
+func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm("Sgemm", transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	active.gemm.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmParallel is Sgemm that may split the product over at most threads
+// goroutines. threads <= 1 runs on the calling goroutine.
+func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm("SgemmParallel", transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	active.gemm.parallel(threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// Im2col unrolls the image data (channels×height×width) into the column
+// matrix col of shape (channels*kh*kw) × (outH*outW), as Caffe's im2col_cpu,
+// with outH = (height+2*padH-(dilH*(kh-1)+1))/strideH + 1 and likewise outW.
+// Positions in the padding read as zero.
+//
+// Im2col panics on a non-positive kernel size, stride or dilation, a
+// negative size or padding, or a slice too short for its shape.
+func Im2col(data []float32, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW int, col []float32) {
+	g := newConvGeom("Im2col", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data), len(col))
+	g.im2col(data, col)
+}
+
+// Col2im is the adjoint of Im2col: it sets data (channels×height×width) to
+// zero and then adds every column entry back into the image position it was
+// read from.
+func Col2im(col []float32, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW int, data []float32) {
+	g := newConvGeom("Col2im", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data), len(col))
+	g.col2im(col, data)
+}
+
+// ConvOutSize is the output extent of a convolution along one axis.
+func ConvOutSize(in, kernel, pad, stride, dilation int) int {
+	return (in+2*pad-(dilation*(kernel-1)+1))/stride + 1
+}

@@ -1,0 +1,42 @@
+package kernel
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// forEachImpl runs f once per implementation this CPU runs, with that
+// implementation selected.
+func forEachImpl(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	for _, name := range Implementations() {
+		t.Run(name, func(t *testing.T) {
+			prev, err := SetImplementation(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer SetImplementation(prev)
+			f(t)
+		})
+	}
+}
+
+// randSlice returns n values uniform in [-1, 1).
+func randSlice(rng *rand.Rand, n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = 2*rng.Float32() - 1
+	}
+	return s
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
+
+// close32 reports whether got is within tol of want, relative to scale.
+func close32(got, want, tol, scale float32) bool {
+	if math.IsNaN(float64(got)) || math.IsNaN(float64(want)) {
+		return false
+	}
+	return math.Abs(float64(got-want)) <= float64(tol*scale)
+}

@@ -1,0 +1,46 @@
+package kernel
+
+import (
+	"fmt"
+	"strings"
+)
+
+// impl is one implementation of the package's kernels.
+type impl struct {
+	gemm *gemmImpl
+	vec  *vecImpl
+}
+
+// active is the implementation the exported functions run: the fastest of
+// available() unless SetImplementation chose another.
+var active = available()[0]
+
+// Implementation returns the name of the kernels in use: "avx512"
+// (AVX-512F), "avx2" (AVX2 and FMA) or "go" (portable Go, also what the
+// noasm build tag selects).
+func Implementation() string { return active.gemm.name }
+
+// Implementations returns the names of the kernels this CPU and build can
+// run, fastest first; the last is always "go".
+func Implementations() []string {
+	var names []string
+	for _, im := range available() {
+		names = append(names, im.gemm.name)
+	}
+	return names
+}
+
+// SetImplementation selects the kernels by name (one of Implementations)
+// and returns the name of the previous selection. It is meant for tests
+// and benchmarks and must not run concurrently with other calls into the
+// package.
+func SetImplementation(name string) (previous string, err error) {
+	for _, im := range available() {
+		if im.gemm.name == name {
+			previous = active.gemm.name
+			active = im
+			return previous, nil
+		}
+	}
+	return "", fmt.Errorf("kernel: unknown or unsupported implementation %q (this CPU runs %s)", name, strings.Join(Implementations(), ", "))
+}

@@ -1,0 +1,6 @@
+//go:build noasm || !amd64
+
+package kernel
+
+// available lists the implementations this build runs: the portable one.
+func available() []impl { return []impl{{goGemm, goVec}} }

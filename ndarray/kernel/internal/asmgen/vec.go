@@ -1,0 +1,298 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The vector primitives are generated twice, for 512-bit (AVX-512F) and
+// 256-bit (AVX2+FMA) vectors. Each walks n = len(x) elements: four vectors
+// per iteration, then one vector at a time, then single floats. The Go side
+// checks that every other slice holds at least n elements.
+
+// vecISA is the vector width the primitives are generated for.
+type vecISA struct {
+	suffix string // function name suffix
+	bytes  int
+	vec    func(i int) reg.VecPhysical
+}
+
+var (
+	vec512 = vecISA{suffix: "AVX512", bytes: 64, vec: zmm}
+	vec256 = vecISA{suffix: "AVX2", bytes: 32, vec: ymm}
+)
+
+func xmm(i int) reg.VecPhysical {
+	return []reg.VecPhysical{
+		reg.X0, reg.X1, reg.X2, reg.X3, reg.X4, reg.X5, reg.X6, reg.X7,
+		reg.X8, reg.X9, reg.X10, reg.X11, reg.X12, reg.X13, reg.X14, reg.X15,
+	}[i]
+}
+
+func buildVec(c *build.Context) {
+	for _, isa := range []vecISA{vec512, vec256} {
+		vecAxpy(c, isa)
+		vecAxpby(c, isa)
+		vecScale(c, isa)
+		vecBinary(c, isa, "add", "dst[i] = x[i] + y[i]", c.VADDPS, c.VADDSS)
+		vecBinary(c, isa, "mul", "dst[i] = x[i] * y[i]", c.VMULPS, c.VMULSS)
+		vecDot(c, isa)
+		vecReduce(c, isa, "sum", "the sum of x", c.VADDPS, c.VADDSS)
+		vecReduce(c, isa, "max", "the largest element of x (len(x) >= 1)", c.VMAXPS, c.VMAXSS)
+	}
+}
+
+// stride is the element loop of a primitive: body(u, w) handles the u-th
+// group of w bytes (a vector, or one float when w == 4) at the pointers in
+// ptrs, which then advance past the groups handled. tail, if not nil, runs
+// once between the vector loops and the scalar loop; reductions fold their
+// vector accumulators into X0 there, because scalar VEX instructions clear
+// the upper lanes of their destination.
+func stride(c *build.Context, isa vecISA, n reg.Register, ptrs []reg.Register, body func(u, w int), tail func()) {
+	const unroll = 4
+	vl := isa.bytes / 4 // floats per vector
+	advance := func(bytes int) {
+		for _, p := range ptrs {
+			c.ADDQ(operand.U32(bytes), p)
+		}
+	}
+	c.CMPQ(n, operand.U32(unroll*vl))
+	c.JL(operand.LabelRef("vec1"))
+	c.Label("vec4")
+	for u := 0; u < unroll; u++ {
+		body(u, isa.bytes)
+	}
+	advance(unroll * isa.bytes)
+	c.SUBQ(operand.U32(unroll*vl), n)
+	c.CMPQ(n, operand.U32(unroll*vl))
+	c.JGE(operand.LabelRef("vec4"))
+	c.Label("vec1")
+	c.CMPQ(n, operand.U32(vl))
+	c.JL(operand.LabelRef("tail"))
+	body(0, isa.bytes)
+	advance(isa.bytes)
+	c.SUBQ(operand.U32(vl), n)
+	c.JMP(operand.LabelRef("vec1"))
+	c.Label("tail")
+	if tail != nil {
+		tail()
+	}
+	c.Label("scalar")
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef("done"))
+	body(0, 4)
+	advance(4)
+	c.DECQ(n)
+	c.JMP(operand.LabelRef("scalar"))
+	c.Label("done")
+}
+
+// vreg returns vector register i at width w: the full vector, or its low
+// xmm part for scalar work.
+func vreg(isa vecISA, i, w int) reg.VecPhysical {
+	if w == 4 {
+		return xmm(i)
+	}
+	return isa.vec(i)
+}
+
+// load moves w bytes at m into r.
+func load(c *build.Context, m operand.Mem, r reg.VecPhysical, w int) {
+	if w == 4 {
+		c.VMOVSS(m, r)
+	} else {
+		c.VMOVUPS(m, r)
+	}
+}
+
+// store moves w bytes of r to m.
+func store(c *build.Context, r reg.VecPhysical, m operand.Mem, w int) {
+	if w == 4 {
+		c.VMOVSS(r, m)
+	} else {
+		c.VMOVUPS(r, m)
+	}
+}
+
+func vecFunc(c *build.Context, isa vecISA, name, sig, doc string) {
+	fn := fmt.Sprintf("%s%s", name, isa.suffix)
+	c.Function(fn)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr(sig)
+	c.Doc(fmt.Sprintf("%s sets %s.", fn, doc))
+}
+
+func finish(c *build.Context) {
+	c.VZEROUPPER()
+	c.RET()
+}
+
+func vecAxpy(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "axpy", "func(alpha float32, x, y []float32)", "y[i] += alpha*x[i] for i < len(x)")
+	n, x, y := reg.RCX, reg.RSI, reg.RDI
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	c.Load(c.Param("y").Base(), y)
+	alpha := isa.vec(15)
+	c.VBROADCASTSS(paramAddr(c, "alpha"), alpha)
+	stride(c, isa, n, []reg.Register{x, y}, func(u, w int) {
+		t := vreg(isa, u, w)
+		load(c, operand.Mem{Base: y, Disp: u * w}, t, w)
+		if w == 4 {
+			c.VFMADD231SS(operand.Mem{Base: x, Disp: u * w}, xmm(15), t)
+		} else {
+			c.VFMADD231PS(operand.Mem{Base: x, Disp: u * w}, alpha, t)
+		}
+		store(c, t, operand.Mem{Base: y, Disp: u * w}, w)
+	}, nil)
+	finish(c)
+}
+
+func vecAxpby(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "axpby", "func(alpha float32, x []float32, beta float32, y []float32)", "y[i] = alpha*x[i] + beta*y[i] for i < len(x)")
+	n, x, y := reg.RCX, reg.RSI, reg.RDI
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	c.Load(c.Param("y").Base(), y)
+	alpha, beta := isa.vec(14), isa.vec(15)
+	c.VBROADCASTSS(paramAddr(c, "alpha"), alpha)
+	c.VBROADCASTSS(paramAddr(c, "beta"), beta)
+	stride(c, isa, n, []reg.Register{x, y}, func(u, w int) {
+		t := vreg(isa, u, w)
+		a, b := vreg(isa, 14, w), vreg(isa, 15, w)
+		if w == 4 {
+			load(c, operand.Mem{Base: y, Disp: u * w}, t, w)
+			c.VMULSS(b, t, t)
+			c.VFMADD231SS(operand.Mem{Base: x, Disp: u * w}, a, t)
+		} else {
+			c.VMULPS(operand.Mem{Base: y, Disp: u * w}, b, t)
+			c.VFMADD231PS(operand.Mem{Base: x, Disp: u * w}, a, t)
+		}
+		store(c, t, operand.Mem{Base: y, Disp: u * w}, w)
+	}, nil)
+	finish(c)
+}
+
+func vecScale(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "scale", "func(alpha float32, x []float32)", "x[i] *= alpha")
+	n, x := reg.RCX, reg.RSI
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	alpha := isa.vec(15)
+	c.VBROADCASTSS(paramAddr(c, "alpha"), alpha)
+	stride(c, isa, n, []reg.Register{x}, func(u, w int) {
+		t := vreg(isa, u, w)
+		m := operand.Mem{Base: x, Disp: u * w}
+		if w == 4 {
+			c.VMULSS(m, xmm(15), t)
+		} else {
+			c.VMULPS(m, alpha, t)
+		}
+		store(c, t, m, w)
+	}, nil)
+	finish(c)
+}
+
+func vecBinary(c *build.Context, isa vecISA, name, doc string, packed, scalar func(...operand.Op)) {
+	vecFunc(c, isa, name, "func(dst, x, y []float32)", doc+" for i < len(x)")
+	n, x, y, d := reg.RCX, reg.RSI, reg.RDI, reg.RDX
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	c.Load(c.Param("y").Base(), y)
+	c.Load(c.Param("dst").Base(), d)
+	stride(c, isa, n, []reg.Register{x, y, d}, func(u, w int) {
+		t := vreg(isa, u, w)
+		load(c, operand.Mem{Base: x, Disp: u * w}, t, w)
+		if w == 4 {
+			s := xmm(u + 4)
+			c.VMOVSS(operand.Mem{Base: y, Disp: u * w}, s)
+			scalar(s, t, t)
+		} else {
+			packed(operand.Mem{Base: y, Disp: u * w}, t, t)
+		}
+		store(c, t, operand.Mem{Base: d, Disp: u * w}, w)
+	}, nil)
+	finish(c)
+}
+
+// hreduce folds the vector in register 0 into its first lane with op,
+// using register 1 as scratch.
+func hreduce(c *build.Context, isa vecISA, op func(...operand.Op)) {
+	if isa.bytes == 64 {
+		c.VEXTRACTF64X4(operand.U8(1), reg.Z0, reg.Y1)
+		op(reg.Y1, reg.Y0, reg.Y0)
+	}
+	c.VEXTRACTF128(operand.U8(1), reg.Y0, reg.X1)
+	op(reg.X1, reg.X0, reg.X0)
+	c.VMOVHLPS(reg.X0, reg.X0, reg.X1)
+	op(reg.X1, reg.X0, reg.X0)
+	c.VMOVSHDUP(reg.X0, reg.X1)
+	op(reg.X1, reg.X0, reg.X0)
+}
+
+func vecDot(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "dot", "func(x, y []float32) float32", "the return value to the sum of x[i]*y[i] for i < len(x)")
+	n, x, y := reg.RCX, reg.RSI, reg.RDI
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	c.Load(c.Param("y").Base(), y)
+	for u := 0; u < 4; u++ {
+		r := isa.vec(u)
+		c.VXORPS(r.AsY(), r.AsY(), r.AsY()) // clears the whole register
+	}
+	stride(c, isa, n, []reg.Register{x, y}, func(u, w int) {
+		t := vreg(isa, u+4, w)
+		load(c, operand.Mem{Base: x, Disp: u * w}, t, w)
+		if w == 4 {
+			c.VFMADD231SS(operand.Mem{Base: y, Disp: u * w}, t, reg.X0)
+		} else {
+			c.VFMADD231PS(operand.Mem{Base: y, Disp: u * w}, t, isa.vec(u))
+		}
+	}, func() {
+		combine(c, isa, c.VADDPS)
+		hreduce(c, isa, c.VADDPS)
+	})
+	c.Store(reg.X0, c.ReturnIndex(0))
+	finish(c)
+}
+
+// combine folds accumulators 1..3 into accumulator 0.
+func combine(c *build.Context, isa vecISA, op func(...operand.Op)) {
+	op(isa.vec(1), isa.vec(0), isa.vec(0))
+	op(isa.vec(3), isa.vec(2), isa.vec(2))
+	op(isa.vec(2), isa.vec(0), isa.vec(0))
+}
+
+func vecReduce(c *build.Context, isa vecISA, name, doc string, packed, scalar func(...operand.Op)) {
+	vecFunc(c, isa, name, "func(x []float32) float32", "the return value to "+doc)
+	n, x := reg.RCX, reg.RSI
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	if name == "max" {
+		// Start every lane at x[0]: max ignores repeats of an element.
+		for u := 0; u < 4; u++ {
+			c.VBROADCASTSS(operand.Mem{Base: x}, isa.vec(u))
+		}
+	} else {
+		for u := 0; u < 4; u++ {
+			r := isa.vec(u)
+			c.VXORPS(r.AsY(), r.AsY(), r.AsY())
+		}
+	}
+	stride(c, isa, n, []reg.Register{x}, func(u, w int) {
+		if w == 4 {
+			scalar(operand.Mem{Base: x, Disp: u * w}, reg.X0, reg.X0)
+		} else {
+			packed(operand.Mem{Base: x, Disp: u * w}, isa.vec(u), isa.vec(u))
+		}
+	}, func() {
+		combine(c, isa, packed)
+		hreduce(c, isa, packed)
+	})
+	c.Store(reg.X0, c.ReturnIndex(0))
+	finish(c)
+}

@@ -1,0 +1,118 @@
+package kernel
+
+import "fmt"
+
+// vecImpl is one implementation of the vector primitives. Every function
+// works on the first len(x) elements; the exported wrappers check that the
+// other slices are long enough.
+type vecImpl struct {
+	name  string
+	axpy  func(alpha float32, x, y []float32)
+	axpby func(alpha float32, x []float32, beta float32, y []float32)
+	scale func(alpha float32, x []float32)
+	add   func(dst, x, y []float32)
+	mul   func(dst, x, y []float32)
+	dot   func(x, y []float32) float32
+	sum   func(x []float32) float32
+	max   func(x []float32) float32
+}
+
+var goVec = &vecImpl{
+	name: "go", axpy: axpyRef, axpby: axpbyGo, scale: scaleRef,
+	add: addGo, mul: mulGo, dot: dotRef, sum: sumGo, max: maxGo,
+}
+
+func checkLen(name, slice string, n, want int) {
+	if n < want {
+		panic(fmt.Sprintf("kernel: %s: len(%s) = %d, want >= len(x) = %d", name, slice, n, want))
+	}
+}
+
+// Axpy computes y += alpha*x over len(x) elements (len(y) >= len(x)).
+func Axpy(alpha float32, x, y []float32) {
+	checkLen("Axpy", "y", len(y), len(x))
+	active.vec.axpy(alpha, x, y)
+}
+
+// Axpby computes y = alpha*x + beta*y over len(x) elements
+// (len(y) >= len(x)).
+func Axpby(alpha float32, x []float32, beta float32, y []float32) {
+	checkLen("Axpby", "y", len(y), len(x))
+	active.vec.axpby(alpha, x, beta, y)
+}
+
+// Scale computes x *= alpha.
+func Scale(alpha float32, x []float32) { active.vec.scale(alpha, x) }
+
+// Add computes dst[i] = x[i] + y[i] over len(x) elements (len(y) and
+// len(dst) >= len(x)). dst may be x or y.
+func Add(dst, x, y []float32) {
+	checkLen("Add", "y", len(y), len(x))
+	checkLen("Add", "dst", len(dst), len(x))
+	active.vec.add(dst, x, y)
+}
+
+// Mul computes dst[i] = x[i] * y[i] over len(x) elements (len(y) and
+// len(dst) >= len(x)). dst may be x or y.
+func Mul(dst, x, y []float32) {
+	checkLen("Mul", "y", len(y), len(x))
+	checkLen("Mul", "dst", len(dst), len(x))
+	active.vec.mul(dst, x, y)
+}
+
+// Dot returns the sum of x[i]*y[i] over len(x) elements.
+func Dot(x, y []float32) float32 {
+	checkLen("Dot", "y", len(y), len(x))
+	return active.vec.dot(x, y)
+}
+
+// Sum returns the sum of the elements of x (0 for an empty x).
+func Sum(x []float32) float32 { return active.vec.sum(x) }
+
+// Max returns the largest element of x. It panics if x is empty; if x
+// holds a NaN the result is unspecified.
+func Max(x []float32) float32 {
+	if len(x) == 0 {
+		panic("kernel: Max: empty slice")
+	}
+	return active.vec.max(x)
+}
+
+func axpbyGo(alpha float32, x []float32, beta float32, y []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] = alpha*v + beta*y[i]
+	}
+}
+
+func addGo(dst, x, y []float32) {
+	y, dst = y[:len(x)], dst[:len(x)]
+	for i, v := range x {
+		dst[i] = v + y[i]
+	}
+}
+
+func mulGo(dst, x, y []float32) {
+	y, dst = y[:len(x)], dst[:len(x)]
+	for i, v := range x {
+		dst[i] = v * y[i]
+	}
+}
+
+func sumGo(x []float32) float32 {
+	var s float32
+	for _, v := range x {
+		s += v
+	}
+	return s
+}
+
+func maxGo(x []float32) float32 {
+	m := x[0]
+	for _, v := range x[1:] {
+		if v > m {
+			m = v
+		}
+	}
+	return m
+}
