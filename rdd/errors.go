@@ -1,0 +1,91 @@
+package rdd
+
+import (
+	"errors"
+	"fmt"
+	"runtime/debug"
+)
+
+// Errors that actions wrap; test for them with errors.Is.
+var (
+	// ErrClosed reports an action on a closed Context.
+	ErrClosed = errors.New("rdd: context closed")
+	// ErrCanceled reports a job stopped by CancelJobs or its context.
+	ErrCanceled = errors.New("rdd: job canceled")
+	// ErrEmpty reports Reduce or First on an RDD without elements.
+	ErrEmpty = errors.New("rdd: empty RDD")
+)
+
+// TaskError reports a task that failed on every attempt, which fails its
+// job.
+type TaskError struct {
+	Job       int    // job ID
+	Action    string // the action that ran the job, such as "Count"
+	Stage     int    // stage ID within the context
+	Partition int    // partition (task) index
+	Attempts  int    // attempts made
+	Err       error  // the last attempt's error
+}
+
+func (e *TaskError) Error() string {
+	return fmt.Sprintf("rdd: %s (job %d, stage %d): partition %d failed after %d attempts: %v",
+		e.Action, e.Job, e.Stage, e.Partition, e.Attempts, e.Err)
+}
+
+func (e *TaskError) Unwrap() error { return e.Err }
+
+// PanicError is a panic in a callback (or in a task), turned into an
+// error.
+type PanicError struct {
+	Func      string // what panicked: "Map", "Filter", ... or "task"
+	Partition int    // partition being computed, or -1 in the driver
+	Element   int    // index of the element in the partition, or -1
+	Value     any    // the value passed to panic
+	Stack     string // the goroutine's stack at the panic
+}
+
+func (e *PanicError) Error() string {
+	switch {
+	case e.Partition < 0:
+		return fmt.Sprintf("rdd: %s function panicked in the driver: %v", e.Func, e.Value)
+	case e.Element >= 0:
+		return fmt.Sprintf("rdd: %s function panicked on element %d of partition %d: %v", e.Func, e.Element, e.Partition, e.Value)
+	}
+	return fmt.Sprintf("rdd: %s function panicked in partition %d: %v", e.Func, e.Partition, e.Value)
+}
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+func newPanicError(fn string, p, elem int, v any) *PanicError {
+	return &PanicError{Func: fn, Partition: p, Element: elem, Value: v, Stack: string(debug.Stack())}
+}
+
+// each calls f(i) for i in [0, n), turning a panic into a *PanicError
+// that names fn, partition p and the element.
+func each(fn string, p, n int, f func(i int)) (err error) {
+	i := 0
+	defer func() {
+		if v := recover(); v != nil {
+			err = newPanicError(fn, p, i, v)
+		}
+	}()
+	for ; i < n; i++ {
+		f(i)
+	}
+	return nil
+}
+
+// call calls f once, turning a panic into a *PanicError.
+func call(fn string, p int, f func()) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = newPanicError(fn, p, -1, v)
+		}
+	}()
+	f()
+	return nil
+}

@@ -1,0 +1,95 @@
+package rdd
+
+import (
+	"fmt"
+
+	"github.com/sparknet-go/sparknet/data"
+)
+
+// ParallelizeSamples distributes a sample set over numPartitions
+// partitions (0 means DefaultParallelism): partition p holds samples
+// [p*N/numPartitions, (p+1)*N/numPartitions) as a view of s, without
+// copying. The result is an RDD of samples.
+func (sc *Context) ParallelizeSamples(s *data.Samples, numPartitions int) *RDD {
+	if s == nil {
+		return sc.failed("ParallelizeSamples", fmt.Errorf("rdd: ParallelizeSamples of nil samples"))
+	}
+	if err := s.Validate(); err != nil {
+		return sc.failed("ParallelizeSamples", fmt.Errorf("rdd: %w", err))
+	}
+	if numPartitions <= 0 {
+		numPartitions = sc.DefaultParallelism()
+	}
+	n := numPartitions
+	return sc.newRDD("ParallelizeSamples", n, true, nil, func(_ *TaskContext, p int) (block, error) {
+		i, j := partitionBounds(s.N, n, p)
+		return block{Samples: s.Slice(i, j)}, nil
+	})
+}
+
+// samplesSource reads a sample set eagerly (so that file errors show at
+// once) and distributes it.
+func (sc *Context) samplesSource(op string, numPartitions int, read func() (*data.Samples, error)) (*RDD, error) {
+	s, err := read()
+	if err != nil {
+		return nil, err
+	}
+	return sc.ParallelizeSamples(s, numPartitions).setOp(op), nil
+}
+
+// MNIST reads the MNIST training or test set from dir ("" finds the
+// files with data.MNISTDir) into an RDD of 1×28×28 byte samples.
+func (sc *Context) MNIST(dir string, train bool, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("MNIST", numPartitions, func() (*data.Samples, error) {
+		if dir == "" {
+			d, err := data.MNISTDir()
+			if err != nil {
+				return nil, err
+			}
+			dir = d
+		}
+		return data.LoadMNIST(dir, train)
+	})
+}
+
+// IDX reads a pair of IDX files of samples and labels (as MNIST's) into
+// an RDD of samples.
+func (sc *Context) IDX(imagesPath, labelsPath string, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("IDX", numPartitions, func() (*data.Samples, error) {
+		return data.ReadMNIST(imagesPath, labelsPath)
+	})
+}
+
+// CIFAR10 reads the CIFAR-10 training or test batches from dir into an
+// RDD of 3×32×32 byte samples.
+func (sc *Context) CIFAR10(dir string, train bool, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("CIFAR10", numPartitions, func() (*data.Samples, error) {
+		return data.LoadCIFAR10(dir, train)
+	})
+}
+
+// ImageFolder reads a folder with one subfolder of JPEG or PNG images per
+// class into an RDD of byte samples.
+func (sc *Context) ImageFolder(dir string, o data.ImageOptions, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("ImageFolder", numPartitions, func() (*data.Samples, error) {
+		return data.ReadImageFolder(dir, o)
+	})
+}
+
+// CSV reads a CSV file of numbers into an RDD of float32 samples of shape
+// 1×1×D.
+func (sc *Context) CSV(path string, o data.CSVOptions, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("CSV", numPartitions, func() (*data.Samples, error) {
+		return data.ReadCSV(path, o)
+	})
+}
+
+// TextFile reads a text file (plain or gzip) into an RDD of its lines, as
+// strings.
+func (sc *Context) TextFile(path string, numPartitions int) (*RDD, error) {
+	lines, err := data.ReadLines(path)
+	if err != nil {
+		return nil, err
+	}
+	return sc.Parallelize(lines, numPartitions).setOp("TextFile"), nil
+}
