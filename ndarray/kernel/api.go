@@ -10,14 +10,14 @@ package kernel
 // than the stored row, or a slice is too short for its matrix.
 func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm("Sgemm", transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	active.gemm.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	active.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // SgemmParallel is Sgemm that may split the product over at most threads
 // goroutines. threads <= 1 runs on the calling goroutine.
 func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm("SgemmParallel", transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
-	active.gemm.parallel(threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	active.parallel(threads, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // Im2col unrolls the image data (channels×height×width) into the column

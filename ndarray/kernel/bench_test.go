@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/sparknet-go/sparknet/ndarray/kernel/internal/openblas"
@@ -33,36 +34,181 @@ func BenchmarkSgemm(b *testing.B) {
 	}
 }
 
+// BenchmarkSgemmTrans runs the transposed cases (the products of fully
+// connected layers and of the backward passes) on one thread.
+func BenchmarkSgemmTrans(b *testing.B) {
+	const m, n, k = 128, 1024, 1024
+	for _, tr := range []struct{ a, b bool }{{false, false}, {false, true}, {true, false}, {true, true}} {
+		b.Run(fmt.Sprintf("%dx%dx%d/%s", m, n, k, transName(tr.a, tr.b)), func(b *testing.B) {
+			benchGemmOp(b, tr.a, tr.b, m, n, k, 1)
+		})
+	}
+}
+
 // benchGemm times C = A*B (no transposes, beta 0) for an m×k A and k×n B,
 // ours and, when built in, OpenBLAS's, on one and two threads, and reports
-// GFLOP/s.
-func benchGemm(b *testing.B, m, n, k int) {
+// GFLOP/s. OpenBLAS's thread count is set per variant, so leave
+// OPENBLAS_NUM_THREADS unset (or at least 2).
+func benchGemm(b *testing.B, m, n, k int) { benchGemmOp(b, false, false, m, n, k, 2) }
+
+// benchGemmOp times C = op(A)*op(B) on 1..maxThreads threads.
+func benchGemmOp(b *testing.B, transA, transB bool, m, n, k, maxThreads int) {
 	rng := newRand(1)
 	x, y, z := randSlice(rng, m*k), randSlice(rng, k*n), make([]float32, m*n)
+	lda, ldb := k, n
+	if transA {
+		lda = m
+	}
+	if transB {
+		ldb = k
+	}
 	type variant struct {
-		name string
-		run  func()
+		name    string
+		threads int
+		run     func()
 	}
 	var variants []variant
-	for _, threads := range []int{1, 2} {
-		variants = append(variants, variant{fmt.Sprintf("ours-%dt", threads), func() {
-			SgemmParallel(threads, false, false, m, n, k, 1, x, k, y, n, 0, z, n)
+	for threads := 1; threads <= maxThreads; threads++ {
+		variants = append(variants, variant{fmt.Sprintf("ours-%dt", threads), threads, func() {
+			SgemmParallel(threads, transA, transB, m, n, k, 1, x, lda, y, ldb, 0, z, n)
 		}})
 		if openblas.Available {
-			variants = append(variants, variant{fmt.Sprintf("openblas-%dt", threads), func() {
+			variants = append(variants, variant{fmt.Sprintf("openblas-%dt", threads), threads, func() {
 				openblas.SetThreads(threads)
-				openblas.Sgemm(false, false, m, n, k, 1, x, k, y, n, 0, z, n)
+				openblas.Sgemm(transA, transB, m, n, k, 1, x, lda, y, ldb, 0, z, n)
 			}})
 		}
 	}
+	flop := 2 * float64(m) * float64(n) * float64(k)
 	for _, v := range variants {
 		b.Run(v.name, func(b *testing.B) {
+			// On one thread, the CPU time of this thread gives a second
+			// figure that time stolen by other processes does not skew.
+			// On more, the CPU time of the process over the wall time
+			// tells how many cores the product got.
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
 			v.run()
-			b.ResetTimer()
+			thread0, proc0 := threadCPUTime(), processCPUTime()
 			for b.Loop() {
 				v.run()
 			}
-			b.ReportMetric(2*float64(m)*float64(n)*float64(k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			wall := b.Elapsed().Seconds()
+			b.ReportMetric(flop*float64(b.N)/wall/1e9, "GFLOP/s")
+			if v.threads == 1 {
+				if cpu := threadCPUTime() - thread0; cpu > 0 {
+					b.ReportMetric(flop*float64(b.N)/cpu.Seconds()/1e9, "cpu-GFLOP/s")
+				}
+			} else if cpu := processCPUTime() - proc0; cpu > 0 {
+				b.ReportMetric(cpu.Seconds()/wall, "cores")
+			}
 		})
 	}
+}
+
+// BenchmarkSgemmImpl compares the implementations this CPU runs on one
+// square product, single-threaded.
+func BenchmarkSgemmImpl(b *testing.B) {
+	const n = 256
+	rng := newRand(1)
+	x, y, z := randSlice(rng, n*n), randSlice(rng, n*n), make([]float32, n*n)
+	for _, name := range Implementations() {
+		b.Run(name, func(b *testing.B) {
+			prev, err := SetImplementation(name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer SetImplementation(prev)
+			runtime.LockOSThread()
+			defer runtime.UnlockOSThread()
+			cpu0 := threadCPUTime()
+			for b.Loop() {
+				Sgemm(false, false, n, n, n, 1, x, n, y, n, 0, z, n)
+			}
+			b.ReportMetric(2*n*n*n*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			if cpu := threadCPUTime() - cpu0; cpu > 0 {
+				b.ReportMetric(2*n*n*n*float64(b.N)/cpu.Seconds()/1e9, "cpu-GFLOP/s")
+			}
+		})
+	}
+}
+
+// convShapes are convolution layers of LeNet, CIFAR-10 quick and AlexNet
+// (AlexNet's grouped layers per group).
+var convShapes = []struct {
+	name                   string
+	c, h, w, k, pad, strid int
+}{
+	{"lenet-conv1", 1, 28, 28, 5, 0, 1},
+	{"cifar-conv1", 3, 32, 32, 5, 2, 1},
+	{"alexnet-conv1", 3, 227, 227, 11, 0, 4},
+	{"alexnet-conv2", 48, 27, 27, 5, 2, 1},
+	{"alexnet-conv3", 256, 13, 13, 3, 1, 1},
+}
+
+// BenchmarkIm2col times Im2col and Col2im against the reference loops and
+// reports the column matrix bandwidth.
+func BenchmarkIm2col(b *testing.B) {
+	for _, s := range convShapes {
+		oh := ConvOutSize(s.h, s.k, s.pad, s.strid, 1)
+		ow := ConvOutSize(s.w, s.k, s.pad, s.strid, 1)
+		img := randSlice(newRand(2), s.c*s.h*s.w)
+		col := make([]float32, s.c*s.k*s.k*oh*ow)
+		bytes := float64(4 * len(col))
+		for _, f := range []struct {
+			name string
+			run  func()
+		}{
+			{"im2col", func() { Im2col(img, s.c, s.h, s.w, s.k, s.k, s.pad, s.pad, s.strid, s.strid, 1, 1, col) }},
+			{"im2col-ref", func() { im2colRef(img, s.c, s.h, s.w, s.k, s.k, s.pad, s.pad, s.strid, s.strid, 1, 1, col) }},
+			{"col2im", func() { Col2im(col, s.c, s.h, s.w, s.k, s.k, s.pad, s.pad, s.strid, s.strid, 1, 1, img) }},
+			{"col2im-ref", func() { col2imRef(col, s.c, s.h, s.w, s.k, s.k, s.pad, s.pad, s.strid, s.strid, 1, 1, img) }},
+		} {
+			b.Run(s.name+"/"+f.name, func(b *testing.B) {
+				for b.Loop() {
+					f.run()
+				}
+				b.ReportMetric(bytes*float64(b.N)/b.Elapsed().Seconds()/1e9, "GB/s")
+			})
+		}
+	}
+}
+
+// BenchmarkVector times the vector primitives on 4096 floats (in L1) in
+// every implementation.
+func BenchmarkVector(b *testing.B) {
+	const n = 4096
+	rng := newRand(3)
+	x, y, z := randSlice(rng, n), randSlice(rng, n), make([]float32, n)
+	var sink float32
+	ops := []struct {
+		name string
+		run  func()
+	}{
+		{"Axpy", func() { Axpy(1e-3, x, y) }},
+		{"Axpby", func() { Axpby(1e-3, x, 0.999, y) }},
+		{"Scale", func() { Scale(1, y) }},
+		{"Add", func() { Add(z, x, y) }},
+		{"Mul", func() { Mul(z, x, y) }},
+		{"Dot", func() { sink += Dot(x, y) }},
+		{"Sum", func() { sink += Sum(x) }},
+		{"Max", func() { sink += Max(x) }},
+		{"Exp", func() { Exp(z, x) }},
+	}
+	for _, name := range Implementations() {
+		for _, op := range ops {
+			b.Run(op.name+"/"+name, func(b *testing.B) {
+				prev, err := SetImplementation(name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer SetImplementation(prev)
+				for b.Loop() {
+					op.run()
+				}
+				b.ReportMetric(n*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gelem/s")
+			})
+		}
+	}
+	_ = sink
 }

@@ -3,7 +3,6 @@ package kernel
 import (
 	"fmt"
 	"math"
-	"strings"
 	"testing"
 )
 
@@ -22,6 +21,7 @@ func gemmCases() []gemmCase {
 		{1, 1, 1}, {1, 7, 3}, {5, 1, 9}, {3, 5, 1}, {2, 2, 2},
 		{13, 17, 19}, {14, 32, 8}, {15, 33, 31}, {28, 64, 4}, {29, 65, 5},
 		{6, 16, 7}, {7, 17, 16}, {20, 100, 25}, {50, 47, 33}, {9, 3, 40},
+		{1, 300, 40}, {37, 1, 50}, {1, 1, 100},
 	}
 	ab := []struct{ alpha, beta float32 }{{1, 0}, {1, 1}, {-0.5, 2.5}, {0, 0.5}, {2, 0}}
 	var cases []gemmCase
@@ -126,13 +126,12 @@ func TestSgemmBlocking(t *testing.T) {
 		{name: "TT", transA: true, transB: true, m: 40, n: 129, k: 17, alpha: 2, beta: 0, pad: 1},
 	}
 	for _, name := range Implementations() {
-		im := available()[0]
+		var g gemmImpl
 		for _, x := range available() {
-			if x.gemm.name == name {
-				im = x
+			if x.name == name {
+				g = *x
 			}
 		}
-		g := *im.gemm
 		g.kc, g.mc, g.nc = 8, 2*g.mr+3, 2*g.nr
 		for i, tc := range cases {
 			t.Run(name+"/"+tc.name, func(t *testing.T) {
@@ -247,20 +246,14 @@ func TestSgemmBadArguments(t *testing.T) {
 		{"short b", func() { Sgemm(false, true, 2, 5, 3, 1, a, 3, a, 3, 0, a, 5) }, "len(b) = 12, want >= 15"},
 		{"short c", func() { SgemmParallel(2, false, false, 4, 4, 1, 1, a, 1, a, 4, 0, a[:10], 4) }, "len(c) = 10, want >= 16"},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			defer func() {
-				r := recover()
-				msg, _ := r.(string)
-				if !strings.HasPrefix(msg, "kernel: ") || !strings.Contains(msg, tc.want) {
-					t.Fatalf("panic %v, want a kernel: panic mentioning %q", r, tc.want)
-				}
-			}()
-			tc.f()
-		})
+		t.Run(tc.name, func(t *testing.T) { expectPanic(t, tc.want, tc.f) })
 	}
 }
 
 func TestSgemmNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("sync.Pool drops items under the race detector")
+	}
 	forEachImpl(t, func(t *testing.T) {
 		tc := gemmCase{m: 70, n: 90, k: 80, alpha: 1, beta: 0.5}
 		a, lda, b, ldb, c, ldc := tc.operands(3)
@@ -274,4 +267,30 @@ func TestSgemmNoAllocs(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestSgemmParallelConcurrentCalls runs parallel products from several
+// goroutines at once; each must get its own result.
+func TestSgemmParallelConcurrentCalls(t *testing.T) {
+	tc := gemmCase{m: 40, n: 700, k: 30, alpha: 1, beta: 0}
+	const callers = 4
+	results := make([][]float32, callers)
+	wants := make([][]float32, callers)
+	done := make(chan int)
+	for g := range callers {
+		a, lda, b, ldb, c, ldc := tc.operands(uint64(300 + g))
+		wants[g] = append([]float32(nil), c...)
+		sgemmRef(false, false, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, wants[g], ldc)
+		go func() {
+			for range 5 {
+				SgemmParallel(3, false, false, tc.m, tc.n, tc.k, tc.alpha, a, lda, b, ldb, tc.beta, c, ldc)
+			}
+			results[g] = c
+			done <- g
+		}()
+	}
+	for range callers {
+		g := <-done
+		checkGemmResult(t, tc, results[g], wants[g], tc.n)
+	}
 }

@@ -3,6 +3,7 @@ package kernel
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -39,4 +40,19 @@ func close32(got, want, tol, scale float32) bool {
 		return false
 	}
 	return math.Abs(float64(got-want)) <= float64(tol*scale)
+}
+
+// expectPanic runs f and checks that it panics with a message that starts
+// with "kernel: " and contains want.
+func expectPanic(t *testing.T, want string, f func()) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		r := recover()
+		msg, _ := r.(string)
+		if !strings.HasPrefix(msg, "kernel: ") || !strings.Contains(msg, want) {
+			t.Fatalf("panic %v, want a kernel: panic mentioning %q", r, want)
+		}
+	}()
+	f()
 }

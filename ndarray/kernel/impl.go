@@ -5,27 +5,22 @@ import (
 	"strings"
 )
 
-// impl is one implementation of the package's kernels.
-type impl struct {
-	gemm *gemmImpl
-	vec  *vecImpl
-}
-
-// active is the implementation the exported functions run: the fastest of
-// available() unless SetImplementation chose another.
+// active is the implementation the exported functions run (its vec field
+// the vector primitives): the fastest of available() unless
+// SetImplementation chose another.
 var active = available()[0]
 
 // Implementation returns the name of the kernels in use: "avx512"
 // (AVX-512F), "avx2" (AVX2 and FMA) or "go" (portable Go, also what the
 // noasm build tag selects).
-func Implementation() string { return active.gemm.name }
+func Implementation() string { return active.name }
 
 // Implementations returns the names of the kernels this CPU and build can
 // run, fastest first; the last is always "go".
 func Implementations() []string {
 	var names []string
 	for _, im := range available() {
-		names = append(names, im.gemm.name)
+		names = append(names, im.name)
 	}
 	return names
 }
@@ -36,8 +31,8 @@ func Implementations() []string {
 // package.
 func SetImplementation(name string) (previous string, err error) {
 	for _, im := range available() {
-		if im.gemm.name == name {
-			previous = active.gemm.name
+		if im.name == name {
+			previous = active.name
 			active = im
 			return previous, nil
 		}

@@ -2,69 +2,123 @@ package kernel
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
-// parallelMinWork is the smallest product, in multiply-adds, that
-// SgemmParallel splits: below it the goroutine hand-off costs more than the
-// second core gains.
-const parallelMinWork = 64 * 64 * 64
+const (
+	// parallelMinWork is the smallest product, in multiply-adds, that
+	// SgemmParallel splits: below it the hand-off costs more than the
+	// other cores gain.
+	parallelMinWork = 64 * 64 * 64
+	// parallelChunk is the extent (columns of C, or rows when splitting
+	// by rows) below which SgemmParallel does not cut more parts than
+	// threads: every part packs the whole of the other operand again,
+	// which costs about 16/extent of the part's multiply time.
+	parallelChunk = 512
+	// parallelPartsPerThread bounds the parts per goroutine. More parts
+	// than goroutines let the goroutines that run fast (on a core no other
+	// process wants) take over the work of the slow ones.
+	parallelPartsPerThread = 4
+)
 
-// gemmTask is one goroutine's share of a parallel product.
-type gemmTask struct {
+// gemmCall is one SgemmParallel call: the product, split along N (or M)
+// into parts that the participating goroutines claim one at a time.
+type gemmCall struct {
 	g              *gemmImpl
 	transA, transB bool
 	m, n, k        int
 	alpha, beta    float32
 	a, b, c        []float32
 	lda, ldb, ldc  int
-	wg             *sync.WaitGroup
-	panicked       any
+
+	byRows bool // split along M rather than N
+	size   int  // extent of every part but the last
+	parts  int
+	next   atomic.Int64 // the next part to claim
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	panicked any // the first panic of a part
 }
 
-func (t *gemmTask) run() {
-	defer t.wg.Done()
-	defer func() {
-		if r := recover(); r != nil {
-			t.panicked = r
-		}
-	}()
-	t.g.sgemm(t.transA, t.transB, t.m, t.n, t.k, t.alpha, t.a, t.lda, t.b, t.ldb, t.beta, t.c, t.ldc)
-}
+var gemmCalls = sync.Pool{New: func() any { return new(gemmCall) }}
 
-// parallelCall is the reusable state of one SgemmParallel call.
-type parallelCall struct {
-	wg    sync.WaitGroup
-	tasks []gemmTask
-}
-
-var parallelCalls = sync.Pool{New: func() any { return new(parallelCall) }}
-
-// The worker goroutines are started on first use and then live for the
-// rest of the program, waiting on tasks.
+// The worker goroutines wait for calls to help with. They are started on
+// demand, so that a call finds as many idle workers as it wants helpers
+// even when other calls keep some busy, and then live for the rest of the
+// program.
 var (
-	workersMu sync.Mutex
-	workers   int
-	tasks     = make(chan *gemmTask)
+	idleWorkers atomic.Int64
+	helpCalls   = make(chan *gemmCall)
 )
 
-func ensureWorkers(n int) {
-	workersMu.Lock()
-	defer workersMu.Unlock()
-	for ; workers < n; workers++ {
+func ensureIdleWorkers(n int) {
+	for i := idleWorkers.Load(); i < int64(n); i++ {
+		idleWorkers.Add(1)
 		go func() {
-			for t := range tasks {
-				t.run()
+			for call := range helpCalls {
+				idleWorkers.Add(-1)
+				call.work()
+				idleWorkers.Add(1)
 			}
 		}()
 	}
 }
 
-// parallel splits the product into at most threads parts along N (or
-// along M when M is the larger side), each a multiple of the microkernel
-// tile, runs the first on the calling goroutine and the others on workers.
+// work claims and runs parts until none is left. A panic stops this
+// goroutine's share and is reported by the caller.
+func (call *gemmCall) work() {
+	defer call.wg.Done()
+	defer func() {
+		if r := recover(); r != nil {
+			call.mu.Lock()
+			if call.panicked == nil {
+				call.panicked = r
+			}
+			call.mu.Unlock()
+		}
+	}()
+	for {
+		i := int(call.next.Add(1)) - 1
+		if i >= call.parts {
+			return
+		}
+		call.run(i)
+	}
+}
+
+// run computes part i: a block of columns (or rows) of C.
+func (call *gemmCall) run(i int) {
+	lo := i * call.size
+	a, b, c := call.a, call.b, call.c
+	m, n := call.m, call.n
+	if call.byRows {
+		m = min(m-lo, call.size)
+		c = c[lo*call.ldc:]
+		if call.transA {
+			a = a[lo:]
+		} else {
+			a = a[lo*call.lda:]
+		}
+	} else {
+		n = min(n-lo, call.size)
+		c = c[lo:]
+		if call.transB {
+			b = b[lo*call.ldb:]
+		} else {
+			b = b[lo:]
+		}
+	}
+	call.g.sgemm(call.transA, call.transB, m, n, call.k, call.alpha, a, call.lda, b, call.ldb, call.beta, c, call.ldc)
+}
+
+// parallel splits the product along N, or along M when M is the larger
+// side, into parts that are multiples of the microkernel tile, and runs
+// them on the calling goroutine and up to threads-1 workers.
 func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if threads <= 1 || m*n*k < parallelMinWork {
+	if threads <= 1 || m*n*k < parallelMinWork || runtime.GOMAXPROCS(0) == 1 {
 		g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
@@ -73,56 +127,38 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	if byRows {
 		extent, align = m, g.mr
 	}
-	parts := min(threads, (extent+align-1)/align)
+	// More goroutines than Ps gain nothing. Every goroutine gets the same
+	// number of parts, so that equal speeds finish together.
+	threads = min(threads, runtime.GOMAXPROCS(0))
+	perThread := max(1, min(extent/parallelChunk/threads, parallelPartsPerThread))
+	parts := min(threads*perThread, (extent+align-1)/align)
 	size := split(extent, (extent+parts-1)/parts, align)
 	parts = (extent + size - 1) / size
 	if parts <= 1 {
 		g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	helpers := min(threads, parts) - 1
 
-	call := parallelCalls.Get().(*parallelCall)
-	defer parallelCalls.Put(call)
-	if cap(call.tasks) < parts {
-		call.tasks = make([]gemmTask, parts)
+	call := gemmCalls.Get().(*gemmCall)
+	defer gemmCalls.Put(call)
+	call.g, call.transA, call.transB = g, transA, transB
+	call.m, call.n, call.k, call.alpha, call.beta = m, n, k, alpha, beta
+	call.a, call.b, call.c, call.lda, call.ldb, call.ldc = a, b, c, lda, ldb, ldc
+	call.byRows, call.size, call.parts = byRows, size, parts
+	call.next.Store(0)
+	call.panicked = nil
+
+	ensureIdleWorkers(helpers)
+	call.wg.Add(helpers + 1)
+	for range helpers {
+		helpCalls <- call
 	}
-	call.tasks = call.tasks[:parts]
-	for i := range call.tasks {
-		lo := i * size
-		hi := min(extent, lo+size)
-		t := &call.tasks[i]
-		*t = gemmTask{g: g, transA: transA, transB: transB, m: m, n: n, k: k, alpha: alpha, beta: beta,
-			a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, wg: &call.wg}
-		if byRows {
-			t.m = hi - lo
-			t.c = c[lo*ldc:]
-			if transA {
-				t.a = a[lo:]
-			} else {
-				t.a = a[lo*lda:]
-			}
-		} else {
-			t.n = hi - lo
-			t.c = c[lo:]
-			if transB {
-				t.b = b[lo*ldb:]
-			} else {
-				t.b = b[lo:]
-			}
-		}
-	}
-	ensureWorkers(parts - 1)
-	call.wg.Add(parts)
-	for i := 1; i < parts; i++ {
-		tasks <- &call.tasks[i]
-	}
-	call.tasks[0].run()
+	call.work()
 	call.wg.Wait()
-	for i := range call.tasks {
-		if p := call.tasks[i].panicked; p != nil {
-			clear(call.tasks)
-			panic(fmt.Sprintf("kernel: SgemmParallel: part %d of %d: %v", i+1, parts, p))
-		}
+	p := call.panicked
+	call.a, call.b, call.c, call.panicked = nil, nil, nil, nil // drop the caller's slices
+	if p != nil {
+		panic(fmt.Sprintf("kernel: SgemmParallel: %v", p))
 	}
-	clear(call.tasks) // drop the references to the caller's slices
 }

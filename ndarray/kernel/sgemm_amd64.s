@@ -5189,3 +5189,509 @@ edgestore:
 	VMASKMOVPS Y11, Y13, 32(DI)
 	VZEROUPPER
 	RET
+
+// func copyChunksAVX512(dst *float32, src *float32, n int, dstStride int, srcStride int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·copyChunksAVX512(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), CX
+	MOVQ  dstStride+24(FP), R8
+	MOVQ  srcStride+32(FP), R9
+	SHLQ  $0x02, R8
+	SHLQ  $0x02, R9
+	TESTQ CX, CX
+	JZ    done
+
+loop:
+	PREFETCHT0 (SI)(R9*4)
+	PREFETCHT0 124(SI)(R9*4)
+	VMOVUPS    (SI), Z0
+	VMOVUPS    64(SI), Z1
+	VMOVUPS    Z0, (DI)
+	VMOVUPS    Z1, 64(DI)
+	ADDQ       R9, SI
+	ADDQ       R8, DI
+	DECQ       CX
+	JNZ        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func copyChunksAVX2(dst *float32, src *float32, n int, dstStride int, srcStride int)
+// Requires: AVX, MMX+
+TEXT ·copyChunksAVX2(SB), NOSPLIT, $0-40
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  n+16(FP), CX
+	MOVQ  dstStride+24(FP), R8
+	MOVQ  srcStride+32(FP), R9
+	SHLQ  $0x02, R8
+	SHLQ  $0x02, R9
+	TESTQ CX, CX
+	JZ    done
+
+loop:
+	PREFETCHT0 (SI)(R9*4)
+	PREFETCHT0 60(SI)(R9*4)
+	VMOVUPS    (SI), Y0
+	VMOVUPS    32(SI), Y1
+	VMOVUPS    Y0, (DI)
+	VMOVUPS    Y1, 32(DI)
+	ADDQ       R9, SI
+	ADDQ       R8, DI
+	DECQ       CX
+	JNZ        loop
+
+done:
+	VZEROUPPER
+	RET
+
+// func packAAVX512(dst *float32, src *float32, h int, kb int, lda int, ldd int, alpha float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·packAAVX512(SB), NOSPLIT, $0-52
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  h+16(FP), CX
+	MOVQ  kb+24(FP), DX
+	MOVQ  lda+32(FP), R8
+	SHLQ  $0x02, R8
+	MOVQ  ldd+40(FP), R11
+	SHLQ  $0x02, R11
+	MOVL  $0xffffffff, R13
+	BZHIL CX, R13, R13
+	KMOVW R13, K1
+	MOVQ  DX, R12
+	ANDQ  $0x0f, R12
+	SHRQ  $0x04, DX
+	JZ    tail
+
+chunk:
+	MOVQ        SI, R9
+	VMOVUPS     (R9), Z0
+	VMULPS.BCST alpha+48(FP), Z0, Z0
+	ADDQ        R8, R9
+	CMPQ        CX, $0x01
+	JLE         loaded
+	VMOVUPS     (R9), Z1
+	VMULPS.BCST alpha+48(FP), Z1, Z1
+	ADDQ        R8, R9
+	CMPQ        CX, $0x02
+	JLE         loaded
+	VMOVUPS     (R9), Z2
+	VMULPS.BCST alpha+48(FP), Z2, Z2
+	ADDQ        R8, R9
+	CMPQ        CX, $0x03
+	JLE         loaded
+	VMOVUPS     (R9), Z3
+	VMULPS.BCST alpha+48(FP), Z3, Z3
+	ADDQ        R8, R9
+	CMPQ        CX, $0x04
+	JLE         loaded
+	VMOVUPS     (R9), Z4
+	VMULPS.BCST alpha+48(FP), Z4, Z4
+	ADDQ        R8, R9
+	CMPQ        CX, $0x05
+	JLE         loaded
+	VMOVUPS     (R9), Z5
+	VMULPS.BCST alpha+48(FP), Z5, Z5
+	ADDQ        R8, R9
+	CMPQ        CX, $0x06
+	JLE         loaded
+	VMOVUPS     (R9), Z6
+	VMULPS.BCST alpha+48(FP), Z6, Z6
+	ADDQ        R8, R9
+	CMPQ        CX, $0x07
+	JLE         loaded
+	VMOVUPS     (R9), Z7
+	VMULPS.BCST alpha+48(FP), Z7, Z7
+	ADDQ        R8, R9
+	CMPQ        CX, $0x08
+	JLE         loaded
+	VMOVUPS     (R9), Z8
+	VMULPS.BCST alpha+48(FP), Z8, Z8
+	ADDQ        R8, R9
+	CMPQ        CX, $0x09
+	JLE         loaded
+	VMOVUPS     (R9), Z9
+	VMULPS.BCST alpha+48(FP), Z9, Z9
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0a
+	JLE         loaded
+	VMOVUPS     (R9), Z10
+	VMULPS.BCST alpha+48(FP), Z10, Z10
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0b
+	JLE         loaded
+	VMOVUPS     (R9), Z11
+	VMULPS.BCST alpha+48(FP), Z11, Z11
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0c
+	JLE         loaded
+	VMOVUPS     (R9), Z12
+	VMULPS.BCST alpha+48(FP), Z12, Z12
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0d
+	JLE         loaded
+	VMOVUPS     (R9), Z13
+	VMULPS.BCST alpha+48(FP), Z13, Z13
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0e
+	JLE         loaded
+	VMOVUPS     (R9), Z14
+	VMULPS.BCST alpha+48(FP), Z14, Z14
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0f
+	JLE         loaded
+	VMOVUPS     (R9), Z15
+	VMULPS.BCST alpha+48(FP), Z15, Z15
+
+loaded:
+	VUNPCKLPS  Z1, Z0, Z16
+	VUNPCKHPS  Z1, Z0, Z17
+	VUNPCKLPS  Z3, Z2, Z18
+	VUNPCKHPS  Z3, Z2, Z19
+	VUNPCKLPS  Z5, Z4, Z20
+	VUNPCKHPS  Z5, Z4, Z21
+	VUNPCKLPS  Z7, Z6, Z22
+	VUNPCKHPS  Z7, Z6, Z23
+	VUNPCKLPS  Z9, Z8, Z24
+	VUNPCKHPS  Z9, Z8, Z25
+	VUNPCKLPS  Z11, Z10, Z26
+	VUNPCKHPS  Z11, Z10, Z27
+	VUNPCKLPS  Z13, Z12, Z28
+	VUNPCKHPS  Z13, Z12, Z29
+	VUNPCKLPS  Z15, Z14, Z30
+	VUNPCKHPS  Z15, Z14, Z31
+	VUNPCKLPD  Z18, Z16, Z0
+	VUNPCKHPD  Z18, Z16, Z1
+	VUNPCKLPD  Z19, Z17, Z2
+	VUNPCKHPD  Z19, Z17, Z3
+	VUNPCKLPD  Z22, Z20, Z4
+	VUNPCKHPD  Z22, Z20, Z5
+	VUNPCKLPD  Z23, Z21, Z6
+	VUNPCKHPD  Z23, Z21, Z7
+	VUNPCKLPD  Z26, Z24, Z8
+	VUNPCKHPD  Z26, Z24, Z9
+	VUNPCKLPD  Z27, Z25, Z10
+	VUNPCKHPD  Z27, Z25, Z11
+	VUNPCKLPD  Z30, Z28, Z12
+	VUNPCKHPD  Z30, Z28, Z13
+	VUNPCKLPD  Z31, Z29, Z14
+	VUNPCKHPD  Z31, Z29, Z15
+	VSHUFF32X4 $0x88, Z4, Z0, Z16
+	VSHUFF32X4 $0xdd, Z4, Z0, Z20
+	VSHUFF32X4 $0x88, Z5, Z1, Z17
+	VSHUFF32X4 $0xdd, Z5, Z1, Z21
+	VSHUFF32X4 $0x88, Z6, Z2, Z18
+	VSHUFF32X4 $0xdd, Z6, Z2, Z22
+	VSHUFF32X4 $0x88, Z7, Z3, Z19
+	VSHUFF32X4 $0xdd, Z7, Z3, Z23
+	VSHUFF32X4 $0x88, Z12, Z8, Z24
+	VSHUFF32X4 $0xdd, Z12, Z8, Z28
+	VSHUFF32X4 $0x88, Z13, Z9, Z25
+	VSHUFF32X4 $0xdd, Z13, Z9, Z29
+	VSHUFF32X4 $0x88, Z14, Z10, Z26
+	VSHUFF32X4 $0xdd, Z14, Z10, Z30
+	VSHUFF32X4 $0x88, Z15, Z11, Z27
+	VSHUFF32X4 $0xdd, Z15, Z11, Z31
+	VSHUFF32X4 $0x88, Z24, Z16, Z0
+	VSHUFF32X4 $0xdd, Z24, Z16, Z8
+	VSHUFF32X4 $0x88, Z25, Z17, Z1
+	VSHUFF32X4 $0xdd, Z25, Z17, Z9
+	VSHUFF32X4 $0x88, Z26, Z18, Z2
+	VSHUFF32X4 $0xdd, Z26, Z18, Z10
+	VSHUFF32X4 $0x88, Z27, Z19, Z3
+	VSHUFF32X4 $0xdd, Z27, Z19, Z11
+	VSHUFF32X4 $0x88, Z28, Z20, Z4
+	VSHUFF32X4 $0xdd, Z28, Z20, Z12
+	VSHUFF32X4 $0x88, Z29, Z21, Z5
+	VSHUFF32X4 $0xdd, Z29, Z21, Z13
+	VSHUFF32X4 $0x88, Z30, Z22, Z6
+	VSHUFF32X4 $0xdd, Z30, Z22, Z14
+	VSHUFF32X4 $0x88, Z31, Z23, Z7
+	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	MOVQ       DI, R10
+	VMOVUPS    Z0, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z1, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z2, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z3, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z4, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z5, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z6, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z7, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z8, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z9, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z10, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z11, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z12, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z13, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z14, K1, (R10)
+	ADDQ       R11, R10
+	VMOVUPS    Z15, K1, (R10)
+	ADDQ       R11, R10
+	MOVQ       R10, DI
+	ADDQ       $0x40, SI
+	DECQ       DX
+	JNZ        chunk
+
+tail:
+	TESTQ       R12, R12
+	JZ          done
+	MOVL        $0xffffffff, R13
+	BZHIL       R12, R13, R13
+	KMOVW       R13, K2
+	MOVQ        SI, R9
+	VMOVUPS.Z   (R9), K2, Z0
+	VMULPS.BCST alpha+48(FP), Z0, Z0
+	ADDQ        R8, R9
+	CMPQ        CX, $0x01
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z1
+	VMULPS.BCST alpha+48(FP), Z1, Z1
+	ADDQ        R8, R9
+	CMPQ        CX, $0x02
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z2
+	VMULPS.BCST alpha+48(FP), Z2, Z2
+	ADDQ        R8, R9
+	CMPQ        CX, $0x03
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z3
+	VMULPS.BCST alpha+48(FP), Z3, Z3
+	ADDQ        R8, R9
+	CMPQ        CX, $0x04
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z4
+	VMULPS.BCST alpha+48(FP), Z4, Z4
+	ADDQ        R8, R9
+	CMPQ        CX, $0x05
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z5
+	VMULPS.BCST alpha+48(FP), Z5, Z5
+	ADDQ        R8, R9
+	CMPQ        CX, $0x06
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z6
+	VMULPS.BCST alpha+48(FP), Z6, Z6
+	ADDQ        R8, R9
+	CMPQ        CX, $0x07
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z7
+	VMULPS.BCST alpha+48(FP), Z7, Z7
+	ADDQ        R8, R9
+	CMPQ        CX, $0x08
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z8
+	VMULPS.BCST alpha+48(FP), Z8, Z8
+	ADDQ        R8, R9
+	CMPQ        CX, $0x09
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z9
+	VMULPS.BCST alpha+48(FP), Z9, Z9
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0a
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z10
+	VMULPS.BCST alpha+48(FP), Z10, Z10
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0b
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z11
+	VMULPS.BCST alpha+48(FP), Z11, Z11
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0c
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z12
+	VMULPS.BCST alpha+48(FP), Z12, Z12
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0d
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z13
+	VMULPS.BCST alpha+48(FP), Z13, Z13
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0e
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z14
+	VMULPS.BCST alpha+48(FP), Z14, Z14
+	ADDQ        R8, R9
+	CMPQ        CX, $0x0f
+	JLE         loadedtail
+	VMOVUPS.Z   (R9), K2, Z15
+	VMULPS.BCST alpha+48(FP), Z15, Z15
+
+loadedtail:
+	VUNPCKLPS  Z1, Z0, Z16
+	VUNPCKHPS  Z1, Z0, Z17
+	VUNPCKLPS  Z3, Z2, Z18
+	VUNPCKHPS  Z3, Z2, Z19
+	VUNPCKLPS  Z5, Z4, Z20
+	VUNPCKHPS  Z5, Z4, Z21
+	VUNPCKLPS  Z7, Z6, Z22
+	VUNPCKHPS  Z7, Z6, Z23
+	VUNPCKLPS  Z9, Z8, Z24
+	VUNPCKHPS  Z9, Z8, Z25
+	VUNPCKLPS  Z11, Z10, Z26
+	VUNPCKHPS  Z11, Z10, Z27
+	VUNPCKLPS  Z13, Z12, Z28
+	VUNPCKHPS  Z13, Z12, Z29
+	VUNPCKLPS  Z15, Z14, Z30
+	VUNPCKHPS  Z15, Z14, Z31
+	VUNPCKLPD  Z18, Z16, Z0
+	VUNPCKHPD  Z18, Z16, Z1
+	VUNPCKLPD  Z19, Z17, Z2
+	VUNPCKHPD  Z19, Z17, Z3
+	VUNPCKLPD  Z22, Z20, Z4
+	VUNPCKHPD  Z22, Z20, Z5
+	VUNPCKLPD  Z23, Z21, Z6
+	VUNPCKHPD  Z23, Z21, Z7
+	VUNPCKLPD  Z26, Z24, Z8
+	VUNPCKHPD  Z26, Z24, Z9
+	VUNPCKLPD  Z27, Z25, Z10
+	VUNPCKHPD  Z27, Z25, Z11
+	VUNPCKLPD  Z30, Z28, Z12
+	VUNPCKHPD  Z30, Z28, Z13
+	VUNPCKLPD  Z31, Z29, Z14
+	VUNPCKHPD  Z31, Z29, Z15
+	VSHUFF32X4 $0x88, Z4, Z0, Z16
+	VSHUFF32X4 $0xdd, Z4, Z0, Z20
+	VSHUFF32X4 $0x88, Z5, Z1, Z17
+	VSHUFF32X4 $0xdd, Z5, Z1, Z21
+	VSHUFF32X4 $0x88, Z6, Z2, Z18
+	VSHUFF32X4 $0xdd, Z6, Z2, Z22
+	VSHUFF32X4 $0x88, Z7, Z3, Z19
+	VSHUFF32X4 $0xdd, Z7, Z3, Z23
+	VSHUFF32X4 $0x88, Z12, Z8, Z24
+	VSHUFF32X4 $0xdd, Z12, Z8, Z28
+	VSHUFF32X4 $0x88, Z13, Z9, Z25
+	VSHUFF32X4 $0xdd, Z13, Z9, Z29
+	VSHUFF32X4 $0x88, Z14, Z10, Z26
+	VSHUFF32X4 $0xdd, Z14, Z10, Z30
+	VSHUFF32X4 $0x88, Z15, Z11, Z27
+	VSHUFF32X4 $0xdd, Z15, Z11, Z31
+	VSHUFF32X4 $0x88, Z24, Z16, Z0
+	VSHUFF32X4 $0xdd, Z24, Z16, Z8
+	VSHUFF32X4 $0x88, Z25, Z17, Z1
+	VSHUFF32X4 $0xdd, Z25, Z17, Z9
+	VSHUFF32X4 $0x88, Z26, Z18, Z2
+	VSHUFF32X4 $0xdd, Z26, Z18, Z10
+	VSHUFF32X4 $0x88, Z27, Z19, Z3
+	VSHUFF32X4 $0xdd, Z27, Z19, Z11
+	VSHUFF32X4 $0x88, Z28, Z20, Z4
+	VSHUFF32X4 $0xdd, Z28, Z20, Z12
+	VSHUFF32X4 $0x88, Z29, Z21, Z5
+	VSHUFF32X4 $0xdd, Z29, Z21, Z13
+	VSHUFF32X4 $0x88, Z30, Z22, Z6
+	VSHUFF32X4 $0xdd, Z30, Z22, Z14
+	VSHUFF32X4 $0x88, Z31, Z23, Z7
+	VSHUFF32X4 $0xdd, Z31, Z23, Z15
+	VMOVUPS    Z0, K1, (DI)
+	CMPQ       R12, $0x01
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z1, K1, (DI)
+	CMPQ       R12, $0x02
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z2, K1, (DI)
+	CMPQ       R12, $0x03
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z3, K1, (DI)
+	CMPQ       R12, $0x04
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z4, K1, (DI)
+	CMPQ       R12, $0x05
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z5, K1, (DI)
+	CMPQ       R12, $0x06
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z6, K1, (DI)
+	CMPQ       R12, $0x07
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z7, K1, (DI)
+	CMPQ       R12, $0x08
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z8, K1, (DI)
+	CMPQ       R12, $0x09
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z9, K1, (DI)
+	CMPQ       R12, $0x0a
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z10, K1, (DI)
+	CMPQ       R12, $0x0b
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z11, K1, (DI)
+	CMPQ       R12, $0x0c
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z12, K1, (DI)
+	CMPQ       R12, $0x0d
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z13, K1, (DI)
+	CMPQ       R12, $0x0e
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z14, K1, (DI)
+	CMPQ       R12, $0x0f
+	JEQ        done
+	ADDQ       R11, DI
+	VMOVUPS    Z15, K1, (DI)
+
+done:
+	VZEROUPPER
+	RET
+
+// func packATransAVX512(dst *float32, src *float32, h int, kb int, lda int, ldd int, alpha float32)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·packATransAVX512(SB), NOSPLIT, $0-52
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         h+16(FP), CX
+	MOVQ         kb+24(FP), DX
+	MOVQ         lda+32(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         ldd+40(FP), R11
+	SHLQ         $0x02, R11
+	MOVL         $0xffffffff, R13
+	BZHIL        CX, R13, R13
+	KMOVW        R13, K1
+	VBROADCASTSS alpha+48(FP), Z31
+	TESTQ        DX, DX
+	JZ           done
+
+loop:
+	VMULPS.Z (SI), Z31, K1, Z0
+	VMOVUPS  Z0, K1, (DI)
+	ADDQ     R8, SI
+	ADDQ     R11, DI
+	DECQ     DX
+	JNZ      loop
+
+done:
+	VZEROUPPER
+	RET

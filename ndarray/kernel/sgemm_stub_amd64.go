@@ -63,3 +63,15 @@ func sgemmAVX2x5(k int, a *float32, b *float32, c *float32, ldc int, nr int, bet
 
 // sgemmAVX2x6 updates a 6×nr tile of C with the product of packed panels.
 func sgemmAVX2x6(k int, a *float32, b *float32, c *float32, ldc int, nr int, beta float32, loadC bool)
+
+// copyChunksAVX512 copies n chunks of 32 floats from src to dst; the chunks are dstStride and srcStride floats apart.
+func copyChunksAVX512(dst *float32, src *float32, n int, dstStride int, srcStride int)
+
+// copyChunksAVX2 copies n chunks of 16 floats from src to dst; the chunks are dstStride and srcStride floats apart.
+func copyChunksAVX2(dst *float32, src *float32, n int, dstStride int, srcStride int)
+
+// packAAVX512 packs an h×kb tile of A (h <= 16, rows lda floats apart) k-major, scaled by alpha: dst[p*ldd+i] = alpha*src[i*lda+p].
+func packAAVX512(dst *float32, src *float32, h int, kb int, lda int, ldd int, alpha float32)
+
+// packATransAVX512 packs an h×kb tile of a transposed A (h <= 16, columns lda floats apart) k-major, scaled by alpha: dst[p*ldd+i] = alpha*src[p*lda+i].
+func packATransAVX512(dst *float32, src *float32, h int, kb int, lda int, ldd int, alpha float32)

@@ -4,6 +4,162 @@
 
 #include "textflag.h"
 
+DATA expConsts<>+0(SB)/4, $0x42b20000
+DATA expConsts<>+4(SB)/4, $0x42b20000
+DATA expConsts<>+8(SB)/4, $0x42b20000
+DATA expConsts<>+12(SB)/4, $0x42b20000
+DATA expConsts<>+16(SB)/4, $0x42b20000
+DATA expConsts<>+20(SB)/4, $0x42b20000
+DATA expConsts<>+24(SB)/4, $0x42b20000
+DATA expConsts<>+28(SB)/4, $0x42b20000
+DATA expConsts<>+32(SB)/4, $0xc2d00000
+DATA expConsts<>+36(SB)/4, $0xc2d00000
+DATA expConsts<>+40(SB)/4, $0xc2d00000
+DATA expConsts<>+44(SB)/4, $0xc2d00000
+DATA expConsts<>+48(SB)/4, $0xc2d00000
+DATA expConsts<>+52(SB)/4, $0xc2d00000
+DATA expConsts<>+56(SB)/4, $0xc2d00000
+DATA expConsts<>+60(SB)/4, $0xc2d00000
+DATA expConsts<>+64(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+68(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+72(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+76(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+80(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+84(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+88(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+92(SB)/4, $0x3fb8aa3b
+DATA expConsts<>+96(SB)/4, $0x3f318000
+DATA expConsts<>+100(SB)/4, $0x3f318000
+DATA expConsts<>+104(SB)/4, $0x3f318000
+DATA expConsts<>+108(SB)/4, $0x3f318000
+DATA expConsts<>+112(SB)/4, $0x3f318000
+DATA expConsts<>+116(SB)/4, $0x3f318000
+DATA expConsts<>+120(SB)/4, $0x3f318000
+DATA expConsts<>+124(SB)/4, $0x3f318000
+DATA expConsts<>+128(SB)/4, $0xb95e8083
+DATA expConsts<>+132(SB)/4, $0xb95e8083
+DATA expConsts<>+136(SB)/4, $0xb95e8083
+DATA expConsts<>+140(SB)/4, $0xb95e8083
+DATA expConsts<>+144(SB)/4, $0xb95e8083
+DATA expConsts<>+148(SB)/4, $0xb95e8083
+DATA expConsts<>+152(SB)/4, $0xb95e8083
+DATA expConsts<>+156(SB)/4, $0xb95e8083
+DATA expConsts<>+160(SB)/4, $0x39506967
+DATA expConsts<>+164(SB)/4, $0x39506967
+DATA expConsts<>+168(SB)/4, $0x39506967
+DATA expConsts<>+172(SB)/4, $0x39506967
+DATA expConsts<>+176(SB)/4, $0x39506967
+DATA expConsts<>+180(SB)/4, $0x39506967
+DATA expConsts<>+184(SB)/4, $0x39506967
+DATA expConsts<>+188(SB)/4, $0x39506967
+DATA expConsts<>+192(SB)/4, $0x3ab743ce
+DATA expConsts<>+196(SB)/4, $0x3ab743ce
+DATA expConsts<>+200(SB)/4, $0x3ab743ce
+DATA expConsts<>+204(SB)/4, $0x3ab743ce
+DATA expConsts<>+208(SB)/4, $0x3ab743ce
+DATA expConsts<>+212(SB)/4, $0x3ab743ce
+DATA expConsts<>+216(SB)/4, $0x3ab743ce
+DATA expConsts<>+220(SB)/4, $0x3ab743ce
+DATA expConsts<>+224(SB)/4, $0x3c088908
+DATA expConsts<>+228(SB)/4, $0x3c088908
+DATA expConsts<>+232(SB)/4, $0x3c088908
+DATA expConsts<>+236(SB)/4, $0x3c088908
+DATA expConsts<>+240(SB)/4, $0x3c088908
+DATA expConsts<>+244(SB)/4, $0x3c088908
+DATA expConsts<>+248(SB)/4, $0x3c088908
+DATA expConsts<>+252(SB)/4, $0x3c088908
+DATA expConsts<>+256(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+260(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+264(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+268(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+272(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+276(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+280(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+284(SB)/4, $0x3d2aa9c1
+DATA expConsts<>+288(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+292(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+296(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+300(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+304(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+308(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+312(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+316(SB)/4, $0x3e2aaaaa
+DATA expConsts<>+320(SB)/4, $0x3f000000
+DATA expConsts<>+324(SB)/4, $0x3f000000
+DATA expConsts<>+328(SB)/4, $0x3f000000
+DATA expConsts<>+332(SB)/4, $0x3f000000
+DATA expConsts<>+336(SB)/4, $0x3f000000
+DATA expConsts<>+340(SB)/4, $0x3f000000
+DATA expConsts<>+344(SB)/4, $0x3f000000
+DATA expConsts<>+348(SB)/4, $0x3f000000
+DATA expConsts<>+352(SB)/4, $0x3f800000
+DATA expConsts<>+356(SB)/4, $0x3f800000
+DATA expConsts<>+360(SB)/4, $0x3f800000
+DATA expConsts<>+364(SB)/4, $0x3f800000
+DATA expConsts<>+368(SB)/4, $0x3f800000
+DATA expConsts<>+372(SB)/4, $0x3f800000
+DATA expConsts<>+376(SB)/4, $0x3f800000
+DATA expConsts<>+380(SB)/4, $0x3f800000
+DATA expConsts<>+384(SB)/4, $0x0000007f
+DATA expConsts<>+388(SB)/4, $0x0000007f
+DATA expConsts<>+392(SB)/4, $0x0000007f
+DATA expConsts<>+396(SB)/4, $0x0000007f
+DATA expConsts<>+400(SB)/4, $0x0000007f
+DATA expConsts<>+404(SB)/4, $0x0000007f
+DATA expConsts<>+408(SB)/4, $0x0000007f
+DATA expConsts<>+412(SB)/4, $0x0000007f
+GLOBL expConsts<>(SB), RODATA|NOPTR, $416
+
+// func expAVX512(dst []float32, x []float32)
+// Requires: AVX, AVX512F
+TEXT ·expAVX512(SB), NOSPLIT, $0-48
+	MOVQ         x_len+32(FP), CX
+	MOVQ         x_base+24(FP), SI
+	MOVQ         dst_base+0(FP), DI
+	SHRQ         $0x04, CX
+	JZ           done
+	VBROADCASTSS expConsts<>+0(SB), Z16
+	VBROADCASTSS expConsts<>+32(SB), Z17
+	VBROADCASTSS expConsts<>+64(SB), Z18
+	VBROADCASTSS expConsts<>+96(SB), Z19
+	VBROADCASTSS expConsts<>+128(SB), Z20
+	VBROADCASTSS expConsts<>+160(SB), Z21
+	VBROADCASTSS expConsts<>+192(SB), Z22
+	VBROADCASTSS expConsts<>+224(SB), Z23
+	VBROADCASTSS expConsts<>+256(SB), Z24
+	VBROADCASTSS expConsts<>+288(SB), Z25
+	VBROADCASTSS expConsts<>+320(SB), Z26
+	VBROADCASTSS expConsts<>+352(SB), Z27
+
+loop:
+	VMOVUPS      (SI), Z0
+	VMINPS       Z0, Z16, Z0
+	VMAXPS       Z0, Z17, Z0
+	VMULPS       Z18, Z0, Z1
+	VRNDSCALEPS  $0x00, Z1, Z1
+	VMOVAPS      Z0, Z2
+	VFNMADD231PS Z1, Z19, Z2
+	VFNMADD231PS Z1, Z20, Z2
+	VMOVAPS      Z21, Z3
+	VFMADD213PS  Z22, Z2, Z3
+	VFMADD213PS  Z23, Z2, Z3
+	VFMADD213PS  Z24, Z2, Z3
+	VFMADD213PS  Z25, Z2, Z3
+	VFMADD213PS  Z26, Z2, Z3
+	VMULPS       Z2, Z2, Z4
+	VFMADD213PS  Z2, Z4, Z3
+	VADDPS       Z27, Z3, Z3
+	VSCALEFPS    Z1, Z3, Z3
+	VMOVUPS      Z3, (DI)
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, DI
+	DECQ         CX
+	JNZ          loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func axpyAVX512(alpha float32, x []float32, y []float32)
 // Requires: AVX, AVX512F, FMA3
 TEXT ·axpyAVX512(SB), NOSPLIT, $0-56
@@ -459,6 +615,54 @@ scalar:
 
 done:
 	MOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func expAVX2(dst []float32, x []float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·expAVX2(SB), NOSPLIT, $0-48
+	MOVQ x_len+32(FP), CX
+	MOVQ x_base+24(FP), SI
+	MOVQ dst_base+0(FP), DI
+	SHRQ $0x03, CX
+	JZ   done
+
+loop:
+	VMOVUPS      (SI), Y0
+	VMOVUPS      expConsts<>+0(SB), Y1
+	VMINPS       Y0, Y1, Y0
+	VMOVUPS      expConsts<>+32(SB), Y1
+	VMAXPS       Y0, Y1, Y0
+	VMULPS       expConsts<>+64(SB), Y0, Y1
+	VROUNDPS     $0x00, Y1, Y1
+	VMOVAPS      Y0, Y2
+	VFNMADD231PS expConsts<>+96(SB), Y1, Y2
+	VFNMADD231PS expConsts<>+128(SB), Y1, Y2
+	VMOVUPS      expConsts<>+160(SB), Y3
+	VFMADD213PS  expConsts<>+192(SB), Y2, Y3
+	VFMADD213PS  expConsts<>+224(SB), Y2, Y3
+	VFMADD213PS  expConsts<>+256(SB), Y2, Y3
+	VFMADD213PS  expConsts<>+288(SB), Y2, Y3
+	VFMADD213PS  expConsts<>+320(SB), Y2, Y3
+	VMULPS       Y2, Y2, Y4
+	VFMADD213PS  Y2, Y4, Y3
+	VADDPS       expConsts<>+352(SB), Y3, Y3
+	VCVTPS2DQ    Y1, Y1
+	VPSRAD       $0x01, Y1, Y4
+	VPSUBD       Y4, Y1, Y1
+	VPADDD       expConsts<>+384(SB), Y1, Y1
+	VPSLLD       $0x17, Y1, Y1
+	VMULPS       Y1, Y3, Y3
+	VPADDD       expConsts<>+384(SB), Y4, Y4
+	VPSLLD       $0x17, Y4, Y4
+	VMULPS       Y4, Y3, Y3
+	VMOVUPS      Y3, (DI)
+	ADDQ         $0x20, SI
+	ADDQ         $0x20, DI
+	DECQ         CX
+	JNZ          loop
+
+done:
 	VZEROUPPER
 	RET
 

@@ -4,50 +4,92 @@
 
 package kernel
 
+// expAVX512 sets dst[i] = exp(x[i]) for i < len(x) rounded down to a multiple of 16.
+//
+//go:noescape
+func expAVX512(dst []float32, x []float32)
+
 // axpyAVX512 sets y[i] += alpha*x[i] for i < len(x).
+//
+//go:noescape
 func axpyAVX512(alpha float32, x []float32, y []float32)
 
 // axpbyAVX512 sets y[i] = alpha*x[i] + beta*y[i] for i < len(x).
+//
+//go:noescape
 func axpbyAVX512(alpha float32, x []float32, beta float32, y []float32)
 
 // scaleAVX512 sets x[i] *= alpha.
+//
+//go:noescape
 func scaleAVX512(alpha float32, x []float32)
 
 // addAVX512 sets dst[i] = x[i] + y[i] for i < len(x).
+//
+//go:noescape
 func addAVX512(dst []float32, x []float32, y []float32)
 
 // mulAVX512 sets dst[i] = x[i] * y[i] for i < len(x).
+//
+//go:noescape
 func mulAVX512(dst []float32, x []float32, y []float32)
 
 // dotAVX512 sets the return value to the sum of x[i]*y[i] for i < len(x).
+//
+//go:noescape
 func dotAVX512(x []float32, y []float32) float32
 
 // sumAVX512 sets the return value to the sum of x.
+//
+//go:noescape
 func sumAVX512(x []float32) float32
 
 // maxAVX512 sets the return value to the largest element of x (len(x) >= 1).
+//
+//go:noescape
 func maxAVX512(x []float32) float32
 
+// expAVX2 sets dst[i] = exp(x[i]) for i < len(x) rounded down to a multiple of 8.
+//
+//go:noescape
+func expAVX2(dst []float32, x []float32)
+
 // axpyAVX2 sets y[i] += alpha*x[i] for i < len(x).
+//
+//go:noescape
 func axpyAVX2(alpha float32, x []float32, y []float32)
 
 // axpbyAVX2 sets y[i] = alpha*x[i] + beta*y[i] for i < len(x).
+//
+//go:noescape
 func axpbyAVX2(alpha float32, x []float32, beta float32, y []float32)
 
 // scaleAVX2 sets x[i] *= alpha.
+//
+//go:noescape
 func scaleAVX2(alpha float32, x []float32)
 
 // addAVX2 sets dst[i] = x[i] + y[i] for i < len(x).
+//
+//go:noescape
 func addAVX2(dst []float32, x []float32, y []float32)
 
 // mulAVX2 sets dst[i] = x[i] * y[i] for i < len(x).
+//
+//go:noescape
 func mulAVX2(dst []float32, x []float32, y []float32)
 
 // dotAVX2 sets the return value to the sum of x[i]*y[i] for i < len(x).
+//
+//go:noescape
 func dotAVX2(x []float32, y []float32) float32
 
 // sumAVX2 sets the return value to the sum of x.
+//
+//go:noescape
 func sumAVX2(x []float32) float32
 
 // maxAVX2 sets the return value to the largest element of x (len(x) >= 1).
+//
+//go:noescape
 func maxAVX2(x []float32) float32

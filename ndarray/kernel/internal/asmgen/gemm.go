@@ -30,13 +30,14 @@ const gemmSignature = "func(k int, a, b, c *float32, ldc, nr int, beta float32, 
 type gemmISA struct {
 	name  string // function name prefix
 	bytes int    // vector size in bytes
+	regs  int    // vector registers
 	vec   func(i int) reg.VecPhysical
 	mrMax int
 }
 
 var (
-	isa512 = gemmISA{name: "sgemmAVX512", bytes: 64, vec: zmm, mrMax: mr512}
-	isa256 = gemmISA{name: "sgemmAVX2", bytes: 32, vec: ymm, mrMax: mr256}
+	isa512 = gemmISA{name: "sgemmAVX512", bytes: 64, regs: 32, vec: zmm, mrMax: mr512}
+	isa256 = gemmISA{name: "sgemmAVX2", bytes: 32, regs: 16, vec: ymm, mrMax: mr256}
 )
 
 func zmm(i int) reg.VecPhysical {
@@ -73,6 +74,9 @@ func buildGemm(c *build.Context) {
 	for mr := 1; mr <= isa256.mrMax; mr++ {
 		gemmKernel256(c, mr, masks)
 	}
+	copyChunks(c, isa512)
+	copyChunks(c, isa256)
+	packA512(c)
 }
 
 // gemmLoop emits the k loop shared by both instruction sets: per step, load
@@ -81,12 +85,8 @@ func buildGemm(c *build.Context) {
 func gemmLoop(c *build.Context, isa gemmISA, mr int) {
 	k, a, b := reg.RCX, reg.RAX, reg.RBX
 	acc := func(i, h int) reg.VecPhysical { return isa.vec(2*i + h) }
-	nregs := 16
-	if isa.bytes == 64 {
-		nregs = 32
-	}
-	b0, b1 := isa.vec(nregs-4), isa.vec(nregs-3)
-	bc := []reg.VecPhysical{isa.vec(nregs - 2), isa.vec(nregs - 1)}
+	b0, b1 := isa.vec(isa.regs-4), isa.vec(isa.regs-3)
+	bc := []reg.VecPhysical{isa.vec(isa.regs - 2), isa.vec(isa.regs - 1)}
 	rowBytes := 2 * isa.bytes
 
 	for i := 0; i < mr; i++ {
@@ -290,4 +290,191 @@ func gemmKernel256(c *build.Context, mr int, masks operand.Mem) {
 	}
 	c.VZEROUPPER()
 	c.RET()
+}
+
+// copyChunks emits the packing copier for one vector width: n chunks of
+// two vectors (one B panel row) from src to dst, the chunks dstStride and
+// srcStride floats apart. It prefetches the chunk four strides ahead.
+func copyChunks(c *build.Context, isa gemmISA) {
+	name := "copyChunks" + isa.name[len("sgemm"):]
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dst, src *float32, n, dstStride, srcStride int)")
+	c.Doc(fmt.Sprintf("%s copies n chunks of %d floats from src to dst; the chunks are dstStride and srcStride floats apart.", name, 2*isa.bytes/4))
+	dst, src, n, ds, ss := reg.RDI, reg.RSI, reg.RCX, reg.R8, reg.R9
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("n"), n)
+	c.Load(c.Param("dstStride"), ds)
+	c.Load(c.Param("srcStride"), ss)
+	c.SHLQ(operand.U8(2), ds)
+	c.SHLQ(operand.U8(2), ss)
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef("done"))
+	v0, v1 := isa.vec(0), isa.vec(1)
+	c.Label("loop")
+	c.PREFETCHT0(operand.Mem{Base: src, Index: ss, Scale: 4})
+	c.PREFETCHT0(operand.Mem{Base: src, Index: ss, Scale: 4, Disp: 2*isa.bytes - 4})
+	c.VMOVUPS(operand.Mem{Base: src}, v0)
+	c.VMOVUPS(operand.Mem{Base: src, Disp: isa.bytes}, v1)
+	c.VMOVUPS(v0, operand.Mem{Base: dst})
+	c.VMOVUPS(v1, operand.Mem{Base: dst, Disp: isa.bytes})
+	c.ADDQ(ss, src)
+	c.ADDQ(ds, dst)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("loop"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// packA512 emits the AVX-512 packers for one tile of A (h <= 16 rows):
+//
+//	packAAVX512:      dst[p*ldd+i] = alpha*src[i*lda+p]   (A not transposed)
+//	packATransAVX512: dst[p*ldd+i] = alpha*src[p*lda+i]   (A transposed)
+//
+// for i < h and p < kb. The first loads 16 columns of every row, transposes
+// the 16×16 block in registers and stores each of the 16 output rows with
+// the first h lanes enabled. It also packs transposed B panels, 16 columns
+// of the panel at a time.
+func packA512(c *build.Context) {
+	const sig = "func(dst, src *float32, h, kb, lda, ldd int, alpha float32)"
+
+	c.Function("packAAVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr(sig)
+	c.Doc("packAAVX512 packs an h×kb tile of A (h <= 16, rows lda floats apart) k-major, scaled by alpha: dst[p*ldd+i] = alpha*src[i*lda+p].")
+	dst, src, h, kb, lda := reg.RDI, reg.RSI, reg.RCX, reg.RDX, reg.R8
+	t, d, hb, rem := reg.R9, reg.R10, reg.R11, reg.R12
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("h"), h)
+	c.Load(c.Param("kb"), kb)
+	c.Load(c.Param("lda"), lda)
+	c.SHLQ(operand.U8(2), lda)
+	c.Load(c.Param("ldd"), hb)
+	c.SHLQ(operand.U8(2), hb)
+	alpha := paramAddr(c, "alpha")
+	// K1: the h row lanes of every output row.
+	c.MOVL(operand.U32(0xffffffff), reg.R13L)
+	c.BZHIL(reg.ECX, reg.R13L, reg.R13L)
+	c.KMOVW(reg.R13L, reg.K1)
+	c.MOVQ(kb, rem)
+	c.ANDQ(operand.U8(15), rem)
+	c.SHRQ(operand.U8(4), kb)
+	c.JZ(operand.LabelRef("tail"))
+
+	// load emits the loads of the (up to) 16 rows of one 16-column chunk;
+	// masked by K2 when tail.
+	load := func(tail bool, tag string) {
+		c.MOVQ(src, t)
+		for i := 0; i < 16; i++ {
+			if i > 0 {
+				c.CMPQ(h, operand.U8(i))
+				c.JLE(operand.LabelRef("loaded" + tag))
+			}
+			if tail {
+				c.VMOVUPS_Z(operand.Mem{Base: t}, reg.K2, zmm(i))
+			} else {
+				c.VMOVUPS(operand.Mem{Base: t}, zmm(i))
+			}
+			c.VMULPS_BCST(alpha, zmm(i), zmm(i))
+			if i < 15 {
+				c.ADDQ(lda, t)
+			}
+		}
+		c.Label("loaded" + tag)
+	}
+
+	c.Label("chunk")
+	load(false, "")
+	transpose16(c)
+	c.MOVQ(dst, d)
+	for j := 0; j < 16; j++ {
+		c.VMOVUPS(zmm(j), reg.K1, operand.Mem{Base: d})
+		c.ADDQ(hb, d)
+	}
+	c.MOVQ(d, dst)
+	c.ADDQ(operand.U8(64), src)
+	c.DECQ(kb)
+	c.JNZ(operand.LabelRef("chunk"))
+
+	c.Label("tail")
+	c.TESTQ(rem, rem)
+	c.JZ(operand.LabelRef("done"))
+	c.MOVL(operand.U32(0xffffffff), reg.R13L)
+	c.BZHIL(reg.R12L, reg.R13L, reg.R13L)
+	c.KMOVW(reg.R13L, reg.K2)
+	load(true, "tail")
+	transpose16(c)
+	for j := 0; j < 16; j++ {
+		c.VMOVUPS(zmm(j), reg.K1, operand.Mem{Base: dst})
+		if j < 15 {
+			c.CMPQ(rem, operand.U8(j+1))
+			c.JEQ(operand.LabelRef("done"))
+			c.ADDQ(hb, dst)
+		}
+	}
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+
+	c.Function("packATransAVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr(sig)
+	c.Doc("packATransAVX512 packs an h×kb tile of a transposed A (h <= 16, columns lda floats apart) k-major, scaled by alpha: dst[p*ldd+i] = alpha*src[p*lda+i].")
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("h"), h)
+	c.Load(c.Param("kb"), kb)
+	c.Load(c.Param("lda"), lda)
+	c.SHLQ(operand.U8(2), lda)
+	c.Load(c.Param("ldd"), hb)
+	c.SHLQ(operand.U8(2), hb)
+	c.MOVL(operand.U32(0xffffffff), reg.R13L)
+	c.BZHIL(reg.ECX, reg.R13L, reg.R13L)
+	c.KMOVW(reg.R13L, reg.K1)
+	c.VBROADCASTSS(paramAddr(c, "alpha"), reg.Z31)
+	c.TESTQ(kb, kb)
+	c.JZ(operand.LabelRef("done"))
+	c.Label("loop")
+	c.VMULPS_Z(operand.Mem{Base: src}, reg.Z31, reg.K1, reg.Z0)
+	c.VMOVUPS(reg.Z0, reg.K1, operand.Mem{Base: dst})
+	c.ADDQ(lda, src)
+	c.ADDQ(hb, dst)
+	c.DECQ(kb)
+	c.JNZ(operand.LabelRef("loop"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// transpose16 transposes the 16×16 block in Z0..Z15 (row i in Zi) in place,
+// using Z16..Z31 as scratch: afterwards Zj holds column j.
+func transpose16(c *build.Context) {
+	r := func(i int) reg.VecPhysical { return zmm(i) }
+	s := func(i int) reg.VecPhysical { return zmm(16 + i) }
+	// Interleave floats of row pairs.
+	for i := 0; i < 16; i += 2 {
+		c.VUNPCKLPS(r(i+1), r(i), s(i))
+		c.VUNPCKHPS(r(i+1), r(i), s(i+1))
+	}
+	// Interleave float pairs of row-pair pairs.
+	for i := 0; i < 16; i += 4 {
+		c.VUNPCKLPD(s(i+2), s(i), r(i))
+		c.VUNPCKHPD(s(i+2), s(i), r(i+1))
+		c.VUNPCKLPD(s(i+3), s(i+1), r(i+2))
+		c.VUNPCKHPD(s(i+3), s(i+1), r(i+3))
+	}
+	// Gather 128-bit lanes: blocks of 4 rows, first across 4 then 8.
+	for i := 0; i < 16; i += 8 {
+		for j := 0; j < 4; j++ {
+			c.VSHUFF32X4(operand.U8(0x88), r(i+j+4), r(i+j), s(i+j))
+			c.VSHUFF32X4(operand.U8(0xdd), r(i+j+4), r(i+j), s(i+j+4))
+		}
+	}
+	for j := 0; j < 8; j++ {
+		c.VSHUFF32X4(operand.U8(0x88), s(j+8), s(j), r(j))
+		c.VSHUFF32X4(operand.U8(0xdd), s(j+8), s(j), r(j+8))
+	}
 }

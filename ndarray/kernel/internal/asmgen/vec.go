@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -34,7 +35,9 @@ func xmm(i int) reg.VecPhysical {
 }
 
 func buildVec(c *build.Context) {
+	tab := expTable(c)
 	for _, isa := range []vecISA{vec512, vec256} {
+		vecExp(c, isa, tab)
 		vecAxpy(c, isa)
 		vecAxpby(c, isa)
 		vecScale(c, isa)
@@ -122,6 +125,7 @@ func vecFunc(c *build.Context, isa vecISA, name, sig, doc string) {
 	fn := fmt.Sprintf("%s%s", name, isa.suffix)
 	c.Function(fn)
 	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
 	c.SignatureExpr(sig)
 	c.Doc(fmt.Sprintf("%s sets %s.", fn, doc))
 }
@@ -295,4 +299,139 @@ func vecReduce(c *build.Context, isa vecISA, name, doc string, packed, scalar fu
 	})
 	c.Store(reg.X0, c.ReturnIndex(0))
 	finish(c)
+}
+
+// The exponential follows Cephes' expf: clamp x to [-104, 89], where exp
+// underflows to 0 and overflows to +Inf, split x = n*ln2 + r with |r| <=
+// ln2/2 (ln2 in two parts, so that r is exact), approximate exp(r) by a
+// degree-7 polynomial and scale by 2^n. AVX-512 scales with VSCALEFPS;
+// AVX2 multiplies by 2^(n/2) and 2^(n-n/2), each a normal float, so that
+// overflow, denormal results and underflow come out right. NaN propagates.
+var expConsts = []float32{
+	89,                        // hi
+	-104,                      // lo
+	1.4426950408889634,        // log2(e)
+	0.693359375,               // ln2, high part
+	-2.12194440e-4,            // ln2, low part
+	1.9875691500e-4,           // polynomial, highest degree first
+	1.3981999507e-3,           //
+	8.3334519073e-3,           //
+	4.1665795894e-2,           //
+	1.6666665459e-1,           //
+	5.0000001201e-1,           //
+	1,                         // one
+	math.Float32frombits(127), // exponent bias, as an int32
+}
+
+// Indexes into expConsts.
+const (
+	expHi    = 0
+	expLo    = 1
+	expLog2e = 2
+	expC1    = 3
+	expC2    = 4
+	expP0    = 5
+	expP5    = 10
+	expOne   = 11
+	expBias  = 12
+)
+
+// expTable emits the constants, each repeated over 8 lanes, so that AVX2
+// can use them as memory operands.
+func expTable(c *build.Context) operand.Mem {
+	tab := c.StaticGlobal("expConsts")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for i, v := range expConsts {
+		for l := 0; l < 8; l++ {
+			c.AddDatum(32*i+4*l, operand.U32(math.Float32bits(v)))
+		}
+	}
+	return tab
+}
+
+func vecExp(c *build.Context, isa vecISA, tab operand.Mem) {
+	fn := "exp" + isa.suffix
+	c.Function(fn)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst, x []float32)")
+	c.Doc(fmt.Sprintf("%s sets dst[i] = exp(x[i]) for i < len(x) rounded down to a multiple of %d.", fn, isa.bytes/4))
+	n, x, d := reg.RCX, reg.RSI, reg.RDI
+	c.Load(c.Param("x").Len(), n)
+	c.Load(c.Param("x").Base(), x)
+	c.Load(c.Param("dst").Base(), d)
+	c.SHRQ(operand.U8(bitsOf(isa.bytes/4)), n)
+	c.JZ(operand.LabelRef("done"))
+	konst := func(i int) operand.Mem { return tab.Offset(32 * i) }
+
+	if isa.bytes == 64 {
+		k := func(i int) reg.VecPhysical { return zmm(16 + i) }
+		for i := range expConsts[:expBias] {
+			c.VBROADCASTSS(konst(i), k(i))
+		}
+		c.Label("loop")
+		c.VMOVUPS(operand.Mem{Base: x}, reg.Z0)
+		c.VMINPS(reg.Z0, k(expHi), reg.Z0) // min(hi, x); x if NaN
+		c.VMAXPS(reg.Z0, k(expLo), reg.Z0)
+		c.VMULPS(k(expLog2e), reg.Z0, reg.Z1)
+		c.VRNDSCALEPS(operand.U8(0), reg.Z1, reg.Z1) // n = round(x*log2(e))
+		c.VMOVAPS(reg.Z0, reg.Z2)
+		c.VFNMADD231PS(reg.Z1, k(expC1), reg.Z2) // r = x - n*ln2
+		c.VFNMADD231PS(reg.Z1, k(expC2), reg.Z2)
+		c.VMOVAPS(k(expP0), reg.Z3)
+		for i := expP0 + 1; i <= expP5; i++ {
+			c.VFMADD213PS(k(i), reg.Z2, reg.Z3) // p = p*r + P[i]
+		}
+		c.VMULPS(reg.Z2, reg.Z2, reg.Z4)
+		c.VFMADD213PS(reg.Z2, reg.Z4, reg.Z3) // p*r² + r
+		c.VADDPS(k(expOne), reg.Z3, reg.Z3)
+		c.VSCALEFPS(reg.Z1, reg.Z3, reg.Z3) // * 2^n
+		c.VMOVUPS(reg.Z3, operand.Mem{Base: d})
+	} else {
+		y := ymm
+		c.Label("loop")
+		c.VMOVUPS(operand.Mem{Base: x}, y(0))
+		c.VMOVUPS(konst(expHi), y(1))
+		c.VMINPS(y(0), y(1), y(0)) // min(hi, x); x if NaN
+		c.VMOVUPS(konst(expLo), y(1))
+		c.VMAXPS(y(0), y(1), y(0))
+		c.VMULPS(konst(expLog2e), y(0), y(1))
+		c.VROUNDPS(operand.U8(0), y(1), y(1)) // n = round(x*log2(e))
+		c.VMOVAPS(y(0), y(2))
+		c.VFNMADD231PS(konst(expC1), y(1), y(2)) // r = x - n*ln2
+		c.VFNMADD231PS(konst(expC2), y(1), y(2))
+		c.VMOVUPS(konst(expP0), y(3))
+		for i := expP0 + 1; i <= expP5; i++ {
+			c.VFMADD213PS(konst(i), y(2), y(3)) // p = p*r + P[i]
+		}
+		c.VMULPS(y(2), y(2), y(4))
+		c.VFMADD213PS(y(2), y(4), y(3)) // p*r² + r
+		c.VADDPS(konst(expOne), y(3), y(3))
+		// 2^n = 2^n1 * 2^n2 with n1 = n>>1, n2 = n-n1.
+		c.VCVTPS2DQ(y(1), y(1))
+		c.VPSRAD(operand.U8(1), y(1), y(4))
+		c.VPSUBD(y(4), y(1), y(1))
+		for _, r := range []reg.VecPhysical{y(1), y(4)} {
+			c.VPADDD(konst(expBias), r, r)
+			c.VPSLLD(operand.U8(23), r, r)
+			c.VMULPS(r, y(3), y(3))
+		}
+		c.VMOVUPS(y(3), operand.Mem{Base: d})
+	}
+	c.ADDQ(operand.U8(int(isa.bytes)), x)
+	c.ADDQ(operand.U8(int(isa.bytes)), d)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("loop"))
+	c.Label("done")
+	finish(c)
+}
+
+// bitsOf returns log2(v) for a power of two v.
+func bitsOf(v int) int {
+	b := 0
+	for v > 1 {
+		v >>= 1
+		b++
+	}
+	return b
 }

@@ -1,0 +1,152 @@
+package caffe
+
+import (
+	"fmt"
+
+	"github.com/sparknet-go/sparknet/ndarray"
+)
+
+// Blob is Caffe's unit of data: an n-d array of values (data) and the
+// gradient of the loss with respect to them (diff), of the same shape.
+// Layers read bottom blobs and write top blobs; parameter blobs hold the
+// weights a solver updates.
+//
+// A blob keeps its storage when it is reshaped to the same or a smaller
+// count, so nets reshape without allocating in steady state. The values are
+// reachable without copying as []float32 (DataSlice, DiffSlice) for the
+// kernels, and as ndarray views (Data, Diff) for scripts.
+type Blob struct {
+	shape []int
+	count int
+	data  []float32 // len(data) is the capacity; the blob uses data[:count]
+	diff  []float32
+}
+
+// NewBlob returns a zero-filled blob of the given shape.
+func NewBlob(shape ...int) *Blob {
+	b := &Blob{}
+	b.Reshape(shape...)
+	return b
+}
+
+// Reshape sets the shape, growing the storage if the new count exceeds it.
+// Values are kept only as far as the storage is kept; new storage is zero.
+func (b *Blob) Reshape(shape ...int) {
+	n := 1
+	for _, d := range shape {
+		if d < 0 {
+			// Format a copy so that shape does not escape: callers pass
+			// variadic shapes, which then stay on their stack.
+			panic(fmt.Errorf("%w: caffe: negative dimension in blob shape %v", ndarray.ErrShape, append([]int(nil), shape...)))
+		}
+		n *= d
+	}
+	b.shape = append(b.shape[:0], shape...)
+	b.count = n
+	if n > len(b.data) {
+		b.data = make([]float32, n)
+		b.diff = make([]float32, n)
+	}
+}
+
+// ReshapeLike gives b the shape of o.
+func (b *Blob) ReshapeLike(o *Blob) { b.Reshape(o.shape...) }
+
+// Shape returns a copy of the shape.
+func (b *Blob) Shape() []int { return append([]int(nil), b.shape...) }
+
+// ShapeString formats the shape as Caffe logs it: "64 1 28 28 (50176)".
+func (b *Blob) ShapeString() string {
+	s := ""
+	for _, d := range b.shape {
+		s += fmt.Sprintf("%d ", d)
+	}
+	return fmt.Sprintf("%s(%d)", s, b.count)
+}
+
+// NumAxes returns the number of axes.
+func (b *Blob) NumAxes() int { return len(b.shape) }
+
+// Dim returns the extent of an axis; negative axes count from the end.
+func (b *Blob) Dim(axis int) int { return b.shape[b.CanonicalAxis(axis)] }
+
+// CanonicalAxis maps a possibly negative axis to 0..NumAxes()-1, panicking
+// with an ErrShape error when it is out of range.
+func (b *Blob) CanonicalAxis(axis int) int {
+	n := len(b.shape)
+	if axis < 0 {
+		axis += n
+	}
+	if axis < 0 || axis >= n {
+		panic(fmt.Errorf("%w: caffe: axis %d out of range for blob of shape %v", ndarray.ErrShape, axis, b.shape))
+	}
+	return axis
+}
+
+// Count returns the number of values.
+func (b *Blob) Count() int { return b.count }
+
+// CountRange returns the product of the extents of axes start..end-1.
+func (b *Blob) CountRange(start, end int) int {
+	n := 1
+	for i := start; i < end; i++ {
+		n *= b.shape[i]
+	}
+	return n
+}
+
+// CountFrom returns the product of the extents from axis start on.
+func (b *Blob) CountFrom(start int) int { return b.CountRange(start, len(b.shape)) }
+
+// LegacyDim returns the extent of axis i of the legacy 4-D view
+// (num, channels, height, width): axes missing on the left count as 1.
+func (b *Blob) LegacyDim(i int) int {
+	j := len(b.shape) - 4 + i
+	if j < 0 {
+		return 1
+	}
+	return b.shape[j]
+}
+
+// DataSlice returns the values, sharing storage.
+func (b *Blob) DataSlice() []float32 { return b.data[:b.count:b.count] }
+
+// DiffSlice returns the gradient, sharing storage.
+func (b *Blob) DiffSlice() []float32 { return b.diff[:b.count:b.count] }
+
+// Data returns the values as an ndarray view sharing storage.
+func (b *Blob) Data() *ndarray.Array { return ndarray.FromSlice(b.DataSlice(), b.shape...) }
+
+// Diff returns the gradient as an ndarray view sharing storage.
+func (b *Blob) Diff() *ndarray.Array { return ndarray.FromSlice(b.DiffSlice(), b.shape...) }
+
+// SetData copies a's values into the blob; a must have the blob's count.
+func (b *Blob) SetData(a *ndarray.Array) {
+	if a.Size() != b.count {
+		panic(fmt.Errorf("%w: caffe: %d values for a blob of shape %v", ndarray.ErrShape, a.Size(), b.shape))
+	}
+	copy(b.DataSlice(), a.Contiguous().Data())
+}
+
+// ShareData makes b use o's value storage (Caffe's ShareData); the counts
+// must agree.
+func (b *Blob) ShareData(o *Blob) {
+	if b.count != o.count {
+		panic(fmt.Errorf("%w: caffe: ShareData between counts %d and %d", ndarray.ErrShape, b.count, o.count))
+	}
+	b.data = o.data
+}
+
+// ShareDiff makes b use o's gradient storage; the counts must agree.
+func (b *Blob) ShareDiff(o *Blob) {
+	if b.count != o.count {
+		panic(fmt.Errorf("%w: caffe: ShareDiff between counts %d and %d", ndarray.ErrShape, b.count, o.count))
+	}
+	b.diff = o.diff
+}
+
+// ZeroDiff sets the gradient to zero.
+func (b *Blob) ZeroDiff() { clear(b.DiffSlice()) }
+
+// String describes the blob.
+func (b *Blob) String() string { return "Blob(" + b.ShapeString() + ")" }

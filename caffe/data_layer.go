@@ -1,0 +1,433 @@
+package caffe
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/data"
+)
+
+// DataSource is a kind of data set that Caffe's Data layer can read: the
+// layer's data_param.source names one, either as "KIND:PATH" (such as
+// "mnist:/data/mnist") or as a bare path that one kind's Detect accepts.
+// The layer reads the training split in the TRAIN phase and the test split
+// in the TEST phase.
+type DataSource struct {
+	// Doc says in a few words which files the kind expects; it appears in
+	// error messages.
+	Doc string
+	// Detect reports whether path holds this kind of data set; nil means
+	// the kind is only used when named.
+	Detect func(path string) bool
+	// Load reads the training (train true) or test split from path.
+	Load func(path string, train bool) (*data.Samples, error)
+}
+
+var dataSources = struct {
+	sync.RWMutex
+	m map[string]DataSource
+}{m: map[string]DataSource{}}
+
+// RegisterDataSource makes a kind of data set available to Data layers
+// under name. Registering a name twice is an error.
+func RegisterDataSource(name string, s DataSource) error {
+	if s.Load == nil {
+		return fmt.Errorf("caffe: data source %q has no Load function", name)
+	}
+	if name == "" || strings.ContainsAny(name, ":/\\") {
+		return fmt.Errorf("caffe: data source name %q must be non-empty without ':' or slashes", name)
+	}
+	dataSources.Lock()
+	defer dataSources.Unlock()
+	if _, dup := dataSources.m[name]; dup {
+		return fmt.Errorf("caffe: data source %q registered twice", name)
+	}
+	dataSources.m[name] = s
+	return nil
+}
+
+// DataSources returns the sorted names of the registered data sources.
+func DataSources() []string {
+	dataSources.RLock()
+	defer dataSources.RUnlock()
+	names := make([]string, 0, len(dataSources.m))
+	for k := range dataSources.m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func lookupDataSource(name string) (DataSource, bool) {
+	dataSources.RLock()
+	defer dataSources.RUnlock()
+	s, ok := dataSources.m[name]
+	return s, ok
+}
+
+// describeDataSources lists the kinds with their docs for error messages.
+func describeDataSources() string {
+	var parts []string
+	for _, name := range DataSources() {
+		s, _ := lookupDataSource(name)
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, s.Doc))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// SplitDataSource splits a Data layer source "KIND:PATH" into a registered
+// kind and a path; for anything else it returns "" and the source.
+func SplitDataSource(source string) (kind, path string) {
+	if i := strings.IndexByte(source, ':'); i > 0 {
+		if _, ok := lookupDataSource(source[:i]); ok {
+			return source[:i], source[i+1:]
+		}
+	}
+	return "", source
+}
+
+// samplesCache keeps the data sets Data layers have read, so that a train
+// net and its test nets, or many nets built in one process, read each file
+// once. Samples are read-only once loaded.
+var samplesCache = struct {
+	sync.Mutex
+	m map[string]*data.Samples
+}{m: map[string]*data.Samples{}}
+
+// loadSource reads the split of a Data layer's source, resolving a
+// relative path against dir.
+func loadSource(source, dir string, backend caffepb.DataParameter_DB, train bool) (*data.Samples, error) {
+	kind, path := SplitDataSource(source)
+	if path == "" {
+		return nil, fmt.Errorf("data_param.source is empty; give \"KIND:PATH\" with KIND one of %s", describeDataSources())
+	}
+	if !filepath.IsAbs(path) && dir != "" {
+		path = filepath.Join(dir, path)
+	}
+	if kind == "" {
+		var err error
+		if kind, err = detectSource(source, path, backend); err != nil {
+			return nil, err
+		}
+	}
+	split := "test"
+	if train {
+		split = "train"
+	}
+	key := kind + "\x00" + split + "\x00" + path
+	if abs, err := filepath.Abs(path); err == nil {
+		key = kind + "\x00" + split + "\x00" + abs
+	}
+	samplesCache.Lock()
+	defer samplesCache.Unlock()
+	if s := samplesCache.m[key]; s != nil {
+		return s, nil
+	}
+	ds, _ := lookupDataSource(kind)
+	s, err := ds.Load(path, train)
+	if err != nil {
+		return nil, fmt.Errorf("reading the %s split of %s data set %s: %w", split, kind, path, err)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("%s data set %s: %w", kind, path, err)
+	}
+	if s.N == 0 {
+		return nil, fmt.Errorf("the %s split of %s data set %s is empty", split, kind, path)
+	}
+	samplesCache.m[key] = s
+	return s, nil
+}
+
+// detectSource finds the kind of data set at path, or explains why none
+// fits: databases Caffe writes (LMDB, LevelDB) are named as such.
+func detectSource(source, path string, backend caffepb.DataParameter_DB) (string, error) {
+	hint := fmt.Sprintf("sparknet's Data layer reads %s; name one as source: \"KIND:PATH\", or give --data=KIND=DIR to sparknet", describeDataSources())
+	fi, err := os.Stat(path)
+	if err != nil {
+		db := ""
+		if strings.Contains(strings.ToLower(source), "lmdb") || backend == caffepb.DataParameter_LMDB {
+			db = " (an LMDB database, which sparknet cannot read yet)"
+		} else if strings.Contains(strings.ToLower(source), "leveldb") {
+			db = " (a LevelDB database, which sparknet cannot read yet)"
+		}
+		return "", fmt.Errorf("data source %q%s: %s not found; %s", source, db, path, hint)
+	}
+	if fi.IsDir() {
+		if exists(filepath.Join(path, "data.mdb")) {
+			return "", fmt.Errorf("data source %q is an LMDB database, which sparknet cannot read yet; %s", source, hint)
+		}
+		if exists(filepath.Join(path, "CURRENT")) {
+			if m, _ := filepath.Glob(filepath.Join(path, "MANIFEST-*")); len(m) > 0 {
+				return "", fmt.Errorf("data source %q is a LevelDB database, which sparknet cannot read yet; %s", source, hint)
+			}
+		}
+	}
+	for _, name := range DataSources() {
+		if ds, _ := lookupDataSource(name); ds.Detect != nil && ds.Detect(path) {
+			return name, nil
+		}
+	}
+	return "", fmt.Errorf("data source %q: no known kind of data set at %s; %s", source, path, hint)
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+// globAny reports whether any of the patterns matches a file in dir.
+func globAny(dir string, patterns ...string) bool {
+	for _, p := range patterns {
+		if m, _ := filepath.Glob(filepath.Join(dir, p)); len(m) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func init() {
+	must := func(err error) {
+		if err != nil {
+			panic(err)
+		}
+	}
+	must(RegisterDataSource("mnist", DataSource{
+		Doc:    "a folder of MNIST IDX files, plain or gzipped",
+		Detect: func(p string) bool { return globAny(p, "*-images-idx3-ubyte*", "*-images.idx3-ubyte*") },
+		Load:   data.LoadMNIST,
+	}))
+	must(RegisterDataSource("cifar10", DataSource{
+		Doc: "a folder of CIFAR-10 binary batches",
+		Detect: func(p string) bool {
+			return globAny(p, "data_batch_*.bin", "test_batch.bin", "cifar-10-batches-bin/*_batch*.bin")
+		},
+		Load: data.LoadCIFAR10,
+	}))
+	mustRegister("Data", newDataLayer)
+	markComputed("Data")
+}
+
+// DataLayer is Caffe's Data layer: it reads minibatches of a data set
+// (see DataSource) in file order, wrapping around at the end, transformed
+// as its transform_param says (scale, mean_file, mean_value, crop_size,
+// mirror). Tops: data [batch, C, H, W] and optionally label [batch].
+type DataLayer struct {
+	name    string
+	batcher *data.Batcher
+	scratch []float32 // SkipBatches writes here
+	labels  []float32
+}
+
+var _ Layer = (*DataLayer)(nil)
+
+func newDataLayer(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
+	dp := def.GetDataParam()
+	if dp.GetBatchSize() == 0 {
+		return nil, fmt.Errorf("data_param.batch_size must be positive")
+	}
+	train := env.Phase == caffepb.Phase_TRAIN
+	s, err := loadSource(dp.GetSource(), env.Dir, dp.GetBackend(), train)
+	if err != nil {
+		return nil, err
+	}
+	if skip := dp.GetRandSkip(); skip > 0 {
+		// Caffe skips a random number of samples in [0, rand_skip) once.
+		r := rand.New(rand.NewPCG(env.Seed, env.Seed^0x5eed))
+		if k := r.IntN(int(skip)) % s.N; k > 0 {
+			if s, err = data.Concat(s.Slice(k, s.N), s.Slice(0, k)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tr, err := DataTransform(def.GetTransformParam(), env.Dir, env.Phase, int64(env.Seed))
+	if err != nil {
+		return nil, err
+	}
+	b, err := data.NewBatcher(s, data.BatchOptions{Size: int(dp.GetBatchSize()), Order: data.Sequential, Transform: tr})
+	if err != nil {
+		return nil, err
+	}
+	return &DataLayer{name: def.GetName(), batcher: b}, nil
+}
+
+// DataTransform turns a TransformationParameter into the data package's
+// Transform for a layer in the given phase, reading mean_file (relative to
+// dir) if it is set. A nil parameter gives the identity.
+func DataTransform(tp *caffepb.TransformationParameter, dir string, phase caffepb.Phase, seed int64) (data.Transform, error) {
+	t := data.Transform{
+		Scale:      tp.GetScale(),
+		Mirror:     tp.GetMirror(),
+		CropSize:   int(tp.GetCropSize()),
+		MeanValues: tp.GetMeanValue(),
+		Train:      phase == caffepb.Phase_TRAIN,
+		Seed:       seed,
+	}
+	if f := tp.GetMeanFile(); f != "" {
+		if len(t.MeanValues) > 0 {
+			return t, fmt.Errorf("transform_param: give mean_file or mean_value, not both")
+		}
+		if !filepath.IsAbs(f) && dir != "" {
+			f = filepath.Join(dir, f)
+		}
+		bp, err := ReadBlobProto(f)
+		if err != nil {
+			return t, fmt.Errorf("transform_param.mean_file: %w", err)
+		}
+		if len(bp.GetDoubleData()) > 0 {
+			t.Mean = make([]float32, len(bp.GetDoubleData()))
+			for i, v := range bp.GetDoubleData() {
+				t.Mean[i] = float32(v)
+			}
+		} else {
+			t.Mean = bp.GetData()
+		}
+		if len(t.Mean) == 0 {
+			return t, fmt.Errorf("transform_param.mean_file %s holds no values", f)
+		}
+	}
+	return t, nil
+}
+
+// Type returns "Data".
+func (l *DataLayer) Type() string { return "Data" }
+
+// Setup checks the tops and shapes them.
+func (l *DataLayer) Setup(bottom, top []*Blob) error {
+	if len(bottom) != 0 || len(top) < 1 || len(top) > 2 {
+		return fmt.Errorf("Data layer takes no bottoms and 1 or 2 tops, got %d and %d", len(bottom), len(top))
+	}
+	return l.Reshape(bottom, top)
+}
+
+// Reshape shapes data as [batch, C, H, W] and label as [batch].
+func (l *DataLayer) Reshape(_, top []*Blob) error {
+	n, c, h, w := l.batcher.Shape()
+	top[0].Reshape(n, c, h, w)
+	if len(top) > 1 {
+		top[1].Reshape(n)
+	}
+	return nil
+}
+
+// Forward fills the tops with the next batch.
+func (l *DataLayer) Forward(_, top []*Blob) error {
+	var labels []float32
+	if len(top) > 1 {
+		labels = top[1].DataSlice()
+	}
+	return l.batcher.Next(top[0].DataSlice(), labels)
+}
+
+// Backward does nothing: data has no gradient.
+func (l *DataLayer) Backward([]*Blob, []bool, []*Blob) {}
+
+// Params returns nil.
+func (l *DataLayer) Params() []*Blob { return nil }
+
+// SkipBatches moves the layer n batches on, with the same random crops and
+// mirrors as if they had been read, so that a restored solver continues
+// with the batches an uninterrupted run would have used.
+func (l *DataLayer) SkipBatches(n int) error {
+	if l.scratch == nil {
+		l.scratch = make([]float32, l.batcher.DataLen())
+		l.labels = make([]float32, l.batcher.Size())
+	}
+	for i := 0; i < n; i++ {
+		if err := l.batcher.Next(l.scratch, l.labels); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Epoch returns the number of completed passes over the data set.
+func (l *DataLayer) Epoch() int { return l.batcher.Epoch() }
+
+// SetDataSources makes every Data layer of np read source ("KIND:PATH",
+// such as "mnist:/data/mnist"): TRAIN-phase layers then read the training
+// split and TEST-phase ones the test split. It is what sparknet's
+// --data=KIND=DIR flag does.
+func SetDataSources(np *caffepb.NetParameter, source string) {
+	for _, l := range np.GetLayer() {
+		if l.GetType() != "Data" {
+			continue
+		}
+		if l.DataParam == nil {
+			l.DataParam = &caffepb.DataParameter{}
+		}
+		l.DataParam.Source = &source
+	}
+}
+
+// DataInput describes a Data layer that ReplaceDataLayers turned into a
+// MemoryData layer, for the code that feeds it.
+type DataInput struct {
+	// Layer is the layer's name, for Net.MemoryDataLayer.
+	Layer string
+	// Tops are the layer's tops: data and, usually, label.
+	Tops []string
+	// BatchSize is the layer's batch size.
+	BatchSize int
+	// Source is the data_param.source the layer had.
+	Source string
+	// Include are the layer's include rules (which nets it is part of).
+	Include []*caffepb.NetStateRule
+	// Transform is the layer's transform_param, which the feeder must
+	// apply: MemoryData gets the transformed batches. Build it into a
+	// data.Transform with DataTransform.
+	Transform *caffepb.TransformationParameter
+}
+
+// ReplaceDataLayers turns every Data layer of np into a MemoryData layer
+// with the same name, tops, include rules and batch size, whose data top
+// has shape [batch, channels, height, width] (the shape of the samples
+// after the layer's transform: with crop_size, the crop). The transform
+// itself is removed from the definition and returned, so that the Go code
+// feeding the layers (Net.MemoryDataLayer, MemoryData.SetFeeder) applies
+// it. Legacy definitions are upgraded first.
+func ReplaceDataLayers(np *caffepb.NetParameter, channels, height, width int) ([]DataInput, error) {
+	if channels <= 0 || height <= 0 || width <= 0 {
+		return nil, fmt.Errorf("caffe: ReplaceDataLayers: sample shape %d×%d×%d must be positive", channels, height, width)
+	}
+	if NetNeedsUpgrade(np) {
+		if err := UpgradeNetParameter(np); err != nil {
+			return nil, err
+		}
+	}
+	var out []DataInput
+	for _, l := range np.GetLayer() {
+		if l.GetType() != "Data" {
+			continue
+		}
+		dp := l.GetDataParam()
+		if dp.GetBatchSize() == 0 {
+			return nil, fmt.Errorf("caffe: layer %q: data_param.batch_size must be positive", l.GetName())
+		}
+		h, w := height, width
+		if c := int(l.GetTransformParam().GetCropSize()); c > 0 {
+			h, w = c, c
+		}
+		out = append(out, DataInput{
+			Layer:     l.GetName(),
+			Tops:      append([]string(nil), l.Top...),
+			BatchSize: int(dp.GetBatchSize()),
+			Source:    dp.GetSource(),
+			Include:   l.Include,
+			Transform: l.TransformParam,
+		})
+		b, c, hh, ww := dp.GetBatchSize(), uint32(channels), uint32(h), uint32(w)
+		l.Type = proto.String("MemoryData")
+		l.DataParam = nil
+		l.TransformParam = nil
+		l.MemoryDataParam = &caffepb.MemoryDataParameter{BatchSize: &b, Channels: &c, Height: &hh, Width: &ww}
+	}
+	return out, nil
+}

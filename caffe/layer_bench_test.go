@@ -1,0 +1,200 @@
+package caffe
+
+import (
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// layerBenchCases are the layers of LeNet (batch 64) and CIFAR-10 quick
+// (batch 100) with their input shapes.
+var layerBenchCases = []struct {
+	name string
+	def  string
+	in   []int
+}{
+	{"lenet/conv1", `type: "Convolution" convolution_param { num_output: 20 kernel_size: 5 weight_filler { type: "xavier" } }`, []int{64, 1, 28, 28}},
+	{"lenet/pool1", `type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 }`, []int{64, 20, 24, 24}},
+	{"lenet/conv2", `type: "Convolution" convolution_param { num_output: 50 kernel_size: 5 weight_filler { type: "xavier" } }`, []int{64, 20, 12, 12}},
+	{"lenet/pool2", `type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 }`, []int{64, 50, 8, 8}},
+	{"lenet/ip1", `type: "InnerProduct" inner_product_param { num_output: 500 weight_filler { type: "xavier" } }`, []int{64, 50, 4, 4}},
+	{"lenet/ip2", `type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "xavier" } }`, []int{64, 500}},
+	{"cifar/conv1", `type: "Convolution" convolution_param { num_output: 32 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.0001 } }`, []int{100, 3, 32, 32}},
+	{"cifar/pool1", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{100, 32, 32, 32}},
+	{"cifar/conv2", `type: "Convolution" convolution_param { num_output: 32 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.01 } }`, []int{100, 32, 16, 16}},
+	{"cifar/pool2", `type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 }`, []int{100, 32, 16, 16}},
+	{"cifar/conv3", `type: "Convolution" convolution_param { num_output: 64 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.01 } }`, []int{100, 32, 8, 8}},
+	{"cifar/pool3", `type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 }`, []int{100, 64, 8, 8}},
+	{"cifar/ip1", `type: "InnerProduct" inner_product_param { num_output: 64 weight_filler { type: "gaussian" std: 0.1 } }`, []int{100, 64, 4, 4}},
+}
+
+// BenchmarkLayer times Forward+Backward of each layer on one and two
+// threads, reporting images per second.
+//
+//	go test -run '^$' -bench Layer ./caffe
+func BenchmarkLayer(b *testing.B) {
+	for _, c := range layerBenchCases {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/%dt", c.name, threads), func(b *testing.B) {
+				benchLayer(b, c.def, c.in, threads)
+			})
+		}
+	}
+}
+
+// benchLayer times Forward+Backward (with the bottom gradient) of the
+// layer def on a random input of the given shape.
+func benchLayer(b *testing.B, def string, in []int, threads int) {
+	x, y := randBlob(1, -1, 1, in...), NewBlob()
+	l := setupLayer(b, def, &LayerEnv{Phase: caffepb.Phase_TRAIN, Threads: threads}, blobs(x), blobs(y))
+	copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
+	bs, ts, down := blobs(x), blobs(y), []bool{true}
+	runBench(b, in[0], threads, func() {
+		if err := l.Forward(bs, ts); err != nil {
+			b.Fatal(err)
+		}
+		l.Backward(ts, down, bs)
+	})
+}
+
+// runBench runs step, which handles batch images, b.N times and reports
+// images per second of wall time and, single-threaded, of the thread's
+// CPU time (which other processes on the machine do not distort).
+func runBench(b *testing.B, batch, threads int, step func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	b.ReportAllocs()
+	step() // warm up: first-use buffers, worker goroutines
+	b.ResetTimer()
+	cpu0 := threadCPUTime()
+	for b.Loop() {
+		step()
+	}
+	cpu := threadCPUTime() - cpu0
+	images := float64(b.N) * float64(batch)
+	b.ReportMetric(images/b.Elapsed().Seconds(), "img/s")
+	if threads == 1 && cpu > 0 {
+		b.ReportMetric(images/cpu.Seconds(), "img/cpu-s")
+	}
+}
+
+// benchNet is a chain of layers, each reading the previous top.
+type benchNet struct {
+	layers []Layer
+	bottom [][]*Blob
+	top    [][]*Blob
+	down   [][]bool
+}
+
+// newBenchNet builds the chain: defs are the layers after the data, the
+// last being a loss with the labels as second bottom.
+func newBenchNet(b *testing.B, threads int, in []int, classes int, defs ...string) *benchNet {
+	env := &LayerEnv{Phase: caffepb.Phase_TRAIN, Threads: threads}
+	data, labels := randBlob(1, 0, 1, in...), labelBlob(2, classes, in[0])
+	n := &benchNet{}
+	cur := data
+	for i, d := range defs {
+		var bottom []*Blob
+		var down []bool
+		top := NewBlob()
+		switch {
+		case i == len(defs)-1:
+			bottom, down = blobs(cur, labels), []bool{true, false}
+		default:
+			bottom, down = blobs(cur), []bool{i > 0}
+		}
+		if d == `type: "ReLU"` {
+			top = cur // in place, as Caffe nets do
+		}
+		l := setupLayer(b, d, env, bottom, blobs(top))
+		n.layers = append(n.layers, l)
+		n.bottom = append(n.bottom, bottom)
+		n.top = append(n.top, blobs(top))
+		n.down = append(n.down, down)
+		cur = top
+	}
+	cur.DiffSlice()[0] = 1 // loss weight
+	return n
+}
+
+func (n *benchNet) step(b *testing.B) {
+	for i, l := range n.layers {
+		if err := l.Forward(n.bottom[i], n.top[i]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for i := len(n.layers) - 1; i >= 0; i-- {
+		n.layers[i].Backward(n.top[i], n.down[i], n.bottom[i])
+	}
+}
+
+// BenchmarkLayerStack times a training step (Forward and Backward of
+// every layer, no solver update) of LeNet (batch 64) and CIFAR-10 quick
+// (batch 100) built from the layers directly, reporting images per second.
+func BenchmarkLayerStack(b *testing.B) {
+	nets := []struct {
+		name    string
+		in      []int
+		classes int
+		defs    []string
+	}{
+		{"lenet", []int{64, 1, 28, 28}, 10, []string{
+			`type: "Convolution" convolution_param { num_output: 20 kernel_size: 5 weight_filler { type: "xavier" } }`,
+			`type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 }`,
+			`type: "Convolution" convolution_param { num_output: 50 kernel_size: 5 weight_filler { type: "xavier" } }`,
+			`type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 }`,
+			`type: "InnerProduct" inner_product_param { num_output: 500 weight_filler { type: "xavier" } }`,
+			`type: "ReLU"`,
+			`type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "xavier" } }`,
+			`type: "SoftmaxWithLoss"`,
+		}},
+		{"cifar10-quick", []int{100, 3, 32, 32}, 10, []string{
+			`type: "Convolution" convolution_param { num_output: 32 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.0001 } }`,
+			`type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`,
+			`type: "ReLU"`,
+			`type: "Convolution" convolution_param { num_output: 32 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.01 } }`,
+			`type: "ReLU"`,
+			`type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 }`,
+			`type: "Convolution" convolution_param { num_output: 64 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.01 } }`,
+			`type: "ReLU"`,
+			`type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 }`,
+			`type: "InnerProduct" inner_product_param { num_output: 64 weight_filler { type: "gaussian" std: 0.1 } }`,
+			`type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "gaussian" std: 0.1 } }`,
+			`type: "SoftmaxWithLoss"`,
+		}},
+	}
+	for _, nt := range nets {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/%dt", nt.name, threads), func(b *testing.B) {
+				n := newBenchNet(b, threads, nt.in, nt.classes, nt.defs...)
+				runBench(b, nt.in[0], threads, func() { n.step(b) })
+			})
+		}
+	}
+}
+
+// BenchmarkLayerConvChunks compares budgets for the column matrix of one
+// chunk of images (convColBudget), with the columns of all chunks kept
+// for Backward or rebuilt there (convKeepBudget), single-threaded.
+func BenchmarkLayerConvChunks(b *testing.B) {
+	for _, c := range layerBenchCases {
+		if !strings.Contains(c.name, "conv") {
+			continue
+		}
+		for _, keep := range []bool{false, true} {
+			for _, budget := range []int{1 << 15, 1 << 16, 1 << 17, 1 << 18, 1 << 20} {
+				b.Run(fmt.Sprintf("%s/keep=%v/budget=%dk", c.name, keep, budget>>10), func(b *testing.B) {
+					defer func(v, k int) { convColBudget, convKeepBudget = v, k }(convColBudget, convKeepBudget)
+					convColBudget, convKeepBudget = budget, 0
+					if keep {
+						convKeepBudget = 1 << 40
+					}
+					benchLayer(b, c.def, c.in, 1)
+				})
+			}
+		}
+	}
+}

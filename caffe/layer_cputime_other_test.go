@@ -1,0 +1,8 @@
+//go:build !linux
+
+package caffe
+
+import "time"
+
+// threadCPUTime is not measured on this system.
+func threadCPUTime() time.Duration { return 0 }

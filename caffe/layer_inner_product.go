@@ -1,0 +1,158 @@
+package caffe
+
+import (
+	"fmt"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
+
+func init() { registerComputed("InnerProduct", newInnerProduct) }
+
+// InnerProduct is a fully connected layer: the bottom is flattened from
+// axis on into M rows of K values, and top = bottom·Wᵀ + b, with weights
+// W [N, K] (or [K, N] with transpose) and bias b [N].
+type InnerProduct struct {
+	layerBase
+	n         int
+	bias      bool
+	transpose bool
+	axisParam int
+	axis      int
+	m, k      int
+	yT        []float32 // [N, M]: the output transposed (see Forward)
+}
+
+var _ Layer = (*InnerProduct)(nil)
+
+func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
+	p := orDefaults(def.GetInnerProductParam())
+	if p.GetNumOutput() == 0 {
+		return nil, fmt.Errorf("inner_product_param.num_output must be > 0")
+	}
+	if err := CheckFiller(p.GetWeightFiller()); err != nil {
+		return nil, fmt.Errorf("weight_filler: %w", err)
+	}
+	if err := CheckFiller(p.GetBiasFiller()); err != nil {
+		return nil, fmt.Errorf("bias_filler: %w", err)
+	}
+	return &InnerProduct{
+		layerBase: newLayerBase("InnerProduct", def, env),
+		n:         int(p.GetNumOutput()),
+		bias:      p.GetBiasTerm(),
+		transpose: p.GetTranspose(),
+		axisParam: int(p.GetAxis()),
+	}, nil
+}
+
+// Setup creates and fills the weights and bias.
+func (l *InnerProduct) Setup(bottom, top []*Blob) error {
+	if err := l.checkBlobs(bottom, top, 1, 1, 1, 1); err != nil {
+		return err
+	}
+	axis, err := canonicalAxis("inner_product_param.axis", l.axisParam, bottom[0].NumAxes())
+	if err != nil {
+		return l.errorf("%w", err)
+	}
+	l.axis = axis
+	l.k = bottom[0].CountFrom(axis)
+	shapes := [][]int{{l.n, l.k}}
+	if l.transpose {
+		shapes[0] = []int{l.k, l.n}
+	}
+	if l.bias {
+		shapes = append(shapes, []int{l.n})
+	}
+	p := orDefaults(l.def.GetInnerProductParam())
+	rng := l.fillRNG()
+	err = l.initParams(shapes, func(i int, b *Blob) error {
+		if i == 0 {
+			return FillBlob(b, p.GetWeightFiller(), rng)
+		}
+		return FillBlob(b, p.GetBiasFiller(), rng)
+	})
+	if err != nil {
+		return err
+	}
+	return l.Reshape(bottom, top)
+}
+
+// Reshape shapes the top: the bottom's axes before axis, then N.
+func (l *InnerProduct) Reshape(bottom, top []*Blob) error {
+	b := bottom[0]
+	if l.axis >= b.NumAxes() || b.CountFrom(l.axis) != l.k {
+		return l.errorf("input of shape %v has %d values from axis %d, the weights expect K = %d",
+			b.shape, b.CountFrom(min(l.axis, b.NumAxes())), l.axis, l.k)
+	}
+	l.m = b.CountRange(0, l.axis)
+	reshapeHead(top[0], b, l.axis, l.n)
+	if !l.transpose {
+		l.yT = growFloats(l.yT, l.m*l.n)
+	}
+	return nil
+}
+
+// Forward computes top = bottom·Wᵀ + b. With W stored [N, K] it computes
+// topᵀ = W·bottomᵀ, so that the large operand W is read along its rows,
+// and transposes the result while adding the bias.
+func (l *InnerProduct) Forward(bottom, top []*Blob) error {
+	x, y := bottom[0].DataSlice(), top[0].DataSlice()
+	w := l.blobs[0].DataSlice()
+	m, n, k := l.m, l.n, l.k
+	var b []float32
+	if l.bias {
+		b = l.blobs[1].DataSlice()
+	}
+	if l.transpose {
+		beta := float32(0)
+		if b != nil {
+			for i := range m {
+				copy(y[i*n:(i+1)*n], b)
+			}
+			beta = 1
+		}
+		kernel.SgemmParallel(l.threads(), false, false, m, n, k, 1, x, k, w, n, beta, y, n)
+		return nil
+	}
+	yT := l.yT[:n*m]
+	kernel.SgemmParallel(l.threads(), false, true, n, m, k, 1, w, k, x, k, 0, yT, m)
+	for j := range n {
+		var c float32
+		if b != nil {
+			c = b[j]
+		}
+		for i, v := range yT[j*m : (j+1)*m] {
+			y[i*n+j] = v + c
+		}
+	}
+	return nil
+}
+
+// Backward accumulates the weight and bias gradients and computes the
+// bottom's.
+func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
+	dy, x := top[0].DiffSlice(), bottom[0].DataSlice()
+	m, n, k := l.m, l.n, l.k
+	if l.paramGrad(0) {
+		dw := l.blobs[0].DiffSlice()
+		if l.transpose {
+			kernel.SgemmParallel(l.threads(), true, false, k, n, m, 1, x, k, dy, n, 1, dw, n)
+		} else {
+			kernel.SgemmParallel(l.threads(), true, false, n, k, m, 1, dy, n, x, k, 1, dw, k)
+		}
+	}
+	if l.bias && l.paramGrad(1) {
+		db := l.blobs[1].DiffSlice()
+		for i := 0; i < m; i++ {
+			kernel.Add(db, db, dy[i*n:(i+1)*n])
+		}
+	}
+	if len(propagateDown) > 0 && propagateDown[0] {
+		w, dx := l.blobs[0].DataSlice(), bottom[0].DiffSlice()
+		if l.transpose {
+			kernel.SgemmParallel(l.threads(), false, true, m, k, n, 1, dy, n, w, n, 0, dx, k)
+		} else {
+			kernel.SgemmParallel(l.threads(), false, false, m, k, n, 1, dy, n, w, k, 0, dx, k)
+		}
+	}
+}

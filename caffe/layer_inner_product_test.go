@@ -1,0 +1,113 @@
+package caffe
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestLayerInnerProductForward(t *testing.T) {
+	cases := []struct {
+		name   string
+		param  string
+		in     []int
+		x      []float32
+		w, b   []float32
+		shape  []int
+		want   []float32
+		wshape []int
+	}{
+		{
+			name: "plain", param: `num_output: 2`,
+			in: []int{2, 3}, x: []float32{1, 2, 3, 4, 5, 6},
+			w: []float32{1, 0, -1, 0.5, 0.5, 0.5}, b: []float32{10, 20},
+			shape: []int{2, 2}, want: []float32{8, 23, 8, 27.5}, wshape: []int{2, 3},
+		},
+		{
+			name: "transpose", param: `num_output: 2 transpose: true`,
+			in: []int{2, 3}, x: []float32{1, 2, 3, 4, 5, 6},
+			w: []float32{1, 0.5, 0, 0.5, -1, 0.5}, b: []float32{10, 20},
+			shape: []int{2, 2}, want: []float32{8, 23, 8, 27.5}, wshape: []int{3, 2},
+		},
+		{
+			name: "flattens", param: `num_output: 1 bias_term: false`,
+			in: []int{1, 2, 1, 2}, x: []float32{1, 2, 3, 4},
+			w: []float32{1, 1, 1, 1}, shape: []int{1, 1}, want: []float32{10}, wshape: []int{1, 4},
+		},
+		{
+			name: "axis2", param: `num_output: 1 axis: 2 bias_term: false`,
+			in: []int{1, 2, 2}, x: []float32{1, 2, 3, 4},
+			w: []float32{1, -1}, shape: []int{1, 2, 1}, want: []float32{-1, -1}, wshape: []int{1, 2},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x, y := blobOf(c.in, c.x...), NewBlob()
+			l := setupLayer(t, `type: "InnerProduct" inner_product_param { `+c.param+` }`, nil, blobs(x), blobs(y))
+			if got := l.Params()[0].Shape(); fmt.Sprint(got) != fmt.Sprint(c.wshape) {
+				t.Fatalf("weight shape %v, want %v", got, c.wshape)
+			}
+			copy(l.Params()[0].DataSlice(), c.w)
+			if c.b != nil {
+				copy(l.Params()[1].DataSlice(), c.b)
+			}
+			if err := l.Forward(blobs(x), blobs(y)); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(y.Shape()) != fmt.Sprint(c.shape) || !closeSlices(y.DataSlice(), c.want, 1e-6) {
+				t.Errorf("output %v %v, want %v %v", y.Shape(), y.DataSlice(), c.shape, c.want)
+			}
+		})
+	}
+}
+
+func TestLayerInnerProductBackward(t *testing.T) {
+	x, y := blobOf([]int{2, 2}, 1, 2, 3, 4), NewBlob()
+	l := setupLayer(t, `type: "InnerProduct" inner_product_param { num_output: 1 }`, nil, blobs(x), blobs(y))
+	copy(l.Params()[0].DataSlice(), []float32{2, -1})
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	copy(y.DiffSlice(), []float32{1, 10})
+	fillFloats(l.Params()[0].DiffSlice(), 100) // gradients accumulate
+	l.Backward(blobs(y), []bool{true}, blobs(x))
+	if want := []float32{131, 142}; !closeSlices(l.Params()[0].DiffSlice(), want, 0) {
+		t.Errorf("weight gradient %v, want %v", l.Params()[0].DiffSlice(), want)
+	}
+	if want := []float32{11}; !closeSlices(l.Params()[1].DiffSlice(), want, 0) {
+		t.Errorf("bias gradient %v, want %v", l.Params()[1].DiffSlice(), want)
+	}
+	if want := []float32{2, -1, 20, -10}; !closeSlices(x.DiffSlice(), want, 0) {
+		t.Errorf("bottom gradient %v, want %v", x.DiffSlice(), want)
+	}
+}
+
+func TestLayerInnerProductErrors(t *testing.T) {
+	if _, err := NewLayer(parseLayerDef(t, `type: "InnerProduct"`), nil); err == nil || !strings.Contains(err.Error(), "num_output") {
+		t.Errorf("no num_output: %v", err)
+	}
+	x := NewBlob(2, 3)
+	l := setupLayer(t, `type: "InnerProduct" inner_product_param { num_output: 2 }`, nil, blobs(x), blobs(NewBlob()))
+	x.Reshape(2, 4)
+	if err := l.Reshape(blobs(x), blobs(NewBlob())); err == nil || !strings.Contains(err.Error(), "K = 3") {
+		t.Errorf("Reshape to another K: %v", err)
+	}
+}
+
+func TestLayerInnerProductAllocs(t *testing.T) {
+	x, y := randBlob(1, -1, 1, 8, 20), NewBlob()
+	l := setupLayer(t, `type: "InnerProduct" inner_product_param { num_output: 10 }`, &LayerEnv{Threads: 2}, blobs(x), blobs(y))
+	bs, ts, down := blobs(x), blobs(y), []bool{true}
+	allocs := testing.AllocsPerRun(5, func() {
+		if err := l.Reshape(bs, ts); err != nil {
+			t.Fatal(err)
+		}
+		if err := l.Forward(bs, ts); err != nil {
+			t.Fatal(err)
+		}
+		l.Backward(ts, down, bs)
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per Reshape+Forward+Backward, want 0", allocs)
+	}
+}

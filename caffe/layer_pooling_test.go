@@ -1,0 +1,201 @@
+package caffe
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func seq(n int) []float32 {
+	s := make([]float32, n)
+	for i := range s {
+		s[i] = float32(i + 1)
+	}
+	return s
+}
+
+func TestLayerPoolingForward(t *testing.T) {
+	cases := []struct {
+		name  string
+		param string
+		in    []int
+		x     []float32
+		shape []int
+		want  []float32
+		mask  []float32 // MAX with a second top
+	}{
+		{
+			name: "max-first-wins", param: `pool: MAX kernel_size: 2 stride: 2`,
+			in: []int{1, 1, 2, 4}, x: []float32{5, 5, -1, -3, 2, 5, -2, -1},
+			shape: []int{1, 1, 1, 2}, want: []float32{5, -1}, mask: []float32{0, 2},
+		},
+		{
+			name: "max-pad-ignores-padding", param: `pool: MAX kernel_size: 2 stride: 2 pad: 1`,
+			in: []int{1, 1, 2, 2}, x: []float32{-4, -3, -2, -1},
+			shape: []int{1, 1, 2, 2}, want: []float32{-4, -3, -2, -1}, mask: []float32{0, 1, 2, 3},
+		},
+		{
+			name: "max-ceil", param: `pool: MAX kernel_size: 3 stride: 2`,
+			in: []int{1, 1, 4, 4}, x: seq(16),
+			shape: []int{1, 1, 2, 2}, want: []float32{11, 12, 15, 16}, mask: []float32{10, 11, 14, 15},
+		},
+		{
+			name: "ave-ceil-divisor", param: `pool: AVE kernel_size: 3 stride: 2`,
+			in: []int{1, 1, 4, 4}, x: seq(16),
+			shape: []int{1, 1, 2, 2}, want: []float32{6, 7.5, 12, 13.5},
+		},
+		{
+			name: "ave-floor", param: `pool: AVE kernel_size: 3 stride: 2 round_mode: FLOOR`,
+			in: []int{1, 1, 4, 4}, x: seq(16),
+			shape: []int{1, 1, 1, 1}, want: []float32{6},
+		},
+		{
+			name: "ave-pad-counts-padding", param: `pool: AVE kernel_size: 3 stride: 2 pad: 1`,
+			in: []int{1, 1, 3, 3}, x: seq(9),
+			shape: []int{1, 1, 2, 2}, want: []float32{12.0 / 9, 16.0 / 9, 24.0 / 9, 28.0 / 9},
+		},
+		{
+			name: "global-max", param: `pool: MAX global_pooling: true`,
+			in: []int{1, 2, 2, 3}, x: []float32{1, 7, 3, 4, 5, 6, -1, -2, -3, -4, -5, -6},
+			shape: []int{1, 2, 1, 1}, want: []float32{7, -1}, mask: []float32{1, 0},
+		},
+		{
+			name: "global-ave", param: `pool: AVE global_pooling: true`,
+			in: []int{2, 1, 1, 4}, x: []float32{1, 2, 3, 4, -1, -1, -1, -1},
+			shape: []int{2, 1, 1, 1}, want: []float32{2.5, -1},
+		},
+		{
+			name: "rect-kernel", param: `pool: MAX kernel_h: 1 kernel_w: 2 stride_h: 1 stride_w: 2`,
+			in: []int{1, 1, 2, 4}, x: []float32{1, 2, 4, 3, 8, 7, 5, 6},
+			shape: []int{1, 1, 2, 2}, want: []float32{2, 4, 8, 6}, mask: []float32{1, 2, 4, 7},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := blobOf(c.in, c.x...)
+			top := blobs(NewBlob())
+			if c.mask != nil {
+				top = append(top, NewBlob())
+			}
+			l := setupLayer(t, `type: "Pooling" pooling_param { `+c.param+` }`, nil, blobs(x), top)
+			if err := l.Forward(blobs(x), top); err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(top[0].Shape()) != fmt.Sprint(c.shape) {
+				t.Fatalf("shape %v, want %v", top[0].Shape(), c.shape)
+			}
+			if !closeSlices(top[0].DataSlice(), c.want, 1e-6) {
+				t.Errorf("output %v, want %v", top[0].DataSlice(), c.want)
+			}
+			if c.mask != nil && !closeSlices(top[1].DataSlice(), c.mask, 0) {
+				t.Errorf("mask %v, want %v", top[1].DataSlice(), c.mask)
+			}
+		})
+	}
+}
+
+func TestLayerPoolingBackward(t *testing.T) {
+	// MAX routes each gradient to the first maximum; AVE spreads it by the
+	// divisor (here 9 everywhere: padding counts).
+	x := blobOf([]int{1, 1, 2, 4}, 5, 5, -1, -3, 2, 5, -2, -1)
+	y := NewBlob()
+	l := setupLayer(t, `type: "Pooling" pooling_param { pool: MAX kernel_size: 2 stride: 2 }`, nil, blobs(x), blobs(y))
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	copy(y.DiffSlice(), []float32{10, 20})
+	l.Backward(blobs(y), []bool{true}, blobs(x))
+	if want := []float32{10, 0, 20, 0, 0, 0, 0, 0}; !closeSlices(x.DiffSlice(), want, 0) {
+		t.Errorf("MAX gradient %v, want %v", x.DiffSlice(), want)
+	}
+
+	x = blobOf([]int{1, 1, 3, 3}, seq(9)...)
+	l = setupLayer(t, `type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 pad: 1 }`, nil, blobs(x), blobs(y))
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	copy(y.DiffSlice(), []float32{9, 18, 27, 36})
+	l.Backward(blobs(y), []bool{true}, blobs(x))
+	if want := []float32{1, 3, 2, 4, 10, 6, 3, 7, 4}; !closeSlices(x.DiffSlice(), want, 1e-6) {
+		t.Errorf("AVE gradient %v, want %v", x.DiffSlice(), want)
+	}
+}
+
+func TestLayerPoolingOutputSize(t *testing.T) {
+	cases := []struct {
+		param string
+		in    int
+		out   int
+	}{
+		{`kernel_size: 2 stride: 2`, 24, 12}, // LeNet
+		{`kernel_size: 3 stride: 2`, 32, 16}, // CIFAR-10 quick: ceil
+		{`kernel_size: 3 stride: 2 round_mode: FLOOR`, 32, 15},
+		{`kernel_size: 3 stride: 2`, 16, 8},
+		{`kernel_size: 3 stride: 2`, 8, 4},
+		{`kernel_size: 2 stride: 2 pad: 1`, 4, 3},
+		{`kernel_size: 2 stride: 2 pad: 1`, 5, 3}, // last window would start in the padding
+		{`kernel_size: 3 stride: 2 pad: 1`, 7, 4},
+	}
+	for _, c := range cases {
+		t.Run(fmt.Sprintf("%s/%d", c.param, c.in), func(t *testing.T) {
+			y := NewBlob()
+			setupLayer(t, `type: "Pooling" pooling_param { `+c.param+` }`, nil, blobs(NewBlob(1, 1, c.in, c.in)), blobs(y))
+			if y.Dim(2) != c.out || y.Dim(3) != c.out {
+				t.Errorf("output %v, want %d×%d", y.Shape(), c.out, c.out)
+			}
+		})
+	}
+}
+
+func TestLayerPoolingErrors(t *testing.T) {
+	cases := []struct {
+		name, param string
+		in          []int
+		tops        int
+		want        string
+	}{
+		{"stochastic", `pool: STOCHASTIC kernel_size: 2`, []int{1, 1, 4, 4}, 1, "STOCHASTIC"},
+		{"global-kernel", `global_pooling: true kernel_size: 2`, []int{1, 1, 4, 4}, 1, "global_pooling"},
+		{"no-kernel", `pool: MAX`, []int{1, 1, 4, 4}, 1, "kernel_size"},
+		{"kernel-twice", `kernel_size: 2 kernel_h: 2 kernel_w: 2`, []int{1, 1, 4, 4}, 1, "not both"},
+		{"pad-too-big", `kernel_size: 2 pad: 2`, []int{1, 1, 4, 4}, 1, "smaller than the kernel"},
+		{"3d", `kernel_size: 2`, []int{1, 4, 4}, 1, "4 axes"},
+		{"ave-mask", `pool: AVE kernel_size: 2`, []int{1, 1, 4, 4}, 2, "top"},
+		{"too-small", `kernel_size: 5`, []int{1, 1, 4, 4}, 1, "smaller than"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			l, err := NewLayer(parseLayerDef(t, `type: "Pooling" pooling_param { `+c.param+` }`), nil)
+			if err == nil {
+				top := make([]*Blob, c.tops)
+				for i := range top {
+					top[i] = NewBlob()
+				}
+				err = l.Setup(blobs(NewBlob(c.in...)), top)
+			}
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLayerPoolingAllocs(t *testing.T) {
+	for _, p := range []string{`pool: MAX kernel_size: 3 stride: 2`, `pool: AVE kernel_size: 3 stride: 2 pad: 1`} {
+		x, y := randBlob(1, -1, 1, 2, 3, 9, 9), NewBlob()
+		l := setupLayer(t, `type: "Pooling" pooling_param { `+p+` }`, nil, blobs(x), blobs(y))
+		bs, ts, down := blobs(x), blobs(y), []bool{true}
+		allocs := testing.AllocsPerRun(5, func() {
+			if err := l.Reshape(bs, ts); err != nil {
+				t.Fatal(err)
+			}
+			if err := l.Forward(bs, ts); err != nil {
+				t.Fatal(err)
+			}
+			l.Backward(ts, down, bs)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: %v allocations per Reshape+Forward+Backward, want 0", p, allocs)
+		}
+	}
+}

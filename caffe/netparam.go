@@ -1,0 +1,35 @@
+package caffe
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// LoadNetParameter reads a net definition (.prototxt) and upgrades it to
+// the current format, as Caffe's ReadNetParamsFromTextFile does. Errors
+// name file:line:col, and the positions of the layers are remembered, so
+// later errors about a layer (from ProcessNet, InferShapes) name them too.
+func LoadNetParameter(path string) (*caffepb.NetParameter, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("caffe: %w", err)
+	}
+	return ParseNetParameter(path, src)
+}
+
+// ParseNetParameter parses a net definition in text format and upgrades it
+// to the current format. name labels positions in errors.
+func ParseNetParameter(name string, src []byte) (*caffepb.NetParameter, error) {
+	np := &caffepb.NetParameter{}
+	rec := newSourceRecorder()
+	if err := parseText(name, src, np, rec.hook); err != nil {
+		return nil, err
+	}
+	rec.commit()
+	if err := UpgradeNetParameter(np); err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, name)
+	}
+	return np, nil
+}

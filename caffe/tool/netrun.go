@@ -1,0 +1,173 @@
+package tool
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// dataFlag is --data=KIND=DIR: every Data layer reads the data set of a
+// registered kind in DIR (its training split in TRAIN nets, its test split
+// in TEST nets).
+type dataFlag struct{ source string }
+
+func (d *dataFlag) String() string { return d.source }
+
+func (d *dataFlag) Set(v string) error {
+	kind, dir, ok := strings.Cut(v, "=")
+	if !ok || kind == "" || dir == "" {
+		return fmt.Errorf("want KIND=DIR with KIND one of %s, e.g. mnist=/data/mnist; got %q", strings.Join(caffe.DataSources(), ", "), v)
+	}
+	known := false
+	for _, k := range caffe.DataSources() {
+		known = known || k == kind
+	}
+	if !known {
+		return fmt.Errorf("unknown data set kind %q; known kinds: %s", kind, strings.Join(caffe.DataSources(), ", "))
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	d.source = kind + ":" + abs
+	return nil
+}
+
+const dataUsage = "point every Data layer at a data set, KIND=DIR (e.g. mnist=DIR, a folder of MNIST IDX files): " +
+	"TRAIN-phase layers read its training set, TEST-phase layers its test set"
+
+// interruptible returns a context cancelled by Ctrl-C (SIGINT).
+func interruptible() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt)
+}
+
+// netInputs prepares a net definition for running from the command line:
+// with --data its Data layers read that data set; otherwise Data layers
+// whose data top has an --input-shape are replaced by MemoryData layers
+// fed with synthetic batches (for timing nets without their data).
+// It returns the replaced layers.
+func netInputs(np *caffepb.NetParameter, data string, shapes shapeFlags) ([]caffe.DataInput, error) {
+	if data != "" {
+		caffe.SetDataSources(np, data)
+		return nil, nil
+	}
+	var replaced []caffe.DataInput
+	for _, l := range np.GetLayer() {
+		if l.GetType() != "Data" || len(l.Top) == 0 {
+			continue
+		}
+		shape, ok := shapes[l.Top[0]]
+		if !ok {
+			continue
+		}
+		if len(shape) != 4 {
+			return nil, usageErrorf("--input-shape for Data layer %q's top %q needs 4 dimensions N,C,H,W, got %v", l.GetName(), l.Top[0], shape)
+		}
+		if l.DataParam == nil {
+			l.DataParam = &caffepb.DataParameter{}
+		}
+		b := uint32(shape[0])
+		l.DataParam.BatchSize = &b
+		one := &caffepb.NetParameter{Layer: []*caffepb.LayerParameter{l}}
+		in, err := caffe.ReplaceDataLayers(one, shape[1], shape[2], shape[3])
+		if err != nil {
+			return nil, err
+		}
+		// ReplaceDataLayers sizes the data top from the crop; the given
+		// shape is the top's shape.
+		h, w := uint32(shape[2]), uint32(shape[3])
+		l.MemoryDataParam.Height, l.MemoryDataParam.Width = &h, &w
+		replaced = append(replaced, in...)
+	}
+	return replaced, nil
+}
+
+// feedSynthetic makes the net's MemoryData layers produce fixed
+// pseudo-random batches: values uniform in [0, 1) and labels 0..9.
+func feedSynthetic(net *caffe.Net) {
+	for _, md := range net.MemoryDataLayers() {
+		state := uint32(12345)
+		md.SetFeeder(func(data, label []float32) error {
+			for i := range data {
+				state = state*1664525 + 1013904223
+				data[i] = float32(state>>8) / (1 << 24)
+			}
+			for i := range label {
+				label[i] = float32(i % 10)
+			}
+			return nil
+		})
+	}
+}
+
+// build reads the net named by the flags, applies --data or the
+// synthetic inputs, and builds it for the flags' state.
+func (f *netFlags) build(data string, shapes shapeFlags, threads int, seed uint64) (*caffe.Net, error) {
+	if f.model == "" {
+		return nil, usageErrorf("--model is required")
+	}
+	phase, err := caffe.ParsePhase(f.phase)
+	if err != nil {
+		return nil, usageErrorf("--phase: %v", err)
+	}
+	np, err := caffe.LoadNetParameter(f.model)
+	if err != nil {
+		return nil, err
+	}
+	synthetic, err := netInputs(np, data, shapes)
+	if err != nil {
+		return nil, err
+	}
+	state := caffe.NetStateOf(np)
+	state.Phase = phase
+	state.Level = f.level
+	if f.stage != "" {
+		state.Stages = append(state.Stages, strings.Split(f.stage, ",")...)
+	}
+	net, err := caffe.NewNet(np, caffe.NetOptions{State: &state, Threads: threads, Seed: seed, Dir: filepath.Dir(f.model)})
+	if err != nil {
+		return nil, err
+	}
+	for name, shape := range shapes {
+		b := net.Blob(name)
+		if b == nil {
+			return nil, usageErrorf("--input-shape: net %q has no blob %q", net.Name(), name)
+		}
+		if !isReplaced(synthetic, name) {
+			b.Reshape(shape...)
+		}
+	}
+	if len(synthetic) > 0 {
+		feedSynthetic(net)
+	}
+	return net, nil
+}
+
+func isReplaced(in []caffe.DataInput, top string) bool {
+	for _, d := range in {
+		if len(d.Tops) > 0 && d.Tops[0] == top {
+			return true
+		}
+	}
+	return false
+}
+
+// formatValue prints a number as Caffe's logs do (6 significant digits).
+func formatValue(v float64) string { return strconv.FormatFloat(v, 'g', 6, 64) }
+
+// outputLine formats one output value as Caffe does:
+// "loss = 0.0283 (* 1 = 0.0283 loss)".
+func outputLine(name string, v float64, weight float32) string {
+	s := name + " = " + formatValue(v)
+	if weight != 0 {
+		s += " (* " + formatValue(float64(weight)) + " = " + formatValue(float64(weight)*v) + " loss)"
+	}
+	return s
+}

@@ -1,0 +1,141 @@
+// Package tool implements the sparknet command, a Caffe-style command line:
+//
+//	sparknet summary --model=lenet_train_test.prototxt --phase=TRAIN --input-shape=data=64,1,28,28
+//	sparknet upgrade --model=old.prototxt
+//	sparknet train --solver=lenet_solver.prototxt --data=mnist=DIR [--weights=W | --snapshot=S] [--iterations=N]
+//	sparknet test --model=lenet_train_test.prototxt --weights=lenet_iter_10000.caffemodel --iterations=100 --data=mnist=DIR
+//	sparknet time --model=lenet_train_test.prototxt --iterations=50 --input-shape=data=64,1,28,28
+//
+// --data=KIND=DIR points every Data layer at a data set of a registered
+// kind (mnist: a folder of MNIST IDX files; cifar10: CIFAR-10 binary
+// batches): TRAIN-phase layers read its training set, TEST-phase layers its
+// test set, so Caffe's example nets run without their LMDB databases.
+//
+// Flags are spelled like those of Caffe's caffe tool (--model, --weights,
+// --phase, --level, --stage). Main is the whole command, so it can be run
+// from tests and embedded in other programs; cmd/sparknet only calls it.
+package tool
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+)
+
+// command is one subcommand of sparknet.
+type command struct {
+	name    string
+	summary string // one line, for the command list
+	usage   string // the arguments, for "sparknet help NAME"
+	// run executes the command; flags is ready to parse args and writes
+	// its errors to stderr.
+	run func(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]*command{}
+
+// register adds a subcommand; a duplicate name is a programming error.
+func register(c *command) {
+	if commands[c.name] != nil {
+		panic("tool: command " + c.name + " registered twice")
+	}
+	commands[c.name] = c
+}
+
+// errUsage marks errors in how the command was called; Main prints the
+// usage and exits with status 2 for them.
+var errUsage = errors.New("usage")
+
+// errReported marks usage errors the flag package has already reported.
+var errReported = errors.New("reported")
+
+func usageErrorf(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
+}
+
+// Main runs the sparknet command with args (without the program name),
+// writing results to stdout and messages to stderr, and returns the exit
+// status: 0 on success, 1 when the command failed, 2 for a usage error.
+func Main(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		printUsage(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(args) > 1 {
+			if c := commands[args[1]]; c != nil {
+				printCommandUsage(stdout, c)
+				return 0
+			}
+			fmt.Fprintf(stderr, "sparknet: unknown command %q\n", args[1])
+			printUsage(stderr)
+			return 2
+		}
+		printUsage(stdout)
+		return 0
+	}
+	c := commands[name]
+	if c == nil {
+		fmt.Fprintf(stderr, "sparknet: unknown command %q\n", name)
+		printUsage(stderr)
+		return 2
+	}
+	fs := flag.NewFlagSet("sparknet "+c.name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { printCommandUsage(stderr, c); fs.PrintDefaults() }
+	err := c.run(fs, args[1:], stdout, stderr)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.Is(err, errReported):
+		return 2
+	case errors.Is(err, errUsage):
+		fmt.Fprintf(stderr, "sparknet %s: %v\n", c.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
+		printCommandUsage(stderr, c)
+		return 2
+	}
+	fmt.Fprintf(stderr, "sparknet %s: %v\n", c.name, err)
+	return 1
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "usage: sparknet <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, `Run "sparknet help <command>" for a command's flags.`)
+}
+
+func printCommandUsage(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: sparknet %s %s\n", c.name, c.usage)
+	fmt.Fprintf(w, "%s\n", c.summary)
+}
+
+// parseFlags parses args, refusing positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return errReported // the flag set printed the error and the usage
+	}
+	if fs.NArg() > 0 {
+		return usageErrorf("unexpected argument %q; flags are written --name=value", fs.Arg(0))
+	}
+	return nil
+}

@@ -1,0 +1,110 @@
+package caffe
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// benchSolver builds a solver training one of the shared example nets with
+// synthetic batches of c×h×w samples fed to MemoryData layers, and the
+// settings of Caffe's LeNet example: SGD, lr 0.01, momentum 0.9, weight
+// decay 5e-4 (what the PyTorch peer benchmark runs too).
+func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
+	tb.Helper()
+	np, err := LoadNetParameter(filepath.Join(sharedModels(tb), filepath.FromSlash(model)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := ReplaceDataLayers(np, c, h, w); err != nil {
+		tb.Fatal(err)
+	}
+	sp := &caffepb.SolverParameter{
+		NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), Momentum: proto.Float32(0.9),
+		WeightDecay: proto.Float32(5e-4), LrPolicy: proto.String("fixed"),
+	}
+	s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 1})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for _, md := range s.Net().MemoryDataLayers() {
+		state := uint32(1)
+		md.SetFeeder(func(data, label []float32) error {
+			for i := range data {
+				state = state*1664525 + 1013904223
+				data[i] = float32(state>>8) / (1 << 24)
+			}
+			for i := range label {
+				label[i] = float32(i % 10)
+			}
+			return nil
+		})
+	}
+	return s
+}
+
+// benchTrain reports training images/s: forward, loss, backward and the
+// SGD update, per iteration.
+func benchTrain(b *testing.B, model string, c, h, w int) {
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
+			s := benchSolver(b, model, c, h, w, threads)
+			ctx := context.Background()
+			if err := s.Step(ctx, 2); err != nil {
+				b.Fatal(err)
+			}
+			batch := s.Net().Blob("data").Dim(0)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				if err := s.Step(ctx, 1); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "images/s")
+		})
+	}
+}
+
+// BenchmarkTrainLeNet trains Caffe's MNIST LeNet, batch 64.
+func BenchmarkTrainLeNet(b *testing.B) { benchTrain(b, "mnist/lenet_train_test.prototxt", 1, 28, 28) }
+
+// BenchmarkTrainCIFAR10Quick trains Caffe's CIFAR-10 quick net, batch 100.
+func BenchmarkTrainCIFAR10Quick(b *testing.B) {
+	benchTrain(b, "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32)
+}
+
+// TestTrainNoAllocs checks that a training iteration of LeNet (forward,
+// backward, update) allocates nothing once the solver is running, on one
+// goroutine and on two.
+func TestTrainNoAllocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains LeNet for a few iterations")
+	}
+	for _, threads := range []int{1, 2} {
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			s := benchSolver(t, "mnist/lenet_train_test.prototxt", 1, 28, 28, threads)
+			ctx := context.Background()
+			if err := s.Step(ctx, 2); err != nil {
+				t.Fatal(err)
+			}
+			var err error
+			allocs := testing.AllocsPerRun(3, func() {
+				if e := s.Step(ctx, 1); e != nil {
+					err = e
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if allocs != 0 {
+				t.Errorf("a training iteration allocates %v times, want 0", allocs)
+			}
+		})
+	}
+}

@@ -1,0 +1,11 @@
+//go:build !linux
+
+package kernel
+
+import "time"
+
+// threadCPUTime is not measured on this system.
+func threadCPUTime() time.Duration { return 0 }
+
+// processCPUTime is not measured on this system.
+func processCPUTime() time.Duration { return 0 }

@@ -1,0 +1,39 @@
+package kernel
+
+// gemv handles the products with a single row or column of C whose
+// operands lie contiguously in memory, which need no packing: a row of C
+// is a sum of rows of B (Axpy), a column of C a set of dot products. It
+// reports whether it computed the product.
+func (g *gemmImpl) gemv(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) bool {
+	switch {
+	case m == 1 && !transB:
+		// C[0][j] = beta*C[0][j] + sum_p alpha*op(A)[0][p] * B[p][j].
+		row := c[:n]
+		scaleMatrix(g.vec, 1, n, beta, row, ldc)
+		for p := 0; p < k; p++ {
+			ap := a[p]
+			if transA {
+				ap = a[p*lda]
+			}
+			g.vec.axpy(alpha*ap, b[p*ldb:p*ldb+n], row)
+		}
+		return true
+	case n == 1 && !transA && (transB || ldb == 1):
+		// C[i][0] = beta*C[i][0] + alpha * A[i][:] · op(B)[:][0], where
+		// the column of op(B) is contiguous.
+		col := b[:k]
+		for i := 0; i < m; i++ {
+			d := alpha * g.vec.dot(a[i*lda:i*lda+k], col)
+			switch ci := &c[i*ldc]; beta {
+			case 0:
+				*ci = d
+			case 1:
+				*ci += d
+			default:
+				*ci = d + beta**ci
+			}
+		}
+		return true
+	}
+	return false
+}
