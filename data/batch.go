@@ -164,6 +164,23 @@ func (b *Batcher) Next(data, labels []float32) error {
 	return nil
 }
 
+// Skip draws and discards the next n batches, leaving the Batcher exactly
+// where n calls of Next would (random crops and mirrors included). It lets
+// a resumed run continue with the batches an uninterrupted one would see.
+func (b *Batcher) Skip(n int) error {
+	if n <= 0 {
+		return nil
+	}
+	d := make([]float32, b.DataLen())
+	l := make([]float32, b.size)
+	for ; n > 0; n-- {
+		if err := b.Next(d, l); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // advance moves the cursor n samples on, starting a new epoch at the end.
 func (b *Batcher) advance(n int) {
 	b.cursor += n

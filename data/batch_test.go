@@ -189,3 +189,22 @@ func BenchmarkBatcher(b *testing.B) {
 		})
 	}
 }
+
+func TestBatcherSkip(t *testing.T) {
+	for _, order := range []Order{Sequential, Shuffle, RandomWindows} {
+		s := testSamples(t, 11, 1, 1, 3, true)
+		opts := BatchOptions{Size: 4, Order: order, Seed: 9, Transform: Transform{Mirror: true, Train: true, Seed: 4}}
+		a, err := NewBatcher(s, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := NewBatcher(s, opts)
+		drawLabels(t, a, 7)
+		if err := b.Skip(7); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := drawLabels(t, b, 5), drawLabels(t, a, 5); !reflect.DeepEqual(got, want) {
+			t.Errorf("%v: after Skip(7) labels %v, want %v", order, got, want)
+		}
+	}
+}

@@ -3,8 +3,8 @@ package rdd
 import (
 	"context"
 	"fmt"
-	"runtime"
-	"strconv"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,7 +17,9 @@ const DefaultMaxAttempts = 4
 // Options configures a Context.
 type Options struct {
 	// Master picks the engine: "local" (one worker), "local[N]" (N
-	// workers) or "local[*]" (one per core). "" means "local[*]".
+	// workers) or "local[*]" (one per core), or a registered master
+	// such as "mpi" (one worker per MPI rank, in binaries built with
+	// -tags mpi). "" means "local[*]".
 	Master string
 	// Engine, when set, runs the tasks instead of an engine made from
 	// Master; an SPMD engine over a communicator comes in this way.
@@ -45,6 +47,7 @@ type TaskInfo struct {
 // actions.
 type Context struct {
 	engine      Engine
+	spmd        commEngine // the engine, when it runs over a communicator
 	maxAttempts int
 	failTask    func(TaskInfo) error
 	workers     []*worker // nil for workers of other processes
@@ -70,25 +73,26 @@ type worker struct {
 }
 
 // NewContext returns a Context for master: "local", "local[N]" or
-// "local[*]" ("" means "local[*]").
+// "local[*]" ("" means "local[*]"), or a registered master such as "mpi"
+// (see RegisterMaster and Masters).
 func NewContext(master string) (*Context, error) {
 	return NewContextWith(Options{Master: master})
 }
 
 // NewContextWith returns a Context configured by o.
 func NewContextWith(o Options) (*Context, error) {
-	e := o.Engine
-	if e == nil {
-		n, err := parseMaster(o.Master)
-		if err != nil {
-			return nil, err
-		}
-		e = newLocalEngine(n)
-	}
 	if o.MaxAttempts < 0 {
 		return nil, fmt.Errorf("rdd: MaxAttempts %d must not be negative (0 means %d)", o.MaxAttempts, DefaultMaxAttempts)
 	}
+	e := o.Engine
+	if e == nil {
+		var err error
+		if e, err = newEngine(o.Master); err != nil {
+			return nil, err
+		}
+	}
 	sc := &Context{engine: e, maxAttempts: o.MaxAttempts, failTask: o.FailTask, running: map[int]context.CancelFunc{}}
+	sc.spmd, _ = e.(commEngine)
 	if sc.maxAttempts == 0 {
 		sc.maxAttempts = DefaultMaxAttempts
 	}
@@ -99,23 +103,6 @@ func NewContextWith(o Options) (*Context, error) {
 		}
 	}
 	return sc, nil
-}
-
-// parseMaster returns the number of local workers a master URL asks for.
-func parseMaster(m string) (int, error) {
-	switch {
-	case m == "" || m == "local[*]":
-		return runtime.NumCPU(), nil
-	case m == "local":
-		return 1, nil
-	case strings.HasPrefix(m, "local[") && strings.HasSuffix(m, "]"):
-		n, err := strconv.Atoi(m[len("local[") : len(m)-1])
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("rdd: master %q: the worker count must be a positive integer or *", m)
-		}
-		return n, nil
-	}
-	return 0, fmt.Errorf("rdd: unknown master %q (known: local, local[N], local[*]; other engines are passed in Options.Engine)", m)
 }
 
 // Master names the engine, such as "local[4]".
@@ -135,12 +122,93 @@ func (sc *Context) MaxAttempts() int { return sc.maxAttempts }
 // Engine returns the engine that runs the tasks.
 func (sc *Context) Engine() Engine { return sc.engine }
 
+// Rank is this process's rank in an SPMD job, such as an MPI rank; it is
+// 0 under a local master.
+func (sc *Context) Rank() int {
+	if sc.spmd == nil {
+		return 0
+	}
+	return sc.spmd.Comm().Rank()
+}
+
+// IsDriver reports whether this process is the one that talks to the
+// user: rank 0 of an SPMD job, or the only process under a local master.
+// Every rank runs the same driver code, but only the driver prints:
+//
+//	n, err := r.Count() // on every rank
+//	if sc.IsDriver() {
+//		fmt.Println(n, err)
+//	}
+func (sc *Context) IsDriver() bool { return sc.Rank() == 0 }
+
+// Comm returns the communicator of an SPMD job, or nil under a local
+// master, where every worker is in this process. Its collectives check,
+// as the engine's do, that every rank makes the same call; a trainer
+// sums weights over the ranks with AllreduceWeights(sc.Comm(), w).
+func (sc *Context) Comm() Comm {
+	if sc.spmd == nil {
+		return nil
+	}
+	return sc.spmd.Comm()
+}
+
+// Agree is for code that fails on some ranks only, such as reading a
+// file that one node lacks: every rank calls it with its own error (or
+// nil), and it returns that error. Under an SPMD engine, when some ranks
+// failed and others did not, it aborts the job with every failure's
+// message instead, since the ranks' driver code would diverge from here.
+// Under a local master it returns err.
+func (sc *Context) Agree(err error) error {
+	if sc.spmd == nil {
+		return err
+	}
+	return sc.spmd.Agree(err)
+}
+
 // workerOf is the worker that holds partition p.
 func (sc *Context) workerOf(p int) int { return p % len(sc.workers) }
 
 // Close cancels running jobs, stops the workers and drops their caches
 // and stores. Actions on a closed Context return ErrClosed.
+//
+// Under an SPMD engine Close is collective: every rank must call it, and
+// once all have, the communicator is closed (MPI is finalized, so a
+// process can hold one "mpi" Context). A rank that closes while the
+// others still run jobs aborts the job, with a message naming what each
+// rank was doing, instead of waiting forever. When Close is deferred
+// directly (defer sc.Close()) and runs because the rank panics, it aborts
+// the job with the panic and its stack in the message and then panics
+// again, so that a failure on one rank ends the job at once.
 func (sc *Context) Close() error {
+	if sc.spmd != nil {
+		if p := recover(); p != nil {
+			stack := string(debug.Stack())
+			sc.closeSPMD(fmt.Sprintf("panic: %v%s", p, panicSite(stack)), stack)
+			panic(p)
+		}
+	}
+	return sc.closeSPMD("", "")
+}
+
+// panicSite returns " (FILE:LINE)" for the function that panicked, read
+// from a stack taken while panicking, or "".
+func panicSite(stack string) string {
+	lines := strings.Split(stack, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "panic(") && i+3 < len(lines) {
+			loc := strings.TrimSpace(lines[i+3]) // after panic's own frame and the function
+			if j := strings.LastIndex(loc, " +0x"); j >= 0 {
+				loc = loc[:j]
+			}
+			return " (" + filepath.Base(loc) + ")"
+		}
+	}
+	return ""
+}
+
+// closeSPMD is Close, with a note for the other ranks and a detail for
+// this rank's message when it closes early.
+func (sc *Context) closeSPMD(note, detail string) error {
 	sc.mu.Lock()
 	if sc.closed {
 		sc.mu.Unlock()
@@ -151,7 +219,12 @@ func (sc *Context) Close() error {
 		cancel()
 	}
 	sc.mu.Unlock()
-	err := sc.engine.Close()
+	var err error
+	if sc.spmd != nil {
+		err = sc.spmd.CloseWith(note, detail)
+	} else {
+		err = sc.engine.Close()
+	}
 	for _, w := range sc.workers {
 		if w != nil {
 			w.mu.Lock()

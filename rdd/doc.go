@@ -13,11 +13,8 @@
 // Partition p lives on worker p mod sc.Workers(): its tasks run there and
 // its cached copy stays there. Beneath the Context an Engine runs tasks.
 // The local engine runs each worker as a goroutine that executes one task
-// at a time. An SPMD engine (Options.Engine) runs one worker per process,
-// such as an MPI rank: every process runs the same driver code, records
-// the same lineage, computes the partitions its worker owns, and learns
-// every task's result through collectives, so every process gets the same
-// answer from every action.
+// at a time. An SPMD engine runs one worker per process, such as an MPI
+// rank (see SPMD jobs below).
 //
 // # RDDs
 //
@@ -115,6 +112,31 @@
 // runs through a guard that turns a panic into a *PanicError naming the
 // function, the partition and the element, so a bug in interpreted code
 // fails the action instead of the program. CancelJobs stops running jobs.
+//
+// # SPMD jobs
+//
+// Under the master "mpi" (in binaries built with -tags mpi; see package
+// rdd/mpi) or an engine made by NewSPMDEngine over a Comm, every process
+// (rank) runs the same driver code: it records the same lineage,
+// computes the partitions its worker owns (p mod size = rank) and learns
+// every task's result through collectives, so every rank gets the same
+// answer from every action. Only the driver, rank 0, prints:
+//
+//	sc, err := rdd.NewContext("mpi") // started by mpirun -np 4
+//	defer sc.Close()                 // on every rank
+//	n, err := r.Count()              // on every rank
+//	if sc.IsDriver() {
+//		fmt.Println(n, err)
+//	}
+//
+// Context.Comm is the job's communicator (nil under a local master); a
+// trainer sums the weights of its ranks with AllreduceWeights. The ranks
+// check at every collective that all of them make the same call: when
+// they diverge (one rank closes its Context, or fails alone and says so
+// with Context.Agree, while the others run a job), the job is aborted
+// with a message saying what each rank was doing, instead of hanging.
+// NewLocalComms makes a communicator whose ranks are goroutines, to run
+// SPMD code in one process.
 //
 // # Shared variables
 //

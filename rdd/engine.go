@@ -35,11 +35,27 @@ type Engine interface {
 	Close() error
 }
 
+// commEngine is an Engine whose processes are the ranks of a
+// communicator, as an SPMD engine's are.
+type commEngine interface {
+	Engine
+	// Comm returns the communicator, which checks that every rank makes
+	// the same calls.
+	Comm() Comm
+	// Agree tells every rank whether this one failed; see Context.Agree.
+	Agree(err error) error
+	// CloseWith is Close, with a note for every rank saying why this
+	// one closes early, such as a panic, and a detail for this rank's
+	// own message, such as the stack ("" for a normal close).
+	CloseWith(note, detail string) error
+}
+
 // Job is one stage's tasks, as handed to an Engine.
 type Job struct {
-	ID    int   // job ID
-	Stage int   // stage ID
-	Tasks []int // task (partition) indices, ascending
+	ID     int    // job ID
+	Action string // the action that started the job, such as "Count"
+	Stage  int    // stage ID
+	Tasks  []int  // task (partition) indices, ascending
 	// Run runs task t on worker w (t mod Workers()); ctx is canceled when
 	// the job is abandoned.
 	Run func(ctx context.Context, w, t int) (any, error)

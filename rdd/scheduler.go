@@ -93,7 +93,7 @@ func (sc *Context) runStage(j *jobState, name string, tasks []int, fn func(tc *T
 	stage := int(sc.nextStage.Add(1))
 	start := time.Now()
 	sc.events.emit(Event{Kind: StageStart, Time: start, Job: j.id, Action: j.action, Stage: stage, StageName: name, NumTasks: len(tasks)})
-	res, err := sc.engine.Run(j.ctx, &Job{ID: j.id, Stage: stage, Tasks: tasks, Run: func(ctx context.Context, w, t int) (any, error) {
+	res, err := sc.engine.Run(j.ctx, &Job{ID: j.id, Action: j.action, Stage: stage, Tasks: tasks, Run: func(ctx context.Context, w, t int) (any, error) {
 		return sc.runTask(ctx, j, stage, name, w, t, fn)
 	}})
 	if err != nil && !errors.Is(err, ErrCanceled) && j.ctx.Err() != nil {

@@ -10,26 +10,13 @@ import (
 	"math"
 )
 
-// Comm is the communicator an SPMD engine runs over: one process per
-// rank, where every rank makes the same collective calls in the same
-// order. An MPI communicator, or goroutines of one process, can provide
-// it.
-type Comm interface {
-	// Rank is this process's rank, 0 to Size()-1.
-	Rank() int
-	// Size is the number of ranks.
-	Size() int
-	// Broadcast returns root's data on every rank.
-	Broadcast(root int, data []byte) ([]byte, error)
-	// Allgather returns every rank's data, indexed by rank, on every rank.
-	Allgather(data []byte) ([][]byte, error)
-}
-
 // spmdEngine runs one worker per rank: rank r computes the partitions p
 // with p mod size = r, then all ranks exchange results.
 type spmdEngine struct {
-	c Comm
+	c *checkedComm
 }
+
+var _ commEngine = (*spmdEngine)(nil)
 
 // NewSPMDEngine returns an engine over c, for Options.Engine. Every rank
 // must run the same driver code: the same transformations and actions in
@@ -40,14 +27,30 @@ type spmdEngine struct {
 // it caches. A partition that a task needs from another rank's worker
 // (through Union or Coalesce) is computed again from lineage on the rank
 // that needs it. Shuffle output is gathered on every rank.
-func NewSPMDEngine(c Comm) Engine { return &spmdEngine{c: c} }
+//
+// Every collective the engine makes (and every call through
+// Context.Comm) first checks that all ranks make the same call. Ranks
+// whose driver code diverged, such as one that returns early with an
+// error of its own while the others run a job, abort the job with a
+// message that says what each rank was doing, rather than hang. Errors
+// that all ranks agree on, such as a task that failed on every attempt,
+// are returned by the action on every rank, as under a local master.
+//
+// Close, on every rank, closes c (for MPI: finalizes it) once every rank
+// has reached it.
+func NewSPMDEngine(c Comm) Engine { return &spmdEngine{c: newCheckedComm(c)} }
 
 func (e *spmdEngine) Name() string {
 	return fmt.Sprintf("spmd[rank %d of %d]", e.c.Rank(), e.c.Size())
 }
-func (e *spmdEngine) Workers() int    { return e.c.Size() }
-func (e *spmdEngine) Owns(w int) bool { return w == e.c.Rank() }
-func (e *spmdEngine) Close() error    { return nil }
+func (e *spmdEngine) Workers() int          { return e.c.Size() }
+func (e *spmdEngine) Owns(w int) bool       { return w == e.c.Rank() }
+func (e *spmdEngine) Comm() Comm            { return e.c }
+func (e *spmdEngine) Agree(err error) error { return e.c.agree(err) }
+func (e *spmdEngine) Close() error          { return e.c.close("", "") }
+func (e *spmdEngine) CloseWith(note, detail string) error {
+	return e.c.close(note, detail)
+}
 
 // taskResult is one task's outcome as sent to the other ranks.
 type taskResult struct {
@@ -129,11 +132,14 @@ func (e *spmdEngine) Run(ctx context.Context, job *Job) ([]any, error) {
 		}
 		mine = append(mine, tr)
 	}
+	what := fmt.Sprintf("job %d (%s), stage %d", job.ID, job.Action, job.Stage)
 	var buf bytes.Buffer
 	if err := gob.NewEncoder(&buf).Encode(mine); err != nil {
-		return nil, fmt.Errorf("rdd: encoding task results: %w", err)
+		// The results were encoded one by one already; failing here
+		// is this rank's alone, and the others would wait for it.
+		return nil, e.c.abort(fmt.Sprintf("rank %d: %s: encoding task results: %v", rank, what, err))
 	}
-	all, err := e.c.Allgather(buf.Bytes())
+	all, err := e.c.allgather(what, buf.Bytes())
 	if err != nil {
 		return nil, fmt.Errorf("rdd: gathering task results: %w", err)
 	}
@@ -143,11 +149,11 @@ func (e *spmdEngine) Run(ctx context.Context, job *Job) ([]any, error) {
 	for r, payload := range all {
 		var trs []taskResult
 		if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&trs); err != nil {
-			return nil, fmt.Errorf("rdd: decoding the task results of rank %d: %w", r, err)
+			return nil, e.c.abort(fmt.Sprintf("rank %d: %s: decoding the task results of rank %d: %v", rank, what, r, err))
 		}
 		for _, tr := range trs {
 			if tr.Index < 0 || tr.Index >= len(job.Tasks) {
-				return nil, fmt.Errorf("rdd: rank %d sent a result for task %d of %d", r, tr.Index, len(job.Tasks))
+				return nil, e.c.abort(fmt.Sprintf("rank %d: %s: rank %d sent a result for task %d of %d", rank, what, r, tr.Index, len(job.Tasks)))
 			}
 			if tr.Err != nil {
 				if tr.Index < firstAt {
@@ -157,7 +163,9 @@ func (e *spmdEngine) Run(ctx context.Context, job *Job) ([]any, error) {
 			}
 			v, err := decodeValue(tr.Value)
 			if err != nil {
-				return nil, fmt.Errorf("rdd: decoding the result of partition %d from rank %d: %w", job.Tasks[tr.Index], r, err)
+				// Only this rank may fail to decode (a type registered
+				// on some ranks only), so its answer would differ.
+				return nil, e.c.abort(fmt.Sprintf("rank %d: %s: decoding the result of partition %d from rank %d: %v (register its type with rdd.Register on every rank)", rank, what, job.Tasks[tr.Index], r, err))
 			}
 			results[tr.Index] = v
 		}
@@ -178,12 +186,12 @@ func (e *spmdEngine) Broadcast(v any) (any, error) {
 			payload = append([]byte{0}, b...)
 		}
 	}
-	got, err := e.c.Broadcast(0, payload)
+	got, err := e.c.broadcast("Broadcast of a value from rank 0", 0, payload)
 	if err != nil {
 		return nil, err
 	}
 	if len(got) == 0 {
-		return nil, errors.New("rdd: empty broadcast from rank 0")
+		return nil, e.c.abort(fmt.Sprintf("rank %d: empty broadcast from rank 0", e.c.Rank()))
 	}
 	if got[0] == 1 {
 		return nil, errors.New(string(got[1:]))
@@ -191,7 +199,11 @@ func (e *spmdEngine) Broadcast(v any) (any, error) {
 	if e.c.Rank() == 0 {
 		return v, nil
 	}
-	return decodeValue(got[1:])
+	d, err := decodeValue(got[1:])
+	if err != nil {
+		return nil, e.c.abort(fmt.Sprintf("rank %d: decoding a broadcast value from rank 0: %v (register its type with rdd.Register on every rank)", e.c.Rank(), err))
+	}
+	return d, nil
 }
 
 func (e *spmdEngine) SumFloat64(xs []float64) error {
@@ -199,7 +211,7 @@ func (e *spmdEngine) SumFloat64(xs []float64) error {
 	for _, x := range xs {
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
 	}
-	all, err := e.c.Allgather(b)
+	all, err := e.c.allgather(fmt.Sprintf("merging %d accumulators", len(xs)), b)
 	if err != nil {
 		return err
 	}
@@ -209,7 +221,7 @@ func (e *spmdEngine) SumFloat64(xs []float64) error {
 	// Summing in rank order gives every rank the same bits.
 	for r, p := range all {
 		if len(p) != len(b) {
-			return fmt.Errorf("rdd: rank %d sent %d bytes of sums, this rank %d", r, len(p), len(b))
+			return e.c.abort(fmt.Sprintf("rank %d: rank %d sent %d bytes of sums, this rank %d", e.c.Rank(), r, len(p), len(b)))
 		}
 		for i := range xs {
 			xs[i] += math.Float64frombits(binary.LittleEndian.Uint64(p[8*i:]))

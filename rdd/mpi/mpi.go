@@ -1,0 +1,408 @@
+//go:build mpi && cgo
+
+package mpi
+
+/*
+#cgo pkg-config: mpi
+#include <mpi.h>
+#include <stdlib.h>
+
+// Go turns SIGSEGV, SIGBUS and SIGFPE into panics that rdd recovers from;
+// UCX (used by Open MPI on InfiniBand) would take those signals over
+// unless told otherwise.
+static int sn_init(int want, int *provided) {
+	int flag = 0;
+	if (getenv("UCX_ERROR_SIGNALS") == NULL) {
+		setenv("UCX_ERROR_SIGNALS", "", 0);
+	}
+	MPI_Initialized(&flag);
+	if (flag) {
+		return MPI_Query_thread(provided);
+	}
+	int rc = MPI_Init_thread(NULL, NULL, want, provided);
+	if (rc != MPI_SUCCESS) {
+		return rc;
+	}
+	return MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+}
+
+static int sn_rank_size(int *rank, int *size) {
+	int rc = MPI_Comm_rank(MPI_COMM_WORLD, rank);
+	if (rc != MPI_SUCCESS) {
+		return rc;
+	}
+	return MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+
+static int sn_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
+
+static int sn_bcast_len(long long *n, int root) {
+	return MPI_Bcast(n, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD);
+}
+
+static int sn_bcast(void *buf, int n, int root) {
+	return MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
+}
+
+static int sn_allreduce_f32(float *buf, int n) {
+	return MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
+}
+
+static int sn_allgather_len(long long *mine, long long *all) {
+	return MPI_Allgather(mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+}
+
+static int sn_allgatherv(void *send, int n, void *recv, int *counts, int *displs) {
+	return MPI_Allgatherv(send, n, MPI_BYTE, recv, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
+}
+
+static int sn_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
+
+static int sn_finalize(void) { return MPI_Finalize(); }
+
+static void sn_error_string(int rc, char *buf, int *len) {
+	if (MPI_Error_string(rc, buf, len) != MPI_SUCCESS) {
+		*len = 0;
+	}
+}
+
+static void sn_version(char *buf, int *len) {
+	if (MPI_Get_library_version(buf, len) != MPI_SUCCESS) {
+		*len = 0;
+	}
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+	"unsafe"
+
+	"github.com/sparknet-go/sparknet/rdd"
+)
+
+// Built reports whether this binary has the MPI binding (the build tag
+// mpi).
+const Built = true
+
+// maxChunk is the largest message, in bytes, handed to one MPI call:
+// MPI counts are C ints, so larger buffers go in pieces. Tests lower it.
+var maxChunk = 1 << 30
+
+// Comm is MPI_COMM_WORLD as an rdd.Comm: the ranks started by mpirun.
+// Get it with World. Its methods follow rdd.Comm: every rank makes the
+// same calls in the same order, from one goroutine at a time.
+type Comm struct {
+	rank, size int
+	thread     int         // the thread level MPI provides
+	calls      chan func() // run on the goroutine locked to MPI's thread
+
+	mu        sync.Mutex
+	finalized bool
+}
+
+var _ rdd.Comm = (*Comm)(nil)
+
+var world struct {
+	once sync.Once
+	c    *Comm
+	err  error
+
+	mu     sync.Mutex
+	opened bool // an "mpi" Context holds the Comm
+}
+
+// World initializes MPI, on the first call, and returns the communicator
+// of all ranks. After the Comm is closed (MPI finalized), MPI cannot
+// start again: World returns ErrFinalized.
+func World() (*Comm, error) {
+	world.once.Do(func() { world.c, world.err = initialize() })
+	if world.err != nil {
+		return nil, world.err
+	}
+	if world.c.isFinalized() {
+		return nil, ErrFinalized
+	}
+	return world.c, nil
+}
+
+// initialize starts the goroutine that makes every MPI call, locked to
+// its OS thread, and initializes MPI there.
+func initialize() (*Comm, error) {
+	c := &Comm{calls: make(chan func())}
+	started := make(chan error)
+	go func() {
+		runtime.LockOSThread() // for good: MPI's thread is this one
+		var provided C.int
+		if err := mpiError("MPI_Init_thread", C.sn_init(C.MPI_THREAD_MULTIPLE, &provided)); err != nil {
+			started <- err
+			return
+		}
+		var rank, size C.int
+		if err := mpiError("MPI_Comm_rank", C.sn_rank_size(&rank, &size)); err != nil {
+			started <- err
+			return
+		}
+		c.rank, c.size, c.thread = int(rank), int(size), int(provided)
+		started <- nil
+		for f := range c.calls {
+			f()
+		}
+	}()
+	if err := <-started; err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// ErrFinalized reports a call after the Comm was closed.
+var ErrFinalized = errors.New("mpi: MPI was finalized when its Context closed, and cannot start again in this process")
+
+// do runs f on MPI's thread and returns its error.
+func (c *Comm) do(f func() error) error {
+	if c.isFinalized() {
+		return ErrFinalized
+	}
+	done := make(chan error)
+	c.calls <- func() { done <- f() }
+	return <-done
+}
+
+func (c *Comm) isFinalized() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.finalized
+}
+
+// mpiError turns an MPI return code into an error naming the call.
+func mpiError(call string, rc C.int) error {
+	if rc == C.MPI_SUCCESS {
+		return nil
+	}
+	buf := make([]byte, C.MPI_MAX_ERROR_STRING)
+	var n C.int
+	C.sn_error_string(rc, (*C.char)(unsafe.Pointer(&buf[0])), &n)
+	return fmt.Errorf("mpi: %s failed: %s (error code %d)", call, buf[:n], int(rc))
+}
+
+// Rank is this process's rank in MPI_COMM_WORLD.
+func (c *Comm) Rank() int { return c.rank }
+
+// Size is the number of ranks in MPI_COMM_WORLD.
+func (c *Comm) Size() int { return c.size }
+
+// ThreadLevel is the thread support MPI provides: "single", "funneled",
+// "serialized" or "multiple".
+func (c *Comm) ThreadLevel() string {
+	switch C.int(c.thread) {
+	case C.MPI_THREAD_SINGLE:
+		return "single"
+	case C.MPI_THREAD_FUNNELED:
+		return "funneled"
+	case C.MPI_THREAD_SERIALIZED:
+		return "serialized"
+	}
+	return "multiple"
+}
+
+// Barrier returns once every rank has called it.
+func (c *Comm) Barrier() error {
+	return c.do(func() error { return mpiError("MPI_Barrier", C.sn_barrier()) })
+}
+
+// Broadcast returns root's data on every rank: the length goes first, so
+// the other ranks need not know it. On root the result is data itself.
+func (c *Comm) Broadcast(root int, data []byte) ([]byte, error) {
+	if root < 0 || root >= c.size {
+		return nil, fmt.Errorf("mpi: Broadcast root %d: ranks are 0 to %d", root, c.size-1)
+	}
+	var out []byte
+	err := c.do(func() error {
+		n := C.longlong(len(data))
+		if err := mpiError("MPI_Bcast", C.sn_bcast_len(&n, C.int(root))); err != nil {
+			return err
+		}
+		out = data
+		if c.rank != root {
+			out = make([]byte, int(n))
+		}
+		for off := 0; off < len(out); off += maxChunk {
+			k := min(maxChunk, len(out)-off)
+			if err := mpiError("MPI_Bcast", C.sn_bcast(unsafe.Pointer(&out[off]), C.int(k), C.int(root))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// AllreduceFloat32Sum replaces xs with its elementwise sum over the ranks
+// (MPI_Allreduce, MPI_FLOAT, MPI_SUM, in place).
+func (c *Comm) AllreduceFloat32Sum(xs []float32) error {
+	return c.do(func() error {
+		step := max(maxChunk/4, 1)
+		for off := 0; off < len(xs); off += step {
+			k := min(step, len(xs)-off)
+			if err := mpiError("MPI_Allreduce", C.sn_allreduce_f32((*C.float)(unsafe.Pointer(&xs[off])), C.int(k))); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Allgather returns every rank's data, indexed by rank: the lengths are
+// gathered first (MPI_Allgather), then the bytes (MPI_Allgatherv).
+func (c *Comm) Allgather(data []byte) ([][]byte, error) {
+	out := make([][]byte, c.size)
+	err := c.do(func() error {
+		mine := C.longlong(len(data))
+		lens := make([]C.longlong, c.size)
+		if err := mpiError("MPI_Allgather", C.sn_allgather_len(&mine, &lens[0])); err != nil {
+			return err
+		}
+		total := 0
+		for _, n := range lens {
+			total += int(n)
+		}
+		counts := make([]C.int, c.size)
+		displs := make([]C.int, c.size)
+		if total <= maxChunk {
+			buf := make([]byte, total+1) // +1: a valid address when total is 0
+			off := 0
+			for r, n := range lens {
+				counts[r], displs[r] = C.int(n), C.int(off)
+				out[r] = buf[off : off+int(n) : off+int(n)]
+				off += int(n)
+			}
+			return allgatherv(data, counts, displs, buf)
+		}
+		// Too large for int displacements: rounds in which each rank
+		// sends at most maxChunk/size bytes.
+		per := max(maxChunk/c.size, 1)
+		for r, n := range lens {
+			out[r] = make([]byte, int(n))
+		}
+		buf := make([]byte, per*c.size)
+		for sent := 0; sent < total; {
+			off := 0
+			for r := range lens {
+				k := min(per, max(len(out[r])-int(displs[r]), 0)) // displs[r] tracks rank r's progress
+				counts[r] = C.int(k)
+				off += k
+			}
+			roundDispls := make([]C.int, c.size)
+			at := 0
+			for r := range lens {
+				roundDispls[r] = C.int(at)
+				at += int(counts[r])
+			}
+			from := int(displs[c.rank])
+			if err := allgatherv(data[from:from+int(counts[c.rank])], counts, roundDispls, buf); err != nil {
+				return err
+			}
+			for r := range lens {
+				k, d := int(counts[r]), int(displs[r])
+				copy(out[r][d:d+k], buf[roundDispls[r]:int(roundDispls[r])+k])
+				displs[r] += C.int(k)
+			}
+			sent += off
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// allgatherv calls MPI_Allgatherv; buf has room for every rank's count.
+func allgatherv(send []byte, counts, displs []C.int, buf []byte) error {
+	var sp unsafe.Pointer
+	if len(send) > 0 {
+		sp = unsafe.Pointer(&send[0])
+	} else {
+		sp = unsafe.Pointer(&buf[0]) // not read: the count is 0
+	}
+	return mpiError("MPI_Allgatherv", C.sn_allgatherv(sp, C.int(len(send)), unsafe.Pointer(&buf[0]), &counts[0], &displs[0]))
+}
+
+// Abort prints msg to standard error, naming this rank, and ends every
+// process of the job with MPI_Abort; it does not return. It may be
+// called from any goroutine, also while another waits in a collective.
+func (c *Comm) Abort(code int, msg string) {
+	if code == 0 {
+		code = 1
+	}
+	fmt.Fprintf(os.Stderr, "mpi: rank %d of %d aborts the job: %s\n", c.rank, c.size, strings.TrimRight(msg, "\n"))
+	if c.isFinalized() {
+		os.Exit(code)
+	}
+	// Should MPI_Abort not end this process, leaving it is enough: mpirun
+	// ends a job when one of its processes exits without finalizing.
+	time.AfterFunc(10*time.Second, func() { os.Exit(code) })
+	C.sn_abort(C.int(code))
+	os.Exit(code)
+}
+
+// Close finalizes MPI. Every rank must call it (rdd's Context.Close does
+// so once all ranks have reached it); later calls return ErrFinalized.
+func (c *Comm) Close() error {
+	err := c.do(func() error { return mpiError("MPI_Finalize", C.sn_finalize()) })
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.finalized = true
+	c.mu.Unlock()
+	world.mu.Lock()
+	world.opened = false
+	world.mu.Unlock()
+	return nil
+}
+
+// Version is the MPI library's version string, such as "Open MPI v4.1.4".
+func Version() string {
+	buf := make([]byte, C.MPI_MAX_LIBRARY_VERSION_STRING)
+	var n C.int
+	C.sn_version((*C.char)(unsafe.Pointer(&buf[0])), &n)
+	s := string(buf[:n])
+	if i := strings.IndexAny(s, ",\n"); i >= 0 {
+		s = s[:i]
+	}
+	return strings.TrimRight(s, "\x00 ")
+}
+
+func init() {
+	if err := rdd.RegisterMaster("mpi", open); err != nil {
+		panic(err)
+	}
+}
+
+// open is the master "mpi": an SPMD engine over World.
+func open(master string) (rdd.Engine, error) {
+	if master != "mpi" {
+		return nil, fmt.Errorf("mpi: the MPI master is just \"mpi\"; the number of ranks comes from the launcher (mpirun -np N, srun -n N)")
+	}
+	world.mu.Lock()
+	defer world.mu.Unlock()
+	if world.opened {
+		return nil, errors.New("mpi: this process has an open mpi Context already; MPI allows one, so use it")
+	}
+	c, err := World()
+	if err != nil {
+		return nil, err
+	}
+	world.opened = true
+	return rdd.NewSPMDEngine(c), nil
+}
