@@ -247,7 +247,7 @@ func newDataLayer(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 			}
 		}
 	}
-	tr, err := DataTransform(def.GetTransformParam(), env.Dir, env.Phase, int64(env.Seed))
+	tr, err := DataTransform(def.GetTransformParam(), env.Dir, Phase(env.Phase), int64(env.Seed))
 	if err != nil {
 		return nil, err
 	}
@@ -259,15 +259,18 @@ func newDataLayer(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 }
 
 // DataTransform turns a TransformationParameter into the data package's
-// Transform for a layer in the given phase, reading mean_file (relative to
-// dir) if it is set. A nil parameter gives the identity.
-func DataTransform(tp *caffepb.TransformationParameter, dir string, phase caffepb.Phase, seed int64) (data.Transform, error) {
+// Transform for a layer in the given phase (random crops in Train, centred
+// in Test), reading mean_file (relative to dir) if it is set; seed drives
+// the crops and mirrors. A nil parameter gives the identity. Code feeding
+// MemoryData layers that replaced Data layers (ReplaceDataLayers) applies
+// it with a data.Batcher or data.Transformer.
+func DataTransform(tp *caffepb.TransformationParameter, dir string, phase Phase, seed int64) (data.Transform, error) {
 	t := data.Transform{
 		Scale:      tp.GetScale(),
 		Mirror:     tp.GetMirror(),
 		CropSize:   int(tp.GetCropSize()),
 		MeanValues: tp.GetMeanValue(),
-		Train:      phase == caffepb.Phase_TRAIN,
+		Train:      phase == Train,
 		Seed:       seed,
 	}
 	if f := tp.GetMeanFile(); f != "" {

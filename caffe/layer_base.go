@@ -8,7 +8,7 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
-// ParamPropagation is implemented by layers with parameters. The net calls
+// ParamPropagation is implemented by sparknet's layers. The net calls
 // SetParamPropagateDown(i, false) for a parameter blob whose gradient it
 // does not need (lr_mult 0), and the layer then skips computing it, as
 // Caffe's set_param_propagate_down. By default every gradient is computed.

@@ -50,16 +50,23 @@ type Convolution struct {
 	channels         int
 	height, width    int
 	outH, outW       int
-	chunk            int // images per product
-	col              []float32
-	buf              []float32 // [M, chunk·pixels]: output or top gradient of a chunk
-	bufT             []float32 // [chunk·pixels, M]: the top gradient transposed
-	dwT              []float32 // [K/group, M] per group: weight gradient transposed
-	keep             bool      // col holds the columns of every chunk
-	colFor           int       // bottom whose columns col holds, or -1
-	colChunk         int       // without keep: the first image of the chunk whose columns col holds
-	oneByOne         bool
 	imgSize, outSize int
+	oneByOne         bool
+	chunk            int  // images per product
+	chunks           int  // chunks in the batch
+	workers          int  // goroutines sharing the chunks
+	gemmThreads      int  // goroutines of each product
+	keep             bool // col holds the columns of every chunk
+	col              []float32
+	scratch          []*convScratch // one per worker
+	colFor           int            // bottom whose columns are kept, or -1
+
+	// The current call, for the workers.
+	runner                 parallelRunner
+	fwdFn, bwdFn           func(w int)
+	x, y, dy, dx           []float32
+	wantW, wantB, wantDown bool
+	haveCols               bool
 }
 
 var _ Layer = (*Convolution)(nil)
@@ -74,6 +81,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 		axisParam: int(p.GetAxis()),
 		colFor:    -1,
 	}
+	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	if l.numOutput <= 0 {
 		return nil, fmt.Errorf("convolution_param.num_output must be > 0")
 	}
@@ -215,21 +223,54 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 
 	k, p := l.channels*l.kh*l.kw, l.outH*l.outW
 	l.chunk = max(1, min(l.num, convColBudget/(k*p)))
+	l.chunks = (l.num + l.chunk - 1) / l.chunk
+	l.workers = max(1, min(l.threads(), l.chunks))
+	l.gemmThreads = 1
+	if l.workers == 1 {
+		l.gemmThreads = l.threads()
+	}
 	cols := l.chunk * p
 	l.keep = k*p*l.num <= convKeepBudget && !(l.oneByOne && l.chunk == 1)
-	switch {
-	case l.keep:
+	if l.keep {
 		l.col = growFloats(l.col, k*p*l.num)
-	case l.chunk > 1 || !l.oneByOne:
-		l.col = growFloats(l.col, k*cols)
 	}
-	if l.chunk > 1 {
-		l.buf = growFloats(l.buf, l.numOutput*cols)
+	for len(l.scratch) < l.workers {
+		l.scratch = append(l.scratch, &convScratch{})
 	}
-	l.bufT = growFloats(l.bufT, l.numOutput*cols)
-	l.dwT = growFloats(l.dwT, k/l.group*l.numOutput)
+	padN := 0
+	if l.padH != 0 || l.padW != 0 {
+		padN = l.channels * (l.height + 2*l.padH) * (l.width + 2*l.padW)
+	}
+	for _, s := range l.scratch[:l.workers] {
+		if !l.keep && (l.chunk > 1 || !l.oneByOne) {
+			s.col = growFloats(s.col, k*cols)
+		}
+		if l.chunk > 1 {
+			s.buf = growFloats(s.buf, l.numOutput*cols)
+		}
+		s.bufT = growFloats(s.bufT, l.numOutput*cols)
+		s.dwT = growFloats(s.dwT, k/l.group*l.numOutput)
+		s.db = growFloats(s.db, l.numOutput)
+		s.padded = growFloats(s.padded, padN)
+		clear(s.padded) // im2col writes only the inside: the border stays zero
+		s.paddedDiff = growFloats(s.paddedDiff, padN)
+		s.colChunk = -1
+	}
 	l.colFor = -1
 	return nil
+}
+
+// convScratch is one worker's buffers.
+type convScratch struct {
+	col        []float32 // the columns of a chunk (unless kept for all)
+	buf        []float32 // [M, chunk·pixels]: output or top gradient of a chunk
+	bufT       []float32 // [chunk·pixels, M]: the top gradient transposed
+	dwT        []float32 // [K/group, M] per group: weight gradient transposed
+	db         []float32 // bias gradient
+	padded     []float32 // one image with its zero border
+	paddedDiff []float32 // the gradient of one padded image
+	colChunk   int       // first image of the chunk whose columns col holds, or -1
+	wroteDW    bool      // dwT holds a gradient
 }
 
 // growFloats returns s resliced to n values, reallocated only when its
@@ -256,53 +297,55 @@ func sameShape(a, b *Blob) bool {
 // Forward convolves every bottom into its top.
 func (l *Convolution) Forward(bottom, top []*Blob) error {
 	for i := range bottom {
-		l.forward(bottom[i].DataSlice(), top[i].DataSlice())
+		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
+		l.runner.run(l.workers, l.fwdFn)
 	}
-	// l.col keeps the columns of the last bottom's last chunk.
+	l.x, l.y = nil, nil
+	// The workers' buffers keep the last bottom's columns.
 	l.colFor = len(bottom) - 1
-	l.colChunk = l.lastChunk()
 	return nil
 }
 
-// lastChunk returns the first image of the last chunk.
-func (l *Convolution) lastChunk() int { return max(0, (l.num-1)/l.chunk*l.chunk) }
+// forwardWorker convolves the chunks w, w+workers, ….
+func (l *Convolution) forwardWorker(w int) {
+	s := l.scratch[w]
+	for c := w; c < l.chunks; c += l.workers {
+		start := c * l.chunk
+		l.forwardChunk(s, start, min(l.chunk, l.num-start))
+		s.colChunk = start
+	}
+}
 
-func (l *Convolution) forward(x, y []float32) {
+func (l *Convolution) forwardChunk(s *convScratch, start, nb int) {
 	m, mg := l.numOutput, l.numOutput/l.group
 	kg := l.channels / l.group * l.kh * l.kw
 	p := l.outH * l.outW
+	cols := nb * p
 	w := l.blobs[0].DataSlice()
-	var bias []float32
-	if l.bias {
-		bias = l.blobs[1].DataSlice()
+	y := l.y
+	col := l.columns(s, l.x[start*l.imgSize:(start+nb)*l.imgSize], start, nb)
+	out := s.buf
+	if l.chunk == 1 {
+		out = y[start*l.outSize : (start+1)*l.outSize]
 	}
-	for start := 0; start < l.num; start += l.chunk {
-		nb := min(l.chunk, l.num-start)
-		cols := nb * p
-		img := x[start*l.imgSize : (start+nb)*l.imgSize]
-		col := l.columns(img, start, nb)
-		out := l.buf
-		if l.chunk == 1 {
-			out = y[start*l.outSize : (start+1)*l.outSize]
+	beta := float32(0)
+	if l.bias {
+		bias := l.blobs[1].DataSlice()
+		for j := range m {
+			fillFloats(out[j*cols:(j+1)*cols], bias[j])
 		}
-		beta := float32(0)
-		if bias != nil {
-			for j := range m {
-				fillFloats(out[j*cols:(j+1)*cols], bias[j])
-			}
-			beta = 1
-		}
-		for g := range l.group {
-			kernel.SgemmParallel(l.threads(), false, false, mg, cols, kg,
-				1, w[g*mg*kg:], kg, col[g*kg*cols:], cols, beta, out[g*mg*cols:], cols)
-		}
-		if l.chunk > 1 {
-			// out is [M, images·pixels]; the top is [images, M, pixels].
-			for j := range nb {
-				dst := y[(start+j)*l.outSize : (start+j+1)*l.outSize]
-				for c := range m {
-					copy(dst[c*p:(c+1)*p], out[c*cols+j*p:c*cols+(j+1)*p])
-				}
+		beta = 1
+	}
+	for g := range l.group {
+		kernel.SgemmParallel(l.gemmThreads, false, false, mg, cols, kg,
+			1, w[g*mg*kg:], kg, col[g*kg*cols:], cols, beta, out[g*mg*cols:], cols)
+	}
+	if l.chunk > 1 {
+		// out is [M, images·pixels]; the top is [images, M, pixels].
+		for j := range nb {
+			dst := y[(start+j)*l.outSize : (start+j+1)*l.outSize]
+			for c := range m {
+				copy(dst[c*p:(c+1)*p], out[c*cols+j*p:c*cols+(j+1)*p])
 			}
 		}
 	}
@@ -311,26 +354,27 @@ func (l *Convolution) forward(x, y []float32) {
 // columns builds the column matrix [K, nb·pixels] of the nb images of
 // img, the chunk starting at image start, and returns it; a 1×1
 // convolution of one image uses the image itself.
-func (l *Convolution) columns(img []float32, start, nb int) []float32 {
+func (l *Convolution) columns(s *convScratch, img []float32, start, nb int) []float32 {
 	if l.oneByOne && nb == 1 {
 		return img
 	}
 	p := l.outH * l.outW
-	col := l.colRegion(start, nb)
+	col := l.colRegion(s, start, nb)
 	for j := range nb {
-		l.im2col(img[j*l.imgSize:(j+1)*l.imgSize], col[j*p:], nb*p)
+		l.im2col(img[j*l.imgSize:(j+1)*l.imgSize], col[j*p:], nb*p, s.padded)
 	}
 	return col
 }
 
-// colRegion returns the part of l.col that holds the columns of the chunk
-// of nb images starting at image start.
-func (l *Convolution) colRegion(start, nb int) []float32 {
+// colRegion returns where the columns of the chunk of nb images starting
+// at image start go: their place in l.col when every chunk's columns are
+// kept, else the worker's buffer.
+func (l *Convolution) colRegion(s *convScratch, start, nb int) []float32 {
 	n := l.channels * l.kh * l.kw * l.outH * l.outW
 	if l.keep {
 		return l.col[start*n : (start+nb)*n]
 	}
-	return l.col[:nb*n]
+	return s.col[:nb*n]
 }
 
 // fillFloats sets every element of s to v.
@@ -345,129 +389,192 @@ func fillFloats(s []float32, v float32) {
 }
 
 // Backward accumulates the weight and bias gradients and computes the
-// bottoms' gradients.
+// bottoms' gradients. The weight gradient is computed transposed, dWᵀ =
+// cols × dYᵀ, so that both operands of the products are read along their
+// rows; each worker sums its chunks' share, and the shares are added to
+// the weights' gradient in worker order.
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
-	wantW := l.paramGrad(0)
-	wantB := l.bias && l.paramGrad(1)
-	// The last bottom first: its last chunk's columns are still in l.col.
+	l.wantW = l.paramGrad(0)
+	l.wantB = l.bias && l.paramGrad(1)
+	m, mg := l.numOutput, l.numOutput/l.group
+	kg := l.channels / l.group * l.kh * l.kw
+	// The last bottom first: its columns may still be in the buffers.
 	for i := len(top) - 1; i >= 0; i-- {
-		down := i < len(propagateDown) && propagateDown[i]
-		if !wantW && !wantB && !down {
+		l.wantDown = i < len(propagateDown) && propagateDown[i]
+		if !l.wantW && !l.wantB && !l.wantDown {
 			continue
 		}
-		l.backward(top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice(), wantW, wantB, down, l.colFor == i)
+		l.haveCols = l.colFor == i
+		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
+		l.runner.run(l.workers, l.bwdFn)
 		l.colFor = -1
+		for _, s := range l.scratch[:l.workers] {
+			if l.wantB {
+				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), s.db[:m])
+			}
+			if !s.wroteDW {
+				continue
+			}
+			dw := l.blobs[0].DiffSlice()
+			for gr := range l.group {
+				t := s.dwT[gr*kg*mg : (gr+1)*kg*mg]
+				d := dw[gr*mg*kg : (gr+1)*mg*kg]
+				for c := range mg {
+					row := d[c*kg : (c+1)*kg]
+					for k := range row {
+						row[k] += t[k*mg+c]
+					}
+				}
+			}
+		}
 	}
+	l.x, l.dx, l.dy = nil, nil, nil
 	l.colFor = -1
 }
 
-// backward runs over the chunks from the last to the first. The weight
-// gradient is computed transposed, dWᵀ = cols × dYᵀ, so that both operands
-// of the product are read along their rows, and added to the weights'
-// gradient at the end.
-func (l *Convolution) backward(dy, x, dx []float32, wantW, wantB, down, haveCols bool) {
+// backwardWorker handles the chunks w, w+workers, …, the last first (its
+// columns may still be in the worker's buffer).
+func (l *Convolution) backwardWorker(w int) {
+	s := l.scratch[w]
+	clear(s.db)
+	s.wroteDW = false
+	for c := w + (l.chunks-1-w)/l.workers*l.workers; c >= w && l.num > 0; c -= l.workers {
+		start := c * l.chunk
+		l.backwardChunk(s, start, min(l.chunk, l.num-start))
+	}
+	s.colChunk = -1
+}
+
+func (l *Convolution) backwardChunk(s *convScratch, start, nb int) {
 	m, mg := l.numOutput, l.numOutput/l.group
 	kg := l.channels / l.group * l.kh * l.kw
 	p := l.outH * l.outW
-	var db, w []float32
-	if wantB {
-		db = l.blobs[1].DiffSlice()
-	}
-	if down {
-		w = l.blobs[0].DataSlice()
-	}
-	dwT := l.dwT[:kg*m]
-	first := true
-	for start := l.lastChunk(); start >= 0 && l.num > 0; start -= l.chunk {
-		nb := min(l.chunk, l.num-start)
-		cols := nb * p
-		dyc := dy[start*l.outSize : (start+nb)*l.outSize]
-		if db != nil {
-			for j := range nb {
-				for c := range m {
-					db[c] += kernel.Sum(dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p])
-				}
-			}
-		}
-		if wantW {
-			// dYᵀ of the chunk: [images·pixels, M].
-			gT := l.bufT[:cols*m]
-			for j := range nb {
-				for c := range m {
-					src := dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p]
-					dst := gT[j*p*m+c:]
-					for q, v := range src {
-						dst[q*m] = v
-					}
-				}
-			}
-			var col []float32
-			switch {
-			case l.oneByOne && nb == 1:
-				col = x[start*l.imgSize : (start+1)*l.imgSize]
-			case haveCols && (l.keep || start == l.colChunk):
-				col = l.colRegion(start, nb)
-			default:
-				col = l.columns(x[start*l.imgSize:(start+nb)*l.imgSize], start, nb)
-			}
-			beta := float32(1)
-			if first {
-				beta = 0
-			}
-			for gr := range l.group {
-				kernel.SgemmParallel(l.threads(), false, false, kg, mg, cols,
-					1, col[gr*kg*cols:], cols, gT[gr*mg:], m, beta, dwT[gr*kg*mg:], mg)
-			}
-			first = false
-		}
-		if down {
-			g := dyc
-			if l.chunk > 1 {
-				// dY of the chunk: [M, images·pixels].
-				g = l.buf[:m*cols]
-				for j := range nb {
-					for c := range m {
-						copy(g[c*cols+j*p:c*cols+(j+1)*p], dyc[j*l.outSize+c*p:j*l.outSize+(c+1)*p])
-					}
-				}
-			}
-			img := dx[start*l.imgSize : (start+nb)*l.imgSize]
-			if l.oneByOne && nb == 1 {
-				for gr := range l.group {
-					kernel.SgemmParallel(l.threads(), true, false, kg, cols, mg,
-						1, w[gr*mg*kg:], kg, g[gr*mg*cols:], cols, 0, img[gr*kg*cols:], cols)
-				}
-				continue
-			}
-			col := l.colRegion(start, nb)
-			for gr := range l.group {
-				kernel.SgemmParallel(l.threads(), true, false, kg, cols, mg,
-					1, w[gr*mg*kg:], kg, g[gr*mg*cols:], cols, 0, col[gr*kg*cols:], cols)
-			}
-			for j := range nb {
-				l.col2im(col[j*p:], cols, img[j*l.imgSize:(j+1)*l.imgSize])
+	cols := nb * p
+	dyc := l.dy[start*l.outSize : (start+nb)*l.outSize]
+	if l.wantB {
+		for j := range nb {
+			for c := range m {
+				s.db[c] += kernel.Sum(dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p])
 			}
 		}
 	}
-	if wantW && !first {
-		dw := l.blobs[0].DiffSlice()
+	if l.wantW {
+		// dYᵀ of the chunk: [images·pixels, M].
+		gT := s.bufT[:cols*m]
+		for j := range nb {
+			for c := range m {
+				src := dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p]
+				dst := gT[j*p*m+c:]
+				for q, v := range src {
+					dst[q*m] = v
+				}
+			}
+		}
+		var col []float32
+		switch {
+		case l.oneByOne && nb == 1:
+			col = l.x[start*l.imgSize : (start+1)*l.imgSize]
+		case l.haveCols && (l.keep || start == s.colChunk):
+			col = l.colRegion(s, start, nb)
+		default:
+			col = l.columns(s, l.x[start*l.imgSize:(start+nb)*l.imgSize], start, nb)
+		}
+		beta := float32(1)
+		if !s.wroteDW {
+			beta = 0
+		}
 		for gr := range l.group {
-			t := dwT[gr*kg*mg : (gr+1)*kg*mg]
-			d := dw[gr*mg*kg : (gr+1)*mg*kg]
-			for c := range mg {
-				row := d[c*kg : (c+1)*kg]
-				for k := range row {
-					row[k] += t[k*mg+c]
-				}
+			kernel.SgemmParallel(l.gemmThreads, false, false, kg, mg, cols,
+				1, col[gr*kg*cols:], cols, gT[gr*mg:], m, beta, s.dwT[gr*kg*mg:], mg)
+		}
+		s.wroteDW = true
+	}
+	if !l.wantDown {
+		return
+	}
+	g := dyc
+	if l.chunk > 1 {
+		// dY of the chunk: [M, images·pixels].
+		g = s.buf[:m*cols]
+		for j := range nb {
+			for c := range m {
+				copy(g[c*cols+j*p:c*cols+(j+1)*p], dyc[j*l.outSize+c*p:j*l.outSize+(c+1)*p])
 			}
 		}
+	}
+	w := l.blobs[0].DataSlice()
+	img := l.dx[start*l.imgSize : (start+nb)*l.imgSize]
+	if l.oneByOne && nb == 1 {
+		for gr := range l.group {
+			kernel.SgemmParallel(l.gemmThreads, true, false, kg, cols, mg,
+				1, w[gr*mg*kg:], kg, g[gr*mg*cols:], cols, 0, img[gr*kg*cols:], cols)
+		}
+		return
+	}
+	col := l.colRegion(s, start, nb)
+	for gr := range l.group {
+		kernel.SgemmParallel(l.gemmThreads, true, false, kg, cols, mg,
+			1, w[gr*mg*kg:], kg, g[gr*mg*cols:], cols, 0, col[gr*kg*cols:], cols)
+	}
+	for j := range nb {
+		l.col2im(col[j*p:], cols, img[j*l.imgSize:(j+1)*l.imgSize], s.paddedDiff)
 	}
 }
 
 // im2col writes the columns of one image into col, whose rows (one per
 // channel and kernel offset) are ld apart; each row gets outH·outW
 // values. Positions in the padding read as zero.
-func (l *Convolution) im2col(img, col []float32, ld int) {
+func (l *Convolution) im2col(img, col []float32, ld int, padded []float32) {
+	if l.strideW == 1 {
+		l.im2colPadded(img, col, ld, padded)
+		return
+	}
+	l.im2colClipped(img, col, ld)
+}
+
+// im2colPadded is im2col for horizontal stride 1: the image is copied
+// into a zero-bordered plane (unless it has no padding), so that every
+// run of a column row is one plain copy.
+func (l *Convolution) im2colPadded(img, col []float32, ld int, padded []float32) {
+	src, hp, wp := l.padImage(img, padded)
+	ow, oh := l.outW, l.outH
+	step := l.strideH * wp
+	r := 0
+	for c := range l.channels {
+		plane := src[c*hp*wp : (c+1)*hp*wp]
+		for ki := range l.kh {
+			for kj := range l.kw {
+				dst := col[r*ld : r*ld+oh*ow]
+				r++
+				at := ki*l.dilH*wp + kj*l.dilW
+				for i := 0; i < len(dst); i += ow {
+					copy(dst[i:i+ow], plane[at:at+ow])
+					at += step
+				}
+			}
+		}
+	}
+}
+
+// padImage copies the image into padded, whose border is zero, and
+// returns it with the padded extents (the image itself without padding).
+func (l *Convolution) padImage(img, padded []float32) ([]float32, int, int) {
+	if l.padH == 0 && l.padW == 0 {
+		return img, l.height, l.width
+	}
+	hp, wp := l.height+2*l.padH, l.width+2*l.padW
+	dst := padded[:l.channels*hp*wp]
+	for c := range l.channels {
+		plane := dst[c*hp*wp:]
+		for y := range l.height {
+			copy(plane[(y+l.padH)*wp+l.padW:(y+l.padH)*wp+l.padW+l.width], img[(c*l.height+y)*l.width:])
+		}
+	}
+	return dst, hp, wp
+}
+
+// im2colClipped is im2col for any stride: runs are clipped to the image.
+func (l *Convolution) im2colClipped(img, col []float32, ld int) {
 	width, hw := l.width, l.height*l.width
 	ow, oh := l.outW, l.outH
 	sh, sw := l.strideH, l.strideW
@@ -522,7 +629,53 @@ func (l *Convolution) im2col(img, col []float32, ld int) {
 // col2im sets img to zero and adds the columns of one image (rows ld
 // apart, as im2col wrote them) back into the positions they were read
 // from.
-func (l *Convolution) col2im(col []float32, ld int, img []float32) {
+func (l *Convolution) col2im(col []float32, ld int, img, paddedDiff []float32) {
+	if l.strideW == 1 {
+		l.col2imPadded(col, ld, img, paddedDiff)
+		return
+	}
+	l.col2imClipped(col, ld, img)
+}
+
+// col2imPadded is col2im for horizontal stride 1: the runs are added into
+// a zero-bordered plane, whose inside is then copied out.
+func (l *Convolution) col2imPadded(col []float32, ld int, img, paddedDiff []float32) {
+	hp, wp := l.height+2*l.padH, l.width+2*l.padW
+	dst := img
+	if l.padH != 0 || l.padW != 0 {
+		dst = paddedDiff[:l.channels*hp*wp]
+	}
+	clear(dst)
+	ow, oh := l.outW, l.outH
+	step := l.strideH * wp
+	r := 0
+	for c := range l.channels {
+		plane := dst[c*hp*wp : (c+1)*hp*wp]
+		for ki := range l.kh {
+			for kj := range l.kw {
+				src := col[r*ld : r*ld+oh*ow]
+				r++
+				at := ki*l.dilH*wp + kj*l.dilW
+				for i := 0; i < len(src); i += ow {
+					addRun(plane[at:at+ow], src[i:i+ow])
+					at += step
+				}
+			}
+		}
+	}
+	if l.padH == 0 && l.padW == 0 {
+		return
+	}
+	for c := range l.channels {
+		plane := dst[c*hp*wp:]
+		for y := range l.height {
+			copy(img[(c*l.height+y)*l.width:(c*l.height+y+1)*l.width], plane[(y+l.padH)*wp+l.padW:])
+		}
+	}
+}
+
+// col2imClipped is col2im for any stride.
+func (l *Convolution) col2imClipped(col []float32, ld int, img []float32) {
 	clear(img)
 	width, hw := l.width, l.height*l.width
 	ow, oh := l.outW, l.outH

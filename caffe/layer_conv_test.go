@@ -108,15 +108,19 @@ func TestLayerConvolutionMatchesDirect(t *testing.T) {
 		{"lenet-conv1", convGeomTest{n: 3, c: 1, h: 12, w: 12, out: 4, group: 1, kh: 5, kw: 5, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 	}
 	modes := []struct {
-		name   string
-		images int // per product
-		keep   bool
+		name    string
+		images  int // per product
+		keep    bool
+		threads int
 	}{
-		{"whole-batch", 3, false},
-		{"per-image", 1, false},
-		{"chunks", 2, false}, // the last chunk holds one image
-		{"per-image-kept", 1, true},
-		{"chunks-kept", 2, true},
+		{"whole-batch", 3, false, 1},
+		{"per-image", 1, false, 1},
+		{"chunks", 2, false, 1}, // the last chunk holds one image
+		{"per-image-kept", 1, true, 1},
+		{"chunks-kept", 2, true, 1},
+		{"whole-batch-2-threads", 3, false, 2},
+		{"per-image-2-threads", 1, false, 2},
+		{"per-image-kept-2-threads", 1, true, 2},
 	}
 	for _, gc := range geoms {
 		for _, m := range modes {
@@ -132,7 +136,7 @@ func TestLayerConvolutionMatchesDirect(t *testing.T) {
 				}
 
 				x, y := randBlob(1, -1, 1, g.n, g.c, g.h, g.w), NewBlob()
-				l := setupLayer(t, g.def(), &LayerEnv{Seed: 5}, blobs(x), blobs(y))
+				l := setupLayer(t, g.def(), &LayerEnv{Seed: 5, Threads: m.threads}, blobs(x), blobs(y))
 				var b []float32
 				if g.bias {
 					b = l.Params()[1].DataSlice()
@@ -269,11 +273,14 @@ func TestLayerConvolutionWeightsFromDefinition(t *testing.T) {
 }
 
 func TestLayerConvolutionAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	defer func(v, k int) { convColBudget, convKeepBudget = v, k }(convColBudget, convKeepBudget)
 	for _, budget := range []int{1 << 30, 0} {
 		convColBudget, convKeepBudget = budget, budget
 		x, y := randBlob(1, -1, 1, 4, 3, 8, 8), NewBlob()
-		l := setupLayer(t, `type: "Convolution" convolution_param { num_output: 4 kernel_size: 3 pad: 1 }`, nil, blobs(x), blobs(y))
+		l := setupLayer(t, `type: "Convolution" convolution_param { num_output: 4 kernel_size: 3 pad: 1 }`, &LayerEnv{Threads: 2}, blobs(x), blobs(y))
 		bs, ts, down := blobs(x), blobs(y), []bool{true}
 		allocs := testing.AllocsPerRun(5, func() {
 			if err := l.Reshape(bs, ts); err != nil {

@@ -146,8 +146,9 @@ func (l *MemoryData) Reset(data, labels []float32) error {
 	return nil
 }
 
-// SetBatchSize changes the batch size; the net must reshape before the
-// next Forward. Arrays given to Reset must hold a multiple of it.
+// SetBatchSize changes the batch size; the next Forward reshapes the tops
+// (a net then reshapes the layers below). Arrays given to Reset must hold
+// a multiple of it.
 func (l *MemoryData) SetBatchSize(n int) error {
 	if n <= 0 {
 		return l.errorf("SetBatchSize(%d): want > 0", n)
@@ -182,10 +183,14 @@ func (l *MemoryData) Reshape(bottom, top []*Blob) error {
 
 // Forward fills the tops with the next batch.
 func (l *MemoryData) Forward(bottom, top []*Blob) error {
-	data, label := top[0].DataSlice(), top[1].DataSlice()
-	if len(label) != l.batch || len(data) != l.batch*l.channels*l.height*l.width {
-		return l.errorf("Forward before Reshape for batch size %d", l.batch)
+	if top[1].NumAxes() != 1 || top[1].Dim(0) != l.batch || top[0].Count() != l.batch*l.channels*l.height*l.width {
+		// The batch size changed (SetBatchSize): the layers below see
+		// the new shape of their bottoms.
+		if err := l.Reshape(bottom, top); err != nil {
+			return err
+		}
 	}
+	data, label := top[0].DataSlice(), top[1].DataSlice()
 	switch {
 	case l.feed != nil:
 		if err := l.callFeed(data, label); err != nil {

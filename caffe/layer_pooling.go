@@ -29,6 +29,12 @@ type Pooling struct {
 	outH, outW                   int
 	innerLo, innerHi             int     // output columns whose window is inside
 	mask                         []int32 // MAX: the argmax of each output
+
+	// The current call, for the workers: x and y are the bottom's and
+	// top's values in Forward, their gradients in Backward.
+	runner       parallelRunner
+	fwdFn, bwdFn func(w int)
+	x, y         []float32
 }
 
 var _ Layer = (*Pooling)(nil)
@@ -41,6 +47,7 @@ func newPooling(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 		global:    p.GetGlobalPooling(),
 		floor:     p.GetRoundMode() == caffepb.PoolingParameter_FLOOR,
 	}
+	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	switch l.method {
 	case caffepb.PoolingParameter_MAX, caffepb.PoolingParameter_AVE:
 	case caffepb.PoolingParameter_STOCHASTIC:
@@ -163,27 +170,47 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 	return nil
 }
 
-// Forward pools every plane.
+// Forward pools every plane; with several threads the planes are shared
+// out among them.
 func (l *Pooling) Forward(bottom, top []*Blob) error {
-	x, y := bottom[0].DataSlice(), top[0].DataSlice()
-	hw, phw := l.height*l.width, l.outH*l.outW
-	planes := l.num * l.channels
-	if l.method == caffepb.PoolingParameter_MAX {
-		for pl := range planes {
-			l.maxPlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw])
+	l.x, l.y = bottom[0].DataSlice(), top[0].DataSlice()
+	l.runner.run(l.workers(), l.fwdFn)
+	if l.method == caffepb.PoolingParameter_MAX && len(top) > 1 {
+		m := top[1].DataSlice()
+		for i, v := range l.mask {
+			m[i] = float32(v)
 		}
-		if len(top) > 1 {
-			m := top[1].DataSlice()
-			for i, v := range l.mask {
-				m[i] = float32(v)
-			}
-		}
-		return nil
 	}
-	for pl := range planes {
-		l.avePlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw])
-	}
+	l.x, l.y = nil, nil
 	return nil
+}
+
+// workers returns how many goroutines share the planes: one per thread,
+// but none for less than poolMinWork input values each.
+func (l *Pooling) workers() int {
+	return max(1, min(l.threads(), l.num*l.channels*l.height*l.width/poolMinWork))
+}
+
+// poolMinWork is the least number of input values worth a goroutine.
+const poolMinWork = 1 << 15
+
+// planes returns the range of planes worker w of n handles.
+func (l *Pooling) planes(w, n int) (lo, hi int) {
+	p := l.num * l.channels
+	return w * p / n, (w + 1) * p / n
+}
+
+func (l *Pooling) forwardWorker(w int) {
+	x, y := l.x, l.y
+	hw, phw := l.height*l.width, l.outH*l.outW
+	lo, hi := l.planes(w, l.workers())
+	for pl := lo; pl < hi; pl++ {
+		if l.method == caffepb.PoolingParameter_MAX {
+			l.maxPlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw])
+		} else {
+			l.avePlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw])
+		}
+	}
 }
 
 // maxPlane max-pools one H×W plane into the pooled plane y, recording the
@@ -303,15 +330,21 @@ func (l *Pooling) avePlane(x, y []float32) {
 // Backward routes each output gradient to the window's maximum (MAX) or
 // spreads it evenly over the window (AVE).
 func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
-	if len(propagateDown) == 0 || !propagateDown[0] {
+	if !wantDown(propagateDown) {
 		return
 	}
-	dy, dx := top[0].DiffSlice(), bottom[0].DiffSlice()
-	clear(dx)
+	l.y, l.x = top[0].DiffSlice(), bottom[0].DiffSlice()
+	l.runner.run(l.workers(), l.bwdFn)
+	l.x, l.y = nil, nil
+}
+
+func (l *Pooling) backwardWorker(w int) {
+	dy, dx := l.y, l.x
 	hw, phw := l.height*l.width, l.outH*l.outW
-	planes := l.num * l.channels
+	lo, hi := l.planes(w, l.workers())
+	clear(dx[lo*hw : hi*hw])
 	if l.method == caffepb.PoolingParameter_MAX {
-		for pl := range planes {
+		for pl := lo; pl < hi; pl++ {
 			d := dx[pl*hw : (pl+1)*hw]
 			for i, m := range l.mask[pl*phw : (pl+1)*phw] {
 				if m >= 0 {
@@ -321,8 +354,8 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 		}
 		return
 	}
-	w := l.width
-	for pl := range planes {
+	width := l.width
+	for pl := lo; pl < hi; pl++ {
 		d := dx[pl*hw : (pl+1)*hw]
 		g := dy[pl*phw : (pl+1)*phw]
 		i := 0
@@ -331,13 +364,13 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 			he := min(hs+l.kh, l.height+l.padH)
 			for pw := range l.outW {
 				ws := pw*l.strideW - l.padW
-				we := min(ws+l.kw, w+l.padW)
+				we := min(ws+l.kw, width+l.padW)
 				v := g[i] / float32((he-hs)*(we-ws))
 				i++
 				h0, h1 := max(hs, 0), min(he, l.height)
-				w0, w1 := max(ws, 0), min(we, w)
+				w0, w1 := max(ws, 0), min(we, width)
 				for h := h0; h < h1; h++ {
-					row := d[h*w+w0 : h*w+w1]
+					row := d[h*width+w0 : h*width+w1]
 					for c := range row {
 						row[c] += v
 					}

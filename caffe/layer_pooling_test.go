@@ -181,9 +181,12 @@ func TestLayerPoolingErrors(t *testing.T) {
 }
 
 func TestLayerPoolingAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
 	for _, p := range []string{`pool: MAX kernel_size: 3 stride: 2`, `pool: AVE kernel_size: 3 stride: 2 pad: 1`} {
-		x, y := randBlob(1, -1, 1, 2, 3, 9, 9), NewBlob()
-		l := setupLayer(t, `type: "Pooling" pooling_param { `+p+` }`, nil, blobs(x), blobs(y))
+		x, y := randBlob(1, -1, 1, 4, 8, 32, 32), NewBlob()
+		l := setupLayer(t, `type: "Pooling" pooling_param { `+p+` }`, &LayerEnv{Threads: 2}, blobs(x), blobs(y))
 		bs, ts, down := blobs(x), blobs(y), []bool{true}
 		allocs := testing.AllocsPerRun(5, func() {
 			if err := l.Reshape(bs, ts); err != nil {
@@ -196,6 +199,31 @@ func TestLayerPoolingAllocs(t *testing.T) {
 		})
 		if allocs != 0 {
 			t.Errorf("%s: %v allocations per Reshape+Forward+Backward, want 0", p, allocs)
+		}
+	}
+}
+
+// TestLayerPoolingThreads checks that sharing the planes among threads
+// gives the single-threaded results.
+func TestLayerPoolingThreads(t *testing.T) {
+	for _, p := range []string{`pool: MAX kernel_size: 3 stride: 2`, `pool: AVE kernel_size: 3 stride: 2 pad: 1`} {
+		x := randBlob(1, -1, 1, 8, 12, 32, 32) // enough values for three workers
+		var outs, grads [][]float32
+		for _, threads := range []int{1, 2, 3} {
+			y := NewBlob()
+			l := setupLayer(t, `type: "Pooling" pooling_param { `+p+` }`, &LayerEnv{Threads: threads}, blobs(x), blobs(y))
+			if err := l.Forward(blobs(x), blobs(y)); err != nil {
+				t.Fatal(err)
+			}
+			copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
+			l.Backward(blobs(y), []bool{true}, blobs(x))
+			outs = append(outs, append([]float32(nil), y.DataSlice()...))
+			grads = append(grads, append([]float32(nil), x.DiffSlice()...))
+		}
+		for i := 1; i < len(outs); i++ {
+			if !closeSlices(outs[i], outs[0], 0) || !closeSlices(grads[i], grads[0], 0) {
+				t.Errorf("%s: %d threads differ from one", p, i+1)
+			}
 		}
 	}
 }

@@ -95,7 +95,8 @@ func NewNet(np *caffepb.NetParameter, opts NetOptions) (*Net, error) {
 	return newNetFromDef(def, opts)
 }
 
-// NewNetFromDef builds a net from a processed definition.
+// NewNetFromDef builds a net from a definition ProcessNet made; opts.State
+// is not used (the definition was processed for its state).
 func NewNetFromDef(def *NetDef, opts NetOptions) (*Net, error) { return newNetFromDef(def, opts) }
 
 func newNetFromDef(def *NetDef, opts NetOptions) (n *Net, err error) {

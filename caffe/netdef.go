@@ -109,6 +109,26 @@ func (s NetState) meets(r *caffepb.NetStateRule) bool {
 	return true
 }
 
+// Includes reports whether a net in this state has the layer, by the
+// layer's include and exclude rules as Caffe filters nets: with include
+// rules, when any of them is met; otherwise unless an exclude rule is met.
+func (s NetState) Includes(l *caffepb.LayerParameter) bool {
+	if len(l.Include) > 0 {
+		for _, r := range l.Include {
+			if s.meets(r) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, r := range l.Exclude {
+		if s.meets(r) {
+			return false
+		}
+	}
+	return true
+}
+
 // NetDef is a net definition processed for one NetState, as Caffe's Net
 // would build it: layers filtered by their rules, Split layers inserted
 // for blobs read more than once, parameter blobs resolved with their
@@ -241,20 +261,7 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 		if len(src.Include) > 0 && len(src.Exclude) > 0 {
 			return nil, layerError(pos, i, src.GetName(), src.GetType(), "has both include and exclude rules; give one kind only")
 		}
-		included := len(src.Include) == 0
-		for _, r := range src.Exclude {
-			if state.meets(r) {
-				included = false
-				break
-			}
-		}
-		for _, r := range src.Include {
-			if state.meets(r) {
-				included = true
-				break
-			}
-		}
-		if included {
+		if state.Includes(src) {
 			kept = append(kept, &LayerDef{Param: proto.Clone(src).(*caffepb.LayerParameter), Pos: pos, Source: i})
 		} else {
 			for _, t := range src.Top {

@@ -25,9 +25,10 @@ type SolverOptions struct {
 	// 0 uses the solver's random_seed when it sets one, else seed 0, so
 	// that runs are repeatable (Caffe would draw a random seed).
 	Seed uint64
-	// Dir is the folder relative paths in the solver (net files,
-	// snapshot_prefix) and in its nets (data sources, mean files) resolve
-	// against; LoadSolver sets it to the solver file's folder.
+	// Dir is the folder relative paths in the solver's net files and in
+	// its nets (data sources, mean files) resolve against; LoadSolver sets
+	// it to the solver file's folder. snapshot_prefix, as in Caffe, is
+	// relative to the working folder.
 	Dir string
 	// SearchDirs are further folders where net files are looked for, by
 	// their relative path and by their base name, after Dir.

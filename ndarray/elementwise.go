@@ -9,16 +9,24 @@ import "github.com/sparknet-go/sparknet/ndarray/kernel"
 // shape must be the broadcast shape.
 
 // Add returns a + b.
-func (a *Array) Add(b *Array) *Array { return binaryOp(a, b, func(x, y float32) float32 { return x + y }) }
+func (a *Array) Add(b *Array) *Array {
+	return binaryOp(a, b, func(x, y float32) float32 { return x + y })
+}
 
 // Sub returns a - b.
-func (a *Array) Sub(b *Array) *Array { return binaryOp(a, b, func(x, y float32) float32 { return x - y }) }
+func (a *Array) Sub(b *Array) *Array {
+	return binaryOp(a, b, func(x, y float32) float32 { return x - y })
+}
 
 // Mul returns the elementwise product a * b.
-func (a *Array) Mul(b *Array) *Array { return binaryOp(a, b, func(x, y float32) float32 { return x * y }) }
+func (a *Array) Mul(b *Array) *Array {
+	return binaryOp(a, b, func(x, y float32) float32 { return x * y })
+}
 
 // Div returns the elementwise quotient a / b.
-func (a *Array) Div(b *Array) *Array { return binaryOp(a, b, func(x, y float32) float32 { return x / y }) }
+func (a *Array) Div(b *Array) *Array {
+	return binaryOp(a, b, func(x, y float32) float32 { return x / y })
+}
 
 // AddInPlace sets a = a + b and returns a.
 func (a *Array) AddInPlace(b *Array) *Array {

@@ -116,7 +116,9 @@ func (a *Array) formatter(elide bool) numFormat {
 	var fn func(float32) string
 	switch {
 	case allInt && maxAbs < 1e16:
-		fn = func(v float32) string { return special(v, func(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) + "." }) }
+		fn = func(v float32) string {
+			return special(v, func(x float64) string { return strconv.FormatFloat(x, 'f', 0, 64) + "." })
+		}
 	case maxAbs >= 1e8 || (minAbs < 1e-4 && minAbs != math.Inf(1)) || (minAbs != math.Inf(1) && maxAbs/minAbs > 1e3):
 		fn = func(v float32) string {
 			return special(v, func(x float64) string { return strconv.FormatFloat(x, 'e', PrintPrecision, 32) })

@@ -84,7 +84,9 @@ func (g *RNG) MSRA(a *Array, mode FanMode) *Array {
 }
 
 // FillUniform fills a with U[lo, hi] values from seed and returns a.
-func (a *Array) FillUniform(seed uint64, lo, hi float32) *Array { return NewRNG(seed).Uniform(a, lo, hi) }
+func (a *Array) FillUniform(seed uint64, lo, hi float32) *Array {
+	return NewRNG(seed).Uniform(a, lo, hi)
+}
 
 // FillGaussian fills a with N(mean, std²) values from seed and returns a.
 func (a *Array) FillGaussian(seed uint64, mean, std float32) *Array {

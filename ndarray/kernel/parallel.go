@@ -45,20 +45,20 @@ type gemmCall struct {
 
 var gemmCalls = sync.Pool{New: func() any { return new(gemmCall) }}
 
-// The worker goroutines wait for calls to help with. They are started on
-// demand, so that a call finds as many idle workers as it wants helpers
-// even when other calls keep some busy, and then live for the rest of the
+// The worker goroutines wait for calls to take parts of. They are started
+// on demand, so that a call finds as many idle workers as it wants even
+// when other calls keep some busy, and then live for the rest of the
 // program.
 var (
 	idleWorkers atomic.Int64
-	helpCalls   = make(chan *gemmCall)
+	sharedCalls = make(chan *gemmCall)
 )
 
 func ensureIdleWorkers(n int) {
 	for i := idleWorkers.Load(); i < int64(n); i++ {
 		idleWorkers.Add(1)
 		go func() {
-			for call := range helpCalls {
+			for call := range sharedCalls {
 				idleWorkers.Add(-1)
 				call.work()
 				idleWorkers.Add(1)
@@ -138,7 +138,7 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 		g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
-	helpers := min(threads, parts) - 1
+	extra := min(threads, parts) - 1 // workers besides the calling goroutine
 
 	call := gemmCalls.Get().(*gemmCall)
 	defer gemmCalls.Put(call)
@@ -149,10 +149,10 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	call.next.Store(0)
 	call.panicked = nil
 
-	ensureIdleWorkers(helpers)
-	call.wg.Add(helpers + 1)
-	for range helpers {
-		helpCalls <- call
+	ensureIdleWorkers(extra)
+	call.wg.Add(extra + 1)
+	for range extra {
+		sharedCalls <- call
 	}
 	call.work()
 	call.wg.Wait()

@@ -1,0 +1,15 @@
+// Command sparknet-shell is sparknet's interactive Go shell: with no
+// arguments an interactive session with sc ready, with FILE.go a script,
+// with -e CODE one evaluation, and with --notebook FILE.go a notebook run
+// that writes a Markdown report. See package repl.
+package main
+
+import (
+	"os"
+
+	"github.com/sparknet-go/sparknet/repl"
+)
+
+func main() {
+	os.Exit(repl.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

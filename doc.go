@@ -1,0 +1,67 @@
+// Package sparknet trains Caffe nets data-parallel by model averaging, as
+// SparkNet ("Training Deep Networks in Spark", Moritz et al., ICLR 2016):
+// every worker runs τ local SGD iterations on its own partition of the
+// data, then the weights are averaged and broadcast for the next round.
+// The scheme needs no tuning beyond τ and tolerates slow networks, since
+// workers talk only once per τ iterations.
+//
+// # Training
+//
+// A Trainer joins an RDD of samples (package rdd) and a Caffe solver
+// (package caffe). The solver's train net reads its data through Data
+// layers; the trainer feeds them from each replica's partition:
+//
+//	sc, _ := rdd.NewContext("local[*]")
+//	train, _ := sc.MNIST("", true, sc.Workers()) // one partition per worker
+//	test, _ := sc.MNIST("", false, sc.Workers())
+//	solver, _ := caffe.LoadSolverParameter("lenet_solver.prototxt")
+//	t, _ := sparknet.Parallelize(sc, solver, train.Cache(), sparknet.Options{Tau: 50})
+//	for r := 0; r < 40; r++ {
+//		ev, err := t.Round(ctx) // broadcast, τ local iterations, average
+//		...
+//	}
+//	res, _ := t.Test(ctx, test.Cache())
+//	fmt.Println(res.Accuracy)
+//	t.Net().SaveWeights("lenet_sparknet.caffemodel")
+//
+// There is one model replica per partition, kept in the store of the worker
+// that holds the partition; K, the number of replicas, is the number of
+// partitions. The weights are summed in partition order, so results depend
+// on the seed and the partitioning only, not on scheduling or the number of
+// workers.
+//
+// # What is averaged
+//
+// Options.Average chooses between averaging the weights only (SparkNet:
+// every replica keeps its momentum and other solver history) and averaging
+// the solver history as well. The learning-rate policy of every replica is
+// driven by the global iteration count, the iterations each replica has run
+// (Trainer.Iter), which grows by τ per round.
+//
+// Options.Outer chooses the outer optimizer: PlainAverage (SparkNet),
+// ElasticAveraging (EASGD) or OuterNesterov (Nesterov momentum on the
+// averaged change, as DiLoCo). Options.WarmupRounds gives post-local SGD:
+// τ = 1 for the first rounds, then τ.
+//
+// # Observing and slowing down
+//
+// Subscribe receives a RoundEvent after each round: the round, the global
+// iteration, the train loss, compute and communication seconds and the
+// bytes moved. Nothing in the package prints. Options.Latency and
+// Options.Bandwidth add a simulated network cost to every broadcast and
+// collection, to show on one machine why a larger τ tolerates a slow
+// network.
+//
+// # Snapshots
+//
+// Snapshot writes the averaged weights as a Caffe model, every replica's
+// solver state and the trainer's counters; Resume continues from them to
+// the weights an uninterrupted run would have reached.
+//
+// # Clusters
+//
+// Under an SPMD context (master "mpi"), every process runs the same driver
+// code; each owns some partitions and their replicas, and the rounds'
+// results are exchanged with collectives, so every process holds the same
+// global weights.
+package sparknet

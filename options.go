@@ -1,0 +1,153 @@
+package sparknet
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/data"
+)
+
+// Options configures a Trainer. The zero value is SparkNet's scheme with
+// τ = 10: plain averaging of the weights, each replica keeping its own
+// solver history.
+type Options struct {
+	// Tau is the number of local solver iterations every replica runs per
+	// round (τ in the paper). 0 means 10.
+	Tau int
+	// Average says what is averaged after a round: the weights only
+	// (SparkNet; each replica keeps its momentum) or the weights and the
+	// solver history (momentum, Adam moments, ...).
+	Average Averaging
+	// Outer turns the replicas' weights into the next global weights. The
+	// zero value is the plain average.
+	Outer Outer
+	// WarmupRounds runs the first rounds with τ = 1 before switching to
+	// Tau (post-local SGD).
+	WarmupRounds int
+	// Order is how a replica draws minibatches from its partition:
+	// data.Sequential (contiguous windows, as SparkNet's apps did; the
+	// default), data.Shuffle (a seeded shuffle per epoch) or
+	// data.RandomWindows.
+	Order data.Order
+	// Seed makes runs repeatable: it seeds the initial weights, the
+	// minibatch order and every layer's random numbers.
+	Seed uint64
+	// Threads is how many goroutines each replica's kernels may use; 0
+	// means 1, as every worker runs on its own core.
+	Threads int
+	// Latency and Bandwidth inject a communication cost into every round,
+	// as if the driver talked to the workers over a slow network:
+	// broadcast and collect each take Latency plus the bytes they move
+	// divided by Bandwidth (bytes per second; 0 is unlimited).
+	Latency   time.Duration
+	Bandwidth float64
+	// Solver passes options to every replica's solver (search folders for
+	// net files, for example). Threads, Seed and Rewrite are set by the
+	// trainer.
+	Solver caffe.SolverOptions
+}
+
+// Averaging says which state a round averages.
+type Averaging int
+
+const (
+	// WeightsOnly averages the weights; every replica keeps its own
+	// solver history (momentum) across rounds, as SparkNet does.
+	WeightsOnly Averaging = iota
+	// WeightsAndHistory averages the solver history too and broadcasts
+	// it with the weights.
+	WeightsAndHistory
+)
+
+func (a Averaging) String() string {
+	switch a {
+	case WeightsOnly:
+		return "weights"
+	case WeightsAndHistory:
+		return "weights+history"
+	}
+	return fmt.Sprintf("Averaging(%d)", int(a))
+}
+
+// Outer is the outer optimizer: how the replicas' weights after a round
+// become the next global weights. Make one with PlainAverage,
+// ElasticAveraging or OuterNesterov; the zero value is PlainAverage.
+type Outer struct {
+	kind     outerKind
+	alpha    float32
+	lr       float32
+	momentum float32
+}
+
+type outerKind int
+
+const (
+	outerAverage outerKind = iota
+	outerElastic
+	outerNesterov
+)
+
+// PlainAverage is SparkNet's outer step: the next global weights are the
+// mean of the replicas' weights.
+func PlainAverage() Outer { return Outer{} }
+
+// ElasticAveraging is synchronous EASGD (Zhang, Choromanska and LeCun,
+// 2015) with moving rate alpha: after its τ steps each replica's weights
+// x_i are pulled toward the center c, x_i -= alpha (x_i - c), and the
+// center moves toward them, c += alpha Σ (x_i - c). Replicas keep their
+// own weights between rounds; the center is the trainer's Weights.
+// alpha·K below 1 is stable; 0.9/K is a common choice.
+func ElasticAveraging(alpha float32) Outer { return Outer{kind: outerElastic, alpha: alpha} }
+
+// OuterNesterov treats the averaged change of a round as a gradient for an
+// outer SGD with Nesterov momentum, as DiLoCo (Douillard et al., 2023):
+// g = w - mean(x_i); m = momentum·m + g; w -= lr·(g + momentum·m). lr 1
+// and momentum 0 give the plain average; DiLoCo uses lr 0.7, momentum 0.9.
+func OuterNesterov(lr, momentum float32) Outer {
+	return Outer{kind: outerNesterov, lr: lr, momentum: momentum}
+}
+
+// String names the outer optimizer and its settings.
+func (o Outer) String() string {
+	switch o.kind {
+	case outerElastic:
+		return fmt.Sprintf("elastic(alpha=%g)", o.alpha)
+	case outerNesterov:
+		return fmt.Sprintf("nesterov(lr=%g, momentum=%g)", o.lr, o.momentum)
+	}
+	return "average"
+}
+
+func (o Outer) check(k int) error {
+	switch o.kind {
+	case outerElastic:
+		if o.alpha <= 0 || o.alpha*float32(k) >= 2 {
+			return fmt.Errorf("sparknet: elastic averaging needs 0 < alpha and alpha·K < 2 (alpha %g, K %d); try %g", o.alpha, k, 0.9/float32(k))
+		}
+	case outerNesterov:
+		if o.lr <= 0 || o.momentum < 0 || o.momentum >= 1 {
+			return fmt.Errorf("sparknet: outer Nesterov needs lr > 0 and 0 <= momentum < 1 (lr %g, momentum %g)", o.lr, o.momentum)
+		}
+	}
+	return nil
+}
+
+func (o *Options) withDefaults() Options {
+	c := *o
+	if c.Tau <= 0 {
+		c.Tau = 10
+	}
+	if c.Threads <= 0 {
+		c.Threads = 1
+	}
+	return c
+}
+
+// tauFor returns the number of local iterations of round r (0-based).
+func (o *Options) tauFor(r int) int {
+	if r < o.WarmupRounds {
+		return 1
+	}
+	return o.Tau
+}

@@ -1,0 +1,61 @@
+package repl
+
+import (
+	"context"
+	"slices"
+	"testing"
+)
+
+func TestComplete(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	for _, in := range []string{"alpha := ndarray.Ones(2)", "type pt struct{ Name string; X int }", "p := pt{}", "func tidyUp() {}"} {
+		if err := s.Eval(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		before string
+		word   string
+		has    []string // among the candidates
+		not    []string
+	}{
+		{"fmt.Spri", "Spri", []string{"Sprint", "Sprintf", "Sprintln"}, []string{"Println"}},
+		{"x := strings.ToU", "ToU", []string{"ToUpper"}, nil},
+		{"alp", "alp", []string{"alpha"}, nil},
+		{"alpha.Resh", "Resh", []string{"Reshape"}, nil},
+		{"alpha.", "", []string{"Add", "Sum", "Shape", "T"}, []string{"data"}},
+		{"p.N", "N", []string{"Name"}, nil},
+		{"tid", "tid", []string{"tidyUp"}, nil},
+		{"ret", "ret", []string{"return"}, nil},
+		{"nd", "nd", []string{"ndarray"}, nil},
+		{":he", ":he", []string{":help"}, nil},
+		{":help ke", "ke", []string{"keys"}, nil},
+		{":doc ndarray.Ze", "Ze", []string{"Zeros"}, nil},
+		{"rdd.New", "New", []string{"NewContext"}, nil},
+		{"_s", "_s", nil, []string{rtName}},
+	}
+	for _, tc := range tests {
+		word, cands := s.Complete(tc.before)
+		if word != tc.word {
+			t.Errorf("Complete(%q): word %q, want %q", tc.before, word, tc.word)
+		}
+		for _, h := range tc.has {
+			if !slices.Contains(cands, h) {
+				t.Errorf("Complete(%q) = %v, lacks %q", tc.before, cands, h)
+			}
+		}
+		for _, n := range tc.not {
+			if slices.Contains(cands, n) {
+				t.Errorf("Complete(%q) offers %q", tc.before, n)
+			}
+		}
+	}
+}
+
+func TestCompleterIndents(t *testing.T) {
+	c := completer{}
+	got, n := c.Do([]rune("  "), 2)
+	if n != 0 || len(got) != 1 || string(got[0]) != "\t" {
+		t.Errorf("Tab at the start of a line: %q, %d; want a tab", got, n)
+	}
+}

@@ -1,0 +1,59 @@
+// Package repl is sparknet-shell: an interactive Go shell on the yaegi
+// interpreter with sparknet's packages, an RDD context sc and a context
+// ctx ready, plus script, -e and notebook modes.
+//
+// # Sessions
+//
+// A Session is the interpreter and what the inputs so far have defined.
+// Eval evaluates one input: statements, expressions and declarations,
+// mixed freely. When an input ends in an expression its value is printed
+// with its type ("42 (int)"); arrays print numpy-style, weight
+// collections and nets as tables:
+//
+//	s, _ := repl.New(repl.Options{Master: "local[2]"})
+//	s.Eval(ctx, "a := ndarray.Arange(0, 6, 1).Reshape(2, 3)")
+//	s.Eval(ctx, "a.Sum(0)")
+//
+// Inputs are rewritten where the interpreter would take the process down:
+// go statements run on goroutines that report a panic instead of
+// crashing, range over an integer becomes a counting loop, and defer at
+// the top level is refused. A panic in an input, in a goroutine it
+// started or in a callback an RDD worker ran comes back as an error;
+// interrupting an input (canceling its context) stops interpreted code
+// at once and compiled code that watches ctx.
+//
+// # The shell
+//
+// Shell adds line editing and history (github.com/chzyer/readline),
+// continuation lines while brackets are open, tab completion, Ctrl-C and
+// the commands :help, :doc, :load, :time, :vars, :reset, :history, :save,
+// :paste and :quit. Main is the whole command line of sparknet-shell.
+//
+// # Scripts and notebooks
+//
+// A script is a package main file or top-level statements; lines "// %%"
+// split a file into cells that run as separate inputs, and the leading
+// comment lines of a cell are its prose. RunNotebook runs the cells and
+// writes a Markdown report with each cell's code, output, tables and
+// figures.
+//
+// # Display
+//
+// Package display draws tables, sparklines, figures and training
+// progress; the session installs its hooks so that display.Show in a
+// script shows a value the way an echoed result is shown.
+//
+// BUG(repl): The interpreter names only the function a panic passed
+// through, not the line: a report places a panic at its top-level
+// statement exactly and in a function at the function's declaration.
+//
+// BUG(repl): Some failures are fatal errors of the Go runtime, which no
+// recover stops: interpreted code that recurses without end, or that
+// writes a map from two goroutines at once, ends the process. So does a
+// panic in an interpreted function that compiled code calls on a goroutine
+// of its own (time.AfterFunc); callbacks of rdd and caffe are guarded.
+//
+// BUG(repl): The interpreter's generic standard-library functions
+// (slices.Sort, maps.Keys) are unavailable, and range over a function is
+// refused with a message; range over an integer is rewritten.
+package repl

@@ -1,0 +1,39 @@
+package repl
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/sparknet-go/sparknet/ndarray"
+	"github.com/sparknet-go/sparknet/repl/display"
+)
+
+func TestFormat(t *testing.T) {
+	type point struct{ X, Y int }
+	tests := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"int", 42, "42 (int)"},
+		{"float", 0.5, "0.5 (float64)"},
+		{"string", "go", `"go" (string)`},
+		{"text", "two\nlines", "two\nlines\n(string)"},
+		{"nil", nil, "<nil>"},
+		{"slice", []string{"a"}, "[a] ([]string)"},
+		{"struct", point{1, 2}, "{X:1 Y:2} (repl.point)"},
+		{"pointer to struct", &point{1, 2}, "&{X:1 Y:2} (*repl.point)"},
+		{"error", errors.New("bad"), "bad (*errors.errorString)"},
+		{"array", ndarray.FromValues(1, 2), "Array[2] float32\n[1. 2.]"},
+		{"typed nil array", (*ndarray.Array)(nil), "<nil> (*ndarray.Array)"},
+		{"table", display.NewTable("a").Add(1), "┌───┐\n│ a │\n├───┤\n│ 1 │\n└───┘"},
+		{"figure", display.NewFigure("f").Line("s", []float64{1, 2}), "f\ns ▁█  1 → 2 (min 1, max 2)"},
+		{"long", strings.Repeat("x", maxEcho+10), `"` + strings.Repeat("x", maxEcho-1) + "… (12 more characters) (string)"},
+	}
+	for _, tc := range tests {
+		if got := Format(tc.v); got != tc.want {
+			t.Errorf("%s: Format = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

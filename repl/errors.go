@@ -1,0 +1,74 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// ErrInterrupted reports an input stopped by Ctrl-C (its context was
+// canceled).
+var ErrInterrupted = errors.New("interrupted")
+
+// PanicError reports a panic in interpreted code, or in compiled code it
+// called, recovered by the shell.
+type PanicError struct {
+	// Value is the value passed to panic.
+	Value any
+	// Trace lists the interpreted functions the panic unwound, innermost
+	// first: "in f at file:line:col" (where f is declared), "in func
+	// literal at ..." (a position in its body), and "at file:line:col",
+	// the top-level statement that was running.
+	Trace []string
+	// Goroutine is set when the panic happened in a goroutine started by
+	// a go statement.
+	Goroutine bool
+}
+
+func (e *PanicError) Error() string {
+	var b strings.Builder
+	if e.Goroutine {
+		b.WriteString("panic in goroutine: ")
+	} else {
+		b.WriteString("panic: ")
+	}
+	fmt.Fprint(&b, e.Value)
+	for _, t := range e.Trace {
+		b.WriteString("\n\t" + t)
+	}
+	return b.String()
+}
+
+// Unwrap returns the panic value when it is an error.
+func (e *PanicError) Unwrap() error {
+	err, _ := e.Value.(error)
+	return err
+}
+
+// ExitError reports a call of os.Exit in interpreted code.
+type ExitError struct{ Code int }
+
+func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
+
+// exitRequest is the panic value of the shell's os.Exit.
+type exitRequest struct{ code int }
+
+// InterpreterError reports a failure of the interpreter itself on an
+// input (a crash the shell caught), with advice when the cause is known.
+type InterpreterError struct {
+	Msg  string // what failed
+	Hint string // what to do instead, or ""
+}
+
+func (e *InterpreterError) Error() string {
+	s := "the interpreter failed on this input: " + e.Msg
+	if e.Hint != "" {
+		s += "\n" + e.Hint
+	}
+	return s
+}
+
+// panicLine matches the lines the interpreter writes to its standard
+// error as a panic unwinds interpreted frames: "pos: panic: func(...)".
+var panicLine = regexp.MustCompile(`^(.*:\d+:\d+): panic: (.*)\(\.\.\.\)$`)

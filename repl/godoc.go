@@ -1,0 +1,382 @@
+package repl
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/build"
+	"go/doc"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Doc returns the signature and documentation of name, which is one of
+// a package imported in the session (ndarray), a member of one
+// (ndarray.Zeros, ndarray.Array, ndarray.Array.Reshape), a builtin
+// (len), a function or type an input declared, or a variable or a
+// method or field of a variable's type (a, a.Reshape). Documentation
+// comes from the packages' Go source, found the way the go command finds
+// it from the current directory.
+func (s *Session) Doc(name string) (string, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	parts := strings.Split(strings.TrimSpace(name), ".")
+	for _, p := range parts {
+		if !token.IsIdentifier(p) {
+			return "", fmt.Errorf(":doc %s: not a name; try :doc ndarray, :doc ndarray.Zeros or :doc a.Reshape", name)
+		}
+	}
+	if path, ok := s.imported[inputFile][parts[0]]; ok && parts[0] != rtName {
+		return packageMember(path, parts[1:])
+	}
+	if d, ok := s.lookup(parts[0]); ok {
+		if (d.kind == "func" || d.kind == "type") && len(parts) == 1 {
+			if text, ok := s.declSource(d.name); ok {
+				return text, nil
+			}
+		}
+		return s.valueDoc(name, parts)
+	}
+	if len(parts) == 1 && (builtinFuncs[parts[0]] || intTypes[parts[0]] || builtinTypes[parts[0]]) {
+		return packageMember("builtin", parts)
+	}
+	return "", fmt.Errorf(":doc %s: %s is not an imported package, a name declared in this session or a builtin (imported: %s)",
+		name, parts[0], strings.Join(sortedKeys(AutoImports), " "))
+}
+
+var builtinTypes = map[string]bool{"bool": true, "string": true, "error": true, "any": true, "float32": true, "float64": true, "complex64": true, "complex128": true}
+
+func (s *Session) lookup(name string) (declared, bool) {
+	for i := len(s.names) - 1; i >= 0; i-- {
+		if s.names[i].name == name {
+			return s.names[i], true
+		}
+	}
+	return declared{}, false
+}
+
+// valueDoc documents a variable's type, or a method or field of it.
+func (s *Session) valueDoc(name string, parts []string) (string, error) {
+	head, member := parts, ""
+	if len(parts) > 1 {
+		head, member = parts[:len(parts)-1], parts[len(parts)-1]
+	}
+	v, err := s.value(strings.Join(head, "."))
+	if err != nil || !v.IsValid() {
+		return "", fmt.Errorf(":doc %s: cannot evaluate %s", name, strings.Join(head, "."))
+	}
+	if v.Kind() == reflect.Interface && !v.IsNil() {
+		v = v.Elem()
+	}
+	t := v.Type()
+	named := t
+	if named.Kind() == reflect.Pointer {
+		named = named.Elem()
+	}
+	if named.PkgPath() == "" || named.Name() == "" {
+		if member != "" {
+			return "", fmt.Errorf(":doc %s: %s is a %s, which has no documentation", name, strings.Join(head, "."), t)
+		}
+		return fmt.Sprintf("%s %s", strings.Join(head, "."), t), nil
+	}
+	path := named.PkgPath()
+	if member == "" {
+		text, err := packageMember(path, []string{named.Name()})
+		return fmt.Sprintf("%s is a %s\n\n%s", name, t, text), err
+	}
+	return packageMember(path, []string{named.Name(), member})
+}
+
+// declSource returns the source of the func or type declaration of name
+// in the accepted inputs, the latest first.
+func (s *Session) declSource(name string) (string, bool) {
+	for i := len(s.inputs) - 1; i >= 0; i-- {
+		src := s.inputs[i].Src
+		fset := token.NewFileSet()
+		for _, ch := range chunks(splitUnits(src).units, len(src)) {
+			prefix, suffix := chunkWrap(ch.kind)
+			f, err := parser.ParseFile(fset, "", prefix+src[ch.start:ch.end]+suffix, parser.ParseComments)
+			if err != nil {
+				continue
+			}
+			var found ast.Node
+			ast.Inspect(f, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.FuncDecl:
+					if n.Recv == nil && n.Name.Name == name {
+						found = n
+					}
+				case *ast.TypeSpec:
+					if n.Name.Name == name {
+						found = n
+					}
+				}
+				return found == nil
+			})
+			if found != nil {
+				var b bytes.Buffer
+				if ts, ok := found.(*ast.TypeSpec); ok {
+					b.WriteString("type ")
+					found = ts
+				}
+				printer.Fprint(&b, fset, found)
+				return fmt.Sprintf("%s\n\n(declared in in[%d])", b.String(), s.inputs[i].N), true
+			}
+		}
+	}
+	return "", false
+}
+
+// docCache holds parsed package documentation by import path.
+var docCache sync.Map // string → *pkgDoc
+
+type pkgDoc struct {
+	fset *token.FileSet
+	pkg  *doc.Package
+	err  error
+}
+
+// loadDoc parses the documentation of the package at import path.
+func loadDoc(path string) (*pkgDoc, error) {
+	if d, ok := docCache.Load(path); ok {
+		return d.(*pkgDoc), d.(*pkgDoc).err
+	}
+	d := &pkgDoc{fset: token.NewFileSet()}
+	d.pkg, d.err = parseDoc(d.fset, path)
+	docCache.Store(path, d)
+	return d, d.err
+}
+
+func parseDoc(fset *token.FileSet, path string) (*doc.Package, error) {
+	dir, files, err := findPackage(path)
+	if err != nil {
+		return nil, err
+	}
+	var parsed []*ast.File
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Errorf("repl: :doc: %w", err)
+		}
+		parsed = append(parsed, f)
+	}
+	var mode doc.Mode
+	if path == "builtin" {
+		mode = doc.AllDecls // its names are not exported
+	}
+	p, err := doc.NewFromFiles(fset, parsed, path, mode)
+	if err != nil {
+		return nil, fmt.Errorf("repl: :doc %s: %w", path, err)
+	}
+	return p, nil
+}
+
+// modulePath is sparknet's module path.
+const modulePath = "github.com/sparknet-go/sparknet"
+
+// findPackage returns the directory and Go files of the package at
+// import path: through the go command from the current directory, or,
+// for sparknet's packages, in the enclosing checkout of the module.
+func findPackage(path string) (dir string, files []string, err error) {
+	cwd, _ := os.Getwd()
+	bp, err := build.Import(path, cwd, 0)
+	if err == nil {
+		return bp.Dir, bp.GoFiles, nil
+	}
+	if rel, ok := strings.CutPrefix(path+"/", modulePath+"/"); ok {
+		if root := moduleRoot(cwd); root != "" {
+			if bp, err2 := build.ImportDir(filepath.Join(root, rel), 0); err2 == nil {
+				return bp.Dir, bp.GoFiles, nil
+			}
+		}
+	}
+	return "", nil, fmt.Errorf(":doc needs the Go source of %s, which the go command does not find from here: %v", path, err)
+}
+
+// moduleRoot returns the enclosing directory of dir whose go.mod declares
+// sparknet's module, or "".
+func moduleRoot(dir string) string {
+	for ; dir != "" && dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
+		f, err := os.Open(filepath.Join(dir, "go.mod"))
+		if err != nil {
+			continue
+		}
+		sc := bufio.NewScanner(f)
+		sc.Scan()
+		f.Close()
+		if strings.TrimSpace(strings.TrimPrefix(sc.Text(), "module")) == modulePath {
+			return dir
+		}
+	}
+	return ""
+}
+
+// packageMember documents a package (no names), one of its members, or
+// a method or field of one of its types.
+func packageMember(path string, names []string) (string, error) {
+	d, err := loadDoc(path)
+	if err != nil {
+		return "", err
+	}
+	p := d.pkg
+	what := strings.Join(append([]string{p.Name}, names...), ".")
+	if len(names) == 0 {
+		return packageSummary(d), nil
+	}
+	name := names[0]
+	for _, f := range p.Funcs {
+		if f.Name == name && len(names) == 1 {
+			return funcDoc(d.fset, f), nil
+		}
+	}
+	for _, t := range p.Types {
+		if t.Name == name {
+			if len(names) == 1 {
+				return typeDoc(d.fset, t), nil
+			}
+			for _, f := range append(slices.Clone(t.Methods), t.Funcs...) {
+				if f.Name == names[1] {
+					return funcDoc(d.fset, f), nil
+				}
+			}
+			if field, ok := fieldDoc(d.fset, t, names[1]); ok {
+				return field, nil
+			}
+			return "", fmt.Errorf(":doc %s: %s.%s has no method or field %s; it has %s", what, p.Name, name, names[1], strings.Join(memberNames(t), ", "))
+		}
+		for _, f := range t.Funcs {
+			if f.Name == name && len(names) == 1 {
+				return funcDoc(d.fset, f), nil
+			}
+		}
+		for _, v := range append(slices.Clone(t.Consts), t.Vars...) {
+			if slices.Contains(v.Names, name) {
+				return valueGroupDoc(d.fset, v), nil
+			}
+		}
+	}
+	for _, v := range append(slices.Clone(p.Consts), p.Vars...) {
+		if slices.Contains(v.Names, name) {
+			return valueGroupDoc(d.fset, v), nil
+		}
+	}
+	return "", fmt.Errorf(":doc %s: package %s has no exported %s", what, p.Name, name)
+}
+
+func nodeText(fset *token.FileSet, n any) string {
+	var b bytes.Buffer
+	cfg := printer.Config{Mode: printer.UseSpaces | printer.TabIndent, Tabwidth: 4}
+	if err := cfg.Fprint(&b, fset, n); err != nil {
+		return fmt.Sprint(n)
+	}
+	return b.String()
+}
+
+func indentDoc(text string) string {
+	text = strings.TrimSpace(text)
+	if text == "" {
+		return ""
+	}
+	return "\n\n    " + strings.ReplaceAll(text, "\n", "\n    ")
+}
+
+func funcDoc(fset *token.FileSet, f *doc.Func) string {
+	decl := *f.Decl
+	decl.Doc, decl.Body = nil, nil
+	return nodeText(fset, &decl) + indentDoc(f.Doc)
+}
+
+func typeDoc(fset *token.FileSet, t *doc.Type) string {
+	decl := *t.Decl
+	decl.Doc = nil
+	var b strings.Builder
+	b.WriteString(nodeText(fset, &decl) + indentDoc(t.Doc))
+	list := func(title string, fs []*doc.Func) {
+		if len(fs) == 0 {
+			return
+		}
+		b.WriteString("\n\n" + title + ":")
+		for _, f := range fs {
+			fd := *f.Decl
+			fd.Doc, fd.Body = nil, nil
+			b.WriteString("\n    " + nodeText(fset, &fd))
+		}
+	}
+	list("Constructors", t.Funcs)
+	list("Methods", t.Methods)
+	return b.String()
+}
+
+func fieldDoc(fset *token.FileSet, t *doc.Type, name string) (string, bool) {
+	for _, spec := range t.Decl.Specs {
+		ts, ok := spec.(*ast.TypeSpec)
+		if !ok {
+			continue
+		}
+		st, ok := ts.Type.(*ast.StructType)
+		if !ok {
+			continue
+		}
+		for _, f := range st.Fields.List {
+			for _, n := range f.Names {
+				if n.Name == name {
+					text := fmt.Sprintf("field %s.%s %s", t.Name, name, nodeText(fset, f.Type))
+					if f.Doc != nil {
+						text += indentDoc(f.Doc.Text())
+					} else if f.Comment != nil {
+						text += indentDoc(f.Comment.Text())
+					}
+					return text, true
+				}
+			}
+		}
+	}
+	return "", false
+}
+
+func memberNames(t *doc.Type) []string {
+	var names []string
+	for _, f := range t.Methods {
+		names = append(names, f.Name)
+	}
+	return names
+}
+
+func valueGroupDoc(fset *token.FileSet, v *doc.Value) string {
+	decl := *v.Decl
+	decl.Doc = nil
+	return nodeText(fset, &decl) + indentDoc(v.Doc)
+}
+
+func packageSummary(d *pkgDoc) string {
+	p := d.pkg
+	var b strings.Builder
+	fmt.Fprintf(&b, "package %s // import %q%s", p.Name, p.ImportPath, indentDoc(p.Doc))
+	var funcs, types []string
+	for _, f := range p.Funcs {
+		funcs = append(funcs, f.Name)
+	}
+	for _, t := range p.Types {
+		types = append(types, t.Name)
+		for _, f := range t.Funcs {
+			funcs = append(funcs, f.Name)
+		}
+	}
+	sort.Strings(funcs)
+	if len(types) > 0 {
+		b.WriteString("\n\nTypes: " + strings.Join(types, ", "))
+	}
+	if len(funcs) > 0 {
+		b.WriteString("\nFunctions: " + strings.Join(funcs, ", "))
+	}
+	return b.String()
+}

@@ -1,0 +1,118 @@
+package repl
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	script := filepath.Join(dir, "s.go")
+	if err := os.WriteFile(script, []byte("fmt.Println(\"args\", os.Args[1:])\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(dir, "bad.go")
+	if err := os.WriteFile(bad, []byte("fmt.Println(\"before\")\n// %%\nnope()\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		args  []string
+		stdin string
+		code  int
+		out   string // part of stdout
+		err   string // part of stderr
+	}{
+		{"eval", []string{"--master", "local[2]", "-e", "x := 6", "-e", "x * 7"}, "", 0, "42 (int)", ""},
+		{"eval error", []string{"-e", "nope"}, "", 1, "", "in[1]:1:1: undefined: nope"},
+		{"eval exit", []string{"-e", "os.Exit(7)"}, "", 7, "", ""},
+		{"script with args", []string{script, "a", "b"}, "", 0, "args [a b]", ""},
+		{"failing script", []string{bad}, "", 1, "before", "bad.go:3:1: undefined: nope"},
+		{"missing script", []string{filepath.Join(dir, "none.go")}, "", 1, "", "no such file"},
+		{"version", []string{"--version"}, "", 0, "sparknet-shell ", ""},
+		{"bad master", []string{"--master", "yarn", "-e", "1"}, "", 1, "", "repl: master \"yarn\""},
+		{"bad flag", []string{"--nosuch"}, "", 2, "", "usage:"},
+		{"both -e and script", []string{"-e", "1", script}, "", 2, "", "either -e or a script"},
+		{"piped input", []string{"--master", "local[2]"}, "x := 2\nfunc f(v int) int {\nreturn v * 10\n}\nf(x)\n:nosuch\n", 1, "20 (int)", "unknown command :nosuch"},
+		{"piped :help", nil, ":help\n:quit\nnotrun\n", 0, "Commands:", ""},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errb bytes.Buffer
+			code := Main(tc.args, strings.NewReader(tc.stdin), &out, &errb)
+			if code != tc.code {
+				t.Errorf("exit status %d, want %d; stderr: %s", code, tc.code, errb.String())
+			}
+			if !strings.Contains(out.String(), tc.out) {
+				t.Errorf("stdout %q lacks %q", out.String(), tc.out)
+			}
+			if !strings.Contains(errb.String(), tc.err) {
+				t.Errorf("stderr %q lacks %q", errb.String(), tc.err)
+			}
+		})
+	}
+}
+
+func TestNotebook(t *testing.T) {
+	dir := t.TempDir()
+	nbFile := filepath.Join(dir, "nb.go")
+	src := `//go:build ignore
+
+// # A notebook
+//
+// Its prose is Markdown.
+
+// %% Numbers
+x := 21
+fmt.Println("printed")
+x * 2
+
+// %% A table and a figure
+t := display.NewTable("k", "v").Add("a", 1)
+display.Show(t)
+display.NewFigure("curve").Line("y", []float64{3, 1, 2})
+
+// %% A failure
+var m map[int]int
+m[1] = 1
+
+// %% After
+fmt.Println("not run")
+`
+	if err := os.WriteFile(nbFile, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "report.md")
+	var log bytes.Buffer
+	err := RunNotebook(t.Context(), nbFile, NotebookOptions{Session: Options{Master: "local[2]"}, Out: out, Log: &log})
+	if err == nil || !strings.Contains(err.Error(), "assignment to entry in nil map") {
+		t.Fatalf("error %v, want the failing cell's panic", err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	report := string(b)
+	wants := []string{
+		"# A notebook\n\nIts prose is Markdown.",
+		"## Numbers\n\n```go\nx := 21\nfmt.Println(\"printed\")\nx * 2\n```\n\n```text\nprinted\n42 (int)\n```",
+		"| k | v |\n|:--|--:|\n| a | 1 |",
+		"![curve](report-1.png)",
+		"**Error** (the run stopped here):\n\n```text\npanic: assignment to entry in nil map\n\tat " + nbFile + ":19:1\n```",
+		"## After\n\n```go\nfmt.Println(\"not run\")\n```\n\n_Not run: an earlier cell failed._",
+	}
+	for _, w := range wants {
+		if !strings.Contains(report, w) {
+			t.Errorf("report lacks %q:\n%s", w, report)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report-1.png")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(log.String(), "A failure: FAILED") {
+		t.Errorf("log: %q", log.String())
+	}
+}

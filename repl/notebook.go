@@ -1,0 +1,247 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sparknet-go/sparknet/repl/display"
+)
+
+// NotebookOptions configure RunNotebook.
+type NotebookOptions struct {
+	// Session configures the notebook's session; its Stdout, Stderr and
+	// Show are the notebook's own.
+	Session Options
+	// Out is the Markdown report to write; "" means the notebook's path
+	// with .md in place of .go. Images go beside it.
+	Out string
+	// Log receives one line per cell as the notebook runs; nil means
+	// none.
+	Log io.Writer
+}
+
+// RunNotebook runs the cells of the notebook-style Go file at path in
+// order (see SplitCells) and writes a Markdown report with each cell's
+// prose, code, output, tables and figures (as PNG files beside the
+// report). A failing cell stops the run; its error is in the report, and
+// RunNotebook returns it after writing the report.
+func RunNotebook(ctx context.Context, path string, opts NotebookOptions) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("repl: %w", err)
+	}
+	out := opts.Out
+	if out == "" {
+		out = strings.TrimSuffix(path, filepath.Ext(path)) + ".md"
+	}
+	nb := &notebook{path: path, out: out}
+	sopts := opts.Session
+	sopts.Stdout = &nb.w
+	sopts.Stderr = &nb.w
+	sopts.Show = nb.show
+	s, err := New(sopts)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	nb.master = s.SparkContext().Master()
+
+	var runErr error
+	cells := SplitCells(string(src))
+	if hasPackageClause(string(src)) {
+		cells = []Cell{{Code: string(src), Line: 1}}
+	}
+	for i, c := range cells {
+		res := &cellResult{cell: c, n: i + 1}
+		nb.cells = append(nb.cells, res)
+		if strings.TrimSpace(c.Code) == "" {
+			continue
+		}
+		nb.w.start(res)
+		start := time.Now()
+		if hasPackageClause(c.Code) {
+			runErr = s.EvalCell(ctx, path, c.Code, c.Line, false)
+		} else {
+			runErr = s.EvalCell(ctx, path, c.Code, c.Line, true)
+		}
+		res.elapsed = time.Since(start)
+		nb.w.start(nil)
+		if opts.Log != nil {
+			status := "ok"
+			if runErr != nil {
+				status = "FAILED"
+			}
+			title := c.Title
+			if title == "" {
+				title = "line " + fmt.Sprint(c.Line)
+			}
+			fmt.Fprintf(opts.Log, "[%d/%d] %s: %s (%s)\n", i+1, len(cells), title, status, display.FormatDuration(res.elapsed))
+		}
+		if runErr != nil {
+			res.err = runErr
+			for j, rest := range cells[i+1:] {
+				nb.cells = append(nb.cells, &cellResult{cell: rest, n: i + j + 2, notRun: true})
+			}
+			break
+		}
+	}
+	if err := nb.write(); err != nil {
+		return err
+	}
+	return runErr
+}
+
+// notebook collects the results of a notebook run.
+type notebook struct {
+	path, out string
+	master    string
+	cells     []*cellResult
+	w         cellWriter
+	images    int
+}
+
+// cellResult is what a cell produced, in order.
+type cellResult struct {
+	cell    Cell
+	n       int
+	blocks  []block
+	err     error
+	elapsed time.Duration
+	notRun  bool // an earlier cell failed
+}
+
+// block is a piece of a cell's output: text, Markdown (a table) or an
+// image file.
+type block struct {
+	kind string // "text", "markdown", "image"
+	text string // text or Markdown, or the image's title
+	file string // image file name, relative to the report
+}
+
+// cellWriter appends output to the running cell's text.
+type cellWriter struct {
+	mu  sync.Mutex
+	res *cellResult
+}
+
+func (w *cellWriter) start(res *cellResult) {
+	w.mu.Lock()
+	w.res = res
+	w.mu.Unlock()
+}
+
+func (w *cellWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.res == nil {
+		return len(p), nil
+	}
+	w.res.add(block{kind: "text", text: string(p)})
+	return len(p), nil
+}
+
+func (r *cellResult) add(b block) {
+	if n := len(r.blocks); b.kind == "text" && n > 0 && r.blocks[n-1].kind == "text" {
+		r.blocks[n-1].text += b.text
+		return
+	}
+	r.blocks = append(r.blocks, b)
+}
+
+// show puts tables and figures into the report; other values are left
+// to the text output.
+func (nb *notebook) show(v any) bool {
+	nb.w.mu.Lock()
+	res := nb.w.res
+	nb.w.mu.Unlock()
+	if res == nil {
+		return false
+	}
+	if t := display.AsTable(v); t != nil {
+		nb.w.mu.Lock()
+		res.add(block{kind: "markdown", text: t.Markdown()})
+		nb.w.mu.Unlock()
+		return true
+	}
+	if f := display.AsFigure(v); f != nil {
+		nb.images++
+		stem := strings.TrimSuffix(filepath.Base(nb.out), filepath.Ext(nb.out))
+		name := fmt.Sprintf("%s-%d.png", stem, nb.images)
+		if err := f.Save(filepath.Join(filepath.Dir(nb.out), name)); err != nil {
+			nb.w.mu.Lock()
+			res.add(block{kind: "text", text: fmt.Sprintf("(figure not saved: %v)\n%s\n", err, f)})
+			nb.w.mu.Unlock()
+			return true
+		}
+		title := f.Title
+		if title == "" {
+			title = "figure"
+		}
+		nb.w.mu.Lock()
+		res.add(block{kind: "image", text: title, file: name})
+		nb.w.mu.Unlock()
+		return true
+	}
+	return false
+}
+
+// write writes the Markdown report.
+func (nb *notebook) write() error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "<!-- Report of %s, run by sparknet-shell %s with master %s. -->\n", filepath.Base(nb.path), Version(), nb.master)
+	for _, r := range nb.cells {
+		c := r.cell
+		b.WriteString("\n")
+		if c.Title != "" {
+			fmt.Fprintf(&b, "## %s\n\n", c.Title)
+		}
+		if c.Prose != "" {
+			b.WriteString(c.Prose + "\n\n")
+		}
+		if strings.TrimSpace(c.Code) != "" {
+			b.WriteString("```go\n" + c.Code + "```\n\n")
+			if r.notRun {
+				b.WriteString("_Not run: an earlier cell failed._\n")
+			}
+		}
+		for _, blk := range r.blocks {
+			switch blk.kind {
+			case "text":
+				text := strings.TrimRight(stripControl(blk.text), "\n")
+				if text != "" {
+					b.WriteString("```text\n" + text + "\n```\n\n")
+				}
+			case "markdown":
+				b.WriteString(blk.text + "\n")
+			case "image":
+				fmt.Fprintf(&b, "![%s](%s)\n\n", blk.text, blk.file)
+			}
+		}
+		if r.err != nil {
+			fmt.Fprintf(&b, "**Error** (the run stopped here):\n\n```text\n%s\n```\n", FormatError(r.err))
+		}
+	}
+	if err := os.WriteFile(nb.out, []byte(b.String()), 0o644); err != nil {
+		return fmt.Errorf("repl: writing the report: %w", err)
+	}
+	return nil
+}
+
+// stripControl removes carriage-return redraws and terminal escapes.
+func stripControl(s string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(s, "\n") {
+		if i := strings.LastIndexByte(line, '\r'); i >= 0 {
+			line = line[i+1:]
+		}
+		line = strings.ReplaceAll(line, "\x1b[K", "")
+		b.WriteString(line)
+	}
+	return b.String()
+}

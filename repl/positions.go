@@ -1,0 +1,76 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"go/scanner"
+	"go/token"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// posErrorf returns an error at pos.
+func posErrorf(fset *token.FileSet, pos token.Pos, format string, args ...any) error {
+	return fmt.Errorf("%s: %s", fset.Position(pos), fmt.Sprintf(format, args...))
+}
+
+var inputPos = regexp.MustCompile(regexp.QuoteMeta(inputFile) + `:(\d+)(?::(\d+))?`)
+
+// mapPositions rewrites positions in interactive inputs, such as
+// sparknet-input:12:5, to the input and line they refer to: in[3]:2:5.
+func (s *Session) mapPositions(msg string) string {
+	return inputPos.ReplaceAllStringFunc(msg, func(m string) string {
+		sub := inputPos.FindStringSubmatch(m)
+		line, _ := strconv.Atoi(sub[1])
+		i := sort.Search(len(s.lines), func(i int) bool { return s.lines[i].first > line }) - 1
+		if i < 0 {
+			return m
+		}
+		out := fmt.Sprintf("in[%d]:%d", s.lines[i].n, line-s.lines[i].first+1)
+		if sub[2] != "" {
+			out += ":" + sub[2]
+		}
+		return out
+	})
+}
+
+// mapErr rewrites the positions in err's message.
+func (s *Session) mapErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var el scanner.ErrorList
+	if errors.As(err, &el) && len(el) > 0 {
+		msgs := make([]string, 0, min(len(el), 3))
+		for _, e := range el[:min(len(el), 3)] {
+			msgs = append(msgs, e.Error())
+		}
+		return &mappedError{msg: s.mapPositions(strings.Join(msgs, "\n")), err: err}
+	}
+	switch err.(type) {
+	case *ExitError:
+		return err
+	case *PanicError:
+		pe := err.(*PanicError)
+		for i, t := range pe.Trace {
+			pe.Trace[i] = s.mapPositions(t)
+		}
+		return pe
+	}
+	if errors.Is(err, ErrInterrupted) {
+		return err
+	}
+	return &mappedError{msg: s.suggest(s.mapPositions(err.Error())), err: err}
+}
+
+// mappedError is an error whose message has its positions rewritten.
+type mappedError struct {
+	msg string
+	err error
+}
+
+func (e *mappedError) Error() string { return e.msg }
+
+func (e *mappedError) Unwrap() error { return e.err }

@@ -1,0 +1,314 @@
+package repl
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// The interpreter mishandles a few constructs badly enough to take the
+// process down, so inputs are rewritten before they are compiled:
+//
+//   - go statements become calls of the runtime's Go, which runs the
+//     call on a goroutine that recovers a panic and reports it (a panic in
+//     an interpreted goroutine otherwise kills the process). The function
+//     and its arguments are evaluated at the go statement, as Go does.
+//   - top-level statements are numbered (the runtime's At), so that a
+//     panic is reported at its statement.
+//   - range over an integer becomes a three-clause for loop (the
+//     interpreter crashes on range over an int).
+//   - defer at the top level of an input is refused: the interpreter would
+//     run it again after every later input.
+
+// rtName is the name under which inputs import the shell's runtime
+// package (Go, Echo, ...).
+const rtName = "_sn"
+
+// rewriter rewrites one input.
+type rewriter struct {
+	// ints holds the names known to hold integers: declared with an
+	// integer type or initialised from an integer expression.
+	ints map[string]bool
+	// globalInt reports whether a session variable holds an integer.
+	globalInt func(name string) bool
+	n         int // counter for temporary names
+	// unsure holds range statements over expressions of unknown type,
+	// for the message when the interpreter fails on one.
+	unsure []*ast.RangeStmt
+}
+
+func newRewriter(globalInt func(string) bool) *rewriter {
+	return &rewriter{ints: map[string]bool{}, globalInt: globalInt}
+}
+
+// topLevelDefer returns the first defer statement among stmts, or nil.
+func topLevelDefer(stmts []ast.Stmt) *ast.DeferStmt {
+	for _, s := range stmts {
+		if d, ok := s.(*ast.DeferStmt); ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// rewrite rewrites node in place (a *ast.BlockStmt or *ast.File).
+func (r *rewriter) rewrite(node ast.Node) {
+	astutil.Apply(node, func(c *astutil.Cursor) bool {
+		r.learn(c.Node())
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.GoStmt:
+			c.Replace(r.goStmt(n))
+		case *ast.RangeStmt:
+			if f := r.rangeInt(n); f != nil {
+				c.Replace(f)
+			}
+		}
+		return true
+	})
+}
+
+// learn records integer-valued names declared by n.
+func (r *rewriter) learn(n ast.Node) {
+	switch n := n.(type) {
+	case *ast.AssignStmt:
+		if n.Tok == token.DEFINE && len(n.Lhs) == len(n.Rhs) {
+			for i, lhs := range n.Lhs {
+				if id, ok := lhs.(*ast.Ident); ok {
+					r.ints[id.Name] = r.intLike(n.Rhs[i])
+				}
+			}
+		}
+	case *ast.ValueSpec:
+		for i, id := range n.Names {
+			switch {
+			case n.Type != nil:
+				r.ints[id.Name] = isIntType(n.Type)
+			case i < len(n.Values):
+				r.ints[id.Name] = r.intLike(n.Values[i])
+			}
+		}
+	case *ast.Field:
+		for _, id := range n.Names {
+			r.ints[id.Name] = isIntType(n.Type)
+		}
+	}
+}
+
+var intTypes = map[string]bool{
+	"int": true, "int8": true, "int16": true, "int32": true, "int64": true,
+	"uint": true, "uint8": true, "uint16": true, "uint32": true, "uint64": true,
+	"uintptr": true, "byte": true, "rune": true,
+}
+
+func isIntType(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && intTypes[id.Name]
+}
+
+// intLike reports whether e is known to be an integer.
+func (r *rewriter) intLike(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		return x.Kind == token.INT
+	case *ast.ParenExpr:
+		return r.intLike(x.X)
+	case *ast.Ident:
+		if v, ok := r.ints[x.Name]; ok {
+			return v
+		}
+		return r.globalInt != nil && r.globalInt(x.Name)
+	case *ast.CallExpr:
+		if id, ok := x.Fun.(*ast.Ident); ok {
+			return id.Name == "len" || id.Name == "cap" || intTypes[id.Name]
+		}
+	case *ast.UnaryExpr:
+		return (x.Op == token.SUB || x.Op == token.ADD || x.Op == token.XOR) && r.intLike(x.X)
+	case *ast.BinaryExpr:
+		switch x.Op {
+		case token.SHL, token.SHR:
+			return r.intLike(x.X)
+		case token.ADD, token.SUB, token.MUL, token.QUO, token.REM, token.AND, token.OR, token.XOR, token.AND_NOT:
+			return r.intLike(x.X) || r.intLike(x.Y)
+		}
+	}
+	return false
+}
+
+// pure reports whether evaluating e twice is harmless: no calls other
+// than len, cap and conversions to integer types, no receives.
+func pure(e ast.Expr) bool {
+	ok := true
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch x := n.(type) {
+		case *ast.CallExpr:
+			if id, isID := x.Fun.(*ast.Ident); !isID || !(id.Name == "len" || id.Name == "cap" || intTypes[id.Name]) {
+				ok = false
+			}
+		case *ast.UnaryExpr:
+			if x.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.FuncLit:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+func (r *rewriter) temp(what string, pos token.Pos) *ast.Ident {
+	r.n++
+	return &ast.Ident{NamePos: pos, Name: fmt.Sprintf("%s_%s%d", rtName, what, r.n)}
+}
+
+// rangeInt rewrites a range over an integer into a for loop, or returns
+// nil when the range is over something else (or over an expression of
+// unknown type, which it records).
+func (r *rewriter) rangeInt(rs *ast.RangeStmt) ast.Stmt {
+	if rs.Value != nil {
+		return nil // ranging over an int yields one value
+	}
+	if !r.intLike(rs.X) {
+		if _, lit := rs.X.(*ast.CompositeLit); !lit {
+			r.unsure = append(r.unsure, rs)
+		}
+		return nil
+	}
+	pos := rs.For
+	key, _ := rs.Key.(*ast.Ident)
+	if key == nil || key.Name == "_" {
+		key = r.temp("i", pos)
+		rs.Tok = token.DEFINE
+	}
+	if rs.Tok == token.ASSIGN {
+		// for i = range n: the loop variable exists already.
+		return &ast.ForStmt{
+			For:  pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{ident(key.Name, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}}},
+			Cond: &ast.BinaryExpr{X: ident(key.Name, pos), OpPos: pos, Op: token.LSS, Y: rs.X},
+			Post: &ast.IncDecStmt{X: ident(key.Name, pos), TokPos: pos, Tok: token.INC},
+			Body: rs.Body,
+		}
+	}
+	limit := r.temp("n", pos)
+	zero, bound := ast.Expr(&ast.BinaryExpr{X: rs.X, OpPos: pos, Op: token.SUB, Y: rs.X}), rs.X
+	if !pure(rs.X) {
+		zero = &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}
+		bound = &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{rs.X}, Rparen: pos}
+	}
+	r.ints[key.Name] = true
+	return &ast.ForStmt{
+		For:  pos,
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{ident(key.Name, pos), limit}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{zero, bound}},
+		Cond: &ast.BinaryExpr{X: ident(key.Name, pos), OpPos: pos, Op: token.LSS, Y: ident(limit.Name, pos)},
+		Post: &ast.IncDecStmt{X: ident(key.Name, pos), TokPos: pos, Tok: token.INC},
+		Body: rs.Body,
+	}
+}
+
+var builtinFuncs = map[string]bool{
+	"append": true, "cap": true, "clear": true, "close": true, "complex": true, "copy": true,
+	"delete": true, "imag": true, "len": true, "make": true, "max": true, "min": true, "new": true,
+	"panic": true, "print": true, "println": true, "real": true, "recover": true,
+}
+
+// goStmt rewrites "go f(a, b)" into "_sn.Go(f, a, b)", which evaluates
+// the function and its arguments here and calls it on a new goroutine
+// (with "xs..." the call is "_sn.GoSlice(f, a, xs)"). Passing values,
+// not a closure, keeps each goroutine's arguments its own: the
+// interpreter's closures share a loop's variables between iterations. A
+// builtin, which is no value, is called from a function literal.
+func (r *rewriter) goStmt(g *ast.GoStmt) ast.Stmt {
+	pos := g.Go
+	call := g.Call
+	if id, ok := call.Fun.(*ast.Ident); ok && builtinFuncs[id.Name] {
+		lit := &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: call}}, Rbrace: pos},
+		}
+		return rtCall("Go", pos, lit)
+	}
+	name := "Go"
+	if call.Ellipsis.IsValid() {
+		name = "GoSlice"
+	}
+	return rtCall(name, pos, append([]ast.Expr{call.Fun}, call.Args...)...)
+}
+
+// rtCall is the statement _sn.name(args...).
+func rtCall(name string, pos token.Pos, args ...ast.Expr) *ast.ExprStmt {
+	return &ast.ExprStmt{X: &ast.CallExpr{
+		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(name, pos)},
+		Lparen: pos, Args: args, Rparen: pos,
+	}}
+}
+
+// instrument puts _sn.At(i) before the i-th statement, so that a panic
+// can be placed at its top-level statement.
+func instrument(stmts []ast.Stmt) []ast.Stmt {
+	out := make([]ast.Stmt, 0, 2*len(stmts))
+	for i, st := range stmts {
+		pos := st.Pos()
+		out = append(out, rtCall("At", pos, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: fmt.Sprint(i)}), st)
+	}
+	return out
+}
+
+func ident(name string, pos token.Pos) *ast.Ident { return &ast.Ident{NamePos: pos, Name: name} }
+
+// wrapCompound runs each top-level compound statement (for, if, switch,
+// select, a block) inside a function literal called at once:
+// "func() { STMT }()". The interpreter mishandles declarations of several
+// variables at once ("v, err := f()", "v, ok := m[k]") in blocks nested in
+// top-level statements, and type switches that bind a variable there, but
+// not inside functions; variables declared in such blocks are local to
+// them anyway. A statement that contains return or goto stays as it is.
+// It reports which statements it wrapped.
+func wrapCompound(stmts []ast.Stmt) (out []ast.Stmt, wrapped []bool) {
+	out = make([]ast.Stmt, len(stmts))
+	wrapped = make([]bool, len(stmts))
+	for i, st := range stmts {
+		out[i] = st
+		switch st.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt,
+			*ast.SelectStmt, *ast.BlockStmt, *ast.LabeledStmt:
+		default:
+			continue
+		}
+		if leavesBlock(st) {
+			continue
+		}
+		pos := st.Pos()
+		lit := &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{st}, Rbrace: st.End()},
+		}
+		out[i] = &ast.ExprStmt{X: &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: pos}}
+		wrapped[i] = true
+	}
+	return out, wrapped
+}
+
+// leavesBlock reports whether st contains a return or a goto outside
+// function literals.
+func leavesBlock(st ast.Stmt) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}

@@ -1,0 +1,157 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"runtime/pprof"
+	"strings"
+	"sync"
+	"time"
+)
+
+// goroutine runs f on a new goroutine that reports a panic instead of
+// crashing the process: the runtime behind rewritten go statements.
+func (s *Session) goroutine(f func()) {
+	go func() {
+		// Goroutines of interpreted code are not the input's own.
+		pprof.SetGoroutineLabels(context.Background())
+		defer func() {
+			r := recover()
+			if r == nil {
+				return
+			}
+			if ex, ok := r.(exitRequest); ok {
+				s.exit(ex.code)
+				return
+			}
+			err := &PanicError{Value: r, Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
+			fmt.Fprintln(s.stderr.w, s.mapPositions(err.Error()))
+		}()
+		f()
+	}()
+}
+
+// spawn returns the runtime's Go (or GoSlice): it calls f with args on
+// a new goroutine, converting the arguments to f's parameter types.
+func (s *Session) spawn(slice bool) func(f any, args ...any) {
+	return func(f any, args ...any) {
+		fv := reflect.ValueOf(f)
+		if fv.Kind() != reflect.Func || fv.IsNil() {
+			panic(fmt.Sprintf("go statement: %v is not a function", f))
+		}
+		ft := fv.Type()
+		in := make([]reflect.Value, len(args))
+		for i, a := range args {
+			var pt reflect.Type
+			switch {
+			case ft.IsVariadic() && i >= ft.NumIn()-1 && slice:
+				pt = ft.In(ft.NumIn() - 1)
+			case ft.IsVariadic() && i >= ft.NumIn()-1:
+				pt = ft.In(ft.NumIn() - 1).Elem()
+			case i < ft.NumIn():
+				pt = ft.In(i)
+			default:
+				panic(fmt.Sprintf("go statement: too many arguments for %s", ft))
+			}
+			in[i] = convertArg(a, pt)
+		}
+		s.goroutine(func() {
+			if slice {
+				fv.CallSlice(in)
+			} else {
+				fv.Call(in)
+			}
+		})
+	}
+}
+
+// dropWrapper removes the frame of the function literal that a wrapped
+// top-level statement runs in: the last one before the top level.
+func dropWrapper(frames []frame) []frame {
+	end := len(frames)
+	for i, f := range frames {
+		if f.fn == "main" || f.fn == "" {
+			end = i
+			break
+		}
+	}
+	if end > 0 && strings.HasSuffix(frames[end-1].fn, "func") {
+		return append(frames[:end-1:end-1], frames[end:]...)
+	}
+	return frames
+}
+
+// convertArg makes a of type t, as an assignment would.
+func convertArg(a any, t reflect.Type) reflect.Value {
+	if a == nil {
+		return reflect.Zero(t)
+	}
+	v := reflect.ValueOf(a)
+	if !v.Type().AssignableTo(t) && v.Type().ConvertibleTo(t) {
+		return v.Convert(t)
+	}
+	return v
+}
+
+// trace turns the frames the interpreter reported as a panic unwound
+// into lines of a report: "in f (where f is declared)", "in func literal
+// at ...", and "at" the top-level statement top, when known.
+func (s *Session) trace(frames []frame, top string) []string {
+	var out []string
+	for _, f := range frames {
+		var line string
+		switch fn := strings.TrimPrefix(f.fn, "main."); {
+		case fn == "" || fn == "main":
+			if top == "" {
+				continue
+			}
+			line = "at " + top
+		case strings.HasSuffix(fn, "func"):
+			line = "in func literal at " + f.pos
+		case strings.HasPrefix(fn, rtName+"_main"):
+			line = "in main at " + f.pos
+		default:
+			pos := s.funcPos[fn]
+			if pos == "" {
+				pos = f.pos
+			}
+			line = "in " + fn + " at " + pos
+		}
+		if len(out) == 0 || out[len(out)-1] != line {
+			out = append(out, s.mapPositions(line))
+		}
+	}
+	return out
+}
+
+// inputContext is the ctx variable of a session: it forwards to the
+// context of the input running now.
+type inputContext struct {
+	mu  sync.Mutex
+	cur context.Context
+}
+
+func (c *inputContext) set(ctx context.Context) {
+	c.mu.Lock()
+	c.cur = ctx
+	c.mu.Unlock()
+}
+
+func (c *inputContext) get() context.Context {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cur
+}
+
+func (c *inputContext) Deadline() (time.Time, bool) { return c.get().Deadline() }
+
+func (c *inputContext) Done() <-chan struct{} { return c.get().Done() }
+
+func (c *inputContext) Err() error { return c.get().Err() }
+
+func (c *inputContext) Value(key any) any { return c.get().Value(key) }
+
+func (c *inputContext) String() string {
+	return "the context of the running input, canceled by Ctrl-C"
+}

@@ -1,0 +1,295 @@
+package repl
+
+import (
+	"context"
+	"fmt"
+	"go/parser"
+	"io"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sparknet-go/sparknet/rdd"
+	"github.com/sparknet-go/sparknet/repl/display"
+	"github.com/sparknet-go/sparknet/stdlib"
+	"github.com/traefik/yaegi/interp"
+	yaegistdlib "github.com/traefik/yaegi/stdlib"
+)
+
+// Options configure a Session. The zero value works: the standard
+// streams and master local[*].
+type Options struct {
+	// Stdout and Stderr receive the output of interpreted code, echoed
+	// results and error reports; nil means os.Stdout and os.Stderr.
+	Stdout, Stderr io.Writer
+	// Stdin is the standard input of interpreted code; nil means os.Stdin.
+	Stdin io.Reader
+	// Master is the master URL of the session's RDD context, sc; "" means
+	// "local[*]".
+	Master string
+	// Args are the command-line arguments scripts see in os.Args; nil
+	// means just the program name.
+	Args []string
+	// Show, when set, is offered each displayed value first (an echoed
+	// result or an argument of display.Show) and returns whether it
+	// displayed it; notebooks use it to put tables and figures in their
+	// reports. Otherwise values are written as text to Stdout.
+	Show func(v any) bool
+	// Exit is called when a goroutine started by interpreted code calls
+	// os.Exit; nil means os.Exit. (os.Exit in an input ends that input
+	// with an *ExitError instead.)
+	Exit func(code int)
+}
+
+// AutoImports are the packages that inputs and scripts may use without
+// import lines, by name.
+var AutoImports = map[string]string{
+	"fmt":     "fmt",
+	"math":    "math",
+	"strings": "strings",
+	"sort":    "sort",
+	"time":    "time",
+	"os":      "os",
+	"errors":  "errors",
+	"strconv": "strconv",
+	"ndarray": "github.com/sparknet-go/sparknet/ndarray",
+	"data":    "github.com/sparknet-go/sparknet/data",
+	"rdd":     "github.com/sparknet-go/sparknet/rdd",
+	"caffe":   "github.com/sparknet-go/sparknet/caffe",
+	"display": "github.com/sparknet-go/sparknet/repl/display",
+}
+
+// inputFile is the file name under which interactive inputs are
+// compiled; error positions in it are rewritten to in[N]:line:col.
+const inputFile = "sparknet-input"
+
+// rtPath is the import path of the shell's runtime package.
+const rtPath = "sparknet-shell/rt"
+
+// A Session is an interpreter with sparknet's packages, the variables sc
+// (an RDD context) and ctx (canceled when the running input is
+// interrupted), and the inputs evaluated so far. Eval and Load run one
+// at a time.
+type Session struct {
+	opts   Options
+	stdout io.Writer
+	stderr *traceFilter
+	exit   func(int)
+	sc     *rdd.Context
+	ctx    *inputContext
+
+	mu        sync.Mutex // serializes evaluation
+	in        *interp.Interpreter
+	exports   interp.Exports
+	imported  map[string]map[string]string // file → import name → path
+	names     []declared                   // top-level names, in order of declaration
+	inputs    []Input                      // accepted inputs
+	n         int                          // inputs numbered so far
+	lines     []lineSpan                   // where interactive inputs lie in inputFile
+	nextLine  int                          // first line of the next interactive input
+	funcPos   map[string]string            // where named functions were declared
+	atPos     []string                     // positions of the running block's statements
+	atWrapped []bool                       // which of them run inside a function literal
+	at        atomic.Int64                 // the running block's statement, from At
+}
+
+// Input is an input the session accepted: it evaluated without error.
+type Input struct {
+	N    int    // its number, as in in[N]
+	Src  string // what was typed, or loaded
+	From string // the file it was loaded from, or ""
+}
+
+// declared is a top-level name an input declared.
+type declared struct {
+	name, kind string // kind: "var", "const", "func", "type"
+}
+
+// lineSpan says that input n starts at line first of inputFile.
+type lineSpan struct{ first, n int }
+
+// New starts a session: an interpreter, the RDD context sc on
+// opts.Master, and the prelude that imports AutoImports.
+func New(opts Options) (*Session, error) {
+	s := &Session{opts: opts, ctx: &inputContext{cur: context.Background()}}
+	s.stdout = opts.Stdout
+	if s.stdout == nil {
+		s.stdout = os.Stdout
+	}
+	errw := opts.Stderr
+	if errw == nil {
+		errw = os.Stderr
+	}
+	s.stderr = &traceFilter{w: errw}
+	s.exit = opts.Exit
+	if s.exit == nil {
+		s.exit = os.Exit
+	}
+	master := opts.Master
+	if master == "" {
+		master = "local[*]"
+	}
+	sc, err := rdd.NewContext(master)
+	if err != nil {
+		return nil, fmt.Errorf("repl: master %q: %w", master, err)
+	}
+	s.sc = sc
+	if err := s.reset(); err != nil {
+		sc.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close stops the session's RDD context.
+func (s *Session) Close() error { return s.sc.Close() }
+
+// SparkContext returns the session's RDD context, sc.
+func (s *Session) SparkContext() *rdd.Context { return s.sc }
+
+// Stdout returns the writer the session writes results to.
+func (s *Session) Stdout() io.Writer { return s.stdout }
+
+// Inputs returns the accepted inputs, oldest first.
+func (s *Session) Inputs() []Input { return slices.Clone(s.inputs) }
+
+// reset makes a fresh interpreter: variables, functions and types are
+// forgotten; sc stays.
+func (s *Session) reset() error {
+	args := s.opts.Args
+	if args == nil {
+		args = []string{"sparknet-shell"}
+	}
+	in := interp.New(interp.Options{
+		Stdin:        s.opts.Stdin,
+		Stdout:       s.stdout,
+		Stderr:       s.stderr,
+		Args:         args,
+		Unrestricted: true, // the real environment; os.Exit stays the shell's
+	})
+	s.exports = s.symbols()
+	if err := in.Use(s.exports); err != nil {
+		return fmt.Errorf("repl: loading symbols: %w", err)
+	}
+	s.in = in
+	s.imported = map[string]map[string]string{}
+	s.names = nil
+	s.funcPos = map[string]string{}
+	s.inputs = nil
+	s.lines = nil
+	s.n = 0
+	s.nextLine = 1
+	display.SetShow(s.show)
+	display.SetOutput(s.stdout)
+	if err := s.prepare(inputFile, nil); err != nil {
+		return err
+	}
+	for _, src := range []string{"sc := " + rtName + ".SC()", "ctx := " + rtName + ".Ctx()"} {
+		if err := s.evalChunks(context.Background(), inputFile, src, 0, false); err != nil {
+			return fmt.Errorf("repl: prelude: %w", err)
+		}
+	}
+	s.names = []declared{{"sc", "var"}, {"ctx", "var"}}
+	return nil
+}
+
+// symbols merges the interpreter's standard library, sparknet's tables
+// and the shell's runtime package into one set of exports.
+func (s *Session) symbols() interp.Exports {
+	ex := interp.Exports{}
+	for k, m := range yaegistdlib.Symbols {
+		ex[k] = m
+	}
+	for k, m := range stdlib.Symbols {
+		merged := map[string]reflect.Value{}
+		for n, v := range ex[k] {
+			merged[n] = v
+		}
+		for n, v := range m {
+			merged[n] = v
+		}
+		ex[k] = merged
+	}
+	osSyms := map[string]reflect.Value{}
+	for n, v := range ex["os/os"] {
+		osSyms[n] = v
+	}
+	osSyms["Exit"] = reflect.ValueOf(func(code int) { panic(exitRequest{code}) })
+	ex["os/os"] = osSyms
+	ex[rtPath+"/rt"] = map[string]reflect.Value{
+		"Go":       reflect.ValueOf(s.spawn(false)),
+		"GoSlice":  reflect.ValueOf(s.spawn(true)),
+		"At":       reflect.ValueOf(func(i int) { s.at.Store(int64(i)) }),
+		"Echo":     reflect.ValueOf(func(v ...any) { s.echo(v, false) }),
+		"EchoCall": reflect.ValueOf(func(v ...any) { s.echo(v, true) }),
+		"SC":       reflect.ValueOf(func() *rdd.Context { return s.sc }),
+		"Ctx":      reflect.ValueOf(func() context.Context { return s.ctx }),
+	}
+	return ex
+}
+
+// prepare imports AutoImports and the runtime into file, except the names
+// that the file imports itself (own).
+func (s *Session) prepare(file string, own map[string]string) error {
+	if s.imported[file] != nil {
+		return nil
+	}
+	names := map[string]string{rtName: rtPath}
+	for name, path := range AutoImports {
+		if _, taken := own[name]; !taken {
+			names[name] = path
+		}
+	}
+	var b strings.Builder
+	b.WriteString("package main\nimport (\n")
+	for _, name := range sortedKeys(names) {
+		fmt.Fprintf(&b, "\t%s %q\n", name, names[name])
+	}
+	b.WriteString(")\n")
+	f, err := parser.ParseFile(s.in.FileSet(), file, b.String(), 0)
+	if err != nil {
+		return fmt.Errorf("repl: prelude: %w", err)
+	}
+	if _, err := s.compile(f, nil); err != nil {
+		return fmt.Errorf("repl: prelude: %w", err)
+	}
+	s.imported[file] = names
+	return nil
+}
+
+// Eval evaluates one input typed at the prompt. When the input ends in
+// an expression, its value is echoed with its type. ctx cancels it, and
+// is the ctx that the input sees.
+func (s *Session) Eval(ctx context.Context, src string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if blank(src) {
+		return nil
+	}
+	s.n++
+	first := s.nextLine
+	s.lines = append(s.lines, lineSpan{first: first, n: s.n})
+	s.nextLine += strings.Count(src, "\n") + 1
+	err := s.evalChunks(ctx, inputFile, src, first, true)
+	if err == nil {
+		s.inputs = append(s.inputs, Input{N: s.n, Src: src})
+	}
+	return err
+}
+
+// Number returns the number the next input will have.
+func (s *Session) Number() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n + 1
+}
+
+// Reset forgets every variable, function, type and input; sc stays.
+func (s *Session) Reset() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.reset()
+}

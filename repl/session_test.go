@@ -1,0 +1,292 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// newTestSession starts a session writing to buffers.
+func newTestSession(t *testing.T) (*Session, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &errb, Master: "local[2]"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, &out, &errb
+}
+
+// evalStep is one input and what it must print, and the error it must
+// return ("" for none; otherwise a part of its message).
+type evalStep struct {
+	in, out, err string
+}
+
+func TestEval(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []evalStep
+	}{
+		{"declare and echo", []evalStep{
+			{in: "x := 40 + 2"},
+			{in: "x", out: "42 (int)\n"},
+			{in: "float64(x) * 2.5", out: "105 (float64)\n"},
+			{in: `"go"`, out: "\"go\" (string)\n"},
+			{in: "[]int{1, 2}", out: "[1 2] ([]int)\n"},
+		}},
+		{"print calls print only their output", []evalStep{
+			{in: `fmt.Println("answer", 42)`, out: "answer 42\n"},
+			{in: `fmt.Printf("%d\n", 7)`, out: "7\n"},
+		}},
+		{"mixed declarations and statements", []evalStep{
+			{in: "func sq(v int) int { return v * v }\nsq(5)", out: "25 (int)\n"},
+			{in: "type P struct{ X int }\nfunc (p P) Twice() int { return 2 * p.X }\nP{4}.Twice()", out: "8 (int)\n"},
+			{in: "var m map[string]int; len(m)", out: "0 (int)\n"},
+		}},
+		{"results of calls", []evalStep{
+			{in: "func two() (int, error) { return 2, nil }"},
+			{in: "two()", out: "2 (int)\n"},
+			{in: `func fail() (int, error) { return 0, errors.New("no") }`},
+			{in: "fail()", out: "error: no (*errors.errorString)\n"},
+			{in: "func none() {}"},
+			{in: "none()", out: ""},
+			{in: `func onlyErr() error { return nil }`},
+			{in: "onlyErr()", out: ""},
+		}},
+		{"arrays and tables", []evalStep{
+			{in: "ndarray.Arange(0, 4, 1).Reshape(2, 2)", out: "Array[2 2] float32\n[[0. 1.]\n [2. 3.]]\n"},
+			{in: `w := ndarray.NewWeightCollection(); w.Set("ip", ndarray.Ones(2)); w`, out: "WeightCollection{1 layers, 2 params}\n" +
+				"┌───────┬──────┬───────┬─────────┐\n" +
+				"│ layer │ blob │ shape │ norm    │\n" +
+				"├───────┼──────┼───────┼─────────┤\n" +
+				"│ ip    │    0 │ 2     │ 1.41421 │\n" +
+				"└───────┴──────┴───────┴─────────┘\n"},
+		}},
+		{"sc and ctx", []evalStep{
+			{in: "sc", out: "rdd.Context{master: local[2], workers: 2} (*rdd.Context)\n"},
+			{in: "ctx.Err()", out: ""}, // a call returning a nil error prints nothing
+			{in: "ctx.Err() == nil", out: "true (bool)\n"},
+		}},
+		{"range over an integer", []evalStep{
+			{in: "for i := range 3 { fmt.Print(i) }", out: "012"},
+			{in: "n := 2; for range n { fmt.Print(\"x\") }", out: "xx"},
+			{in: "for i := range len(\"abc\") { fmt.Print(i) }", out: "012"},
+		}},
+		{"multiple results in nested blocks", []evalStep{
+			{in: "func two() (int, error) { return 2, nil }"},
+			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
+			{in: `m := map[string]int{"a": 1}; if true { v, ok := m["a"]; fmt.Print(v, ok) }`, out: "1 true"},
+			{in: "var a any = 3; switch v := a.(type) { case int: fmt.Print(v + 1) }", out: "4"},
+		}},
+		{"goroutines keep their arguments", []evalStep{
+			{in: "ch := make(chan int, 3); for i := 0; i < 3; i++ { go func(v int) { ch <- v }(i) }"},
+			{in: "<-ch + <-ch + <-ch", out: "3 (int)\n"},
+		}},
+		{"errors", []evalStep{
+			{in: "undefinedName", err: "in[1]:1:1: undefined: undefinedName"},
+			{in: "y := undefinedName + 1", err: "in[2]:1:6: undefined: undefinedName"},
+			{in: "x := )", err: "in[3]:1:6: expected operand"},
+			{in: "x := 1 +", err: "unexpected end of input"},
+			{in: "defer fmt.Println()", err: "defer at the top level"},
+			{in: "1 + 1", out: "2 (int)\n"},
+		}},
+		{"panics", []evalStep{
+			{in: "func boom(v int) { panic(v) }"},
+			{in: "x := 1\nboom(x)", err: "panic: 1\n\tin boom at in[1]:1:6\n\tat in[2]:2:1"},
+			{in: `a := ndarray.Ones(2); a.Add(ndarray.Ones(3))`, err: "panic: ndarray: shapes [2] and [3] do not broadcast"},
+			{in: "x + 1", out: "2 (int)\n"},
+		}},
+		{"os.Exit", []evalStep{
+			{in: "os.Exit(3)", err: "exit status 3"},
+		}},
+		{"imports", []evalStep{
+			{in: `import "math/rand/v2"`},
+			{in: "rand.IntN(1)", out: "0 (int)\n"},
+			{in: `import "fmt"`}, // imported already: accepted
+			{in: "strings.Repeat(\"ab\", 2)", out: "\"abab\" (string)\n"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled && strings.HasPrefix(tc.name, "goroutines") {
+				t.Skip("the interpreter races with its own goroutines")
+			}
+			s, out, _ := newTestSession(t)
+			for _, st := range tc.steps {
+				out.Reset()
+				err := s.Eval(context.Background(), st.in)
+				switch {
+				case st.err == "" && err != nil:
+					t.Fatalf("%q: %v", st.in, err)
+				case st.err != "" && err == nil:
+					t.Fatalf("%q: no error, want %q", st.in, st.err)
+				case st.err != "" && !strings.Contains(err.Error(), st.err):
+					t.Fatalf("%q: error %q, want %q", st.in, err, st.err)
+				}
+				if got := out.String(); got != st.out {
+					t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+				}
+			}
+		})
+	}
+}
+
+func TestExitError(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	err := s.Eval(context.Background(), "os.Exit(5)")
+	var ex *ExitError
+	if !errors.As(err, &ex) || ex.Code != 5 {
+		t.Fatalf("got %v, want *ExitError with code 5", err)
+	}
+}
+
+func TestInterrupt(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the interpreter races with itself when an input is interrupted")
+	}
+	tests := []struct{ name, loop string }{
+		{"interpreted loop", "n := 0; for { n++ }"},
+		{"blocked on a channel", "c := make(chan int); <-c"},
+		{"compiled call watching ctx", "<-ctx.Done()"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, out, _ := newTestSession(t)
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			err := s.Eval(ctx, tc.loop)
+			if !errors.Is(err, ErrInterrupted) {
+				t.Fatalf("got %v, want ErrInterrupted", err)
+			}
+			out.Reset()
+			if err := s.Eval(context.Background(), "1 + 1"); err != nil {
+				t.Fatal(err)
+			}
+			if out.String() != "2 (int)\n" {
+				t.Errorf("after the interrupt: %q", out.String())
+			}
+		})
+	}
+}
+
+func TestGoroutinePanic(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the interpreter races with its own goroutines")
+	}
+	s, _, errb := newTestSession(t)
+	if err := s.Eval(context.Background(), `done := make(chan bool); go func() { defer close(done); panic("in goroutine") }(); <-done`); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(errb.String(), "panic in goroutine: in goroutine") {
+		if time.Now().After(deadline) {
+			t.Fatalf("no report of the goroutine's panic; stderr: %q", errb.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestRunSourceCells(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	src := "x := 1\nfmt.Println(x)\n// %%\nx := \"two\"\nx\n"
+	if err := s.RunSource(context.Background(), "cells.go", src, true); err != nil {
+		t.Fatal(err)
+	}
+	if want := "1\n\"two\" (string)\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+	err := s.RunSource(context.Background(), "bad.go", "\n\nnope()\n", false)
+	if err == nil || !strings.Contains(err.Error(), "bad.go:3:1: undefined: nope") {
+		t.Errorf("error %v, want bad.go:3:1: undefined: nope", err)
+	}
+}
+
+func TestPackageMainFile(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	src := "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(\"main ran\") }\n"
+	if err := s.RunSource(context.Background(), "main.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	// main runs once, not again with later inputs.
+	if err := s.Eval(context.Background(), "1"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "main ran\n1 (int)\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+func TestResetAndScript(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	for _, in := range []string{"a := 1", "undefinedName", "b := a + 1"} {
+		s.Eval(context.Background(), in)
+	}
+	script := s.Script()
+	for _, want := range []string{"// %% in[1]\na := 1\n", "// %% in[3]\nb := a + 1\n"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("script lacks %q:\n%s", want, script)
+		}
+	}
+	if strings.Contains(script, "undefinedName") {
+		t.Errorf("script has the failed input:\n%s", script)
+	}
+	vars := s.Vars().String()
+	for _, want := range []string{"sc", "ctx", "│ a ", "│ b ", "int"} {
+		if !strings.Contains(vars, want) {
+			t.Errorf(":vars lacks %q:\n%s", want, vars)
+		}
+	}
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Eval(context.Background(), "a"); err == nil {
+		t.Error("a is still defined after Reset")
+	}
+	out.Reset()
+	// The saved script runs in a fresh session.
+	if err := s.RunSource(context.Background(), "saved.go", script, true); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	s.Eval(context.Background(), "b")
+	if out.String() != "2 (int)\n" {
+		t.Errorf("after running the saved script, b printed %q", out.String())
+	}
+}
+
+func TestSuggestions(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	s.Eval(context.Background(), "answer := 42")
+	tests := []struct{ in, want string }{
+		{"fmt.Prinln(1)", `package fmt "fmt" has no symbol Prinln; did you mean fmt.Println?`},
+		{"ndarray.Zero(2)", "did you mean ndarray.Zeros?"},
+		{"anwser + 1", "undefined: anwser; did you mean answer?"},
+		{"xyzzy", "undefined: xyzzy"},
+	}
+	for _, tc := range tests {
+		err := s.Eval(context.Background(), tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: error %v, want %q", tc.in, err, tc.want)
+		}
+		if tc.in == "xyzzy" && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("%s: suggests %v", tc.in, err)
+		}
+	}
+}
+
+func TestDistance(t *testing.T) {
+	tests := []struct {
+		a, b string
+		d    int
+	}{{"", "", 0}, {"abc", "abc", 0}, {"Prinln", "Println", 1}, {"kitten", "sitting", 3}, {"a", "", 1}}
+	for _, tc := range tests {
+		if got := distance(tc.a, tc.b); got != tc.d {
+			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		}
+	}
+}

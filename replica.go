@@ -1,0 +1,134 @@
+package sparknet
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/data"
+	"github.com/sparknet-go/sparknet/ndarray"
+	"github.com/sparknet-go/sparknet/rdd"
+)
+
+// replica is one partition's model: a solver whose train net is fed from
+// the partition's samples. It lives in the store of the partition's
+// worker.
+type replica struct {
+	solver   *caffe.Solver
+	batchers []*data.Batcher           // one per fed input
+	weights  *ndarray.WeightCollection // views of the solver's net
+	history  *ndarray.WeightCollection // views of the solver's state
+	loss     float64                   // losses of the current round's iterations
+	iters    int
+}
+
+// ReplicaSeed is the seed of partition p's replica: its layers' random
+// numbers and its minibatch order derive from it.
+func ReplicaSeed(seed uint64, p int) uint64 { return seed + 1000003*uint64(p+1) }
+
+func (t *Trainer) replicaKey(p int) string { return fmt.Sprintf("%s/replica/%d", t.key, p) }
+
+// newReplica builds partition p's replica over its samples.
+func (t *Trainer) newReplica(p int, s *data.Samples) (*replica, error) {
+	seed := ReplicaSeed(t.opts.Seed, p)
+	so := t.opts.Solver
+	so.Threads = t.opts.Threads
+	so.Seed = seed
+	so.Rewrite = nil
+	so.DataSource = ""
+	solver, err := caffe.NewSolver(t.sp, so)
+	if err != nil {
+		return nil, err
+	}
+	r := &replica{solver: solver}
+	net := solver.Net()
+	for i, in := range t.inputs {
+		if !net.Def().State.Includes(&caffepb.LayerParameter{Include: in.Include}) {
+			continue
+		}
+		b, err := feed(net, in, s, t.dir, t.opts.Order, int64(seed)+int64(i), caffe.Train)
+		if err != nil {
+			return nil, err
+		}
+		r.batchers = append(r.batchers, b)
+	}
+	solver.OnStep(func(e caffe.StepEvent) {
+		r.loss += float64(e.Loss)
+		r.iters++
+	})
+	r.weights = net.Weights()
+	r.history = solver.History()
+	return r, nil
+}
+
+// feed connects a MemoryData layer that replaced a Data layer to a
+// batcher over the samples, with the layer's transform_param.
+func feed(net *caffe.Net, in caffe.DataInput, s *data.Samples, dir string, order data.Order, seed int64, phase caffe.Phase) (*data.Batcher, error) {
+	md, err := net.MemoryDataLayer(in.Layer)
+	if err != nil {
+		return nil, err
+	}
+	tr, err := caffe.DataTransform(in.Transform, dir, phase, seed)
+	if err != nil {
+		return nil, fmt.Errorf("layer %q: %w", in.Layer, err)
+	}
+	b, err := data.NewBatcher(s, data.BatchOptions{Size: in.BatchSize, Order: order, Seed: seed, Transform: tr})
+	if err != nil {
+		return nil, fmt.Errorf("layer %q: %w", in.Layer, err)
+	}
+	md.SetFeeder(func(d, l []float32) error {
+		if len(l) == 0 {
+			l = nil
+		}
+		return b.Next(d, l)
+	})
+	return b, nil
+}
+
+// trainTask runs one round on one partition.
+func (t *Trainer) trainTask(tc *rdd.TaskContext) (any, error) {
+	p := tc.Partition()
+	v, err := tc.Store().GetOrCreate(t.replicaKey(p), func() (any, error) { return t.newReplica(p, tc.Samples()) })
+	if err != nil {
+		return nil, err
+	}
+	r := v.(*replica)
+	msg := t.current()
+	switch {
+	case t.outer.kind != outerElastic || msg.Round == 0 && r.solver.Iter() == 0:
+		if err := r.solver.Net().SetWeights(msg.Weights); err != nil {
+			return nil, err
+		}
+	case msg.Pull != nil:
+		// EASGD: the elastic pull toward the previous round's center.
+		t.outer.pull(r.weights, msg.Pull)
+	}
+	if msg.History != nil {
+		if err := r.solver.SetHistory(msg.History); err != nil {
+			return nil, err
+		}
+	}
+	r.solver.SetIter(msg.Iter)
+	r.loss, r.iters = 0, 0
+	start := time.Now()
+	if err := r.solver.Step(tc.Context(), msg.Tau); err != nil {
+		return nil, fmt.Errorf("partition %d: %w", p, err)
+	}
+	res := &partResult{Weights: r.weights, Loss: r.loss, Iters: r.iters, Seconds: time.Since(start).Seconds()}
+	if t.opts.Average == WeightsAndHistory {
+		res.History = r.history
+	}
+	if t.comm != nil {
+		// SPMD: the weights stay on this rank for its share of the
+		// allreduce; only the loss crosses to the other ranks.
+		t.localMu.Lock()
+		if t.local == nil {
+			t.local = map[int]*partResult{}
+		}
+		t.local[p] = res
+		t.localMu.Unlock()
+		return &partResult{Loss: res.Loss, Iters: res.Iters, Seconds: res.Seconds}, nil
+	}
+	return res, nil
+}

@@ -1,0 +1,296 @@
+package sparknet
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/ndarray"
+	"github.com/sparknet-go/sparknet/rdd"
+)
+
+// A snapshot of a trainer after round r with prefix P is a set of files:
+//
+//	P_round_r.sparknet            the trainer's state (JSON): round, iteration, settings, file names
+//	P_round_r.caffemodel          the global weights, a Caffe model of the train net
+//	P_round_r.part<p>.solverstate each replica's solver state (history, iteration), Caffe's format
+//	P_round_r.part<p>.caffemodel  each replica's own weights (elastic averaging only)
+//	P_round_r.outer               the outer optimizer's momentum (OuterNesterov only)
+//	P_round_r.pull                the center replicas pull toward next (elastic averaging only)
+//	P_round_r.history             the averaged solver history (WeightsAndHistory only)
+//
+// Every file is written to a temporary file and renamed into place, the
+// state file last, so a crash never leaves a snapshot that Resume would
+// take for whole.
+
+// snapshotState is the JSON of a .sparknet file.
+type snapshotState struct {
+	Version  int      `json:"version"`
+	Round    int      `json:"round"`
+	Iter     int      `json:"iter"`
+	K        int      `json:"replicas"`
+	Tau      int      `json:"tau"`
+	Warmup   int      `json:"warmup_rounds"`
+	Average  string   `json:"average"`
+	Outer    string   `json:"outer"`
+	Seed     uint64   `json:"seed"`
+	Model    string   `json:"model"`
+	Parts    []string `json:"replica_states"`
+	PartNets []string `json:"replica_models,omitempty"`
+	Momentum string   `json:"outer_momentum,omitempty"`
+	Pull     string   `json:"pull_center,omitempty"`
+	History  string   `json:"history,omitempty"`
+}
+
+// Snapshot writes the trainer's state with the given path prefix (folders
+// are created) and returns the path of its .sparknet file, which Resume
+// takes. Every replica writes its own solver state on its worker.
+func (t *Trainer) Snapshot(ctx context.Context, prefix string) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return "", errors.New("sparknet: trainer is closed")
+	}
+	if dir := filepath.Dir(prefix); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return "", fmt.Errorf("sparknet: snapshot: %w", err)
+		}
+	}
+	stem := fmt.Sprintf("%s_round_%d", prefix, t.round)
+	st := snapshotState{
+		Version: 1, Round: t.round, Iter: t.iter, K: t.k, Tau: t.opts.Tau, Warmup: t.opts.WarmupRounds,
+		Average: t.opts.Average.String(), Outer: t.opts.Outer.String(), Seed: t.opts.Seed,
+		Model: filepath.Base(stem + ".caffemodel"),
+	}
+	if t.sc.IsDriver() {
+		if err := t.driver.SaveWeights(stem + ".caffemodel"); err != nil {
+			return "", fmt.Errorf("sparknet: snapshot: %w", err)
+		}
+	}
+	extra := []struct {
+		field *string
+		ext   string
+		w     *ndarray.WeightCollection
+	}{
+		{&st.Momentum, ".outer", t.outer.buf},
+		{&st.Pull, ".pull", t.pullAt},
+		{&st.History, ".history", t.history},
+	}
+	for _, e := range extra {
+		if e.w == nil {
+			continue
+		}
+		*e.field = filepath.Base(stem + e.ext)
+		if t.sc.IsDriver() {
+			if err := writeCollection(stem+e.ext, e.w); err != nil {
+				return "", err
+			}
+		}
+	}
+	elastic := t.outer.kind == outerElastic
+	if t.round > 0 {
+		if err := t.snapshotReplicas(ctx, stem, elastic); err != nil {
+			return "", fmt.Errorf("sparknet: snapshot: %w", err)
+		}
+	}
+	for p := 0; p < t.k && t.round > 0; p++ {
+		base := filepath.Base(fmt.Sprintf("%s.part%d", stem, p))
+		st.Parts = append(st.Parts, base+".solverstate")
+		if elastic {
+			st.PartNets = append(st.PartNets, base+".caffemodel")
+		}
+	}
+	path := stem + ".sparknet"
+	if t.sc.IsDriver() {
+		b, err := json.MarshalIndent(st, "", "  ")
+		if err != nil {
+			return "", err
+		}
+		if err := writeFileAtomic(path, append(b, '\n')); err != nil {
+			return "", fmt.Errorf("sparknet: snapshot: %w", err)
+		}
+	}
+	return path, nil
+}
+
+// snapshotReplicas has every replica write its solver state (and, for
+// elastic averaging, its weights) on its worker.
+func (t *Trainer) snapshotReplicas(ctx context.Context, stem string, elastic bool) error {
+	_, err := t.train.RunPartitions(ctx, func(tc *rdd.TaskContext) (any, error) {
+		p := tc.Partition()
+		v, ok := tc.Store().Lookup(t.replicaKey(p))
+		if !ok {
+			return nil, fmt.Errorf("replica %d has not trained yet; run a round before a snapshot", p)
+		}
+		r := v.(*replica)
+		base := fmt.Sprintf("%s.part%d", stem, p)
+		if err := caffe.WriteSolverState(base+".solverstate", r.solver.State("")); err != nil {
+			return nil, err
+		}
+		if elastic {
+			if err := r.solver.Net().SaveWeights(base + ".caffemodel"); err != nil {
+				return nil, err
+			}
+		}
+		return nil, nil
+	})
+	return err
+}
+
+// Resume continues from a snapshot written by Snapshot (the path of its
+// .sparknet file): it restores the global weights, the outer optimizer,
+// the round and iteration counters and every replica's solver state and
+// minibatch position, so that the rounds that follow give the weights an
+// uninterrupted run would have. The trainer must have the same solver,
+// data partitioning and options as the one that wrote the snapshot.
+// Layers that draw random numbers every iteration (Dropout) continue with
+// fresh random streams, so only nets without them resume bit for bit.
+func (t *Trainer) Resume(ctx context.Context, path string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("sparknet: resume: %w", err)
+	}
+	var st snapshotState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return fmt.Errorf("sparknet: resume: %s is not a trainer snapshot: %w", path, err)
+	}
+	if st.Version != 1 {
+		return fmt.Errorf("sparknet: resume: %s has version %d; this build reads version 1", path, st.Version)
+	}
+	mismatch := func(what string, have, want any) error {
+		return fmt.Errorf("sparknet: resume: %s was written with %s %v, this trainer has %v", path, what, want, have)
+	}
+	switch {
+	case st.K != t.k:
+		return mismatch("replicas", t.k, st.K)
+	case st.Tau != t.opts.Tau:
+		return mismatch("tau", t.opts.Tau, st.Tau)
+	case st.Warmup != t.opts.WarmupRounds:
+		return mismatch("warm-up rounds", t.opts.WarmupRounds, st.Warmup)
+	case st.Average != t.opts.Average.String():
+		return mismatch("averaging", t.opts.Average, st.Average)
+	case st.Outer != t.opts.Outer.String():
+		return mismatch("outer optimizer", t.opts.Outer, st.Outer)
+	case st.Round > 0 && len(st.Parts) != t.k:
+		return fmt.Errorf("sparknet: resume: %s lists %d replica states for %d replicas", path, len(st.Parts), t.k)
+	}
+	dir := filepath.Dir(path)
+	at := func(name string) string { return filepath.Join(dir, name) }
+	if _, err := t.driver.LoadWeights(at(st.Model)); err != nil {
+		return fmt.Errorf("sparknet: resume: %w", err)
+	}
+	read := func(name string) (*ndarray.WeightCollection, error) {
+		if name == "" {
+			return nil, nil
+		}
+		return readCollection(at(name), t.weights)
+	}
+	if t.outer.buf, err = read(st.Momentum); err != nil {
+		return err
+	}
+	if t.pullAt, err = read(st.Pull); err != nil {
+		return err
+	}
+	if t.history, err = read(st.History); err != nil {
+		return err
+	}
+	t.round, t.iter = st.Round, st.Iter
+	if st.Round == 0 {
+		return nil
+	}
+	_, err = t.train.RunPartitions(ctx, func(tc *rdd.TaskContext) (any, error) {
+		p := tc.Partition()
+		tc.Store().Delete(t.replicaKey(p))
+		r, err := t.newReplica(p, tc.Samples())
+		if err != nil {
+			return nil, err
+		}
+		ss, err := caffe.ReadSolverState(at(st.Parts[p]))
+		if err != nil {
+			return nil, err
+		}
+		ss.LearnedNet = nil
+		if err := r.solver.SetState(ss, dir); err != nil {
+			return nil, err
+		}
+		if len(st.PartNets) > p {
+			if _, err := r.solver.Net().LoadWeights(at(st.PartNets[p])); err != nil {
+				return nil, err
+			}
+		}
+		skip := st.Iter * int(max(t.sp.GetIterSize(), 1))
+		for _, b := range r.batchers {
+			if err := b.Skip(skip); err != nil {
+				return nil, err
+			}
+		}
+		tc.Store().Set(t.replicaKey(p), r)
+		return nil, nil
+	})
+	if err != nil {
+		return fmt.Errorf("sparknet: resume: %w", err)
+	}
+	return nil
+}
+
+// writeCollection writes a weight collection's binary encoding atomically.
+func writeCollection(path string, w *ndarray.WeightCollection) error {
+	b, err := w.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, b); err != nil {
+		return fmt.Errorf("sparknet: snapshot: %w", err)
+	}
+	return nil
+}
+
+// readCollection reads a collection written by writeCollection and checks
+// it against the layout of like.
+func readCollection(path string, like *ndarray.WeightCollection) (*ndarray.WeightCollection, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("sparknet: resume: %w", err)
+	}
+	w, err := ndarray.DecodeWeightCollection(b)
+	if err != nil {
+		return nil, fmt.Errorf("sparknet: resume: %s: %w", path, err)
+	}
+	if strings.HasSuffix(path, ".history") {
+		return w, nil // laid out as the solver's history, not as the weights
+	}
+	if err := like.Compatible(w); err != nil {
+		return nil, fmt.Errorf("sparknet: resume: %s does not match the net: %w", path, err)
+	}
+	return w, nil
+}
+
+// writeFileAtomic writes through a temporary file in the same folder.
+func writeFileAtomic(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,111 @@
+package tests
+
+import (
+	"bytes"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparknet-go/sparknet/data"
+)
+
+// TestExampleNotebooks runs the teaching notebooks in examples/ at small
+// settings and checks their reports.
+func TestExampleNotebooks(t *testing.T) {
+	tests := []struct {
+		name   string
+		file   string
+		want   []string // in the report, in order
+		images int      // PNG files beside the report
+		mnist  bool
+	}{
+		{
+			name: "ndarray",
+			file: "ndarray_basics.go",
+			want: []string{"# NDArray basics", "## Creating arrays", "Array[2 3] float32", "## Shape errors",
+				"true (bool)", "| layer | blob | shape", "| conv1 |    0 | 20×1×5×5 |"},
+		},
+		{
+			name: "rdd",
+			file: "rdd_basics.go",
+			want: []string{"# RDD basics", "rdd.Context{master: local[2], workers: 2}", "(4) Filter[4]",
+				"1330 (int)", "cached partitions: 4", "total: 1900 elements seen: 20", "| worker | tasks |", "unlucky number"},
+		},
+		{
+			name:   "mnist",
+			file:   "mnist_sparknet.go",
+			want:   []string{"# SparkNet averaging on MNIST", "training images: 60000", "| Convolution ", "round 1/2", "round 2/2", "![training](mnist_sparknet-1.png)", "| ip2   |    1 | 10"},
+			images: 1,
+			mnist:  true,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.mnist {
+				if _, err := data.MNISTDir(); err != nil {
+					t.Skip("MNIST files unavailable:", err)
+				}
+			}
+			out := filepath.Join(t.TempDir(), strings.TrimSuffix(tc.file, ".go")+".md")
+			t.Setenv("SPARKNET_EXAMPLE_ROUNDS", "2")
+			t.Setenv("SPARKNET_EXAMPLE_TAU", "5")
+			t.Setenv("SPARKNET_EXAMPLE_TEST", "200")
+			res := runShell(t, repoRoot, "", 3*time.Minute, "--master", "local[2]", "--notebook", filepath.Join("examples", tc.file), "--out", out)
+			if res.code != 0 {
+				t.Fatalf("exit status %d:\n%s", res.code, res.out)
+			}
+			report := readFile(t, out)
+			if strings.Contains(report, "**Error**") {
+				t.Errorf("the report has an error:\n%s", report)
+			}
+			rest := report
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("the report lacks %q (after the earlier lines); report:\n%s", w, report)
+				}
+				rest = rest[i+len(w):]
+			}
+			pngs, _ := filepath.Glob(filepath.Join(filepath.Dir(out), "*.png"))
+			if len(pngs) != tc.images {
+				t.Errorf("%d PNG files beside the report, want %d", len(pngs), tc.images)
+			}
+			for _, p := range pngs {
+				if _, err := png.Decode(bytes.NewReader([]byte(readFile(t, p)))); err != nil {
+					t.Errorf("%s: %v", p, err)
+				}
+			}
+		})
+	}
+}
+
+// TestFailingNotebook checks that a failing cell stops the run, that its
+// error is in the report, and that the exit status says so.
+func TestFailingNotebook(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "report.md")
+	res := runShell(t, filepath.Join(repoRoot, "tests"), "", time.Minute, "--master", "local[2]", "--notebook", "testdata/failing_notebook.go", "--out", out)
+	if res.code == 0 {
+		t.Errorf("exit status 0 for a failing notebook; output:\n%s", res.out)
+	}
+	report := readFile(t, out)
+	for _, want := range []string{"first cell output", "**Error** (the run stopped here)", "panic: assignment to entry in nil map", "testdata/failing_notebook.go:12:1", "## Third"} {
+		if !strings.Contains(report, want) {
+			t.Errorf("the report lacks %q:\n%s", want, report)
+		}
+	}
+	if strings.Contains(report, "never printed\n```") || strings.Contains(report, "```text\nnever printed") {
+		t.Errorf("the cell after the failure ran:\n%s", report)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,201 @@
+//go:build linux
+
+package tests
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+// Keys that are not printable.
+const (
+	enter = "\r"
+	tab   = "\t"
+	ctrlC = "\x03"
+	ctrlD = "\x04"
+	ctrlU = "\x15"
+	up    = "\x1b[A"
+)
+
+// step types keys, then waits for the shell to print want ("" waits
+// for nothing).
+type step struct {
+	keys string
+	want string
+}
+
+// setupSolver loads a tiny solver fed from Go, for training transcripts.
+var setupSolver = []step{
+	{`s, err := caffe.LoadSolver("testdata/tiny_solver.prototxt"); err` + enter, "<nil>"},
+	{`l, err := s.Net().MemoryDataLayer("data"); err` + enter, "<nil>"},
+	{`x := ndarray.Rand(1, 16, 64); y := make([]float32, 16)` + enter, ">>> "},
+	{`for i := range 16 { y[i] = float32(i % 10) }; l.Reset(x.Data(), y)` + enter, ">>> "},
+}
+
+func concat(parts ...[]step) []step {
+	var out []step
+	for _, p := range parts {
+		out = append(out, p...)
+	}
+	return out
+}
+
+var transcripts = []struct {
+	name  string
+	steps []step
+	exit  int // expected exit status after the last step, or -1 to not wait
+}{
+	{
+		name: "new user",
+		steps: []step{
+			{"x := 40 + 2" + enter, ">>> "},
+			{"x" + enter, "42 (int)"},
+			{`fmt.Println("answer", x)` + enter, "answer 42"},
+			{"func double(a int) int {" + enter, "... "},
+			{"return 2 * a" + enter, "... "},
+			{"}" + enter, ">>> "},
+			{"double(x)" + enter, "84 (int)"},
+			{`var m map[string]int; m["a"] = 1` + enter, "panic: assignment to entry in nil map"},
+			{"", "at in[6]:1:23"},
+			{":help" + enter, "Commands:"},
+			{"", ":doc NAME"},
+			{"sc" + enter, "rdd.Context{master: local[2], workers: 2} (*rdd.Context)"},
+			{"x + 1" + enter, "43 (int)"},
+			{":quit" + enter, ""},
+		},
+		exit: 0,
+	},
+	{
+		name: "continuation",
+		steps: []step{
+			{"func add(a, b int) int {" + enter, "... "},
+			{"" + enter, "... "}, // a blank line inside brackets continues
+			{"return a + b" + enter, "... "},
+			{"}" + enter, ">>> "},
+			{"add(1," + enter, "... "},
+			{"2)" + enter, "3 (int)"},
+			{"y := 1 +" + enter, "... "},
+			{"2" + enter, ">>> "},
+			{"y" + enter, "3 (int)"},
+			{"s := `two" + enter, "... "},
+			{"lines`" + enter, ">>> "},
+			{"len(s)" + enter, "9 (int)"},
+			{">>> z := y * 2" + enter, ">>> "}, // a pasted prompt is removed
+			{"z" + enter, "6 (int)"},
+			{"w := 1 +" + enter, "... "},
+			{enter, "unexpected end of input"}, // an empty line ends an incomplete input
+			{ctrlD, ""},
+		},
+		exit: 0,
+	},
+	{
+		name: "completion",
+		steps: []step{
+			{"strings.ToUp" + tab, "strings.ToUpper"},
+			{`("go")` + enter, `"GO" (string)`},
+			{"a := ndarray.Ones(2, 3)" + enter, ">>> "},
+			{"a.Resh" + tab, "a.Reshape"},
+			{"(3, 2)" + enter, "Array[3 2] float32"},
+			{"type point struct{ Name string; X int }" + enter, ">>> "},
+			{`p := point{Name: "origin"}` + enter, ">>> "},
+			{"p.Na" + tab, "p.Name"},
+			{enter, `"origin" (string)`},
+			{"doub" + tab, ""}, // nothing to complete yet
+			{ctrlU + "func doubler(v int) int { return 2 * v }" + enter, ">>> "},
+			{"doub" + tab, "doubler"},
+			{"(4)" + enter, "8 (int)"},
+			{":he" + tab, ":help"},
+			{" keys" + enter, "Tab completes"},
+		},
+		exit: -1,
+	},
+	{
+		name: "interrupt",
+		steps: concat(setupSolver, []step{
+			{"tr := display.TrackSolver(s, 100000000, 10000000)" + enter, ">>> "},
+			{"s.Step(ctx, 100000000)" + enter, "round 1/10"}, // the live bar
+			{ctrlC, "interrupted; the session goes on"},
+			{"s.Iter() > 0" + enter, "true (bool)"},
+			{"n := 0; for { n++ }" + enter, ""},
+			{ctrlC, "interrupted"},
+			{"n > 0" + enter, "true (bool)"},
+			{"not finished" + ctrlC, ">>> "}, // Ctrl-C at the prompt drops the line
+			{"1 + 1" + enter, "2 (int)"},
+		}),
+		exit: -1,
+	},
+	{
+		name: "panics",
+		steps: []step{
+			{"go func() { panic(\"in a goroutine\") }()" + enter, "panic in goroutine: in a goroutine"},
+			{"a := ndarray.Ones(2, 3); a.Add(ndarray.Ones(4))" + enter, "panic: ndarray: shapes [2 3] and [4] do not broadcast"},
+			{`sc.Range(0, 10, 1, 2).Map(func(v any) any { panic("bad element") }).Count()` + enter, "error: rdd: Count"},
+			{"", "Map function panicked"},
+			{"for range 3 { fmt.Print(\"ok \") }" + enter, "ok ok ok "},
+			{"defer fmt.Println(1)" + enter, "defer at the top level"},
+			{":nosuch" + enter, "unknown command :nosuch; the commands are :doc :help"},
+			{"a.Shape()" + enter, "[2 3] ([]int)"},
+			{"os.Exit(3)" + enter, ""},
+		},
+		exit: 3,
+	},
+	{
+		name: "doc and time",
+		steps: []step{
+			{":doc ndarray.Zeros" + enter, "func Zeros(shape ...int) *Array"},
+			{":doc strings.ToUpper" + enter, "func ToUpper(s string) string"},
+			{"a := ndarray.Ones(2)" + enter, ">>> "},
+			{":doc a.Reshape" + enter, "func (a *Array) Reshape(shape ...int) *Array"},
+			{":doc nosuch.Thing" + enter, "not an imported package"},
+			{":time 6 * 7" + enter, "42 (int)"},
+			{"", "time: "},
+			{":vars" + enter, "│ a "},
+			{"", "*ndarray.Array"},
+		},
+		exit: -1,
+	},
+}
+
+func TestTranscripts(t *testing.T) {
+	dir := filepath.Join(repoRoot, "tests")
+	for _, tc := range transcripts {
+		t.Run(tc.name, func(t *testing.T) {
+			term := startTerminal(t, dir, "--master", "local[2]")
+			term.Expect("sc and ctx are ready")
+			term.Prompt()
+			for _, st := range tc.steps {
+				term.Type(st.keys)
+				if st.want != "" {
+					term.Expect(st.want)
+				}
+			}
+			if tc.exit >= 0 {
+				if code := term.Wait(); code != tc.exit {
+					t.Errorf("exit status %d, want %d", code, tc.exit)
+				}
+			}
+		})
+	}
+}
+
+// TestHistoryPersists checks that lines typed in one run come back with
+// the Up arrow in the next.
+func TestHistoryPersists(t *testing.T) {
+	dir := filepath.Join(repoRoot, "tests")
+	env := []string{"SPARKNET_SHELL_HISTORY=" + filepath.Join(t.TempDir(), "history")}
+	term := startTerminalEnv(t, dir, env, "--master", "local[2]")
+	term.Prompt()
+	term.Type("777 + 1" + enter)
+	term.Expect("778 (int)")
+	term.Type(":history" + enter)
+	term.Expect("in[1]: 777 + 1")
+	term.Type(ctrlD)
+	if code := term.Wait(); code != 0 {
+		t.Fatalf("exit status %d", code)
+	}
+
+	term = startTerminalEnv(t, dir, env, "--master", "local[2]")
+	term.Prompt()
+	term.Type(up + up + enter) // the line before :history
+	term.Expect("778 (int)")
+}

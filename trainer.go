@@ -1,0 +1,527 @@
+package sparknet
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray"
+	"github.com/sparknet-go/sparknet/rdd"
+)
+
+// Trainer trains one Caffe net data-parallel over the partitions of a
+// training RDD. Each partition gets a model replica — a solver with its own
+// copy of the net — kept in the store of the worker that holds the
+// partition, so replicas and their cached data stay put across rounds. K,
+// the number of replicas, is the RDD's number of partitions.
+//
+// A round broadcasts the global weights, lets every replica run τ solver
+// iterations on minibatches of its own partition, sums the replicas'
+// weights in partition order and hands the sum to the outer optimizer
+// (for SparkNet, the average). Results depend only on the seed and the
+// partitioning, never on how tasks are scheduled.
+//
+// Learning-rate policies are driven by the global iteration count: the
+// number of local iterations every replica has run, Iter(), which grows by
+// τ per round. A replica's solver has exactly that iteration count, so
+// "step", "inv" and the other policies see the same schedule as a single
+// solver that ran Iter() iterations.
+//
+// A Trainer is safe for use by one goroutine at a time; rounds and tests
+// run one after another.
+type Trainer struct {
+	sc    *rdd.Context
+	train *rdd.RDD
+	opts  Options
+	key   string // prefix of this trainer's entries in the worker stores
+	k     int
+
+	sp         *caffepb.SolverParameter // the replicas' solver: train net inlined, Data layers replaced
+	testNP     *caffepb.NetParameter    // the net Test runs, Data layers replaced
+	inputs     []caffe.DataInput        // the train net's replaced Data layers
+	testInputs []caffe.DataInput        // the test net's
+	dir        string
+	shape      [3]int // C, H, W of the samples
+	driver     *caffe.Net
+	weights    *ndarray.WeightCollection // views of the driver net's parameters: the global weights
+	history    *ndarray.WeightCollection // averaged solver history (WeightsAndHistory), else nil
+	outer      outerState
+	pullAt     *ndarray.WeightCollection // EASGD: the center replicas pull toward before their next round
+	bc         *rdd.Broadcast
+	comm       rdd.Comm      // SPMD: the communicator; nil under a local master
+	cur        *roundMessage // SPMD: the round's message, the same on every rank
+
+	localMu sync.Mutex
+	local   map[int]*partResult // SPMD: this rank's replicas' results of the round
+
+	mu     sync.Mutex
+	round  int
+	iter   int
+	events []func(RoundEvent)
+	closed bool
+}
+
+var trainerIDs atomic.Int64
+
+// Parallelize makes a Trainer for the solver over a training RDD of
+// samples (from rdd's MNIST, CIFAR10, ImageFolder, ... sources). The
+// solver's train net must read its data through Data layers: they become
+// inputs fed from each replica's partition, with their batch size and
+// transform_param. Cache the RDD so partitions are read once.
+//
+// The global weights start as the solver's fillers make them with
+// Options.Seed. Parallelize runs one job, which reads (and caches) the
+// partitions and checks that their samples agree in shape.
+func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RDD, opts Options) (*Trainer, error) {
+	if sc == nil || solver == nil || train == nil {
+		return nil, errors.New("sparknet: Parallelize needs a context, a solver and a training RDD")
+	}
+	if err := train.Err(); err != nil {
+		return nil, fmt.Errorf("sparknet: training RDD: %w", err)
+	}
+	if !train.IsSamples() {
+		return nil, fmt.Errorf("sparknet: the training RDD %s holds %s, not samples; make it with a data source such as sc.MNIST or sc.ParallelizeSamples", train.Name(), "plain elements")
+	}
+	o := opts.withDefaults()
+	t := &Trainer{
+		sc:    sc,
+		train: train,
+		opts:  o,
+		key:   fmt.Sprintf("sparknet/trainer%d", trainerIDs.Add(1)),
+		k:     train.NumPartitions(),
+		dir:   o.Solver.Dir,
+		outer: outerState{Outer: o.Outer},
+	}
+	if t.k == 0 {
+		return nil, errors.New("sparknet: the training RDD has no partitions")
+	}
+	if err := o.Outer.check(t.k); err != nil {
+		return nil, err
+	}
+	if err := t.sampleShape(); err != nil {
+		return nil, err
+	}
+	if err := t.buildDefinitions(solver); err != nil {
+		return nil, err
+	}
+	// The driver's net holds the global weights, initialised by the fillers.
+	trainNP, err := caffe.TrainNetParameter(t.sp)
+	if err != nil {
+		return nil, fmt.Errorf("sparknet: %w", err)
+	}
+	t.driver, err = caffe.NewNet(trainNP, caffe.NetOptions{Threads: 1, Seed: o.Seed, Dir: t.dir})
+	if err != nil {
+		return nil, fmt.Errorf("sparknet: building the train net: %w", err)
+	}
+	t.weights = t.driver.Weights()
+	t.comm = sc.Comm()
+	if t.comm == nil {
+		if t.bc, err = sc.Broadcast(t.message(0)); err != nil {
+			return nil, fmt.Errorf("sparknet: %w", err)
+		}
+	}
+	return t, nil
+}
+
+// sampleShape reads the partitions (caching them if the RDD is cached) and
+// records the samples' shape.
+func (t *Trainer) sampleShape() error {
+	res, err := t.train.RunPartitions(context.Background(), func(tc *rdd.TaskContext) (any, error) {
+		s := tc.Samples()
+		if s == nil {
+			return nil, errors.New("partition holds no samples")
+		}
+		return []int{s.N, s.C, s.H, s.W}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("sparknet: reading the training RDD: %w", err)
+	}
+	for p, r := range res {
+		v := r.([]int)
+		if v[0] == 0 {
+			return fmt.Errorf("sparknet: training partition %d is empty; use fewer partitions", p)
+		}
+		shape := [3]int{v[1], v[2], v[3]}
+		if p == 0 {
+			t.shape = shape
+		} else if shape != t.shape {
+			return fmt.Errorf("sparknet: training partition %d has samples of shape %v, partition 0 of %v", p, shape[:], t.shape[:])
+		}
+	}
+	return nil
+}
+
+// buildDefinitions prepares the replicas' solver (its train net inlined,
+// with Data layers turned into inputs) and the net Test runs.
+func (t *Trainer) buildDefinitions(solver *caffepb.SolverParameter) error {
+	sp := proto.Clone(solver).(*caffepb.SolverParameter)
+	trainNP, err := caffe.TrainNetParameter(sp)
+	if err != nil {
+		return fmt.Errorf("sparknet: %w", err)
+	}
+	c, h, w := t.shape[0], t.shape[1], t.shape[2]
+	if t.inputs, err = caffe.ReplaceDataLayers(trainNP, c, h, w); err != nil {
+		return fmt.Errorf("sparknet: %w", err)
+	}
+	if len(t.inputs) == 0 {
+		return errors.New("sparknet: the solver's train net has no Data layer to feed; give it a Data layer with a batch_size (its source is not read)")
+	}
+	// The test net: the solver's first test net, else the train net's
+	// definition in the TEST phase.
+	tests, err := caffe.TestNetParameters(sp)
+	if err != nil {
+		return fmt.Errorf("sparknet: %w", err)
+	}
+	var testNP *caffepb.NetParameter
+	if len(tests) > 0 {
+		testNP = tests[0]
+	} else {
+		if testNP, err = caffe.TrainNetParameter(sp); err != nil {
+			return fmt.Errorf("sparknet: %w", err)
+		}
+		testNP.State = &caffepb.NetState{Phase: caffepb.Phase_TEST.Enum()}
+	}
+	if t.testInputs, err = caffe.ReplaceDataLayers(testNP, c, h, w); err != nil {
+		return fmt.Errorf("sparknet: test net: %w", err)
+	}
+	t.testNP = testNP
+
+	// Replicas train only: the trainer tests, snapshots and displays.
+	sp.TrainNetParam = trainNP
+	sp.TrainNet, sp.Net, sp.NetParam = nil, nil, nil
+	sp.TestNet, sp.TestNetParam, sp.TestIter, sp.TestState = nil, nil, nil, nil
+	sp.TestInterval = proto.Int32(0)
+	sp.Snapshot = proto.Int32(0)
+	sp.SnapshotAfterTrain = proto.Bool(false)
+	sp.Display = proto.Int32(0)
+	t.sp = sp
+	return nil
+}
+
+// roundMessage is what a round broadcasts.
+type roundMessage struct {
+	Round   int
+	Iter    int
+	Tau     int
+	Weights *ndarray.WeightCollection
+	History *ndarray.WeightCollection // WeightsAndHistory only
+	Pull    *ndarray.WeightCollection // EASGD: the center to pull toward first
+}
+
+func (t *Trainer) message(tau int) *roundMessage {
+	return &roundMessage{Round: t.round, Iter: t.iter, Tau: tau, Weights: t.weights, History: t.history, Pull: t.pullAt}
+}
+
+// publish makes a message the one tasks read. Under a local master it is
+// broadcast to the workers; under an SPMD engine every rank already holds
+// the same global weights (they come out of an allreduce), so each rank
+// keeps its own copy of the message and nothing crosses the network.
+func (t *Trainer) publish(msg *roundMessage) error {
+	if t.comm != nil {
+		t.cur = msg
+		return nil
+	}
+	return t.bc.Update(msg)
+}
+
+// current returns the message published last, inside a task.
+func (t *Trainer) current() *roundMessage {
+	if t.comm != nil {
+		return t.cur
+	}
+	return t.bc.Value().(*roundMessage)
+}
+
+// partResult is what a replica returns after its τ iterations.
+type partResult struct {
+	Weights *ndarray.WeightCollection
+	History *ndarray.WeightCollection
+	Loss    float64 // sum of the iterations' losses
+	Iters   int
+	Seconds float64
+}
+
+func init() {
+	// Results cross processes under an SPMD engine.
+	if err := rdd.Register(&partResult{}); err != nil {
+		panic(err)
+	}
+	if err := rdd.Register(&testSums{}); err != nil {
+		panic(err)
+	}
+}
+
+// K returns the number of replicas (the training RDD's partitions).
+func (t *Trainer) K() int { return t.k }
+
+// Rounds returns the number of rounds run.
+func (t *Trainer) RoundsDone() int { t.mu.Lock(); defer t.mu.Unlock(); return t.round }
+
+// Iter returns the global iteration count: the iterations every replica
+// has run, which drives the learning-rate policy.
+func (t *Trainer) Iter() int { t.mu.Lock(); defer t.mu.Unlock(); return t.iter }
+
+// Options returns the trainer's options, with defaults filled in.
+func (t *Trainer) Options() Options { return t.opts }
+
+// Net returns the driver's net, which holds the global weights: save it
+// with SaveWeights, or inspect its blobs. Changing its weights changes the
+// next round's starting point.
+func (t *Trainer) Net() *caffe.Net { return t.driver }
+
+// Weights returns the global weights. The arrays are views of the driver
+// net's parameters and change with every round; Clone to keep a copy.
+func (t *Trainer) Weights() *ndarray.WeightCollection { return t.weights }
+
+// SetWeights replaces the global weights (for example with a pretrained
+// model's).
+func (t *Trainer) SetWeights(w *ndarray.WeightCollection) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.driver.SetWeights(w)
+}
+
+// Subscribe registers f to receive an event after every round; the
+// returned function unsubscribes. Events are delivered on the goroutine
+// that runs the round.
+func (t *Trainer) Subscribe(f func(RoundEvent)) (unsubscribe func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.events = append(t.events, f)
+	i := len(t.events) - 1
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if i < len(t.events) {
+			t.events[i] = nil
+		}
+	}
+}
+
+// Rounds runs n rounds, stopping early when ctx is cancelled or a round
+// fails.
+func (t *Trainer) Rounds(ctx context.Context, n int) error {
+	for i := 0; i < n; i++ {
+		if _, err := t.Round(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Round runs one round: broadcast, τ local iterations on every replica,
+// reduce, outer step. It returns the round's event, which subscribers
+// also receive.
+func (t *Trainer) Round(ctx context.Context) (RoundEvent, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return RoundEvent{}, errors.New("sparknet: trainer is closed")
+	}
+	if err := ctx.Err(); err != nil {
+		return RoundEvent{}, err
+	}
+	tau := t.opts.tauFor(t.round)
+	ev := RoundEvent{Round: t.round + 1, Tau: tau, Replicas: t.k}
+	wbytes := t.weights.EncodedSize()
+	if t.history != nil {
+		wbytes += t.history.EncodedSize()
+	}
+
+	// Broadcast.
+	start := time.Now()
+	msg := t.message(tau)
+	if err := t.publish(msg); err != nil {
+		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+	}
+	if err := t.injectCost(ctx, int64(t.k)*int64(wbytes)); err != nil {
+		return ev, err
+	}
+	comm := time.Since(start)
+
+	// Local iterations.
+	start = time.Now()
+	res, err := t.train.RunPartitions(ctx, t.trainTask)
+	if err != nil {
+		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+	}
+	compute := time.Since(start)
+
+	// Collect and reduce in partition order.
+	start = time.Now()
+	if err := t.injectCost(ctx, int64(t.k)*int64(wbytes)); err != nil {
+		return ev, err
+	}
+	results := make([]*partResult, len(res))
+	for p, r := range res {
+		results[p] = r.(*partResult)
+	}
+	if t.comm != nil {
+		err = t.reduceSPMD()
+	} else {
+		err = t.reduce(results)
+	}
+	if err != nil {
+		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+	}
+	comm += time.Since(start)
+
+	var loss float64
+	var iters int
+	for _, r := range results {
+		loss += r.Loss
+		iters += r.Iters
+	}
+	t.round++
+	t.iter += tau
+	ev.Iter = t.iter
+	ev.TrainLoss = loss / float64(max(iters, 1))
+	ev.ComputeSeconds = compute.Seconds()
+	ev.CommSeconds = comm.Seconds()
+	ev.BytesMoved = 2 * int64(t.k) * int64(wbytes)
+	t.emit(ev)
+	return ev, nil
+}
+
+// reduce sums the replicas' results in partition order and takes the
+// outer step.
+func (t *Trainer) reduce(results []*partResult) error {
+	sum := results[0].Weights.Clone()
+	for _, r := range results[1:] {
+		if err := sum.Compatible(r.Weights); err != nil {
+			return err
+		}
+		sum.AddInPlace(r.Weights)
+	}
+	if err := sum.Compatible(t.weights); err != nil {
+		return err
+	}
+	if t.outer.kind == outerElastic {
+		// Replicas pull toward the center of this round before the next.
+		t.pullAt = t.weights.Clone()
+	}
+	t.outer.step(t.weights, sum, t.k)
+	if t.opts.Average == WeightsAndHistory {
+		h := results[0].History.Clone()
+		for _, r := range results[1:] {
+			h.AddInPlace(r.History)
+		}
+		t.history = h.ScaleInPlace(1 / float32(t.k))
+	}
+	return nil
+}
+
+// reduceSPMD sums the results of this rank's replicas in partition order,
+// sums the ranks' sums with an allreduce and takes the outer step, the
+// same on every rank.
+func (t *Trainer) reduceSPMD() error {
+	t.localMu.Lock()
+	local := t.local
+	t.local = nil
+	t.localMu.Unlock()
+	sum := t.weights.Scale(0)
+	var hist *ndarray.WeightCollection
+	for p := 0; p < t.k; p++ {
+		r, ok := local[p]
+		if !ok {
+			continue
+		}
+		if err := sum.Compatible(r.Weights); err != nil {
+			return err
+		}
+		sum.AddInPlace(r.Weights)
+		if r.History != nil {
+			if hist == nil {
+				hist = r.History.Scale(0)
+			}
+			hist.AddInPlace(r.History)
+		}
+	}
+	if err := rdd.AllreduceWeights(t.comm, sum); err != nil {
+		return err
+	}
+	if t.outer.kind == outerElastic {
+		t.pullAt = t.weights.Clone()
+	}
+	t.outer.step(t.weights, sum, t.k)
+	if t.opts.Average == WeightsAndHistory {
+		if hist == nil {
+			// This rank holds no replica: contribute zeros of the right layout.
+			hist = t.historyLayout()
+		}
+		if err := rdd.AllreduceWeights(t.comm, hist); err != nil {
+			return err
+		}
+		t.history = hist.ScaleInPlace(1 / float32(t.k))
+	}
+	return nil
+}
+
+// historyLayout returns zeros shaped like a replica's solver history.
+func (t *Trainer) historyLayout() *ndarray.WeightCollection {
+	if t.history != nil {
+		return t.history.Scale(0)
+	}
+	s, err := caffe.NewSolver(t.sp, caffe.SolverOptions{Threads: 1})
+	if err != nil {
+		return ndarray.NewWeightCollection()
+	}
+	return s.History().Clone()
+}
+
+// injectCost sleeps for the configured latency plus bytes/bandwidth.
+func (t *Trainer) injectCost(ctx context.Context, bytes int64) error {
+	d := t.opts.Latency
+	if t.opts.Bandwidth > 0 {
+		d += time.Duration(float64(bytes) / t.opts.Bandwidth * float64(time.Second))
+	}
+	if d <= 0 {
+		return nil
+	}
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (t *Trainer) emit(ev RoundEvent) {
+	for _, f := range t.events {
+		if f != nil {
+			f(ev)
+		}
+	}
+}
+
+// Close releases the broadcast and the replicas in the worker stores.
+func (t *Trainer) Close() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	if t.bc != nil {
+		t.bc.Destroy()
+	}
+	_, err := t.sc.RunWorkers(context.Background(), func(tc *rdd.TaskContext) (any, error) {
+		for _, k := range tc.Store().Keys() {
+			if strings.HasPrefix(k, t.key+"/") {
+				tc.Store().Delete(k)
+			}
+		}
+		return nil, nil
+	})
+	return err
+}
