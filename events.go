@@ -36,3 +36,17 @@ func (e RoundEvent) String() string {
 	}
 	return s
 }
+
+// StepEvent reports a local iteration of replica 0 during a round, so a
+// display can move within a round. It is delivered on the worker that runs
+// replica 0 (under an SPMD engine, on rank 0 only), while the round runs.
+type StepEvent struct {
+	// Round is the round being run, from 1.
+	Round int
+	// Step counts replica 0's iterations in this round, from 1 to Tau.
+	Step, Tau int
+	// Iter is the global iteration count after the step.
+	Iter int
+	// Loss is replica 0's loss at this iteration.
+	Loss float64
+}

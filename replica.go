@@ -56,6 +56,15 @@ func (t *Trainer) newReplica(p int, s *data.Samples) (*replica, error) {
 	solver.OnStep(func(e caffe.StepEvent) {
 		r.loss += float64(e.Loss)
 		r.iters++
+		if p == 0 && len(t.stepSubs) > 0 {
+			msg := t.current()
+			se := StepEvent{Round: msg.Round + 1, Step: r.iters, Tau: msg.Tau, Iter: e.Iter + 1, Loss: float64(e.Loss)}
+			for _, f := range t.stepSubs {
+				if f != nil {
+					f(se)
+				}
+			}
+		}
 	})
 	r.weights = net.Weights()
 	r.history = solver.History()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,7 +67,10 @@ type Trainer struct {
 	round  int
 	iter   int
 	events []func(RoundEvent)
-	closed bool
+	steps  []func(StepEvent)
+	// stepSubs is the copy of steps a round's tasks read (the round holds mu).
+	stepSubs []func(StepEvent)
+	closed   bool
 }
 
 var trainerIDs atomic.Int64
@@ -306,6 +310,23 @@ func (t *Trainer) Subscribe(f func(RoundEvent)) (unsubscribe func()) {
 	}
 }
 
+// SubscribeSteps registers f to receive a StepEvent for every local
+// iteration of replica 0. f runs on a worker goroutine while a round runs,
+// so it must not call the trainer; the returned function unsubscribes.
+func (t *Trainer) SubscribeSteps(f func(StepEvent)) (unsubscribe func()) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.steps = append(t.steps, f)
+	i := len(t.steps) - 1
+	return func() {
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if i < len(t.steps) {
+			t.steps[i] = nil
+		}
+	}
+}
+
 // Rounds runs n rounds, stopping early when ctx is cancelled or a round
 // fails.
 func (t *Trainer) Rounds(ctx context.Context, n int) error {
@@ -330,6 +351,7 @@ func (t *Trainer) Round(ctx context.Context) (RoundEvent, error) {
 		return RoundEvent{}, err
 	}
 	tau := t.opts.tauFor(t.round)
+	t.stepSubs = slices.Clone(t.steps)
 	ev := RoundEvent{Round: t.round + 1, Tau: tau, Replicas: t.k}
 	wbytes := t.weights.EncodedSize()
 	if t.history != nil {
