@@ -6,6 +6,7 @@ import (
 
 	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/data"
+	"github.com/sparknet-go/sparknet/rdd"
 )
 
 // Options configures a Trainer. The zero value is SparkNet's scheme with
@@ -42,6 +43,11 @@ type Options struct {
 	// divided by Bandwidth (bytes per second; 0 is unlimited).
 	Latency   time.Duration
 	Bandwidth float64
+	// Test, when set, is an RDD of samples the trainer tests on after every
+	// TestEvery rounds (and after the last of Rounds); the result is in the
+	// round's event.
+	Test      *rdd.RDD
+	TestEvery int
 	// Solver passes options to every replica's solver (search folders for
 	// net files, for example). Threads, Seed and Rewrite are set by the
 	// trainer.

@@ -328,10 +328,10 @@ func (t *Trainer) SubscribeSteps(f func(StepEvent)) (unsubscribe func()) {
 }
 
 // Rounds runs n rounds, stopping early when ctx is cancelled or a round
-// fails.
+// fails. With Options.Test set, the last round is always tested.
 func (t *Trainer) Rounds(ctx context.Context, n int) error {
 	for i := 0; i < n; i++ {
-		if _, err := t.Round(ctx); err != nil {
+		if _, err := t.round1(ctx, i == n-1); err != nil {
 			return err
 		}
 	}
@@ -342,6 +342,10 @@ func (t *Trainer) Rounds(ctx context.Context, n int) error {
 // reduce, outer step. It returns the round's event, which subscribers
 // also receive.
 func (t *Trainer) Round(ctx context.Context) (RoundEvent, error) {
+	return t.round1(ctx, false)
+}
+
+func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.closed {
@@ -409,6 +413,13 @@ func (t *Trainer) Round(ctx context.Context) (RoundEvent, error) {
 	ev.ComputeSeconds = compute.Seconds()
 	ev.CommSeconds = comm.Seconds()
 	ev.BytesMoved = 2 * int64(t.k) * int64(wbytes)
+	if o := t.opts; o.Test != nil && (o.TestEvery > 0 && t.round%o.TestEvery == 0 || last) {
+		res, err := t.test(ctx, o.Test)
+		if err != nil {
+			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+		}
+		ev.Test = &res
+	}
 	t.emit(ev)
 	return ev, nil
 }
@@ -546,4 +557,10 @@ func (t *Trainer) Close() error {
 		return nil, nil
 	})
 	return err
+}
+
+// String describes the trainer and where it stands.
+func (t *Trainer) String() string {
+	return fmt.Sprintf("sparknet.Trainer{net %s, %d replicas on %s, tau %d, %s of %s, %s minibatches, round %d, iteration %d}",
+		t.driver.Name(), t.k, t.sc.Master(), t.opts.Tau, t.opts.Outer, t.opts.Average, t.opts.Order, t.round, t.iter)
 }

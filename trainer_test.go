@@ -429,3 +429,28 @@ func TestTrainerSPMD(t *testing.T) {
 		}
 	}
 }
+
+func TestRoundEventsCarryTests(t *testing.T) {
+	f := newFixture(t, "local[2]", 2)
+	tr := f.trainer(t, testSolverParam(t, ""), Options{Tau: 2, Test: f.test, TestEvery: 2})
+	var tested []int
+	tr.Subscribe(func(e RoundEvent) {
+		if e.Test != nil {
+			tested = append(tested, e.Round)
+			if e.Test.N != 103 {
+				t.Errorf("round %d tested %d samples", e.Round, e.Test.N)
+			}
+		}
+	})
+	var steps int
+	tr.SubscribeSteps(func(e StepEvent) { steps++ })
+	if err := tr.Rounds(context.Background(), 5); err != nil {
+		t.Fatal(err)
+	}
+	if len(tested) != 3 || tested[0] != 2 || tested[1] != 4 || tested[2] != 5 {
+		t.Errorf("tested after rounds %v, want [2 4 5] (every 2nd and the last)", tested)
+	}
+	if steps != 10 {
+		t.Errorf("%d step events from replica 0, want 5 rounds × τ 2", steps)
+	}
+}

@@ -47,19 +47,20 @@ type Options struct {
 // AutoImports are the packages that inputs and scripts may use without
 // import lines, by name.
 var AutoImports = map[string]string{
-	"fmt":     "fmt",
-	"math":    "math",
-	"strings": "strings",
-	"sort":    "sort",
-	"time":    "time",
-	"os":      "os",
-	"errors":  "errors",
-	"strconv": "strconv",
-	"ndarray": "github.com/sparknet-go/sparknet/ndarray",
-	"data":    "github.com/sparknet-go/sparknet/data",
-	"rdd":     "github.com/sparknet-go/sparknet/rdd",
-	"caffe":   "github.com/sparknet-go/sparknet/caffe",
-	"display": "github.com/sparknet-go/sparknet/repl/display",
+	"fmt":      "fmt",
+	"math":     "math",
+	"strings":  "strings",
+	"sort":     "sort",
+	"time":     "time",
+	"os":       "os",
+	"errors":   "errors",
+	"strconv":  "strconv",
+	"ndarray":  "github.com/sparknet-go/sparknet/ndarray",
+	"data":     "github.com/sparknet-go/sparknet/data",
+	"rdd":      "github.com/sparknet-go/sparknet/rdd",
+	"caffe":    "github.com/sparknet-go/sparknet/caffe",
+	"display":  "github.com/sparknet-go/sparknet/repl/display",
+	"sparknet": "github.com/sparknet-go/sparknet",
 }
 
 // inputFile is the file name under which interactive inputs are

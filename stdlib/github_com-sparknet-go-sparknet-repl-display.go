@@ -36,6 +36,7 @@ func init() {
 		"SummaryTable":   reflect.ValueOf(display.SummaryTable),
 		"Text":           reflect.ValueOf(display.Text),
 		"TrackSolver":    reflect.ValueOf(display.TrackSolver),
+		"TrackTrainer":   reflect.ValueOf(display.TrackTrainer),
 		"WeightTable":    reflect.ValueOf(display.WeightTable),
 
 		// type definitions

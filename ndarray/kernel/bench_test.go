@@ -85,7 +85,8 @@ func benchGemmOp(b *testing.B, transA, transB bool, m, n, k, maxThreads int) {
 			// On one thread, the CPU time of this thread gives a second
 			// figure that time stolen by other processes does not skew.
 			// On more, the CPU time of the process over the wall time
-			// tells how many cores the product got.
+			// tells how many cores the product got (for OpenBLAS it also
+			// counts the time its idle threads spend spinning).
 			runtime.LockOSThread()
 			defer runtime.UnlockOSThread()
 			v.run()

@@ -1,0 +1,30 @@
+package display
+
+import (
+	sparknet "github.com/sparknet-go/sparknet"
+)
+
+// TrackTrainer shows the next rounds rounds of a SparkNet trainer on a new
+// Training: the bar moves with replica 0's local iterations and ends each
+// round with the averaged round's loss (and test accuracy, when the round
+// was evaluated). The returned function stops tracking.
+func TrackTrainer(t *sparknet.Trainer, rounds int) (*Training, func()) {
+	tr := NewTraining()
+	base := t.RoundsDone()
+	stopSteps := t.SubscribeSteps(func(e sparknet.StepEvent) {
+		ev := NewEvent(StepDone, e.Round-base, rounds, e.Step, e.Tau)
+		ev.Loss = e.Loss
+		tr.Observe(ev)
+	})
+	stopRounds := t.Subscribe(func(e sparknet.RoundEvent) {
+		ev := NewEvent(RoundDone, e.Round-base, rounds, e.Tau, e.Tau)
+		ev.Loss = e.TrainLoss
+		tr.Observe(ev)
+		if e.Test != nil {
+			te := NewEvent(Evaluated, e.Round-base, rounds, e.Tau, e.Tau)
+			te.Loss, te.Accuracy = e.Test.Loss, e.Test.Accuracy
+			tr.Observe(te)
+		}
+	})
+	return tr, func() { stopSteps(); stopRounds() }
+}
