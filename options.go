@@ -48,6 +48,15 @@ type Options struct {
 	// round's event.
 	Test      *rdd.RDD
 	TestEvery int
+	// Checkpoint, when set, is the path prefix of the snapshots the trainer
+	// writes after every CheckpointEvery rounds (0 means 10) and after the
+	// last round of Rounds and RunTo.
+	Checkpoint      string
+	CheckpointEvery int
+	// Resume makes Parallelize continue from the latest snapshot under
+	// Checkpoint, when there is one. ResumeFromCheckpoints sets it for
+	// every trainer of the process (sparknet-shell --resume).
+	Resume bool
 	// Solver passes options to every replica's solver (search folders for
 	// net files, for example). Threads, Seed and Rewrite are set by the
 	// trainer.
@@ -139,8 +148,20 @@ func (o Outer) check(k int) error {
 	return nil
 }
 
+// ResumeFromCheckpoints makes every trainer with a Checkpoint prefix
+// resume from its latest snapshot, as if Options.Resume were set. The shell
+// sets it for --resume, so a script restarted after a failure continues
+// where its checkpoints left off.
+var ResumeFromCheckpoints bool
+
 func (o *Options) withDefaults() Options {
 	c := *o
+	if c.CheckpointEvery <= 0 {
+		c.CheckpointEvery = 10
+	}
+	if ResumeFromCheckpoints {
+		c.Resume = true
+	}
 	if c.Tau <= 0 {
 		c.Tau = 10
 	}

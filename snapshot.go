@@ -53,6 +53,10 @@ type snapshotState struct {
 func (t *Trainer) Snapshot(ctx context.Context, prefix string) (string, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	return t.snapshot(ctx, prefix)
+}
+
+func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 	if t.closed {
 		return "", errors.New("sparknet: trainer is closed")
 	}
@@ -238,6 +242,27 @@ func (t *Trainer) Resume(ctx context.Context, path string) error {
 		return fmt.Errorf("sparknet: resume: %w", err)
 	}
 	return nil
+}
+
+// LatestCheckpoint returns the .sparknet file of the latest round among
+// the snapshots with the given prefix, or "" when there is none.
+func LatestCheckpoint(prefix string) (string, error) {
+	matches, err := filepath.Glob(prefix + "_round_*.sparknet")
+	if err != nil {
+		return "", fmt.Errorf("sparknet: checkpoints %s: %w", prefix, err)
+	}
+	best, bestRound := "", -1
+	for _, m := range matches {
+		var r int
+		rest := strings.TrimSuffix(strings.TrimPrefix(m, prefix+"_round_"), ".sparknet")
+		if _, err := fmt.Sscanf(rest, "%d", &r); err != nil || fmt.Sprint(r) != rest {
+			continue
+		}
+		if r > bestRound {
+			best, bestRound = m, r
+		}
+	}
+	return best, nil
 }
 
 // writeCollection writes a weight collection's binary encoding atomically.

@@ -132,6 +132,17 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 			return nil, fmt.Errorf("sparknet: %w", err)
 		}
 	}
+	if o.Resume && o.Checkpoint != "" {
+		path, err := LatestCheckpoint(o.Checkpoint)
+		if err != nil {
+			return nil, err
+		}
+		if path != "" {
+			if err := t.Resume(context.Background(), path); err != nil {
+				return nil, err
+			}
+		}
+	}
 	return t, nil
 }
 
@@ -328,7 +339,8 @@ func (t *Trainer) SubscribeSteps(f func(StepEvent)) (unsubscribe func()) {
 }
 
 // Rounds runs n rounds, stopping early when ctx is cancelled or a round
-// fails. With Options.Test set, the last round is always tested.
+// fails. With Options.Test set, the last round is always tested; with
+// Options.Checkpoint, the last round is always checkpointed.
 func (t *Trainer) Rounds(ctx context.Context, n int) error {
 	for i := 0; i < n; i++ {
 		if _, err := t.round1(ctx, i == n-1); err != nil {
@@ -336,6 +348,14 @@ func (t *Trainer) Rounds(ctx context.Context, n int) error {
 		}
 	}
 	return nil
+}
+
+// RunTo runs rounds until rounds rounds are done in all, counting those a
+// Resume restored: a script that calls RunTo(ctx, 100) and is restarted
+// with Options.Resume after a failure ends with the weights of an
+// uninterrupted run.
+func (t *Trainer) RunTo(ctx context.Context, rounds int) error {
+	return t.Rounds(ctx, rounds-t.RoundsDone())
 }
 
 // Round runs one round: broadcast, τ local iterations on every replica,
@@ -421,6 +441,11 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 		ev.Test = &res
 	}
 	t.emit(ev)
+	if o := t.opts; o.Checkpoint != "" && (t.round%o.CheckpointEvery == 0 || last) {
+		if _, err := t.snapshot(ctx, o.Checkpoint); err != nil {
+			return ev, fmt.Errorf("sparknet: round %d: checkpoint: %w", ev.Round, err)
+		}
+	}
 	return ev, nil
 }
 

@@ -454,3 +454,44 @@ func TestRoundEventsCarryTests(t *testing.T) {
 		t.Errorf("%d step events from replica 0, want 5 rounds × τ 2", steps)
 	}
 }
+
+// A run that checkpoints every 2 rounds and dies after round 3 continues,
+// when started again with Resume, from round 2 to the weights of a run
+// that never stopped.
+func TestCheckpointAndResume(t *testing.T) {
+	sp := testSolverParam(t, "")
+	f := newFixture(t, "local[2]", 2)
+	whole := f.trainer(t, sp, Options{Tau: 2, Seed: 8})
+	if err := whole.RunTo(context.Background(), 5); err != nil {
+		t.Fatal(err)
+	}
+	prefix := filepath.Join(t.TempDir(), "ckpt", "tiny")
+	o := Options{Tau: 2, Seed: 8, Checkpoint: prefix, CheckpointEvery: 2}
+	crashed := f.trainer(t, sp, o)
+	for i := 0; i < 3; i++ {
+		if _, err := crashed.Round(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if p, _ := LatestCheckpoint(prefix); filepath.Base(p) != "tiny_round_2.sparknet" {
+		t.Fatalf("latest checkpoint %q, want tiny_round_2.sparknet", p)
+	}
+	o.Resume = true
+	again := f.trainer(t, sp, o)
+	if again.RoundsDone() != 2 {
+		t.Fatalf("resumed at round %d, want 2", again.RoundsDone())
+	}
+	if err := again.RunTo(context.Background(), 5); err != nil {
+		t.Fatal(err)
+	}
+	if d := again.Weights().MaxDiff(whole.Weights()); d != 0 {
+		t.Fatalf("resumed run differs from the uninterrupted one by %g", d)
+	}
+	if p, _ := LatestCheckpoint(prefix); filepath.Base(p) != "tiny_round_5.sparknet" {
+		t.Fatalf("after RunTo(5) the latest checkpoint is %q", p)
+	}
+	fresh := f.trainer(t, sp, Options{Tau: 2, Checkpoint: filepath.Join(t.TempDir(), "none"), Resume: true})
+	if fresh.RoundsDone() != 0 {
+		t.Fatal("resuming without checkpoints must start at round 0")
+	}
+}

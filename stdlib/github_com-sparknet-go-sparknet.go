@@ -10,13 +10,15 @@ import (
 func init() {
 	Symbols["github.com/sparknet-go/sparknet/sparknet"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"ElasticAveraging":  reflect.ValueOf(sparknet.ElasticAveraging),
-		"OuterNesterov":     reflect.ValueOf(sparknet.OuterNesterov),
-		"Parallelize":       reflect.ValueOf(sparknet.Parallelize),
-		"PlainAverage":      reflect.ValueOf(sparknet.PlainAverage),
-		"ReplicaSeed":       reflect.ValueOf(sparknet.ReplicaSeed),
-		"WeightsAndHistory": reflect.ValueOf(sparknet.WeightsAndHistory),
-		"WeightsOnly":       reflect.ValueOf(sparknet.WeightsOnly),
+		"ElasticAveraging":      reflect.ValueOf(sparknet.ElasticAveraging),
+		"LatestCheckpoint":      reflect.ValueOf(sparknet.LatestCheckpoint),
+		"OuterNesterov":         reflect.ValueOf(sparknet.OuterNesterov),
+		"Parallelize":           reflect.ValueOf(sparknet.Parallelize),
+		"PlainAverage":          reflect.ValueOf(sparknet.PlainAverage),
+		"ReplicaSeed":           reflect.ValueOf(sparknet.ReplicaSeed),
+		"ResumeFromCheckpoints": reflect.ValueOf(&sparknet.ResumeFromCheckpoints).Elem(),
+		"WeightsAndHistory":     reflect.ValueOf(sparknet.WeightsAndHistory),
+		"WeightsOnly":           reflect.ValueOf(sparknet.WeightsOnly),
 
 		// type definitions
 		"Averaging":  reflect.ValueOf((*sparknet.Averaging)(nil)),
