@@ -1,6 +1,8 @@
-// Package caffe is sparknet's Caffe-compatible engine. This part of it
-// reads and writes Caffe's files and turns net definitions into the layers
-// a net will build, without computing anything.
+// Package caffe is sparknet's Caffe-compatible engine: it reads and writes
+// Caffe's files (nets, solvers, weights, solver states), builds nets from
+// their definitions, runs their layers forward and backward, and trains
+// them with Caffe's solvers, so that a model moves between Caffe and
+// sparknet in both directions and learns as it would in Caffe.
 //
 // # Net and solver definitions
 //
@@ -58,6 +60,46 @@
 // by layer name with Caffe's shape rules, so legacy 4-D blobs load into
 // today's shapes; NewParamArrays allocates those arrays for a processed
 // net, and NetDef.Proto writes them back as Caffe's snapshots do.
+//
+// # Nets
+//
+// A Net is built from a definition for a phase: its layers come from a
+// registry of types (RegisterLayer, ComputedLayerTypes; an unknown type is
+// an error listing the known ones), its blobs hold data and gradients, and
+// it runs Forward, Backward and ForwardBackward:
+//
+//	net, err := caffe.LoadNet("lenet_train_test.prototxt", caffe.Test)
+//	_, err = net.LoadWeights("lenet_iter_10000.caffemodel") // V1 files too
+//	loss, err := net.Forward()
+//	acc := net.Blob("accuracy").DataSlice()[0]
+//
+// Weights returns the learnable parameters as an ndarray.WeightCollection
+// of views (no copy); SetWeights copies values in. A net reshapes itself
+// when its input shape changes, and NetOptions.Threads says how many
+// goroutines its kernels may use (1 for a worker that owns one core).
+//
+// Data enters a net through Caffe's Data layer, which reads a registered
+// source (RegisterDataSource; MNIST IDX and CIFAR-10 binary files) with
+// Caffe's transform_param, or through MemoryData layers fed from Go
+// (MemoryData.SetFeeder): ReplaceDataLayers turns a definition's Data
+// layers into MemoryData layers of the same tops and batch size, which is
+// how package sparknet feeds nets from RDD partitions.
+//
+// # Solvers
+//
+// A Solver trains a net as Caffe's solvers do — SGD, Nesterov, AdaGrad,
+// RMSProp, AdaDelta and Adam, with every lr_policy, L1/L2 weight decay
+// with lr_mult and decay_mult, clip_gradients, iter_size, test nets every
+// test_interval, and snapshots:
+//
+//	s, err := caffe.LoadSolverWith("lenet_solver.prototxt", caffe.SolverOptions{DataSource: "mnist:/data/mnist"})
+//	s.OnStep(func(e caffe.StepEvent) { ... })   // events, never prints
+//	err = s.Step(ctx, 1000)                     // stops between iterations when ctx is cancelled
+//	model, state, err := s.Snapshot()           // <prefix>_iter_1000.caffemodel / .solverstate
+//	err = s.Restore(state)                      // Caffe's own .solverstate files too
+//
+// A diverging loss (NaN or Inf) stops training with an error naming the
+// iteration and the first layer whose output is not finite.
 //
 // The generated protobuf types live in package caffepb.
 package caffe

@@ -255,9 +255,6 @@ func TestNetParameters(sp *caffepb.SolverParameter) ([]*caffepb.NetParameter, er
 	if n := len(sp.TestState); n > 0 && n != total {
 		return nil, fmt.Errorf("caffe: solver has %d test nets but %d test_state values; give none or one per test net", total, n)
 	}
-	if total > 0 && sp.GetTestInterval() <= 0 {
-		return nil, fmt.Errorf("caffe: solver has %d test nets but test_interval is %d; set a positive test_interval", total, sp.GetTestInterval())
-	}
 	var nets []*caffepb.NetParameter
 	for _, np := range sp.TestNetParam {
 		nets = append(nets, cloneNet(np))

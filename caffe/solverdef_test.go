@@ -218,7 +218,7 @@ func TestTestNetCounts(t *testing.T) {
 		{net + "test_net_param { name: \"T\" } test_iter: 3 test_iter: 4 test_interval: 10", 2, ""},
 		{`train_net_param { name: "N" } test_net_param { name: "T" } test_iter: 1 test_iter: 2 test_interval: 1`, 0, "1 test nets but 2 test_iter values"},
 		{net + "test_iter: 3 test_state { stage: \"a\" } test_state { stage: \"b\" } test_interval: 1", 0, "1 test nets but 2 test_state values"},
-		{net + "test_iter: 3", 0, "test_interval is 0"},
+		{net + "test_iter: 3", 1, ""}, // test nets without test_interval: built, never run during training
 	}
 	for _, tt := range tests {
 		sp, err := ParseSolverParameter("s", []byte(tt.solver))
