@@ -20,12 +20,14 @@
 //
 // # Single and multi-threaded use
 //
-// Sgemm runs on the calling goroutine. SgemmParallel may split a large
-// product over up to the given number of goroutines, by blocks of columns
-// of C (or of rows, when C is taller than wide); each local SparkNet
-// worker runs its net single-threaded and so calls the single-threaded
-// forms. Neither allocates once its packing buffers, which are pooled, have
-// grown to the sizes in use.
+// Sgemm runs on the calling goroutine. SgemmParallel splits a product of
+// at least 128³ multiply-adds into blocks of columns of C (of rows, when C
+// is taller than wide) that the calling goroutine and up to threads-1
+// long-lived worker goroutines claim one at a time, so a goroutine that
+// gets a core to itself takes over the blocks of one that does not. Each
+// local SparkNet worker runs its net single-threaded and so calls the
+// single-threaded forms. Neither allocates once its packing buffers, which
+// are pooled, have grown to the sizes in use.
 //
 // # Implementations and dispatch
 //

@@ -145,7 +145,16 @@ func TestSgemmBlocking(t *testing.T) {
 	}
 }
 
+// splitSmallProducts lowers the size SgemmParallel splits at, so that the
+// tests' small products take the parallel path, until the test ends.
+func splitSmallProducts(t *testing.T) {
+	saved := parallelMinWork
+	parallelMinWork = 1
+	t.Cleanup(func() { parallelMinWork = saved })
+}
+
 func TestSgemmParallel(t *testing.T) {
+	splitSmallProducts(t)
 	cases := []gemmCase{
 		{name: "wide", m: 37, n: 300, k: 70, alpha: 1, beta: 0},
 		{name: "tall", transA: true, m: 301, n: 45, k: 50, alpha: 0.5, beta: 1.5, pad: 1},
@@ -171,6 +180,7 @@ func TestSgemmParallel(t *testing.T) {
 // TestSgemmBetaZeroIgnoresC checks that beta == 0 never reads C, whatever
 // alpha and k: NaN and Inf in C must not reach the result.
 func TestSgemmBetaZeroIgnoresC(t *testing.T) {
+	splitSmallProducts(t)
 	forEachImpl(t, func(t *testing.T) {
 		for _, tc := range []struct {
 			name     string
@@ -254,6 +264,7 @@ func TestSgemmNoAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("sync.Pool drops items under the race detector")
 	}
+	splitSmallProducts(t)
 	forEachImpl(t, func(t *testing.T) {
 		tc := gemmCase{m: 70, n: 90, k: 80, alpha: 1, beta: 0.5}
 		a, lda, b, ldb, c, ldc := tc.operands(3)
@@ -272,6 +283,7 @@ func TestSgemmNoAllocs(t *testing.T) {
 // TestSgemmParallelConcurrentCalls runs parallel products from several
 // goroutines at once; each must get its own result.
 func TestSgemmParallelConcurrentCalls(t *testing.T) {
+	splitSmallProducts(t)
 	tc := gemmCase{m: 40, n: 700, k: 30, alpha: 1, beta: 0}
 	const callers = 4
 	results := make([][]float32, callers)

@@ -5,13 +5,16 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
+// parallelMinWork is the smallest product, in multiply-adds, that
+// SgemmParallel splits: below it the hand-off, which can take 100 µs when
+// the worker's thread sleeps, costs more than the other cores gain. Tests
+// lower it to split small products.
+var parallelMinWork = 128 * 128 * 128
+
 const (
-	// parallelMinWork is the smallest product, in multiply-adds, that
-	// SgemmParallel splits: below it the hand-off costs more than the
-	// other cores gain.
-	parallelMinWork = 64 * 64 * 64
 	// parallelChunk is the extent (columns of C, or rows when splitting
 	// by rows) below which SgemmParallel does not cut more parts than
 	// threads: every part packs the whole of the other operand again,
@@ -25,6 +28,14 @@ const (
 
 // gemmCall is one SgemmParallel call: the product, split along N (or M)
 // into parts that the participating goroutines claim one at a time.
+//
+// The calls are pooled, and a worker may take a call from the queue after
+// it has finished and been reused. So a call carries a generation, and a
+// part is claimed by a compare-and-swap on one word holding the
+// generation, the number of parts and the next part: a worker that holds
+// an old generation, or that finds every part claimed, touches nothing
+// else, and the fields of a call do not change while any of its parts
+// runs.
 type gemmCall struct {
 	g              *gemmImpl
 	transA, transB bool
@@ -35,15 +46,23 @@ type gemmCall struct {
 
 	byRows bool // split along M rather than N
 	size   int  // extent of every part but the last
-	parts  int
-	next   atomic.Int64 // the next part to claim
-	wg     sync.WaitGroup
+
+	gen     uint32        // owned by the calling goroutine
+	state   atomic.Uint64 // gen<<32 | parts<<16 | next part to claim
+	pending atomic.Int64  // parts not yet finished
+	done    chan struct{} // receives once when pending reaches 0
 
 	mu       sync.Mutex
 	panicked any // the first panic of a part
 }
 
-var gemmCalls = sync.Pool{New: func() any { return new(gemmCall) }}
+// callRef is a call as queued for the workers.
+type callRef struct {
+	call *gemmCall
+	gen  uint32
+}
+
+var gemmCalls = sync.Pool{New: func() any { return &gemmCall{done: make(chan struct{}, 1)} }}
 
 // The worker goroutines wait for calls to take parts of. They are started
 // on demand, so that a call finds as many idle workers as it wants even
@@ -51,26 +70,77 @@ var gemmCalls = sync.Pool{New: func() any { return new(gemmCall) }}
 // program.
 var (
 	idleWorkers atomic.Int64
-	sharedCalls = make(chan *gemmCall)
+	sharedCalls = make(chan callRef, 64)
 )
 
 func ensureIdleWorkers(n int) {
 	for i := idleWorkers.Load(); i < int64(n); i++ {
 		idleWorkers.Add(1)
-		go func() {
-			for call := range sharedCalls {
-				idleWorkers.Add(-1)
-				call.work()
-				idleWorkers.Add(1)
-			}
-		}()
+		go worker()
 	}
 }
 
-// work claims and runs parts until none is left. A panic stops this
-// goroutine's share and is reported by the caller.
-func (call *gemmCall) work() {
-	defer call.wg.Done()
+// spinWait is how long a goroutine that waits for a call (a worker) or
+// for the other parts of its call (the caller) keeps polling before it
+// blocks. Waking a blocked goroutine's thread can take 100 µs or more in a
+// virtual machine, as long as a part of a mid-sized product, and products
+// come in runs (the layers of a net), so a worker that keeps polling a
+// little takes the next call at once. The polling is kept short because it
+// takes CPU time from other processes when the cores are oversubscribed.
+const spinWait = 50 * time.Microsecond
+
+func worker() {
+	for ref := range sharedCalls {
+		for ok := true; ok; {
+			idleWorkers.Add(-1)
+			ref.call.work(ref.gen)
+			idleWorkers.Add(1)
+			ref, ok = pollCalls()
+		}
+	}
+}
+
+// pollCalls polls the queue for spinWait.
+func pollCalls() (callRef, bool) {
+	for deadline := time.Now().Add(spinWait); time.Now().Before(deadline); {
+		select {
+		case ref := <-sharedCalls:
+			return ref, true
+		default:
+			runtime.Gosched()
+		}
+	}
+	return callRef{}, false
+}
+
+// claim returns the next unclaimed part of generation gen, if any.
+func (call *gemmCall) claim(gen uint32) (int, bool) {
+	for {
+		s := call.state.Load()
+		next, parts := int(s&0xffff), int(s>>16&0xffff)
+		if uint32(s>>32) != gen || next >= parts {
+			return 0, false
+		}
+		if call.state.CompareAndSwap(s, s+1) {
+			return next, true
+		}
+	}
+}
+
+// work claims and runs parts of generation gen until none is left.
+func (call *gemmCall) work(gen uint32) {
+	for {
+		i, ok := call.claim(gen)
+		if !ok {
+			return
+		}
+		call.runPart(i)
+	}
+}
+
+// runPart runs part i, records a panic for the caller to report, and
+// signals done when it finishes the last part.
+func (call *gemmCall) runPart(i int) {
 	defer func() {
 		if r := recover(); r != nil {
 			call.mu.Lock()
@@ -79,14 +149,11 @@ func (call *gemmCall) work() {
 			}
 			call.mu.Unlock()
 		}
-	}()
-	for {
-		i := int(call.next.Add(1)) - 1
-		if i >= call.parts {
-			return
+		if call.pending.Add(-1) == 0 {
+			call.done <- struct{}{}
 		}
-		call.run(i)
-	}
+	}()
+	call.run(i)
 }
 
 // run computes part i: a block of columns (or rows) of C.
@@ -131,7 +198,7 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	// number of parts, so that equal speeds finish together.
 	threads = min(threads, runtime.GOMAXPROCS(0))
 	perThread := max(1, min(extent/parallelChunk/threads, parallelPartsPerThread))
-	parts := min(threads*perThread, (extent+align-1)/align)
+	parts := min(threads*perThread, (extent+align-1)/align, 0xffff)
 	size := split(extent, (extent+parts-1)/parts, align)
 	parts = (extent + size - 1) / size
 	if parts <= 1 {
@@ -145,17 +212,26 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	call.g, call.transA, call.transB = g, transA, transB
 	call.m, call.n, call.k, call.alpha, call.beta = m, n, k, alpha, beta
 	call.a, call.b, call.c, call.lda, call.ldb, call.ldc = a, b, c, lda, ldb, ldc
-	call.byRows, call.size, call.parts = byRows, size, parts
-	call.next.Store(0)
+	call.byRows, call.size = byRows, size
 	call.panicked = nil
+	call.pending.Store(int64(parts))
+	call.gen++
+	gen := call.gen
+	call.state.Store(uint64(gen)<<32 | uint64(parts)<<16) // publishes the call
 
 	ensureIdleWorkers(extra)
-	call.wg.Add(extra + 1)
 	for range extra {
-		sharedCalls <- call
+		select {
+		case sharedCalls <- callRef{call, gen}:
+		default: // the queue is full: the goroutines at hand do the work
+		}
 	}
-	call.work()
-	call.wg.Wait()
+	call.work(gen)
+	// Wait for the parts that workers run: poll a little, then block.
+	for deadline := time.Now().Add(spinWait); call.pending.Load() != 0 && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
+	<-call.done
 	p := call.panicked
 	call.a, call.b, call.c, call.panicked = nil, nil, nil, nil // drop the caller's slices
 	if p != nil {
