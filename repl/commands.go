@@ -33,7 +33,7 @@ func init() {
 		"reset":   {"", "forget all variables, functions and types (sc stays)", (*Shell).cmdReset},
 		"history": {"", "list the inputs accepted so far", (*Shell).cmdHistory},
 		"save":    {"FILE", "write the accepted inputs as a script, one cell per input", (*Shell).cmdSave},
-		"paste":   {"", "read lines until :end (or Ctrl-D) and run them as one input", (*Shell).cmdPaste},
+		"paste":   {"", "read lines until :end (or Ctrl-D) and run them as one input", nil}, // see Shell.read
 		"quit":    {"", "leave the shell (also Ctrl-D)", (*Shell).cmdQuit},
 	}
 }
@@ -48,18 +48,26 @@ func commandNames() []string {
 	return names
 }
 
-// command runs a line that starts with a colon.
-func (sh *Shell) command(line string) {
-	name, arg, _ := strings.Cut(strings.TrimPrefix(line, ":"), " ")
-	arg = strings.TrimSpace(arg)
+// commandName returns the name of the command on a line that starts
+// with a colon, aliases resolved.
+func commandName(line string) string {
+	name, _, _ := strings.Cut(strings.TrimPrefix(line, ":"), " ")
 	switch name {
 	case "q", "exit":
-		name = "quit"
+		return "quit"
 	case "h", "?":
-		name = "help"
+		return "help"
 	}
+	return name
+}
+
+// command runs a line that starts with a colon.
+func (sh *Shell) command(line string) {
+	_, arg, _ := strings.Cut(strings.TrimPrefix(line, ":"), " ")
+	arg = strings.TrimSpace(arg)
+	name := commandName(line)
 	c, ok := commands[name]
-	if !ok {
+	if !ok || c.run == nil {
 		sh.failed = true
 		fmt.Fprintf(sh.errw, "unknown command :%s; the commands are %s (:help for more)\n", name, strings.Join(commandNames(), " "))
 		return
@@ -176,7 +184,8 @@ func (sh *Shell) cmdSave(arg string) {
 		fmt.Fprintln(sh.errw, "usage: :save FILE")
 		return
 	}
-	if err := os.WriteFile(arg, []byte(sh.s.Script()), 0o644); err != nil {
+	err := sh.s.onDriver(func() error { return os.WriteFile(arg, []byte(sh.s.Script()), 0o644) })
+	if err != nil {
 		sh.report(fmt.Errorf("repl: :save: %w", err))
 		return
 	}
@@ -204,7 +213,9 @@ func (s *Session) Script() string {
 	return b.String()
 }
 
-func (sh *Shell) cmdPaste(string) {
+// readPaste reads the lines of :paste, up to :end or the end of input,
+// and returns them as one input; false when Ctrl-C drops them.
+func (sh *Shell) readPaste() (string, bool) {
 	fmt.Fprintln(sh.out, "paste mode: enter lines, then :end on a line of its own (or Ctrl-D)")
 	var b strings.Builder
 	for {
@@ -214,11 +225,11 @@ func (sh *Shell) cmdPaste(string) {
 		}
 		if err != nil { // Ctrl-C drops the paste
 			fmt.Fprintln(sh.out, "paste canceled")
-			return
+			return "", false
 		}
 		b.WriteString(StripPrompt(line) + "\n")
 	}
-	sh.eval(b.String())
+	return b.String(), true
 }
 
 func (sh *Shell) cmdDoc(arg string) {
@@ -284,6 +295,16 @@ var helpText = map[string]string{
   A cell's leading // comment lines are prose, written to the report as
   Markdown. display.Show(v) shows a value (tables and figures go into the
   report, figures as PNG files beside it).`,
+	"mpi": `On MPI ranks
+  mpirun -np 4 sparknet-shell --master mpi FILE.go   a script on 4 ranks
+  mpirun -np 4 sparknet-shell --master mpi -i        a session (-i: prompts)
+  (a binary built with: go build -tags mpi ./cmd/sparknet-shell)
+  Rank 0 reads every input and sends it to all ranks; every rank runs it;
+  only rank 0 prints (--all-ranks-output lets all print). sc.Rank() is the
+  rank, sc.Workers() the number of ranks. An error that differs between
+  ranks shows with its rank; an input that failed on some ranks only ends
+  the job. Ctrl-C ends the job. --resume continues trainers from their
+  latest checkpoint (sparknet.Options.Checkpoint).`,
 	"display": `Display
   display.NewTable(header...).Add(cells...)   a table
   display.Sparkline(values)                    ▁▂▄▇ in one line

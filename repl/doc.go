@@ -37,6 +37,35 @@
 // writes a Markdown report with each cell's code, output, tables and
 // figures.
 //
+// # On MPI ranks
+//
+// Started by mpirun with the master "mpi" (in a binary built with -tags
+// mpi), every rank runs sparknet-shell, and its session is one rank of an
+// SPMD job: rank 0 reads the input (the script, the -e code, the
+// notebook, the lines typed or fed on standard input) and sends it to
+// every rank; every rank runs it, so all hold the same variables and run
+// the same RDD actions; only rank 0 prints:
+//
+//	mpirun -np 2 sparknet-shell --master mpi count.go   # prints once
+//	mpirun -np 2 sparknet-shell --master mpi -i         # a session; -i shows prompts
+//
+// After each input the ranks compare their errors. An error that every
+// rank had shows once; errors that differ show with their ranks
+// ("rank 1: open train.idx: no such file"). An input that failed on some
+// ranks only stops a script on every rank, and ends an interactive
+// session's job (see RankError), since the ranks' variables would differ
+// from then on. :quit ends every rank; :reset keeps sc (MPI cannot start
+// twice); Ctrl-C ends the job. Options.AllRanksOutput (the flag
+// --all-ranks-output) lets every rank print, for debugging.
+//
+// # Resuming training
+//
+// sparknet-shell --resume sets sparknet.ResumeFromCheckpoints: trainers
+// made with a checkpoint prefix (sparknet.Options.Checkpoint) continue
+// from their latest checkpoint, so a script restarted after a failure
+// ends with the weights of an uninterrupted run when it trains with
+// Trainer.RunTo.
+//
 // # Display
 //
 // Package display draws tables, sparklines, figures and training

@@ -55,6 +55,9 @@ func (s *Session) echo(vals []any, isCall bool) {
 // show displays one value: through Options.Show when it takes it, else as
 // text on the session's output.
 func (s *Session) show(v any) {
+	if s.quiet {
+		return
+	}
 	if s.opts.Show != nil && s.opts.Show(v) {
 		return
 	}

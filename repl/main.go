@@ -6,9 +6,9 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"strings"
+
+	sparknet "github.com/sparknet-go/sparknet"
 )
 
 // stringsFlag collects the values of a repeated flag.
@@ -18,25 +18,43 @@ func (s *stringsFlag) String() string     { return strings.Join(*s, "\n") }
 func (s *stringsFlag) Set(v string) error { *s = append(*s, v); return nil }
 
 const usage = `usage:
-  sparknet-shell [--master URL]                      interactive shell
+  sparknet-shell [--master URL] [-i]                 interactive shell
   sparknet-shell [--master URL] FILE.go [args...]    run a script
   sparknet-shell [--master URL] -e 'CODE' [-e ...]   evaluate CODE and print its result
   sparknet-shell --notebook FILE.go [--out report.md]
                                                      run a notebook, write a Markdown report
+  mpirun -np N sparknet-shell --master mpi ...       any of these on N MPI ranks (a binary
+                                                     built with -tags mpi): rank 0 reads the
+                                                     input, every rank runs it, rank 0 prints
 flags:
 `
 
 // Main is sparknet-shell's command line: it parses args (without the
 // program name), runs what they ask for and returns the exit status.
+//
+// Under an SPMD master such as "mpi" every rank runs Main with the same
+// arguments: rank 0 reads the script, the -e code, the notebook or the
+// lines typed and sends them to the other ranks; every rank runs them;
+// only rank 0 prints, and it reports an error of any rank with the rank.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return mainWith(args, Options{Stdin: stdin, Stdout: stdout, Stderr: stderr})
+}
+
+// mainWith is Main with the session's streams (and, in tests, its
+// engine) in opts; the flags fill in the rest.
+func mainWith(args []string, opts Options) int {
+	stdout, stderr := opts.Stdout, stderrOf(opts)
 	fs := flag.NewFlagSet("sparknet-shell", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var (
-		exprs    stringsFlag
-		master   = fs.String("master", "local[*]", "master URL of sc: local, local[N], local[*]")
-		notebook = fs.String("notebook", "", "run the notebook `FILE.go` and write a report")
-		out      = fs.String("out", "", "the notebook's report (default: FILE.md)")
-		showVer  = fs.Bool("version", false, "print the version and exit")
+		exprs       stringsFlag
+		master      = fs.String("master", "local[*]", "master URL of sc: local, local[N], local[*], or mpi (one worker per MPI rank, under mpirun; needs a binary built with -tags mpi)")
+		notebook    = fs.String("notebook", "", "run the notebook `FILE.go` and write a report")
+		out         = fs.String("out", "", "the notebook's report (default: FILE.md)")
+		interactive = fs.Bool("i", false, "show the banner and prompts even when the input is not a terminal (as under mpirun)")
+		resume      = fs.Bool("resume", false, "trainers with a checkpoint prefix (sparknet.Options.Checkpoint) continue from their latest checkpoint")
+		allRanks    = fs.Bool("all-ranks-output", false, "under --master mpi, let every rank print (by default only rank 0 does)")
+		showVer     = fs.Bool("version", false, "print the version and exit")
 	)
 	fs.Var(&exprs, "e", "evaluate `CODE` and print the result of its final expression (repeatable)")
 	fs.Usage = func() {
@@ -53,20 +71,33 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "sparknet-shell", Version())
 		return 0
 	}
-	rest := fs.Args()
-	opts := Options{Stdout: stdout, Stderr: stderr, Stdin: stdin, Master: *master}
+	if *resume {
+		defer func(was bool) { sparknet.ResumeFromCheckpoints = was }(sparknet.ResumeFromCheckpoints)
+		sparknet.ResumeFromCheckpoints = true
+	}
+	opts.Master, opts.AllRanksOutput = *master, *allRanks
+	return run(opts, fs.Args(), exprs, *notebook, *out, *interactive)
+}
 
+// run runs what the command line asks for with the session options.
+func run(opts Options, rest, exprs []string, notebook, out string, interactive bool) int {
+	stderr := stderrOf(opts)
 	switch {
-	case *notebook != "":
+	case notebook != "":
 		if len(rest) > 0 || len(exprs) > 0 {
 			fmt.Fprintln(stderr, "sparknet-shell: --notebook takes no script or -e")
 			return 2
 		}
-		opts.Args = []string{*notebook}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		opts.Args = []string{notebook}
+		nopts := NotebookOptions{Session: opts, Out: out, Log: stderr}
+		nb, s, err := startNotebook(notebook, nopts)
+		if err != nil {
+			return exitStatus(stderr, err)
+		}
+		defer s.Close()
+		ctx, stop := s.interruptible(context.Background())
 		defer stop()
-		err := RunNotebook(ctx, *notebook, NotebookOptions{Session: opts, Out: *out, Log: stderr})
-		return exitStatus(stderr, err)
+		return exitStatus(s.errTo(stderr), nb.run(ctx, s, nopts))
 	case len(exprs) > 0:
 		if len(rest) > 0 {
 			fmt.Fprintln(stderr, "sparknet-shell: give either -e or a script, not both")
@@ -78,11 +109,14 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitStatus(stderr, err)
 		}
 		defer s.Close()
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := s.interruptible(context.Background())
 		defer stop()
+		if err := s.share(&exprs); err != nil {
+			return exitStatus(s.errTo(stderr), err)
+		}
 		for _, e := range exprs {
-			if err := s.Eval(ctx, e); err != nil {
-				return exitStatus(stderr, err)
+			if err := s.settle(s.Eval(ctx, e)); err != nil {
+				return exitStatus(s.errTo(stderr), err)
 			}
 		}
 		return 0
@@ -93,15 +127,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return exitStatus(stderr, err)
 		}
 		defer s.Close()
-		src, err := os.ReadFile(rest[0])
-		if err != nil {
-			return exitStatus(stderr, err)
-		}
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		ctx, stop := s.interruptible(context.Background())
 		defer stop()
-		return exitStatus(stderr, s.RunSource(ctx, rest[0], string(src), false))
+		return exitStatus(s.errTo(stderr), s.RunFile(ctx, rest[0]))
 	}
-	return RunShell(ShellOptions{Session: opts, HistoryFile: historyFile(), Stdin: stdin})
+	return RunShell(ShellOptions{Session: opts, HistoryFile: historyFile(), Stdin: opts.Stdin, Interactive: interactive})
 }
 
 // exitStatus reports err and returns the exit status for it.
@@ -114,5 +144,9 @@ func exitStatus(stderr io.Writer, err error) int {
 		return ex.Code
 	}
 	fmt.Fprintln(stderr, FormatError(err))
+	var re *RankError
+	if errors.As(err, &re) {
+		return re.Code
+	}
 	return 1
 }

@@ -31,11 +31,20 @@ type NotebookOptions struct {
 // prose, code, output, tables and figures (as PNG files beside the
 // report). A failing cell stops the run; its error is in the report, and
 // RunNotebook returns it after writing the report.
+//
+// Under an SPMD master rank 0 reads the notebook, every rank runs its
+// cells, and rank 0 alone writes the report.
 func RunNotebook(ctx context.Context, path string, opts NotebookOptions) error {
-	src, err := os.ReadFile(path)
+	nb, s, err := startNotebook(path, opts)
 	if err != nil {
-		return fmt.Errorf("repl: %w", err)
+		return err
 	}
+	defer s.Close()
+	return nb.run(ctx, s, opts)
+}
+
+// startNotebook starts the session of a notebook run.
+func startNotebook(path string, opts NotebookOptions) (*notebook, *Session, error) {
 	out := opts.Out
 	if out == "" {
 		out = strings.TrimSuffix(path, filepath.Ext(path)) + ".md"
@@ -47,15 +56,26 @@ func RunNotebook(ctx context.Context, path string, opts NotebookOptions) error {
 	sopts.Show = nb.show
 	s, err := New(sopts)
 	if err != nil {
+		return nil, nil, err
+	}
+	nb.master = s.SparkContext().Master()
+	return nb, s, nil
+}
+
+// run runs the notebook's cells in s and writes the report.
+func (nb *notebook) run(ctx context.Context, s *Session, opts NotebookOptions) error {
+	src, err := s.readFile(nb.path)
+	if err != nil {
 		return err
 	}
-	defer s.Close()
-	nb.master = s.SparkContext().Master()
-
+	logw := opts.Log
+	if s.quiet {
+		logw = nil
+	}
 	var runErr error
-	cells := SplitCells(string(src))
-	if hasPackageClause(string(src)) {
-		cells = []Cell{{Code: string(src), Line: 1}}
+	cells := SplitCells(src)
+	if hasPackageClause(src) {
+		cells = []Cell{{Code: src, Line: 1}}
 	}
 	for i, c := range cells {
 		res := &cellResult{cell: c, n: i + 1}
@@ -65,14 +85,10 @@ func RunNotebook(ctx context.Context, path string, opts NotebookOptions) error {
 		}
 		nb.w.start(res)
 		start := time.Now()
-		if hasPackageClause(c.Code) {
-			runErr = s.EvalCell(ctx, path, c.Code, c.Line, false)
-		} else {
-			runErr = s.EvalCell(ctx, path, c.Code, c.Line, true)
-		}
+		runErr = s.settle(s.EvalCell(ctx, nb.path, c.Code, c.Line, !hasPackageClause(c.Code)))
 		res.elapsed = time.Since(start)
 		nb.w.start(nil)
-		if opts.Log != nil {
+		if logw != nil {
 			status := "ok"
 			if runErr != nil {
 				status = "FAILED"
@@ -81,7 +97,7 @@ func RunNotebook(ctx context.Context, path string, opts NotebookOptions) error {
 			if title == "" {
 				title = "line " + fmt.Sprint(c.Line)
 			}
-			fmt.Fprintf(opts.Log, "[%d/%d] %s: %s (%s)\n", i+1, len(cells), title, status, display.FormatDuration(res.elapsed))
+			fmt.Fprintf(logw, "[%d/%d] %s: %s (%s)\n", i+1, len(cells), title, status, display.FormatDuration(res.elapsed))
 		}
 		if runErr != nil {
 			res.err = runErr
@@ -91,7 +107,7 @@ func RunNotebook(ctx context.Context, path string, opts NotebookOptions) error {
 			break
 		}
 	}
-	if err := nb.write(); err != nil {
+	if err := s.onDriver(nb.write); err != nil {
 		return err
 	}
 	return runErr

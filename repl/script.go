@@ -2,42 +2,53 @@ package repl
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"strings"
 )
 
 // Load runs the Go file at path in the session, as :load does: a package
 // main file as a whole (its main function runs), any other file cell by
 // cell (see SplitCells), each cell as one input. Its declarations stay in
-// the session.
+// the session. Under an SPMD master rank 0 reads the file for every rank.
 func (s *Session) Load(ctx context.Context, path string) error {
-	src, err := os.ReadFile(path)
+	src, err := s.readFile(path)
 	if err != nil {
-		return fmt.Errorf("repl: %w", err)
+		return err
 	}
-	if err := s.RunSource(ctx, path, string(src), false); err != nil {
+	if err := s.RunSource(ctx, path, src, false); err != nil {
 		return err
 	}
 	s.mu.Lock()
 	s.n++
-	s.inputs = append(s.inputs, Input{N: s.n, Src: string(src), From: path})
+	s.inputs = append(s.inputs, Input{N: s.n, Src: src, From: path})
 	s.mu.Unlock()
 	return nil
 }
 
+// RunFile runs the script at path, as sparknet-shell FILE.go does (see
+// RunSource). Under an SPMD master rank 0 reads the file for every rank.
+func (s *Session) RunFile(ctx context.Context, path string) error {
+	src, err := s.readFile(path)
+	if err != nil {
+		return err
+	}
+	return s.RunSource(ctx, path, src, false)
+}
+
 // RunSource runs src, read from file name, as a script: a package main
 // file as a whole, anything else cell by cell. With echo, the value of
-// each cell's final expression is echoed.
+// each cell's final expression is echoed. The first cell that fails
+// stops the script. Under an SPMD master every rank runs every cell, and
+// after each the ranks compare outcomes, so that all stop at the same
+// cell; when their errors differ, the error is a *RankError.
 func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) error {
 	if hasPackageClause(src) {
-		return s.EvalCell(ctx, name, src, 1, false)
+		return s.settle(s.EvalCell(ctx, name, src, 1, false))
 	}
 	for _, c := range SplitCells(src) {
 		if strings.TrimSpace(c.Code) == "" {
 			continue
 		}
-		if err := s.EvalCell(ctx, name, c.Code, c.Line, echo); err != nil {
+		if err := s.settle(s.EvalCell(ctx, name, c.Code, c.Line, echo)); err != nil {
 			return err
 		}
 	}

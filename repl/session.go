@@ -28,8 +28,17 @@ type Options struct {
 	// Stdin is the standard input of interpreted code; nil means os.Stdin.
 	Stdin io.Reader
 	// Master is the master URL of the session's RDD context, sc; "" means
-	// "local[*]".
+	// "local[*]". Under an SPMD master such as "mpi" every rank runs a
+	// session: see RunShell and Main for how inputs reach the ranks.
 	Master string
+	// Engine, when set, runs sc's tasks instead of an engine made from
+	// Master, as rdd.Options.Engine (an SPMD engine over in-process ranks,
+	// say).
+	Engine rdd.Engine
+	// AllRanksOutput lets every rank of an SPMD job write its output.
+	// By default only rank 0 does: the other ranks' results, fmt.Print
+	// output and writes to os.Stdout and os.Stderr are discarded.
+	AllRanksOutput bool
 	// Args are the command-line arguments scripts see in os.Args; nil
 	// means just the program name.
 	Args []string
@@ -82,6 +91,10 @@ type Session struct {
 	sc     *rdd.Context
 	ctx    *inputContext
 
+	group   *ranks   // the SPMD ranks, or nil under a local master
+	quiet   bool     // this rank's output is discarded
+	devNull *os.File // interpreted code's os.Stdout and os.Stderr when quiet
+
 	mu        sync.Mutex // serializes evaluation
 	in        *interp.Interpreter
 	exports   interp.Exports
@@ -133,20 +146,66 @@ func New(opts Options) (*Session, error) {
 	if master == "" {
 		master = "local[*]"
 	}
-	sc, err := rdd.NewContext(master)
+	sc, err := rdd.NewContextWith(rdd.Options{Master: master, Engine: opts.Engine})
 	if err != nil {
 		return nil, fmt.Errorf("repl: master %q: %w", master, err)
 	}
 	s.sc = sc
+	if c := sc.Comm(); c != nil {
+		s.group = &ranks{comm: c}
+		if c.Rank() != 0 && !opts.AllRanksOutput {
+			if s.devNull, err = os.OpenFile(os.DevNull, os.O_WRONLY, 0); err != nil {
+				sc.Close()
+				return nil, fmt.Errorf("repl: %w", err)
+			}
+			s.quiet = true
+			s.stdout = s.devNull
+			s.stderr.w = io.Discard
+		}
+	}
 	if err := s.reset(); err != nil {
-		sc.Close()
+		s.Close()
 		return nil, err
 	}
 	return s, nil
 }
 
-// Close stops the session's RDD context.
-func (s *Session) Close() error { return s.sc.Close() }
+// Close stops the session's RDD context. Under an SPMD master every rank
+// must close its session (closing the context is collective).
+func (s *Session) Close() error {
+	err := s.sc.Close()
+	if s.devNull != nil {
+		s.devNull.Close()
+	}
+	return err
+}
+
+// errOut is where the session writes error reports.
+func (s *Session) errOut() io.Writer {
+	s.stderr.mu.Lock()
+	defer s.stderr.mu.Unlock()
+	return s.stderr.w
+}
+
+// errTo returns w, or io.Discard when the session is quiet: for reports
+// the session's caller writes.
+func (s *Session) errTo(w io.Writer) io.Writer {
+	if s.quiet {
+		return io.Discard
+	}
+	return w
+}
+
+// setErrOut makes w where the session writes error reports, unless the
+// session is quiet.
+func (s *Session) setErrOut(w io.Writer) {
+	if s.quiet {
+		return
+	}
+	s.stderr.mu.Lock()
+	defer s.stderr.mu.Unlock()
+	s.stderr.w = w
+}
 
 // SparkContext returns the session's RDD context, sc.
 func (s *Session) SparkContext() *rdd.Context { return s.sc }
@@ -219,6 +278,10 @@ func (s *Session) symbols() interp.Exports {
 		osSyms[n] = v
 	}
 	osSyms["Exit"] = reflect.ValueOf(func(code int) { panic(exitRequest{code}) })
+	if s.quiet {
+		osSyms["Stdout"] = reflect.ValueOf(&s.devNull).Elem()
+		osSyms["Stderr"] = reflect.ValueOf(&s.devNull).Elem()
+	}
 	ex["os/os"] = osSyms
 	ex[rtPath+"/rt"] = map[string]reflect.Value{
 		"Go":       reflect.ValueOf(s.spawn(false)),

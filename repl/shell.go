@@ -35,24 +35,40 @@ type ShellOptions struct {
 	// is a terminal the shell edits lines with readline, completes on Tab
 	// and shows prompts; otherwise it reads plain lines quietly.
 	Stdin io.Reader
+	// Interactive shows the banner and prompts even when Stdin is not a
+	// terminal, as for rank 0 under mpirun, whose input is a pipe.
+	Interactive bool
 }
 
 // Shell is the interactive loop around a Session: line editing,
 // continuation lines, commands and Ctrl-C.
+//
+// Under an SPMD master such as "mpi" every rank runs a Shell. Rank 0
+// reads the input (with readline when its input is a terminal); each
+// input or command goes to every rank, which runs it; only rank 0
+// prints, and it reports an error of any rank with the rank. An input
+// that fails on some ranks only ends the job, since the ranks' sessions
+// would differ from there on. :quit and the end of rank 0's input end
+// every rank's shell; Ctrl-C ends the job.
 type Shell struct {
-	s       *Session
-	opts    ShellOptions
-	out     io.Writer // normal output (the session's)
-	errw    io.Writer // error reports
-	rl      *readline.Instance
-	lines   *bufio.Reader // input when not a terminal
-	sigs    chan os.Signal
-	mu      sync.Mutex
-	cancel  context.CancelFunc // cancels the running input, or nil
-	failed  bool               // an input failed (for the exit status without a terminal)
-	quit    bool
-	code    int // exit status after :quit or os.Exit
-	pasting bool
+	s      *Session
+	opts   ShellOptions
+	out    io.Writer // normal output (the session's)
+	errw   io.Writer // error reports
+	rl     *readline.Instance
+	lines  *bufio.Reader // input when not a terminal
+	eof    bool          // the input has ended
+	sigs   chan os.Signal
+	mu     sync.Mutex
+	cancel context.CancelFunc // cancels the running input, or nil
+	failed bool               // an input failed (for the exit status without a terminal)
+	quit   bool
+	code   int // exit status after :quit or os.Exit
+
+	// Under an SPMD master the error of the running input is kept until
+	// the ranks have compared theirs.
+	deferReports bool
+	pending      error
 }
 
 // RunShell runs an interactive shell until :quit or end of input and
@@ -77,11 +93,20 @@ func stderrOf(o Options) io.Writer {
 // NewShell starts a session for an interactive shell.
 func NewShell(opts ShellOptions) (*Shell, error) {
 	sh := &Shell{opts: opts}
+	s, err := New(opts.Session)
+	if err != nil {
+		return nil, err
+	}
+	sh.s = s
+	sh.out = s.Stdout()
+	sh.errw = s.errOut()
+	if s.group != nil && s.group.rank() != 0 {
+		return sh, nil // rank 0 reads the input for every rank
+	}
 	in := opts.Stdin
 	if in == nil {
 		in = os.Stdin
 	}
-	sopts := opts.Session
 	if f, ok := in.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
 		rl, err := readline.NewEx(&readline.Config{
 			Prompt:            Prompt,
@@ -94,34 +119,27 @@ func NewShell(opts ShellOptions) (*Shell, error) {
 			AutoComplete:      completer{sh},
 		})
 		if err != nil {
+			s.Close()
 			return nil, fmt.Errorf("repl: line editor: %w", err)
 		}
 		sh.rl = rl
 		// Messages that arrive while the prompt shows (a panic in a
 		// goroutine, say) go through readline, which redraws the prompt.
-		if sopts.Stderr == nil || sopts.Stderr == os.Stderr {
-			sopts.Stderr = rl.Stderr()
+		if o := opts.Session.Stderr; o == nil || o == os.Stderr {
+			s.setErrOut(rl.Stderr())
+			sh.errw = rl.Stderr()
 		}
 	} else {
 		sh.lines = bufio.NewReader(in)
 	}
-	s, err := New(sopts)
-	if err != nil {
-		if sh.rl != nil {
-			sh.rl.Close()
-		}
-		return nil, err
-	}
-	sh.s = s
-	sh.out = s.Stdout()
-	sh.errw = stderrOf(sopts)
 	return sh, nil
 }
 
 // Session returns the shell's session.
 func (sh *Shell) Session() *Session { return sh.s }
 
-// Close ends the session and the line editor.
+// Close ends the session and the line editor. Under an SPMD master every
+// rank must close its shell.
 func (sh *Shell) Close() error {
 	if sh.rl != nil {
 		sh.rl.Close()
@@ -137,8 +155,25 @@ func (sh *Shell) Banner() string {
 		pkgs = append(pkgs, name)
 	}
 	sort.Strings(pkgs)
-	return fmt.Sprintf("sparknet-shell %s (%s)\nmaster %s: %d workers, %d cores. sc and ctx are ready.\nimported: %s\nType :help for help, :quit or Ctrl-D to leave.\n",
-		Version(), runtime.Version(), sc.Master(), sc.Workers(), runtime.NumCPU(), strings.Join(pkgs, " "))
+	where := fmt.Sprintf("master %s: %d workers, %d cores.", sc.Master(), sc.Workers(), runtime.NumCPU())
+	if sh.s.group != nil {
+		master := sc.Master()
+		if o := sh.s.opts; o.Engine == nil && o.Master != "" {
+			master = o.Master
+		}
+		where = fmt.Sprintf("master %s: %d ranks, one worker each (%d cores here). Rank 0 reads the input,\nevery rank runs it, rank 0 prints; Ctrl-C ends the job.",
+			master, sc.Workers(), runtime.NumCPU())
+	}
+	return fmt.Sprintf("sparknet-shell %s (%s)\n%s sc and ctx are ready.\nimported: %s\nType :help for help, :quit or Ctrl-D to leave.\n",
+		Version(), runtime.Version(), where, strings.Join(pkgs, " "))
+}
+
+// input is one input of the shell: code, a command line, or the end of
+// the input. Under an SPMD master rank 0 sends it to every rank.
+type input struct {
+	Code    string `json:"code,omitempty"`
+	Command string `json:"command,omitempty"` // a line that starts with a colon
+	EOF     bool   `json:"eof,omitempty"`
 }
 
 // Run reads and evaluates inputs until :quit or end of input, and
@@ -149,11 +184,44 @@ func (sh *Shell) Run() int {
 	defer signal.Stop(sh.sigs)
 	go sh.interrupts()
 
-	if sh.rl != nil {
+	if sh.rl != nil || sh.opts.Interactive {
 		fmt.Fprint(sh.out, sh.Banner())
 	}
-	var buf strings.Builder
 	for !sh.quit {
+		in, err := sh.next()
+		if err != nil { // the ranks cannot talk any longer: the job is over
+			fmt.Fprintln(sh.errw, "sparknet-shell:", err)
+			return 1
+		}
+		if in.EOF {
+			break
+		}
+		sh.runInput(in)
+	}
+	if sh.rl == nil && sh.failed && sh.code == 0 {
+		return 1
+	}
+	return sh.code
+}
+
+// next returns the next input: read here, or under an SPMD master read
+// by rank 0 and received from it.
+func (sh *Shell) next() (input, error) {
+	var in input
+	if g := sh.s.group; g == nil || g.rank() == 0 {
+		in = sh.read()
+	}
+	if err := sh.s.share(&in); err != nil {
+		return input{}, err
+	}
+	return in, nil
+}
+
+// read reads lines until they make an input: a command, or code that
+// needs no more lines.
+func (sh *Shell) read() input {
+	var buf strings.Builder
+	for !sh.eof {
 		prompt := Prompt
 		if buf.Len() > 0 {
 			prompt = MorePrompt
@@ -163,16 +231,20 @@ func (sh *Shell) Run() int {
 			buf.Reset() // Ctrl-C at the prompt drops the line
 			continue
 		}
-		if err != nil { // end of input
-			if buf.Len() > 0 {
-				sh.eval(buf.String())
-			}
+		if err != nil {
+			sh.eof = true
 			break
 		}
 		line = StripPrompt(line)
 		if buf.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
-			sh.command(strings.TrimSpace(line))
-			continue
+			cmd := strings.TrimSpace(line)
+			if commandName(cmd) == "paste" {
+				if code, ok := sh.readPaste(); ok {
+					return input{Code: code}
+				}
+				continue
+			}
+			return input{Command: cmd}
 		}
 		buf.WriteString(line)
 		buf.WriteByte('\n')
@@ -180,26 +252,59 @@ func (sh *Shell) Run() int {
 		if needsMore(src) && !(strings.TrimSpace(line) == "" && !splitUnits(src).open) {
 			continue
 		}
-		buf.Reset()
-		sh.eval(src)
+		return input{Code: src}
 	}
-	if sh.rl == nil && sh.failed && sh.code == 0 {
-		return 1
+	if buf.Len() > 0 {
+		return input{Code: buf.String()}
 	}
-	return sh.code
+	return input{EOF: true}
 }
 
-// readLine reads one line with the prompt shown (on a terminal).
+// readLine reads one line with the prompt shown (on a terminal, or with
+// ShellOptions.Interactive).
 func (sh *Shell) readLine(prompt string) (string, error) {
 	if sh.rl != nil {
 		sh.rl.SetPrompt(prompt)
 		return sh.rl.Readline()
+	}
+	if sh.opts.Interactive && prompt != "" {
+		fmt.Fprint(sh.out, prompt)
 	}
 	line, err := sh.lines.ReadString('\n')
 	if err != nil && line == "" {
 		return "", err
 	}
 	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// runInput runs an input. Under an SPMD master the ranks then compare
+// their outcomes: rank 0 reports the errors of every rank, and an input
+// that failed on some ranks only ends the job.
+func (sh *Shell) runInput(in input) {
+	spmd := sh.s.group != nil
+	sh.deferReports, sh.pending = spmd, nil
+	if in.Command != "" {
+		sh.command(in.Command)
+	} else {
+		sh.eval(in.Code)
+	}
+	if !spmd {
+		return
+	}
+	sh.deferReports = false
+	err := sh.s.settle(sh.pending)
+	sh.pending = nil
+	var re *RankError
+	if errors.As(err, &re) && re.Partial() {
+		msg := "sparknet-shell: the input failed on some ranks only, so the ranks' sessions differ from here on; the job ends.\n" + re.Error()
+		if sh.s.group.rank() == 0 {
+			sh.s.abort(1, msg) // under MPI this does not return
+			fmt.Fprintln(sh.errw, msg)
+		}
+		sh.quit, sh.code, sh.failed = true, 1, true
+		return
+	}
+	sh.report(err)
 }
 
 // StripPrompt removes a shell prompt pasted in front of a line.
@@ -216,9 +321,14 @@ func StripPrompt(line string) string {
 }
 
 // interrupts cancels the running input on every SIGINT; between inputs
-// (readline reads Ctrl-C itself at the prompt) a signal is ignored.
+// (readline reads Ctrl-C itself at the prompt) a signal is ignored. Under
+// an SPMD master a SIGINT ends the job instead.
 func (sh *Shell) interrupts() {
 	for range sh.sigs {
+		if sh.s.group != nil {
+			sh.s.abort(130, fmt.Sprintf("interrupted (SIGINT) on rank %d", sh.s.group.rank()))
+			continue
+		}
 		sh.mu.Lock()
 		if sh.cancel != nil {
 			sh.cancel()
@@ -242,9 +352,17 @@ func (sh *Shell) eval(src string) error {
 	return err
 }
 
-// report prints an input's error and notes failures and exits.
+// report prints an input's error and notes failures and exits. While
+// the ranks of an SPMD master run an input, it keeps the error for them
+// to compare.
 func (sh *Shell) report(err error) {
 	if err == nil {
+		return
+	}
+	if sh.deferReports {
+		if sh.pending == nil {
+			sh.pending = err
+		}
 		return
 	}
 	var ex *ExitError

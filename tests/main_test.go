@@ -20,6 +20,10 @@ var shellBin string
 // repoRoot is the root of the module.
 var repoRoot string
 
+// shellTags are the build tags of shellBin: "mpi" when the tests are
+// built with -tags mpi (see mpi_test.go).
+var shellTags string
+
 func TestMain(m *testing.M) {
 	os.Exit(run(m))
 }
@@ -38,7 +42,7 @@ func run(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	shellBin = filepath.Join(dir, "sparknet-shell")
-	build := exec.Command("go", "build", "-o", shellBin, "./cmd/sparknet-shell")
+	build := exec.Command("go", "build", "-tags", shellTags, "-o", shellBin, "./cmd/sparknet-shell")
 	build.Dir = repoRoot
 	if out, err := build.CombinedOutput(); err != nil {
 		fmt.Fprintf(os.Stderr, "building sparknet-shell: %v\n%s", err, out)

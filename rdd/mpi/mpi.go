@@ -34,12 +34,6 @@ static int sn_rank_size(int *rank, int *size) {
 	return MPI_Comm_size(MPI_COMM_WORLD, size);
 }
 
-static int sn_barrier(void) { return MPI_Barrier(MPI_COMM_WORLD); }
-
-static int sn_bcast_len(long long *n, int root) {
-	return MPI_Bcast(n, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD);
-}
-
 static int sn_bcast(void *buf, int n, int root) {
 	return MPI_Bcast(buf, n, MPI_BYTE, root, MPI_COMM_WORLD);
 }
@@ -48,13 +42,49 @@ static int sn_allreduce_f32(float *buf, int n) {
 	return MPI_Allreduce(MPI_IN_PLACE, buf, n, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
 }
 
-static int sn_allgather_len(long long *mine, long long *all) {
-	return MPI_Allgather(mine, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, MPI_COMM_WORLD);
-}
-
 static int sn_allgatherv(void *send, int n, void *recv, int *counts, int *displs) {
 	return MPI_Allgatherv(send, n, MPI_BYTE, recv, counts, displs, MPI_BYTE, MPI_COMM_WORLD);
 }
+
+// Non-blocking forms of the small collectives every exchange starts with;
+// their request and scalars live in C memory, so Go may move nothing that
+// MPI still holds while the Go side polls.
+typedef struct {
+	MPI_Request req;
+	long long n;    // a broadcast length, or this rank's length
+	long long *all; // the gathered lengths (size entries)
+} sn_op;
+
+static sn_op *sn_op_new(int size) {
+	sn_op *op = calloc(1, sizeof(sn_op));
+	if (op != NULL && size > 0) {
+		op->all = calloc(size, sizeof(long long));
+		if (op->all == NULL) {
+			free(op);
+			return NULL;
+		}
+	}
+	return op;
+}
+
+static void sn_op_free(sn_op *op) {
+	if (op != NULL) {
+		free(op->all);
+		free(op);
+	}
+}
+
+static int sn_ibarrier(sn_op *op) { return MPI_Ibarrier(MPI_COMM_WORLD, &op->req); }
+
+static int sn_ibcast_len(sn_op *op, int root) {
+	return MPI_Ibcast(&op->n, 1, MPI_LONG_LONG, root, MPI_COMM_WORLD, &op->req);
+}
+
+static int sn_iallgather_len(sn_op *op) {
+	return MPI_Iallgather(&op->n, 1, MPI_LONG_LONG, op->all, 1, MPI_LONG_LONG, MPI_COMM_WORLD, &op->req);
+}
+
+static int sn_test(sn_op *op, int *done) { return MPI_Test(&op->req, done, MPI_STATUS_IGNORE); }
 
 static int sn_abort(int code) { return MPI_Abort(MPI_COMM_WORLD, code); }
 
@@ -213,8 +243,51 @@ func (c *Comm) ThreadLevel() string {
 
 // Barrier returns once every rank has called it.
 func (c *Comm) Barrier() error {
-	return c.do(func() error { return mpiError("MPI_Barrier", C.sn_barrier()) })
+	return c.do(func() error {
+		op := C.sn_op_new(0)
+		if op == nil {
+			return errors.New("mpi: MPI_Ibarrier: out of memory")
+		}
+		defer C.sn_op_free(op)
+		return wait("MPI_Ibarrier", op, C.sn_ibarrier(op))
+	})
 }
+
+// wait completes a non-blocking operation started with result rc. It
+// tests at once and keeps testing for a short spin, for latency; after
+// that it sleeps between tests with a growing pause (up to pollMax), so a
+// rank that waits long — for instance while rank 0's user types the next
+// input — does not keep a core busy. Every exchange between ranks starts
+// with such a small collective, so the large transfers that follow never
+// wait for a rank that is not there yet.
+func wait(call string, op *C.sn_op, rc C.int) error {
+	if err := mpiError(call, rc); err != nil {
+		return err
+	}
+	spinUntil := time.Now().Add(pollSpin)
+	pause := 20 * time.Microsecond
+	for {
+		var done C.int
+		if err := mpiError("MPI_Test", C.sn_test(op, &done)); err != nil {
+			return err
+		}
+		if done != 0 {
+			return nil
+		}
+		if time.Now().Before(spinUntil) {
+			continue
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, pollMax)
+	}
+}
+
+// pollSpin is how long wait tests without sleeping; pollMax is its
+// longest pause between tests.
+const (
+	pollSpin = 2 * time.Millisecond
+	pollMax  = 5 * time.Millisecond
+)
 
 // Broadcast returns root's data on every rank: the length goes first, so
 // the other ranks need not know it. On root the result is data itself.
@@ -224,10 +297,16 @@ func (c *Comm) Broadcast(root int, data []byte) ([]byte, error) {
 	}
 	var out []byte
 	err := c.do(func() error {
-		n := C.longlong(len(data))
-		if err := mpiError("MPI_Bcast", C.sn_bcast_len(&n, C.int(root))); err != nil {
+		op := C.sn_op_new(0)
+		if op == nil {
+			return errors.New("mpi: MPI_Ibcast: out of memory")
+		}
+		defer C.sn_op_free(op)
+		op.n = C.longlong(len(data))
+		if err := wait("MPI_Ibcast", op, C.sn_ibcast_len(op, C.int(root))); err != nil {
 			return err
 		}
+		n := op.n
 		out = data
 		if c.rank != root {
 			out = make([]byte, int(n))
@@ -266,11 +345,17 @@ func (c *Comm) AllreduceFloat32Sum(xs []float32) error {
 func (c *Comm) Allgather(data []byte) ([][]byte, error) {
 	out := make([][]byte, c.size)
 	err := c.do(func() error {
-		mine := C.longlong(len(data))
-		lens := make([]C.longlong, c.size)
-		if err := mpiError("MPI_Allgather", C.sn_allgather_len(&mine, &lens[0])); err != nil {
+		op := C.sn_op_new(C.int(c.size))
+		if op == nil {
+			return errors.New("mpi: MPI_Iallgather: out of memory")
+		}
+		defer C.sn_op_free(op)
+		op.n = C.longlong(len(data))
+		if err := wait("MPI_Iallgather", op, C.sn_iallgather_len(op)); err != nil {
 			return err
 		}
+		lens := make([]C.longlong, c.size)
+		copy(lens, unsafe.Slice(op.all, c.size))
 		total := 0
 		for _, n := range lens {
 			total += int(n)
