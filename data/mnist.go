@@ -149,9 +149,17 @@ func escapeModulePath(p string) string {
 }
 
 // LoadMNIST reads the MNIST training set (60,000 samples) or test set
-// (10,000) from dir, which holds the four IDX files, plain or gzipped.
+// (10,000) from dir, which holds the four IDX files, plain or gzipped;
+// an empty dir finds the files with MNISTDir.
 // Samples are 1×28×28 bytes with labels 0 to 9.
 func LoadMNIST(dir string, train bool) (*Samples, error) {
+	if dir == "" {
+		d, err := MNISTDir()
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+	}
 	prefix := "t10k"
 	if train {
 		prefix = "train"

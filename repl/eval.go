@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime/pprof"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -220,6 +221,9 @@ func (s *Session) runDecls(ctx context.Context, f *ast.File, rw *rewriter, whole
 			}
 		}
 	}
+	// Declarations get the same rewrites as top-level statements: a
+	// goroutine started in a function must not take the process down.
+	rw.rewrite(f)
 	if err := s.run(ctx, f, rw); err != nil {
 		return err
 	}
@@ -275,9 +279,15 @@ func (s *Session) dropImported(f *ast.File) {
 func (s *Session) run(ctx context.Context, node ast.Node, rw *rewriter) error {
 	prog, err := s.compile(node, rw)
 	if err != nil {
-		if strings.Contains(err.Error(), "constant definition loop") {
+		var ie *InterpreterError
+		if errors.As(err, &ie) || strings.Contains(err.Error(), "constant definition loop") {
+			// The interpreter fails this way on some undefined names,
+			// such as a package that was not imported: name it.
 			file := s.in.FileSet().Position(node.Pos()).Filename
 			if id := undefinedName(node, func(name string) bool { return s.declared(name, "") || s.imported[file][name] != "" }); id != nil {
+				if path := s.packageNamed(id.Name); path != "" {
+					return posErrorf(s.in.FileSet(), id.Pos(), "undefined: %s; add import %q", id.Name, path)
+				}
 				return posErrorf(s.in.FileSet(), id.Pos(), "undefined: %s", id.Name)
 			}
 		}
@@ -285,6 +295,23 @@ func (s *Session) run(ctx context.Context, node ast.Node, rw *rewriter) error {
 	}
 	_, err = s.execute(ctx, prog)
 	return err
+}
+
+// packageNamed returns the import path of a package the interpreter knows
+// whose name is name, or "". The interpreter's tables are keyed
+// "import/path/name".
+func (s *Session) packageNamed(name string) string {
+	var found []string
+	for key := range s.exports {
+		if i := strings.LastIndexByte(key, '/'); i > 0 && key[i+1:] == name {
+			found = append(found, key[:i])
+		}
+	}
+	if len(found) == 0 {
+		return ""
+	}
+	sort.Strings(found)
+	return found[0]
 }
 
 // compile compiles node, turning a crash of the interpreter into an

@@ -21,6 +21,9 @@ import (
 //     interpreter crashes on range over an int).
 //   - defer at the top level of an input is refused: the interpreter would
 //     run it again after every later input.
+//   - a parallel assignment a, b = x, f() whose right side mixes constants
+//     and other expressions becomes temporaries assigned one by one (the
+//     interpreter drops the constants' assignments).
 
 // rtName is the name under which inputs import the shell's runtime
 // package (Go, Echo, ...).
@@ -66,9 +69,83 @@ func (r *rewriter) rewrite(node ast.Node) {
 			if f := r.rangeInt(n); f != nil {
 				c.Replace(f)
 			}
+		case *ast.AssignStmt:
+			// Only statements of a list can become blocks.
+			if c.Index() >= 0 {
+				if b := r.parallelAssign(n); b != nil {
+					c.Replace(b)
+				}
+			}
 		}
 		return true
 	})
+}
+
+// parallelAssign rewrites a, b = x, f() as
+//
+//	{ t := f(); a = x; b = t }
+//
+// when the right side mixes constants and other expressions, which the
+// interpreter assigns wrongly. Non-constant values are evaluated first, in
+// order, as Go evaluates the right side before assigning; constants are
+// assigned directly, so they take the type of their destination.
+func (r *rewriter) parallelAssign(n *ast.AssignStmt) ast.Stmt {
+	if n.Tok != token.ASSIGN || len(n.Lhs) < 2 || len(n.Lhs) != len(n.Rhs) {
+		return nil
+	}
+	consts := 0
+	for _, e := range n.Rhs {
+		if isConstExpr(e) {
+			consts++
+		}
+	}
+	if consts == 0 || consts == len(n.Rhs) {
+		return nil
+	}
+	var temps, names []ast.Expr
+	var values []ast.Expr
+	for _, e := range n.Rhs {
+		if isConstExpr(e) {
+			names = append(names, e)
+			continue
+		}
+		r.n++
+		t := ast.NewIdent(fmt.Sprintf("_snv%d", r.n))
+		temps = append(temps, t)
+		values = append(values, e)
+		names = append(names, t)
+	}
+	block := &ast.BlockStmt{Lbrace: n.Pos(), Rbrace: n.End()}
+	block.List = append(block.List, &ast.AssignStmt{Lhs: temps, TokPos: n.TokPos, Tok: token.DEFINE, Rhs: values})
+	for i, lhs := range n.Lhs {
+		if id, ok := lhs.(*ast.Ident); ok && id.Name == "_" {
+			if !isConstExpr(n.Rhs[i]) {
+				block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: n.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{names[i]}})
+			}
+			continue
+		}
+		block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: n.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{names[i]}})
+	}
+	return block
+}
+
+// isConstExpr reports whether e is a constant the rewriter can recognise
+// without type information: literals, true, false, nil, and operators on
+// them.
+func isConstExpr(e ast.Expr) bool {
+	switch x := e.(type) {
+	case *ast.BasicLit:
+		return true
+	case *ast.Ident:
+		return x.Name == "true" || x.Name == "false" || x.Name == "nil"
+	case *ast.ParenExpr:
+		return isConstExpr(x.X)
+	case *ast.UnaryExpr:
+		return x.Op != token.ARROW && x.Op != token.AND && isConstExpr(x.X)
+	case *ast.BinaryExpr:
+		return isConstExpr(x.X) && isConstExpr(x.Y)
+	}
+	return false
 }
 
 // learn records integer-valued names declared by n.

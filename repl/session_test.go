@@ -77,6 +77,15 @@ func TestEval(t *testing.T) {
 			{in: "n := 2; for range n { fmt.Print(\"x\") }", out: "xx"},
 			{in: "for i := range len(\"abc\") { fmt.Print(i) }", out: "012"},
 		}},
+		{"parallel assignments mixing constants and calls", []evalStep{
+			{in: "type O struct{ N int; F float64 }\ng := func() float64 { return 0.25 }\nh := func() int { return 7 }"},
+			{in: "var o O; o.N, o.F = 4, g(); fmt.Println(o)", out: "{4 0.25}\n"},
+			{in: "var p O; p.N, p.F = h(), 1; fmt.Println(p)", out: "{7 1}\n"},
+			{in: "a, b := 0, 0.0; a, b = 5, g(); fmt.Println(a, b)", out: "5 0.25\n"},
+			{in: "x := []int{0, 0}; x[0], x[1] = 3, h(); x", out: "[3 7] ([]int)\n"},
+			{in: "func f() { var a int; var b float64; a, b = 1, g(); fmt.Println(a, b) }; f()", out: "1 0.25\n"},
+			{in: "a, b = b2(), 9", err: "undefined: b2"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
@@ -182,12 +191,23 @@ func TestGoroutinePanic(t *testing.T) {
 	if err := s.Eval(context.Background(), `done := make(chan bool); go func() { defer close(done); panic("in goroutine") }(); <-done`); err != nil {
 		t.Fatal(err)
 	}
+	// The same from inside declared functions and methods.
+	decl := "func start(done chan bool) { go func() { defer close(done); panic(\"in a function\") }() }\n" +
+		"type W struct{}\nfunc (W) Start(done chan bool) { go func() { defer close(done); panic(\"in a method\") }() }"
+	if err := s.Eval(context.Background(), decl); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Eval(context.Background(), `d1, d2 := make(chan bool), make(chan bool); start(d1); W{}.Start(d2); <-d1; <-d2`); err != nil {
+		t.Fatal(err)
+	}
 	deadline := time.Now().Add(5 * time.Second)
-	for !strings.Contains(errb.String(), "panic in goroutine: in goroutine") {
-		if time.Now().After(deadline) {
-			t.Fatalf("no report of the goroutine's panic; stderr: %q", errb.String())
+	for _, want := range []string{"panic in goroutine: in goroutine", "panic in goroutine: in a function", "panic in goroutine: in a method"} {
+		for !strings.Contains(errb.String(), want) {
+			if time.Now().After(deadline) {
+				t.Fatalf("no report %q; stderr: %q", want, errb.String())
+			}
+			time.Sleep(10 * time.Millisecond)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -267,6 +287,9 @@ func TestSuggestions(t *testing.T) {
 		{"ndarray.Zero(2)", "did you mean ndarray.Zeros?"},
 		{"anwser + 1", "undefined: anwser; did you mean answer?"},
 		{"xyzzy", "undefined: xyzzy"},
+		// the interpreter crashes on packages that were not imported
+		{"var p *caffepb.NetParameter", `undefined: caffepb; add import "github.com/sparknet-go/sparknet/caffe/caffepb"`},
+		{"f := func(b *bytes.Buffer) {}", `undefined: bytes; add import "bytes"`},
 	}
 	for _, tc := range tests {
 		err := s.Eval(context.Background(), tc.in)
