@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -21,9 +22,9 @@ import (
 //     interpreter crashes on range over an int).
 //   - defer at the top level of an input is refused: the interpreter would
 //     run it again after every later input.
-//   - a parallel assignment a, b = x, f() whose right side mixes constants
-//     and other expressions becomes temporaries assigned one by one (the
-//     interpreter drops the constants' assignments).
+//   - a parallel assignment a, b = x, f() becomes temporaries assigned
+//     one by one (the interpreter drops some of the assignments when the
+//     right side mixes calls with other expressions).
 
 // rtName is the name under which inputs import the shell's runtime
 // package (Go, Echo, ...).
@@ -83,12 +84,14 @@ func (r *rewriter) rewrite(node ast.Node) {
 
 // parallelAssign rewrites a, b = x, f() as
 //
-//	{ t := f(); a = x; b = t }
+//	{ t1 := x; t2 := f(); a = t1; b = t2 }
 //
-// when the right side mixes constants and other expressions, which the
-// interpreter assigns wrongly. Non-constant values are evaluated first, in
-// order, as Go evaluates the right side before assigning; constants are
-// assigned directly, so they take the type of their destination.
+// since the interpreter drops some of the assignments of a parallel
+// assignment whose right side mixes calls with other expressions. The
+// right side is evaluated first, left to right, as in Go; constants are
+// assigned directly, so that they take the type of their destination. A
+// parallel assignment of constants only is left alone (the interpreter
+// gets it right).
 func (r *rewriter) parallelAssign(n *ast.AssignStmt) ast.Stmt {
 	if n.Tok != token.ASSIGN || len(n.Lhs) < 2 || len(n.Lhs) != len(n.Rhs) {
 		return nil
@@ -99,32 +102,30 @@ func (r *rewriter) parallelAssign(n *ast.AssignStmt) ast.Stmt {
 			consts++
 		}
 	}
-	if consts == 0 || consts == len(n.Rhs) {
+	if consts == len(n.Rhs) {
 		return nil
 	}
-	var temps, names []ast.Expr
-	var values []ast.Expr
-	for _, e := range n.Rhs {
+	block := &ast.BlockStmt{Lbrace: n.Pos(), Rbrace: n.End()}
+	values := make([]ast.Expr, len(n.Rhs))
+	for i, e := range n.Rhs {
 		if isConstExpr(e) {
-			names = append(names, e)
+			values[i] = e
 			continue
 		}
 		r.n++
 		t := ast.NewIdent(fmt.Sprintf("_snv%d", r.n))
-		temps = append(temps, t)
-		values = append(values, e)
-		names = append(names, t)
+		block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{t}, TokPos: n.TokPos, Tok: token.DEFINE, Rhs: []ast.Expr{e}})
+		values[i] = t
 	}
-	block := &ast.BlockStmt{Lbrace: n.Pos(), Rbrace: n.End()}
-	block.List = append(block.List, &ast.AssignStmt{Lhs: temps, TokPos: n.TokPos, Tok: token.DEFINE, Rhs: values})
 	for i, lhs := range n.Lhs {
 		if id, ok := lhs.(*ast.Ident); ok && id.Name == "_" {
-			if !isConstExpr(n.Rhs[i]) {
-				block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: n.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{names[i]}})
+			if id, ok := values[i].(*ast.Ident); ok && strings.HasPrefix(id.Name, "_snv") {
+				// keep the temporary used
+				block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: n.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{values[i]}})
 			}
 			continue
 		}
-		block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: n.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{names[i]}})
+		block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{lhs}, TokPos: n.TokPos, Tok: token.ASSIGN, Rhs: []ast.Expr{values[i]}})
 	}
 	return block
 }

@@ -83,6 +83,8 @@ func TestEval(t *testing.T) {
 			{in: "var p O; p.N, p.F = h(), 1; fmt.Println(p)", out: "{7 1}\n"},
 			{in: "a, b := 0, 0.0; a, b = 5, g(); fmt.Println(a, b)", out: "5 0.25\n"},
 			{in: "x := []int{0, 0}; x[0], x[1] = 3, h(); x", out: "[3 7] ([]int)\n"},
+			{in: "r := O{F: 0.5}; var q O; q.N, q.F = h(), r.F; fmt.Println(q)", out: "{7 0.5}\n"},
+			{in: "i, j := 1, 2; i, j = j, i; fmt.Println(i, j)", out: "2 1\n"},
 			{in: "func f() { var a int; var b float64; a, b = 1, g(); fmt.Println(a, b) }; f()", out: "1 0.25\n"},
 			{in: "a, b = b2(), 9", err: "undefined: b2"},
 		}},
