@@ -402,3 +402,8 @@ if err := panels.Save(pngPath); err != nil {
 }
 fmt.Println("wrote", csvPath, "and", pngPath)
 fmt.Printf("the %s study took %s\n", study, display.FormatDuration(time.Since(studyStart)))
+
+// %% The heat maps
+// The speedup tables as one picture: red cells are slower than the serial
+// solver, blue ones faster.
+panels

@@ -185,26 +185,37 @@ func (nb *notebook) show(v any) bool {
 		nb.w.mu.Unlock()
 		return true
 	}
-	if f := display.AsFigure(v); f != nil {
-		nb.images++
-		stem := strings.TrimSuffix(filepath.Base(nb.out), filepath.Ext(nb.out))
-		name := fmt.Sprintf("%s-%d.png", stem, nb.images)
-		if err := f.Save(filepath.Join(filepath.Dir(nb.out), name)); err != nil {
-			nb.w.mu.Lock()
-			res.add(block{kind: "text", text: fmt.Sprintf("(figure not saved: %v)\n%s\n", err, f)})
-			nb.w.mu.Unlock()
-			return true
+	var save func(path string) error
+	var title string
+	switch x := v.(type) {
+	case *display.HeatMap:
+		save, title = x.Save, x.Title
+	case *display.HeatMaps:
+		save, title = x.Save, x.Title
+	default:
+		if f := display.AsFigure(v); f != nil {
+			save, title = f.Save, f.Title
 		}
-		title := f.Title
-		if title == "" {
-			title = "figure"
-		}
+	}
+	if save == nil {
+		return false
+	}
+	nb.images++
+	stem := strings.TrimSuffix(filepath.Base(nb.out), filepath.Ext(nb.out))
+	name := fmt.Sprintf("%s-%d.png", stem, nb.images)
+	if err := save(filepath.Join(filepath.Dir(nb.out), name)); err != nil {
 		nb.w.mu.Lock()
-		res.add(block{kind: "image", text: title, file: name})
+		res.add(block{kind: "text", text: fmt.Sprintf("(figure not saved: %v)\n%s\n", err, v)})
 		nb.w.mu.Unlock()
 		return true
 	}
-	return false
+	if title == "" {
+		title = "figure"
+	}
+	nb.w.mu.Lock()
+	res.add(block{kind: "image", text: title, file: name})
+	nb.w.mu.Unlock()
+	return true
 }
 
 // write writes the Markdown report.
