@@ -71,9 +71,13 @@ func TestPaperSpeedup(t *testing.T) {
 	if size := img.Bounds().Size(); size.X != 960 || size.Y != 720 {
 		t.Errorf("the heat maps are %v, want 960×720 (four panels of 480×360)", size)
 	}
-	// The accuracy curves, one figure per K, are beside the report.
-	if pngs, _ := filepath.Glob(filepath.Join(dir, "speedup-*.png")); len(pngs) != 2 {
-		t.Errorf("%d figures beside the report, want 2: %v", len(pngs), pngs)
+	// The accuracy curves, one figure per K, and the heat maps are beside
+	// the report.
+	if pngs, _ := filepath.Glob(filepath.Join(dir, "speedup-*.png")); len(pngs) != 3 {
+		t.Errorf("%d figures beside the report, want 3 (2 curves, the heat maps): %v", len(pngs), pngs)
+	}
+	if !strings.Contains(text, "![SparkNet speedup on MNIST") {
+		t.Errorf("the report does not show the heat maps:\n%s", text)
 	}
 }
 
