@@ -10,7 +10,8 @@ import (
 )
 
 // layerBenchCases are the layers of LeNet (batch 64) and CIFAR-10 quick
-// (batch 100) with their input shapes.
+// (batch 100), and AlexNet's (batch 32) normalisation and pooling layers,
+// with their input shapes.
 var layerBenchCases = []struct {
 	name string
 	def  string
@@ -29,6 +30,10 @@ var layerBenchCases = []struct {
 	{"cifar/conv3", `type: "Convolution" convolution_param { num_output: 64 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.01 } }`, []int{100, 32, 8, 8}},
 	{"cifar/pool3", `type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 }`, []int{100, 64, 8, 8}},
 	{"cifar/ip1", `type: "InnerProduct" inner_product_param { num_output: 64 weight_filler { type: "gaussian" std: 0.1 } }`, []int{100, 64, 4, 4}},
+	{"alexnet/norm1", `type: "LRN" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }`, []int{32, 96, 55, 55}},
+	{"alexnet/pool1", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 96, 55, 55}},
+	{"alexnet/norm2", `type: "LRN" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }`, []int{32, 256, 27, 27}},
+	{"alexnet/pool2", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 256, 27, 27}},
 }
 
 // BenchmarkLayer times Forward+Backward of each layer on one and two
@@ -62,22 +67,27 @@ func benchLayer(b *testing.B, def string, in []int, threads int) {
 
 // runBench runs step, which handles batch images, b.N times and reports
 // images per second of wall time and, single-threaded, of the thread's
-// CPU time (which other processes on the machine do not distort).
+// CPU time (which other processes on the machine do not distort). On more
+// threads it reports the process's CPU time over the wall time ("cores"):
+// how many cores the run got, spinning included.
 func runBench(b *testing.B, batch, threads int, step func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
 	step() // warm up: first-use buffers, worker goroutines
 	b.ResetTimer()
-	cpu0 := threadCPUTime()
+	cpu0, proc0 := threadCPUTime(), processCPUTime()
 	for b.Loop() {
 		step()
 	}
-	cpu := threadCPUTime() - cpu0
+	cpu, proc := threadCPUTime()-cpu0, processCPUTime()-proc0
 	images := float64(b.N) * float64(batch)
 	b.ReportMetric(images/b.Elapsed().Seconds(), "img/s")
 	if threads == 1 && cpu > 0 {
 		b.ReportMetric(images/cpu.Seconds(), "img/cpu-s")
+	}
+	if threads > 1 && proc > 0 {
+		b.ReportMetric(proc.Seconds()/b.Elapsed().Seconds(), "cores")
 	}
 }
 

@@ -20,6 +20,9 @@ var (
 	// this many values, Forward keeps every chunk's columns for Backward
 	// instead of Backward rebuilding them.
 	convKeepBudget = 4 << 20
+	// convGradBudget is how many values the buffers of the parts of a
+	// multi-threaded Backward may hold, a weight gradient each.
+	convGradBudget = 4 << 20
 )
 
 // Convolution is Caffe's 2-D convolution: num_output filters of
@@ -32,8 +35,11 @@ var (
 // The products run over several images at once: the columns (im2col) of a
 // chunk of images lie side by side, so Forward is one product
 // W[M, K] × cols[K, images·pixels] per group and chunk, and the weight
-// gradient one product per chunk whose inner dimension spans the chunk's
-// images. Chunks are as large as the cache allows (convColBudget).
+// gradient one product dY·colsᵀ per chunk whose inner dimension spans the
+// chunk's images. Chunks are as large as the cache allows (convColBudget).
+// With several threads the chunks are shared out in parts that the threads
+// claim one at a time; the parts' shares of the parameter gradients are
+// added in a fixed order, so that results do not depend on the timing.
 type Convolution struct {
 	layerBase
 	numOutput, group int
@@ -55,15 +61,19 @@ type Convolution struct {
 	chunk            int  // images per product
 	chunks           int  // chunks in the batch
 	workers          int  // goroutines sharing the chunks
+	fwdParts         int  // parts the chunks are cut into in Forward
+	bwdParts         int  // … in Backward, each with its share of the gradients
 	gemmThreads      int  // goroutines of each product
 	keep             bool // col holds the columns of every chunk
 	col              []float32
+	ones             []float32      // chunk·pixels ones, for adding the bias
 	scratch          []*convScratch // one per worker
+	grads            []*convGrads   // one per part of Backward
 	colFor           int            // bottom whose columns are kept, or -1
 
 	// The current call, for the workers.
 	runner                 parallelRunner
-	fwdFn, bwdFn           func(w int)
+	fwdFn, bwdFn           func(w, p int)
 	x, y, dy, dx           []float32
 	wantW, wantB, wantDown bool
 	haveCols               bool
@@ -226,20 +236,29 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 	l.chunks = (l.num + l.chunk - 1) / l.chunk
 	l.workers = max(1, min(l.threads(), l.chunks))
 	l.gemmThreads = 1
+	l.fwdParts, l.bwdParts = 1, 1
 	if l.workers == 1 {
 		l.gemmThreads = l.threads()
+	} else {
+		// Several parts per goroutine, so that one held back by another
+		// process leaves little to wait for; in Backward, where every
+		// part but the first sums its weight gradient in a buffer, no
+		// more than those buffers' budget allows.
+		l.fwdParts = min(l.chunks, 8*l.workers)
+		wsize := k / l.group * l.numOutput
+		l.bwdParts = max(l.workers, min(l.chunks, 4*l.workers, 1+convGradBudget/max(wsize, 1)))
 	}
 	cols := l.chunk * p
+	if l.bias && len(l.ones) < cols {
+		l.ones = make([]float32, cols)
+		fillFloats(l.ones, 1)
+	}
 	l.keep = k*p*l.num <= convKeepBudget && !(l.oneByOne && l.chunk == 1)
 	if l.keep {
 		l.col = growFloats(l.col, k*p*l.num)
 	}
 	for len(l.scratch) < l.workers {
 		l.scratch = append(l.scratch, &convScratch{})
-	}
-	padN := 0
-	if l.padH != 0 || l.padW != 0 {
-		padN = l.channels * (l.height + 2*l.padH) * (l.width + 2*l.padW)
 	}
 	for _, s := range l.scratch[:l.workers] {
 		if !l.keep && (l.chunk > 1 || !l.oneByOne) {
@@ -248,13 +267,17 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 		if l.chunk > 1 {
 			s.buf = growFloats(s.buf, l.numOutput*cols)
 		}
-		s.bufT = growFloats(s.bufT, l.numOutput*cols)
-		s.dwT = growFloats(s.dwT, k/l.group*l.numOutput)
-		s.db = growFloats(s.db, l.numOutput)
-		s.padded = growFloats(s.padded, padN)
-		clear(s.padded) // im2col writes only the inside: the border stays zero
-		s.paddedDiff = growFloats(s.paddedDiff, padN)
 		s.colChunk = -1
+	}
+	for len(l.grads) < l.bwdParts {
+		l.grads = append(l.grads, &convGrads{})
+	}
+	for i, g := range l.grads[:l.bwdParts] {
+		if i > 0 {
+			// Part 0 adds its share to the weights' gradient directly.
+			g.dw = growFloats(g.dw, k/l.group*l.numOutput)
+		}
+		g.db = growFloats(g.db, l.numOutput)
 	}
 	l.colFor = -1
 	return nil
@@ -262,15 +285,16 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 
 // convScratch is one worker's buffers.
 type convScratch struct {
-	col        []float32 // the columns of a chunk (unless kept for all)
-	buf        []float32 // [M, chunk·pixels]: output or top gradient of a chunk
-	bufT       []float32 // [chunk·pixels, M]: the top gradient transposed
-	dwT        []float32 // [K/group, M] per group: weight gradient transposed
-	db         []float32 // bias gradient
-	padded     []float32 // one image with its zero border
-	paddedDiff []float32 // the gradient of one padded image
-	colChunk   int       // first image of the chunk whose columns col holds, or -1
-	wroteDW    bool      // dwT holds a gradient
+	col      []float32 // the columns of a chunk (unless kept for all)
+	buf      []float32 // [M, chunk·pixels]: output or top gradient of a chunk
+	colChunk int       // first image of the chunk whose columns col holds, or -1
+}
+
+// convGrads is one part of Backward's share of the parameter gradients.
+type convGrads struct {
+	dw      []float32 // parts but the first: the weight gradient
+	db      []float32 // the bias gradient
+	wroteDW bool      // dw holds a gradient
 }
 
 // growFloats returns s resliced to n values, reallocated only when its
@@ -298,7 +322,7 @@ func sameShape(a, b *Blob) bool {
 func (l *Convolution) Forward(bottom, top []*Blob) error {
 	for i := range bottom {
 		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
-		l.runner.run(l.workers, l.fwdFn)
+		l.runner.run(l.workers, l.fwdParts, l.fwdFn)
 	}
 	l.x, l.y = nil, nil
 	// The workers' buffers keep the last bottom's columns.
@@ -306,10 +330,11 @@ func (l *Convolution) Forward(bottom, top []*Blob) error {
 	return nil
 }
 
-// forwardWorker convolves the chunks w, w+workers, ….
-func (l *Convolution) forwardWorker(w int) {
+// forwardWorker convolves the chunks of part p as goroutine w.
+func (l *Convolution) forwardWorker(w, p int) {
 	s := l.scratch[w]
-	for c := w; c < l.chunks; c += l.workers {
+	lo, hi := span(p, l.fwdParts, l.chunks)
+	for c := lo; c < hi; c++ {
 		start := c * l.chunk
 		l.forwardChunk(s, start, min(l.chunk, l.num-start))
 		s.colChunk = start
@@ -328,25 +353,21 @@ func (l *Convolution) forwardChunk(s *convScratch, start, nb int) {
 	if l.chunk == 1 {
 		out = y[start*l.outSize : (start+1)*l.outSize]
 	}
-	beta := float32(0)
-	if l.bias {
-		bias := l.blobs[1].DataSlice()
-		for j := range m {
-			fillFloats(out[j*cols:(j+1)*cols], bias[j])
-		}
-		beta = 1
-	}
 	for g := range l.group {
 		kernel.SgemmParallel(l.gemmThreads, false, false, mg, cols, kg,
-			1, w[g*mg*kg:], kg, col[g*kg*cols:], cols, beta, out[g*mg*cols:], cols)
+			1, w[g*mg*kg:], kg, col[g*kg*cols:], cols, 0, out[g*mg*cols:], cols)
+	}
+	if l.bias {
+		// As Caffe, the bias is added to the product: out += bias·1ᵀ.
+		bias, ones := l.blobs[1].DataSlice(), l.ones[:cols]
+		for j := range m {
+			kernel.Axpy(bias[j], ones, out[j*cols:(j+1)*cols])
+		}
 	}
 	if l.chunk > 1 {
 		// out is [M, images·pixels]; the top is [images, M, pixels].
 		for j := range nb {
-			dst := y[(start+j)*l.outSize : (start+j+1)*l.outSize]
-			for c := range m {
-				copy(dst[c*p:(c+1)*p], out[c*cols+j*p:c*cols+(j+1)*p])
-			}
+			kernel.CopyRows(y[(start+j)*l.outSize:], p, out[j*p:], cols, m, p)
 		}
 	}
 }
@@ -361,7 +382,7 @@ func (l *Convolution) columns(s *convScratch, img []float32, start, nb int) []fl
 	p := l.outH * l.outW
 	col := l.colRegion(s, start, nb)
 	for j := range nb {
-		l.im2col(img[j*l.imgSize:(j+1)*l.imgSize], col[j*p:], nb*p, s.padded)
+		l.im2col(img[j*l.imgSize:(j+1)*l.imgSize], col[j*p:], nb*p)
 	}
 	return col
 }
@@ -389,15 +410,15 @@ func fillFloats(s []float32, v float32) {
 }
 
 // Backward accumulates the weight and bias gradients and computes the
-// bottoms' gradients. The weight gradient is computed transposed, dWᵀ =
-// cols × dYᵀ, so that both operands of the products are read along their
-// rows; each worker sums its chunks' share, and the shares are added to
-// the weights' gradient in worker order.
+// bottoms' gradients. Each chunk adds dY·colsᵀ to the weight gradient:
+// the chunks are cut into parts, the first of which adds into the weights'
+// gradient itself while the others sum their share in their own buffers,
+// which are then added in order, so that the result does not depend on
+// which goroutine ran which part.
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
-	m, mg := l.numOutput, l.numOutput/l.group
-	kg := l.channels / l.group * l.kh * l.kw
+	m := l.numOutput
 	// The last bottom first: its columns may still be in the buffers.
 	for i := len(top) - 1; i >= 0; i-- {
 		l.wantDown = i < len(propagateDown) && propagateDown[i]
@@ -406,46 +427,46 @@ func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob
 		}
 		l.haveCols = l.colFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
-		l.runner.run(l.workers, l.bwdFn)
+		l.runner.run(l.workers, l.bwdParts, l.bwdFn)
 		l.colFor = -1
-		for _, s := range l.scratch[:l.workers] {
+		for p, g := range l.grads[:l.bwdParts] {
 			if l.wantB {
-				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), s.db[:m])
+				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
 			}
-			if !s.wroteDW {
-				continue
-			}
-			dw := l.blobs[0].DiffSlice()
-			for gr := range l.group {
-				t := s.dwT[gr*kg*mg : (gr+1)*kg*mg]
-				d := dw[gr*mg*kg : (gr+1)*mg*kg]
-				for c := range mg {
-					row := d[c*kg : (c+1)*kg]
-					for k := range row {
-						row[k] += t[k*mg+c]
-					}
-				}
+			if p > 0 && g.wroteDW {
+				dw := l.blobs[0].DiffSlice()
+				kernel.Add(dw, dw, g.dw)
 			}
 		}
+	}
+	for _, s := range l.scratch[:l.workers] {
+		s.colChunk = -1
 	}
 	l.x, l.dx, l.dy = nil, nil, nil
 	l.colFor = -1
 }
 
-// backwardWorker handles the chunks w, w+workers, …, the last first (its
-// columns may still be in the worker's buffer).
-func (l *Convolution) backwardWorker(w int) {
-	s := l.scratch[w]
-	clear(s.db)
-	s.wroteDW = false
-	for c := w + (l.chunks-1-w)/l.workers*l.workers; c >= w && l.num > 0; c -= l.workers {
-		start := c * l.chunk
-		l.backwardChunk(s, start, min(l.chunk, l.num-start))
+// backwardWorker handles the chunks of part p as goroutine w, the last
+// first (its columns may still be in a worker's buffer).
+func (l *Convolution) backwardWorker(w, p int) {
+	s, g := l.scratch[w], l.grads[p]
+	clear(g.db)
+	g.wroteDW = false
+	dw := g.dw
+	if p == 0 {
+		dw = l.blobs[0].DiffSlice()
 	}
-	s.colChunk = -1
+	lo, hi := span(p, l.bwdParts, l.chunks)
+	for c := hi - 1; c >= lo; c-- {
+		start := c * l.chunk
+		l.backwardChunk(s, g, dw, p == 0, start, min(l.chunk, l.num-start))
+	}
 }
 
-func (l *Convolution) backwardChunk(s *convScratch, start, nb int) {
+// backwardChunk adds the chunk's share of the gradients: the weight
+// gradient into dw (adding to what it holds if accumulate or once the
+// part has written it), the bias gradient into the part's db (pg).
+func (l *Convolution) backwardChunk(s *convScratch, pg *convGrads, dw []float32, accumulate bool, start, nb int) {
 	m, mg := l.numOutput, l.numOutput/l.group
 	kg := l.channels / l.group * l.kh * l.kw
 	p := l.outH * l.outW
@@ -454,22 +475,22 @@ func (l *Convolution) backwardChunk(s *convScratch, start, nb int) {
 	if l.wantB {
 		for j := range nb {
 			for c := range m {
-				s.db[c] += kernel.Sum(dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p])
+				pg.db[c] += kernel.Sum(dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p])
 			}
 		}
 	}
-	if l.wantW {
-		// dYᵀ of the chunk: [images·pixels, M].
-		gT := s.bufT[:cols*m]
+	if !l.wantW && !l.wantDown {
+		return
+	}
+	// dY of the chunk: [M, images·pixels].
+	g := dyc
+	if nb > 1 {
+		g = s.buf[:m*cols]
 		for j := range nb {
-			for c := range m {
-				src := dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p]
-				dst := gT[j*p*m+c:]
-				for q, v := range src {
-					dst[q*m] = v
-				}
-			}
+			kernel.CopyRows(g[j*p:], cols, dyc[j*l.outSize:], p, m, p)
 		}
+	}
+	if l.wantW {
 		var col []float32
 		switch {
 		case l.oneByOne && nb == 1:
@@ -480,27 +501,19 @@ func (l *Convolution) backwardChunk(s *convScratch, start, nb int) {
 			col = l.columns(s, l.x[start*l.imgSize:(start+nb)*l.imgSize], start, nb)
 		}
 		beta := float32(1)
-		if !s.wroteDW {
+		if !accumulate && !pg.wroteDW {
 			beta = 0
 		}
 		for gr := range l.group {
-			kernel.SgemmParallel(l.gemmThreads, false, false, kg, mg, cols,
-				1, col[gr*kg*cols:], cols, gT[gr*mg:], m, beta, s.dwT[gr*kg*mg:], mg)
+			kernel.SgemmParallel(l.gemmThreads, false, true, mg, kg, cols,
+				1, g[gr*mg*cols:], cols, col[gr*kg*cols:], cols, beta, dw[gr*mg*kg:], kg)
 		}
-		s.wroteDW = true
+		pg.wroteDW = true
 	}
+	// The worker's column buffer will hold other values.
+	s.colChunk = -1
 	if !l.wantDown {
 		return
-	}
-	g := dyc
-	if l.chunk > 1 {
-		// dY of the chunk: [M, images·pixels].
-		g = s.buf[:m*cols]
-		for j := range nb {
-			for c := range m {
-				copy(g[c*cols+j*p:c*cols+(j+1)*p], dyc[j*l.outSize+c*p:j*l.outSize+(c+1)*p])
-			}
-		}
 	}
 	w := l.blobs[0].DataSlice()
 	img := l.dx[start*l.imgSize : (start+nb)*l.imgSize]
@@ -517,261 +530,22 @@ func (l *Convolution) backwardChunk(s *convScratch, start, nb int) {
 			1, w[gr*mg*kg:], kg, g[gr*mg*cols:], cols, 0, col[gr*kg*cols:], cols)
 	}
 	for j := range nb {
-		l.col2im(col[j*p:], cols, img[j*l.imgSize:(j+1)*l.imgSize], s.paddedDiff)
+		l.col2im(col[j*p:], cols, img[j*l.imgSize:(j+1)*l.imgSize])
 	}
 }
 
 // im2col writes the columns of one image into col, whose rows (one per
 // channel and kernel offset) are ld apart; each row gets outH·outW
 // values. Positions in the padding read as zero.
-func (l *Convolution) im2col(img, col []float32, ld int, padded []float32) {
-	if l.strideW == 1 {
-		l.im2colPadded(img, col, ld, padded)
-		return
-	}
-	l.im2colClipped(img, col, ld)
-}
-
-// im2colPadded is im2col for horizontal stride 1: the image is copied
-// into a zero-bordered plane (unless it has no padding), so that every
-// run of a column row is one plain copy.
-func (l *Convolution) im2colPadded(img, col []float32, ld int, padded []float32) {
-	src, hp, wp := l.padImage(img, padded)
-	ow, oh := l.outW, l.outH
-	step := l.strideH * wp
-	r := 0
-	for c := range l.channels {
-		plane := src[c*hp*wp : (c+1)*hp*wp]
-		for ki := range l.kh {
-			for kj := range l.kw {
-				dst := col[r*ld : r*ld+oh*ow]
-				r++
-				at := ki*l.dilH*wp + kj*l.dilW
-				for i := 0; i < len(dst); i += ow {
-					copy(dst[i:i+ow], plane[at:at+ow])
-					at += step
-				}
-			}
-		}
-	}
-}
-
-// padImage copies the image into padded, whose border is zero, and
-// returns it with the padded extents (the image itself without padding).
-func (l *Convolution) padImage(img, padded []float32) ([]float32, int, int) {
-	if l.padH == 0 && l.padW == 0 {
-		return img, l.height, l.width
-	}
-	hp, wp := l.height+2*l.padH, l.width+2*l.padW
-	dst := padded[:l.channels*hp*wp]
-	for c := range l.channels {
-		plane := dst[c*hp*wp:]
-		for y := range l.height {
-			copy(plane[(y+l.padH)*wp+l.padW:(y+l.padH)*wp+l.padW+l.width], img[(c*l.height+y)*l.width:])
-		}
-	}
-	return dst, hp, wp
-}
-
-// im2colClipped is im2col for any stride: runs are clipped to the image.
-func (l *Convolution) im2colClipped(img, col []float32, ld int) {
-	width, hw := l.width, l.height*l.width
-	ow, oh := l.outW, l.outH
-	sh, sw := l.strideH, l.strideW
-	r := 0
-	for c := range l.channels {
-		plane := img[c*hw : (c+1)*hw]
-		for ki := range l.kh {
-			oy0, oy1 := l.rowSpan(ki)
-			y0 := oy0*sh - l.padH + ki*l.dilH
-			for kj := range l.kw {
-				dst := col[r*ld : r*ld+oh*ow]
-				r++
-				off := kj*l.dilW - l.padW
-				lo, hi := l.span(off)
-				clear(dst[:oy0*ow])
-				clear(dst[oy1*ow:])
-				rows := dst[oy0*ow : oy1*ow]
-				y := y0
-				switch {
-				case sw == 1 && lo == 0 && hi == ow:
-					for i := 0; i < len(rows); i += ow {
-						copy(rows[i:i+ow], plane[y*width+off:])
-						y += sh
-					}
-				case sw == 1:
-					for i := 0; i < len(rows); i += ow {
-						d := rows[i : i+ow]
-						zeroRun(d[:lo])
-						copy(d[lo:hi], plane[y*width+lo+off:])
-						zeroRun(d[hi:])
-						y += sh
-					}
-				default:
-					for i := 0; i < len(rows); i += ow {
-						d := rows[i : i+ow]
-						zeroRun(d[:lo])
-						zeroRun(d[hi:])
-						row := plane[y*width : (y+1)*width]
-						x := lo*sw + off
-						for ox := lo; ox < hi; ox++ {
-							d[ox] = row[x]
-							x += sw
-						}
-						y += sh
-					}
-				}
-			}
-		}
-	}
+func (l *Convolution) im2col(img, col []float32, ld int) {
+	kernel.Im2colLd(img, l.channels, l.height, l.width, l.kh, l.kw, l.padH, l.padW,
+		l.strideH, l.strideW, l.dilH, l.dilW, col, ld)
 }
 
 // col2im sets img to zero and adds the columns of one image (rows ld
 // apart, as im2col wrote them) back into the positions they were read
 // from.
-func (l *Convolution) col2im(col []float32, ld int, img, paddedDiff []float32) {
-	if l.strideW == 1 {
-		l.col2imPadded(col, ld, img, paddedDiff)
-		return
-	}
-	l.col2imClipped(col, ld, img)
-}
-
-// col2imPadded is col2im for horizontal stride 1: the runs are added into
-// a zero-bordered plane, whose inside is then copied out.
-func (l *Convolution) col2imPadded(col []float32, ld int, img, paddedDiff []float32) {
-	hp, wp := l.height+2*l.padH, l.width+2*l.padW
-	dst := img
-	if l.padH != 0 || l.padW != 0 {
-		dst = paddedDiff[:l.channels*hp*wp]
-	}
-	clear(dst)
-	ow, oh := l.outW, l.outH
-	step := l.strideH * wp
-	r := 0
-	for c := range l.channels {
-		plane := dst[c*hp*wp : (c+1)*hp*wp]
-		for ki := range l.kh {
-			for kj := range l.kw {
-				src := col[r*ld : r*ld+oh*ow]
-				r++
-				at := ki*l.dilH*wp + kj*l.dilW
-				for i := 0; i < len(src); i += ow {
-					addRun(plane[at:at+ow], src[i:i+ow])
-					at += step
-				}
-			}
-		}
-	}
-	if l.padH == 0 && l.padW == 0 {
-		return
-	}
-	for c := range l.channels {
-		plane := dst[c*hp*wp:]
-		for y := range l.height {
-			copy(img[(c*l.height+y)*l.width:(c*l.height+y+1)*l.width], plane[(y+l.padH)*wp+l.padW:])
-		}
-	}
-}
-
-// col2imClipped is col2im for any stride.
-func (l *Convolution) col2imClipped(col []float32, ld int, img []float32) {
-	clear(img)
-	width, hw := l.width, l.height*l.width
-	ow, oh := l.outW, l.outH
-	sh, sw := l.strideH, l.strideW
-	r := 0
-	for c := range l.channels {
-		plane := img[c*hw : (c+1)*hw]
-		for ki := range l.kh {
-			oy0, oy1 := l.rowSpan(ki)
-			y0 := oy0*sh - l.padH + ki*l.dilH
-			for kj := range l.kw {
-				src := col[r*ld : r*ld+oh*ow]
-				r++
-				off := kj*l.dilW - l.padW
-				lo, hi := l.span(off)
-				if lo >= hi {
-					continue
-				}
-				rows := src[oy0*ow : oy1*ow]
-				y := y0
-				if sw == 1 {
-					n := hi - lo
-					for i := 0; i < len(rows); i += ow {
-						base := y*width + lo + off
-						addRun(plane[base:base+n], rows[i+lo:i+hi])
-						y += sh
-					}
-					continue
-				}
-				for i := 0; i < len(rows); i += ow {
-					s := rows[i : i+ow]
-					row := plane[y*width : (y+1)*width]
-					x := lo*sw + off
-					for ox := lo; ox < hi; ox++ {
-						row[x] += s[ox]
-						x += sw
-					}
-					y += sh
-				}
-			}
-		}
-	}
-}
-
-// rowSpan returns the range [oy0, oy1) of output rows whose input row for
-// kernel row ki lies inside the image.
-func (l *Convolution) rowSpan(ki int) (oy0, oy1 int) {
-	off := ki*l.dilH - l.padH
-	if off < 0 {
-		oy0 = (-off + l.strideH - 1) / l.strideH
-	}
-	if rest := l.height - off; rest > 0 {
-		oy1 = (rest + l.strideH - 1) / l.strideH
-	}
-	oy1 = min(oy1, l.outH)
-	return min(oy0, oy1), oy1
-}
-
-// zeroRun zeroes a short run; a loop beats a call for the few values at
-// the padded edges.
-func zeroRun(d []float32) {
-	for i := range d {
-		d[i] = 0
-	}
-}
-
-// addRun adds s to d (of the same length): unrolled for the short runs of
-// col2im, vectorised for long ones.
-func addRun(d, s []float32) {
-	if len(s) >= 32 {
-		kernel.Add(d, d, s)
-		return
-	}
-	d = d[:len(s)]
-	i := 0
-	for ; i+4 <= len(s); i += 4 {
-		dd, ss := d[i:i+4:i+4], s[i:i+4:i+4]
-		dd[0] += ss[0]
-		dd[1] += ss[1]
-		dd[2] += ss[2]
-		dd[3] += ss[3]
-	}
-	for ; i < len(s); i++ {
-		d[i] += s[i]
-	}
-}
-
-// span returns the range [lo, hi) of output columns whose input column
-// ox·strideW + off lies inside the image; the others read the padding.
-func (l *Convolution) span(off int) (lo, hi int) {
-	if off < 0 {
-		lo = (-off + l.strideW - 1) / l.strideW
-	}
-	if rest := l.width - off; rest > 0 {
-		hi = (rest + l.strideW - 1) / l.strideW
-	}
-	hi = min(hi, l.outW)
-	return min(lo, hi), hi
+func (l *Convolution) col2im(col []float32, ld int, img []float32) {
+	kernel.Col2imLd(col, ld, l.channels, l.height, l.width, l.kh, l.kw, l.padH, l.padW,
+		l.strideH, l.strideW, l.dilH, l.dilW, img)
 }

@@ -10,8 +10,16 @@ import (
 // on the machine do not distort.
 func threadCPUTime() time.Duration {
 	const rusageThread = 1 // RUSAGE_THREAD
+	return cpuTime(rusageThread)
+}
+
+// processCPUTime returns the CPU time all threads of the process have
+// used.
+func processCPUTime() time.Duration { return cpuTime(syscall.RUSAGE_SELF) }
+
+func cpuTime(who int) time.Duration {
 	var ru syscall.Rusage
-	if syscall.Getrusage(rusageThread, &ru) != nil {
+	if syscall.Getrusage(who, &ru) != nil {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())

@@ -57,6 +57,8 @@ func TestLayerLRNForward(t *testing.T) {
 	}{
 		{"across-default", ``, 5, 1, 0.75, 1, false},
 		{"across-alexnet", `local_size: 3 alpha: 0.5 beta: 0.6 k: 2`, 3, 0.5, 0.6, 2, false},
+		{"across-beta-1", `local_size: 3 alpha: 0.5 beta: 1 k: 2`, 3, 0.5, 1, 2, false},
+		{"across-beta-half", `local_size: 5 alpha: 0.3 beta: 0.5`, 5, 0.3, 0.5, 1, false},
 		{"within", `local_size: 3 alpha: 0.7 beta: 0.75 norm_region: WITHIN_CHANNEL`, 3, 0.7, 0.75, 1, true},
 		{"within-k-ignored", `local_size: 5 alpha: 2 beta: 0.5 k: 9 norm_region: WITHIN_CHANNEL`, 5, 2, 0.5, 1, true},
 	}

@@ -2,84 +2,179 @@ package caffe
 
 import (
 	"fmt"
+	"runtime"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
-// Layers that split their work over threads (LayerEnv.Threads) run the
-// parts on a shared set of worker goroutines, started on first use and
-// then kept for the life of the program. Handing a part to a worker
+// Layers that split their work over threads (LayerEnv.Threads) cut it into
+// parts, which the calling goroutine and pooled goroutines claim one at a
+// time: a goroutine that gets a core to itself takes over the parts of one
+// that does not, so a net on a shared machine does not wait for a thread
+// that another process holds back. The pooled goroutines are started on
+// first use and then kept for the life of the program; handing them work
 // allocates nothing, so multi-threaded layers stay allocation-free.
 
-// layerPart is one part of a layer's work: fn(w) on a worker.
-type layerPart struct {
-	fn       func(w int)
-	w        int
-	wg       *sync.WaitGroup
-	panicked any
+// parallelRunner runs fn(w, p) for the parts p = 0, …, parts−1 of a
+// layer's work on up to a given number of goroutines, the calling one
+// among them; w < workers identifies the goroutine (for its scratch
+// buffers) and no two goroutines run with the same w at once. A layer
+// keeps one runner, and fn should be a function value made once (at
+// construction), so that running allocates nothing.
+//
+// A pooled goroutine that was handed a part of one run but starts only
+// after that run is over must not touch the next: the runner counts its
+// runs, and a part is claimed by a compare-and-swap on one word holding
+// the run's number, its number of parts and the next part, so that a
+// goroutine holding an old number reads nothing else.
+type parallelRunner struct {
+	fn      func(w, p int)
+	gen     uint32        // owned by the calling goroutine
+	state   atomic.Uint64 // gen<<32 | parts<<16 | next part to claim
+	pending atomic.Int64  // parts not yet finished
+	done    chan struct{} // receives once per run, when pending reaches 0
+
+	mu       sync.Mutex
+	panicked any // the first panic of a part
 }
 
-func (p *layerPart) run() {
-	defer p.wg.Done()
-	defer func() {
-		if r := recover(); r != nil {
-			p.panicked = r
-		}
-	}()
-	p.fn(p.w)
+// runnerRef is a run handed to a pooled goroutine: the runner, the run's
+// number and the goroutine index it takes.
+type runnerRef struct {
+	r   *parallelRunner
+	gen uint32
+	w   int
 }
 
 var (
-	layerWorkersMu sync.Mutex
-	layerWorkers   int
-	layerParts     = make(chan *layerPart)
+	layerPoolMu   sync.Mutex
+	layerPoolSize int
+	layerWork     = make(chan runnerRef, 64)
 )
 
-func ensureLayerWorkers(n int) {
-	layerWorkersMu.Lock()
-	defer layerWorkersMu.Unlock()
-	for ; layerWorkers < n; layerWorkers++ {
-		go func() {
-			for p := range layerParts {
-				p.run()
-			}
-		}()
+// layerSpin is how long a pooled goroutine that finished its parts keeps
+// polling for more work before it blocks, and how long the calling
+// goroutine polls for the others to finish before it blocks: layers run in
+// sequences, and waking a blocked goroutine's thread can take longer than
+// a small layer.
+// It is kept short because it takes CPU time from other processes when
+// the cores are oversubscribed.
+const layerSpin = 50 * time.Microsecond
+
+// ensureLayerPool starts pooled goroutines until there are n.
+func ensureLayerPool(n int) {
+	layerPoolMu.Lock()
+	defer layerPoolMu.Unlock()
+	for ; layerPoolSize < n; layerPoolSize++ {
+		go layerPoolGoroutine()
 	}
 }
 
-// parallelRunner runs fn(0), …, fn(n−1) at once, fn(0) on the calling
-// goroutine. A layer keeps one runner, and fn should be a function value
-// made once (at Setup), so that running allocates nothing.
-type parallelRunner struct {
-	wg    sync.WaitGroup
-	parts []layerPart
-}
-
-func (r *parallelRunner) run(n int, fn func(w int)) {
-	if n <= 1 {
-		fn(0)
-		return
-	}
-	if len(r.parts) < n {
-		r.parts = make([]layerPart, n)
-	}
-	ensureLayerWorkers(n - 1)
-	r.wg.Add(n)
-	for w := 1; w < n; w++ {
-		p := &r.parts[w]
-		*p = layerPart{fn: fn, w: w, wg: &r.wg}
-		layerParts <- p
-	}
-	p := &r.parts[0]
-	*p = layerPart{fn: fn, w: 0, wg: &r.wg}
-	p.run()
-	r.wg.Wait()
-	for w := range n {
-		if v := r.parts[w].panicked; v != nil {
-			clear(r.parts)
-			panic(fmt.Sprintf("caffe: part %d of %d of a layer's work: %v", w+1, n, v))
+// layerPoolGoroutine runs the parts of the runs it is handed.
+func layerPoolGoroutine() {
+	for ref := range layerWork {
+		for ok := true; ok; {
+			ref.r.work(ref.gen, ref.w)
+			ref, ok = pollLayerWork()
 		}
 	}
-	for w := range n {
-		r.parts[w].fn = nil
+}
+
+// pollLayerWork polls the queue for layerSpin.
+func pollLayerWork() (runnerRef, bool) {
+	for deadline := time.Now().Add(layerSpin); time.Now().Before(deadline); {
+		select {
+		case ref := <-layerWork:
+			return ref, true
+		default:
+			runtime.Gosched()
+		}
+	}
+	return runnerRef{}, false
+}
+
+// run calls fn(w, p) for every part p < parts (at most 65535) on up to
+// workers goroutines and returns when all have finished. A panic in a
+// part is re-raised here.
+func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
+	if workers <= 1 || parts <= 1 {
+		for p := range parts {
+			fn(0, p)
+		}
+		return
+	}
+	if r.done == nil {
+		r.done = make(chan struct{}, 1)
+	}
+	workers, parts = min(workers, parts), min(parts, 0xffff)
+	r.fn, r.panicked = fn, nil
+	r.pending.Store(int64(parts))
+	r.gen++
+	gen := r.gen
+	r.state.Store(uint64(gen)<<32 | uint64(parts)<<16) // publishes the run
+	ensureLayerPool(workers - 1)
+	for w := 1; w < workers; w++ {
+		select {
+		case layerWork <- runnerRef{r, gen, w}:
+		default: // the queue is full: the goroutines at hand do the work
+		}
+	}
+	r.work(gen, 0)
+	for deadline := time.Now().Add(layerSpin); r.pending.Load() != 0 && time.Now().Before(deadline); {
+		runtime.Gosched()
+	}
+	<-r.done
+	r.fn = nil
+	if v := r.panicked; v != nil {
+		r.panicked = nil
+		panic(fmt.Sprintf("caffe: a part of a layer's work: %v", v))
 	}
 }
+
+// claim returns the next unclaimed part of run gen, if any.
+func (r *parallelRunner) claim(gen uint32) (int, bool) {
+	for {
+		s := r.state.Load()
+		next, parts := int(s&0xffff), int(s>>16&0xffff)
+		if uint32(s>>32) != gen || next >= parts {
+			return 0, false
+		}
+		if r.state.CompareAndSwap(s, s+1) {
+			return next, true
+		}
+	}
+}
+
+// work claims and runs parts of run gen as goroutine w until none is
+// left.
+func (r *parallelRunner) work(gen uint32, w int) {
+	for {
+		p, ok := r.claim(gen)
+		if !ok {
+			return
+		}
+		r.runPart(w, p)
+	}
+}
+
+// runPart runs part p, records a panic for the caller, and signals done
+// when it finishes the run's last part.
+func (r *parallelRunner) runPart(w, p int) {
+	defer func() {
+		if v := recover(); v != nil {
+			r.mu.Lock()
+			if r.panicked == nil {
+				r.panicked = v
+			}
+			r.mu.Unlock()
+		}
+		if r.pending.Add(-1) == 0 {
+			r.done <- struct{}{}
+		}
+	}()
+	r.fn(w, p)
+}
+
+// span returns the range [lo, hi) of n items that part p of parts covers.
+func span(p, parts, n int) (lo, hi int) { return p * n / parts, (p + 1) * n / parts }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 func init() { registerComputed("Pooling", newPooling) }
@@ -16,6 +17,10 @@ func init() { registerComputed("Pooling", newPooling) }
 // ceil((in + 2·pad − kernel) / stride) + 1, or floor with round_mode FLOOR,
 // less one when padding would make the last window start in the padding.
 // global_pooling pools each whole plane.
+//
+// A row of outputs whose windows lie inside the plane is computed by one
+// vector kernel call (kernel.MaxPoolRow, kernel.AvePoolRow); with several
+// threads the planes are shared out in parts.
 type Pooling struct {
 	layerBase
 	method           caffepb.PoolingParameter_PoolMethod
@@ -29,11 +34,15 @@ type Pooling struct {
 	outH, outW                   int
 	innerLo, innerHi             int     // output columns whose window is inside
 	mask                         []int32 // MAX: the argmax of each output
+	// AVE: for each output column, its window's columns [colLo, colHi)
+	// clipped to the plane and its width with the padding (colSize).
+	colLo, colHi, colSize []int
+	spread                []float32 // AVE backward: one row of W per worker
 
 	// The current call, for the workers: x and y are the bottom's and
 	// top's values in Forward, their gradients in Backward.
 	runner       parallelRunner
-	fwdFn, bwdFn func(w int)
+	fwdFn, bwdFn func(w, p int)
 	x, y         []float32
 }
 
@@ -166,7 +175,15 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 			l.mask = make([]int32, n)
 		}
 		l.mask = l.mask[:n]
+		return nil
 	}
+	l.colLo, l.colHi, l.colSize = growInts(l.colLo, l.outW), growInts(l.colHi, l.outW), growInts(l.colSize, l.outW)
+	for pw := range l.outW {
+		ws := pw*l.strideW - l.padW
+		we := min(ws+l.kw, l.width+l.padW)
+		l.colLo[pw], l.colHi[pw], l.colSize[pw] = max(ws, 0), min(we, l.width), we-ws
+	}
+	l.spread = growFloats(l.spread, l.threads()*l.width)
 	return nil
 }
 
@@ -174,7 +191,7 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 // out among them.
 func (l *Pooling) Forward(bottom, top []*Blob) error {
 	l.x, l.y = bottom[0].DataSlice(), top[0].DataSlice()
-	l.runner.run(l.workers(), l.fwdFn)
+	l.runner.run(l.workers(), l.parts(), l.fwdFn)
 	if l.method == caffepb.PoolingParameter_MAX && len(top) > 1 {
 		m := top[1].DataSlice()
 		for i, v := range l.mask {
@@ -191,19 +208,24 @@ func (l *Pooling) workers() int {
 	return max(1, min(l.threads(), l.num*l.channels*l.height*l.width/poolMinWork))
 }
 
+// parts returns how many parts the planes are cut into: four per
+// goroutine, so that a goroutine held back by another process leaves
+// little to wait for.
+func (l *Pooling) parts() int {
+	if w := l.workers(); w > 1 {
+		return min(4*w, l.num*l.channels)
+	}
+	return 1
+}
+
 // poolMinWork is the least number of input values worth a goroutine.
 const poolMinWork = 1 << 15
 
-// planes returns the range of planes worker w of n handles.
-func (l *Pooling) planes(w, n int) (lo, hi int) {
-	p := l.num * l.channels
-	return w * p / n, (w + 1) * p / n
-}
-
-func (l *Pooling) forwardWorker(w int) {
+// forwardWorker pools the planes of part p.
+func (l *Pooling) forwardWorker(_, p int) {
 	x, y := l.x, l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
-	lo, hi := l.planes(w, l.workers())
+	lo, hi := span(p, l.parts(), l.num*l.channels)
 	for pl := lo; pl < hi; pl++ {
 		if l.method == caffepb.PoolingParameter_MAX {
 			l.maxPlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw])
@@ -214,115 +236,91 @@ func (l *Pooling) forwardWorker(w int) {
 }
 
 // maxPlane max-pools one H×W plane into the pooled plane y, recording the
-// index of each maximum. Windows that lie inside the plane take a fast
-// path (unrolled for 2×2 and 3×3); the others are clipped.
+// index of each maximum. The windows whose columns lie inside the plane
+// (rows may be clipped) are computed a row of outputs at a time by
+// kernel.MaxPoolRow; the few at the left and right edges one by one.
 func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
 	w := l.width
+	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
 	for ph := range l.outH {
 		hs := ph*l.strideH - l.padH
 		he := min(hs+l.kh, l.height)
 		hs = max(hs, 0)
 		yr, mr := y[ph*l.outW:(ph+1)*l.outW], mask[ph*l.outW:(ph+1)*l.outW]
-		lo, hi := 0, 0 // output columns whose window is inside the plane
-		if he-hs == l.kh {
-			lo, hi = l.innerLo, l.innerHi
+		if he <= hs {
+			for pw := range yr {
+				yr[pw], mr[pw] = -math.MaxFloat32, -1
+			}
+			continue
 		}
 		for pw := range lo {
-			yr[pw], mr[pw] = l.maxWindow(x, hs, he, pw)
+			l.maxWindow(x, hs, he, pw, yr[pw:pw+1], mr[pw:pw+1])
 		}
-		switch {
-		case lo >= hi:
-		case l.kh == 2 && l.kw == 2:
-			r0, r1 := x[hs*w:(hs+1)*w], x[(hs+1)*w:(hs+2)*w]
-			for pw := lo; pw < hi; pw++ {
-				c := pw*l.strideW - l.padW
-				a, b := r0[c:c+2:c+2], r1[c:c+2:c+2]
-				best, idx := a[0], hs*w+c
-				best, idx = maxStep(best, idx, a[1], hs*w+c+1)
-				best, idx = maxStep(best, idx, b[0], (hs+1)*w+c)
-				best, idx = maxStep(best, idx, b[1], (hs+1)*w+c+1)
-				yr[pw], mr[pw] = best, int32(idx)
-			}
-		case l.kh == 3 && l.kw == 3:
-			r0, r1, r2 := x[hs*w:(hs+1)*w], x[(hs+1)*w:(hs+2)*w], x[(hs+2)*w:(hs+3)*w]
-			for pw := lo; pw < hi; pw++ {
-				c := pw*l.strideW - l.padW
-				a, b, d := r0[c:c+3:c+3], r1[c:c+3:c+3], r2[c:c+3:c+3]
-				best, idx := a[0], hs*w+c
-				best, idx = maxStep(best, idx, a[1], hs*w+c+1)
-				best, idx = maxStep(best, idx, a[2], hs*w+c+2)
-				best, idx = maxStep(best, idx, b[0], (hs+1)*w+c)
-				best, idx = maxStep(best, idx, b[1], (hs+1)*w+c+1)
-				best, idx = maxStep(best, idx, b[2], (hs+1)*w+c+2)
-				best, idx = maxStep(best, idx, d[0], (hs+2)*w+c)
-				best, idx = maxStep(best, idx, d[1], (hs+2)*w+c+1)
-				best, idx = maxStep(best, idx, d[2], (hs+2)*w+c+2)
-				yr[pw], mr[pw] = best, int32(idx)
-			}
-		default:
-			for pw := lo; pw < hi; pw++ {
-				yr[pw], mr[pw] = l.maxWindow(x, hs, he, pw)
-			}
+		if lo < hi {
+			c := hs*w + lo*l.strideW - l.padW
+			kernel.MaxPoolRow(yr[lo:hi], mr[lo:hi], x[c:], hi-lo, he-hs, w, l.kw, l.strideW, int32(c))
 		}
-		for pw := max(lo, hi); pw < l.outW; pw++ {
-			yr[pw], mr[pw] = l.maxWindow(x, hs, he, pw)
+		for pw := hi; pw < l.outW; pw++ {
+			l.maxWindow(x, hs, he, pw, yr[pw:pw+1], mr[pw:pw+1])
 		}
 	}
 }
 
-// maxStep folds value v at index i into a running maximum; a strictly
-// greater value moves the index, so the first maximum keeps it. It
-// compiles to conditional moves: the comparisons of pooling windows are
-// unpredictable, and branches on them cost more than the work.
-func maxStep(best float32, idx int, v float32, i int) (float32, int) {
-	if v > best {
-		idx = i
-	}
-	return max(best, v), idx
-}
-
-// maxWindow returns the maximum of the window of output column pw over
-// rows [hs, he), clipped to the plane, and its index: the first maximal
-// element in row-major order, as Caffe (−FLT_MAX and −1 for an empty
-// window).
-func (l *Pooling) maxWindow(x []float32, hs, he, pw int) (float32, int32) {
+// maxWindow sets y[0] to the maximum of the window of output column pw
+// over rows [hs, he) (not empty), clipped to the plane, and mask[0] to its
+// index: the first maximal element in row-major order, as Caffe (−FLT_MAX
+// and −1 for an empty window).
+func (l *Pooling) maxWindow(x []float32, hs, he, pw int, y []float32, mask []int32) {
 	w := l.width
 	ws := pw*l.strideW - l.padW
 	we := min(ws+l.kw, w)
 	ws = max(ws, 0)
-	best, idx := float32(-math.MaxFloat32), -1
-	for h := hs; h < he; h++ {
-		row := x[h*w : h*w+we]
-		for c := ws; c < we; c++ {
-			if v := row[c]; v > best {
-				best, idx = v, h*w+c
-			}
-		}
+	if we <= ws {
+		y[0], mask[0] = -math.MaxFloat32, -1
+		return
 	}
-	return best, int32(idx)
+	c := hs*w + ws
+	kernel.MaxPoolRow(y, mask, x[c:], 1, he-hs, w, we-ws, 1, int32(c))
 }
 
-// avePlane average-pools one plane.
+// aveRows returns output row ph's window rows clipped to the plane,
+// [h0, h1), and their number with the padding, which Caffe's divisor
+// counts.
+func (l *Pooling) aveRows(ph int) (h0, h1, size int) {
+	hs := ph*l.strideH - l.padH
+	he := min(hs+l.kh, l.height+l.padH)
+	return max(hs, 0), min(he, l.height), he - hs
+}
+
+// avePlane average-pools one plane: each window's sum, added in Caffe's
+// order, divided by its size with the padding. The windows whose columns
+// lie inside the plane are averaged a row of outputs at a time by
+// kernel.AvePoolRow, the few at the edges one by one.
 func (l *Pooling) avePlane(x, y []float32) {
 	w := l.width
-	i := 0
+	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
 	for ph := range l.outH {
-		hs := ph*l.strideH - l.padH
-		he := min(hs+l.kh, l.height+l.padH)
+		h0, h1, rows := l.aveRows(ph)
+		yr := y[ph*l.outW : (ph+1)*l.outW]
+		if h1 <= h0 {
+			clear(yr)
+			continue
+		}
+		if lo < hi {
+			c := h0*w + lo*l.strideW - l.padW
+			kernel.AvePoolRow(yr[lo:hi], x[c:], hi-lo, h1-h0, w, l.kw, l.strideW, float32(rows*l.kw))
+		}
 		for pw := range l.outW {
-			ws := pw*l.strideW - l.padW
-			we := min(ws+l.kw, w+l.padW)
-			size := float32((he - hs) * (we - ws))
-			h0, h1 := max(hs, 0), min(he, l.height)
-			w0, w1 := max(ws, 0), min(we, w)
-			var sum float32
-			for h := h0; h < h1; h++ {
-				for _, v := range x[h*w+w0 : h*w+w1] {
-					sum += v
-				}
+			if pw >= lo && pw < hi {
+				continue
 			}
-			y[i] = sum / size
-			i++
+			w0, w1 := l.colLo[pw], l.colHi[pw]
+			div := float32(rows * l.colSize[pw])
+			if w1 <= w0 {
+				yr[pw] = 0
+				continue
+			}
+			kernel.AvePoolRow(yr[pw:pw+1], x[h0*w+w0:], 1, h1-h0, w, w1-w0, 1, div)
 		}
 	}
 }
@@ -334,48 +332,73 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 		return
 	}
 	l.y, l.x = top[0].DiffSlice(), bottom[0].DiffSlice()
-	l.runner.run(l.workers(), l.bwdFn)
+	l.runner.run(l.workers(), l.parts(), l.bwdFn)
 	l.x, l.y = nil, nil
 }
 
-func (l *Pooling) backwardWorker(w int) {
+// backwardWorker computes the gradient of the planes of part p as
+// goroutine w.
+func (l *Pooling) backwardWorker(w, p int) {
 	dy, dx := l.y, l.x
 	hw, phw := l.height*l.width, l.outH*l.outW
-	lo, hi := l.planes(w, l.workers())
-	clear(dx[lo*hw : hi*hw])
+	lo, hi := span(p, l.parts(), l.num*l.channels)
+	// Each plane is cleared just before its gradients are added, while it
+	// is in the cache.
 	if l.method == caffepb.PoolingParameter_MAX {
 		for pl := lo; pl < hi; pl++ {
 			d := dx[pl*hw : (pl+1)*hw]
+			clear(d)
+			g := dy[pl*phw : (pl+1)*phw]
 			for i, m := range l.mask[pl*phw : (pl+1)*phw] {
 				if m >= 0 {
-					d[m] += dy[pl*phw+i]
+					d[m] += g[i]
 				}
 			}
 		}
 		return
 	}
-	width := l.width
+	r := l.spread[w*l.width : (w+1)*l.width]
 	for pl := lo; pl < hi; pl++ {
 		d := dx[pl*hw : (pl+1)*hw]
-		g := dy[pl*phw : (pl+1)*phw]
-		i := 0
-		for ph := range l.outH {
-			hs := ph*l.strideH - l.padH
-			he := min(hs+l.kh, l.height+l.padH)
-			for pw := range l.outW {
-				ws := pw*l.strideW - l.padW
-				we := min(ws+l.kw, width+l.padW)
-				v := g[i] / float32((he-hs)*(we-ws))
-				i++
-				h0, h1 := max(hs, 0), min(he, l.height)
-				w0, w1 := max(ws, 0), min(we, width)
-				for h := h0; h < h1; h++ {
-					row := d[h*width+w0 : h*width+w1]
-					for c := range row {
-						row[c] += v
-					}
-				}
+		clear(d)
+		l.aveBackwardPlane(d, dy[pl*phw:(pl+1)*phw], r)
+	}
+}
+
+// aveBackwardPlane spreads each output gradient of one plane, divided by
+// its window's size, over the window (d starts at zero). A row of outputs
+// is first spread along one plane row, r, which is then added to each of
+// the rows the windows cover.
+func (l *Pooling) aveBackwardPlane(d, g, r []float32) {
+	w := l.width
+	for ph := range l.outH {
+		h0, h1, rows := l.aveRows(ph)
+		if h1 <= h0 {
+			continue
+		}
+		clear(r)
+		colLo, colHi, colSize := l.colLo[:l.outW], l.colHi[:l.outW], l.colSize[:l.outW]
+		for pw, v := range g[ph*l.outW : (ph+1)*l.outW] {
+			v /= float32(rows * colSize[pw])
+			run := r[colLo[pw]:colHi[pw]]
+			for c := range run {
+				run[c] += v
+			}
+		}
+		for h := h0; h < h1; h++ {
+			dr := d[h*w : h*w+len(r)]
+			for c, v := range r {
+				dr[c] += v
 			}
 		}
 	}
+}
+
+// growInts returns s resliced to n values, reallocated only when its
+// capacity is too small.
+func growInts(s []int, n int) []int {
+	if cap(s) < n {
+		return make([]int, n)
+	}
+	return s[:n]
 }

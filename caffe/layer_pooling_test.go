@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 )
@@ -226,4 +227,138 @@ func TestLayerPoolingThreads(t *testing.T) {
 			}
 		}
 	}
+}
+
+// directPool runs Caffe's pooling loops for one geometry: the outputs,
+// the MAX indexes, and the bottom gradient for the top gradient dy.
+func directPool(x, dy []float32, ave bool, n, c, h, w, kh, kw, ph, pw, sh, sw, oh, ow int) (y []float32, mask []int32, dx []float32) {
+	y = make([]float32, n*c*oh*ow)
+	mask = make([]int32, len(y))
+	dx = make([]float32, len(x))
+	for p := range n * c {
+		xp, dxp := x[p*h*w:(p+1)*h*w], dx[p*h*w:(p+1)*h*w]
+		for oy := range oh {
+			for ox := range ow {
+				o := p*oh*ow + oy*ow + ox
+				hs, ws := oy*sh-ph, ox*sw-pw
+				he, we := min(hs+kh, h+ph), min(ws+kw, w+pw)
+				size := float32((he - hs) * (we - ws))
+				hs, ws, he, we = max(hs, 0), max(ws, 0), min(he, h), min(we, w)
+				if ave {
+					var s float32
+					for yy := hs; yy < he; yy++ {
+						for xx := ws; xx < we; xx++ {
+							s += xp[yy*w+xx]
+						}
+					}
+					y[o] = s / size
+					for yy := hs; yy < he; yy++ {
+						for xx := ws; xx < we; xx++ {
+							dxp[yy*w+xx] += dy[o] / size
+						}
+					}
+					continue
+				}
+				best, idx := float32(-math.MaxFloat32), -1
+				for yy := hs; yy < he; yy++ {
+					for xx := ws; xx < we; xx++ {
+						if v := xp[yy*w+xx]; v > best {
+							best, idx = v, yy*w+xx
+						}
+					}
+				}
+				y[o], mask[o] = best, int32(idx)
+				if idx >= 0 {
+					dxp[idx] += dy[o]
+				}
+			}
+		}
+	}
+	return y, mask, dx
+}
+
+// TestLayerPoolingMatchesDirect compares MAX and AVE pooling, forward and
+// backward, with Caffe's loops over geometries with padding, strides of
+// 1, 2 and 3, ceil and floor rounding, and ties (many equal values, as
+// after a ReLU).
+func TestLayerPoolingMatchesDirect(t *testing.T) {
+	geoms := []struct {
+		name                   string
+		h, w, kh, kw, p, s, s2 int
+		floor                  bool
+	}{
+		{"lenet-2x2s2", 24, 24, 2, 2, 0, 2, 2, false},
+		{"cifar-3x3s2-ceil", 32, 32, 3, 3, 0, 2, 2, false},
+		{"cifar-3x3s2-small", 8, 8, 3, 3, 0, 2, 2, false},
+		{"alexnet-3x3s2", 27, 27, 3, 3, 0, 2, 2, false},
+		{"3x3s1-pad1", 9, 11, 3, 3, 1, 1, 1, false},
+		{"3x3s2-pad1-floor", 13, 10, 3, 3, 1, 2, 2, true},
+		{"rect-s3", 10, 40, 2, 4, 1, 3, 3, false},
+		{"rect-mixed-strides", 11, 37, 3, 2, 0, 1, 2, false},
+		{"wide-row", 5, 70, 3, 3, 0, 2, 2, false},
+	}
+	for _, g := range geoms {
+		for _, method := range []string{"MAX", "AVE"} {
+			t.Run(g.name+"/"+method, func(t *testing.T) {
+				param := fmt.Sprintf(`pool: %s kernel_h: %d kernel_w: %d pad: %d stride_h: %d stride_w: %d`,
+					method, g.kh, g.kw, g.p, g.s, g.s2)
+				if g.floor {
+					param += " round_mode: FLOOR"
+				}
+				const n, c = 2, 3
+				x := randBlob(3, -1, 1, n, c, g.h, g.w)
+				for i, v := range x.DataSlice() {
+					if v < -0.3 {
+						x.DataSlice()[i] = 0 // ties
+					}
+				}
+				tops := blobs(NewBlob(), NewBlob())
+				if method == "AVE" {
+					tops = tops[:1]
+				}
+				l := setupLayer(t, `type: "Pooling" pooling_param { `+param+` }`, nil, blobs(x), tops)
+				if err := l.Forward(blobs(x), tops); err != nil {
+					t.Fatal(err)
+				}
+				oh, ow := tops[0].Dim(2), tops[0].Dim(3)
+				dy := randBlob(4, -1, 1, tops[0].Shape()...).DataSlice()
+				wantY, wantMask, wantDx := directPool(x.DataSlice(), dy, method == "AVE", n, c, g.h, g.w, g.kh, g.kw, g.p, g.p, g.s, g.s2, oh, ow)
+				if i := firstDiff(tops[0].DataSlice(), wantY, 0); i >= 0 {
+					t.Fatalf("forward differs at %d: got %v, want %v", i, tops[0].DataSlice()[i], wantY[i])
+				}
+				if method == "MAX" {
+					for i, m := range tops[1].DataSlice() {
+						if int32(m) != wantMask[i] {
+							t.Fatalf("mask[%d] = %v, want %d", i, m, wantMask[i])
+						}
+					}
+				}
+				copy(tops[0].DiffSlice(), dy)
+				l.Backward(tops, []bool{true}, blobs(x))
+				// MAX routes each gradient as Caffe does; AVE adds the
+				// shares of overlapping windows in another order.
+				tol := 0.0
+				if method == "AVE" {
+					tol = 1e-6
+				}
+				if i := firstDiff(x.DiffSlice(), wantDx, tol); i >= 0 {
+					t.Errorf("backward differs at %d: got %v, want %v", i, x.DiffSlice()[i], wantDx[i])
+				}
+			})
+		}
+	}
+}
+
+// firstDiff returns the first index where got and want differ by more
+// than closeSlices allows, or -1.
+func firstDiff(got, want []float32, tol float64) int {
+	for i := range got {
+		if !closeSlices(got[i:i+1], want[i:i+1], tol) {
+			return i
+		}
+	}
+	if len(got) != len(want) {
+		return min(len(got), len(want))
+	}
+	return -1
 }

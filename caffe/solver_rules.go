@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // UpdateRule is a solver type (a SolverParameter's type: "SGD", "Adam",
@@ -97,15 +98,11 @@ func noMomentum(sp *caffepb.SolverParameter) error {
 	return nil
 }
 
-// sgdApply: h = momentum*h + rate*g; step = h.
+// sgdApply: h = momentum*h + rate*g; step = h (Caffe's axpby and copy).
 func sgdApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32, hist [][]float32) {
-	m := sp.GetMomentum()
 	h := hist[0][:len(g)]
-	for i, v := range g {
-		x := m*h[i] + rate*v
-		h[i] = x
-		g[i] = x
-	}
+	kernel.Axpby(rate, g, sp.GetMomentum(), h)
+	copy(g, h)
 }
 
 // nesterovApply: h' = momentum*h + rate*g; step = (1+momentum)*h' - momentum*h.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -49,24 +50,22 @@ func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 }
 
 // benchTrain reports training images/s: forward, loss, backward and the
-// SGD update, per iteration.
+// SGD update, per iteration. Single-threaded, it also reports images per
+// second of the thread's CPU time (img/cpu-s), which other processes on
+// the machine do not distort.
 func benchTrain(b *testing.B, model string, c, h, w int) {
 	for _, threads := range []int{1, 2} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
 			s := benchSolver(b, model, c, h, w, threads)
 			ctx := context.Background()
-			if err := s.Step(ctx, 2); err != nil {
+			if err := s.Step(ctx, 1); err != nil {
 				b.Fatal(err)
 			}
-			batch := s.Net().Blob("data").Dim(0)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for b.Loop() {
+			runBench(b, s.Net().Blob("data").Dim(0), threads, func() {
 				if err := s.Step(ctx, 1); err != nil {
 					b.Fatal(err)
 				}
-			}
-			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "images/s")
+			})
 		})
 	}
 }
@@ -80,10 +79,8 @@ func BenchmarkTrainCIFAR10Quick(b *testing.B) {
 }
 
 // TestTrainNoAllocs checks that a training iteration of LeNet (forward,
-// backward, update) allocates nothing once the solver is running on one
-// goroutine. On two, the parallel kernels' sync.Pool refills after a
-// garbage collection and blocked WaitGroup waits may allocate now and
-// then; anything per layer (LeNet has nine) would exceed the bound.
+// backward, update) allocates nothing once the solver is running, on one
+// goroutine and on two, also after garbage collections.
 func TestTrainNoAllocs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains LeNet for a few iterations")
@@ -98,6 +95,8 @@ func TestTrainNoAllocs(t *testing.T) {
 			if err := s.Step(ctx, 2); err != nil {
 				t.Fatal(err)
 			}
+			runtime.GC()
+			runtime.GC()
 			var err error
 			allocs := testing.AllocsPerRun(5, func() {
 				if e := s.Step(ctx, 1); e != nil {
@@ -107,8 +106,8 @@ func TestTrainNoAllocs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if limit := float64(threads-1) * 3; allocs > limit {
-				t.Errorf("a training iteration on %d goroutines allocates %v times, want at most %v", threads, allocs, limit)
+			if allocs != 0 {
+				t.Errorf("a training iteration on %d goroutines allocates %v times, want 0", threads, allocs)
 			}
 		})
 	}

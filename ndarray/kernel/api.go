@@ -28,16 +28,36 @@ func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32,
 // Im2col panics on a non-positive kernel size, stride or dilation, a
 // negative size or padding, or a slice too short for its shape.
 func Im2col(data []float32, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW int, col []float32) {
-	g := newConvGeom("Im2col", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data), len(col))
-	g.im2col(data, col)
+	g := newConvGeom("Im2col", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data))
+	g.checkCol("Im2col", len(col), g.outH*g.outW)
+	g.im2col(data, col, g.outH*g.outW)
+}
+
+// Im2colLd is Im2col writing the rows of the column matrix ldc floats
+// apart (ldc >= outH*outW), so that the columns of several images can lie
+// side by side in one matrix: with ldc = n*outH*outW, image j's columns
+// start at col[j*outH*outW].
+func Im2colLd(data []float32, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW int, col []float32, ldc int) {
+	g := newConvGeom("Im2colLd", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data))
+	g.checkCol("Im2colLd", len(col), ldc)
+	g.im2col(data, col, ldc)
 }
 
 // Col2im is the adjoint of Im2col: it sets data (channels×height×width) to
 // zero and then adds every column entry back into the image position it was
 // read from.
 func Col2im(col []float32, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW int, data []float32) {
-	g := newConvGeom("Col2im", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data), len(col))
-	g.col2im(col, data)
+	g := newConvGeom("Col2im", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data))
+	g.checkCol("Col2im", len(col), g.outH*g.outW)
+	g.col2im(col, g.outH*g.outW, data)
+}
+
+// Col2imLd is Col2im reading a column matrix whose rows are ldc floats
+// apart, the adjoint of Im2colLd.
+func Col2imLd(col []float32, ldc int, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW int, data []float32) {
+	g := newConvGeom("Col2imLd", channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, len(data))
+	g.checkCol("Col2imLd", len(col), ldc)
+	g.col2im(col, ldc, data)
 }
 
 // ConvOutSize is the output extent of a convolution along one axis.

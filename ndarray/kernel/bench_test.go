@@ -141,7 +141,10 @@ var convShapes = []struct {
 	c, h, w, k, pad, strid int
 }{
 	{"lenet-conv1", 1, 28, 28, 5, 0, 1},
+	{"lenet-conv2", 20, 12, 12, 5, 0, 1},
 	{"cifar-conv1", 3, 32, 32, 5, 2, 1},
+	{"cifar-conv2", 32, 16, 16, 5, 2, 1},
+	{"cifar-conv3", 32, 8, 8, 5, 2, 1},
 	{"alexnet-conv1", 3, 227, 227, 11, 0, 4},
 	{"alexnet-conv2", 48, 27, 27, 5, 2, 1},
 	{"alexnet-conv3", 256, 13, 13, 3, 1, 1},

@@ -1,7 +1,8 @@
 // Package kernel holds sparknet's float32 compute kernels: matrix products
 // (SGEMM in the four transpose cases Caffe uses), im2col and col2im for 2-D
-// convolution, and vector primitives (axpy, axpby, scale, add, mul, dot,
-// sum, max, exp).
+// convolution, vector primitives (axpy, axpby, scale, add, mul, div, dot,
+// sum, max, exp, sqrt) and the inner loops of other layers (ReLU, rows of
+// max and average pooling, copies and sums of blocks of short rows).
 //
 // All matrices are row-major. Every function works on plain []float32
 // slices, so NDArrays and Caffe blobs can pass their backing storage
@@ -12,6 +13,17 @@
 //	b := []float32{1, 0, 0, 1, 1, 1}
 //	c := make([]float32, 4)
 //	kernel.Sgemm(false, false, 2, 2, 3, 1, a, 3, b, 2, 0, c, 2)
+//
+// # Layer kernels
+//
+// Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
+// several images side by side (rows ldc floats apart), so that a
+// convolution can multiply a chunk of images at once. Relu and ReluGrad are
+// Caffe's ReLU with negative_slope. MaxPoolRow and AvePoolRow compute a
+// row of pooled outputs with Caffe's rules (the first maximum wins; the
+// average divides by a given window size), the caller handling windows
+// that the plane's edges clip. CopyRows and AddRows copy or add a block of
+// short rows without a call per row.
 //
 // The functions panic, with a message that starts with "kernel: ", on
 // arguments that describe no valid matrix or image (a negative size, a
@@ -27,7 +39,8 @@
 // gets a core to itself takes over the blocks of one that does not. Each
 // local SparkNet worker runs its net single-threaded and so calls the
 // single-threaded forms. Neither allocates once its packing buffers, which
-// are pooled, have grown to the sizes in use.
+// are kept for reuse (across garbage collections too), have grown to the
+// sizes in use.
 //
 // # Implementations and dispatch
 //
@@ -36,7 +49,9 @@
 //
 //   - "avx512": AVX-512F (with BMI2, AVX2 and FMA). The SGEMM microkernel
 //     keeps a tile of up to 14×32 floats of C in 28 zmm registers.
-//   - "avx2": AVX2 and FMA, a 6×16 tile in 12 ymm registers.
+//   - "avx2": AVX2 and FMA, a 6×16 tile in 12 ymm registers. The layer
+//     kernels other than Relu, ReluGrad, Div and Sqrt use the portable
+//     code.
 //   - "go": portable Go, used on other architectures and with the noasm
 //     build tag (go test -tags noasm).
 //

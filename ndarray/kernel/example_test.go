@@ -60,3 +60,48 @@ func ExampleDot() {
 	// 32
 	// [6 9 12]
 }
+
+func ExampleMaxPoolRow() {
+	// A 2×6 plane pooled by 2×2 windows at stride 2: one row of three
+	// outputs, each the largest of its window and that value's index.
+	plane := []float32{
+		1, 5, 2, 2, 0, -1,
+		3, 4, 7, 2, -3, -2,
+	}
+	y, arg := make([]float32, 3), make([]int32, 3)
+	kernel.MaxPoolRow(y, arg, plane, 3, 2, 6, 2, 2, 0)
+	fmt.Println(y, arg)
+	// Average pooling: the window sums divided by 4.
+	kernel.AvePoolRow(y, plane, 3, 2, 6, 2, 2, 4)
+	fmt.Println(y)
+	// Output:
+	// [5 7 0] [1 8 4]
+	// [3.25 3.25 -1.5]
+}
+
+func ExampleRelu() {
+	x := []float32{-2, -0.5, 0, 1.5}
+	y := make([]float32, len(x))
+	kernel.Relu(y, x, 0.1) // leaky, negative_slope 0.1
+	fmt.Println(y)
+	dy := []float32{1, 1, 1, 1}
+	kernel.ReluGrad(dy, dy, x, 0.1)
+	fmt.Println(dy)
+	// Output:
+	// [-0.2 -0.05 0 1.5]
+	// [0.1 0.1 0.1 1]
+}
+
+func ExampleIm2colLd() {
+	// The columns of two 2×2 images side by side: a 1×1 kernel makes one
+	// row of four values per image, and ldc = 8 puts the second image's
+	// after the first's.
+	imgs := []float32{1, 2, 3, 4, 5, 6, 7, 8}
+	col := make([]float32, 8)
+	for j := 0; j < 2; j++ {
+		kernel.Im2colLd(imgs[j*4:(j+1)*4], 1, 2, 2, 1, 1, 0, 0, 1, 1, 1, 1, col[j*4:], 8)
+	}
+	fmt.Println(col)
+	// Output:
+	// [1 2 3 4 5 6 7 8]
+}

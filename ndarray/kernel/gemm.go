@@ -44,7 +44,41 @@ type workspace struct {
 	a, b []float32
 }
 
-var workspaces = sync.Pool{New: func() any { return new(workspace) }}
+// workspaces holds the packing buffers not in use. Unlike a sync.Pool it
+// keeps them across garbage collections, so that products in steady state
+// never allocate, even in a program whose other work collects garbage.
+var workspaces freeList[workspace]
+
+// freeList is a stack of reusable values, made on demand.
+type freeList[T any] struct {
+	mu   sync.Mutex
+	free []*T
+}
+
+// get returns a value from the list, or a new one made by init (if not
+// nil) when the list is empty.
+func (l *freeList[T]) get(init func(*T)) *T {
+	l.mu.Lock()
+	if n := len(l.free); n > 0 {
+		v := l.free[n-1]
+		l.free = l.free[:n-1]
+		l.mu.Unlock()
+		return v
+	}
+	l.mu.Unlock()
+	v := new(T)
+	if init != nil {
+		init(v)
+	}
+	return v
+}
+
+// put returns v to the list.
+func (l *freeList[T]) put(v *T) {
+	l.mu.Lock()
+	l.free = append(l.free, v)
+	l.mu.Unlock()
+}
 
 // buffers returns packing buffers of at least na and nb floats.
 func (w *workspace) buffers(na, nb int) ([]float32, []float32) {
@@ -81,8 +115,8 @@ func (g *gemmImpl) sgemm(transA, transB bool, m, n, k int, alpha float32, a []fl
 	kc := split(k, g.kc, 1)
 	mc := split(m, g.mc, 1)
 	nc := split(n, g.nc, g.nr)
-	ws := workspaces.Get().(*workspace)
-	defer workspaces.Put(ws)
+	ws := workspaces.get(nil)
+	defer workspaces.put(ws)
 	pa, pb := ws.buffers(mc*kc, kc*nc)
 
 	for jc := 0; jc < n; jc += nc {

@@ -12,7 +12,7 @@ type convGeom struct {
 	outH, outW              int
 }
 
-func newConvGeom(name string, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, dataLen, colLen int) convGeom {
+func newConvGeom(name string, channels, height, width, kh, kw, padH, padW, strideH, strideW, dilH, dilW, dataLen int) convGeom {
 	switch {
 	case channels < 0 || height < 0 || width < 0:
 		panic(fmt.Sprintf("kernel: %s: negative image shape %d×%d×%d", name, channels, height, width))
@@ -34,10 +34,21 @@ func newConvGeom(name string, channels, height, width, kh, kw, padH, padW, strid
 	if need := channels * height * width; dataLen < need {
 		panic(fmt.Sprintf("kernel: %s: len(data) = %d, want >= %d for a %d×%d×%d image", name, dataLen, need, channels, height, width))
 	}
-	if need := channels * kh * kw * g.outH * g.outW; colLen < need {
-		panic(fmt.Sprintf("kernel: %s: len(col) = %d, want >= %d for a %d×%d column matrix", name, colLen, need, channels*kh*kw, g.outH*g.outW))
-	}
 	return g
+}
+
+// checkCol checks that col holds the column matrix with its rows ldc
+// floats apart.
+func (g *convGeom) checkCol(name string, colLen, ldc int) {
+	rows, cols := g.channels*g.kh*g.kw, g.outH*g.outW
+	if ldc < cols {
+		panic(fmt.Sprintf("kernel: %s: ldc = %d, want >= %d (the column matrix has %d columns)", name, ldc, cols, cols))
+	}
+	if rows > 0 && cols > 0 {
+		if need := (rows-1)*ldc + cols; colLen < need {
+			panic(fmt.Sprintf("kernel: %s: len(col) = %d, want >= %d for a %d×%d column matrix with ldc = %d", name, colLen, need, rows, cols, ldc))
+		}
+	}
 }
 
 // span returns the range [lo, hi) of output columns ox whose input column
@@ -53,39 +64,67 @@ func (g *convGeom) span(off int) (lo, hi int) {
 	return min(lo, hi), hi
 }
 
-// im2col fills col row by row: each (channel, ki, kj) row is outH runs of
-// outW entries, and each run is a zero prefix, a copy of one image row
-// (contiguous when strideW is 1) and a zero suffix.
-func (g *convGeom) im2col(data, col []float32) {
+// rowSpan returns the range [oy0, oy1) of output rows whose input row
+// for kernel row ki lies inside the image; the others read the padding.
+func (g *convGeom) rowSpan(ki int) (oy0, oy1 int) {
+	off := ki*g.dilH - g.padH
+	if off < 0 {
+		oy0 = (-off + g.strideH - 1) / g.strideH
+	}
+	if rest := g.height - off; rest > 0 {
+		oy1 = (rest + g.strideH - 1) / g.strideH
+	}
+	oy1 = min(oy1, g.outH)
+	return min(oy0, oy1), oy1
+}
+
+// im2col fills col row by row, the rows ldc floats apart: each (channel,
+// ki, kj) row is outH runs of outW entries, and each run is a zero prefix,
+// a copy of part of one image row (contiguous when strideW is 1) and a
+// zero suffix. The vector implementation copies the runs of a row with
+// one kernel call, their edges under a mask.
+func (g *convGeom) im2col(data, col []float32, ldc int) {
 	hw := g.height * g.width
-	idx := 0
+	if g.active().im2colChannel && g.strideH == 1 && g.strideW == 1 && g.outH > 0 && g.outW > 0 && hw > 0 {
+		// A channel per kernel call.
+		for c := 0; c < g.channels; c++ {
+			im2colChannel(col[c*g.kh*g.kw*ldc:], data[c*hw:(c+1)*hw], ldc, g)
+		}
+		return
+	}
+	runs := g.active().im2colRows
 	for c := 0; c < g.channels; c++ {
 		img := data[c*hw : (c+1)*hw]
 		for ki := 0; ki < g.kh; ki++ {
+			oy0, oy1 := g.rowSpan(ki)
 			for kj := 0; kj < g.kw; kj++ {
+				r := (c*g.kh+ki)*g.kw + kj
+				dst := col[r*ldc : r*ldc+g.outH*g.outW]
 				off := kj*g.dilW - g.padW
 				lo, hi := g.span(off)
-				for oy := 0; oy < g.outH; oy++ {
-					dst := col[idx : idx+g.outW]
-					idx += g.outW
-					y := oy*g.strideH - g.padH + ki*g.dilH
-					if y < 0 || y >= g.height {
-						clear(dst)
-						continue
-					}
+				if lo >= hi || oy0 >= oy1 {
+					clear(dst)
+					continue
+				}
+				clear(dst[:oy0*g.outW])
+				clear(dst[oy1*g.outW:])
+				y0 := oy0*g.strideH - g.padH + ki*g.dilH
+				if runs != nil {
+					runs(data, dst[oy0*g.outW:], c*hw+y0*g.width+off, g.strideH*g.width, oy1-oy0, g.outW, lo, hi, g.strideW)
+					continue
+				}
+				for oy, y := oy0, y0; oy < oy1; oy, y = oy+1, y+g.strideH {
+					d := dst[oy*g.outW : (oy+1)*g.outW]
 					row := img[y*g.width : (y+1)*g.width]
-					clear(dst[:lo])
-					clear(dst[hi:])
-					if lo == hi {
-						continue
-					}
+					clear(d[:lo])
+					clear(d[hi:])
 					if g.strideW == 1 {
-						copy(dst[lo:hi], row[lo+off:hi+off])
+						copy(d[lo:hi], row[lo+off:hi+off])
 						continue
 					}
 					x := lo*g.strideW + off
 					for ox := lo; ox < hi; ox++ {
-						dst[ox] = row[x]
+						d[ox] = row[x]
 						x += g.strideW
 					}
 				}
@@ -94,39 +133,46 @@ func (g *convGeom) im2col(data, col []float32) {
 	}
 }
 
-// col2im zeroes data and adds col back in the order im2col read it, so
-// every image element receives the same sums in the same order as the
-// reference; contiguous runs use the vector Add.
-func (g *convGeom) col2im(col, data []float32) {
+// col2im zeroes data and adds col (rows ldc floats apart) back in the
+// order im2col read it, so every image element receives the same sums in
+// the same order as the reference; contiguous runs use the vector Add, or
+// the vector implementation's kernel for a whole row.
+func (g *convGeom) col2im(col []float32, ldc int, data []float32) {
 	hw := g.height * g.width
+	if g.col2imByImageRows(col, ldc, data) {
+		return
+	}
 	clear(data[:g.channels*hw])
-	add := active.vec.add
-	idx := 0
+	impl := g.active()
+	add, runs := impl.add, impl.col2imRows
 	for c := 0; c < g.channels; c++ {
 		img := data[c*hw : (c+1)*hw]
 		for ki := 0; ki < g.kh; ki++ {
+			oy0, oy1 := g.rowSpan(ki)
 			for kj := 0; kj < g.kw; kj++ {
+				r := (c*g.kh+ki)*g.kw + kj
+				src := col[r*ldc : r*ldc+g.outH*g.outW]
 				off := kj*g.dilW - g.padW
 				lo, hi := g.span(off)
-				for oy := 0; oy < g.outH; oy++ {
-					src := col[idx : idx+g.outW]
-					idx += g.outW
-					y := oy*g.strideH - g.padH + ki*g.dilH
-					if y < 0 || y >= g.height {
-						continue
-					}
+				if lo >= hi || oy0 >= oy1 {
+					continue
+				}
+				y0 := oy0*g.strideH - g.padH + ki*g.dilH
+				if runs != nil {
+					runs(data, src[oy0*g.outW:], c*hw+y0*g.width+off, g.strideH*g.width, oy1-oy0, g.outW, lo, hi, g.strideW)
+					continue
+				}
+				for oy, y := oy0, y0; oy < oy1; oy, y = oy+1, y+g.strideH {
+					s := src[oy*g.outW : (oy+1)*g.outW]
 					row := img[y*g.width : (y+1)*g.width]
-					if lo == hi {
-						continue
-					}
 					if g.strideW == 1 {
 						d := row[lo+off : hi+off]
-						add(d, d, src[lo:hi])
+						add(d, d, s[lo:hi])
 						continue
 					}
 					x := lo*g.strideW + off
 					for ox := lo; ox < hi; ox++ {
-						row[x] += src[ox]
+						row[x] += s[ox]
 						x += g.strideW
 					}
 				}
@@ -134,3 +180,61 @@ func (g *convGeom) col2im(col, data []float32) {
 		}
 	}
 }
+
+// col2imTable is the largest table of masks and offsets (vectors of an
+// image row times kernel columns) that col2imByImageRows handles.
+const col2imTable = 256
+
+// col2imByImageRows computes col2im a row of the image at a time, if the
+// implementation has a kernel for it and the convolution has stride 1:
+// each vector of an image row sums its contributions, from every kernel
+// row and column whose window covers it, in a register and is stored once
+// (so that no load waits for the store of an overlapping run). The sums
+// are added in the reference's order. It reports whether it did the work.
+func (g *convGeom) col2imByImageRows(col []float32, ldc int, data []float32) bool {
+	nvec := (g.width + 15) / 16
+	if !g.active().col2imImageRow || g.strideH != 1 || g.strideW != 1 || nvec*g.kw > col2imTable || g.outH == 0 || g.outW == 0 {
+		return false
+	}
+	// For vector v and kernel column kj: the image lanes the column matrix
+	// row covers, and where lane 0's value would be relative to the run
+	// of kernel row ki, column 0 and output row oy.
+	var masks [col2imTable]uint16
+	var offs [col2imTable]int32
+	for v := 0; v < nvec; v++ {
+		for kj := 0; kj < g.kw; kj++ {
+			shift := kj*g.dilW - g.padW // image column of output column 0
+			lo := max(0, shift-16*v)
+			hi := min(16, shift+g.outW-16*v, g.width-16*v)
+			var m uint16
+			if lo < hi {
+				m = uint16((1<<hi - 1) &^ (1<<lo - 1))
+			}
+			masks[v*g.kw+kj] = m
+			offs[v*g.kw+kj] = int32(kj*ldc + 16*v - shift)
+		}
+	}
+	hw := g.height * g.width
+	kiStep := g.kw*ldc - g.dilH*g.outW
+	for c := 0; c < g.channels; c++ {
+		for y := 0; y < g.height; y++ {
+			// The kernel rows ki whose output row oy = y+padH−ki·dilH
+			// exists.
+			top := y + g.padH
+			kiLo, kiHi := 0, min(g.kh-1, top/g.dilH)
+			if n := top - g.outH + 1; n > 0 {
+				kiLo = (n + g.dilH - 1) / g.dilH
+			}
+			count, base := 0, 0
+			if kiLo <= kiHi {
+				count = kiHi - kiLo + 1
+				base = (c*g.kh+kiLo)*g.kw*ldc + (top-kiLo*g.dilH)*g.outW
+			}
+			col2imImageRow(data[c*hw+y*g.width:c*hw+(y+1)*g.width], col[base:], masks[:nvec*g.kw], offs[:nvec*g.kw], count, kiStep, g.kw)
+		}
+	}
+	return true
+}
+
+// active returns the vector implementation in use.
+func (g *convGeom) active() *vecImpl { return active.vec }

@@ -36,6 +36,14 @@ var convCases = []convCase{
 	{1, 1, 1, 1, 1, 0, 0, 1, 1, 1, 1},
 	{1, 2, 5, 3, 3, 0, 0, 2, 2, 1, 1}, // no full output row
 	{1, 1, 40, 1, 3, 0, 5, 1, 7, 1, 3},
+	{2, 5, 37, 3, 3, 1, 1, 1, 1, 1, 1},  // rows of more than one vector
+	{1, 6, 70, 3, 4, 2, 3, 1, 2, 1, 1},  // … strided
+	{2, 7, 50, 3, 3, 1, 1, 2, 1, 1, 2},  // … dilated
+	{1, 2, 300, 1, 3, 0, 1, 1, 1, 1, 1}, // rows longer than 256
+	{1, 2, 600, 1, 3, 0, 1, 1, 2, 1, 1}, // … strided
+	{3, 12, 12, 5, 5, 0, 0, 1, 1, 1, 1}, // LeNet's conv2
+	{2, 8, 8, 5, 5, 2, 2, 1, 1, 1, 1},   // CIFAR-10's conv3
+	{2, 9, 21, 3, 3, 2, 3, 1, 1, 2, 3},  // dilated, padded, stride 1
 }
 
 func TestIm2col(t *testing.T) {
@@ -141,4 +149,53 @@ func TestIm2colBadArguments(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { expectPanic(t, tc.want, tc.f) })
 	}
+}
+
+// TestIm2colLd checks that Im2colLd and Col2imLd with the columns of two
+// images side by side give each image's Im2col and Col2im.
+func TestIm2colLd(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for i, tc := range convCases {
+			t.Run(tc.String(), func(t *testing.T) {
+				rng := newRand(uint64(200 + i))
+				size, n := tc.c*tc.h*tc.w, tc.colLen()
+				if n == 0 {
+					return
+				}
+				rows := tc.c * tc.kh * tc.kw
+				cols := n / rows
+				imgs := randSlice(rng, 2*size)
+				both := make([]float32, 2*n+1)
+				both[2*n] = sentinel
+				for j := range 2 {
+					Im2colLd(imgs[j*size:(j+1)*size], tc.c, tc.h, tc.w, tc.kh, tc.kw, tc.padH, tc.padW, tc.strideH, tc.strideW, tc.dilH, tc.dilW, both[j*cols:], 2*cols)
+				}
+				for j := range 2 {
+					want := make([]float32, n)
+					Im2col(imgs[j*size:(j+1)*size], tc.c, tc.h, tc.w, tc.kh, tc.kw, tc.padH, tc.padW, tc.strideH, tc.strideW, tc.dilH, tc.dilW, want)
+					for r := range rows {
+						for k := range cols {
+							if got := both[r*2*cols+j*cols+k]; got != want[r*cols+k] {
+								t.Fatalf("image %d: col[%d][%d] = %g, want %g", j, r, k, got, want[r*cols+k])
+							}
+						}
+					}
+					got, ref := make([]float32, size), make([]float32, size)
+					Col2imLd(both[j*cols:], 2*cols, tc.c, tc.h, tc.w, tc.kh, tc.kw, tc.padH, tc.padW, tc.strideH, tc.strideW, tc.dilH, tc.dilW, got)
+					Col2im(want, tc.c, tc.h, tc.w, tc.kh, tc.kw, tc.padH, tc.padW, tc.strideH, tc.strideW, tc.dilH, tc.dilW, ref)
+					for k := range got {
+						if got[k] != ref[k] {
+							t.Fatalf("image %d: Col2imLd[%d] = %g, Col2im %g", j, k, got[k], ref[k])
+						}
+					}
+				}
+				if both[2*n] != sentinel {
+					t.Errorf("Im2colLd wrote past the column matrix")
+				}
+			})
+		}
+	})
+	expectPanic(t, "ldc = 3, want >= 4", func() {
+		Im2colLd(make([]float32, 9), 1, 3, 3, 2, 2, 0, 0, 1, 1, 1, 1, make([]float32, 20), 3)
+	})
 }

@@ -38,13 +38,24 @@ var avx2Gemm = &gemmImpl{
 var avx512Vec = &vecImpl{
 	name: "avx512", axpy: axpyAVX512, axpby: axpbyAVX512, scale: scaleAVX512,
 	add: addAVX512, mul: mulAVX512, dot: dotAVX512, sum: sumAVX512, max: maxAVX512,
-	exp: func(dst, x []float32) { expBlocks(true, dst, x) },
+	exp:      func(dst, x []float32) { expBlocks(true, dst, x) },
+	copyRows: copyRowsAsm, addRows: addRowsAsm, relu: reluAVX512, reluGrad: reluGradAVX512,
+	maxPoolRow: maxPoolRowAsm, avePoolRow: avePoolRowAsm, div: divAVX512, sqrt: sqrtAVX512,
+	im2colRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
+		im2colRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
+	},
+	col2imRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
+		col2imRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
+	},
+	col2imImageRow: true, im2colChannel: true,
 }
 
 var avx2Vec = &vecImpl{
 	name: "avx2", axpy: axpyAVX2, axpby: axpbyAVX2, scale: scaleAVX2,
 	add: addAVX2, mul: mulAVX2, dot: dotAVX2, sum: sumAVX2, max: maxAVX2,
-	exp: func(dst, x []float32) { expBlocks(false, dst, x) },
+	exp:      func(dst, x []float32) { expBlocks(false, dst, x) },
+	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,
+	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divAVX2, sqrt: sqrtAVX2,
 }
 
 // available lists the implementations this CPU runs, fastest first.
@@ -79,4 +90,60 @@ func expBlocks(wide bool, dst, x []float32) {
 		expAVX2(tail, tail)
 	}
 	copy(dst[full:len(x)], tail)
+}
+
+// copyRowsAsm and addRowsAsm run the AVX-512 kernels on a checked,
+// non-empty block.
+func copyRowsAsm(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
+	copyRowsAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+}
+
+func addRowsAsm(dst []float32, ldd int, src []float32, lds int, rows, cols int) {
+	addRowsAVX512(&dst[0], ldd, &src[0], lds, rows, cols)
+}
+
+// maxPoolRowAsm and avePoolRowAsm run the AVX-512 kernels, which take
+// strides 1 and 2, on checked arguments with n >= 1; other strides take
+// the portable code.
+func maxPoolRowAsm(dst []float32, arg []int32, src []float32, n, rows, ld, kw, stride int, base int32) {
+	if stride > 2 {
+		maxPoolRowGo(dst, arg, src, n, rows, ld, kw, stride, base)
+		return
+	}
+	maxPoolRowAVX512(&dst[0], &arg[0], &src[0], n, rows, ld, kw, stride, base)
+}
+
+func avePoolRowAsm(dst []float32, src []float32, n, rows, ld, kw, stride int, div float32) {
+	if stride > 2 {
+		avePoolRowGo(dst, src, n, rows, ld, kw, stride, div)
+		return
+	}
+	avePoolRowAVX512(&dst[0], &src[0], n, rows, ld, kw, stride, div)
+}
+
+// reluBlocksAVX2 and reluGradBlocksAVX2 run the AVX2 kernels on whole
+// vectors of 8 and the portable code on the rest.
+func reluBlocksAVX2(dst, x []float32, slope float32) {
+	full := len(x) &^ 7
+	reluAVX2(dst, x[:full], slope)
+	reluGo(dst[full:], x[full:], slope)
+}
+
+func reluGradBlocksAVX2(dx, dy, x []float32, slope float32) {
+	full := len(x) &^ 7
+	reluGradAVX2(dx, dy, x[:full], slope)
+	reluGradGo(dx[full:], dy[full:], x[full:], slope)
+}
+
+// col2imImageRow runs the AVX-512 kernel for one image row of a stride-1
+// col2im (see col2imByImageRows). It is called directly, not through the
+// implementation table, so that the tables stay on the caller's stack.
+func col2imImageRow(dst, col []float32, masks []uint16, offs []int32, kiCount, kiStep, kw int) {
+	col2imImageRowAVX512(&dst[0], &col[0], &masks[0], &offs[0], len(dst), kiCount, kiStep, kw)
+}
+
+// im2colChannel runs the AVX-512 kernel for the stride-1 im2col of one
+// channel, whose column rows start at col[0], ldc floats apart.
+func im2colChannel(col, img []float32, ldc int, g *convGeom) {
+	im2colChannelAVX512(&col[0], &img[0], ldc, g.height, g.width, g.outH, g.outW, g.kh, g.kw, g.padH, g.padW, g.dilH, g.dilW)
 }

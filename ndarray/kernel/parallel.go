@@ -29,7 +29,7 @@ const (
 // gemmCall is one SgemmParallel call: the product, split along N (or M)
 // into parts that the participating goroutines claim one at a time.
 //
-// The calls are pooled, and a worker may take a call from the queue after
+// The calls are reused, and a worker may take a call from the queue after
 // it has finished and been reused. So a call carries a generation, and a
 // part is claimed by a compare-and-swap on one word holding the
 // generation, the number of parts and the next part: a worker that holds
@@ -62,7 +62,11 @@ type callRef struct {
 	gen  uint32
 }
 
-var gemmCalls = sync.Pool{New: func() any { return &gemmCall{done: make(chan struct{}, 1)} }}
+// gemmCalls holds the calls not in use (kept across garbage collections,
+// as the workspaces).
+var gemmCalls freeList[gemmCall]
+
+func newGemmCall(c *gemmCall) { c.done = make(chan struct{}, 1) }
 
 // The worker goroutines wait for calls to take parts of. They are started
 // on demand, so that a call finds as many idle workers as it wants even
@@ -207,8 +211,8 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	}
 	extra := min(threads, parts) - 1 // workers besides the calling goroutine
 
-	call := gemmCalls.Get().(*gemmCall)
-	defer gemmCalls.Put(call)
+	call := gemmCalls.get(newGemmCall)
+	defer gemmCalls.put(call)
 	call.g, call.transA, call.transB = g, transA, transB
 	call.m, call.n, call.k, call.alpha, call.beta = m, n, k, alpha, beta
 	call.a, call.b, call.c, call.lda, call.ldb, call.ldc = a, b, c, lda, ldb, ldc

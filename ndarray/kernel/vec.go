@@ -19,12 +19,29 @@ type vecImpl struct {
 	sum   func(x []float32) float32
 	max   func(x []float32) float32
 	exp   func(dst, x []float32)
+
+	// The layer kernels (nn.go).
+	copyRows, addRows func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
+	relu              func(dst, x []float32, slope float32)
+	reluGrad          func(dx, dy, x []float32, slope float32)
+	maxPoolRow        func(dst []float32, arg []int32, src []float32, n, rows, ld, kw, stride int, base int32)
+	avePoolRow        func(dst []float32, src []float32, n, rows, ld, kw, stride int, div float32)
+	div               func(dst, x, y []float32)
+	sqrt              func(dst, x []float32)
+	// im2colRows and col2imRows, if not nil, copy one row of a column
+	// matrix from an image and add it back (see im2col.go).
+	im2colRows, col2imRows func(img, col []float32, off, ld, rows, cols, lo, hi, stride int)
+	// col2imImageRow and im2colChannel report whether the functions of
+	// those names (impl_amd64.go) run with this implementation.
+	col2imImageRow, im2colChannel bool
 }
 
 var goVec = &vecImpl{
 	name: "go", axpy: axpyRef, axpby: axpbyGo, scale: scaleRef,
 	add: addGo, mul: mulGo, dot: dotRef, sum: sumGo, max: maxGo,
-	exp: expGo,
+	exp:      expGo,
+	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluGo, reluGrad: reluGradGo,
+	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divGo, sqrt: sqrtGo,
 }
 
 func checkLen(name, slice string, n, want int) {

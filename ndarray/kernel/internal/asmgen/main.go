@@ -1,5 +1,6 @@
 // Command asmgen generates the amd64 assembly of package kernel with avo:
-// the SGEMM microkernels (AVX-512 and AVX2+FMA) and the vector primitives.
+// the SGEMM microkernels (AVX-512 and AVX2+FMA), the vector primitives and
+// the layer kernels (row copies, ReLU, pooling rows).
 //
 // Run it from the kernel package directory (go generate does):
 //
@@ -37,6 +38,7 @@ type output struct {
 var outputs = []output{
 	{"sgemm", buildGemm},
 	{"vec", buildVec},
+	{"nn", buildNN},
 }
 
 func main() {

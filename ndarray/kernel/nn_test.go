@@ -1,0 +1,262 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+func TestCopyAddRows(t *testing.T) {
+	cases := []struct {
+		name                 string
+		rows, cols, ldd, lds int
+	}{
+		{"empty", 0, 5, 5, 5},
+		{"one", 1, 1, 1, 1},
+		{"short-odd-rows", 7, 5, 9, 6},
+		{"exact-vector", 4, 16, 16, 20},
+		{"vector-plus-one", 3, 17, 17, 40},
+		{"long", 5, 55, 60, 55},
+		{"two-vectors", 2, 32, 33, 32},
+		{"single-row-long", 1, 100, 100, 100},
+	}
+	ops := []struct {
+		name string
+		run  func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
+		ref  func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
+	}{
+		{"CopyRows", CopyRows, copyRowsGo},
+		{"AddRows", AddRows, addRowsGo},
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for _, op := range ops {
+			for _, c := range cases {
+				t.Run(op.name+"/"+c.name, func(t *testing.T) {
+					rng := newRand(7)
+					src := randSlice(rng, max(0, (c.rows-1)*c.lds+c.cols))
+					n := c.rows*c.ldd + 3
+					got, want := randSlice(rng, n), make([]float32, n)
+					copy(want, got)
+					op.run(got, c.ldd, src, c.lds, c.rows, c.cols)
+					if c.rows > 0 && c.cols > 0 {
+						op.ref(want, c.ldd, src, c.lds, c.rows, c.cols)
+					}
+					for i := range got {
+						if got[i] != want[i] {
+							t.Fatalf("dst[%d] = %g, want %g", i, got[i], want[i])
+						}
+					}
+				})
+			}
+		}
+	})
+}
+
+func TestCopyRowsPanics(t *testing.T) {
+	s := make([]float32, 10)
+	expectPanic(t, "negative", func() { CopyRows(s, 2, s, 2, -1, 2) })
+	expectPanic(t, "ldsrc", func() { CopyRows(s, 4, s, 2, 2, 3) })
+	expectPanic(t, "len(dst)", func() { AddRows(s, 4, s, 4, 3, 4) })
+}
+
+func TestRelu(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, slope := range []float32{0, 0.1, -2} {
+			for _, n := range vecLengths {
+				t.Run(fmt.Sprintf("slope=%g/%d", slope, n), func(t *testing.T) {
+					rng := newRand(uint64(n))
+					x, dy := randSlice(rng, n), randSlice(rng, n)
+					if n > 2 {
+						x[0], x[1] = 0, float32(math.Inf(-1))
+					}
+					got, want := make([]float32, n+1), make([]float32, n+1)
+					got[n], want[n] = sentinel, sentinel
+					Relu(got, x, slope)
+					reluGo(want, x, slope)
+					checkExact(t, "Relu", got, want)
+					ReluGrad(got, dy, x, slope)
+					reluGradGo(want, dy, x, slope)
+					checkExact(t, "ReluGrad", got, want)
+					// In place, as Caffe nets run ReLU.
+					y, w := append([]float32(nil), x...), make([]float32, n)
+					Relu(y, y, slope)
+					reluGo(w, x, slope)
+					checkExact(t, "Relu in place", y, w)
+				})
+			}
+		}
+	})
+}
+
+// checkExact compares got with want element by element (NaNs equal).
+func checkExact(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range got {
+		g, w := got[i], want[i]
+		if g != w && !(g != g && w != w) {
+			t.Fatalf("%s: element %d = %g, want %g", what, i, g, w)
+		}
+	}
+}
+
+func TestDivSqrt(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			t.Run(fmt.Sprint(n), func(t *testing.T) {
+				rng := newRand(uint64(n + 11))
+				x, y := randSlice(rng, n), randSlice(rng, n)
+				got, want := make([]float32, n+1), make([]float32, n+1)
+				got[n], want[n] = sentinel, sentinel
+				Div(got, x, y)
+				divGo(want, x, y)
+				checkExact(t, "Div", got, want)
+				for i := range x {
+					x[i] = x[i]*x[i]*100 + float32(i%3)*1e-30 // tiny and zero too
+				}
+				Sqrt(got, x)
+				sqrtGo(want, x)
+				checkExact(t, "Sqrt", got, want)
+			})
+		}
+	})
+}
+
+func TestReluValues(t *testing.T) {
+	x := []float32{-2, -0.5, 0, 0.5, 3, float32(math.NaN())}
+	dy := []float32{1, 2, 3, 4, 5, 6}
+	forEachImpl(t, func(t *testing.T) {
+		y := make([]float32, len(x))
+		Relu(y, x, 0.25)
+		want := []float32{-0.5, -0.125, 0, 0.5, 3}
+		for i, w := range want {
+			if y[i] != w {
+				t.Errorf("Relu(%g) = %g, want %g", x[i], y[i], w)
+			}
+		}
+		if !math.IsNaN(float64(y[5])) {
+			t.Errorf("Relu(NaN) = %g, want NaN", y[5])
+		}
+		Relu(y, x, 0)
+		for i, v := range y[:3] {
+			if v != 0 || math.Signbit(float64(v)) {
+				t.Errorf("Relu(%g) with slope 0 = %g, want +0", x[i], v)
+			}
+		}
+		ReluGrad(y, dy, x, 0.25)
+		wantG := []float32{0.25, 0.5, 0.75, 4, 5, 1.5}
+		for i, w := range wantG {
+			if y[i] != w {
+				t.Errorf("ReluGrad at x = %g: %g, want %g", x[i], y[i], w)
+			}
+		}
+	})
+}
+
+func TestPoolRows(t *testing.T) {
+	type geom struct{ n, rows, kw, stride, pad int }
+	var geoms []geom
+	for _, n := range []int{1, 2, 7, 15, 16, 17, 31, 32, 33, 55} {
+		for _, w := range [][2]int{{2, 2}, {3, 2}, {3, 1}, {2, 1}, {1, 1}, {5, 3}, {3, 3}, {4, 2}} {
+			geoms = append(geoms, geom{n, 3, w[0], w[1], 2})
+		}
+	}
+	geoms = append(geoms, geom{9, 1, 3, 2, 0}, geom{20, 2, 2, 2, 0})
+	forEachImpl(t, func(t *testing.T) {
+		for _, g := range geoms {
+			name := fmt.Sprintf("n=%d/rows=%d/k=%d/s=%d", g.n, g.rows, g.kw, g.stride)
+			t.Run(name, func(t *testing.T) {
+				rng := newRand(uint64(g.n*100 + g.kw*10 + g.stride))
+				ld := (g.n-1)*g.stride + g.kw + g.pad
+				src := randSlice(rng, (g.rows-1)*ld+(g.n-1)*g.stride+g.kw)
+				// Ties, -Inf and NaN: the first maximum must win and
+				// -Inf and NaN must never win.
+				for i := range src {
+					switch rng.IntN(8) {
+					case 0:
+						src[i] = 0.5
+					case 1:
+						src[i] = float32(math.Inf(-1))
+					case 2:
+						src[i] = float32(math.NaN())
+					}
+				}
+				got, want := make([]float32, g.n+1), make([]float32, g.n+1)
+				garg, warg := make([]int32, g.n+1), make([]int32, g.n+1)
+				got[g.n], want[g.n], garg[g.n], warg[g.n] = sentinel, sentinel, 77, 77
+				MaxPoolRow(got, garg, src, g.n, g.rows, ld, g.kw, g.stride, 1000)
+				maxPoolRowGo(want, warg, src, g.n, g.rows, ld, g.kw, g.stride, 1000)
+				checkExact(t, "MaxPoolRow", got, want)
+				for o := range garg {
+					if garg[o] != warg[o] {
+						t.Fatalf("MaxPoolRow: arg[%d] = %d, want %d", o, garg[o], warg[o])
+					}
+				}
+				// Sums of finite values.
+				for i, v := range src {
+					if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+						src[i] = 0.25
+					}
+				}
+				div := float32(g.rows*g.kw + 1)
+				AvePoolRow(got, src, g.n, g.rows, ld, g.kw, g.stride, div)
+				avePoolRowGo(want, src, g.n, g.rows, ld, g.kw, g.stride, div)
+				checkExact(t, "AvePoolRow", got, want)
+			})
+		}
+	})
+}
+
+func TestMaxPoolRowEmptyWindow(t *testing.T) {
+	inf := float32(math.Inf(-1))
+	src := []float32{inf, inf, inf, 2}
+	forEachImpl(t, func(t *testing.T) {
+		dst, arg := make([]float32, 2), make([]int32, 2)
+		MaxPoolRow(dst, arg, src, 2, 1, 4, 2, 2, 10)
+		if dst[0] != -math.MaxFloat32 || arg[0] != -1 || dst[1] != 2 || arg[1] != 13 {
+			t.Errorf("got %v %v, want [-MaxFloat32 2] [-1 13]", dst, arg)
+		}
+	})
+}
+
+func TestPoolRowPanics(t *testing.T) {
+	s := make([]float32, 10)
+	a := make([]int32, 10)
+	expectPanic(t, "window", func() { MaxPoolRow(s, a, s, 2, 0, 4, 2, 2, 0) })
+	expectPanic(t, "stride", func() { AvePoolRow(s, s, 2, 1, 4, 2, 0, 1) })
+	expectPanic(t, "len(src)", func() { AvePoolRow(s, s, 6, 1, 4, 2, 2, 1) })
+	expectPanic(t, "len(arg)", func() { MaxPoolRow(s, a[:1], s, 2, 1, 4, 2, 2, 0) })
+}
+
+func BenchmarkLayerKernels(b *testing.B) {
+	x, y := randSlice(newRand(1), 1<<16), make([]float32, 1<<16)
+	arg := make([]int32, 1<<16)
+	for _, name := range Implementations() {
+		run := func(op string, elems int, f func()) {
+			b.Run(op+"/"+name, func(b *testing.B) {
+				prev, err := SetImplementation(name)
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer SetImplementation(prev)
+				for b.Loop() {
+					f()
+				}
+				b.ReportMetric(float64(elems)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gelem/s")
+			})
+		}
+		run("CopyRows16", 256*16, func() { CopyRows(y, 16, x, 20, 256, 16) })
+		run("AddRows16", 256*16, func() { AddRows(y, 20, x, 16, 256, 16) })
+		run("Relu", 4096, func() { Relu(y, x[:4096], 0) })
+		run("ReluGrad", 4096, func() { ReluGrad(y, x, x[4096:8192], 0) })
+		run("MaxPoolRow3x3s2", 16*32, func() {
+			for r := 0; r < 32; r++ {
+				MaxPoolRow(y[r*16:], arg[r*16:], x[r*64:], 16, 3, 32, 3, 2, 0)
+			}
+		})
+		run("AvePoolRow3x3s2", 16*32, func() {
+			for r := 0; r < 32; r++ {
+				AvePoolRow(y[r*16:], x[r*64:], 16, 3, 32, 3, 2, 9)
+			}
+		})
+	}
+}
