@@ -10,7 +10,7 @@
 // LeNet replica; every round broadcasts the averaged weights, runs tau local
 // SGD iterations on every replica and averages their weights again. The
 // 10,000 test images are classified every 10 rounds and at the end. On two
-// cores it takes about two minutes and reaches 0.99 test accuracy.
+// cores it takes about a minute and reaches 0.99 test accuracy.
 //
 // With a checkpoint prefix (such as checkpoints/lenet) the trainer writes a
 // checkpoint every 10 rounds and at the end; run again with --resume after
