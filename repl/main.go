@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	sparknet "github.com/sparknet-go/sparknet"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // stringsFlag collects the values of a repeated flag.
@@ -74,6 +75,9 @@ func mainWith(args []string, opts Options) int {
 	if *resume {
 		defer func(was bool) { sparknet.ResumeFromCheckpoints = was }(sparknet.ResumeFromCheckpoints)
 		sparknet.ResumeFromCheckpoints = true
+	}
+	if err := kernel.ImplementationError(); err != nil {
+		fmt.Fprintf(stderr, "sparknet-shell: %v; running the %s kernels\n", err, kernel.Implementation())
 	}
 	opts.Master, opts.AllRanksOutput = *master, *allRanks
 	return run(opts, fs.Args(), exprs, *notebook, *out, *interactive)

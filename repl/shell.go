@@ -16,6 +16,8 @@ import (
 
 	"github.com/chzyer/readline"
 	"github.com/mattn/go-isatty"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // Prompts of the interactive shell. Lines pasted with these prompts in
@@ -155,7 +157,7 @@ func (sh *Shell) Banner() string {
 		pkgs = append(pkgs, name)
 	}
 	sort.Strings(pkgs)
-	where := fmt.Sprintf("master %s: %d workers, %d cores.", sc.Master(), sc.Workers(), runtime.NumCPU())
+	where := fmt.Sprintf("master %s: %d workers, %d cores, %s kernels.", sc.Master(), sc.Workers(), runtime.NumCPU(), kernel.Implementation())
 	if sh.s.group != nil {
 		master := sc.Master()
 		if o := sh.s.opts; o.Engine == nil && o.Master != "" {

@@ -23,6 +23,8 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // command is one subcommand of sparknet.
@@ -84,6 +86,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sparknet: unknown command %q\n", name)
 		printUsage(stderr)
 		return 2
+	}
+	if err := kernel.ImplementationError(); err != nil {
+		fmt.Fprintf(stderr, "sparknet: %v; running the %s kernels\n", err, kernel.Implementation())
 	}
 	fs := flag.NewFlagSet("sparknet "+c.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -56,3 +56,24 @@ func expectPanic(t *testing.T, want string, f func()) {
 	}()
 	f()
 }
+
+// TestKernelsEnv checks the choice SPARKNET_KERNELS makes: a name this CPU
+// runs is selected (in any case), an empty value keeps the choice, and an
+// unknown name is an error that lists the names and changes nothing.
+func TestKernelsEnv(t *testing.T) {
+	prev := Implementation()
+	defer SetImplementation(prev)
+	if err := chooseFromEnv(" GO "); err != nil || Implementation() != "go" {
+		t.Fatalf("chooseFromEnv(GO): %v, implementation %s", err, Implementation())
+	}
+	if err := chooseFromEnv(""); err != nil || Implementation() != "go" {
+		t.Fatalf("chooseFromEnv(\"\"): %v, implementation %s", err, Implementation())
+	}
+	err := chooseFromEnv("avx3")
+	if err == nil || !strings.Contains(err.Error(), "SPARKNET_KERNELS=avx3") || !strings.Contains(err.Error(), "go") {
+		t.Fatalf("chooseFromEnv(avx3) = %v, want an error naming the variable and the choices", err)
+	}
+	if Implementation() != "go" {
+		t.Fatalf("a bad name changed the implementation to %s", Implementation())
+	}
+}

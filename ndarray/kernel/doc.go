@@ -49,14 +49,21 @@
 //
 //   - "avx512": AVX-512F (with BMI2, AVX2 and FMA). The SGEMM microkernel
 //     keeps a tile of up to 14×32 floats of C in 28 zmm registers.
-//   - "avx2": AVX2 and FMA, a 6×16 tile in 12 ymm registers. The layer
-//     kernels other than Relu, ReluGrad, Div and Sqrt use the portable
-//     code.
+//   - "avx2": AVX2 and FMA, a 6×16 tile in 12 ymm registers; tiles and
+//     transposed-B panels packed by 8×8 register transposes; pooling rows
+//     (strides 1 and 2) and stride-1 im2col/col2im rows in assembly, their
+//     partial vectors under VMASKMOVPS lane masks. Row copies and sums and
+//     the whole-channel im2col and whole-image-row col2im of AVX-512 use
+//     the portable code or the row kernels instead.
 //   - "go": portable Go, used on other architectures and with the noasm
 //     build tag (go test -tags noasm).
 //
 // Implementation reports the choice and SetImplementation overrides it,
-// which tests and benchmarks use to compare the paths.
+// which tests and benchmarks use to compare the paths. The environment
+// variable SPARKNET_KERNELS (avx512, avx2 or go) makes the same choice for
+// a whole program, e.g. to see how a run behaves on a CPU without
+// AVX-512; a name this CPU cannot run leaves the default in place and
+// ImplementationError says why.
 //
 // SGEMM follows the GotoBLAS/BLIS scheme: op(B) is packed kc×nc at a time
 // into panels as wide as the tile, alpha·op(A) mc×kc at a time into tiles

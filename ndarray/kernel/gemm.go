@@ -30,10 +30,12 @@ type gemmImpl struct {
 	// floats apart; it packs B.
 	copyChunks func(dst, src *float32, n, dstStride, srcStride int)
 	// packATile and packATransTile, if not nil, pack one tile of at most
-	// mr (and at most 16) rows of A or of a transposed A, with rows of the
+	// mr (and at most packRows) rows of A or of a transposed A, with rows of the
 	// packed tile ldd floats apart (see packA); packATile also packs
 	// panels of a transposed B.
 	packATile, packATransTile func(dst, src *float32, h, kb, lda, ldd int, alpha float32)
+	// packRows is the most rows packATile packs in one call.
+	packRows int
 	// vec supplies the vector primitives for single-row and
 	// single-column products.
 	vec *vecImpl

@@ -81,8 +81,8 @@ func (g *convGeom) rowSpan(ki int) (oy0, oy1 int) {
 // im2col fills col row by row, the rows ldc floats apart: each (channel,
 // ki, kj) row is outH runs of outW entries, and each run is a zero prefix,
 // a copy of part of one image row (contiguous when strideW is 1) and a
-// zero suffix. The vector implementation copies the runs of a row with
-// one kernel call, their edges under a mask.
+// zero suffix. The implementation's im2colRows copies the runs of a row
+// in one call; the vector kernels handle their edges under masks.
 func (g *convGeom) im2col(data, col []float32, ldc int) {
 	hw := g.height * g.width
 	if g.active().im2colChannel && g.strideH == 1 && g.strideW == 1 && g.outH > 0 && g.outW > 0 && hw > 0 {
@@ -94,7 +94,6 @@ func (g *convGeom) im2col(data, col []float32, ldc int) {
 	}
 	runs := g.active().im2colRows
 	for c := 0; c < g.channels; c++ {
-		img := data[c*hw : (c+1)*hw]
 		for ki := 0; ki < g.kh; ki++ {
 			oy0, oy1 := g.rowSpan(ki)
 			for kj := 0; kj < g.kw; kj++ {
@@ -109,44 +108,65 @@ func (g *convGeom) im2col(data, col []float32, ldc int) {
 				clear(dst[:oy0*g.outW])
 				clear(dst[oy1*g.outW:])
 				y0 := oy0*g.strideH - g.padH + ki*g.dilH
-				if runs != nil {
-					runs(data, dst[oy0*g.outW:], c*hw+y0*g.width+off, g.strideH*g.width, oy1-oy0, g.outW, lo, hi, g.strideW)
-					continue
-				}
-				for oy, y := oy0, y0; oy < oy1; oy, y = oy+1, y+g.strideH {
-					d := dst[oy*g.outW : (oy+1)*g.outW]
-					row := img[y*g.width : (y+1)*g.width]
-					clear(d[:lo])
-					clear(d[hi:])
-					if g.strideW == 1 {
-						copy(d[lo:hi], row[lo+off:hi+off])
-						continue
-					}
-					x := lo*g.strideW + off
-					for ox := lo; ox < hi; ox++ {
-						d[ox] = row[x]
-						x += g.strideW
-					}
-				}
+				runs(data, dst[oy0*g.outW:], c*hw+y0*g.width+off, g.strideH*g.width, oy1-oy0, g.outW, lo, hi, g.strideW)
 			}
+		}
+	}
+}
+
+// im2colRowsGo sets col[r*cols+o] to img[off+r*ld+o*stride] for r < rows
+// and lo <= o < hi, and to zero for the other o < cols: one row of the
+// column matrix, as rows runs of cols entries.
+func im2colRowsGo(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
+	for r := 0; r < rows; r++ {
+		d := col[r*cols : (r+1)*cols]
+		clear(d[:lo])
+		clear(d[hi:])
+		x := off + r*ld + lo*stride
+		if stride == 1 {
+			copy(d[lo:hi], img[x:x+hi-lo])
+			continue
+		}
+		for o := lo; o < hi; o++ {
+			d[o] = img[x]
+			x += stride
+		}
+	}
+}
+
+// col2imRowsGo adds col[r*cols+o] to img[off+r*ld+o*stride] for r < rows
+// and lo <= o < hi, the adjoint of im2colRowsGo.
+func col2imRowsGo(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
+	for r := 0; r < rows; r++ {
+		s := col[r*cols+lo : r*cols+hi]
+		x := off + r*ld + lo*stride
+		if stride == 1 {
+			d := img[x : x+len(s)]
+			for i, v := range s {
+				d[i] += v
+			}
+			continue
+		}
+		for _, v := range s {
+			img[x] += v
+			x += stride
 		}
 	}
 }
 
 // col2im zeroes data and adds col (rows ldc floats apart) back in the
 // order im2col read it, so every image element receives the same sums in
-// the same order as the reference; contiguous runs use the vector Add, or
-// the vector implementation's kernel for a whole row.
+// the same order as the reference, a row of the column matrix per call of
+// the implementation's col2imRows (or a whole image row per call of its
+// image-row kernel).
 func (g *convGeom) col2im(col []float32, ldc int, data []float32) {
 	hw := g.height * g.width
 	if g.col2imByImageRows(col, ldc, data) {
 		return
 	}
 	clear(data[:g.channels*hw])
-	impl := g.active()
-	add, runs := impl.add, impl.col2imRows
+	runs := g.active().col2imRows
 	for c := 0; c < g.channels; c++ {
-		img := data[c*hw : (c+1)*hw]
 		for ki := 0; ki < g.kh; ki++ {
 			oy0, oy1 := g.rowSpan(ki)
 			for kj := 0; kj < g.kw; kj++ {
@@ -158,24 +178,7 @@ func (g *convGeom) col2im(col []float32, ldc int, data []float32) {
 					continue
 				}
 				y0 := oy0*g.strideH - g.padH + ki*g.dilH
-				if runs != nil {
-					runs(data, src[oy0*g.outW:], c*hw+y0*g.width+off, g.strideH*g.width, oy1-oy0, g.outW, lo, hi, g.strideW)
-					continue
-				}
-				for oy, y := oy0, y0; oy < oy1; oy, y = oy+1, y+g.strideH {
-					s := src[oy*g.outW : (oy+1)*g.outW]
-					row := img[y*g.width : (y+1)*g.width]
-					if g.strideW == 1 {
-						d := row[lo+off : hi+off]
-						add(d, d, s[lo:hi])
-						continue
-					}
-					x := lo*g.strideW + off
-					for ox := lo; ox < hi; ox++ {
-						row[x] += s[ox]
-						x += g.strideW
-					}
-				}
+				runs(data, src[oy0*g.outW:], c*hw+y0*g.width+off, g.strideH*g.width, oy1-oy0, g.outW, lo, hi, g.strideW)
 			}
 		}
 	}

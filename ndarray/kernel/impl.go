@@ -2,8 +2,35 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"strings"
 )
+
+// KernelsEnv names the environment variable that selects the kernels for a
+// whole program (see SetImplementation).
+const KernelsEnv = "SPARKNET_KERNELS"
+
+// envErr is why the choice KernelsEnv asked for was not made.
+var envErr error
+
+func init() { envErr = chooseFromEnv(os.Getenv(KernelsEnv)) }
+
+// chooseFromEnv selects the implementation a value of KernelsEnv names;
+// an empty value keeps the default.
+func chooseFromEnv(value string) error {
+	name := strings.ToLower(strings.TrimSpace(value))
+	if name == "" {
+		return nil
+	}
+	if _, err := SetImplementation(name); err != nil {
+		return fmt.Errorf("%s=%s: %w", KernelsEnv, value, err)
+	}
+	return nil
+}
+
+// ImplementationError returns why the implementation named by the
+// environment variable SPARKNET_KERNELS is not in use, or nil.
+func ImplementationError() error { return envErr }
 
 // active is the implementation the exported functions run (its vec field
 // the vector primitives): the fastest of available() unless

@@ -23,6 +23,7 @@ var avx512Gemm = &gemmImpl{
 	copyChunks:     copyChunksAVX512,
 	packATile:      packAAVX512,
 	packATransTile: packATransAVX512,
+	packRows:       16,
 	vec:            avx512Vec,
 }
 
@@ -32,6 +33,8 @@ var avx2Gemm = &gemmImpl{
 		sgemmAVX2Kernels[mr-1](k, a, b, c, ldc, nr, beta, loadC)
 	},
 	copyChunks: copyChunksAVX2,
+	packATile:  packAAVX2,
+	packRows:   8,
 	vec:        avx2Vec,
 }
 
@@ -55,7 +58,8 @@ var avx2Vec = &vecImpl{
 	add: addAVX2, mul: mulAVX2, dot: dotAVX2, sum: sumAVX2, max: maxAVX2,
 	exp:      func(dst, x []float32) { expBlocks(false, dst, x) },
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,
-	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divAVX2, sqrt: sqrtAVX2,
+	maxPoolRow: maxPoolRowBlocksAVX2, avePoolRow: avePoolRowBlocksAVX2, div: divAVX2, sqrt: sqrtAVX2,
+	im2colRows: im2colRowsAsmAVX2, col2imRows: col2imRowsAsmAVX2,
 }
 
 // available lists the implementations this CPU runs, fastest first.
@@ -119,6 +123,62 @@ func avePoolRowAsm(dst []float32, src []float32, n, rows, ld, kw, stride int, di
 		return
 	}
 	avePoolRowAVX512(&dst[0], &src[0], n, rows, ld, kw, stride, div)
+}
+
+// poolBlocks returns how many blocks of width outputs of a pooling row
+// (at most n/width) a vector kernel can compute while every whole vector
+// it reads lies inside src: a block reads width·stride floats from each
+// window column of each window row.
+func poolBlocks(nsrc, n, rows, ld, kw, stride, width int) int {
+	reach := (rows-1)*ld + kw - 1 + width*stride - 1 // the last float block 0 reads
+	if reach >= nsrc {
+		return 0
+	}
+	return min(n/width, (nsrc-1-reach)/(width*stride)+1)
+}
+
+// maxPoolRowBlocksAVX2 and avePoolRowBlocksAVX2 run the AVX2 kernels for
+// strides 1 and 2: whole vectors for the blocks of 8 outputs poolBlocks
+// allows, masked vectors for the rest. Other strides take the portable
+// code.
+func maxPoolRowBlocksAVX2(dst []float32, arg []int32, src []float32, n, rows, ld, kw, stride int, base int32) {
+	if stride > 2 {
+		maxPoolRowGo(dst, arg, src, n, rows, ld, kw, stride, base)
+		return
+	}
+	full := poolBlocks(len(src), n, rows, ld, kw, stride, 8)
+	maxPoolRowAVX2(&dst[0], &arg[0], &src[0], n, full, rows, ld, kw, stride, base)
+}
+
+func avePoolRowBlocksAVX2(dst []float32, src []float32, n, rows, ld, kw, stride int, div float32) {
+	if stride > 2 {
+		avePoolRowGo(dst, src, n, rows, ld, kw, stride, div)
+		return
+	}
+	full := poolBlocks(len(src), n, rows, ld, kw, stride, 8)
+	avePoolRowAVX2(&dst[0], &src[0], n, full, rows, ld, kw, stride, div)
+}
+
+// im2colRowsAsmAVX2 and col2imRowsAsmAVX2 run the AVX2 kernels for
+// stride 1 and the portable code for other strides.
+func im2colRowsAsmAVX2(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
+	if stride != 1 {
+		im2colRowsGo(img, col, off, ld, rows, cols, lo, hi, stride)
+		return
+	}
+	_ = img[off+(rows-1)*ld+hi-1] // the image lanes read lie inside img
+	_ = col[rows*cols-1]
+	im2colRowsAVX2(&img[0], &col[0], off, ld, rows, cols, lo, hi)
+}
+
+func col2imRowsAsmAVX2(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
+	if stride != 1 {
+		col2imRowsGo(img, col, off, ld, rows, cols, lo, hi, stride)
+		return
+	}
+	_ = img[off+(rows-1)*ld+hi-1]
+	_ = col[(rows-1)*cols+hi-1]
+	col2imRowsAVX2(&img[0], &col[0], off, ld, rows, cols, lo, hi)
 }
 
 // reluBlocksAVX2 and reluGradBlocksAVX2 run the AVX2 kernels on whole

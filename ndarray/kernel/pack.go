@@ -60,10 +60,10 @@ func (g *gemmImpl) packBTransPanel(b []float32, ldb, pc, j0, kb, w int, panel []
 	nr := g.nr
 	if g.packATile != nil {
 		// The panel is the transpose of the w×kb block of b: pack it
-		// as tiles of A of up to 16 rows, one after the other along
-		// the panel's rows.
-		for j := 0; j < w; j += 16 {
-			h := min(16, w-j)
+		// as tiles of A of up to packRows rows, one after the other
+		// along the panel's rows.
+		for j := 0; j < w; j += g.packRows {
+			h := min(g.packRows, w-j)
 			src := b[(j0+j)*ldb+pc:]
 			_ = src[(h-1)*ldb+kb-1] // the block lies inside b
 			g.packATile(&panel[j], &src[0], h, kb, ldb, nr, 1)

@@ -15,7 +15,7 @@ func TestPackA(t *testing.T) {
 		portable := *g
 		portable.packATile, portable.packATransTile = nil, nil
 		for _, trans := range []bool{false, true} {
-			for h := 1; h <= g.mr; h++ {
+			for h := 1; h <= max(g.mr, g.packRows); h++ {
 				for _, kb := range []int{1, 5, 15, 16, 17, 32, 33, 70} {
 					for _, alpha := range []float32{1, -0.5} {
 						t.Run(fmt.Sprintf("%s/trans=%v/h%d/k%d/alpha%g", g.name, trans, h, kb, alpha), func(t *testing.T) {

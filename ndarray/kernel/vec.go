@@ -28,8 +28,8 @@ type vecImpl struct {
 	avePoolRow        func(dst []float32, src []float32, n, rows, ld, kw, stride int, div float32)
 	div               func(dst, x, y []float32)
 	sqrt              func(dst, x []float32)
-	// im2colRows and col2imRows, if not nil, copy one row of a column
-	// matrix from an image and add it back (see im2col.go).
+	// im2colRows and col2imRows copy one row of a column matrix from an
+	// image and add it back (see im2colRowsGo and col2imRowsGo).
 	im2colRows, col2imRows func(img, col []float32, off, ld, rows, cols, lo, hi, stride int)
 	// col2imImageRow and im2colChannel report whether the functions of
 	// those names (impl_amd64.go) run with this implementation.
@@ -42,6 +42,7 @@ var goVec = &vecImpl{
 	exp:      expGo,
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluGo, reluGrad: reluGradGo,
 	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divGo, sqrt: sqrtGo,
+	im2colRows: im2colRowsGo, col2imRows: col2imRowsGo,
 }
 
 func checkLen(name, slice string, n, want int) {

@@ -16,7 +16,8 @@ import (
 // AVX-512 kernels handle every length, the last vector of a row under an
 // opmask; the AVX2 ReLU kernels handle whole vectors and leave the rest to
 // the Go code that calls them (division and square root are generated as
-// the other vector primitives).
+// the other vector primitives). The other AVX2 layer kernels are in
+// nn256.go.
 
 // Comparison predicates of VCMPPS.
 const (
