@@ -109,6 +109,9 @@ func (r *RDD) label() string {
 }
 
 func (r *RDD) String() string {
+	if r.err != nil {
+		return fmt.Sprintf("%s, failed: %v", r.label(), r.err)
+	}
 	return fmt.Sprintf("%s with %d partitions", r.label(), r.nparts)
 }
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/data"
 )
 
 func TestMasters(t *testing.T) {
@@ -384,5 +386,31 @@ func TestAccessors(t *testing.T) {
 	}
 	if bc.ID() < 1 || acc.String() != "Accumulator(n: 2.5)" {
 		t.Errorf("broadcast %d, accumulator %v", bc.ID(), acc)
+	}
+}
+
+// TestNegativePartitions checks that a negative number of partitions is
+// an error (0 is the default parallelism), from the constructors and the
+// sources alike.
+func TestNegativePartitions(t *testing.T) {
+	sc, err := NewContext("local[2]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	for name, r := range map[string]*RDD{
+		"Parallelize":        sc.Parallelize([]int{1, 2, 3}, -1),
+		"Range":              sc.Range(0, 10, 1, -2),
+		"ParallelizeSamples": sc.ParallelizeSamples(&data.Samples{N: 1, C: 1, H: 1, W: 1, Pixels: []uint8{1}, Labels: []float32{0}}, -3),
+	} {
+		if _, err := r.Count(); err == nil || !strings.Contains(err.Error(), "want at least 1") {
+			t.Errorf("%s with negative partitions: Count error %v", name, err)
+		}
+	}
+	if r := sc.Parallelize([]int{1, 2, 3}, 0); r.NumPartitions() != sc.DefaultParallelism() {
+		t.Errorf("Parallelize(..., 0) has %d partitions, want the default %d", r.NumPartitions(), sc.DefaultParallelism())
+	}
+	if _, err := sc.TextFile("no-such-file", -1); err == nil || !strings.Contains(err.Error(), "want at least 1") {
+		t.Errorf("TextFile with negative partitions: %v", err)
 	}
 }

@@ -17,10 +17,10 @@ func (sc *Context) ParallelizeSamples(s *data.Samples, numPartitions int) *RDD {
 	if err := s.Validate(); err != nil {
 		return sc.failed("ParallelizeSamples", fmt.Errorf("rdd: %w", err))
 	}
-	if numPartitions <= 0 {
-		numPartitions = sc.DefaultParallelism()
+	n, err := sc.partitionsOrDefault("ParallelizeSamples", numPartitions)
+	if err != nil {
+		return sc.failed("ParallelizeSamples", err)
 	}
-	n := numPartitions
 	return sc.newRDD("ParallelizeSamples", n, true, nil, func(_ *TaskContext, p int) (block, error) {
 		i, j := partitionBounds(s.N, n, p)
 		return block{Samples: s.Slice(i, j)}, nil
@@ -30,6 +30,9 @@ func (sc *Context) ParallelizeSamples(s *data.Samples, numPartitions int) *RDD {
 // samplesSource reads a sample set eagerly (so that file errors show at
 // once) and distributes it.
 func (sc *Context) samplesSource(op string, numPartitions int, read func() (*data.Samples, error)) (*RDD, error) {
+	if _, err := sc.partitionsOrDefault(op, numPartitions); err != nil {
+		return nil, err
+	}
 	s, err := read()
 	if err != nil {
 		return nil, err
@@ -87,6 +90,9 @@ func (sc *Context) CSV(path string, o data.CSVOptions, numPartitions int) (*RDD,
 // TextFile reads a text file (plain or gzip) into an RDD of its lines, as
 // strings.
 func (sc *Context) TextFile(path string, numPartitions int) (*RDD, error) {
+	if _, err := sc.partitionsOrDefault("TextFile", numPartitions); err != nil {
+		return nil, err
+	}
 	lines, err := data.ReadLines(path)
 	if err != nil {
 		return nil, err

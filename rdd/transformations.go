@@ -35,8 +35,9 @@ func (sc *Context) Parallelize(slice any, numPartitions int) *RDD {
 	if s, ok := slice.(*data.Samples); ok {
 		return sc.ParallelizeSamples(s, numPartitions)
 	}
-	if numPartitions <= 0 {
-		numPartitions = sc.DefaultParallelism()
+	numPartitions, err := sc.partitionsOrDefault("Parallelize", numPartitions)
+	if err != nil {
+		return sc.failed("Parallelize", err)
 	}
 	elems, err := toElements(slice)
 	if err != nil {
@@ -47,6 +48,18 @@ func (sc *Context) Parallelize(slice any, numPartitions int) *RDD {
 		i, j := partitionBounds(len(elems), n, p)
 		return block{Elems: elems[i:j:j]}, nil
 	})
+}
+
+// partitionsOrDefault returns a requested number of partitions, with 0
+// meaning DefaultParallelism; a negative number is an error.
+func (sc *Context) partitionsOrDefault(op string, n int) (int, error) {
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("rdd: %s into %d partitions: want at least 1, or 0 for the default (%d)", op, n, sc.DefaultParallelism())
+	case n == 0:
+		return sc.DefaultParallelism(), nil
+	}
+	return n, nil
 }
 
 // toElements copies a slice or array into a []any.
@@ -72,8 +85,9 @@ func (sc *Context) Range(start, end, step, numPartitions int) *RDD {
 	if step == 0 {
 		return sc.failed("Range", fmt.Errorf("rdd: Range step must not be 0"))
 	}
-	if numPartitions <= 0 {
-		numPartitions = sc.DefaultParallelism()
+	numPartitions, err := sc.partitionsOrDefault("Range", numPartitions)
+	if err != nil {
+		return sc.failed("Range", err)
 	}
 	n := 0
 	if step > 0 && end > start {

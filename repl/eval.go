@@ -65,7 +65,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 			err = s.runDecls(ctx, f, rw, ch.kind == fileChunk)
 		}
 		if err != nil {
-			return s.mapErr(err)
+			return s.mapErr(s.nameCalls(err, f))
 		}
 	}
 	return nil

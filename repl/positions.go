@@ -3,8 +3,10 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"go/ast"
 	"go/scanner"
 	"go/token"
+	"go/types"
 	"regexp"
 	"sort"
 	"strconv"
@@ -74,3 +76,64 @@ type mappedError struct {
 func (e *mappedError) Error() string { return e.msg }
 
 func (e *mappedError) Unwrap() error { return e.err }
+
+// errAt is the position that starts a compile error's message.
+var errAt = regexp.MustCompile(`^(.+?):(\d+):(\d+): `)
+
+// nameCalls fills in the function that the interpreter leaves out of two
+// of its messages when the callee is a method value or an expression:
+// "not enough (too many) arguments in call to " and "assignment mismatch:
+// 2 variables but  returns 1 values". It finds the call at the message's
+// position in f, the input's syntax tree.
+func (s *Session) nameCalls(err error, f *ast.File) error {
+	msg := err.Error()
+	first, rest, _ := strings.Cut(msg, "\n")
+	tail := strings.HasSuffix(first, " call to ")
+	mid := strings.Contains(first, " but  returns ")
+	m := errAt.FindStringSubmatch(first)
+	if (!tail && !mid) || m == nil || f == nil {
+		return err
+	}
+	line, _ := strconv.Atoi(m[2])
+	col, _ := strconv.Atoi(m[3])
+	fset := s.in.FileSet()
+	at := func(n ast.Node) bool {
+		p := fset.Position(n.Pos())
+		return p.Line == line && p.Column == col
+	}
+	var call *ast.CallExpr
+	ast.Inspect(f, func(n ast.Node) bool {
+		if call != nil || n == nil {
+			return false
+		}
+		var rhs []ast.Expr
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if tail && at(n) {
+				call = n
+			}
+		case *ast.AssignStmt:
+			rhs = n.Rhs
+		case *ast.ValueSpec:
+			rhs = n.Values
+		}
+		if mid && len(rhs) == 1 && at(n) {
+			call, _ = ast.Unparen(rhs[0]).(*ast.CallExpr)
+		}
+		return call == nil
+	})
+	if call == nil {
+		return err
+	}
+	name := types.ExprString(call.Fun)
+	if tail {
+		first += name
+	} else {
+		first = strings.Replace(first, " but  returns ", " but "+name+" returns ", 1)
+		first = strings.Replace(first, " returns 1 values", " returns 1 value", 1)
+	}
+	if rest != "" {
+		first += "\n" + rest
+	}
+	return &mappedError{msg: first, err: err}
+}

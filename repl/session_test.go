@@ -292,6 +292,9 @@ func TestSuggestions(t *testing.T) {
 		// the interpreter crashes on packages that were not imported
 		{"var p *caffepb.NetParameter", `undefined: caffepb; add import "github.com/sparknet-go/sparknet/caffe/caffepb"`},
 		{"f := func(b *bytes.Buffer) {}", `undefined: bytes; add import "bytes"`},
+		// the interpreter leaves out callees that are method values
+		{"var a *ndarray.Array; a.Sum()", "in[8]:1:23: not enough arguments in call to a.Sum"},
+		{"r, err := sc.Parallelize(nil, 0)", "assignment mismatch: 2 variables but sc.Parallelize returns 1 value"},
 	}
 	for _, tc := range tests {
 		err := s.Eval(context.Background(), tc.in)
