@@ -43,7 +43,7 @@ type fieldHook func(m protoreflect.Message, fd protoreflect.FieldDescriptor, v p
 
 func parseText(name string, src []byte, m proto.Message, hook fieldHook) error {
 	proto.Reset(m)
-	p := &textParser{sc: newTextScanner(name, src), hook: hook}
+	p := &textParser{sc: newTextScanner(name, src), hook: hook, root: m.ProtoReflect().Descriptor()}
 	if err := p.advance(); err != nil {
 		return err
 	}
@@ -62,6 +62,16 @@ type textParser struct {
 	tok   textToken
 	depth int
 	hook  fieldHook
+	// root is the message the file holds; open the blocks being read
+	// inside it, outermost first.
+	root protoreflect.MessageDescriptor
+	open []openBlock
+}
+
+// openBlock is a message block being read: its type and where it opened.
+type openBlock struct {
+	md  protoreflect.MessageDescriptor
+	pos Position
 }
 
 func (p *textParser) advance() error {
@@ -194,6 +204,18 @@ func (p *textParser) unknownField(md protoreflect.MessageDescriptor, name string
 			hint += "; this is a legacy \"layers\" block: write \"layer\" for the current format"
 		}
 	}
+	// A field of an enclosing message: most likely a block was not closed.
+	for i := len(p.open) - 2; i >= -1 && hint == ""; i-- {
+		outer := p.root
+		if i >= 0 {
+			outer = p.open[i].md
+		}
+		if outer != nil && outer.Fields().ByName(protoreflect.Name(name)) != nil {
+			b := p.open[len(p.open)-1]
+			hint = fmt.Sprintf(" (is a \"}\" missing? %q is a field of %s, and the %s opened at %d:%d is still open)",
+				name, outer.FullName(), md.FullName(), b.pos.Line, b.pos.Col)
+		}
+	}
 	return p.errorf(pos, "unknown field %q in %s%s; valid fields: %s", name, md.FullName(), hint, quoteList(names))
 }
 
@@ -225,9 +247,11 @@ func (p *textParser) parseValue(m protoreflect.Message, fd protoreflect.FieldDes
 		} else {
 			child = m.Mutable(fd).Message()
 		}
+		p.open = append(p.open, openBlock{md: child.Descriptor(), pos: valuePos})
 		if err := p.parseFields(child, end, valuePos); err != nil {
 			return err
 		}
+		p.open = p.open[:len(p.open)-1]
 		p.depth--
 		if p.hook != nil {
 			p.hook(m, fd, protoreflect.ValueOfMessage(child), namePos, valuePos)

@@ -143,6 +143,10 @@ func TestParseTextErrors(t *testing.T) {
 	}{
 		{"unknown field lists valid fields", "layer {\n  nmae: \"x\"\n}", &caffepb.NetParameter{},
 			`test.prototxt:2:3: unknown field "nmae" in caffe.LayerParameter (did you mean "name"?); valid fields: accuracy_param, argmax_param,`},
+		{"unclosed block", "layer {\n  name: \"a\"\n  convolution_param { num_output: 2 }\nlayer { name: \"b\" }", &caffepb.NetParameter{},
+			`test.prototxt:4:1: unknown field "layer" in caffe.LayerParameter (is a "}" missing? "layer" is a field of caffe.NetParameter, and the caffe.LayerParameter opened at 1:7 is still open)`},
+		{"unclosed nested block", "layer {\n  convolution_param {\n    num_output: 2\n  name: \"b\"\n}", &caffepb.NetParameter{},
+			`test.prototxt:4:3: unknown field "name" in caffe.ConvolutionParameter (is a "}" missing? "name" is a field of caffe.LayerParameter, and the caffe.ConvolutionParameter opened at 2:21 is still open)`},
 		{"unknown top-level field", "layer {}\nlayerz {}", &caffepb.NetParameter{},
 			`test.prototxt:2:1: unknown field "layerz" in caffe.NetParameter`},
 		{"current field in a legacy block", "layers { param { lr_mult: 1 } }", &caffepb.NetParameter{},
