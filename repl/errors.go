@@ -24,6 +24,9 @@ type PanicError struct {
 	// Goroutine is set when the panic happened in a goroutine started by
 	// a go statement.
 	Goroutine bool
+	// msg, if not empty, is the panic value's text with its positions
+	// rewritten to the inputs they refer to.
+	msg string
 }
 
 func (e *PanicError) Error() string {
@@ -33,7 +36,11 @@ func (e *PanicError) Error() string {
 	} else {
 		b.WriteString("panic: ")
 	}
-	fmt.Fprint(&b, e.Value)
+	if e.msg != "" {
+		b.WriteString(e.msg)
+	} else {
+		fmt.Fprint(&b, e.Value)
+	}
 	for _, t := range e.Trace {
 		b.WriteString("\n\t" + t)
 	}

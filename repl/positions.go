@@ -59,6 +59,9 @@ func (s *Session) mapErr(err error) error {
 		for i, t := range pe.Trace {
 			pe.Trace[i] = s.mapPositions(t)
 		}
+		if v := fmt.Sprint(pe.Value); inputPos.MatchString(v) {
+			pe.msg = s.mapPositions(v)
+		}
 		return pe
 	}
 	if errors.Is(err, ErrInterrupted) {

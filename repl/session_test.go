@@ -185,6 +185,20 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestPanicPositions checks that the positions in a panic's message, as
+// well as in its trace, name the input.
+func TestPanicPositions(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	err := s.Eval(context.Background(), `var i any = "s"; n := i.(int); _ = n`)
+	var pe *PanicError
+	if !errors.As(err, &pe) {
+		t.Fatalf("got %v, want a *PanicError", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "panic: in[1]:1:23: interface conversion") || strings.Contains(msg, inputFile) {
+		t.Errorf("message %q, want its position as in[1]:1:23", msg)
+	}
+}
+
 func TestGoroutinePanic(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the interpreter races with its own goroutines")
