@@ -1,6 +1,7 @@
 package sparknet
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -122,7 +123,12 @@ func (t *Trainer) trainTask(tc *rdd.TaskContext) (any, error) {
 	r.loss, r.iters = 0, 0
 	start := time.Now()
 	if err := r.solver.Step(tc.Context(), msg.Tau); err != nil {
-		return nil, fmt.Errorf("partition %d: %w", p, err)
+		err = fmt.Errorf("partition %d: %w", p, err)
+		if errors.Is(err, caffe.ErrDiverged) {
+			// The same weights and batches would diverge again.
+			err = rdd.NoRetry(err)
+		}
+		return nil, err
 	}
 	res := &partResult{Weights: r.weights, Loss: r.loss, Iters: r.iters, Seconds: time.Since(start).Seconds()}
 	if t.opts.Average == WeightsAndHistory {

@@ -2,9 +2,11 @@ package sparknet
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -493,5 +495,25 @@ func TestCheckpointAndResume(t *testing.T) {
 	fresh := f.trainer(t, sp, Options{Tau: 2, Checkpoint: filepath.Join(t.TempDir(), "none"), Resume: true})
 	if fresh.RoundsDone() != 0 {
 		t.Fatal("resuming without checkpoints must start at round 0")
+	}
+}
+
+// TestDivergenceStops checks that a diverging replica stops the round at
+// once (another attempt would diverge again) with an error naming the
+// round, the partition and the layer.
+func TestDivergenceStops(t *testing.T) {
+	f := newFixture(t, "local[2]", 2)
+	sp := testSolverParam(t, "")
+	sp.BaseLr = proto32(1e30)
+	tr := f.trainer(t, sp, Options{Tau: 5, Seed: 1})
+	err := tr.Rounds(context.Background(), 3)
+	var te *rdd.TaskError
+	if !errors.Is(err, caffe.ErrDiverged) || !errors.As(err, &te) || te.Attempts != 1 {
+		t.Fatalf("got %v, want a divergence reported after one attempt", err)
+	}
+	for _, want := range []string{"round 1", "partition", "layer"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("%q does not name the %s", err, want)
+		}
 	}
 }

@@ -16,20 +16,49 @@ var (
 	ErrEmpty = errors.New("rdd: empty RDD")
 )
 
-// TaskError reports a task that failed on every attempt, which fails its
-// job.
+// NoRetry marks err as a failure that another attempt would repeat (bad
+// settings, a diverging loss): the task that returns it fails at once,
+// without the retries other errors get. errors.Is(NoRetry(err), err)
+// holds, and errors.As sees through it.
+func NoRetry(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &noRetryError{err}
+}
+
+type noRetryError struct{ err error }
+
+func (e *noRetryError) Error() string { return e.err.Error() }
+func (e *noRetryError) Unwrap() error { return e.err }
+
+// retryable reports whether a failed attempt may be tried again.
+func retryable(err error) bool {
+	var nr *noRetryError
+	return !errors.As(err, &nr)
+}
+
+// TaskError reports a task that failed on every attempt (or on one whose
+// error NoRetry marked), which fails its job.
 type TaskError struct {
 	Job       int    // job ID
 	Action    string // the action that ran the job, such as "Count"
 	Stage     int    // stage ID within the context
 	Partition int    // partition (task) index
-	Attempts  int    // attempts made
+	Attempts  int    // attempts made (1 for an error that NoRetry marked)
 	Err       error  // the last attempt's error
 }
 
 func (e *TaskError) Error() string {
-	return fmt.Sprintf("rdd: %s (job %d, stage %d): partition %d failed after %d attempts: %v",
-		e.Action, e.Job, e.Stage, e.Partition, e.Attempts, e.Err)
+	attempts := fmt.Sprintf("after %d attempts", e.Attempts)
+	switch {
+	case !retryable(e.Err):
+		attempts = fmt.Sprintf("on attempt %d, not to be retried", e.Attempts)
+	case e.Attempts == 1:
+		attempts = "after 1 attempt"
+	}
+	return fmt.Sprintf("rdd: %s (job %d, stage %d): partition %d failed %s: %v",
+		e.Action, e.Job, e.Stage, e.Partition, attempts, e.Err)
 }
 
 func (e *TaskError) Unwrap() error { return e.Err }

@@ -252,3 +252,28 @@ func TestClosed(t *testing.T) {
 		t.Errorf("second Close: %v", err)
 	}
 }
+
+// TestNoRetry checks that a task error marked with NoRetry fails its job
+// on the attempt that returned it, and that the cause stays visible.
+func TestNoRetry(t *testing.T) {
+	sc := newTestContextWith(t, Options{Master: "local[2]"})
+	errBad := errors.New("bad settings")
+	var calls atomic.Int32
+	_, err := sc.Range(0, 8, 1, 4).MapPartitionsWithIndex(func(p int, it []any) []any {
+		if p == 1 {
+			calls.Add(1)
+			panic(NoRetry(errBad))
+		}
+		return it
+	}).Count()
+	var te *TaskError
+	if !errors.As(err, &te) || te.Partition != 1 || te.Attempts != 1 || !errors.Is(err, errBad) {
+		t.Fatalf("got %v, want a TaskError for partition 1 after 1 attempt wrapping the cause", err)
+	}
+	if !strings.Contains(err.Error(), "on attempt 1, not to be retried: ") || calls.Load() != 1 {
+		t.Errorf("message %q after %d calls", err, calls.Load())
+	}
+	if NoRetry(nil) != nil {
+		t.Error("NoRetry(nil) != nil")
+	}
+}

@@ -121,6 +121,9 @@ func (sc *Context) runTask(ctx context.Context, j *jobState, stage int, name str
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w: %s (job %d): partition %d: %v", ErrCanceled, j.action, j.id, p, err)
 		}
+		if !retryable(err) {
+			return nil, &TaskError{Job: j.id, Action: j.action, Stage: stage, Partition: p, Attempts: attempt, Err: err}
+		}
 		last = err
 	}
 	return nil, &TaskError{Job: j.id, Action: j.action, Stage: stage, Partition: p, Attempts: sc.maxAttempts, Err: last}

@@ -27,6 +27,7 @@ func init() {
 		"NewContextWith":     reflect.ValueOf(rdd.NewContextWith),
 		"NewLocalComms":      reflect.ValueOf(rdd.NewLocalComms),
 		"NewSPMDEngine":      reflect.ValueOf(rdd.NewSPMDEngine),
+		"NoRetry":            reflect.ValueOf(rdd.NoRetry),
 		"None":               reflect.ValueOf(rdd.None),
 		"Register":           reflect.ValueOf(rdd.Register),
 		"RegisterMaster":     reflect.ValueOf(rdd.RegisterMaster),
