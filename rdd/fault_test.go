@@ -62,7 +62,11 @@ func TestRetries(t *testing.T) {
 			if te.Partition != 2 || te.Attempts != max || !errors.Is(err, errInjected) || te.Action != "Count" {
 				t.Errorf("error %+v", te)
 			}
-			for _, want := range []string{"partition 2", fmt.Sprintf("after %d attempts", max), "injected fault on attempt"} {
+			after := fmt.Sprintf("after %d attempts", max)
+			if max == 1 {
+				after = "after 1 attempt:"
+			}
+			for _, want := range []string{"partition 2", after, "injected fault on attempt"} {
 				if !strings.Contains(err.Error(), want) {
 					t.Errorf("error %q lacks %q", err, want)
 				}
