@@ -88,7 +88,10 @@ func (s *Session) parseChunk(file, src string, ch chunk, first int) (*ast.File, 
 	var el scanner.ErrorList
 	if errors.As(err, &el) && len(el) > 0 && el[0].Pos.Offset >= len(prefix)+len(strings.TrimRight(text, " \t\r\n")) {
 		line, col := lineCol(src, len(strings.TrimRight(src, " \t\r\n")))
-		return nil, fmt.Errorf("%s:%d:%d: unexpected end of input (%s)", file, first+line-1, col, el[0].Msg)
+		// What the parser found there is the end of the wrapping, not
+		// the user's text.
+		msg, _, _ := strings.Cut(el[0].Msg, ", found ")
+		return nil, fmt.Errorf("%s:%d:%d: unexpected end of input (%s)", file, first+line-1, col, msg)
 	}
 	return f, err
 }
