@@ -73,14 +73,6 @@ func (s NetState) String() string {
 	return out
 }
 
-func (s NetState) proto() *caffepb.NetState {
-	return &caffepb.NetState{
-		Phase: caffepb.Phase(s.Phase).Enum(),
-		Level: proto.Int32(int32(s.Level)),
-		Stage: append([]string(nil), s.Stages...),
-	}
-}
-
 // meets reports whether the state meets a layer's include/exclude rule.
 func (s NetState) meets(r *caffepb.NetStateRule) bool {
 	if r.Phase != nil && Phase(r.GetPhase()) != s.Phase {

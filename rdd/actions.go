@@ -1,6 +1,7 @@
 package rdd
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/sparknet-go/sparknet/data"
@@ -15,7 +16,7 @@ import (
 // run runs a job returning fn of each of parts, in order.
 func (r *RDD) run(action string, parts []int, fn func(tc *TaskContext, b block) (any, error)) ([]any, error) {
 	var out []any
-	err := r.sc.runJob(nil, action, len(parts), func(j *jobState) error {
+	err := r.sc.runJob(context.Background(), action, len(parts), func(j *jobState) error {
 		var err error
 		out, err = r.sc.runRDD(j, r, parts, fn)
 		return err
@@ -211,7 +212,7 @@ func (r *RDD) TreeAggregate(zero any, seqOp, combOp func(a, b any) any, depth in
 // aggregate implements Fold, Aggregate and TreeAggregate (depth > 0).
 func (r *RDD) aggregate(action string, zero any, seqOp, combOp func(a, b any) any, depth int) (any, error) {
 	var result any
-	err := r.sc.runJob(nil, action, r.nparts, func(j *jobState) error {
+	err := r.sc.runJob(context.Background(), action, r.nparts, func(j *jobState) error {
 		res, err := r.sc.runRDD(j, r, allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
 			acc := zero
 			err := each(action, tc.info.Partition, b.Len(), func(i int) { acc = seqOp(acc, b.at(i)) })

@@ -51,11 +51,10 @@ func (s *Session) mapErr(err error) error {
 		}
 		return &mappedError{msg: s.mapPositions(strings.Join(msgs, "\n")), err: err}
 	}
-	switch err.(type) {
+	switch pe := err.(type) {
 	case *ExitError:
 		return err
 	case *PanicError:
-		pe := err.(*PanicError)
 		for i, t := range pe.Trace {
 			pe.Trace[i] = s.mapPositions(t)
 		}

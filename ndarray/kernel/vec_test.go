@@ -143,7 +143,7 @@ func TestExp(t *testing.T) {
 		xs = append(xs, 20*(2*rng.Float32()-1))
 	}
 	inf := float32(math.Inf(1))
-	xs = append(xs, 0, -0.0, 1, -1, 88.72, 88.73, -87.33, -87.34, -103.9, -104, 1e-8, -1e-8,
+	xs = append(xs, 0, float32(math.Copysign(0, -1)), 1, -1, 88.72, 88.73, -87.33, -87.34, -103.9, -104, 1e-8, -1e-8,
 		inf, -inf, float32(math.NaN()), math.MaxFloat32, -math.MaxFloat32)
 	forEachImpl(t, func(t *testing.T) {
 		for _, n := range []int{len(xs), 1, 7, 15, 16, 17, 33} {
