@@ -29,6 +29,10 @@ type DataSource struct {
 	Detect func(path string) bool
 	// Load reads the training (train true) or test split from path.
 	Load func(path string, train bool) (*data.Samples, error)
+	// OneSplit says that a path holds a single split (as an LMDB database
+	// does), which Load reads whatever the phase; such a kind cannot
+	// stand for a whole data set (as sparknet's --data flag wants).
+	OneSplit bool
 }
 
 var dataSources = struct {
@@ -52,6 +56,18 @@ func RegisterDataSource(name string, s DataSource) error {
 	}
 	dataSources.m[name] = s
 	return nil
+}
+
+// SplitDataSources returns the sorted names of the registered data
+// sources whose paths hold both a training and a test split.
+func SplitDataSources() []string {
+	var names []string
+	for _, name := range DataSources() {
+		if s, _ := lookupDataSource(name); !s.OneSplit {
+			names = append(names, name)
+		}
+	}
+	return names
 }
 
 // DataSources returns the sorted names of the registered data sources.
@@ -103,13 +119,16 @@ var samplesCache = struct {
 }{m: map[string]*data.Samples{}}
 
 // loadSource reads the split of a Data layer's source, resolving a
-// relative path against dir.
+// relative path against the working directory, then against dir.
 func loadSource(source, dir string, backend caffepb.DataParameter_DB, train bool) (*data.Samples, error) {
 	kind, path := SplitDataSource(source)
 	if path == "" {
 		return nil, fmt.Errorf("data_param.source is empty; give \"KIND:PATH\" with KIND one of %s", describeDataSources())
 	}
-	if !filepath.IsAbs(path) && dir != "" {
+	// A relative path is relative to the working directory, as in Caffe
+	// (whose examples run from Caffe's root), or else to the folder of
+	// the net's definition.
+	if !filepath.IsAbs(path) && dir != "" && !exists(path) {
 		path = filepath.Join(dir, path)
 	}
 	if kind == "" {
@@ -154,16 +173,13 @@ func detectSource(source, path string, backend caffepb.DataParameter_DB) (string
 	if err != nil {
 		db := ""
 		if strings.Contains(strings.ToLower(source), "lmdb") || backend == caffepb.DataParameter_LMDB {
-			db = " (an LMDB database, which sparknet cannot read yet)"
+			db = " (an LMDB database)"
 		} else if strings.Contains(strings.ToLower(source), "leveldb") {
-			db = " (a LevelDB database, which sparknet cannot read yet)"
+			db = " (a LevelDB database, which sparknet cannot read yet: convert it to LMDB)"
 		}
 		return "", fmt.Errorf("data source %q%s: %s not found; %s", source, db, path, hint)
 	}
 	if fi.IsDir() {
-		if exists(filepath.Join(path, "data.mdb")) {
-			return "", fmt.Errorf("data source %q is an LMDB database, which sparknet cannot read yet; %s", source, hint)
-		}
 		if exists(filepath.Join(path, "CURRENT")) {
 			if m, _ := filepath.Glob(filepath.Join(path, "MANIFEST-*")); len(m) > 0 {
 				return "", fmt.Errorf("data source %q is a LevelDB database, which sparknet cannot read yet; %s", source, hint)
@@ -210,6 +226,14 @@ func init() {
 			return globAny(p, "data_batch_*.bin", "test_batch.bin", "cifar-10-batches-bin/*_batch*.bin")
 		},
 		Load: data.LoadCIFAR10,
+	}))
+	must(RegisterDataSource("lmdb", DataSource{
+		Doc: "an LMDB database of Caffe Datum records, as Caffe's convert tools write them",
+		Detect: func(p string) bool {
+			return exists(filepath.Join(p, "data.mdb")) || (strings.HasSuffix(p, ".mdb") && exists(p))
+		},
+		Load:     func(p string, _ bool) (*data.Samples, error) { return data.ReadLMDB(p, data.ImageOptions{}) },
+		OneSplit: true,
 	}))
 	mustRegister("Data", newDataLayer)
 	markComputed("Data")

@@ -94,9 +94,14 @@ func TestDataLayerSources(t *testing.T) {
 		{"detected folder", mnist, "", ""},
 		{"relative to the net's folder", filepath.Base(mnist), filepath.Dir(mnist), ""},
 		{"missing LMDB", "examples/mnist/mnist_train_lmdb", "", "LMDB"},
-		{"LMDB folder", lmdb, "", "LMDB database"},
+		{"LMDB written by the LMDB library", filepath.Join("..", "data", "testdata", "lmdb", "small"), "", ""},
+		{"LMDB written by the LMDB library, by kind", "lmdb:" + filepath.Join("..", "data", "testdata", "lmdb", "big"), "", ""},
 		{"empty", "", "", "source is empty"},
 		{"unknown folder", t.TempDir(), "", "no known kind"},
+	}
+	// A damaged LMDB: the error names the file and what is wrong there.
+	if _, err := buildDataNet(t, dataNet(lmdb, "", 4, "TEST"), Test, ""); err == nil || !strings.Contains(err.Error(), filepath.Join(lmdb, "data.mdb")) || !strings.Contains(err.Error(), "meta page") {
+		t.Errorf("damaged LMDB: %v", err)
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,11 @@
 //   - Image folders with one subfolder per class, JPEG and PNG, resized
 //     bilinearly: ReadImageFolder, ReadImage, DecodeImage.
 //   - Text lines and CSV files of numbers: ReadLines, ReadCSV.
+//   - LMDB databases of Caffe Datum records, as Caffe's convert_imageset,
+//     convert_mnist_data and convert_cifar_data write them (raw bytes,
+//     float_data, or encoded JPEG/PNG): ReadLMDB, and OpenLMDB with
+//     ParseDatum for the records one by one. The reader is our own, in
+//     pure Go, over the file's pages; LevelDB is not read.
 //
 // Every reader returns an *Error naming the file and the byte offset,
 // record or line of a problem, wrapping ErrTruncated, ErrFormat or

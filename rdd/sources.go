@@ -71,6 +71,15 @@ func (sc *Context) CIFAR10(dir string, train bool, numPartitions int) (*RDD, err
 	})
 }
 
+// LMDB reads a Caffe LMDB database of Datum records (a folder holding
+// data.mdb, as Caffe's convert tools write them) into an RDD of samples,
+// in key order; encoded records are decoded as images with o.
+func (sc *Context) LMDB(path string, o data.ImageOptions, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("LMDB", numPartitions, func() (*data.Samples, error) {
+		return data.ReadLMDB(path, o)
+	})
+}
+
 // ImageFolder reads a folder with one subfolder of JPEG or PNG images per
 // class into an RDD of byte samples.
 func (sc *Context) ImageFolder(dir string, o data.ImageOptions, numPartitions int) (*RDD, error) {

@@ -70,6 +70,20 @@ func TestFileSources(t *testing.T) {
 		t.Errorf("CIFAR10: %v %v, %v", cs, cs.Labels, err)
 	}
 
+	// LMDB: the data package's fixture, 200 records of 3×6×6 bytes.
+	lmdb, err := sc.LMDB(filepath.Join("..", "data", "testdata", "lmdb", "small"), data.ImageOptions{}, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := data.ReadLMDB(filepath.Join("..", "data", "testdata", "lmdb", "small"), data.ImageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ls, err := lmdb.CollectSamples()
+	if err != nil || ls.N != 200 || lmdb.NumPartitions() != 3 || !bytes.Equal(ls.Pixels, want.Pixels) || !reflect.DeepEqual(ls.Labels, want.Labels) {
+		t.Errorf("LMDB: %d samples in %d partitions, %v", ls.N, lmdb.NumPartitions(), err)
+	}
+
 	// Text lines and CSV.
 	os.WriteFile(filepath.Join(dir, "lines.txt"), []byte("a\nb\nc\n"), 0o644)
 	lines, err := sc.TextFile(filepath.Join(dir, "lines.txt"), 2)
@@ -126,6 +140,7 @@ func TestFileSources(t *testing.T) {
 		"TextFile":    func() error { _, err := sc.TextFile(filepath.Join(dir, "none"), 1); return err }(),
 		"CSV":         func() error { _, err := sc.CSV(filepath.Join(dir, "lines.txt"), data.CSVOptions{}, 1); return err }(),
 		"ImageFolder": func() error { _, err := sc.ImageFolder(filepath.Join(dir, "none"), data.ImageOptions{}, 1); return err }(),
+		"LMDB":        func() error { _, err := sc.LMDB(filepath.Join(dir, "none"), data.ImageOptions{}, 1); return err }(),
 	} {
 		if err == nil {
 			t.Errorf("%s of a bad file: no error", name)

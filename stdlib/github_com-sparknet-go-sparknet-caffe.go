@@ -66,6 +66,7 @@ func init() {
 		"ShapeEquals":             reflect.ValueOf(caffe.ShapeEquals),
 		"SolverTypes":             reflect.ValueOf(caffe.SolverTypes),
 		"SplitDataSource":         reflect.ValueOf(caffe.SplitDataSource),
+		"SplitDataSources":        reflect.ValueOf(caffe.SplitDataSources),
 		"Summarize":               reflect.ValueOf(caffe.Summarize),
 		"Test":                    reflect.ValueOf(caffe.Test),
 		"TestNetParameters":       reflect.ValueOf(caffe.TestNetParameters),

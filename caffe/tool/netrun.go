@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -21,16 +22,16 @@ type dataFlag struct{ source string }
 func (d *dataFlag) String() string { return d.source }
 
 func (d *dataFlag) Set(v string) error {
+	kinds := caffe.SplitDataSources()
 	kind, dir, ok := strings.Cut(v, "=")
 	if !ok || kind == "" || dir == "" {
-		return fmt.Errorf("want KIND=DIR with KIND one of %s, e.g. mnist=/data/mnist; got %q", strings.Join(caffe.DataSources(), ", "), v)
+		return fmt.Errorf("want KIND=DIR with KIND one of %s, e.g. mnist=/data/mnist; got %q", strings.Join(kinds, ", "), v)
 	}
-	known := false
-	for _, k := range caffe.DataSources() {
-		known = known || k == kind
+	if slices.Contains(caffe.DataSources(), kind) && !slices.Contains(kinds, kind) {
+		return fmt.Errorf("an %s path holds a single split, not a training and a test set: name it as each Data layer's source (data_param.source) instead; --data takes %s", kind, strings.Join(kinds, ", "))
 	}
-	if !known {
-		return fmt.Errorf("unknown data set kind %q; known kinds: %s", kind, strings.Join(caffe.DataSources(), ", "))
+	if !slices.Contains(kinds, kind) {
+		return fmt.Errorf("unknown data set kind %q; known kinds: %s", kind, strings.Join(kinds, ", "))
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {

@@ -146,7 +146,8 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"train without solver", []string{"train"}, 2, "--solver is required"},
 		{"weights and snapshot", []string{"train", solver, "--weights=a", "--snapshot=b"}, 2, "not both"},
-		{"unknown data kind", []string{"train", solver, "--data=lmdb=/x"}, 2, `unknown data set kind "lmdb"`},
+		{"unknown data kind", []string{"train", solver, "--data=leveldb=/x"}, 2, `unknown data set kind "leveldb"`},
+		{"single-split data kind", []string{"train", solver, "--data=lmdb=/x"}, 2, `an lmdb path holds a single split`},
 		{"LMDB source", []string{"train", solver}, 1, "LMDB"},
 		{"test without weights", []string{"test", model}, 2, "--weights is required"},
 		{"time without model", []string{"time"}, 2, "--model is required"},

@@ -1,0 +1,105 @@
+package data
+
+import (
+	"fmt"
+	"math"
+
+	"google.golang.org/protobuf/encoding/protowire"
+)
+
+// Datum is Caffe's Datum record, the value type of the LMDB and LevelDB
+// databases Caffe's tools write: one C×H×W sample as raw bytes (Data),
+// as floats (FloatData), or as an encoded JPEG/PNG image (Encoded, Data
+// holding the file's bytes), with its label.
+type Datum struct {
+	Channels, Height, Width int
+	Data                    []byte
+	Label                   int32
+	FloatData               []float32
+	Encoded                 bool
+}
+
+// maxDatumDim bounds each of a Datum's dimensions.
+const maxDatumDim = 1 << 20
+
+// ParseDatum decodes a serialized Datum (caffe.proto: channels 1, height 2,
+// width 3, data 4, label 5, float_data 6, encoded 7) and checks that its
+// data holds channels×height×width values (unless encoded). data is
+// shared, not copied.
+func ParseDatum(b []byte) (Datum, error) {
+	var d Datum
+	for len(b) > 0 {
+		num, typ, n := protowire.ConsumeTag(b)
+		if n < 0 {
+			return d, fmt.Errorf("%w: Datum: %v", ErrFormat, protowire.ParseError(n))
+		}
+		b = b[n:]
+		switch {
+		case num >= 1 && num <= 3 && typ == protowire.VarintType, num == 5 && typ == protowire.VarintType, num == 7 && typ == protowire.VarintType:
+			v, n := protowire.ConsumeVarint(b)
+			if n < 0 {
+				return d, fmt.Errorf("%w: Datum field %d: %v", ErrFormat, num, protowire.ParseError(n))
+			}
+			b = b[n:]
+			switch num {
+			case 1, 2, 3:
+				x := int32(v)
+				if x < 0 || x > maxDatumDim {
+					return d, fmt.Errorf("%w: Datum field %d = %d", ErrFormat, num, x)
+				}
+				*[]*int{&d.Channels, &d.Height, &d.Width}[num-1] = int(x)
+			case 5:
+				d.Label = int32(v)
+			case 7:
+				d.Encoded = v != 0
+			}
+		case num == 4 && typ == protowire.BytesType:
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 {
+				return d, fmt.Errorf("%w: Datum data: %v", ErrFormat, protowire.ParseError(n))
+			}
+			d.Data, b = v, b[n:]
+		case num == 6 && typ == protowire.Fixed32Type:
+			v, n := protowire.ConsumeFixed32(b)
+			if n < 0 {
+				return d, fmt.Errorf("%w: Datum float_data: %v", ErrFormat, protowire.ParseError(n))
+			}
+			d.FloatData, b = append(d.FloatData, math.Float32frombits(v)), b[n:]
+		case num == 6 && typ == protowire.BytesType: // packed
+			v, n := protowire.ConsumeBytes(b)
+			if n < 0 || len(v)%4 != 0 {
+				return d, fmt.Errorf("%w: Datum float_data: packed field of %d bytes", ErrFormat, len(v))
+			}
+			for i := 0; i < len(v); i += 4 {
+				f, _ := protowire.ConsumeFixed32(v[i:])
+				d.FloatData = append(d.FloatData, math.Float32frombits(f))
+			}
+			b = b[n:]
+		default:
+			n := protowire.ConsumeFieldValue(num, typ, b)
+			if n < 0 {
+				return d, fmt.Errorf("%w: Datum field %d: %v", ErrFormat, num, protowire.ParseError(n))
+			}
+			b = b[n:]
+		}
+	}
+	if d.Encoded {
+		if len(d.Data) == 0 {
+			return d, fmt.Errorf("%w: an encoded Datum without data", ErrFormat)
+		}
+		return d, nil
+	}
+	size := d.Channels * d.Height * d.Width
+	if size == 0 {
+		return d, fmt.Errorf("%w: Datum shape %d×%d×%d", ErrFormat, d.Channels, d.Height, d.Width)
+	}
+	switch {
+	case len(d.Data) == size:
+		d.FloatData = nil
+	case len(d.Data) == 0 && len(d.FloatData) == size:
+		d.Data = nil
+	default:
+		return d, fmt.Errorf("%w: Datum %d×%d×%d holds %d bytes and %d floats, want %d of one", ErrFormat, d.Channels, d.Height, d.Width, len(d.Data), len(d.FloatData), size)
+	}
+	return d, nil
+}
