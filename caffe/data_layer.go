@@ -169,22 +169,14 @@ func loadSource(source, dir string, backend caffepb.DataParameter_DB, train bool
 // fits: databases Caffe writes (LMDB, LevelDB) are named as such.
 func detectSource(source, path string, backend caffepb.DataParameter_DB) (string, error) {
 	hint := fmt.Sprintf("sparknet's Data layer reads %s; name one as source: \"KIND:PATH\", or give --data=KIND=DIR to sparknet", describeDataSources())
-	fi, err := os.Stat(path)
-	if err != nil {
+	if _, err := os.Stat(path); err != nil {
 		db := ""
 		if strings.Contains(strings.ToLower(source), "lmdb") || backend == caffepb.DataParameter_LMDB {
 			db = " (an LMDB database)"
 		} else if strings.Contains(strings.ToLower(source), "leveldb") {
-			db = " (a LevelDB database, which sparknet cannot read yet: convert it to LMDB)"
+			db = " (a LevelDB database)"
 		}
 		return "", fmt.Errorf("data source %q%s: %s not found; %s", source, db, path, hint)
-	}
-	if fi.IsDir() {
-		if exists(filepath.Join(path, "CURRENT")) {
-			if m, _ := filepath.Glob(filepath.Join(path, "MANIFEST-*")); len(m) > 0 {
-				return "", fmt.Errorf("data source %q is a LevelDB database, which sparknet cannot read yet; %s", source, hint)
-			}
-		}
 	}
 	for _, name := range DataSources() {
 		if ds, _ := lookupDataSource(name); ds.Detect != nil && ds.Detect(path) {
@@ -233,6 +225,14 @@ func init() {
 			return exists(filepath.Join(p, "data.mdb")) || (strings.HasSuffix(p, ".mdb") && exists(p))
 		},
 		Load:     func(p string, _ bool) (*data.Samples, error) { return data.ReadLMDB(p, data.ImageOptions{}) },
+		OneSplit: true,
+	}))
+	must(RegisterDataSource("leveldb", DataSource{
+		Doc: "a LevelDB database of Caffe Datum records, as Caffe's convert tools write them",
+		Detect: func(p string) bool {
+			return exists(filepath.Join(p, "CURRENT")) && globAny(p, "MANIFEST-*")
+		},
+		Load:     func(p string, _ bool) (*data.Samples, error) { return data.ReadLevelDB(p, data.ImageOptions{}) },
 		OneSplit: true,
 	}))
 	mustRegister("Data", newDataLayer)

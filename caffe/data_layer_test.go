@@ -96,6 +96,7 @@ func TestDataLayerSources(t *testing.T) {
 		{"missing LMDB", "examples/mnist/mnist_train_lmdb", "", "LMDB"},
 		{"LMDB written by the LMDB library", filepath.Join("..", "data", "testdata", "lmdb", "small"), "", ""},
 		{"LMDB written by the LMDB library, by kind", "lmdb:" + filepath.Join("..", "data", "testdata", "lmdb", "big"), "", ""},
+		{"LevelDB written by the LevelDB library", copyDir(t, filepath.Join("..", "data", "testdata", "leveldb", "table")), "", ""},
 		{"empty", "", "", "source is empty"},
 		{"unknown folder", t.TempDir(), "", "no known kind"},
 	}
@@ -230,4 +231,25 @@ func TestDataLayerCIFAR(t *testing.T) {
 	if got, want := n.Blob("data").DataSlice()[1024], float32(1025%256)-2; got != want {
 		t.Errorf("first value of channel 1: %g, want %g", got, want)
 	}
+}
+
+// copyDir copies the files of a folder into a temporary one (database
+// libraries write lock files beside their data).
+func copyDir(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	entries, err := os.ReadDir(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(src, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dst, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dst
 }

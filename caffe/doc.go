@@ -79,8 +79,8 @@
 // goroutines its kernels may use (1 for a worker that owns one core).
 //
 // Data enters a net through Caffe's Data layer, which reads a registered
-// source (RegisterDataSource; LMDB databases of Datum records, MNIST IDX and
-// CIFAR-10 binary files) with
+// source (RegisterDataSource; LMDB and LevelDB databases of Datum records, MNIST
+// IDX and CIFAR-10 binary files) with
 // Caffe's transform_param, or through MemoryData layers fed from Go
 // (MemoryData.SetFeeder): ReplaceDataLayers turns a definition's Data
 // layers into MemoryData layers of the same tops and batch size, which is

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 
@@ -102,4 +103,80 @@ func ParseDatum(b []byte) (Datum, error) {
 		return d, fmt.Errorf("%w: Datum %d×%d×%d holds %d bytes and %d floats, want %d of one", ErrFormat, d.Channels, d.Height, d.Width, len(d.Data), len(d.FloatData), size)
 	}
 	return d, nil
+}
+
+// datumCollector gathers the Datum records of a database, in key order,
+// into samples of one shape.
+type datumCollector struct {
+	file    string       // for errors
+	o       ImageOptions // for encoded records
+	records uint64       // records the database declares (0: unknown)
+	limit   uint64       // bytes the database occupies, bounding what is reserved
+	s       *Samples
+}
+
+func (c *datumCollector) errAt(key []byte, err error) error {
+	return &Error{File: c.file, Offset: -1, Record: c.recordIndex(), Err: fmt.Errorf("key %q: %w", key, err)}
+}
+
+func (c *datumCollector) recordIndex() int {
+	if c.s == nil {
+		return 0
+	}
+	return c.s.N
+}
+
+// add appends the record value stored under key.
+func (c *datumCollector) add(key, value []byte) error {
+	d, err := ParseDatum(value)
+	if err != nil {
+		return c.errAt(key, err)
+	}
+	if d.Encoded {
+		pix, h, w, err := DecodeImage(bytes.NewReader(d.Data), fmt.Sprintf("%s: key %q", c.file, key), c.o)
+		if err != nil {
+			return err
+		}
+		d.Data, d.Channels, d.Height, d.Width = pix, c.o.channels(), h, w
+	}
+	s := c.s
+	if s == nil {
+		floats := d.Data == nil
+		if s, err = NewSamples(0, d.Channels, d.Height, d.Width, floats); err != nil {
+			return c.errAt(key, err)
+		}
+		// Room for the declared records, but never more than the
+		// database's bytes could hold.
+		size := uint64(s.C * s.H * s.W)
+		capacity := int(min(c.records, c.limit/size+1))
+		if floats {
+			s.Floats = make([]float32, 0, capacity*int(size))
+		} else {
+			s.Pixels = make([]uint8, 0, capacity*int(size))
+		}
+		s.Labels = make([]float32, 0, capacity)
+		c.s = s
+	}
+	if d.Channels != s.C || d.Height != s.H || d.Width != s.W {
+		return c.errAt(key, fmt.Errorf("%w: the record is %d×%d×%d, the first record %d×%d×%d", ErrFormat, d.Channels, d.Height, d.Width, s.C, s.H, s.W))
+	}
+	switch {
+	case s.Pixels != nil && d.Data != nil:
+		s.Pixels = append(s.Pixels, d.Data...)
+	case s.Floats != nil && d.Data == nil:
+		s.Floats = append(s.Floats, d.FloatData...)
+	default:
+		return c.errAt(key, fmt.Errorf("%w: the record holds %s, the first record the other kind", ErrFormat, map[bool]string{true: "bytes", false: "floats"}[d.Data != nil]))
+	}
+	s.Labels = append(s.Labels, float32(d.Label))
+	s.N++
+	return nil
+}
+
+// result returns the samples gathered.
+func (c *datumCollector) result() (*Samples, error) {
+	if c.s == nil {
+		return nil, &Error{File: c.file, Offset: -1, Record: -1, Err: fmt.Errorf("%w: the database holds no records", ErrFormat)}
+	}
+	return c.s, nil
 }

@@ -21,7 +21,9 @@
 //     convert_mnist_data and convert_cifar_data write them (raw bytes,
 //     float_data, or encoded JPEG/PNG): ReadLMDB, and OpenLMDB with
 //     ParseDatum for the records one by one. The reader is our own, in
-//     pure Go, over the file's pages; LevelDB is not read.
+//     pure Go, over the file's pages.
+//   - LevelDB databases of the same records (--backend=leveldb):
+//     ReadLevelDB, through github.com/syndtr/goleveldb.
 //
 // Every reader returns an *Error naming the file and the byte offset,
 // record or line of a problem, wrapping ErrTruncated, ErrFormat or

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -327,57 +326,9 @@ func ReadLMDB(path string, o ImageOptions) (*Samples, error) {
 
 // samples reads every record of the database into samples.
 func (db *LMDB) samples(o ImageOptions) (*Samples, error) {
-	var s *Samples
-	rec := 0
-	err := db.Walk(func(key, value []byte) error {
-		d, err := ParseDatum(value)
-		if err != nil {
-			return &Error{File: db.name, Offset: -1, Record: rec, Err: fmt.Errorf("key %q: %w", key, err)}
-		}
-		if d.Encoded {
-			pix, h, w, err := DecodeImage(bytes.NewReader(d.Data), fmt.Sprintf("%s: key %q", db.name, key), o)
-			if err != nil {
-				return err
-			}
-			d.Data, d.Channels, d.Height, d.Width = pix, o.channels(), h, w
-		}
-		if s == nil {
-			floats := d.Data == nil && d.FloatData != nil
-			if s, err = NewSamples(0, d.Channels, d.Height, d.Width, floats); err != nil {
-				return &Error{File: db.name, Offset: -1, Record: rec, Err: fmt.Errorf("key %q: %w", key, err)}
-			}
-			size := s.C * s.H * s.W
-			// Room for the declared records, but never more than the
-			// file could hold.
-			capacity := int(min(db.Len(), uint64(db.size)/uint64(size)+1))
-			if floats {
-				s.Floats = make([]float32, 0, capacity*size)
-			} else {
-				s.Pixels = make([]uint8, 0, capacity*size)
-			}
-			s.Labels = make([]float32, 0, capacity)
-		}
-		if d.Channels != s.C || d.Height != s.H || d.Width != s.W {
-			return &Error{File: db.name, Offset: -1, Record: rec, Err: fmt.Errorf("%w: key %q is %d×%d×%d, the first record %d×%d×%d", ErrFormat, key, d.Channels, d.Height, d.Width, s.C, s.H, s.W)}
-		}
-		switch {
-		case s.Pixels != nil && d.Data != nil:
-			s.Pixels = append(s.Pixels, d.Data...)
-		case s.Floats != nil && d.FloatData != nil:
-			s.Floats = append(s.Floats, d.FloatData...)
-		default:
-			return &Error{File: db.name, Offset: -1, Record: rec, Err: fmt.Errorf("%w: key %q mixes byte and float data with the other records", ErrFormat, key)}
-		}
-		s.Labels = append(s.Labels, float32(d.Label))
-		s.N++
-		rec++
-		return nil
-	})
-	if err != nil {
+	c := datumCollector{file: db.name, o: o, records: db.Len(), limit: uint64(db.size)}
+	if err := db.Walk(c.add); err != nil {
 		return nil, err
 	}
-	if s == nil {
-		return nil, db.errAt(-1, fmt.Errorf("%w: the database holds no records", ErrFormat))
-	}
-	return s, nil
+	return c.result()
 }

@@ -80,6 +80,15 @@ func (sc *Context) LMDB(path string, o data.ImageOptions, numPartitions int) (*R
 	})
 }
 
+// LevelDB reads a Caffe LevelDB database of Datum records (the folder
+// Caffe's convert tools write with --backend=leveldb) into an RDD of
+// samples, in key order.
+func (sc *Context) LevelDB(path string, o data.ImageOptions, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("LevelDB", numPartitions, func() (*data.Samples, error) {
+		return data.ReadLevelDB(path, o)
+	})
+}
+
 // ImageFolder reads a folder with one subfolder of JPEG or PNG images per
 // class into an RDD of byte samples.
 func (sc *Context) ImageFolder(dir string, o data.ImageOptions, numPartitions int) (*RDD, error) {

@@ -49,6 +49,7 @@ func init() {
 		"ReadImage":       reflect.ValueOf(data.ReadImage),
 		"ReadImageFolder": reflect.ValueOf(data.ReadImageFolder),
 		"ReadLMDB":        reflect.ValueOf(data.ReadLMDB),
+		"ReadLevelDB":     reflect.ValueOf(data.ReadLevelDB),
 		"ReadLines":       reflect.ValueOf(data.ReadLines),
 		"ReadMNIST":       reflect.ValueOf(data.ReadMNIST),
 		"Sequential":      reflect.ValueOf(data.Sequential),

@@ -28,7 +28,7 @@ func (d *dataFlag) Set(v string) error {
 		return fmt.Errorf("want KIND=DIR with KIND one of %s, e.g. mnist=/data/mnist; got %q", strings.Join(kinds, ", "), v)
 	}
 	if slices.Contains(caffe.DataSources(), kind) && !slices.Contains(kinds, kind) {
-		return fmt.Errorf("an %s path holds a single split, not a training and a test set: name it as each Data layer's source (data_param.source) instead; --data takes %s", kind, strings.Join(kinds, ", "))
+		return fmt.Errorf("%s data sets hold one split per path, not a training and a test set: name each as its Data layer's source (data_param.source) instead; --data takes %s", kind, strings.Join(kinds, ", "))
 	}
 	if !slices.Contains(kinds, kind) {
 		return fmt.Errorf("unknown data set kind %q; known kinds: %s", kind, strings.Join(kinds, ", "))

@@ -146,8 +146,8 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"train without solver", []string{"train"}, 2, "--solver is required"},
 		{"weights and snapshot", []string{"train", solver, "--weights=a", "--snapshot=b"}, 2, "not both"},
-		{"unknown data kind", []string{"train", solver, "--data=leveldb=/x"}, 2, `unknown data set kind "leveldb"`},
-		{"single-split data kind", []string{"train", solver, "--data=lmdb=/x"}, 2, `an lmdb path holds a single split`},
+		{"unknown data kind", []string{"train", solver, "--data=hdf5=/x"}, 2, `unknown data set kind "hdf5"`},
+		{"single-split data kind", []string{"train", solver, "--data=lmdb=/x"}, 2, `lmdb data sets hold one split per path`},
 		{"LMDB source", []string{"train", solver}, 1, "LMDB"},
 		{"test without weights", []string{"test", model}, 2, "--weights is required"},
 		{"time without model", []string{"time"}, 2, "--model is required"},

@@ -1,0 +1,58 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/syndtr/goleveldb/leveldb"
+	"github.com/syndtr/goleveldb/leveldb/opt"
+)
+
+// ReadLevelDB reads a Caffe LevelDB database of Datum records (the folder
+// Caffe's convert tools write with --backend=leveldb) into samples, in
+// key order, as ReadLMDB does. The database is opened read-only through
+// github.com/syndtr/goleveldb, which reads the files of Google's LevelDB
+// (sorted tables, snappy-compressed or not, and the write-ahead log).
+func ReadLevelDB(path string, o ImageOptions) (s *Samples, err error) {
+	if _, err := os.Stat(filepath.Join(path, "CURRENT")); err != nil {
+		return nil, inFile(path, fmt.Errorf("%w: not a LevelDB database (no CURRENT file): %v", ErrFormat, err))
+	}
+	defer func() {
+		// A damaged database must not take the caller down.
+		if v := recover(); v != nil {
+			s, err = nil, inFile(path, fmt.Errorf("%w: reading the LevelDB database failed: %v", ErrFormat, v))
+		}
+	}()
+	db, err := leveldb.OpenFile(path, &opt.Options{ReadOnly: true, ErrorIfMissing: true, Strict: opt.StrictAll})
+	if err != nil {
+		return nil, levelDBError(path, err)
+	}
+	defer db.Close()
+	var size int64
+	if sizes, err := db.SizeOf(nil); err == nil {
+		size = sizes.Sum()
+	}
+	c := datumCollector{file: path, o: o, records: 1 << 20, limit: uint64(max(size, 1<<20))}
+	it := db.NewIterator(nil, nil)
+	defer it.Release()
+	for it.Next() {
+		if err := c.add(it.Key(), it.Value()); err != nil {
+			return nil, err
+		}
+	}
+	if err := it.Error(); err != nil {
+		return nil, levelDBError(path, err)
+	}
+	return c.result()
+}
+
+// levelDBError wraps an error of the LevelDB library, marking corruption
+// as a format error.
+func levelDBError(path string, err error) error {
+	if errors.Is(err, leveldb.ErrNotFound) || os.IsNotExist(err) {
+		return inFile(path, err)
+	}
+	return inFile(path, fmt.Errorf("%w: %v", ErrFormat, err))
+}
