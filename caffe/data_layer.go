@@ -118,6 +118,43 @@ var samplesCache = struct {
 	m map[string]*data.Samples
 }{m: map[string]*data.Samples{}}
 
+// LoadDataSource reads a data set as a Data layer whose data_param.source
+// is source reads it: "KIND:PATH" or a path whose kind is detected; train
+// picks the training split of kinds that have two.
+func LoadDataSource(source string, train bool) (*data.Samples, error) {
+	return loadSource(source, "", caffepb.DataParameter_LEVELDB, train)
+}
+
+// ImageMean returns the mean of the samples, value by value, as the
+// 1×C×H×W BlobProto that Caffe's compute_image_mean writes and that
+// transform_param.mean_file reads.
+func ImageMean(s *data.Samples) (*caffepb.BlobProto, error) {
+	if s == nil || s.N == 0 {
+		return nil, fmt.Errorf("caffe: ImageMean of no samples")
+	}
+	size := s.C * s.H * s.W
+	sum := make([]float64, size)
+	for i := 0; i < s.N; i++ {
+		if s.Pixels != nil {
+			for j, v := range s.Pixels[i*size : (i+1)*size] {
+				sum[j] += float64(v)
+			}
+		} else {
+			for j, v := range s.Floats[i*size : (i+1)*size] {
+				sum[j] += float64(v)
+			}
+		}
+	}
+	mean := make([]float32, size)
+	for j, v := range sum {
+		mean[j] = float32(v / float64(s.N))
+	}
+	return &caffepb.BlobProto{
+		Num: proto.Int32(1), Channels: proto.Int32(int32(s.C)), Height: proto.Int32(int32(s.H)), Width: proto.Int32(int32(s.W)),
+		Data: mean,
+	}, nil
+}
+
 // loadSource reads the split of a Data layer's source, resolving a
 // relative path against the working directory, then against dir.
 func loadSource(source, dir string, backend caffepb.DataParameter_DB, train bool) (*data.Samples, error) {

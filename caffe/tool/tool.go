@@ -5,11 +5,14 @@
 //	sparknet train --solver=lenet_solver.prototxt --data=mnist=DIR [--weights=W | --snapshot=S] [--iterations=N]
 //	sparknet test --model=lenet_train_test.prototxt --weights=lenet_iter_10000.caffemodel --iterations=100 --data=mnist=DIR
 //	sparknet time --model=lenet_train_test.prototxt --iterations=50 --input-shape=data=64,1,28,28
+//	sparknet mean --source=examples/cifar10/cifar10_train_lmdb --output=mean.binaryproto
 //
-// --data=KIND=DIR points every Data layer at a data set of a registered
-// kind (mnist: a folder of MNIST IDX files; cifar10: CIFAR-10 binary
-// batches): TRAIN-phase layers read its training set, TEST-phase layers its
-// test set, so Caffe's example nets run without their LMDB databases.
+// Data layers read the LMDB and LevelDB databases that Caffe's convert
+// tools write. --data=KIND=DIR instead points every Data layer at a data
+// set of a kind with two splits (mnist: a folder of MNIST IDX files;
+// cifar10: CIFAR-10 binary batches): TRAIN-phase layers read its training
+// set, TEST-phase layers its test set, so Caffe's example nets also run
+// without their databases.
 //
 // Flags are spelled like those of Caffe's caffe tool (--model, --weights,
 // --phase, --level, --stage). Main is the whole command, so it can be run

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/data"
 )
 
@@ -160,5 +161,35 @@ func TestRunErrors(t *testing.T) {
 				t.Errorf("exit %d, stderr %q (stdout %q); want exit %d and %q", code, errOut, out, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestMean computes the mean image of the LMDB fixture (pixel j of record
+// i is (31i + 7j) mod 256) and reads it back as a mean file.
+func TestMean(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "mean.binaryproto")
+	src := filepath.Join("..", "..", "data", "testdata", "lmdb", "small")
+	stdout, errOut, code := runTool(t, "mean", "--source="+src, "--output="+out)
+	if code != 0 || !strings.Contains(stdout, "mean of 200 images of 3×6×6") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, errOut)
+	}
+	bp, err := caffe.ReadBlobProto(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bp.GetChannels() != 3 || bp.GetHeight() != 6 || bp.GetWidth() != 6 || len(bp.Data) != 108 {
+		t.Fatalf("mean blob %d×%d×%d with %d values", bp.GetChannels(), bp.GetHeight(), bp.GetWidth(), len(bp.Data))
+	}
+	for j, got := range bp.Data {
+		var sum float64
+		for i := 0; i < 200; i++ {
+			sum += float64((31*i + 7*j) % 256)
+		}
+		if want := float32(sum / 200); got != want {
+			t.Fatalf("mean[%d] = %g, want %g", j, got, want)
+		}
+	}
+	if _, errOut, code := runTool(t, "mean", "--source="+src, "--output="+out, "--split=dev"); code != 2 || !strings.Contains(errOut, "want train or test") {
+		t.Errorf("bad split: exit %d, %q", code, errOut)
 	}
 }
