@@ -136,6 +136,48 @@ func TestLayerGradients(t *testing.T) {
 			tops:   1,
 		},
 		{
+			name:   "ELU",
+			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
+			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },
+			tops:   1,
+		},
+		{
+			name:   "Exp",
+			def:    `type: "Exp" exp_param { base: 3 scale: 0.6 shift: -0.2 }`,
+			bottom: func() []*Blob { return blobs(randBlob(122, -1, 1, 2, 5)) },
+			tops:   1,
+		},
+		{
+			name:   "Log",
+			def:    `type: "Log" log_param { scale: 0.5 shift: 2 }`,
+			bottom: func() []*Blob { return blobs(randBlob(123, -1, 1, 2, 5)) },
+			tops:   1,
+		},
+		{
+			name:   "Clip",
+			def:    `type: "Clip" clip_param { min: -0.5 max: 0.4 }`,
+			bottom: func() []*Blob { return blobs(awayFromZeroBlob(124, 2, 5)) },
+			tops:   1,
+		},
+		{
+			name:   "Swish",
+			def:    `type: "Swish" swish_param { beta: 1.5 }`,
+			bottom: func() []*Blob { return blobs(randBlob(125, -2, 2, 2, 5)) },
+			tops:   1,
+		},
+		{
+			name:   "PReLU",
+			def:    `type: "PReLU" prelu_param { filler { type: "uniform" min: 0.1 max: 0.6 } }`,
+			bottom: func() []*Blob { return blobs(awayFromZeroBlob(126, 2, 3, 2, 2)) },
+			tops:   1,
+		},
+		{
+			name:   "PReLU/shared",
+			def:    `type: "PReLU" prelu_param { channel_shared: true }`,
+			bottom: func() []*Blob { return blobs(awayFromZeroBlob(127, 2, 3, 2)) },
+			tops:   1,
+		},
+		{
 			name:   "BNLL",
 			def:    `type: "BNLL"`,
 			bottom: func() []*Blob { return blobs(randBlob(21, -3, 3, 2, 5)) },

@@ -25,6 +25,13 @@ func TestLayerNeuronForward(t *testing.T) {
 		{"Power/zero-scale", `type: "Power" power_param { power: 2 scale: 0 shift: 3 }`, []float32{9, 9, 9, 9, 9}},
 		{"BNLL", `type: "BNLL"`, []float32{float32(math.Log1p(math.Exp(-2))), float32(math.Log1p(math.Exp(-0.5))), float32(math.Log(2)), float32(math.Log1p(math.Exp(0.5))), float32(math.Log1p(math.Exp(3)))}},
 		{"Dropout/TEST", `type: "Dropout" phase: TEST`, x},
+		{"ELU", `type: "ELU" elu_param { alpha: 0.5 }`, []float32{float32(0.5 * math.Expm1(-2)), float32(0.5 * math.Expm1(-0.5)), 0, 0.5, 3}},
+		{"Exp", `type: "Exp"`, []float32{float32(math.Exp(-2)), float32(math.Exp(-0.5)), 1, float32(math.Exp(0.5)), float32(math.Exp(3))}},
+		{"Exp/base2", `type: "Exp" exp_param { base: 2 scale: 2 shift: 1 }`, []float32{0.125, 1, 2, 4, 128}},
+		{"Log/base10", `type: "Log" log_param { base: 10 scale: 2 shift: 5 }`, []float32{0, float32(math.Log10(4)), float32(math.Log10(5)), float32(math.Log10(6)), float32(math.Log10(11))}},
+		{"Clip", `type: "Clip" clip_param { min: -1 max: 0.7 }`, []float32{-1, -0.5, 0, 0.5, 0.7}},
+		{"Swish", `type: "Swish"`, []float32{-2 * sig(-2), -0.5 * sig(-0.5), 0, 0.5 * sig(0.5), 3 * sig(3)}},
+		{"Threshold", `type: "Threshold" threshold_param { threshold: 0.2 }`, []float32{0, 0, 0, 1, 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -129,5 +136,29 @@ func TestLayerDropout(t *testing.T) {
 	}
 	if _, err := NewLayer(parseLayerDef(t, `type: "Dropout" dropout_param { dropout_ratio: 1 }`), nil); err == nil {
 		t.Error("dropout_ratio 1 accepted")
+	}
+}
+
+// TestPReLUForward checks the default slope 0.25 per channel, and that a
+// bottom without a channel axis is refused as Caffe refuses it.
+func TestPReLUForward(t *testing.T) {
+	b, top := blobOf([]int{1, 5}, -2, -0.5, 0, 0.5, 3), NewBlob()
+	l := setupLayer(t, `type: "PReLU"`, &LayerEnv{Phase: caffepb.Phase_TEST}, blobs(b), blobs(top))
+	if err := l.Forward(blobs(b), blobs(top)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float32{-0.5, -0.125, 0, 0.5, 3}; !closeSlices(top.DataSlice(), want, 1e-6) {
+		t.Errorf("got %v, want %v", top.DataSlice(), want)
+	}
+	if len(l.Params()) != 1 || l.Params()[0].Count() != 5 {
+		t.Errorf("slopes: %d blobs", len(l.Params()))
+	}
+	def := parseLayerDef(t, `type: "PReLU"`)
+	pl, err := newPReLU(def, &LayerEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pl.Setup(blobs(blobOf([]int{3}, 1, 2, 3)), blobs(NewBlob())); err == nil {
+		t.Error("a 1-axis bottom: no error")
 	}
 }

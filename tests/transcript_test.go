@@ -116,7 +116,9 @@ var transcripts = []struct {
 			{"s.Step(ctx, 100000000)" + enter, "round 1/10"}, // the live bar
 			{ctrlC, "interrupted; the session goes on"},
 			{"s.Iter() > 0" + enter, "true (bool)"},
-			{"n := 0; for { n++ }" + enter, ""},
+			// The loop says when it has run (the typed line itself does
+			// not contain the word), so that Ctrl-C comes after n++.
+			{`n := 0; for { n++; if n == 1000 { fmt.Println("loop" + "ing") } }` + enter, "looping"},
 			{ctrlC, "interrupted"},
 			{"n > 0" + enter, "true (bool)"},
 			{"not finished" + ctrlC, ">>> "}, // Ctrl-C at the prompt drops the line
