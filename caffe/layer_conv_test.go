@@ -2,8 +2,12 @@ package caffe
 
 import (
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
 func TestLayerConvolutionHandComputed(t *testing.T) {
@@ -294,5 +298,44 @@ func TestLayerConvolutionAllocs(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("budget %d: %v allocations per Reshape+Forward+Backward, want 0", budget, allocs)
 		}
+	}
+}
+
+// TestDeconvolutionIsTransposedConvolution checks the forward pass of
+// Deconvolution against Convolution with the same weights: for any x and
+// z, <deconv(x), z> = <x, conv(z)>, which is what makes deconvolution
+// the transpose of convolution in Caffe. It also checks the output size.
+func TestDeconvolutionIsTransposedConvolution(t *testing.T) {
+	params := `num_output: %d group: 2 kernel_h: 3 kernel_w: 2 stride_h: 2 stride_w: 3 pad_h: 1 pad_w: 0 dilation: 2 bias_term: false weight_filler { type: "gaussian" std: 1 }`
+	x := randBlob(41, -1, 1, 2, 4, 3, 2) // deconv input: N=2, C=4
+	env := &LayerEnv{Phase: caffepb.Phase_TEST, Seed: 3}
+	y := NewBlob()
+	deconv := setupLayer(t, `type: "Deconvolution" convolution_param { `+fmt.Sprintf(params, 6)+` }`, env, blobs(x), blobs(y))
+	// out = stride·(in−1) + dilation·(k−1) + 1 − 2·pad
+	if want := []int{2, 6, 2*(3-1) + 2*(3-1) + 1 - 2, 3*(2-1) + 2*(2-1) + 1}; !slices.Equal(y.Shape(), want) {
+		t.Fatalf("deconvolution output %v, want %v", y.Shape(), want)
+	}
+	if err := deconv.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	z := randBlob(42, -1, 1, y.Shape()...)
+	cz := NewBlob()
+	conv := setupLayer(t, `type: "Convolution" convolution_param { `+fmt.Sprintf(params, 4)+` }`, env, blobs(z), blobs(cz))
+	copy(conv.Params()[0].DataSlice(), deconv.Params()[0].DataSlice())
+	if err := conv.Forward(blobs(z), blobs(cz)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(cz.Shape(), x.Shape()) {
+		t.Fatalf("convolution of the output has shape %v, want the input's %v", cz.Shape(), x.Shape())
+	}
+	var left, right float64
+	for i, v := range y.DataSlice() {
+		left += float64(v) * float64(z.DataSlice()[i])
+	}
+	for i, v := range x.DataSlice() {
+		right += float64(v) * float64(cz.DataSlice()[i])
+	}
+	if math.Abs(left-right) > 1e-4*math.Max(1, math.Abs(left)) {
+		t.Errorf("<deconv(x), z> = %g, <x, conv(z)> = %g", left, right)
 	}
 }

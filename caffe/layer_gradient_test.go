@@ -136,6 +136,18 @@ func TestLayerGradients(t *testing.T) {
 			tops:   1,
 		},
 		{
+			name:   "Deconvolution",
+			def:    `type: "Deconvolution" convolution_param { num_output: 3 kernel_size: 3 ` + gauss + ` }`,
+			bottom: func() []*Blob { return blobs(randBlob(131, -1, 1, 2, 2, 3, 3)) },
+			tops:   1,
+		},
+		{
+			name:   "Deconvolution/stride-pad-group-dilation",
+			def:    `type: "Deconvolution" convolution_param { num_output: 4 group: 2 kernel_h: 3 kernel_w: 2 stride_h: 2 stride_w: 3 pad_h: 1 pad_w: 0 dilation: 2 ` + gauss + ` }`,
+			bottom: func() []*Blob { return blobs(randBlob(132, -1, 1, 2, 4, 3, 2)) },
+			tops:   1,
+		},
+		{
 			name:   "ELU",
 			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
 			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },

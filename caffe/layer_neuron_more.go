@@ -330,25 +330,32 @@ func (l *PReLU) Reshape(bottom, top []*Blob) error {
 	return l.neuron.Reshape(bottom, top)
 }
 
-// slope returns the slope index of value i.
-func (l *PReLU) slope(i, channels int) int {
-	if l.shared {
-		return 0
+// planes calls fn for every run of values that share one slope: each
+// channel plane of each sample, with the index of its slope.
+func (l *PReLU) planes(n int, channels int, fn func(lo, hi, slope int)) {
+	for i, p := 0, 0; i < n; i, p = i+l.dim, p+1 {
+		s := 0
+		if !l.shared {
+			s = p % channels
+		}
+		fn(i, i+l.dim, s)
 	}
-	return i / l.dim % channels
 }
 
 // Forward applies the leaky rectifier with the learned slopes.
 func (l *PReLU) Forward(bottom, top []*Blob) error {
 	x, y := bottom[0].DataSlice(), top[0].DataSlice()
-	a, c := l.blobs[0].DataSlice(), bottom[0].Dim(1)
+	a := l.blobs[0].DataSlice()
 	y = y[:len(x)]
-	for i, v := range x {
-		if v <= 0 {
-			v *= a[l.slope(i, c)]
+	l.planes(len(x), bottom[0].Dim(1), func(lo, hi, s int) {
+		slope := a[s]
+		for i, v := range x[lo:hi] {
+			if v <= 0 {
+				v *= slope
+			}
+			y[lo+i] = v
 		}
-		y[i] = v
-	}
+	})
 	return nil
 }
 
@@ -360,22 +367,29 @@ func (l *PReLU) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	c := bottom[0].Dim(1)
 	if l.paramGrad(0) {
 		da := l.blobs[0].DiffSlice()
-		for i, v := range x {
-			if v <= 0 {
-				da[l.slope(i, c)] += dy[i] * v
+		l.planes(len(x), c, func(lo, hi, s int) {
+			var sum float32
+			for i, v := range x[lo:hi] {
+				if v <= 0 {
+					sum += dy[lo+i] * v
+				}
 			}
-		}
+			da[s] += sum
+		})
 	}
 	if !wantDown(propagateDown) {
 		return
 	}
 	a, dx := l.blobs[0].DataSlice(), bottom[0].DiffSlice()
 	dx = dx[:len(x)]
-	for i, v := range x {
-		if v > 0 {
-			dx[i] = dy[i]
-		} else {
-			dx[i] = dy[i] * a[l.slope(i, c)]
+	l.planes(len(x), c, func(lo, hi, s int) {
+		slope := a[s]
+		for i, v := range x[lo:hi] {
+			if v > 0 {
+				dx[lo+i] = dy[lo+i]
+			} else {
+				dx[lo+i] = dy[lo+i] * slope
+			}
 		}
-	}
+	})
 }

@@ -96,6 +96,7 @@ func init() {
 		"DataLayer":               reflect.ValueOf((*caffe.DataLayer)(nil)),
 		"DataSource":              reflect.ValueOf((*caffe.DataSource)(nil)),
 		"DecodeError":             reflect.ValueOf((*caffe.DecodeError)(nil)),
+		"Deconvolution":           reflect.ValueOf((*caffe.Deconvolution)(nil)),
 		"Dropout":                 reflect.ValueOf((*caffe.Dropout)(nil)),
 		"ELU":                     reflect.ValueOf((*caffe.ELU)(nil)),
 		"Eltwise":                 reflect.ValueOf((*caffe.Eltwise)(nil)),
