@@ -148,6 +148,76 @@ func TestLayerGradients(t *testing.T) {
 			tops:   1,
 		},
 		{
+			name: "ContrastiveLoss",
+			def:  `type: "ContrastiveLoss" contrastive_loss_param { margin: 2 }`,
+			bottom: func() []*Blob {
+				return blobs(randBlob(141, -1, 1, 4, 3), randBlob(142, -1, 1, 4, 3), blobOf([]int{4}, 1, 0, 0, 1))
+			},
+			tops:  1,
+			check: gradCheck{bottoms: []int{0, 1}, threshold: 1e-2},
+		},
+		{
+			name: "ContrastiveLoss/legacy",
+			def:  `type: "ContrastiveLoss" contrastive_loss_param { margin: 3 legacy_version: true }`,
+			bottom: func() []*Blob {
+				return blobs(randBlob(143, -1, 1, 4, 3), randBlob(144, -1, 1, 4, 3), blobOf([]int{4}, 0, 1, 0, 0))
+			},
+			tops:  1,
+			check: gradCheck{bottoms: []int{0, 1}, threshold: 1e-2},
+		},
+		{
+			name:   "MultinomialLogisticLoss",
+			def:    `type: "MultinomialLogisticLoss"`,
+			bottom: func() []*Blob { return blobs(randBlob(145, 0.2, 1, 3, 4), labelBlob(146, 4, 3)) },
+			tops:   1,
+			check:  gradCheck{bottoms: []int{0}, threshold: 1e-2},
+		},
+		{
+			name:   "HingeLoss",
+			def:    `type: "HingeLoss"`,
+			bottom: func() []*Blob { return blobs(hingeScores(147), labelBlob(148, 4, 3)) },
+			tops:   1,
+			check:  gradCheck{bottoms: []int{0}, threshold: 1e-2},
+		},
+		{
+			name:   "HingeLoss/L2",
+			def:    `type: "HingeLoss" hinge_loss_param { norm: L2 }`,
+			bottom: func() []*Blob { return blobs(randBlob(149, -2, 2, 3, 4), labelBlob(150, 4, 3)) },
+			tops:   1,
+			check:  gradCheck{bottoms: []int{0}, threshold: 1e-2},
+		},
+		{
+			name:   "Crop",
+			def:    `type: "Crop" crop_param { axis: 1 offset: [1, 0, 2] }`,
+			bottom: func() []*Blob { return blobs(randBlob(151, -1, 1, 2, 3, 4, 5), NewBlob(2, 2, 3, 2)) },
+			tops:   1,
+			check:  gradCheck{bottoms: []int{0}},
+		},
+		{
+			name:   "Tile",
+			def:    `type: "Tile" tile_param { axis: 1 tiles: 3 }`,
+			bottom: func() []*Blob { return blobs(randBlob(152, -1, 1, 2, 2, 3)) },
+			tops:   1,
+		},
+		{
+			name:   "Reduction/SUMSQ",
+			def:    `type: "Reduction" reduction_param { operation: SUMSQ axis: 1 coeff: 0.5 }`,
+			bottom: func() []*Blob { return blobs(randBlob(153, -1, 1, 2, 3, 2)) },
+			tops:   1,
+		},
+		{
+			name:   "Reduction/ASUM",
+			def:    `type: "Reduction" reduction_param { operation: ASUM axis: -1 }`,
+			bottom: func() []*Blob { return blobs(awayFromZeroBlob(154, 2, 3, 2)) },
+			tops:   1,
+		},
+		{
+			name:   "Reduction/MEAN",
+			def:    `type: "Reduction" reduction_param { operation: MEAN coeff: -2 }`,
+			bottom: func() []*Blob { return blobs(randBlob(155, -1, 1, 2, 3)) },
+			tops:   1,
+		},
+		{
 			name:   "ELU",
 			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
 			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },
@@ -411,4 +481,16 @@ func TestLayerDropoutGradient(t *testing.T) {
 	l := setupLayer(t, `type: "Dropout" dropout_param { dropout_ratio: 0.4 }`, &LayerEnv{Seed: 3}, blobs(bottom), blobs(top))
 	d := l.(*Dropout)
 	gradCheck{before: func() { d.rng = ndarray.NewRNG(99) }}.run(t, l, blobs(bottom), blobs(top))
+}
+
+// hingeScores returns 3×4 scores kept away from the hinges at ±1, where
+// the L1 hinge loss has no derivative.
+func hingeScores(seed uint64) *Blob {
+	b := randBlob(seed, -0.8, 0.8, 3, 4)
+	for i, v := range b.DataSlice() {
+		if v > 0.5 {
+			b.DataSlice()[i] = v + 0.7 // past the hinge
+		}
+	}
+	return b
 }

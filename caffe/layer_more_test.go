@@ -1,0 +1,89 @@
+package caffe
+
+import (
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// TestMoreLayersForward checks the added layers against values computed
+// by hand.
+func TestMoreLayersForward(t *testing.T) {
+	env := &LayerEnv{Phase: caffepb.Phase_TEST, Seed: 1}
+	run := func(def string, bottom []*Blob) *Blob {
+		t.Helper()
+		top := NewBlob()
+		l := setupLayer(t, def, env, bottom, blobs(top))
+		if err := l.Forward(bottom, blobs(top)); err != nil {
+			t.Fatal(err)
+		}
+		return top
+	}
+	// Pairs (0,0)-(3,4): d = 5; (1,1)-(1,2): d = 1.
+	a := blobOf([]int{2, 2}, 0, 0, 1, 1)
+	b := blobOf([]int{2, 2}, 3, 4, 1, 2)
+	for _, c := range []struct {
+		def    string
+		labels []float32
+		want   float64
+	}{
+		{`type: "ContrastiveLoss"`, []float32{1, 1}, (25 + 1) / 4.0},
+		{`type: "ContrastiveLoss" contrastive_loss_param { margin: 2 }`, []float32{0, 0}, (0 + 1) / 4.0},
+		{`type: "ContrastiveLoss" contrastive_loss_param { margin: 2 legacy_version: true }`, []float32{0, 0}, (0 + 1) / 4.0},
+		{`type: "ContrastiveLoss" contrastive_loss_param { margin: 6 }`, []float32{1, 0}, (25 + 25) / 4.0},
+	} {
+		got := run(c.def, blobs(a, b, blobOf([]int{2}, c.labels...))).DataSlice()[0]
+		if math.Abs(float64(got)-c.want) > 1e-6 {
+			t.Errorf("%s with labels %v: %g, want %g", c.def, c.labels, got, c.want)
+		}
+	}
+	p := blobOf([]int{2, 3}, 0.2, 0.5, 0.3, 0.1, 0.1, 0.8)
+	if got, want := run(`type: "MultinomialLogisticLoss"`, blobs(p, blobOf([]int{2}, 1, 2))).DataSlice()[0], -(math.Log(0.5)+math.Log(0.8))/2; math.Abs(float64(got)-want) > 1e-6 {
+		t.Errorf("MultinomialLogisticLoss = %g, want %g", got, want)
+	}
+	s := blobOf([]int{1, 3}, 0.5, -2, 0.2)
+	// label 0: hinges 1−0.5, max(0, 1−2)=0, 1+0.2
+	if got := run(`type: "HingeLoss"`, blobs(s, blobOf([]int{1}, 0))).DataSlice()[0]; math.Abs(float64(got)-1.7) > 1e-6 {
+		t.Errorf("HingeLoss = %g, want 1.7", got)
+	}
+	if got := run(`type: "HingeLoss" hinge_loss_param { norm: L2 }`, blobs(s, blobOf([]int{1}, 0))).DataSlice()[0]; math.Abs(float64(got)-(0.25+1.44)) > 1e-6 {
+		t.Errorf("HingeLoss L2 = %g, want 1.69", got)
+	}
+	x := blobOf([]int{1, 1, 3, 4}, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11)
+	if got := run(`type: "Crop" crop_param { offset: [1, 2] }`, blobs(x, NewBlob(1, 1, 2, 2))); !slices.Equal(got.DataSlice(), []float32{6, 7, 10, 11}) || !slices.Equal(got.Shape(), []int{1, 1, 2, 2}) {
+		t.Errorf("Crop: %v %v", got.Shape(), got.DataSlice())
+	}
+	if got := run(`type: "Tile" tile_param { axis: 1 tiles: 2 }`, blobs(blobOf([]int{2, 2}, 1, 2, 3, 4))); !slices.Equal(got.DataSlice(), []float32{1, 2, 1, 2, 3, 4, 3, 4}) {
+		t.Errorf("Tile: %v", got.DataSlice())
+	}
+	r := blobOf([]int{2, 2}, 1, -2, 3, 4)
+	for _, c := range []struct {
+		def  string
+		want []float32
+	}{
+		{`type: "Reduction"`, []float32{6}},
+		{`type: "Reduction" reduction_param { operation: ASUM axis: 1 }`, []float32{3, 7}},
+		{`type: "Reduction" reduction_param { operation: SUMSQ axis: 1 coeff: 2 }`, []float32{10, 50}},
+		{`type: "Reduction" reduction_param { operation: MEAN axis: 1 }`, []float32{-0.5, 3.5}},
+	} {
+		if got := run(c.def, blobs(r)).DataSlice(); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.def, got, c.want)
+		}
+	}
+	// DummyData: a constant top and a gaussian one that changes per pass.
+	t1, t2 := NewBlob(), NewBlob()
+	l := setupLayer(t, `type: "DummyData" dummy_data_param { shape { dim: 2 dim: 3 } shape { dim: 4 }
+		data_filler { type: "constant" value: 1.5 } data_filler { type: "gaussian" std: 1 } }`, env, nil, blobs(t1, t2))
+	if err := l.Forward(nil, blobs(t1, t2)); err != nil {
+		t.Fatal(err)
+	}
+	first := slices.Clone(t2.DataSlice())
+	if err := l.Forward(nil, blobs(t1, t2)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(t1.Shape(), []int{2, 3}) || t1.DataSlice()[5] != 1.5 || len(t2.DataSlice()) != 4 || slices.Equal(first, t2.DataSlice()) {
+		t.Errorf("DummyData: %v %v, gaussian %v then %v", t1.Shape(), t1.DataSlice(), first, t2.DataSlice())
+	}
+}
