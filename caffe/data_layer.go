@@ -274,6 +274,8 @@ func init() {
 	}))
 	mustRegister("Data", newDataLayer)
 	markComputed("Data")
+	mustRegister("ImageData", newImageDataLayer)
+	markComputed("ImageData")
 }
 
 // DataLayer is Caffe's Data layer: it reads minibatches of a data set
@@ -494,4 +496,63 @@ func ReplaceDataLayers(np *caffepb.NetParameter, channels, height, width int) ([
 		l.MemoryDataParam = &caffepb.MemoryDataParameter{BatchSize: &b, Channels: &c, Height: &hh, Width: &ww}
 	}
 	return out, nil
+}
+
+// newImageDataLayer builds Caffe's ImageData layer: the images its list
+// file names (image_data_param.source, "PATH LABEL" lines; root_folder
+// prepended to the paths, else the list's folder) resized to new_height ×
+// new_width when given, gray unless is_color, read in list order or
+// shuffled every epoch, transformed by transform_param. It runs as a
+// DataLayer over the decoded images.
+func newImageDataLayer(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
+	p := def.GetImageDataParam()
+	if p.GetBatchSize() == 0 {
+		return nil, fmt.Errorf("image_data_param.batch_size must be positive")
+	}
+	if (p.GetNewHeight() == 0) != (p.GetNewWidth() == 0) {
+		return nil, fmt.Errorf("image_data_param: give both new_height and new_width, or neither")
+	}
+	list := p.GetSource()
+	if list == "" {
+		return nil, fmt.Errorf("image_data_param.source is empty: name a list file of \"PATH LABEL\" lines")
+	}
+	if !filepath.IsAbs(list) && env.Dir != "" && !exists(list) {
+		list = filepath.Join(env.Dir, list)
+	}
+	o := data.ImageOptions{Height: int(p.GetNewHeight()), Width: int(p.GetNewWidth()), Gray: !p.GetIsColor()}
+	key := fmt.Sprintf("imagedata\x00%s\x00%s\x00%d×%d/%v", list, p.GetRootFolder(), o.Height, o.Width, o.Gray)
+	samplesCache.Lock()
+	s := samplesCache.m[key]
+	samplesCache.Unlock()
+	if s == nil {
+		var err error
+		if s, err = data.ReadImageList(list, p.GetRootFolder(), o); err != nil {
+			return nil, err
+		}
+		samplesCache.Lock()
+		samplesCache.m[key] = s
+		samplesCache.Unlock()
+	}
+	if skip := p.GetRandSkip(); skip > 0 {
+		r := rand.New(rand.NewPCG(env.Seed, env.Seed^0x5eed))
+		if k := r.IntN(int(skip)) % s.N; k > 0 {
+			var err error
+			if s, err = data.Concat(s.Slice(k, s.N), s.Slice(0, k)); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tr, err := DataTransform(def.GetTransformParam(), env.Dir, Phase(env.Phase), int64(env.Seed))
+	if err != nil {
+		return nil, err
+	}
+	order := data.Sequential
+	if p.GetShuffle() {
+		order = data.Shuffle
+	}
+	b, err := data.NewBatcher(s, data.BatchOptions{Size: int(p.GetBatchSize()), Order: order, Seed: int64(env.Seed), Transform: tr})
+	if err != nil {
+		return nil, err
+	}
+	return &DataLayer{name: def.GetName(), batcher: b}, nil
 }

@@ -1,6 +1,10 @@
 package caffe
 
 import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/png"
 	"os"
 	"path/filepath"
 	"slices"
@@ -252,4 +256,68 @@ func copyDir(t *testing.T, src string) string {
 		}
 	}
 	return dst
+}
+
+// TestImageDataLayer reads a Caffe image list through the ImageData layer:
+// resized color images in list order, then shuffled per epoch.
+func TestImageDataLayer(t *testing.T) {
+	dir := t.TempDir()
+	var list strings.Builder
+	for i := 0; i < 3; i++ {
+		img := image.NewNRGBA(image.Rect(0, 0, 4+i, 3))
+		for j := range img.Pix {
+			img.Pix[j] = uint8(40*i + 1)
+		}
+		var b bytes.Buffer
+		if err := png.Encode(&b, img); err != nil {
+			t.Fatal(err)
+		}
+		name := fmt.Sprintf("im %d.png", i)
+		if err := os.WriteFile(filepath.Join(dir, name), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&list, "%s %d\n", name, 10+i)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "list.txt"), []byte(list.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	def := `type: "ImageData" top: "data" top: "label" image_data_param { source: "list.txt" batch_size: 2 new_height: 3 new_width: 4 }
+		transform_param { scale: 0.5 }`
+	env := &LayerEnv{Phase: caffepb.Phase_TRAIN, Seed: 1, Dir: dir}
+	x, y := NewBlob(), NewBlob()
+	l := setupLayer(t, def, env, nil, blobs(x, y))
+	if !slices.Equal(x.Shape(), []int{2, 3, 3, 4}) || !slices.Equal(y.Shape(), []int{2}) {
+		t.Fatalf("tops %v and %v", x.Shape(), y.Shape())
+	}
+	var labels []float32
+	for range 3 {
+		if err := l.Forward(nil, blobs(x, y)); err != nil {
+			t.Fatal(err)
+		}
+		labels = append(labels, y.DataSlice()...)
+	}
+	if want := []float32{10, 11, 12, 10, 11, 12}; !slices.Equal(labels, want) {
+		t.Errorf("labels in list order %v, want %v", labels, want)
+	}
+	if got := x.DataSlice()[0]; got != 0.5*41 {
+		t.Errorf("first value of the last batch %g, want %g (image 1 scaled by 0.5)", got, 0.5*41)
+	}
+	// Shuffled: every epoch holds every image once.
+	def = strings.Replace(def, "new_width: 4", "new_width: 4 shuffle: true", 1)
+	l = setupLayer(t, def, env, nil, blobs(x, y))
+	seen := map[float32]int{}
+	for range 3 {
+		if err := l.Forward(nil, blobs(x, y)); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range y.DataSlice() {
+			seen[v]++
+		}
+	}
+	if seen[10] != 2 || seen[11] != 2 || seen[12] != 2 {
+		t.Errorf("shuffled labels over two epochs: %v", seen)
+	}
+	if _, err := NewLayer(parseLayerDef(t, `type: "ImageData" image_data_param { source: "none.txt" batch_size: 1 }`), env); err == nil || !strings.Contains(err.Error(), "none.txt") {
+		t.Errorf("a missing list: %v", err)
+	}
 }

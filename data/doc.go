@@ -15,7 +15,8 @@
 //   - CIFAR-10 and CIFAR-100 binary batches: ReadCIFAR10, LoadCIFAR10,
 //     ReadCIFAR100.
 //   - Image folders with one subfolder per class, JPEG and PNG, resized
-//     bilinearly: ReadImageFolder, ReadImage, DecodeImage.
+//     bilinearly: ReadImageFolder, ReadImage, DecodeImage; and Caffe's
+//     image lists ("PATH LABEL" lines): ReadImageList.
 //   - Text lines and CSV files of numbers: ReadLines, ReadCSV.
 //   - LMDB databases of Caffe Datum records, as Caffe's convert_imageset,
 //     convert_mnist_data and convert_cifar_data write them (raw bytes,

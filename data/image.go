@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -95,6 +96,59 @@ func ReadImageFolder(dir string, o ImageOptions) (*Samples, error) {
 	}
 	if s.N == 0 {
 		return nil, inFile(dir, fmt.Errorf("no .jpg, .jpeg or .png images in the class folders %s", strings.Join(classes, ", ")))
+	}
+	return s, nil
+}
+
+// ReadImageList reads the images a list file names, as Caffe's ImageData
+// layer and convert_imageset do: one image per line, "PATH LABEL" (the
+// label after the last space, so paths may contain spaces), the paths
+// relative to root (Caffe's root_folder, prepended as given when not
+// empty) or else to the list file's folder. Blank lines are skipped.
+// All images must end up one size: give o.Height and o.Width to resize.
+func ReadImageList(list, root string, o ImageOptions) (*Samples, error) {
+	if o.Height < 0 || o.Width < 0 || (o.Height == 0) != (o.Width == 0) {
+		return nil, fmt.Errorf("data: image size %d×%d: give both height and width, or neither", o.Height, o.Width)
+	}
+	lines, err := ReadLines(list)
+	if err != nil {
+		return nil, err
+	}
+	s := &Samples{C: o.channels(), H: o.Height, W: o.Width, Pixels: []uint8{}, Labels: []float32{}}
+	for i, line := range lines {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		sp := strings.LastIndexAny(line, " \t")
+		if sp < 0 {
+			return nil, atLine(list, i+1, 0, fmt.Errorf("%w: want \"PATH LABEL\", got %q", ErrFormat, line))
+		}
+		name, labelText := strings.TrimSpace(line[:sp]), line[sp+1:]
+		label, err := strconv.Atoi(labelText)
+		if err != nil {
+			return nil, atLine(list, i+1, sp+2, fmt.Errorf("%w: label %q is not an integer", ErrFormat, labelText))
+		}
+		path := name
+		switch {
+		case root != "":
+			path = root + name
+		case !filepath.IsAbs(name):
+			path = filepath.Join(filepath.Dir(list), name)
+		}
+		pix, h, w, err := readImageFile(path, o, s.H, s.W)
+		if err != nil {
+			return nil, atLine(list, i+1, 1, err)
+		}
+		if s.N == 0 {
+			s.H, s.W = h, w
+		}
+		s.Pixels = append(s.Pixels, pix...)
+		s.Labels = append(s.Labels, float32(label))
+		s.N++
+	}
+	if s.N == 0 {
+		return nil, inFile(list, fmt.Errorf("%w: the list names no images", ErrFormat))
 	}
 	return s, nil
 }

@@ -231,3 +231,42 @@ func TestDecodeImageLimits(t *testing.T) {
 		t.Errorf("ReadImage: %v, %v", s, err)
 	}
 }
+
+// TestReadImageList reads a Caffe image list: paths with spaces, labels
+// after the last space, paths relative to the list or under a root.
+func TestReadImageList(t *testing.T) {
+	dir := t.TempDir()
+	os.Mkdir(filepath.Join(dir, "img"), 0o755)
+	writePNG(t, filepath.Join(dir, "img", "a b.png"), testImage(5, 4))
+	writePNG(t, filepath.Join(dir, "img", "c.png"), testImage(5, 4))
+	list := filepath.Join(dir, "list.txt")
+	os.WriteFile(list, []byte("img/a b.png 3\n\nimg/c.png 7\n"), 0o644)
+	s, err := ReadImageList(list, "", ImageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.N != 2 || s.C != 3 || s.H != 4 || s.W != 5 || s.Labels[0] != 3 || s.Labels[1] != 7 {
+		t.Fatalf("got %d samples %d×%d×%d labels %v", s.N, s.C, s.H, s.W, s.Labels)
+	}
+	// B, G, R planes: pixel (x=2, y=1) of the first image.
+	if b, g, r := s.Pixels[0*20+1*5+2], s.Pixels[1*20+1*5+2], s.Pixels[2*20+1*5+2]; r != 21 || g != 102 || b != 199 {
+		t.Errorf("pixel (2, 1) = B %d G %d R %d, want 199 102 21", b, g, r)
+	}
+	// A root folder is prepended as given; gray and resized.
+	os.WriteFile(list, []byte("a b.png 1\n"), 0o644)
+	s, err = ReadImageList(list, filepath.Join(dir, "img")+"/", ImageOptions{Height: 2, Width: 3, Gray: true})
+	if err != nil || s.N != 1 || s.C != 1 || s.H != 2 || s.W != 3 {
+		t.Fatalf("root and resize: %v, %v", s, err)
+	}
+	for name, content := range map[string]string{
+		"no label":      "img/c.png\n",
+		"bad label":     "img/c.png x\n",
+		"missing image": "img/none.png 1\n",
+		"empty":         "\n",
+	} {
+		os.WriteFile(list, []byte(content), 0o644)
+		if _, err := ReadImageList(list, "", ImageOptions{}); err == nil || !strings.Contains(err.Error(), "list.txt") {
+			t.Errorf("%s: error %v, want one naming the list", name, err)
+		}
+	}
+}

@@ -89,6 +89,15 @@ func (sc *Context) LevelDB(path string, o data.ImageOptions, numPartitions int) 
 	})
 }
 
+// ImageList reads the images a Caffe image list names ("PATH LABEL"
+// lines, paths under root or the list's folder) into an RDD of byte
+// samples, in list order.
+func (sc *Context) ImageList(list, root string, o data.ImageOptions, numPartitions int) (*RDD, error) {
+	return sc.samplesSource("ImageList", numPartitions, func() (*data.Samples, error) {
+		return data.ReadImageList(list, root, o)
+	})
+}
+
 // ImageFolder reads a folder with one subfolder of JPEG or PNG images per
 // class into an RDD of byte samples.
 func (sc *Context) ImageFolder(dir string, o data.ImageOptions, numPartitions int) (*RDD, error) {

@@ -48,6 +48,7 @@ func init() {
 		"ReadIDXFile":     reflect.ValueOf(data.ReadIDXFile),
 		"ReadImage":       reflect.ValueOf(data.ReadImage),
 		"ReadImageFolder": reflect.ValueOf(data.ReadImageFolder),
+		"ReadImageList":   reflect.ValueOf(data.ReadImageList),
 		"ReadLMDB":        reflect.ValueOf(data.ReadLMDB),
 		"ReadLevelDB":     reflect.ValueOf(data.ReadLevelDB),
 		"ReadLines":       reflect.ValueOf(data.ReadLines),
