@@ -218,6 +218,26 @@ func TestLayerGradients(t *testing.T) {
 			tops:   1,
 		},
 		{
+			name:   "MVN",
+			def:    `type: "MVN"`,
+			bottom: func() []*Blob { return blobs(randBlob(161, -1, 1, 2, 3, 2, 2)) },
+			tops:   1,
+			check:  gradCheck{threshold: 1e-2},
+		},
+		{
+			name:   "MVN/across-mean-only",
+			def:    `type: "MVN" mvn_param { across_channels: true normalize_variance: false }`,
+			bottom: func() []*Blob { return blobs(randBlob(162, -1, 1, 2, 3, 2)) },
+			tops:   1,
+		},
+		{
+			name:   "Embed",
+			def:    `type: "Embed" embed_param { num_output: 3 input_dim: 5 ` + gauss + ` }`,
+			bottom: func() []*Blob { return blobs(blobOf([]int{2, 2}, 4, 0, 2, 4)) },
+			tops:   1,
+			check:  gradCheck{bottoms: []int{}},
+		},
+		{
 			name:   "ELU",
 			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
 			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },

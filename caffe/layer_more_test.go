@@ -87,3 +87,38 @@ func TestMoreLayersForward(t *testing.T) {
 		t.Errorf("DummyData: %v %v, gaussian %v then %v", t1.Shape(), t1.DataSlice(), first, t2.DataSlice())
 	}
 }
+
+// TestMVNEmbedParameterForward checks MVN, Embed and Parameter by hand.
+func TestMVNEmbedParameterForward(t *testing.T) {
+	env := &LayerEnv{Phase: caffepb.Phase_TEST, Seed: 1}
+	x, y := blobOf([]int{1, 1, 4}, 1, 2, 3, 4), NewBlob()
+	l := setupLayer(t, `type: "MVN"`, env, blobs(x), blobs(y))
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	s := float32(math.Sqrt(1.25)) + 1e-9
+	if want := []float32{-1.5 / s, -0.5 / s, 0.5 / s, 1.5 / s}; !closeSlices(y.DataSlice(), want, 1e-6) {
+		t.Errorf("MVN: %v, want %v", y.DataSlice(), want)
+	}
+	idx, e := blobOf([]int{3}, 2, 0, 2), NewBlob()
+	l = setupLayer(t, `type: "Embed" embed_param { num_output: 2 input_dim: 3 bias_term: false }`, env, blobs(idx), blobs(e))
+	copy(l.Params()[0].DataSlice(), []float32{1, 2, 3, 4, 5, 6})
+	if err := l.Forward(blobs(idx), blobs(e)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(e.Shape(), []int{3, 2}) || !slices.Equal(e.DataSlice(), []float32{5, 6, 1, 2, 5, 6}) {
+		t.Errorf("Embed: %v %v", e.Shape(), e.DataSlice())
+	}
+	if err := l.Forward(blobs(blobOf([]int{1}, 3)), blobs(e)); err == nil {
+		t.Error("Embed of an index past input_dim: no error")
+	}
+	p := NewBlob()
+	l = setupLayer(t, `type: "Parameter" parameter_param { shape { dim: 2 dim: 3 } }`, env, nil, blobs(p))
+	l.Params()[0].DataSlice()[4] = 7
+	if err := l.Forward(nil, blobs(p)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(p.Shape(), []int{2, 3}) || p.DataSlice()[4] != 7 {
+		t.Errorf("Parameter: %v %v", p.Shape(), p.DataSlice())
+	}
+}
