@@ -238,6 +238,18 @@ func TestLayerGradients(t *testing.T) {
 			check:  gradCheck{bottoms: []int{}},
 		},
 		{
+			name:   "SPP/MAX",
+			def:    `type: "SPP" spp_param { pyramid_height: 3 }`,
+			bottom: func() []*Blob { return blobs(distinctBlob(171, 2, 2, 9, 8)) },
+			tops:   1,
+		},
+		{
+			name:   "SPP/AVE",
+			def:    `type: "SPP" spp_param { pyramid_height: 2 pool: AVE }`,
+			bottom: func() []*Blob { return blobs(randBlob(172, -1, 1, 2, 3, 5, 6)) },
+			tops:   1,
+		},
+		{
 			name:   "ELU",
 			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
 			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },

@@ -122,3 +122,33 @@ func TestMVNEmbedParameterForward(t *testing.T) {
 		t.Errorf("Parameter: %v %v", p.Shape(), p.DataSlice())
 	}
 }
+
+// TestSPPForward checks a two-level pyramid on a 4×4 input: the global
+// maximum, then the maxima of the four 2×2 quadrants; and that a pyramid
+// of height 1 is a global pooling.
+func TestSPPForward(t *testing.T) {
+	env := &LayerEnv{Phase: caffepb.Phase_TEST}
+	x := blobOf([]int{1, 1, 4, 4}, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16)
+	y := NewBlob()
+	l := setupLayer(t, `type: "SPP" spp_param { pyramid_height: 2 }`, env, blobs(x), blobs(y))
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float32{16, 6, 8, 14, 16}; !slices.Equal(y.Shape(), []int{1, 5}) || !slices.Equal(y.DataSlice(), want) {
+		t.Errorf("SPP: %v %v, want [1 5] %v", y.Shape(), y.DataSlice(), want)
+	}
+	l = setupLayer(t, `type: "SPP" spp_param { pyramid_height: 1 pool: AVE }`, env, blobs(x), blobs(y))
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(y.Shape(), []int{1, 1, 1, 1}) || y.DataSlice()[0] != 8.5 {
+		t.Errorf("SPP height 1: %v %v, want [1 1 1 1] [8.5]", y.Shape(), y.DataSlice())
+	}
+	// A 7-wide input: level 1 uses 4-wide kernels with one column of
+	// padding, and still gives two bins.
+	x7 := randBlob(5, -1, 1, 1, 2, 3, 7)
+	l = setupLayer(t, `type: "SPP" spp_param { pyramid_height: 2 }`, env, blobs(x7), blobs(y))
+	if !slices.Equal(y.Shape(), []int{1, 2 * 5}) {
+		t.Errorf("SPP of 3×7: %v, want [1 10]", y.Shape())
+	}
+}

@@ -142,6 +142,7 @@ func init() {
 		"ReLU":                    reflect.ValueOf((*caffe.ReLU)(nil)),
 		"Reduction":               reflect.ValueOf((*caffe.Reduction)(nil)),
 		"Reshape":                 reflect.ValueOf((*caffe.Reshape)(nil)),
+		"SPP":                     reflect.ValueOf((*caffe.SPP)(nil)),
 		"Scale":                   reflect.ValueOf((*caffe.Scale)(nil)),
 		"Shape":                   reflect.ValueOf((*caffe.Shape)(nil)),
 		"Shapes":                  reflect.ValueOf((*caffe.Shapes)(nil)),
