@@ -250,6 +250,26 @@ func TestLayerGradients(t *testing.T) {
 			tops:   1,
 		},
 		{
+			name:   "Im2col",
+			def:    `type: "Im2col" convolution_param { kernel_size: 2 stride: 2 pad: 1 }`,
+			bottom: func() []*Blob { return blobs(randBlob(181, -1, 1, 2, 2, 3, 4)) },
+			tops:   1,
+		},
+		{
+			name:   "BatchReindex",
+			def:    `type: "BatchReindex"`,
+			bottom: func() []*Blob { return blobs(randBlob(182, -1, 1, 3, 2, 2), blobOf([]int{4}, 2, 0, 2, 1)) },
+			tops:   1,
+			check:  gradCheck{bottoms: []int{0}},
+		},
+		{
+			name:   "Filter",
+			def:    `type: "Filter"`,
+			bottom: func() []*Blob { return blobs(randBlob(183, -1, 1, 4, 3), randBlob(184, -1, 1, 4, 2), blobOf([]int{4}, 1, 0, 0, 1)) },
+			tops:   2,
+			check:  gradCheck{bottoms: []int{0, 1}},
+		},
+		{
 			name:   "ELU",
 			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
 			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },

@@ -152,3 +152,37 @@ func TestSPPForward(t *testing.T) {
 		t.Errorf("SPP of 3×7: %v, want [1 10]", y.Shape())
 	}
 }
+
+// TestSelectLayersForward checks Im2col, BatchReindex and Filter by hand.
+func TestSelectLayersForward(t *testing.T) {
+	env := &LayerEnv{Phase: caffepb.Phase_TEST}
+	x := blobOf([]int{1, 1, 2, 3}, 1, 2, 3, 4, 5, 6)
+	y := NewBlob()
+	l := setupLayer(t, `type: "Im2col" convolution_param { kernel_size: 2 }`, env, blobs(x), blobs(y))
+	if err := l.Forward(blobs(x), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	// Rows (ki, kj) of the 1×2 output positions.
+	if want := []float32{1, 2, 2, 3, 4, 5, 5, 6}; !slices.Equal(y.Shape(), []int{1, 4, 1, 2}) || !slices.Equal(y.DataSlice(), want) {
+		t.Errorf("Im2col: %v %v, want [1 4 1 2] %v", y.Shape(), y.DataSlice(), want)
+	}
+	d := blobOf([]int{3, 2}, 1, 2, 3, 4, 5, 6)
+	l = setupLayer(t, `type: "BatchReindex"`, env, blobs(d, blobOf([]int{3}, 2, 2, 0)), blobs(y))
+	if err := l.Forward(blobs(d, blobOf([]int{3}, 2, 2, 0)), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(y.DataSlice(), []float32{5, 6, 5, 6, 1, 2}) {
+		t.Errorf("BatchReindex: %v", y.DataSlice())
+	}
+	if err := l.Forward(blobs(d, blobOf([]int{3}, 2, 3, 0)), blobs(y)); err == nil {
+		t.Error("BatchReindex with index 3 of 3 samples: no error")
+	}
+	sel := blobOf([]int{3}, 0, 1, 1)
+	l = setupLayer(t, `type: "Filter"`, env, blobs(d, sel), blobs(y))
+	if err := l.Forward(blobs(d, sel), blobs(y)); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(y.Shape(), []int{2, 2}) || !slices.Equal(y.DataSlice(), []float32{3, 4, 5, 6}) {
+		t.Errorf("Filter: %v %v", y.Shape(), y.DataSlice())
+	}
+}
