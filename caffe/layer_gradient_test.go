@@ -263,11 +263,13 @@ func TestLayerGradients(t *testing.T) {
 			check:  gradCheck{bottoms: []int{0}},
 		},
 		{
-			name:   "Filter",
-			def:    `type: "Filter"`,
-			bottom: func() []*Blob { return blobs(randBlob(183, -1, 1, 4, 3), randBlob(184, -1, 1, 4, 2), blobOf([]int{4}, 1, 0, 0, 1)) },
-			tops:   2,
-			check:  gradCheck{bottoms: []int{0, 1}},
+			name: "Filter",
+			def:  `type: "Filter"`,
+			bottom: func() []*Blob {
+				return blobs(randBlob(183, -1, 1, 4, 3), randBlob(184, -1, 1, 4, 2), blobOf([]int{4}, 1, 0, 0, 1))
+			},
+			tops:  2,
+			check: gradCheck{bottoms: []int{0, 1}},
 		},
 		{
 			name:   "ELU",
