@@ -50,4 +50,3 @@ func (t *traceFilter) take() []frame {
 	t.traces = nil
 	return tr
 }
-
