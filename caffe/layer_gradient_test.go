@@ -272,6 +272,24 @@ func TestLayerGradients(t *testing.T) {
 			check: gradCheck{bottoms: []int{0, 1}},
 		},
 		{
+			name: "InfogainLoss",
+			def:  `type: "InfogainLoss"`,
+			bottom: func() []*Blob {
+				return blobs(randBlob(191, -2, 2, 3, 4), labelBlob(192, 4, 3), randBlob(193, 0, 1, 4, 4))
+			},
+			tops:  1,
+			check: gradCheck{bottoms: []int{0}, threshold: 1e-2},
+		},
+		{
+			name: "InfogainLoss/spatial-ignore",
+			def:  `type: "InfogainLoss" loss_param { ignore_label: 2 }`,
+			bottom: func() []*Blob {
+				return blobs(randBlob(194, -2, 2, 2, 3, 2), labelBlob(195, 3, 2, 2), randBlob(196, 0, 1, 3, 3))
+			},
+			tops:  1,
+			check: gradCheck{bottoms: []int{0}, threshold: 1e-2},
+		},
+		{
 			name:   "ELU",
 			def:    `type: "ELU" elu_param { alpha: 0.7 }`,
 			bottom: func() []*Blob { return blobs(awayFromZeroBlob(121, 2, 5)) },

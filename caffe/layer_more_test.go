@@ -186,3 +186,36 @@ func TestSelectLayersForward(t *testing.T) {
 		t.Errorf("Filter: %v %v", y.Shape(), y.DataSlice())
 	}
 }
+
+// TestInfogainIdentityIsSoftmaxLoss checks that with H the identity,
+// read from a .binaryproto source, InfogainLoss gives SoftmaxWithLoss's
+// loss and gradient.
+func TestInfogainIdentityIsSoftmaxLoss(t *testing.T) {
+	env := &LayerEnv{Phase: caffepb.Phase_TRAIN, Dir: t.TempDir()}
+	eye := make([]float32, 16)
+	for i := 0; i < 4; i++ {
+		eye[i*5] = 1
+	}
+	if err := WriteBlobProto(env.Dir+"/H.binaryproto", &caffepb.BlobProto{Shape: &caffepb.BlobShape{Dim: []int64{4, 4}}, Data: eye}); err != nil {
+		t.Fatal(err)
+	}
+	scores, labels := randBlob(7, -2, 2, 3, 4), labelBlob(8, 4, 3)
+	losses, grads := []float32{}, [][]float32{}
+	for _, def := range []string{`type: "SoftmaxWithLoss"`, `type: "InfogainLoss" infogain_loss_param { source: "H.binaryproto" }`} {
+		top := NewBlob()
+		l := setupLayer(t, def, env, blobs(scores, labels), blobs(top))
+		if err := l.Forward(blobs(scores, labels), blobs(top)); err != nil {
+			t.Fatal(err)
+		}
+		top.DiffSlice()[0] = 1
+		l.Backward(blobs(top), []bool{true, false}, blobs(scores, labels))
+		losses = append(losses, top.DataSlice()[0])
+		grads = append(grads, slices.Clone(scores.DiffSlice()))
+	}
+	if math.Abs(float64(losses[0]-losses[1])) > 1e-6 || !closeSlices(grads[0], grads[1], 1e-6) {
+		t.Errorf("softmax loss %g and gradient %v; infogain with identity %g and %v", losses[0], grads[0], losses[1], grads[1])
+	}
+	if _, err := NewLayer(parseLayerDef(t, `type: "InfogainLoss" infogain_loss_param { source: "none.binaryproto" }`), env); err == nil {
+		t.Error("a missing source: no error")
+	}
+}

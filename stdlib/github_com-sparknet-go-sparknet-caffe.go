@@ -112,6 +112,7 @@ func init() {
 		"ForceBackwardLimiter":    reflect.ValueOf((*caffe.ForceBackwardLimiter)(nil)),
 		"HingeLoss":               reflect.ValueOf((*caffe.HingeLoss)(nil)),
 		"Im2colLayer":             reflect.ValueOf((*caffe.Im2colLayer)(nil)),
+		"InfogainLoss":            reflect.ValueOf((*caffe.InfogainLoss)(nil)),
 		"InnerProduct":            reflect.ValueOf((*caffe.InnerProduct)(nil)),
 		"Input":                   reflect.ValueOf((*caffe.Input)(nil)),
 		"LRN":                     reflect.ValueOf((*caffe.LRN)(nil)),
