@@ -29,6 +29,11 @@ func NewBlob(shape ...int) *Blob {
 	return b
 }
 
+// MaxBlobCount is the most values a blob may hold; a larger shape (a
+// mistyped dimension, say) is an error instead of an allocation that
+// would exhaust the machine's memory.
+const MaxBlobCount = 1 << 30
+
 // Reshape sets the shape, growing the storage if the new count exceeds it.
 // Values are kept only as far as the storage is kept; new storage is zero.
 func (b *Blob) Reshape(shape ...int) {
@@ -38,6 +43,10 @@ func (b *Blob) Reshape(shape ...int) {
 			// Format a copy so that shape does not escape: callers pass
 			// variadic shapes, which then stay on their stack.
 			panic(fmt.Errorf("%w: caffe: negative dimension in blob shape %v", ndarray.ErrShape, append([]int(nil), shape...)))
+		}
+		if d > 0 && n > MaxBlobCount/d {
+			panic(fmt.Errorf("%w: caffe: blob shape %v holds more than %d values (%d GiB of data and as much of gradient)",
+				ndarray.ErrShape, append([]int(nil), shape...), MaxBlobCount, MaxBlobCount*4>>30))
 		}
 		n *= d
 	}

@@ -3,6 +3,7 @@ package caffe
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
@@ -217,5 +218,26 @@ func TestInfogainIdentityIsSoftmaxLoss(t *testing.T) {
 	}
 	if _, err := NewLayer(parseLayerDef(t, `type: "InfogainLoss" infogain_loss_param { source: "none.binaryproto" }`), env); err == nil {
 		t.Error("a missing source: no error")
+	}
+}
+
+// TestHugeBlobIsAnError checks that a mistyped, enormous shape fails the
+// layer's setup with an error naming the limit.
+func TestHugeBlobIsAnError(t *testing.T) {
+	l, err := NewLayer(parseLayerDef(t, `type: "DummyData" dummy_data_param { shape { dim: 50000 dim: 50000 } }`), &LayerEnv{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var setupErr error
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				setupErr, _ = r.(error)
+			}
+		}()
+		setupErr = l.Setup(nil, blobs(NewBlob()))
+	}()
+	if setupErr == nil || !strings.Contains(setupErr.Error(), "holds more than") {
+		t.Errorf("setup of a 50000×50000 blob: %v", setupErr)
 	}
 }

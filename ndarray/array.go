@@ -219,14 +219,19 @@ func (a *Array) axis(i int) int {
 	return i
 }
 
+// MaxSize is the most elements an array may hold (8 GiB of float32): a
+// larger shape, most likely a mistyped dimension, is a shape error rather
+// than an allocation that would exhaust the machine's memory.
+const MaxSize = 1 << 31
+
 func checkShape(shape []int) int {
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
 			panic(shapeError("negative dimension in shape %v", shape))
 		}
-		if d != 0 && n > (1<<40)/d {
-			panic(shapeError("shape %v is too large", shape))
+		if d != 0 && n > MaxSize/d {
+			panic(shapeError("shape %v is too large: more than %d elements", shape, MaxSize))
 		}
 		n *= d
 	}

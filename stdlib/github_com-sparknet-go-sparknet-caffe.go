@@ -4,6 +4,8 @@ package stdlib
 
 import (
 	"github.com/sparknet-go/sparknet/caffe"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -41,6 +43,7 @@ func init() {
 		"LoadSolverParameterWith": reflect.ValueOf(caffe.LoadSolverParameterWith),
 		"LoadSolverWith":          reflect.ValueOf(caffe.LoadSolverWith),
 		"LookupLayerType":         reflect.ValueOf(caffe.LookupLayerType),
+		"MaxBlobCount":            reflect.ValueOf(constant.MakeFromLiteral("1073741824", token.INT, 0)),
 		"ModelWeights":            reflect.ValueOf(caffe.ModelWeights),
 		"NetNeedsUpgrade":         reflect.ValueOf(caffe.NetNeedsUpgrade),
 		"NetStateOf":              reflect.ValueOf(caffe.NetStateOf),

@@ -4,6 +4,8 @@ package stdlib
 
 import (
 	"github.com/sparknet-go/sparknet/ndarray"
+	"go/constant"
+	"go/token"
 	"reflect"
 )
 
@@ -24,6 +26,7 @@ func init() {
 		"FromSlice":              reflect.ValueOf(ndarray.FromSlice),
 		"FromValues":             reflect.ValueOf(ndarray.FromValues),
 		"Full":                   reflect.ValueOf(ndarray.Full),
+		"MaxSize":                reflect.ValueOf(constant.MakeFromLiteral("2147483648", token.INT, 0)),
 		"New":                    reflect.ValueOf(ndarray.New),
 		"NewRNG":                 reflect.ValueOf(ndarray.NewRNG),
 		"NewWeightCollection":    reflect.ValueOf(ndarray.NewWeightCollection),
