@@ -6,10 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"time"
 
 	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
 func init() {
@@ -47,6 +49,9 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	sp := solver.Param()
+	if sp.SolverMode != nil && sp.GetSolverMode() == caffepb.SolverParameter_GPU {
+		fmt.Fprintf(stderr, "sparknet train: %s asks for solver_mode GPU; sparknet trains on the CPU (vectorised kernels, %d threads)\n", *solverPath, max(1, solverThreads(*threads)))
+	}
 	if *iterations > 0 {
 		n := int32(*iterations)
 		sp.MaxIter = &n
@@ -152,4 +157,12 @@ func batchSize(net *caffe.Net) int {
 		}
 	}
 	return 0
+}
+
+// solverThreads is the number of goroutines a --threads value gives.
+func solverThreads(threads int) int {
+	if threads > 0 {
+		return threads
+	}
+	return runtime.NumCPU()
 }
