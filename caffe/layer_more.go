@@ -165,13 +165,22 @@ func (l *MultinomialLogisticLoss) Setup(bottom, top []*Blob) error {
 
 // Reshape checks one label per sample.
 func (l *MultinomialLogisticLoss) Reshape(bottom, top []*Blob) error {
-	if err := lossFirstDims(&l.layerBase, bottom); err != nil {
+	if err := checkSampleLabels(&l.layerBase, bottom); err != nil {
+		return err
+	}
+	top[0].Reshape()
+	return nil
+}
+
+// checkSampleLabels checks that a loss layer's second bottom holds one
+// label per sample of its first.
+func checkSampleLabels(l *layerBase, bottom []*Blob) error {
+	if err := lossFirstDims(l, bottom); err != nil {
 		return err
 	}
 	if bottom[1].Count() != bottom[0].Dim(0) {
 		return l.errorf("want one label per sample: %v labels for %v scores", bottom[1].Shape(), bottom[0].Shape())
 	}
-	top[0].Reshape()
 	return nil
 }
 
@@ -255,11 +264,8 @@ func (l *HingeLoss) Setup(bottom, top []*Blob) error {
 
 // Reshape checks one label per sample.
 func (l *HingeLoss) Reshape(bottom, top []*Blob) error {
-	if err := lossFirstDims(&l.layerBase, bottom); err != nil {
+	if err := checkSampleLabels(&l.layerBase, bottom); err != nil {
 		return err
-	}
-	if bottom[1].Count() != bottom[0].Dim(0) {
-		return l.errorf("want one label per sample: %v labels for %v scores", bottom[1].Shape(), bottom[0].Shape())
 	}
 	l.margin = growFloats(l.margin, bottom[0].Count())
 	top[0].Reshape()
