@@ -165,6 +165,18 @@ func (l *layerBase) initParams(shapes [][]int, fill func(i int, b *Blob) error) 
 // fillRNG returns the random stream for the layer's fillers.
 func (l *layerBase) fillRNG() *ndarray.RNG { return ndarray.NewRNG(l.env.Seed) }
 
+// initWeightsBias creates a layer's weights and, when shapes has a second
+// entry, its bias (as initParams), filled by the two fillers.
+func (l *layerBase) initWeightsBias(shapes [][]int, weights, bias *caffepb.FillerParameter) error {
+	rng := l.fillRNG()
+	return l.initParams(shapes, func(i int, b *Blob) error {
+		if i == 0 {
+			return FillBlob(b, weights, rng)
+		}
+		return FillBlob(b, bias, rng)
+	})
+}
+
 // copyParamProto copies a BlobProto's values into b, whose shape must
 // match (a legacy num/channels/height/width proto matches a blob with the
 // same 4-D legacy shape).

@@ -69,14 +69,7 @@ func (l *Deconvolution) Setup(bottom, top []*Blob) error {
 		shapes = append(shapes, []int{l.numOutput})
 	}
 	p := orDefaults(l.def.GetConvolutionParam())
-	rng := l.fillRNG()
-	err := l.initParams(shapes, func(i int, b *Blob) error {
-		if i == 0 {
-			return FillBlob(b, p.GetWeightFiller(), rng)
-		}
-		return FillBlob(b, p.GetBiasFiller(), rng)
-	})
-	if err != nil {
+	if err := l.initWeightsBias(shapes, p.GetWeightFiller(), p.GetBiasFiller()); err != nil {
 		return err
 	}
 	return l.Reshape(bottom, top)
