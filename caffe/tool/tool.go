@@ -6,6 +6,7 @@
 //	sparknet test --model=lenet_train_test.prototxt --weights=lenet_iter_10000.caffemodel --iterations=100 --data=mnist=DIR
 //	sparknet time --model=lenet_train_test.prototxt --iterations=50 --input-shape=data=64,1,28,28
 //	sparknet mean --source=examples/cifar10/cifar10_train_lmdb --output=mean.binaryproto
+//	sparknet device_query
 //
 // Data layers read the LMDB and LevelDB databases that Caffe's convert
 // tools write. --data=KIND=DIR instead points every Data layer at a data

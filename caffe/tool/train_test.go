@@ -193,3 +193,11 @@ func TestMean(t *testing.T) {
 		t.Errorf("bad split: exit %d, %q", code, errOut)
 	}
 }
+
+// TestDeviceQuery checks that device_query names the kernels in use.
+func TestDeviceQuery(t *testing.T) {
+	out, errOut, code := runTool(t, "device_query")
+	if code != 0 || !strings.Contains(out, "Device: CPU") || !strings.Contains(out, "Kernels: ") || !strings.Contains(out, "Cores: ") {
+		t.Errorf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
