@@ -452,13 +452,14 @@ type DataInput struct {
 	Transform *caffepb.TransformationParameter
 }
 
-// ReplaceDataLayers turns every Data layer of np into a MemoryData layer
-// with the same name, tops, include rules and batch size, whose data top
-// has shape [batch, channels, height, width] (the shape of the samples
-// after the layer's transform: with crop_size, the crop). The transform
-// itself is removed from the definition and returned, so that the Go code
-// feeding the layers (Net.MemoryDataLayer, MemoryData.SetFeeder) applies
-// it. Legacy definitions are upgraded first.
+// ReplaceDataLayers turns every Data (and ImageData) layer of np into a
+// MemoryData layer with the same name, tops, include rules and batch
+// size, whose data top has shape [batch, channels, height, width] (the
+// shape of the samples after the layer's transform: with crop_size, the
+// crop). The transform itself is removed from the definition and
+// returned, so that the Go code feeding the layers (Net.MemoryDataLayer,
+// MemoryData.SetFeeder) applies it. Legacy definitions are upgraded
+// first.
 func ReplaceDataLayers(np *caffepb.NetParameter, channels, height, width int) ([]DataInput, error) {
 	if channels <= 0 || height <= 0 || width <= 0 {
 		return nil, fmt.Errorf("caffe: ReplaceDataLayers: sample shape %d×%d×%d must be positive", channels, height, width)
@@ -470,12 +471,18 @@ func ReplaceDataLayers(np *caffepb.NetParameter, channels, height, width int) ([
 	}
 	var out []DataInput
 	for _, l := range np.GetLayer() {
-		if l.GetType() != "Data" {
+		var batch uint32
+		var source string
+		switch l.GetType() {
+		case "Data":
+			batch, source = l.GetDataParam().GetBatchSize(), l.GetDataParam().GetSource()
+		case "ImageData":
+			batch, source = l.GetImageDataParam().GetBatchSize(), l.GetImageDataParam().GetSource()
+		default:
 			continue
 		}
-		dp := l.GetDataParam()
-		if dp.GetBatchSize() == 0 {
-			return nil, fmt.Errorf("caffe: layer %q: data_param.batch_size must be positive", l.GetName())
+		if batch == 0 {
+			return nil, fmt.Errorf("caffe: layer %q (%s): the batch_size must be positive", l.GetName(), l.GetType())
 		}
 		h, w := height, width
 		if c := int(l.GetTransformParam().GetCropSize()); c > 0 {
@@ -484,14 +491,14 @@ func ReplaceDataLayers(np *caffepb.NetParameter, channels, height, width int) ([
 		out = append(out, DataInput{
 			Layer:     l.GetName(),
 			Tops:      append([]string(nil), l.Top...),
-			BatchSize: int(dp.GetBatchSize()),
-			Source:    dp.GetSource(),
+			BatchSize: int(batch),
+			Source:    source,
 			Include:   l.Include,
 			Transform: l.TransformParam,
 		})
-		b, c, hh, ww := dp.GetBatchSize(), uint32(channels), uint32(h), uint32(w)
+		b, c, hh, ww := batch, uint32(channels), uint32(h), uint32(w)
 		l.Type = proto.String("MemoryData")
-		l.DataParam = nil
+		l.DataParam, l.ImageDataParam = nil, nil
 		l.TransformParam = nil
 		l.MemoryDataParam = &caffepb.MemoryDataParameter{BatchSize: &b, Channels: &c, Height: &hh, Width: &ww}
 	}

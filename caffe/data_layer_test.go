@@ -321,3 +321,28 @@ func TestImageDataLayer(t *testing.T) {
 		t.Errorf("a missing list: %v", err)
 	}
 }
+
+// TestReplaceImageDataLayers checks that ImageData layers, too, become
+// MemoryData layers with their batch size, source and transform.
+func TestReplaceImageDataLayers(t *testing.T) {
+	np, err := ParseNetParameter("net.prototxt", []byte(`
+layer { name: "images" type: "ImageData" top: "data" top: "label"
+        image_data_param { source: "train.txt" batch_size: 8 new_height: 32 new_width: 32 }
+        transform_param { mirror: true crop_size: 28 } }
+layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 2 } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inputs, err := ReplaceDataLayers(np, 3, 32, 32)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(inputs) != 1 || inputs[0].BatchSize != 8 || inputs[0].Source != "train.txt" || !inputs[0].Transform.GetMirror() {
+		t.Fatalf("inputs %+v", inputs)
+	}
+	l := np.GetLayer()[0]
+	if l.GetType() != "MemoryData" || l.GetImageDataParam() != nil || l.GetMemoryDataParam().GetHeight() != 28 || l.GetMemoryDataParam().GetBatchSize() != 8 {
+		t.Errorf("replaced layer %v", l)
+	}
+}
