@@ -187,7 +187,7 @@ func (t *Trainer) buildDefinitions(solver *caffepb.SolverParameter) error {
 		return fmt.Errorf("sparknet: %w", err)
 	}
 	if len(t.inputs) == 0 {
-		return errors.New("sparknet: the solver's train net has no Data layer to feed; give it a Data layer with a batch_size (its source is not read)")
+		return errors.New("sparknet: the solver's train net has no Data layer to feed; give it a Data (or ImageData) layer with a batch_size (its source is not read: the RDD feeds it)")
 	}
 	// The test net: the solver's first test net, else the train net's
 	// definition in the TEST phase.
