@@ -34,6 +34,14 @@ type ImageOptions struct {
 	RGB bool
 }
 
+// check reports options whose size is half given or negative.
+func (o ImageOptions) check() error {
+	if o.Height < 0 || o.Width < 0 || (o.Height == 0) != (o.Width == 0) {
+		return fmt.Errorf("data: image size %d×%d: give both height and width, or neither", o.Height, o.Width)
+	}
+	return nil
+}
+
 func (o ImageOptions) channels() int {
 	if o.Gray {
 		return 1
@@ -50,8 +58,8 @@ var imageExts = map[string]bool{".jpg": true, ".jpeg": true, ".png": true}
 // within a class are read in name order. Files not ending in .jpg, .jpeg
 // or .png (any case) are skipped.
 func ReadImageFolder(dir string, o ImageOptions) (*Samples, error) {
-	if o.Height < 0 || o.Width < 0 || (o.Height == 0) != (o.Width == 0) {
-		return nil, fmt.Errorf("data: image size %d×%d: give both height and width, or neither", o.Height, o.Width)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -107,8 +115,8 @@ func ReadImageFolder(dir string, o ImageOptions) (*Samples, error) {
 // empty) or else to the list file's folder. Blank lines are skipped.
 // All images must end up one size: give o.Height and o.Width to resize.
 func ReadImageList(list, root string, o ImageOptions) (*Samples, error) {
-	if o.Height < 0 || o.Width < 0 || (o.Height == 0) != (o.Width == 0) {
-		return nil, fmt.Errorf("data: image size %d×%d: give both height and width, or neither", o.Height, o.Width)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	lines, err := ReadLines(list)
 	if err != nil {
@@ -155,8 +163,8 @@ func ReadImageList(list, root string, o ImageOptions) (*Samples, error) {
 
 // ReadImage reads one JPEG or PNG file as a single sample (label 0).
 func ReadImage(path string, o ImageOptions) (*Samples, error) {
-	if o.Height < 0 || o.Width < 0 || (o.Height == 0) != (o.Width == 0) {
-		return nil, fmt.Errorf("data: image size %d×%d: give both height and width, or neither", o.Height, o.Width)
+	if err := o.check(); err != nil {
+		return nil, err
 	}
 	pix, h, w, err := readImageFile(path, o, o.Height, o.Width)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"time"
 
@@ -50,7 +49,7 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	}
 	sp := solver.Param()
 	if sp.SolverMode != nil && sp.GetSolverMode() == caffepb.SolverParameter_GPU {
-		fmt.Fprintf(stderr, "sparknet train: %s asks for solver_mode GPU; sparknet trains on the CPU (vectorised kernels, %d threads)\n", *solverPath, max(1, solverThreads(*threads)))
+		fmt.Fprintf(stderr, "sparknet train: %s asks for solver_mode GPU; sparknet trains on the CPU (vectorised kernels, %d threads)\n", *solverPath, solver.Net().Threads())
 	}
 	if *iterations > 0 {
 		n := int32(*iterations)
@@ -157,12 +156,4 @@ func batchSize(net *caffe.Net) int {
 		}
 	}
 	return 0
-}
-
-// solverThreads is the number of goroutines a --threads value gives.
-func solverThreads(threads int) int {
-	if threads > 0 {
-		return threads
-	}
-	return runtime.NumCPU()
 }
