@@ -20,6 +20,7 @@ func init() { registerComputed("InfogainLoss", newInfogainLoss) }
 // p·Σ_k H[label, k] − H[label, ·].
 type InfogainLoss struct {
 	layerBase
+	scoreLoss
 	sm        Softmax
 	prob      *Blob
 	h         []float32 // from the source; nil when it is the third bottom
@@ -57,12 +58,6 @@ func newInfogainLoss(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	}
 	return l, nil
 }
-
-// IsLoss reports that the top is a loss.
-func (l *InfogainLoss) IsLoss() bool { return true }
-
-// AllowForceBackward is true for the scores only.
-func (l *InfogainLoss) AllowForceBackward(bottom int) bool { return bottom == 0 }
 
 // Setup checks the blobs.
 func (l *InfogainLoss) Setup(bottom, top []*Blob) error {

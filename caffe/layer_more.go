@@ -138,7 +138,21 @@ func (l *ContrastiveLoss) Backward(top []*Blob, propagateDown []bool, bottom []*
 // MultinomialLogisticLoss is −Σ log(p[label]) / N over probabilities
 // (bottom 0, N×K…) and labels (bottom 1), with p clamped to at least
 // 1e−20 as in Caffe. The probabilities get the gradient.
-type MultinomialLogisticLoss struct{ layerBase }
+type MultinomialLogisticLoss struct {
+	layerBase
+	scoreLoss
+}
+
+// scoreLoss is the loss-layer behaviour of the layers whose first top is
+// the loss and whose first bottom (scores or probabilities) alone takes a
+// gradient; the others are labels or fixed inputs.
+type scoreLoss struct{}
+
+// IsLoss reports that the first top is a loss.
+func (scoreLoss) IsLoss() bool { return true }
+
+// AllowForceBackward is true for the first bottom only.
+func (scoreLoss) AllowForceBackward(bottom int) bool { return bottom == 0 }
 
 var (
 	_ LossLayer            = (*MultinomialLogisticLoss)(nil)
@@ -146,14 +160,8 @@ var (
 )
 
 func newMultinomialLogisticLoss(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	return &MultinomialLogisticLoss{newLayerBase("MultinomialLogisticLoss", def, env)}, nil
+	return &MultinomialLogisticLoss{layerBase: newLayerBase("MultinomialLogisticLoss", def, env)}, nil
 }
-
-// IsLoss reports that the top is a loss.
-func (l *MultinomialLogisticLoss) IsLoss() bool { return true }
-
-// AllowForceBackward is true for the probabilities only.
-func (l *MultinomialLogisticLoss) AllowForceBackward(bottom int) bool { return bottom == 0 }
 
 // Setup checks the blobs.
 func (l *MultinomialLogisticLoss) Setup(bottom, top []*Blob) error {
@@ -235,6 +243,7 @@ func (l *MultinomialLogisticLoss) Backward(top []*Blob, propagateDown []bool, bo
 // hinge_loss_param.norm L2.
 type HingeLoss struct {
 	layerBase
+	scoreLoss
 	l2     bool
 	margin []float32 // max(0, 1 − t·s)
 }
@@ -247,12 +256,6 @@ var (
 func newHingeLoss(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	return &HingeLoss{layerBase: newLayerBase("HingeLoss", def, env), l2: def.GetHingeLossParam().GetNorm() == caffepb.HingeLossParameter_L2}, nil
 }
-
-// IsLoss reports that the top is a loss.
-func (l *HingeLoss) IsLoss() bool { return true }
-
-// AllowForceBackward is true for the scores only.
-func (l *HingeLoss) AllowForceBackward(bottom int) bool { return bottom == 0 }
 
 // Setup checks the blobs.
 func (l *HingeLoss) Setup(bottom, top []*Blob) error {
