@@ -110,7 +110,7 @@ func ParseDatum(b []byte) (Datum, error) {
 type datumCollector struct {
 	file    string       // for errors
 	o       ImageOptions // for encoded records
-	records uint64       // records the database declares (0: unknown)
+	records uint64       // records the database declares, reserved for (0: unknown)
 	limit   uint64       // bytes the database occupies, bounding what is reserved
 	s       *Samples
 }

@@ -30,11 +30,9 @@ func ReadLevelDB(path string, o ImageOptions) (s *Samples, err error) {
 		return nil, levelDBError(path, err)
 	}
 	defer db.Close()
-	var size int64
-	if sizes, err := db.SizeOf(nil); err == nil {
-		size = sizes.Sum()
-	}
-	c := datumCollector{file: path, o: o, records: 1 << 20, limit: uint64(max(size, 1<<20))}
+	// LevelDB does not say how many records it holds: the samples grow
+	// as they are read.
+	c := datumCollector{file: path, o: o}
 	it := db.NewIterator(nil, nil)
 	defer it.Release()
 	for it.Next() {
