@@ -42,13 +42,7 @@ var (
 // added in a fixed order, so that results do not depend on the timing.
 type Convolution struct {
 	layerBase
-	numOutput, group int
-	bias             bool
-	kh, kw           int
-	padH, padW       int
-	strideH, strideW int
-	dilH, dilW       int
-	axisParam        int
+	convSpec
 
 	// Set by Reshape.
 	axis             int // channel axis
@@ -81,57 +75,80 @@ type Convolution struct {
 
 var _ Layer = (*Convolution)(nil)
 
-func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
+// convSpec is a 2-D convolution's convolution_param, checked: the settings
+// Convolution, Deconvolution and Im2col share.
+type convSpec struct {
+	numOutput, group int
+	bias             bool
+	kh, kw           int
+	padH, padW       int
+	strideH, strideW int
+	dilH, dilW       int
+	axisParam        int
+}
+
+// newConvSpec reads and checks convolution_param as Caffe does; a layer
+// that ignores num_output (Im2col) passes needOutput false.
+func newConvSpec(def *caffepb.LayerParameter, needOutput bool) (convSpec, error) {
 	p := orDefaults(def.GetConvolutionParam())
-	l := &Convolution{
-		layerBase: newLayerBase("Convolution", def, env),
+	c := convSpec{
 		numOutput: int(p.GetNumOutput()),
 		group:     int(p.GetGroup()),
 		bias:      p.GetBiasTerm(),
 		axisParam: int(p.GetAxis()),
-		colFor:    -1,
 	}
-	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
-	if l.numOutput <= 0 {
-		return nil, fmt.Errorf("convolution_param.num_output must be > 0")
-	}
-	if l.group <= 0 {
-		return nil, fmt.Errorf("convolution_param.group must be > 0, got %d", l.group)
-	}
-	if l.numOutput%l.group != 0 {
-		return nil, fmt.Errorf("num_output %d is not a multiple of group %d", l.numOutput, l.group)
+	if needOutput {
+		if c.numOutput <= 0 {
+			return c, fmt.Errorf("convolution_param.num_output must be > 0")
+		}
+		if c.group <= 0 {
+			return c, fmt.Errorf("convolution_param.group must be > 0, got %d", c.group)
+		}
+		if c.numOutput%c.group != 0 {
+			return c, fmt.Errorf("num_output %d is not a multiple of group %d", c.numOutput, c.group)
+		}
 	}
 	if p.GetForceNdIm2Col() {
-		return nil, fmt.Errorf("force_nd_im2col: only 2-D convolution is supported")
+		return c, fmt.Errorf("force_nd_im2col: only 2-D convolution is supported")
 	}
 	var err error
-	if l.kh, l.kw, err = convDims("kernel", p.GetKernelSize(), p.KernelH, p.KernelW, 0); err != nil {
-		return nil, err
+	if c.kh, c.kw, err = convDims("kernel", p.GetKernelSize(), p.KernelH, p.KernelW, 0); err != nil {
+		return c, err
 	}
-	if l.kh <= 0 || l.kw <= 0 {
-		return nil, fmt.Errorf("kernel size %d×%d: filter dimensions must be nonzero", l.kh, l.kw)
+	if c.kh <= 0 || c.kw <= 0 {
+		return c, fmt.Errorf("kernel size %d×%d: filter dimensions must be nonzero", c.kh, c.kw)
 	}
-	if l.strideH, l.strideW, err = convDims("stride", p.GetStride(), p.StrideH, p.StrideW, 1); err != nil {
-		return nil, err
+	if c.strideH, c.strideW, err = convDims("stride", p.GetStride(), p.StrideH, p.StrideW, 1); err != nil {
+		return c, err
 	}
-	if l.strideH <= 0 || l.strideW <= 0 {
-		return nil, fmt.Errorf("stride %d×%d: stride dimensions must be nonzero", l.strideH, l.strideW)
+	if c.strideH <= 0 || c.strideW <= 0 {
+		return c, fmt.Errorf("stride %d×%d: stride dimensions must be nonzero", c.strideH, c.strideW)
 	}
-	if l.padH, l.padW, err = convDims("pad", p.GetPad(), p.PadH, p.PadW, 0); err != nil {
-		return nil, err
+	if c.padH, c.padW, err = convDims("pad", p.GetPad(), p.PadH, p.PadW, 0); err != nil {
+		return c, err
 	}
-	if l.dilH, l.dilW, err = convDims("dilation", p.GetDilation(), nil, nil, 1); err != nil {
-		return nil, err
+	if c.dilH, c.dilW, err = convDims("dilation", p.GetDilation(), nil, nil, 1); err != nil {
+		return c, err
 	}
-	if l.dilH <= 0 || l.dilW <= 0 {
-		return nil, fmt.Errorf("dilation %d×%d: dilation must be nonzero", l.dilH, l.dilW)
+	if c.dilH <= 0 || c.dilW <= 0 {
+		return c, fmt.Errorf("dilation %d×%d: dilation must be nonzero", c.dilH, c.dilW)
 	}
 	if err := CheckFiller(p.GetWeightFiller()); err != nil {
-		return nil, fmt.Errorf("weight_filler: %w", err)
+		return c, fmt.Errorf("weight_filler: %w", err)
 	}
 	if err := CheckFiller(p.GetBiasFiller()); err != nil {
-		return nil, fmt.Errorf("bias_filler: %w", err)
+		return c, fmt.Errorf("bias_filler: %w", err)
 	}
+	return c, nil
+}
+
+func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
+	spec, err := newConvSpec(def, true)
+	if err != nil {
+		return nil, err
+	}
+	l := &Convolution{layerBase: newLayerBase("Convolution", def, env), convSpec: spec, colFor: -1}
+	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	l.oneByOne = l.kh == 1 && l.kw == 1 && l.strideH == 1 && l.strideW == 1 && l.padH == 0 && l.padW == 0
 	return l, nil
 }

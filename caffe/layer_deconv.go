@@ -18,32 +18,23 @@ func init() { registerComputed("Deconvolution", newDeconvolution) }
 // its top; all share the weights.
 type Deconvolution struct {
 	layerBase
-	numOutput, group, channels int
-	bias                       bool
-	kh, kw, strideH, strideW   int
-	padH, padW, dilH, dilW     int
-	inH, inW, outH, outW       int
-	col                        []float32
+	convSpec
+	channels             int
+	inH, inW, outH, outW int
+	col                  []float32
 }
 
 var _ Layer = (*Deconvolution)(nil)
 
 func newDeconvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	// The convolution's checks of the parameters apply unchanged.
-	c, err := newConvolution(def, env)
+	spec, err := newConvSpec(def, true)
 	if err != nil {
 		return nil, err
 	}
-	conv := c.(*Convolution)
-	if conv.axisParam != 1 {
-		return nil, fmt.Errorf("convolution_param.axis = %d: Deconvolution supports the channel axis 1 only", conv.axisParam)
+	if spec.axisParam != 1 {
+		return nil, fmt.Errorf("convolution_param.axis = %d: Deconvolution supports the channel axis 1 only", spec.axisParam)
 	}
-	return &Deconvolution{
-		layerBase: newLayerBase("Deconvolution", def, env),
-		numOutput: conv.numOutput, group: conv.group, bias: conv.bias,
-		kh: conv.kh, kw: conv.kw, strideH: conv.strideH, strideW: conv.strideW,
-		padH: conv.padH, padW: conv.padW, dilH: conv.dilH, dilW: conv.dilW,
-	}, nil
+	return &Deconvolution{layerBase: newLayerBase("Deconvolution", def, env), convSpec: spec}, nil
 }
 
 // Setup checks the bottoms and creates and fills the weights and bias.

@@ -1,8 +1,6 @@
 package caffe
 
 import (
-	"google.golang.org/protobuf/proto"
-
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -18,25 +16,17 @@ func init() {
 // convolution_param would multiply (2-D, channel axis 1).
 type Im2colLayer struct {
 	layerBase
-	conv *Convolution // the geometry
+	convSpec
 }
 
 var _ Layer = (*Im2colLayer)(nil)
 
 func newIm2colLayer(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	// num_output is not used: give the convolution's checks one.
-	d := proto.Clone(def).(*caffepb.LayerParameter)
-	if d.ConvolutionParam == nil {
-		d.ConvolutionParam = &caffepb.ConvolutionParameter{}
-	}
-	if d.ConvolutionParam.GetNumOutput() == 0 {
-		d.ConvolutionParam.NumOutput = proto.Uint32(1)
-	}
-	c, err := newConvolution(d, env)
+	spec, err := newConvSpec(def, false) // num_output is not used
 	if err != nil {
 		return nil, err
 	}
-	return &Im2colLayer{layerBase: newLayerBase("Im2col", def, env), conv: c.(*Convolution)}, nil
+	return &Im2colLayer{layerBase: newLayerBase("Im2col", def, env), convSpec: spec}, nil
 }
 
 // Setup checks the blobs.
@@ -52,7 +42,7 @@ func (l *Im2colLayer) Setup(bottom, top []*Blob) error {
 
 // Reshape shapes the columns.
 func (l *Im2colLayer) Reshape(bottom, top []*Blob) error {
-	b, c := bottom[0], l.conv
+	b, c := bottom[0], l.convSpec
 	if b.NumAxes() != 4 {
 		return l.errorf("input of shape %v: want N×C×H×W", b.Shape())
 	}
@@ -67,7 +57,7 @@ func (l *Im2colLayer) Reshape(bottom, top []*Blob) error {
 
 // Forward unrolls every sample.
 func (l *Im2colLayer) Forward(bottom, top []*Blob) error {
-	b, c := bottom[0], l.conv
+	b, c := bottom[0], l.convSpec
 	in, out := b.CountFrom(1), top[0].CountFrom(1)
 	x, y := b.DataSlice(), top[0].DataSlice()
 	for n := 0; n < b.Dim(0); n++ {
@@ -81,7 +71,7 @@ func (l *Im2colLayer) Backward(top []*Blob, propagateDown []bool, bottom []*Blob
 	if !wantDown(propagateDown) {
 		return
 	}
-	b, c := bottom[0], l.conv
+	b, c := bottom[0], l.convSpec
 	in, out := b.CountFrom(1), top[0].CountFrom(1)
 	dx, dy := b.DiffSlice(), top[0].DiffSlice()
 	for n := 0; n < b.Dim(0); n++ {
