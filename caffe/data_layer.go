@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/data"
 )
 
@@ -464,8 +465,8 @@ func ReplaceDataLayers(np *caffepb.NetParameter, channels, height, width int) ([
 	if channels <= 0 || height <= 0 || width <= 0 {
 		return nil, fmt.Errorf("caffe: ReplaceDataLayers: sample shape %d×%d×%d must be positive", channels, height, width)
 	}
-	if NetNeedsUpgrade(np) {
-		if err := UpgradeNetParameter(np); err != nil {
+	if format.NetNeedsUpgrade(np) {
+		if err := format.UpgradeNetParameter(np); err != nil {
 			return nil, err
 		}
 	}

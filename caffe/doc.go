@@ -6,10 +6,12 @@
 //
 // # Net and solver definitions
 //
-// LoadNetParameter reads a .prototxt net in protobuf's text format, with
-// everything Caffe's parser accepts, and upgrades legacy definitions (V0
-// and V1 layers, data-layer transform fields, net-level inputs, BatchNorm
-// params) exactly as Caffe does:
+// Caffe's files are read and written by package format, below the engine;
+// the functions scripts use most are here too. LoadNetParameter reads a
+// .prototxt net in protobuf's text format, with everything Caffe's parser
+// accepts, and upgrades legacy definitions (V0 and V1 layers, data-layer
+// transform fields, net-level inputs, BatchNorm params) exactly as Caffe
+// does:
 //
 //	np, err := caffe.LoadNetParameter("lenet_train_test.prototxt")
 //	if err != nil {
@@ -25,18 +27,13 @@
 //	train, err := caffe.TrainNetParameter(sp)
 //
 // FormatText writes any message back in Caffe's text style, and ParseText
-// parses any message type.
-//
-// # Binary files
-//
-// ReadCaffemodel and WriteCaffemodel read and write .caffemodel weights
-// (upgraded like text on reading), ReadSolverState and WriteSolverState
-// .solverstate files, ReadBlobProto and WriteBlobProto .binaryproto blobs
-// such as mean images. Declared sizes are checked against the bytes
-// present before anything is allocated, so damaged files give errors that
-// name the offset and field. Writes go through a temporary file renamed
-// into place. A current-format file read and written back is identical
-// byte for byte.
+// parses any message type. ReadCaffemodel and WriteCaffemodel read and
+// write .caffemodel weights (upgraded like text on reading),
+// ReadSolverState and WriteSolverState .solverstate files, ReadBlobProto and
+// WriteBlobProto .binaryproto blobs such as mean images; damaged files give
+// errors that name the offset and field, and writes never leave a torn
+// file. Package format has the rest: decoding any message, the upgrades on
+// their own, and the positions of parsed layers.
 //
 // # Processing a net
 //

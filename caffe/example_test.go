@@ -101,54 +101,6 @@ func ExampleSummarize() {
 	// Total params: 299
 }
 
-func ExampleFormatText() {
-	sp := &caffepb.SolverParameter{
-		BaseLr:   proto.Float32(0.01),
-		LrPolicy: proto.String("step"),
-		Stepsize: proto.Int32(1000),
-		Type:     proto.String("Nesterov"),
-	}
-	fmt.Print(caffe.FormatText(sp))
-	// Output:
-	// base_lr: 0.01
-	// lr_policy: "step"
-	// stepsize: 1000
-	// type: "Nesterov"
-}
-
-func ExampleUpgradeNetParameter() {
-	// A net in the V1 format, with its input given at net level.
-	np := &caffepb.NetParameter{}
-	caffe.ParseText("old.prototxt", []byte(`
-input: "data" input_dim: 1 input_dim: 3 input_dim: 4 input_dim: 4
-layers { name: "relu" type: RELU bottom: "data" top: "data" }`), np)
-	if err := caffe.UpgradeNetParameter(np); err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Print(caffe.FormatText(np))
-	// Output:
-	// layer {
-	//   name: "input"
-	//   type: "Input"
-	//   top: "data"
-	//   input_param {
-	//     shape {
-	//       dim: 1
-	//       dim: 3
-	//       dim: 4
-	//       dim: 4
-	//     }
-	//   }
-	// }
-	// layer {
-	//   name: "relu"
-	//   type: "ReLU"
-	//   bottom: "data"
-	//   top: "data"
-	// }
-}
-
 func ExampleCopyWeights() {
 	np, _ := caffe.ParseNetParameter("tiny.prototxt", []byte(tinyNet))
 	def, _ := caffe.ProcessNet(np, caffe.NetState{Phase: caffe.Test})

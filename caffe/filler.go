@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
@@ -26,7 +27,7 @@ func CheckFiller(p *caffepb.FillerParameter) error {
 	}
 	if !known {
 		return fmt.Errorf("caffe: unknown filler type %q%s; known types: %s",
-			typ, didYouMean(typ, fillerTypes), strings.Join(fillerTypes, ", "))
+			typ, format.DidYouMean(typ, fillerTypes), strings.Join(fillerTypes, ", "))
 	}
 	sparse := p.GetSparse()
 	if typ == "gaussian" {

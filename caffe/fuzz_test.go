@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
@@ -85,15 +86,15 @@ func FuzzReadCaffemodel(f *testing.F) {
 	}
 	f.Add([]byte{0xa2, 0x06, 0x05, 0x0a, 0x03, 'i', 'p', '1'})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		np, err := ParseCaffemodel("fuzz", data)
+		np, err := format.ParseCaffemodel("fuzz", data)
 		if err != nil {
 			return
 		}
-		out, err := EncodeBinary(np)
+		out, err := format.EncodeBinary(np)
 		if err != nil {
 			return
 		}
-		back, err := ParseCaffemodel("again", out)
+		back, err := format.ParseCaffemodel("again", out)
 		if err != nil {
 			t.Fatalf("re-encoded model does not decode: %v", err)
 		}

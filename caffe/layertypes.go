@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+
+	"github.com/sparknet-go/sparknet/caffe/format"
 )
 
 // LayerType describes a layer type that Caffe registers, by its type
@@ -178,5 +180,5 @@ func LookupLayerType(name string) (LayerType, error) {
 		return t.withComputed(), nil
 	}
 	return LayerType{}, fmt.Errorf("caffe: unknown layer type %q%s; known types: %s",
-		name, didYouMean(name, typeNames), quoteList(typeNames))
+		name, format.DidYouMean(name, typeNames), format.SortedList(typeNames))
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 )
 
 // LRPolicy is a learning-rate schedule (a SolverParameter's lr_policy).
@@ -63,10 +64,10 @@ func lookupLRPolicy(sp *caffepb.SolverParameter) (LRPolicy, error) {
 	lrPolicies.RUnlock()
 	if !ok {
 		if name == "" {
-			return LRPolicy{}, fmt.Errorf("caffe: solver has no lr_policy; set one of: %s", quoteList(LRPolicies()))
+			return LRPolicy{}, fmt.Errorf("caffe: solver has no lr_policy; set one of: %s", format.SortedList(LRPolicies()))
 		}
 		return LRPolicy{}, fmt.Errorf("caffe: unknown learning rate policy %q%s; known policies: %s",
-			name, didYouMean(name, LRPolicies()), quoteList(LRPolicies()))
+			name, format.DidYouMean(name, LRPolicies()), format.SortedList(LRPolicies()))
 	}
 	if p.Check != nil {
 		if err := p.Check(sp); err != nil {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -642,7 +643,7 @@ func (n *Net) setParamCollection(wc *ndarray.WeightCollection, what string, dst 
 	for _, name := range want.Layers() {
 		got := wc.Get(name)
 		if !wc.Has(name) {
-			return fmt.Errorf("caffe: %s: layer %q is missing (the net's layers with parameters: %s)", what, name, quoteList(want.Layers()))
+			return fmt.Errorf("caffe: %s: layer %q is missing (the net's layers with parameters: %s)", what, name, format.SortedList(want.Layers()))
 		}
 		w := want.Get(name)
 		if len(got) != len(w) {
@@ -660,7 +661,7 @@ func (n *Net) setParamCollection(wc *ndarray.WeightCollection, what string, dst 
 	}
 	for _, name := range wc.Layers() {
 		if !want.Has(name) {
-			return fmt.Errorf("caffe: %s: layer %q is not a layer of net %q with parameters (those are: %s)", what, name, n.def.Name, quoteList(want.Layers()))
+			return fmt.Errorf("caffe: %s: layer %q is not a layer of net %q with parameters (those are: %s)", what, name, n.def.Name, format.SortedList(want.Layers()))
 		}
 	}
 	for _, ld := range n.def.Layers {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
@@ -236,9 +237,9 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 	if np == nil {
 		return nil, fmt.Errorf("caffe: ProcessNet: nil NetParameter")
 	}
-	if NetNeedsUpgrade(np) {
-		up := cloneNet(np)
-		if err := UpgradeNetParameter(up); err != nil {
+	if format.NetNeedsUpgrade(np) {
+		up := format.CloneNet(np)
+		if err := format.UpgradeNetParameter(up); err != nil {
 			return nil, err
 		}
 		np = up
@@ -249,7 +250,7 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 	var kept []*LayerDef
 	excluded := map[string][]string{} // blob -> layers the state dropped that produce it
 	for i, src := range np.GetLayer() {
-		pos := layerPos(src)
+		pos := format.LayerPos(src)
 		if len(src.Include) > 0 && len(src.Exclude) > 0 {
 			return nil, layerError(pos, i, src.GetName(), src.GetType(), "has both include and exclude rules; give one kind only")
 		}
@@ -306,7 +307,7 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 				if exists[b] {
 					return nil, l.errorf("bottom %d, blob %q, was already read by an earlier layer", j, b)
 				}
-				return nil, l.errorf("unknown bottom blob %q%s; blobs available: %s", b, didYouMean(b, produced), availableList(produced, available))
+				return nil, l.errorf("unknown bottom blob %q%s; blobs available: %s", b, format.DidYouMean(b, produced), availableList(produced, available))
 			}
 			delete(available, b)
 		}
@@ -380,7 +381,7 @@ func insertSplits(layers []*LayerDef, excluded map[string][]string, state NetSta
 						b, state, strings.Join(by, ", "))
 				}
 				return nil, layerError(l.Pos, l.Source, lp.GetName(), lp.GetType(), "unknown bottom blob %q (bottom %d)%s; blobs produced before it: %s",
-					b, j, didYouMean(b, seen), orNone(seen))
+					b, j, format.DidYouMean(b, seen), orNone(seen))
 			}
 			source[[2]int{i, j}] = ref
 			readers[ref]++

@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -297,5 +298,17 @@ func TestNetStateOfAndPhase(t *testing.T) {
 	}
 	if got := (NetState{Phase: Train, Level: 2, Stages: []string{"a", "b"}}).String(); got != "phase TRAIN, level 2, stages a,b" {
 		t.Errorf("String() = %q", got)
+	}
+}
+
+// A V0 layer type that Caffe's upgrade maps to NONE becomes the empty type,
+// which processing refuses as unknown.
+func TestProcessRefusesUnupgradableType(t *testing.T) {
+	np, err := LoadNetParameter(filepath.Join("format", "testdata", "upgrade", "v0_train.prototxt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ProcessNet(np, NetState{Phase: Train}); err == nil || !strings.Contains(err.Error(), `unknown layer type ""`) {
+		t.Errorf("processing a net with a type Caffe cannot upgrade: %v", err)
 	}
 }

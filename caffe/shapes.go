@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 )
 
 // Shape is the shape of a blob, outermost axis first. A nil Shape is
@@ -130,7 +131,7 @@ func InferShapes(def *NetDef, inputShapes map[string][]int) (*Shapes, error) {
 			return nil, fmt.Errorf("caffe: a shape is given for blob %q, which is not a top of a data or input layer of net %q; give shapes for: %s",
 				name, def.Name, orNone(sortedStrings(ok)))
 		}
-		if _, err := shapeCount(inputShapes[name]); err != nil {
+		if _, err := format.ShapeCount(inputShapes[name]); err != nil {
 			return nil, fmt.Errorf("caffe: shape given for blob %q: %w", name, err)
 		}
 	}
@@ -153,14 +154,14 @@ func InferShapes(def *NetDef, inputShapes map[string][]int) (*Shapes, error) {
 		}
 		for j, t := range c.tops {
 			if t.Known() {
-				if _, err := shapeCount(t); err != nil {
+				if _, err := format.ShapeCount(t); err != nil {
 					return nil, c.errorf("top %q: %v", l.Tops[j], err)
 				}
 			}
 		}
 		for k, p := range c.params {
 			if p.Known() {
-				if _, err := shapeCount(p); err != nil {
+				if _, err := format.ShapeCount(p); err != nil {
 					return nil, c.errorf("parameter %d: %v", k, err)
 				}
 			}
@@ -369,9 +370,9 @@ func shapeOfBlobShape(s *caffepb.BlobShape) (Shape, error) {
 	}
 	shape := Shape{}
 	for _, d := range s.GetDim() {
-		shape = append(shape, clampDim(d))
+		shape = append(shape, format.ClampDim(d))
 	}
-	if _, err := shapeCount(shape); err != nil {
+	if _, err := format.ShapeCount(shape); err != nil {
 		return nil, err
 	}
 	return shape, nil
@@ -1133,7 +1134,7 @@ func ruleReshape(c *shapeCtx) error {
 		case d < -1:
 			return c.errorf("reshape_param.shape has dimension %d; use positive sizes, 0 (copy) or -1 (infer)", d)
 		default:
-			constant *= clampDim(d)
+			constant *= format.ClampDim(d)
 		}
 	}
 	if !c.known() {
@@ -1160,7 +1161,7 @@ func ruleReshape(c *shapeCtx) error {
 	}
 	top := append(Shape{}, b[:start]...)
 	for _, d := range dims {
-		top = append(top, clampDim(d))
+		top = append(top, format.ClampDim(d))
 	}
 	top = append(top, b[end:]...)
 	for _, a := range copyAxes {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 )
 
 // SnapshotPaths returns the files a snapshot at iteration iter writes:
@@ -120,11 +121,11 @@ func (s *Solver) setState(st *caffepb.SolverState, dir, companion string) error 
 		h := s.history[set][k]
 		pd := def.Params[def.Learnable[k]]
 		layer := def.Layers[pd.Layer].Name
-		if !ShapeEquals(bp, h.shape) {
+		if !format.ShapeEquals(bp, h.shape) {
 			return fmt.Errorf("caffe: history blob %d (layer %q, parameter %d) has shape %s, the net's parameter has shape %s",
-				i, layer, pd.Index, describeBlobShape(bp), shapeString(h.shape))
+				i, layer, pd.Index, format.DescribeBlobShape(bp), fmt.Sprint(h.shape))
 		}
-		if _, err := blobValues(bp); err != nil {
+		if _, err := format.CheckBlob(bp); err != nil {
 			return fmt.Errorf("%w (history blob %d, layer %q)", err, i, layer)
 		}
 	}
@@ -139,7 +140,7 @@ func (s *Solver) setState(st *caffepb.SolverState, dir, companion string) error 
 	}
 	for i, bp := range st.GetHistory() {
 		set, k := i/nl, i%nl
-		if err := copyBlobData(s.history[set][k].DataSlice(), bp); err != nil {
+		if err := format.CopyBlobData(s.history[set][k].DataSlice(), bp); err != nil {
 			return err
 		}
 	}

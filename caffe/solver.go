@@ -11,6 +11,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -177,7 +178,7 @@ func LoadSolverWith(path string, opts SolverOptions) (*Solver, error) {
 // NewSolver builds a solver and its train and test nets.
 func NewSolver(sp *caffepb.SolverParameter, opts SolverOptions) (*Solver, error) {
 	sp = proto.Clone(sp).(*caffepb.SolverParameter)
-	if err := UpgradeSolverParameter(sp); err != nil {
+	if err := format.UpgradeSolverParameter(sp); err != nil {
 		return nil, err
 	}
 	if opts.SnapshotPrefix != "" {
@@ -226,8 +227,8 @@ func NewSolver(sp *caffepb.SolverParameter, opts SolverOptions) (*Solver, error)
 // buildNet runs the rewrites and builds one net.
 func (s *Solver) buildNet(np *caffepb.NetParameter, state NetState, what string) (*Net, error) {
 	np = proto.Clone(np).(*caffepb.NetParameter)
-	if NetNeedsUpgrade(np) {
-		if err := UpgradeNetParameter(np); err != nil {
+	if format.NetNeedsUpgrade(np) {
+		if err := format.UpgradeNetParameter(np); err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, what)
 		}
 	}
@@ -687,7 +688,7 @@ func (s *Solver) SetHistory(wc *ndarray.WeightCollection) error {
 	if err := want.Compatible(wc); err != nil {
 		for _, name := range want.Layers() {
 			if !wc.Has(name) {
-				return fmt.Errorf("caffe: SetHistory: layer %q is missing (layers with history: %s)", name, quoteList(want.Layers()))
+				return fmt.Errorf("caffe: SetHistory: layer %q is missing (layers with history: %s)", name, format.SortedList(want.Layers()))
 			}
 		}
 		return fmt.Errorf("caffe: SetHistory: the collection does not match the %s solver's state: %w", s.typeName, err)

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -62,26 +63,15 @@ func SolverTypes() []string {
 	return names
 }
 
-// solverTypeName returns the solver type a parameter asks for: type, or
-// the legacy solver_type enum when only that is set.
-func solverTypeName(sp *caffepb.SolverParameter) string {
-	if sp.Type == nil && sp.SolverType != nil {
-		if name, ok := solverTypeNames[sp.GetSolverType()]; ok {
-			return name
-		}
-	}
-	return sp.GetType()
-}
-
 // lookupUpdateRule finds and checks the rule a solver parameter names.
 func lookupUpdateRule(sp *caffepb.SolverParameter) (UpdateRule, string, error) {
-	name := solverTypeName(sp)
+	name := format.SolverTypeName(sp)
 	updateRules.RLock()
 	r, ok := updateRules.m[name]
 	updateRules.RUnlock()
 	if !ok {
 		return UpdateRule{}, name, fmt.Errorf("caffe: unknown solver type %q%s; known types: %s",
-			name, didYouMean(name, SolverTypes()), quoteList(SolverTypes()))
+			name, format.DidYouMean(name, SolverTypes()), format.SortedList(SolverTypes()))
 	}
 	if r.Check != nil {
 		if err := r.Check(sp); err != nil {

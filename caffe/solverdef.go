@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 )
 
 // LoadOptions tunes LoadSolverParameterWith.
@@ -97,31 +98,6 @@ func LoadSolverParameterWith(path string, opts LoadOptions) (*caffepb.SolverPara
 	return sp, nil
 }
 
-// ParseSolverParameter parses a solver definition in text format, upgrades
-// the deprecated solver_type and the inline nets, and leaves net paths as
-// they are. name labels positions in errors.
-func ParseSolverParameter(name string, src []byte) (*caffepb.SolverParameter, error) {
-	sp := &caffepb.SolverParameter{}
-	rec := newSourceRecorder()
-	if err := parseText(name, src, sp, rec.hook); err != nil {
-		return nil, err
-	}
-	rec.commit()
-	if err := UpgradeSolverParameter(sp); err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, name)
-	}
-	nets := append([]*caffepb.NetParameter{sp.NetParam, sp.TrainNetParam}, sp.TestNetParam...)
-	for _, np := range nets {
-		if np == nil {
-			continue
-		}
-		if err := UpgradeNetParameter(np); err != nil {
-			return nil, fmt.Errorf("%w (in %s)", err, name)
-		}
-	}
-	return sp, nil
-}
-
 // FindNetFile finds the net file name given in the solver at solverPath:
 // relative to the solver's folder, then by base name there, then (path as
 // written, then base name) in each of opts.SearchDirs, then relative to
@@ -198,7 +174,7 @@ func mergeNetState(phase Phase, own *caffepb.NetState, solver *caffepb.NetState)
 // readNetField returns an inline net (copied) or reads a net file.
 func readNetField(inline *caffepb.NetParameter, path *string) (*caffepb.NetParameter, error) {
 	if inline != nil {
-		return cloneNet(inline), nil
+		return format.CloneNet(inline), nil
 	}
 	return LoadNetParameter(*path)
 }
@@ -257,7 +233,7 @@ func TestNetParameters(sp *caffepb.SolverParameter) ([]*caffepb.NetParameter, er
 	}
 	var nets []*caffepb.NetParameter
 	for _, np := range sp.TestNetParam {
-		nets = append(nets, cloneNet(np))
+		nets = append(nets, format.CloneNet(np))
 	}
 	for _, path := range sp.TestNet {
 		np, err := LoadNetParameter(path)

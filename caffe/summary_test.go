@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestSummaryGoogLeNetStructure(t *testing.T) {
 	var weights []string
 	for _, l := range def.Layers {
 		if l.Type == "SoftmaxWithLoss" {
-			weights = append(weights, formatFloat32(l.LossWeights[0]))
+			weights = append(weights, strconv.FormatFloat(float64(l.LossWeights[0]), 'g', -1, 32))
 		}
 	}
 	if got := strings.Join(weights, " "); got != "0.3 0.3 1" {
@@ -172,4 +173,22 @@ func statesOf(np *caffepb.NetParameter) []NetState {
 		}
 	}
 	return states
+}
+
+func BenchmarkSummarizeGoogLeNet(b *testing.B) {
+	np, err := LoadNetParameter("testdata/bvlc_googlenet/train_val.prototxt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	inputs := map[string][]int{"data": {32, 3, 224, 224}}
+	b.ReportAllocs()
+	for b.Loop() {
+		def, err := ProcessNet(np, NetState{Phase: Train})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Summarize(def, inputs); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

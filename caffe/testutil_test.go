@@ -1,6 +1,7 @@
 package caffe
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -68,4 +69,25 @@ func mustProcess(t testing.TB, src string, state NetState) *NetDef {
 // isSolver reports whether a shared file is a solver definition.
 func isSolver(path string) bool {
 	return strings.Contains(filepath.Base(path), "solver")
+}
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// checkGolden compares got with the golden file, or rewrites it with
+// -update.
+func checkGolden(t *testing.T, golden, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("output differs from %s (go test -update rewrites it):\n%s", golden, got)
+	}
 }

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
@@ -47,13 +48,13 @@ func TestBlobShapeAndShapeEquals(t *testing.T) {
 			t.Errorf("%s: BlobShape %v, want %v", tt.name, got, tt.shape)
 		}
 		for _, s := range tt.equals {
-			if !ShapeEquals(tt.blob, s) {
-				t.Errorf("%s: ShapeEquals(%v) = false", tt.name, s)
+			if !format.ShapeEquals(tt.blob, s) {
+				t.Errorf("%s: format.ShapeEquals(%v) = false", tt.name, s)
 			}
 		}
 		for _, s := range tt.differ {
-			if ShapeEquals(tt.blob, s) {
-				t.Errorf("%s: ShapeEquals(%v) = true", tt.name, s)
+			if format.ShapeEquals(tt.blob, s) {
+				t.Errorf("%s: format.ShapeEquals(%v) = true", tt.name, s)
 			}
 		}
 	}
@@ -261,7 +262,7 @@ func TestNetProtoMatchesCaffeSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := ParseCaffemodel(path, orig)
+	model, err := format.ParseCaffemodel(path, orig)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +270,7 @@ func TestNetProtoMatchesCaffeSnapshot(t *testing.T) {
 	if _, err := CopyWeights(model, dst); err != nil {
 		t.Fatal(err)
 	}
-	out, err := EncodeBinary(def.Proto(dst))
+	out, err := format.EncodeBinary(def.Proto(dst))
 	if err != nil {
 		t.Fatal(err)
 	}

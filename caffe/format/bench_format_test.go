@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"os"
@@ -25,7 +25,7 @@ func BenchmarkParseTextLeNet(b *testing.B) {
 }
 
 func BenchmarkParseTextGoogLeNet(b *testing.B) {
-	benchParseText(b, "testdata/bvlc_googlenet/train_val.prototxt")
+	benchParseText(b, "../testdata/bvlc_googlenet/train_val.prototxt")
 }
 
 // benchDecode decodes (and upgrades) a binary model repeatedly.
@@ -60,24 +60,6 @@ func BenchmarkEncodeCaffemodelLeNet(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := EncodeBinary(np); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
-
-func BenchmarkSummarizeGoogLeNet(b *testing.B) {
-	np, err := LoadNetParameter("testdata/bvlc_googlenet/train_val.prototxt")
-	if err != nil {
-		b.Fatal(err)
-	}
-	inputs := map[string][]int{"data": {32, 3, 224, 224}}
-	b.ReportAllocs()
-	for b.Loop() {
-		def, err := ProcessNet(np, NetState{Phase: Train})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := Summarize(def, inputs); err != nil {
 			b.Fatal(err)
 		}
 	}

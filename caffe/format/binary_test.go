@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,7 +126,7 @@ func TestMeanBinaryProto(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := BlobShape(b); !intsEqual(got, []int{1, 3, 32, 32}) {
+	if got := BlobShape(b); !slices.Equal(got, []int{1, 3, 32, 32}) {
 		t.Errorf("shape %v, want [1 3 32 32]", got)
 	}
 	data, err := BlobData(b)

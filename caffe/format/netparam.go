@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"fmt"
@@ -32,4 +32,29 @@ func ParseNetParameter(name string, src []byte) (*caffepb.NetParameter, error) {
 		return nil, fmt.Errorf("%w (in %s)", err, name)
 	}
 	return np, nil
+}
+
+// ParseSolverParameter parses a solver definition in text format, upgrades
+// the deprecated solver_type and the inline nets, and leaves net paths as
+// they are. name labels positions in errors.
+func ParseSolverParameter(name string, src []byte) (*caffepb.SolverParameter, error) {
+	sp := &caffepb.SolverParameter{}
+	rec := newSourceRecorder()
+	if err := parseText(name, src, sp, rec.hook); err != nil {
+		return nil, err
+	}
+	rec.commit()
+	if err := UpgradeSolverParameter(sp); err != nil {
+		return nil, fmt.Errorf("%w (in %s)", err, name)
+	}
+	nets := append([]*caffepb.NetParameter{sp.NetParam, sp.TrainNetParam}, sp.TestNetParam...)
+	for _, np := range nets {
+		if np == nil {
+			continue
+		}
+		if err := UpgradeNetParameter(np); err != nil {
+			return nil, fmt.Errorf("%w (in %s)", err, name)
+		}
+	}
+	return sp, nil
 }

@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"errors"
@@ -395,7 +395,7 @@ func TestParseNetParameterUpgradesAndRemembersPositions(t *testing.T) {
 	if got := np.Layer[0].GetType(); got != "Input" {
 		t.Errorf("first layer type %q, want Input", got)
 	}
-	if pos := layerPos(np.Layer[1]); pos.Line != 7 || pos.Col != 1 {
+	if pos := LayerPos(np.Layer[1]); pos.Line != 7 || pos.Col != 1 {
 		t.Errorf("upgraded layer position %v, want line 7 col 1", pos)
 	}
 }

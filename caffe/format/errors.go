@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"fmt"
@@ -41,8 +41,8 @@ func (e *ParseError) Error() string {
 	return "caffe: " + e.Pos.String() + ": " + e.Msg
 }
 
-// quoteList renders names as a sorted, comma-separated list.
-func quoteList(names []string) string {
+// SortedList renders names as a sorted, comma-separated list.
+func SortedList(names []string) string {
 	s := append([]string(nil), names...)
 	sort.Strings(s)
 	return strings.Join(s, ", ")
@@ -100,8 +100,9 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// didYouMean formats a suggestion for an error message.
-func didYouMean(name string, candidates []string) string {
+// DidYouMean formats a suggestion for an error message: ' (did you mean
+// "x"?)' when a candidate is close to name (a likely typo), else "".
+func DidYouMean(name string, candidates []string) string {
 	if s := closestName(name, candidates); s != "" && s != name {
 		return fmt.Sprintf(" (did you mean %q?)", s)
 	}

@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"fmt"
@@ -198,7 +198,7 @@ func (p *textParser) unknownField(md protoreflect.MessageDescriptor, name string
 	for i := range names {
 		names[i] = string(fields.Get(i).Name())
 	}
-	hint := didYouMean(name, names)
+	hint := DidYouMean(name, names)
 	if md.FullName() == "caffe.V1LayerParameter" && md.ParentFile() != nil {
 		if lp := md.ParentFile().Messages().ByName("LayerParameter"); lp != nil && lp.Fields().ByName(protoreflect.Name(name)) != nil {
 			hint += "; this is a legacy \"layers\" block: write \"layer\" for the current format"
@@ -216,7 +216,7 @@ func (p *textParser) unknownField(md protoreflect.MessageDescriptor, name string
 				name, outer.FullName(), md.FullName(), b.pos.Line, b.pos.Col)
 		}
 	}
-	return p.errorf(pos, "unknown field %q in %s%s; valid fields: %s", name, md.FullName(), hint, quoteList(names))
+	return p.errorf(pos, "unknown field %q in %s%s; valid fields: %s", name, md.FullName(), hint, SortedList(names))
 }
 
 func (p *textParser) parseValue(m protoreflect.Message, fd protoreflect.FieldDescriptor, namePos Position) error {
@@ -503,7 +503,7 @@ func (p *textParser) enum(fd protoreflect.FieldDescriptor) (protoreflect.EnumNum
 			plain[i] = string(ed.Values().Get(i).Name())
 		}
 		return 0, p.errorf(t.pos, "unknown value %s for enum field %q (%s)%s; valid values: %s",
-			t.text, fd.Name(), ed.FullName(), didYouMean(t.text, plain), strings.Join(names, ", "))
+			t.text, fd.Name(), ed.FullName(), DidYouMean(t.text, plain), strings.Join(names, ", "))
 	}
 	return ev.Number(), nil
 }

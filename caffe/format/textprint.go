@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"math"

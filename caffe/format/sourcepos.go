@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"runtime"
@@ -42,9 +42,9 @@ func lookupSource[T any](p *T) (layerSource, bool) {
 	return v.(layerSource), true
 }
 
-// layerPos returns where a layer was defined (the zero Position if
+// LayerPos returns where a layer was defined (the zero Position if
 // unknown).
-func layerPos(lp *caffepb.LayerParameter) Position {
+func LayerPos(lp *caffepb.LayerParameter) Position {
 	src, _ := lookupSource(lp)
 	return src.layer
 }
@@ -102,8 +102,8 @@ func moveSource(from *caffepb.V1LayerParameter, to *caffepb.LayerParameter) {
 	}
 }
 
-// cloneNet deep-copies a net, keeping the positions of its layers.
-func cloneNet(np *caffepb.NetParameter) *caffepb.NetParameter {
+// CloneNet deep-copies a net, keeping the positions of its layers.
+func CloneNet(np *caffepb.NetParameter) *caffepb.NetParameter {
 	c := proto.Clone(np).(*caffepb.NetParameter)
 	for i, l := range np.GetLayer() {
 		if src, ok := lookupSource(l); ok {

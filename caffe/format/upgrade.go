@@ -1,4 +1,4 @@
-package caffe
+package format
 
 import (
 	"fmt"
@@ -702,4 +702,15 @@ func UpgradeSolverParameter(sp *caffepb.SolverParameter) error {
 	sp.Type = proto.String(name)
 	sp.SolverType = nil
 	return nil
+}
+
+// SolverTypeName returns the solver type a parameter asks for: its type,
+// or the name of the legacy solver_type enum when only that is set.
+func SolverTypeName(sp *caffepb.SolverParameter) string {
+	if sp.Type == nil && sp.SolverType != nil {
+		if name, ok := solverTypeNames[sp.GetSolverType()]; ok {
+			return name
+		}
+	}
+	return sp.GetType()
 }
