@@ -1,0 +1,17 @@
+//go:build ignore
+
+// The min and max builtins take any number of ordered arguments.
+package main
+
+import "fmt"
+
+func main() {
+	fmt.Println(min(3, 1, 2), max(3, 1, 2))
+	fmt.Println(min(2.5, 1), max("apple", "banana", "cherry"))
+	x, y := 7, -4
+	fmt.Println(min(x, y, 0), max(x, y, 10))
+	var f float32 = 1.5
+	fmt.Printf("%T %v\n", max(f, 2), max(f, 2))
+	const c = min(1, 2.0)
+	fmt.Println(c)
+}
