@@ -6,9 +6,12 @@ import (
 )
 
 // Accumulator is a float64 sum that tasks add to and the driver reads,
-// such as a count of bad records or a running loss. Adds from a failed
-// task attempt stay counted (as in Spark for transformations), so use
-// action results where retries must not double count.
+// such as a count of bad records or a running loss. What a task attempt
+// adds counts only once the attempt succeeds: the adds of failed
+// attempts are dropped, so a retried task counts once. (Adds made from
+// goroutines that a task starts count at once. A partition computed
+// again in a later job, because it was not cached, counts again, as in
+// Spark.)
 //
 // With an SPMD engine each process sums what its tasks add, and the sums
 // of all processes are merged at the end of every job.
@@ -33,9 +36,51 @@ func (sc *Context) Accumulator(name string) *Accumulator {
 
 // Add adds v. It is safe to call from any number of tasks at once.
 func (a *Accumulator) Add(v float64) {
+	if t, ok := attempts.Load(goroutine()); ok {
+		t.(*attemptAdds).add(a, v)
+		return
+	}
 	a.mu.Lock()
 	a.pending += v
 	a.mu.Unlock()
+}
+
+// attempts maps the goroutines running task attempts to what the
+// attempts add to accumulators.
+var attempts sync.Map
+
+// attemptAdds is what one task attempt added, kept until it succeeds.
+type attemptAdds struct {
+	g    uintptr
+	sums map[*Accumulator]float64 // only the attempt's goroutine touches it
+}
+
+// beginAttempt starts collecting the adds of the calling goroutine.
+func beginAttempt() *attemptAdds {
+	t := &attemptAdds{g: goroutine()}
+	attempts.Store(t.g, t)
+	return t
+}
+
+func (t *attemptAdds) add(a *Accumulator, v float64) {
+	if t.sums == nil {
+		t.sums = map[*Accumulator]float64{}
+	}
+	t.sums[a] += v
+}
+
+// end stops collecting and, when the attempt succeeded, adds what it
+// collected.
+func (t *attemptAdds) end(ok bool) {
+	attempts.Delete(t.g)
+	if !ok {
+		return
+	}
+	for a, v := range t.sums {
+		a.mu.Lock()
+		a.pending += v
+		a.mu.Unlock()
+	}
 }
 
 // Value returns the sum so far.

@@ -2,7 +2,9 @@ package rdd
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"math"
 
 	"github.com/sparknet-go/sparknet/data"
 )
@@ -85,9 +87,13 @@ func (r *RDD) Count() (int, error) {
 	return n, nil
 }
 
-// Take returns the first n elements (fewer if the RDD is smaller). It
-// scans one partition first, then four times as many per job until it has
-// enough, as Spark does.
+// Take returns the first n elements (fewer if the RDD is smaller). As in
+// Spark, it scans one partition first, then more partitions per job as
+// the elements found so far suggest, and every task stops computing its
+// partition once it has the elements still wanted (Map, Filter, FlatMap
+// and the other element-wise transformations compute elements one at a
+// time for it), so Take(2) and First of a slow Map compute little more
+// than what they return.
 func (r *RDD) Take(n int) ([]any, error) {
 	if err := r.Err(); err != nil {
 		return nil, err
@@ -96,11 +102,31 @@ func (r *RDD) Take(n int) ([]any, error) {
 	if n <= 0 {
 		return out, nil
 	}
-	for next, batch := 0, 1; next < r.nparts && len(out) < n; batch *= 4 {
-		end := min(r.nparts, next+batch)
+	for scanned := 0; scanned < r.nparts && len(out) < n; {
+		try := 1
+		if scanned > 0 {
+			// Spark's rule: four times as many partitions when none
+			// had elements, else as many as the rate so far suggests
+			// (with half as many again), at most four times as many.
+			try = 4 * scanned
+			if len(out) > 0 {
+				try = min(try, max(1, int(math.Ceil(1.5*float64(n)*float64(scanned)/float64(len(out))))-scanned))
+			}
+		}
+		end := min(r.nparts, scanned+try)
 		need := n - len(out)
-		res, err := r.run("Take", allPartitions(end)[next:], func(_ *TaskContext, b block) (any, error) {
-			return b.slice(0, min(b.Len(), need)).elements(), nil
+		var res []any
+		err := r.sc.runJob(context.Background(), "Take", end-scanned, func(j *jobState) error {
+			var err error
+			res, err = r.sc.runPartitions(j, r, allPartitions(end)[scanned:], func(tc *TaskContext) (any, error) {
+				got := make([]any, 0, min(need, 64))
+				err := r.iterate(tc, tc.info.Partition, func(x any) bool {
+					got = append(got, x)
+					return len(got) < need
+				})
+				return got, err
+			})
+			return err
 		})
 		if err != nil {
 			return nil, err
@@ -108,7 +134,7 @@ func (r *RDD) Take(n int) ([]any, error) {
 		for _, v := range res {
 			out = append(out, v.([]any)...)
 		}
-		next = end
+		scanned = end
 	}
 	if len(out) > n {
 		out = out[:n]
@@ -116,7 +142,8 @@ func (r *RDD) Take(n int) ([]any, error) {
 	return out, nil
 }
 
-// First returns the first element, or an error wrapping ErrEmpty.
+// First returns the first element, or an error wrapping ErrEmpty. It
+// computes only what it needs (see Take).
 func (r *RDD) First() (any, error) {
 	res, err := r.Take(1)
 	if err != nil {
@@ -128,27 +155,40 @@ func (r *RDD) First() (any, error) {
 	return res[0], nil
 }
 
+// IsEmpty reports whether the RDD has no elements; it stops at the
+// first element it finds.
+func (r *RDD) IsEmpty() (bool, error) {
+	res, err := r.Take(1)
+	return len(res) == 0, err
+}
+
 // optional is a partition's partial result that may be absent.
 type optional struct {
 	V  any
 	OK bool
 }
 
-// Reduce combines all elements with f, which must be associative (and,
-// as partitions finish in any order, is applied within partitions in
-// element order and then to the partition results in partition order).
-// An empty RDD gives an error wrapping ErrEmpty.
-func (r *RDD) Reduce(f func(a, b any) any) (any, error) {
-	if f == nil {
-		return nil, fmt.Errorf("rdd: Reduce needs a function, got nil")
+// Reduce combines all elements with f, such as func(a, b float64)
+// float64, which must be associative (and, as partitions finish in any
+// order, is applied within partitions in element order and then to the
+// partition results in partition order). An empty RDD gives an error
+// wrapping ErrEmpty.
+func (r *RDD) Reduce(f any) (any, error) {
+	g, err := binop("Reduce", f)
+	if err != nil {
+		return nil, fmt.Errorf("rdd: %w", err)
 	}
 	res, err := r.run("Reduce", allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
 		if b.Len() == 0 {
 			return optional{}, nil
 		}
 		acc := b.at(0)
-		err := each("Reduce", tc.info.Partition, b.Len()-1, func(i int) { acc = f(acc, b.at(i+1)) })
-		return optional{acc, true}, err
+		err := each("Reduce", tc.info.Partition, b.Len()-1, func(i int) { acc = g(acc, b.at(i+1)) })
+		var te *typeError
+		if errors.As(err, &te) && te.arg == 0 && te.elem == 0 {
+			return nil, err // the first element, as the running value
+		}
+		return optional{acc, true}, placeShift(err, 1)
 	})
 	if err != nil {
 		return nil, err
@@ -162,7 +202,7 @@ func (r *RDD) Reduce(f func(a, b any) any) (any, error) {
 		case !found:
 			acc, found = o.V, true
 		default:
-			acc = f(acc, o.V)
+			acc = g(acc, o.V)
 		}
 	})
 	if err != nil {
@@ -174,23 +214,45 @@ func (r *RDD) Reduce(f func(a, b any) any) (any, error) {
 	return acc, nil
 }
 
-// Fold folds every partition with f starting from zero, then folds the
-// partition results starting from zero again, as Spark does. zero is
-// shared by all partitions: f must not modify its arguments.
-func (r *RDD) Fold(zero any, f func(a, b any) any) (any, error) {
-	if f == nil {
-		return nil, fmt.Errorf("rdd: Fold needs a function, got nil")
+// placeShift adds k to the element index of a callback error from a loop
+// that started at element k.
+func placeShift(err error, k int) error {
+	if err == nil {
+		return nil
 	}
+	var te *typeError
+	if errors.As(err, &te) {
+		return NoRetry(te.placedAt(te.part, te.elem+k))
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) && pe.Element >= 0 {
+		pe.Element += k
+	}
+	return err
+}
+
+// Fold folds every partition with f starting from zero, then folds the
+// partition results starting from zero again, as Spark does. Every
+// partition, and the final fold, gets its own copy of zero (a deep copy;
+// or zero is a function with no arguments that returns a new zero
+// value), so f may modify its first argument and return it.
+func (r *RDD) Fold(zero any, f any) (any, error) {
 	return r.aggregate("Fold", zero, f, f, 0)
 }
 
 // Aggregate folds every partition with seqOp starting from zero, then
-// combines the partition results with combOp starting from zero. zero is
-// shared by all partitions: the functions must not modify it.
-func (r *RDD) Aggregate(zero any, seqOp, combOp func(a, b any) any) (any, error) {
-	if seqOp == nil || combOp == nil {
-		return nil, fmt.Errorf("rdd: Aggregate needs two functions, got nil")
-	}
+// combines the partition results with combOp starting from zero, as in
+// Spark: a label histogram is
+//
+//	counts, err := r.Aggregate(make([]int, 10),
+//		func(h []int, s data.Sample) []int { h[int(s.Label)]++; return h },
+//		func(a, b []int) []int { for i := range a { a[i] += b[i] }; return a })
+//
+// Every partition, and the final combination, gets its own copy of zero
+// (a deep copy; or zero is a function with no arguments that returns a
+// new zero value), so the functions may modify their first argument and
+// return it.
+func (r *RDD) Aggregate(zero any, seqOp, combOp any) (any, error) {
 	return r.aggregate("Aggregate", zero, seqOp, combOp, 0)
 }
 
@@ -199,10 +261,7 @@ func (r *RDD) Aggregate(zero any, seqOp, combOp func(a, b any) any) (any, error)
 // runs of consecutive results are combined in order, so the answer equals
 // Aggregate's when combOp is associative, while the driver combines only
 // a few values.
-func (r *RDD) TreeAggregate(zero any, seqOp, combOp func(a, b any) any, depth int) (any, error) {
-	if seqOp == nil || combOp == nil {
-		return nil, fmt.Errorf("rdd: TreeAggregate needs two functions, got nil")
-	}
+func (r *RDD) TreeAggregate(zero any, seqOp, combOp any, depth int) (any, error) {
 	if depth < 1 {
 		depth = 2
 	}
@@ -210,12 +269,27 @@ func (r *RDD) TreeAggregate(zero any, seqOp, combOp func(a, b any) any, depth in
 }
 
 // aggregate implements Fold, Aggregate and TreeAggregate (depth > 0).
-func (r *RDD) aggregate(action string, zero any, seqOp, combOp func(a, b any) any, depth int) (any, error) {
+func (r *RDD) aggregate(action string, zero any, seqOp, combOp any, depth int) (any, error) {
+	seq, err := binop(action, seqOp)
+	if err != nil {
+		return nil, fmt.Errorf("rdd: %w", err)
+	}
+	comb, err := binop(action, combOp)
+	if err != nil {
+		return nil, fmt.Errorf("rdd: %w", err)
+	}
+	mk, err := zeroMaker(action, zero, acc1Type(seqOp))
+	if err != nil {
+		return nil, fmt.Errorf("rdd: %w", err)
+	}
 	var result any
-	err := r.sc.runJob(context.Background(), action, r.nparts, func(j *jobState) error {
+	err = r.sc.runJob(context.Background(), action, r.nparts, func(j *jobState) error {
 		res, err := r.sc.runRDD(j, r, allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
-			acc := zero
-			err := each(action, tc.info.Partition, b.Len(), func(i int) { acc = seqOp(acc, b.at(i)) })
+			var acc any
+			if err := call(action, tc.info.Partition, func() { acc = mk() }); err != nil {
+				return nil, err
+			}
+			err := each(action, tc.info.Partition, b.Len(), func(i int) { acc = seq(acc, b.at(i)) })
 			return acc, err
 		})
 		if err != nil {
@@ -241,7 +315,7 @@ func (r *RDD) aggregate(action string, zero any, seqOp, combOp func(a, b any) an
 					g := tc.info.Partition
 					lo, hi := g*scale, min(len(level), (g+1)*scale)
 					acc := level[lo]
-					err := each(action, g, hi-lo-1, func(i int) { acc = combOp(acc, level[lo+1+i]) })
+					err := each(action, g, hi-lo-1, func(i int) { acc = comb(acc, level[lo+1+i]) })
 					return acc, err
 				})
 				if err != nil {
@@ -249,8 +323,11 @@ func (r *RDD) aggregate(action string, zero any, seqOp, combOp func(a, b any) an
 				}
 			}
 		}
-		acc := zero
-		if err := each(action, -1, len(res), func(i int) { acc = combOp(acc, res[i]) }); err != nil {
+		var acc any
+		if err := call(action, -1, func() { acc = mk() }); err != nil {
+			return err
+		}
+		if err := each(action, -1, len(res), func(i int) { acc = comb(acc, res[i]) }); err != nil {
 			return err
 		}
 		result = acc
@@ -259,29 +336,33 @@ func (r *RDD) aggregate(action string, zero any, seqOp, combOp func(a, b any) an
 	return result, err
 }
 
-// Foreach calls f on every element, on the workers.
-func (r *RDD) Foreach(f func(any)) error {
-	if f == nil {
-		return fmt.Errorf("rdd: Foreach needs a function, got nil")
+// Foreach calls f, such as func(x int), on every element, on the
+// workers.
+func (r *RDD) Foreach(f any) error {
+	g, err := consumer("Foreach", f)
+	if err != nil {
+		return fmt.Errorf("rdd: %w", err)
 	}
-	_, err := r.run("Foreach", allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
-		return nil, each("Foreach", tc.info.Partition, b.Len(), func(i int) { f(b.at(i)) })
+	_, err = r.run("Foreach", allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
+		return nil, each("Foreach", tc.info.Partition, b.Len(), func(i int) { g(b.at(i)) })
 	})
 	return err
 }
 
 // ForeachPartition calls f once per partition with its own copy of the
-// partition's elements, on the worker that holds the partition.
-func (r *RDD) ForeachPartition(f func(it []any)) error {
-	if f == nil {
-		return fmt.Errorf("rdd: ForeachPartition needs a function, got nil")
+// partition's elements as a slice (such as func(xs []string)), on the
+// worker that holds the partition.
+func (r *RDD) ForeachPartition(f any) error {
+	g, err := partitionFunc("ForeachPartition", f, false, 0)
+	if err != nil {
+		return fmt.Errorf("rdd: %w", err)
 	}
-	_, err := r.run("ForeachPartition", allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
+	_, err = r.run("ForeachPartition", allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
 		it := b.elements()
 		if b.Samples == nil {
 			it = append([]any(nil), it...)
 		}
-		return nil, call("ForeachPartition", tc.info.Partition, func() { f(it) })
+		return nil, call("ForeachPartition", tc.info.Partition, func() { g(tc.info.Partition, it) })
 	})
 	return err
 }

@@ -11,6 +11,7 @@ import (
 func init() {
 	for _, v := range []any{
 		[]any(nil), Pair{}, optional{}, block{}, []block(nil),
+		mapStatus{}, shuffleLost{}, keySample{}, ranked{}, []ranked(nil), [][]any(nil), map[any]int(nil), []int(nil),
 		data.Sample{}, (*data.Samples)(nil),
 		map[string]any(nil), []float32(nil), []float64(nil), []string(nil), [][]float32(nil),
 	} {

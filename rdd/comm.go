@@ -30,6 +30,11 @@ type Comm interface {
 	// Allgather returns every rank's data, indexed by rank, on every
 	// rank. The lengths may differ from rank to rank.
 	Allgather(data []byte) ([][]byte, error)
+	// Alltoall sends data[r] to rank r, for every rank r (data has
+	// Size() parts, of any lengths, nil for nothing), and returns what
+	// every rank sent to this one, indexed by rank. Shuffles move their
+	// buckets between ranks with it.
+	Alltoall(data [][]byte) ([][]byte, error)
 	// Abort ends the job with an exit code and a message that names the
 	// cause. An MPI communicator prints the message and ends every
 	// process, so it does not return; the in-process communicator makes

@@ -227,6 +227,30 @@ func (c *checkedComm) allgather(what string, data []byte) ([][]byte, error) {
 	return payloads, err
 }
 
+func (c *checkedComm) Alltoall(data [][]byte) ([][]byte, error) {
+	return c.alltoall("Alltoall", data)
+}
+
+// alltoall checks that every rank makes the same call, then exchanges.
+func (c *checkedComm) alltoall(what string, data [][]byte) ([][]byte, error) {
+	if len(data) != c.Size() {
+		return nil, fmt.Errorf("rdd: %s: Alltoall with %d parts for %d ranks", what, len(data), c.Size())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, _, err := c.exchange(collective{What: what}, nil); err != nil {
+		return nil, err
+	}
+	got, err := c.c.Alltoall(data)
+	if err != nil {
+		return nil, c.failed(what, err)
+	}
+	if len(got) != c.Size() {
+		return nil, c.abort(fmt.Sprintf("rank %d: %s: Alltoall returned %d parts for %d ranks", c.Rank(), what, len(got), c.Size()))
+	}
+	return got, nil
+}
+
 // Abort may be called from any goroutine, also while another is in a
 // collective.
 func (c *checkedComm) Abort(code int, msg string) {

@@ -172,6 +172,25 @@ func (c *localComm) Allgather(data []byte) ([][]byte, error) {
 	return out, nil
 }
 
+func (c *localComm) Alltoall(data [][]byte) ([][]byte, error) {
+	if len(data) != c.g.n {
+		return nil, fmt.Errorf("rdd: Alltoall with %d parts for %d ranks", len(data), c.g.n)
+	}
+	parts := make([][]byte, len(data))
+	for r, d := range data {
+		parts[r] = append([]byte(nil), d...)
+	}
+	res, err := c.round(localDeposit{op: "Alltoall", data: parts}, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]byte, len(res.deposits))
+	for r, d := range res.deposits {
+		out[r] = d.data.([][]byte)[c.rank]
+	}
+	return out, nil
+}
+
 func (c *localComm) AllreduceFloat32Sum(xs []float32) error {
 	n, size := len(xs), c.g.n
 	res, err := c.round(localDeposit{op: "AllreduceFloat32Sum", arg: n, data: xs}, nil)

@@ -30,12 +30,21 @@ type Options struct {
 	// FailTask, when set, is called before every task attempt, and an
 	// error it returns fails that attempt. Tests inject faults with it.
 	FailTask func(TaskInfo) error
+	// ShuffleMemory is how many bytes of shuffle output this process
+	// keeps in memory; beyond it, map outputs are written to files in
+	// LocalDir. 0 means DefaultShuffleMemory; a negative value writes
+	// every map output to a file.
+	ShuffleMemory int64
+	// LocalDir is where shuffle spill files go, in a folder of their
+	// own that Close removes; "" means the system's temporary folder.
+	LocalDir string
 }
 
 // TaskInfo identifies one attempt of one task.
 type TaskInfo struct {
 	Job       int
 	Stage     int
+	StageName string // what the stage computes, such as "Map[4]" or "shuffle 1 of Map[3]"
 	Partition int
 	Worker    int
 	Attempt   int // 1 for the first attempt
@@ -51,8 +60,9 @@ type Context struct {
 	maxAttempts int
 	failTask    func(TaskInfo) error
 	workers     []*worker // nil for workers of other processes
+	shuffles    *shuffleStore
 
-	nextRDD, nextJob, nextStage, nextBroadcast atomic.Int64
+	nextRDD, nextJob, nextStage, nextBroadcast, nextShuffle atomic.Int64
 
 	events eventBus
 
@@ -91,7 +101,15 @@ func NewContextWith(o Options) (*Context, error) {
 			return nil, err
 		}
 	}
-	sc := &Context{engine: e, maxAttempts: o.MaxAttempts, failTask: o.FailTask, running: map[int]context.CancelFunc{}}
+	budget := o.ShuffleMemory
+	switch {
+	case budget == 0:
+		budget = DefaultShuffleMemory
+	case budget < 0:
+		budget = 0
+	}
+	sc := &Context{engine: e, maxAttempts: o.MaxAttempts, failTask: o.FailTask, running: map[int]context.CancelFunc{},
+		shuffles: newShuffleStore(budget, o.LocalDir)}
 	sc.spmd, _ = e.(commEngine)
 	if sc.maxAttempts == 0 {
 		sc.maxAttempts = DefaultMaxAttempts
@@ -233,6 +251,9 @@ func (sc *Context) closeSPMD(note, detail string) error {
 			w.store.Clear()
 		}
 	}
+	if serr := sc.shuffles.close(); err == nil && serr != nil {
+		err = fmt.Errorf("rdd: removing shuffle spill files: %w", serr)
+	}
 	return err
 }
 
@@ -248,8 +269,9 @@ func (sc *Context) CancelJobs() {
 }
 
 // ResetWorker drops everything worker w holds, as if it had been lost and
-// restarted: its cached partitions (rebuilt from lineage when next used)
-// and its store. It is how tests exercise recovery.
+// restarted: its cached partitions and the shuffle output its map tasks
+// wrote (both rebuilt from lineage when next used) and its store. It is
+// how tests exercise recovery.
 func (sc *Context) ResetWorker(w int) error {
 	if w < 0 || w >= len(sc.workers) {
 		return fmt.Errorf("rdd: ResetWorker(%d): workers are 0 to %d", w, len(sc.workers)-1)
@@ -262,8 +284,13 @@ func (sc *Context) ResetWorker(w int) error {
 	wk.cache = map[cacheKey]*cacheEntry{}
 	wk.mu.Unlock()
 	wk.store.Clear()
+	sc.shuffles.dropWorker(w)
 	return nil
 }
+
+// ShuffleStats describes the shuffle output this process holds: how much
+// is in memory and how much was spilled to disk.
+func (sc *Context) ShuffleStats() ShuffleStats { return sc.shuffles.stats() }
 
 // String describes the context.
 func (sc *Context) String() string {

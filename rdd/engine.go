@@ -48,6 +48,12 @@ type commEngine interface {
 	// one closes early, such as a panic, and a detail for this rank's
 	// own message, such as the stack ("" for a normal close).
 	CloseWith(note, detail string) error
+	// gather returns every rank's data, checking that every rank
+	// makes the same call (what).
+	gather(what string, data []byte) ([][]byte, error)
+	// exchange sends data[r] to rank r and returns what each rank
+	// sent to this one (an all-to-all exchange).
+	exchange(what string, data [][]byte) ([][]byte, error)
 }
 
 // Job is one stage's tasks, as handed to an Engine.

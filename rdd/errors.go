@@ -94,12 +94,14 @@ func newPanicError(fn string, p, elem int, v any) *PanicError {
 }
 
 // each calls f(i) for i in [0, n), turning a panic into a *PanicError
-// that names fn, partition p and the element.
+// that names fn, partition p and the element. An element that the
+// callback cannot take (see ErrType) fails at once: another attempt
+// would fail the same way.
 func each(fn string, p, n int, f func(i int)) (err error) {
 	i := 0
 	defer func() {
 		if v := recover(); v != nil {
-			err = newPanicError(fn, p, i, v)
+			err = recovered(fn, p, i, v)
 		}
 	}()
 	for ; i < n; i++ {
@@ -112,9 +114,20 @@ func each(fn string, p, n int, f func(i int)) (err error) {
 func call(fn string, p int, f func()) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = newPanicError(fn, p, -1, v)
+			err = recovered(fn, p, -1, v)
 		}
 	}()
 	f()
 	return nil
+}
+
+// recovered turns a panic in a callback into an error.
+func recovered(fn string, p, i int, v any) error {
+	switch e := v.(type) {
+	case *typeError:
+		return NoRetry(e.placedAt(p, i))
+	case *fetchFailed:
+		return e
+	}
+	return newPanicError(fn, p, i, v)
 }

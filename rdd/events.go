@@ -9,7 +9,9 @@ import (
 // EventKind says what an Event reports.
 type EventKind int
 
-// The event kinds. Every start is followed by its end.
+// The event kinds. Every start is followed by its end. ShuffleWritten
+// and ShuffleFetched come after the stage that wrote or the exchange that
+// moved a shuffle's output; they have no start.
 const (
 	JobStart EventKind = iota
 	JobEnd
@@ -17,6 +19,15 @@ const (
 	StageEnd
 	TaskStart
 	TaskEnd
+	// ShuffleWritten follows a shuffle's map stage: Shuffle is its ID,
+	// StageName the stage, NumTasks the map tasks that ran, Records the
+	// elements written, Bytes their size (estimated in memory, exact on
+	// disk) and Spilled the bytes written to spill files.
+	ShuffleWritten
+	// ShuffleFetched follows an exchange of a shuffle's buckets between
+	// the ranks of an SPMD job: Bytes received, Sent bytes sent, and
+	// Records the partitions this rank asked for.
+	ShuffleFetched
 )
 
 func (k EventKind) String() string {
@@ -33,6 +44,10 @@ func (k EventKind) String() string {
 		return "TaskStart"
 	case TaskEnd:
 		return "TaskEnd"
+	case ShuffleWritten:
+		return "ShuffleWritten"
+	case ShuffleFetched:
+		return "ShuffleFetched"
 	}
 	return fmt.Sprintf("EventKind(%d)", int(k))
 }
@@ -54,8 +69,14 @@ type Event struct {
 	Worker    int // task events: the worker it ran on
 	Attempt   int // task events: 1 for the first attempt
 
-	Duration time.Duration // end events: time since the matching start
+	Duration time.Duration // end events: time since the matching start; shuffle events: time taken
 	Err      error         // end events: the failure, or nil
+
+	Shuffle int   // shuffle events: the shuffle's ID
+	Records int64 // shuffle events: elements written, or partitions fetched
+	Bytes   int64 // shuffle events: bytes written or received
+	Spilled int64 // ShuffleWritten: bytes written to spill files
+	Sent    int64 // ShuffleFetched: bytes sent to other ranks
 }
 
 func (e Event) String() string {
@@ -65,6 +86,10 @@ func (e Event) String() string {
 		s = fmt.Sprintf("%s job %d (%s, %d tasks)", e.Kind, e.Job, e.Action, e.NumTasks)
 	case StageStart, StageEnd:
 		s = fmt.Sprintf("%s job %d stage %d %s (%d tasks)", e.Kind, e.Job, e.Stage, e.StageName, e.NumTasks)
+	case ShuffleWritten:
+		return fmt.Sprintf("%s job %d shuffle %d by %d tasks: %d records, %d bytes, %d spilled, in %v", e.Kind, e.Job, e.Shuffle, e.NumTasks, e.Records, e.Bytes, e.Spilled, e.Duration)
+	case ShuffleFetched:
+		return fmt.Sprintf("%s job %d shuffle %d: %d bytes received, %d sent, in %v", e.Kind, e.Job, e.Shuffle, e.Bytes, e.Sent, e.Duration)
 	default:
 		s = fmt.Sprintf("%s job %d stage %d partition %d worker %d attempt %d", e.Kind, e.Job, e.Stage, e.Partition, e.Worker, e.Attempt)
 	}

@@ -67,7 +67,7 @@ func partitionsOf(t testing.TB, r *RDD) [][]any {
 	out := make([][]any, r.NumPartitions())
 	for _, v := range tagged {
 		pr := v.(Pair)
-		out[pr.First.(int)] = pr.Second.([]any)
+		out[pr.Key.(int)] = pr.Value.([]any)
 	}
 	return out
 }

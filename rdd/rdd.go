@@ -27,7 +27,19 @@ type RDD struct {
 	parents []*RDD
 	samples bool // every partition is a sample block
 	compute func(tc *TaskContext, p int) (block, error)
-	shuffle *shuffleDep // the shuffle this RDD reads, or nil
+
+	// stream, when set, computes partition p element by element, until
+	// yield returns false, so that Take and First stop early.
+	stream func(tc *TaskContext, p int, yield func(any) bool) error
+	// deps lists the partitions of other RDDs that partition p reads
+	// directly (not through a shuffle); nil means partition p of every
+	// parent that is not read through a shuffle.
+	deps func(p int) []partRef
+	// shuffles are the shuffles this RDD reads, in parent order.
+	shuffles []*shuffleDep
+	// partitioner says which partition holds each key, for RDDs of
+	// pairs partitioned by key; nil when unknown.
+	partitioner Partitioner
 
 	mu    sync.Mutex
 	name  string
@@ -128,7 +140,7 @@ func (r *RDD) Lineage() string {
 		}
 		b.WriteByte('\n')
 		for _, p := range r.parents {
-			if r.shuffle != nil {
+			if r.readsShuffleOf(p) {
 				walk(p, rest+" +- ", rest+"    ")
 			} else {
 				walk(p, rest+" |  ", rest)
@@ -146,3 +158,60 @@ func (r *RDD) iterator(tc *TaskContext, p int) (block, error) {
 	}
 	return r.compute(tc, p)
 }
+
+// iterate calls yield with the elements of partition p in order, until
+// it returns false. Chains of element-wise transformations compute only
+// the elements yield asks for; a persisted RDD computes (and keeps) the
+// whole partition.
+func (r *RDD) iterate(tc *TaskContext, p int, yield func(any) bool) error {
+	if r.stream == nil || r.StorageLevel() != None {
+		b, err := r.iterator(tc, p)
+		if err != nil {
+			return err
+		}
+		for i := 0; i < b.Len(); i++ {
+			if !yield(b.at(i)) {
+				return nil
+			}
+		}
+		return nil
+	}
+	return r.stream(tc, p, yield)
+}
+
+// partRef is partition p of RDD r.
+type partRef struct {
+	r *RDD
+	p int
+}
+
+// narrowDeps lists the partitions of other RDDs that partition p reads
+// directly.
+func (r *RDD) narrowDeps(p int) []partRef {
+	if r.deps != nil {
+		return r.deps(p)
+	}
+	var out []partRef
+	for _, q := range r.parents {
+		if !r.readsShuffleOf(q) {
+			out = append(out, partRef{q, p})
+		}
+	}
+	return out
+}
+
+// readsShuffleOf reports whether r reads parent q through a shuffle.
+func (r *RDD) readsShuffleOf(q *RDD) bool {
+	for _, d := range r.shuffles {
+		if d.parent == q {
+			return true
+		}
+	}
+	return false
+}
+
+// Partitioner returns the partitioner that places the RDD's pairs by key
+// (after PartitionBy, ReduceByKey, SortByKey and other operations that
+// shuffle by key, and MapValues and other operations that keep keys),
+// or nil.
+func (r *RDD) Partitioner() Partitioner { return r.partitioner }

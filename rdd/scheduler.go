@@ -35,6 +35,7 @@ func (sc *Context) runJob(ctx context.Context, action string, numTasks int, body
 		delete(sc.running, id)
 		sc.mu.Unlock()
 		cancel()
+		sc.shuffles.dropJob(id)
 	}()
 
 	j := &jobState{id: id, action: action, ctx: jctx}
@@ -48,19 +49,10 @@ func (sc *Context) runJob(ctx context.Context, action string, numTasks int, body
 	return err
 }
 
-// runRDD runs fn on partitions parts of r: it first computes any shuffle
-// that r's lineage reads, then the final stage.
+// runRDD runs fn on partitions parts of r: it first computes the
+// shuffles that those partitions read, then the final stage.
 func (sc *Context) runRDD(j *jobState, r *RDD, parts []int, fn func(tc *TaskContext, b block) (any, error)) ([]any, error) {
-	if err := r.Err(); err != nil {
-		return nil, err
-	}
-	if r.sc != sc {
-		return nil, fmt.Errorf("rdd: %s belongs to another Context", r.label())
-	}
-	if err := sc.prepareShuffles(j, r, map[int]bool{}); err != nil {
-		return nil, err
-	}
-	return sc.runStage(j, r.label(), parts, func(tc *TaskContext) (any, error) {
+	return sc.runPartitions(j, r, parts, func(tc *TaskContext) (any, error) {
 		b, err := r.iterator(tc, tc.info.Partition)
 		if err != nil {
 			return nil, err
@@ -69,22 +61,16 @@ func (sc *Context) runRDD(j *jobState, r *RDD, parts []int, fn func(tc *TaskCont
 	})
 }
 
-// prepareShuffles runs the map stage of every shuffle in r's lineage
-// whose output is missing, parents first.
-func (sc *Context) prepareShuffles(j *jobState, r *RDD, seen map[int]bool) error {
-	if seen[r.id] {
-		return nil
+// runPartitions is runRDD for a task that reads its partition itself
+// (with r.iterator or r.iterate).
+func (sc *Context) runPartitions(j *jobState, r *RDD, parts []int, fn func(tc *TaskContext) (any, error)) ([]any, error) {
+	if err := r.Err(); err != nil {
+		return nil, err
 	}
-	seen[r.id] = true
-	for _, p := range r.parents {
-		if err := sc.prepareShuffles(j, p, seen); err != nil {
-			return err
-		}
+	if r.sc != sc {
+		return nil, fmt.Errorf("rdd: %s belongs to another Context", r.label())
 	}
-	if r.shuffle != nil {
-		return r.shuffle.run(sc, j)
-	}
-	return nil
+	return sc.runTasks(j, r.label(), r, parts, fn)
 }
 
 // runStage runs fn as the tasks of one stage and returns their results
@@ -110,11 +96,15 @@ func (sc *Context) runTask(ctx context.Context, j *jobState, stage int, name str
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("%w: %s (job %d): partition %d not run: %v", ErrCanceled, j.action, j.id, p, err)
 		}
-		tc := &TaskContext{ctx: ctx, info: TaskInfo{Job: j.id, Stage: stage, Partition: p, Worker: w, Attempt: attempt}, w: sc.workers[w]}
+		tc := &TaskContext{ctx: ctx, info: TaskInfo{Job: j.id, Stage: stage, StageName: name, Partition: p, Worker: w, Attempt: attempt}, w: sc.workers[w]}
 		start := time.Now()
 		sc.events.emit(Event{Kind: TaskStart, Time: start, Job: j.id, Action: j.action, Stage: stage, StageName: name, Partition: p, Worker: w, Attempt: attempt})
 		v, err := sc.attempt(tc, fn)
-		sc.events.emit(Event{Kind: TaskEnd, Job: j.id, Action: j.action, Stage: stage, StageName: name, Partition: p, Worker: w, Attempt: attempt, Duration: time.Since(start), Err: err})
+		end := Event{Kind: TaskEnd, Job: j.id, Action: j.action, Stage: stage, StageName: name, Partition: p, Worker: w, Attempt: attempt, Duration: time.Since(start), Err: err}
+		if lost, ok := v.(shuffleLost); ok {
+			end.Err = fmt.Errorf("%w: shuffle %d (the task runs again once the map output is computed again)", errShuffleLost, lost.Shuffle)
+		}
+		sc.events.emit(end)
 		if err == nil {
 			return v, nil
 		}
@@ -129,12 +119,16 @@ func (sc *Context) runTask(ctx context.Context, j *jobState, stage int, name str
 	return nil, &TaskError{Job: j.id, Action: j.action, Stage: stage, Partition: p, Attempts: sc.maxAttempts, Err: last}
 }
 
-// attempt runs one task attempt, turning a panic into an error.
+// attempt runs one task attempt, turning a panic into an error. What it
+// adds to accumulators counts only if it succeeds.
 func (sc *Context) attempt(tc *TaskContext, fn func(tc *TaskContext) (any, error)) (v any, err error) {
+	adds := beginAttempt()
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, newPanicError("task", tc.info.Partition, -1, r)
 		}
+		_, lost := v.(shuffleLost)
+		adds.end(err == nil && !lost)
 	}()
 	if sc.failTask != nil {
 		if err := sc.failTask(tc.info); err != nil {

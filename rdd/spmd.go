@@ -51,6 +51,12 @@ func (e *spmdEngine) Close() error          { return e.c.close("", "") }
 func (e *spmdEngine) CloseWith(note, detail string) error {
 	return e.c.close(note, detail)
 }
+func (e *spmdEngine) gather(what string, data []byte) ([][]byte, error) {
+	return e.c.allgather(what, data)
+}
+func (e *spmdEngine) exchange(what string, data [][]byte) ([][]byte, error) {
+	return e.c.alltoall(what, data)
+}
 
 // taskResult is one task's outcome as sent to the other ranks.
 type taskResult struct {

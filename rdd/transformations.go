@@ -1,6 +1,7 @@
 package rdd
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -8,11 +9,6 @@ import (
 
 	"github.com/sparknet-go/sparknet/data"
 )
-
-// Pair is an element of a zipped RDD.
-type Pair struct {
-	First, Second any
-}
 
 // partitionBounds returns the range of n elements that partition p of
 // parts holds: [p*n/parts, (p+1)*n/parts), as Spark slices collections.
@@ -118,33 +114,106 @@ func (r *RDD) narrow(op string, samples bool, f func(tc *TaskContext, p int, in 
 	})
 }
 
-// nilFunc returns a failed RDD when a callback is missing.
-func (r *RDD) nilFunc(op string) *RDD {
-	return r.sc.failed(op, fmt.Errorf("rdd: %s needs a function, got nil", op), r)
+// badFunc returns a failed RDD for a callback of the wrong shape.
+func (r *RDD) badFunc(op string, err error) *RDD {
+	return r.sc.failed(op, fmt.Errorf("rdd: %w", err), r)
 }
 
-// Map returns the RDD of f(x) for every element x.
-func (r *RDD) Map(f func(any) any) *RDD {
-	if f == nil {
-		return r.nilFunc("Map")
-	}
-	return r.narrow("Map", false, func(_ *TaskContext, p int, in block) (block, error) {
-		out := make([]any, in.Len())
-		err := each("Map", p, len(out), func(i int) { out[i] = f(in.at(i)) })
-		return block{Elems: out}, err
+// mapElems returns the narrow child whose partition p is f of every
+// element of r's, computed whole or streamed element by element (for
+// Take and First, which stop early).
+func (r *RDD) mapElems(op string, f func(any) any) *RDD {
+	out := r.narrow(op, false, func(_ *TaskContext, p int, in block) (block, error) {
+		res := make([]any, in.Len())
+		err := each(op, p, len(res), func(i int) { res[i] = f(in.at(i)) })
+		return block{Elems: res}, err
 	})
+	out.stream = func(tc *TaskContext, p int, yield func(any) bool) error {
+		i := 0
+		var ferr error
+		err := r.iterate(tc, p, func(x any) bool {
+			var y any
+			if ferr = each(op, p, 1, func(int) { y = f(x) }); ferr != nil {
+				return false
+			}
+			i++
+			return yield(y)
+		})
+		if ferr != nil {
+			return placeElem(ferr, i)
+		}
+		return err
+	}
+	return out
 }
 
-// Filter returns the RDD of the elements for which keep is true. An RDD
-// of samples stays one.
-func (r *RDD) Filter(keep func(any) bool) *RDD {
-	if keep == nil {
-		return r.nilFunc("Filter")
+// flatMapElems is mapElems for a function giving any number of elements.
+func (r *RDD) flatMapElems(op string, f func(any) []any) *RDD {
+	out := r.narrow(op, false, func(_ *TaskContext, p int, in block) (block, error) {
+		var res []any
+		err := each(op, p, in.Len(), func(i int) { res = append(res, f(in.at(i))...) })
+		return block{Elems: res}, err
+	})
+	out.stream = func(tc *TaskContext, p int, yield func(any) bool) error {
+		i := 0
+		var ferr error
+		err := r.iterate(tc, p, func(x any) bool {
+			var ys []any
+			if ferr = each(op, p, 1, func(int) { ys = f(x) }); ferr != nil {
+				return false
+			}
+			i++
+			for _, y := range ys {
+				if !yield(y) {
+					return false
+				}
+			}
+			return true
+		})
+		if ferr != nil {
+			return placeElem(ferr, i)
+		}
+		return err
 	}
-	return r.narrow("Filter", r.samples, func(_ *TaskContext, p int, in block) (block, error) {
+	return out
+}
+
+// placeElem fixes the element index of an error from a callback called
+// on one element at a time.
+func placeElem(err error, i int) error {
+	var te *typeError
+	if errors.As(err, &te) {
+		return NoRetry(te.placedAt(te.part, i))
+	}
+	var pe *PanicError
+	if errors.As(err, &pe) {
+		pe.Element = i
+	}
+	return err
+}
+
+// Map returns the RDD of f(x) for every element x. f is a function of
+// the elements' type, such as func(x int) int or func(s string) rdd.Pair,
+// or func(x any) any.
+func (r *RDD) Map(f any) *RDD {
+	g, err := unary("Map", f)
+	if err != nil {
+		return r.badFunc("Map", err)
+	}
+	return r.mapElems("Map", g)
+}
+
+// Filter returns the RDD of the elements for which keep, such as
+// func(s string) bool, is true. An RDD of samples stays one.
+func (r *RDD) Filter(keep any) *RDD {
+	k, err := predicate("Filter", keep)
+	if err != nil {
+		return r.badFunc("Filter", err)
+	}
+	out := r.narrow("Filter", r.samples, func(_ *TaskContext, p int, in block) (block, error) {
 		var idx []int
 		err := each("Filter", p, in.Len(), func(i int) {
-			if keep(in.at(i)) {
+			if k(in.at(i)) {
 				idx = append(idx, i)
 			}
 		})
@@ -153,37 +222,58 @@ func (r *RDD) Filter(keep func(any) bool) *RDD {
 		}
 		return in.pick(idx)
 	})
+	out.stream = func(tc *TaskContext, p int, yield func(any) bool) error {
+		i := 0
+		var ferr error
+		err := r.iterate(tc, p, func(x any) bool {
+			var ok bool
+			if ferr = each("Filter", p, 1, func(int) { ok = k(x) }); ferr != nil {
+				return false
+			}
+			i++
+			return !ok || yield(x)
+		})
+		if ferr != nil {
+			return placeElem(ferr, i)
+		}
+		return err
+	}
+	return out
 }
 
 // FlatMap returns the RDD of the elements of f(x), in order, for every
-// element x.
-func (r *RDD) FlatMap(f func(any) []any) *RDD {
-	if f == nil {
-		return r.nilFunc("FlatMap")
+// element x; f returns a slice, as func(line string) []string does.
+func (r *RDD) FlatMap(f any) *RDD {
+	g, err := flat("FlatMap", f)
+	if err != nil {
+		return r.badFunc("FlatMap", err)
 	}
-	return r.narrow("FlatMap", false, func(_ *TaskContext, p int, in block) (block, error) {
-		var out []any
-		err := each("FlatMap", p, in.Len(), func(i int) { out = append(out, f(in.at(i))...) })
-		return block{Elems: out}, err
-	})
+	return r.flatMapElems("FlatMap", g)
 }
 
-// MapPartitions returns the RDD made of f(elements) for every partition.
-// f gets its own copy of the partition's elements.
-func (r *RDD) MapPartitions(f func(it []any) []any) *RDD {
-	if f == nil {
-		return r.nilFunc("MapPartitions")
+// MapPartitions returns the RDD made of f(elements) for every partition:
+// f takes the partition's elements as a slice, such as func(xs []int)
+// []string, and gets its own copy of them.
+func (r *RDD) MapPartitions(f any) *RDD {
+	g, err := partitionFunc("MapPartitions", f, false, 1)
+	if err != nil {
+		return r.badFunc("MapPartitions", err)
 	}
-	return r.MapPartitionsWithIndex(func(_ int, it []any) []any { return f(it) }).setOp("MapPartitions")
+	return r.mapPartitions("MapPartitions", g)
 }
 
-// MapPartitionsWithIndex is MapPartitions with the partition index passed
-// to f.
-func (r *RDD) MapPartitionsWithIndex(f func(p int, it []any) []any) *RDD {
-	if f == nil {
-		return r.nilFunc("MapPartitionsWithIndex")
+// MapPartitionsWithIndex is MapPartitions with the partition index
+// passed to f first, as in func(p int, xs []int) []int.
+func (r *RDD) MapPartitionsWithIndex(f any) *RDD {
+	g, err := partitionFunc("MapPartitionsWithIndex", f, true, 1)
+	if err != nil {
+		return r.badFunc("MapPartitionsWithIndex", err)
 	}
-	return r.sc.newRDD("MapPartitionsWithIndex", r.nparts, false, []*RDD{r}, func(tc *TaskContext, p int) (block, error) {
+	return r.mapPartitions("MapPartitionsWithIndex", g)
+}
+
+func (r *RDD) mapPartitions(op string, f func(p int, it []any) []any) *RDD {
+	return r.sc.newRDD(op, r.nparts, false, []*RDD{r}, func(tc *TaskContext, p int) (block, error) {
 		in, err := r.iterator(tc, p)
 		if err != nil {
 			return block{}, err
@@ -193,7 +283,7 @@ func (r *RDD) MapPartitionsWithIndex(f func(p int, it []any) []any) *RDD {
 			it = append([]any(nil), it...)
 		}
 		var res []any
-		err = call("MapPartitions", p, func() { res = f(p, it) })
+		err = call(op, p, func() { res = f(p, it) })
 		return block{Elems: res}, err
 	})
 }
@@ -291,11 +381,7 @@ func (r *RDD) RandomSplit(weights []float64, seed int64) []*RDD {
 // them are.
 func (r *RDD) Union(others ...*RDD) *RDD {
 	all := append([]*RDD{r}, others...)
-	type ref struct {
-		r *RDD
-		p int
-	}
-	var refs []ref
+	var refs []partRef
 	samples := true
 	for _, o := range all {
 		if o == nil {
@@ -305,17 +391,19 @@ func (r *RDD) Union(others ...*RDD) *RDD {
 			return r.sc.failed("Union", fmt.Errorf("rdd: Union of %s and %s from different Contexts", r.label(), o.label()), r)
 		}
 		for p := 0; p < o.nparts; p++ {
-			refs = append(refs, ref{o, p})
+			refs = append(refs, partRef{o, p})
 		}
 		samples = samples && o.samples
 	}
-	return r.sc.newRDD("Union", len(refs), samples, all, func(tc *TaskContext, p int) (block, error) {
+	out := r.sc.newRDD("Union", len(refs), samples, all, func(tc *TaskContext, p int) (block, error) {
 		return refs[p].r.iterator(tc, refs[p].p)
 	})
+	out.deps = func(p int) []partRef { return refs[p : p+1 : p+1] }
+	return out
 }
 
 // Zip pairs the i-th element of every partition of r with the i-th
-// element of the same partition of other, as Pair{First, Second}. Both
+// element of the same partition of other, as Pair{Key, Value}. Both
 // RDDs must have the same number of partitions and the same number of
 // elements in each.
 func (r *RDD) Zip(other *RDD) *RDD {
@@ -341,7 +429,7 @@ func (r *RDD) Zip(other *RDD) *RDD {
 		}
 		out := make([]any, a.Len())
 		for i := range out {
-			out[i] = Pair{a.at(i), b.at(i)}
+			out[i] = Pair{Key: a.at(i), Value: b.at(i)}
 		}
 		return block{Elems: out}, nil
 	})

@@ -13,53 +13,63 @@ import (
 func init() {
 	Symbols["github.com/sparknet-go/sparknet/rdd/rdd"] = map[string]reflect.Value{
 		// function, constant and variable definitions
-		"AllreduceWeights":   reflect.ValueOf(rdd.AllreduceWeights),
-		"DefaultMaxAttempts": reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
-		"ErrAborted":         reflect.ValueOf(&rdd.ErrAborted).Elem(),
-		"ErrCanceled":        reflect.ValueOf(&rdd.ErrCanceled).Elem(),
-		"ErrClosed":          reflect.ValueOf(&rdd.ErrClosed).Elem(),
-		"ErrEmpty":           reflect.ValueOf(&rdd.ErrEmpty).Elem(),
-		"JobEnd":             reflect.ValueOf(rdd.JobEnd),
-		"JobStart":           reflect.ValueOf(rdd.JobStart),
-		"Masters":            reflect.ValueOf(rdd.Masters),
-		"MemoryOnly":         reflect.ValueOf(rdd.MemoryOnly),
-		"NewContext":         reflect.ValueOf(rdd.NewContext),
-		"NewContextWith":     reflect.ValueOf(rdd.NewContextWith),
-		"NewLocalComms":      reflect.ValueOf(rdd.NewLocalComms),
-		"NewSPMDEngine":      reflect.ValueOf(rdd.NewSPMDEngine),
-		"NoRetry":            reflect.ValueOf(rdd.NoRetry),
-		"None":               reflect.ValueOf(rdd.None),
-		"Register":           reflect.ValueOf(rdd.Register),
-		"RegisterMaster":     reflect.ValueOf(rdd.RegisterMaster),
-		"StageEnd":           reflect.ValueOf(rdd.StageEnd),
-		"StageStart":         reflect.ValueOf(rdd.StageStart),
-		"TaskEnd":            reflect.ValueOf(rdd.TaskEnd),
-		"TaskStart":          reflect.ValueOf(rdd.TaskStart),
+		"AllreduceWeights":     reflect.ValueOf(rdd.AllreduceWeights),
+		"DefaultMaxAttempts":   reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
+		"DefaultShuffleMemory": reflect.ValueOf(constant.MakeFromLiteral("536870912", token.INT, 0)),
+		"ErrAborted":           reflect.ValueOf(&rdd.ErrAborted).Elem(),
+		"ErrCanceled":          reflect.ValueOf(&rdd.ErrCanceled).Elem(),
+		"ErrClosed":            reflect.ValueOf(&rdd.ErrClosed).Elem(),
+		"ErrEmpty":             reflect.ValueOf(&rdd.ErrEmpty).Elem(),
+		"ErrType":              reflect.ValueOf(&rdd.ErrType).Elem(),
+		"JobEnd":               reflect.ValueOf(rdd.JobEnd),
+		"JobStart":             reflect.ValueOf(rdd.JobStart),
+		"Masters":              reflect.ValueOf(rdd.Masters),
+		"MemoryOnly":           reflect.ValueOf(rdd.MemoryOnly),
+		"NewContext":           reflect.ValueOf(rdd.NewContext),
+		"NewContextWith":       reflect.ValueOf(rdd.NewContextWith),
+		"NewLocalComms":        reflect.ValueOf(rdd.NewLocalComms),
+		"NewRangePartitioner":  reflect.ValueOf(rdd.NewRangePartitioner),
+		"NewSPMDEngine":        reflect.ValueOf(rdd.NewSPMDEngine),
+		"NoRetry":              reflect.ValueOf(rdd.NoRetry),
+		"None":                 reflect.ValueOf(rdd.None),
+		"Register":             reflect.ValueOf(rdd.Register),
+		"RegisterMaster":       reflect.ValueOf(rdd.RegisterMaster),
+		"ShuffleFetched":       reflect.ValueOf(rdd.ShuffleFetched),
+		"ShuffleWritten":       reflect.ValueOf(rdd.ShuffleWritten),
+		"StageEnd":             reflect.ValueOf(rdd.StageEnd),
+		"StageStart":           reflect.ValueOf(rdd.StageStart),
+		"TaskEnd":              reflect.ValueOf(rdd.TaskEnd),
+		"TaskStart":            reflect.ValueOf(rdd.TaskStart),
 
 		// type definitions
-		"AbortError":   reflect.ValueOf((*rdd.AbortError)(nil)),
-		"Accumulator":  reflect.ValueOf((*rdd.Accumulator)(nil)),
-		"Broadcast":    reflect.ValueOf((*rdd.Broadcast)(nil)),
-		"Comm":         reflect.ValueOf((*rdd.Comm)(nil)),
-		"Context":      reflect.ValueOf((*rdd.Context)(nil)),
-		"Engine":       reflect.ValueOf((*rdd.Engine)(nil)),
-		"Event":        reflect.ValueOf((*rdd.Event)(nil)),
-		"EventKind":    reflect.ValueOf((*rdd.EventKind)(nil)),
-		"Job":          reflect.ValueOf((*rdd.Job)(nil)),
-		"MasterFunc":   reflect.ValueOf((*rdd.MasterFunc)(nil)),
-		"Options":      reflect.ValueOf((*rdd.Options)(nil)),
-		"Pair":         reflect.ValueOf((*rdd.Pair)(nil)),
-		"PanicError":   reflect.ValueOf((*rdd.PanicError)(nil)),
-		"RDD":          reflect.ValueOf((*rdd.RDD)(nil)),
-		"StorageLevel": reflect.ValueOf((*rdd.StorageLevel)(nil)),
-		"Store":        reflect.ValueOf((*rdd.Store)(nil)),
-		"TaskContext":  reflect.ValueOf((*rdd.TaskContext)(nil)),
-		"TaskError":    reflect.ValueOf((*rdd.TaskError)(nil)),
-		"TaskInfo":     reflect.ValueOf((*rdd.TaskInfo)(nil)),
+		"AbortError":       reflect.ValueOf((*rdd.AbortError)(nil)),
+		"Accumulator":      reflect.ValueOf((*rdd.Accumulator)(nil)),
+		"Broadcast":        reflect.ValueOf((*rdd.Broadcast)(nil)),
+		"Comm":             reflect.ValueOf((*rdd.Comm)(nil)),
+		"Context":          reflect.ValueOf((*rdd.Context)(nil)),
+		"Engine":           reflect.ValueOf((*rdd.Engine)(nil)),
+		"Event":            reflect.ValueOf((*rdd.Event)(nil)),
+		"EventKind":        reflect.ValueOf((*rdd.EventKind)(nil)),
+		"HashPartitioner":  reflect.ValueOf((*rdd.HashPartitioner)(nil)),
+		"Job":              reflect.ValueOf((*rdd.Job)(nil)),
+		"MasterFunc":       reflect.ValueOf((*rdd.MasterFunc)(nil)),
+		"Options":          reflect.ValueOf((*rdd.Options)(nil)),
+		"Pair":             reflect.ValueOf((*rdd.Pair)(nil)),
+		"PanicError":       reflect.ValueOf((*rdd.PanicError)(nil)),
+		"Partitioner":      reflect.ValueOf((*rdd.Partitioner)(nil)),
+		"RDD":              reflect.ValueOf((*rdd.RDD)(nil)),
+		"RangePartitioner": reflect.ValueOf((*rdd.RangePartitioner)(nil)),
+		"ShuffleStats":     reflect.ValueOf((*rdd.ShuffleStats)(nil)),
+		"StorageLevel":     reflect.ValueOf((*rdd.StorageLevel)(nil)),
+		"Store":            reflect.ValueOf((*rdd.Store)(nil)),
+		"TaskContext":      reflect.ValueOf((*rdd.TaskContext)(nil)),
+		"TaskError":        reflect.ValueOf((*rdd.TaskError)(nil)),
+		"TaskInfo":         reflect.ValueOf((*rdd.TaskInfo)(nil)),
 
 		// interface wrapper definitions
-		"_Comm":   reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Comm)(nil)),
-		"_Engine": reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Engine)(nil)),
+		"_Comm":        reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Comm)(nil)),
+		"_Engine":      reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Engine)(nil)),
+		"_Partitioner": reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Partitioner)(nil)),
 	}
 }
 
@@ -69,6 +79,7 @@ type _github_com_sparknet_go_sparknet_rdd_Comm struct {
 	WAbort               func(code int, msg string)
 	WAllgather           func(data []byte) ([][]byte, error)
 	WAllreduceFloat32Sum func(xs []float32) error
+	WAlltoall            func(data [][]byte) ([][]byte, error)
 	WBarrier             func() error
 	WBroadcast           func(root int, data []byte) ([]byte, error)
 	WRank                func() int
@@ -83,6 +94,9 @@ func (W _github_com_sparknet_go_sparknet_rdd_Comm) Allgather(data []byte) ([][]b
 }
 func (W _github_com_sparknet_go_sparknet_rdd_Comm) AllreduceFloat32Sum(xs []float32) error {
 	return W.WAllreduceFloat32Sum(xs)
+}
+func (W _github_com_sparknet_go_sparknet_rdd_Comm) Alltoall(data [][]byte) ([][]byte, error) {
+	return W.WAlltoall(data)
 }
 func (W _github_com_sparknet_go_sparknet_rdd_Comm) Barrier() error {
 	return W.WBarrier()
@@ -129,4 +143,18 @@ func (W _github_com_sparknet_go_sparknet_rdd_Engine) SumFloat64(xs []float64) er
 }
 func (W _github_com_sparknet_go_sparknet_rdd_Engine) Workers() int {
 	return W.WWorkers()
+}
+
+// _github_com_sparknet_go_sparknet_rdd_Partitioner is an interface wrapper for Partitioner type
+type _github_com_sparknet_go_sparknet_rdd_Partitioner struct {
+	IValue         interface{}
+	WNumPartitions func() int
+	WPartition     func(key any) int
+}
+
+func (W _github_com_sparknet_go_sparknet_rdd_Partitioner) NumPartitions() int {
+	return W.WNumPartitions()
+}
+func (W _github_com_sparknet_go_sparknet_rdd_Partitioner) Partition(key any) int {
+	return W.WPartition(key)
 }

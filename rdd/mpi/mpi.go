@@ -51,15 +51,19 @@ static int sn_allgatherv(void *send, int n, void *recv, int *counts, int *displs
 // MPI still holds while the Go side polls.
 typedef struct {
 	MPI_Request req;
-	long long n;    // a broadcast length, or this rank's length
-	long long *all; // the gathered lengths (size entries)
+	long long n;     // a broadcast length, or this rank's length
+	long long *all;  // the gathered lengths (size entries)
+	long long *each; // the lengths this rank sends to each rank (size entries), or NULL
 } sn_op;
 
 static sn_op *sn_op_new(int size) {
 	sn_op *op = calloc(1, sizeof(sn_op));
 	if (op != NULL && size > 0) {
 		op->all = calloc(size, sizeof(long long));
-		if (op->all == NULL) {
+		op->each = calloc(size, sizeof(long long));
+		if (op->all == NULL || op->each == NULL) {
+			free(op->all);
+			free(op->each);
 			free(op);
 			return NULL;
 		}
@@ -70,8 +74,21 @@ static sn_op *sn_op_new(int size) {
 static void sn_op_free(sn_op *op) {
 	if (op != NULL) {
 		free(op->all);
+		free(op->each);
 		free(op);
 	}
+}
+
+static int sn_ialltoall_len(sn_op *op) {
+	return MPI_Ialltoall(op->each, 1, MPI_LONG_LONG, op->all, 1, MPI_LONG_LONG, MPI_COMM_WORLD, &op->req);
+}
+
+static int sn_allreduce_max_ll(long long *x) {
+	return MPI_Allreduce(MPI_IN_PLACE, x, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
+}
+
+static int sn_alltoallv(void *send, int *scounts, int *sdispls, void *recv, int *rcounts, int *rdispls) {
+	return MPI_Alltoallv(send, scounts, sdispls, MPI_BYTE, recv, rcounts, rdispls, MPI_BYTE, MPI_COMM_WORLD);
 }
 
 static int sn_ibarrier(sn_op *op) { return MPI_Ibarrier(MPI_COMM_WORLD, &op->req); }
@@ -109,6 +126,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -402,6 +420,82 @@ func (c *Comm) Allgather(data []byte) ([][]byte, error) {
 				displs[r] += C.int(k)
 			}
 			sent += off
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// Alltoall sends data[r] to rank r and returns what every rank sent to
+// this one: the lengths go first (MPI_Ialltoall), then the bytes
+// (MPI_Alltoallv), in rounds of at most maxChunk bytes per rank so that
+// counts and displacements fit C ints.
+func (c *Comm) Alltoall(data [][]byte) ([][]byte, error) {
+	if len(data) != c.size {
+		return nil, fmt.Errorf("mpi: Alltoall with %d parts for %d ranks", len(data), c.size)
+	}
+	out := make([][]byte, c.size)
+	err := c.do(func() error {
+		op := C.sn_op_new(C.int(c.size))
+		if op == nil {
+			return errors.New("mpi: MPI_Ialltoall: out of memory")
+		}
+		defer C.sn_op_free(op)
+		each := unsafe.Slice(op.each, c.size)
+		var most C.longlong
+		for r, d := range data {
+			each[r] = C.longlong(len(d))
+			most = max(most, each[r])
+		}
+		if err := wait("MPI_Ialltoall", op, C.sn_ialltoall_len(op)); err != nil {
+			return err
+		}
+		lens := make([]int, c.size)
+		for r, n := range unsafe.Slice(op.all, c.size) {
+			lens[r] = int(n)
+			out[r] = make([]byte, lens[r])
+			most = max(most, n)
+		}
+		// Every rank must make as many rounds: the longest message
+		// between any two ranks decides.
+		if err := mpiError("MPI_Allreduce", C.sn_allreduce_max_ll(&most)); err != nil {
+			return err
+		}
+		per := max(maxChunk/c.size, 1)
+		rounds := (int(most) + per - 1) / per
+		scounts, sdispls := make([]C.int, c.size), make([]C.int, c.size)
+		rcounts, rdispls := make([]C.int, c.size), make([]C.int, c.size)
+		var sbuf, rbuf []byte
+		for k := 0; k < rounds; k++ {
+			lo := k * per
+			st, rt := 0, 0
+			for r := range data {
+				sn := min(per, max(len(data[r])-lo, 0))
+				rn := min(per, max(lens[r]-lo, 0))
+				scounts[r], sdispls[r] = C.int(sn), C.int(st)
+				rcounts[r], rdispls[r] = C.int(rn), C.int(rt)
+				st += sn
+				rt += rn
+			}
+			sbuf = slices.Grow(sbuf[:0], st+1)[:st+1] // +1: a valid address when empty
+			rbuf = slices.Grow(rbuf[:0], rt+1)[:rt+1]
+			for r := range data {
+				if scounts[r] > 0 {
+					copy(sbuf[sdispls[r]:], data[r][lo:lo+int(scounts[r])])
+				}
+			}
+			if err := mpiError("MPI_Alltoallv", C.sn_alltoallv(unsafe.Pointer(&sbuf[0]), &scounts[0], &sdispls[0],
+				unsafe.Pointer(&rbuf[0]), &rcounts[0], &rdispls[0])); err != nil {
+				return err
+			}
+			for r := range out {
+				if rcounts[r] > 0 {
+					copy(out[r][lo:], rbuf[rdispls[r]:rdispls[r]+rcounts[r]])
+				}
+			}
 		}
 		return nil
 	})

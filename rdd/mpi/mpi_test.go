@@ -41,6 +41,7 @@ func TestMain(m *testing.M) {
 // scenarios are what each rank runs; a non-nil error fails the rank.
 var scenarios = map[string]func() error{
 	"driver":      driverScenario,
+	"keyvalue":    keyValueScenario,
 	"collectives": collectivesScenario,
 	"diverge":     divergeScenario,
 	"panic":       panicScenario,
@@ -78,6 +79,25 @@ func driverScenario() error {
 	if sc.IsDriver() {
 		fmt.Printf("printed by the driver, rank %d of %d\n", sc.Rank(), sc.Workers())
 	}
+	if err := writeOut(sc.Rank(), out); err != nil {
+		return err
+	}
+	return sc.Close()
+}
+
+// keyValueScenario runs the key-value operations, whose shuffles move
+// their buckets between the ranks with MPI_Alltoallv; SPARKNET_MPI_ARG
+// set to "spill" keeps no shuffle output in memory.
+func keyValueScenario() error {
+	o := rdd.Options{Master: "mpi"}
+	if os.Getenv(argEnv) == "spill" {
+		o.ShuffleMemory = -1
+	}
+	sc, err := rdd.NewContextWith(o)
+	if err != nil {
+		return err
+	}
+	out := spmdtest.KeyValue(sc, 1)
 	if err := writeOut(sc.Rank(), out); err != nil {
 		return err
 	}
@@ -321,6 +341,33 @@ func TestMPIDriver(t *testing.T) {
 	}
 	if n := strings.Count(out, "printed by the driver"); n != 1 || !strings.Contains(out, "rank 0 of 3") {
 		t.Errorf("the driver line appears %d times, want once, from rank 0:\n%s", n, out)
+	}
+}
+
+// TestMPIKeyValue runs every key-value operation on 3 MPI ranks, with the
+// shuffle output in memory and spilled to disk: every rank must find
+// what plain Go finds, as local[3] does.
+func TestMPIKeyValue(t *testing.T) {
+	const np = 3
+	local, err := rdd.NewContext(fmt.Sprintf("local[%d]", np))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := spmdtest.KeyValue(local, 1)
+	local.Close()
+	if strings.Contains(want, "MISMATCH") {
+		t.Fatalf("local[%d] disagrees with plain Go:\n%s", np, want)
+	}
+	for _, arg := range []string{"", "spill"} {
+		out, err, _, dir := mpirun(t, np, "keyvalue", arg)
+		if err != nil {
+			t.Fatalf("mpirun %s: %v\n%s", arg, err, out)
+		}
+		for r := 0; r < np; r++ {
+			if got := readOut(t, dir, r); got != want {
+				t.Errorf("%s: rank %d of the MPI job found\n%s\nlocal[%d] found\n%s", arg, r, got, np, want)
+			}
+		}
 	}
 }
 

@@ -34,6 +34,7 @@ func (*Comm) Barrier() error                        { return ErrNotBuilt }
 func (*Comm) Broadcast(int, []byte) ([]byte, error) { return nil, ErrNotBuilt }
 func (*Comm) AllreduceFloat32Sum([]float32) error   { return ErrNotBuilt }
 func (*Comm) Allgather([]byte) ([][]byte, error)    { return nil, ErrNotBuilt }
+func (*Comm) Alltoall([][]byte) ([][]byte, error)   { return nil, ErrNotBuilt }
 func (*Comm) Abort(int, string)                     {}
 func (*Comm) Close() error                          { return ErrNotBuilt }
 

@@ -55,6 +55,28 @@ func CheckComm(c rdd.Comm) error {
 			}
 		}
 	}
+	for i, size := range []func(from, to int) int{
+		func(from, to int) int { return from + 2*to },
+		func(from, to int) int { return 0 },
+		func(from, to int) int { return 300 * (from + 1) * (to + 1) },
+	} {
+		send := make([][]byte, n)
+		for to := range send {
+			send[to] = Payload(r, 10*i+to, size(r, to))
+		}
+		got, err := c.Alltoall(send)
+		if err != nil {
+			return err
+		}
+		if len(got) != n {
+			return fmt.Errorf("Alltoall %d: %d parts for %d ranks", i, len(got), n)
+		}
+		for from, b := range got {
+			if want := Payload(from, 10*i+r, size(from, r)); !bytes.Equal(b, want) {
+				return fmt.Errorf("Alltoall %d: from %d got %v, want %v", i, from, b, want)
+			}
+		}
+	}
 	for _, m := range []int{0, 1, n + 1, 1000} {
 		xs := Floats(r, m)
 		if err := c.AllreduceFloat32Sum(xs); err != nil {
