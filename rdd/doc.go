@@ -19,29 +19,80 @@
 // # RDDs
 //
 // Transformations are lazy and record lineage; actions run jobs.
-// Elements are of type any, and callbacks are plain functions, so the
-// interpreted shell can call everything:
+// Callbacks are plain Go functions of the elements' own types, passed as
+// any so that the interpreted shell (which cannot call generic
+// functions) passes its own functions the same way:
 //
 //	r := sc.Range(0, 1000, 1, 8).
-//		Map(func(x any) any { return x.(int) * x.(int) }).
-//		Filter(func(x any) bool { return x.(int)%3 == 0 }).
+//		Map(func(x int) int { return x * x }).
+//		Filter(func(x int) bool { return x%3 == 0 }).
 //		Cache()
 //	n, err := r.Count()
-//	sum, err := r.Reduce(func(a, b any) any { return a.(int) + b.(int) })
+//	sum, err := r.Reduce(func(a, b int) int { return a + b })
 //	first, err := r.Take(5)
 //
+// A function of the wrong shape is an error when the transformation or
+// action is called; an element the function cannot take fails its task
+// at once, with an error naming the element, its partition, and both
+// types (see ErrType). func(x any) any works for any element. Common
+// signatures are called directly; others by reflection.
+//
 // The transformations are Map, Filter, FlatMap, MapPartitions,
-// MapPartitionsWithIndex, Sample, RandomSplit, Union, Zip, Repartition,
-// Coalesce, and Cache, Persist and Unpersist; the actions are Collect,
-// Count, Take, First, Reduce, Fold, Aggregate, TreeAggregate, Foreach,
+// MapPartitionsWithIndex, KeyBy, Sample, RandomSplit, Union, Zip,
+// Repartition, Coalesce, Distinct, SortBy, and Cache, Persist and
+// Unpersist; the actions are Collect, Count, Take, First, IsEmpty, Top,
+// TakeOrdered, Reduce, Fold, Aggregate, TreeAggregate, Foreach,
 // ForeachPartition, CollectSamples and RunPartitions. Every action
 // returns its result and an error, last. A transformation given bad
 // arguments returns an RDD whose actions report the problem (see
 // RDD.Err), so calls chain. Lineage describes how an RDD is computed.
 //
+// Take and First compute only what they return: the element-wise
+// transformations run one element at a time for them, and partitions are
+// scanned a few at a time. Fold, Aggregate and the ByKey aggregations
+// give every partition (and every key) its own copy of the zero value,
+// deep-copied, or made by calling zero when it is a function with no
+// arguments, so callbacks may update it in place:
+//
+//	hist, err := train.Aggregate(make([]int, 10),
+//		func(h []int, s data.Sample) []int { h[int(s.Label)]++; return h },
+//		func(a, b []int) []int { for i := range a { a[i] += b[i] }; return a })
+//
 // Sample, RandomSplit and Repartition draw from random sources seeded by
 // the seed and the partition index alone, so the same seed gives the same
 // partitions whatever the number of workers and the order tasks run in.
+//
+// # Pairs and shuffles
+//
+// An RDD of Pair{Key, Value} elements has Spark's key-value operations:
+// ReduceByKey, FoldByKey, AggregateByKey, CombineByKey, GroupByKey,
+// GroupBy, MapValues, FlatMapValues, Keys, Values, Join, LeftOuterJoin,
+// RightOuterJoin, FullOuterJoin, Cogroup, SubtractByKey, SortByKey and
+// PartitionBy, and the actions CountByKey, CountByValue, CollectAsMap and
+// Lookup. A word count:
+//
+//	counts := lines.FlatMap(strings.Fields).
+//		Map(func(w string) rdd.Pair { return rdd.Pair{Key: w, Value: 1} }).
+//		ReduceByKey(func(a, b int) int { return a + b })
+//
+// The operations that group by key shuffle: every map task splits its
+// partition by the partitioner (HashPartitioner by default; SortByKey
+// samples the keys for a RangePartitioner) and keeps its buckets on its
+// worker, combining the values of each key first where it can; a reduce
+// task reads its bucket of every map output. An optional last argument
+// sets the number of partitions (ReduceByKey(f, 8)); by default the input's
+// partitioner decides, else its partition count. RDDs that share a
+// partitioner join without a shuffle. Results come in an order fixed by
+// the input (keys in order of first appearance), the same on every run
+// and every engine.
+//
+// Shuffle output beyond Options.ShuffleMemory goes to files in
+// Options.LocalDir, which Close removes. It stays until the RDD that
+// reads it is garbage; output lost with a worker (ResetWorker) is
+// computed again from lineage, and the tasks that missed it run again.
+// Under an SPMD engine the ranks exchange the buckets each one reads with
+// an all-to-all exchange on the communicator, so no process holds a
+// whole shuffle.
 //
 // # Samples
 //
@@ -142,18 +193,22 @@
 //
 // A Broadcast holds a read-only value for all workers; Update replaces it
 // and Destroy drops it, and nothing keeps earlier values alive. An
-// Accumulator sums float64 values added by tasks.
+// Accumulator sums float64 values added by tasks; what a failed attempt
+// added is dropped, so a retried task counts once.
 //
 // # Events
 //
 // Subscribe delivers an Event at the start and end of every job, stage
-// and task attempt, with timings and errors, for progress displays and
-// logs. Nothing in the package prints.
+// and task attempt, with timings and errors, and after every shuffle's
+// map stage (ShuffleWritten: records, bytes, bytes spilled) and exchange
+// between ranks (ShuffleFetched), for progress displays and logs.
+// Nothing in the package prints.
 //
 // # Rules for callbacks
 //
 // Callbacks run on worker goroutines, several at once, so they must be
 // safe for concurrent use. They must not modify the elements they are
-// given (partitions may be cached and shared) nor the zero value of Fold
-// and Aggregate, and they must not run actions themselves.
+// given (partitions may be cached and shared), though they may modify
+// the running value of Fold, Aggregate and the ByKey aggregations, which
+// is their own; and they must not run actions themselves.
 package rdd
