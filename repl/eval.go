@@ -37,6 +37,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 	}
 	chs := chunks(sp.units, len(src))
 	files := make([]*ast.File, len(chs))
+	kinds := make([]chunkKind, len(chs))
 	own := map[string]string{}
 	// Parse everything first, so that a syntax error anywhere runs nothing.
 	for i, ch := range chs {
@@ -44,7 +45,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		if err != nil {
 			return s.mapErr(err)
 		}
-		files[i] = f
+		files[i], kinds[i] = f, ch.kind
 		for _, imp := range f.Imports {
 			path, _ := strconv.Unquote(imp.Path.Value)
 			own[importName(imp, path)] = path
@@ -53,13 +54,30 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 	if err := s.prepare(file, own); err != nil {
 		return err
 	}
+	var c *checked
+	if !s.unchecked {
+		var err error
+		if c, err = s.check(file, files, kinds, echo); err != nil {
+			return s.mapErr(err)
+		}
+		s.renameTypes(c, files)
+	}
+	ran := 0
+	s.reached = token.NoPos
+	if c != nil {
+		defer func() { s.scope.commit(c, ran, s.reached) }()
+	}
 	rw := newRewriter(s.globalInt)
 	for i, ch := range chs {
 		f := files[i]
 		last := i == len(chs)-1
 		var err error
-		switch ch.kind {
-		case stmtChunk:
+		if c != nil {
+			err = s.copyOlds(ctx, c, i)
+		}
+		switch {
+		case err != nil:
+		case ch.kind == stmtChunk:
 			err = s.runStmts(ctx, f, rw, echo && last)
 		default:
 			err = s.runDecls(ctx, f, rw, ch.kind == fileChunk)
@@ -67,6 +85,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		if err != nil {
 			return s.mapErr(s.nameCalls(err, f))
 		}
+		ran = i + 1
 	}
 	return nil
 }
@@ -165,6 +184,11 @@ func (s *Session) runStmts(ctx context.Context, f *ast.File, rw *rewriter, echo 
 			s.atPos = append(s.atPos, s.in.FileSet().Position(st.Pos()).String())
 		}
 		err := s.run(ctx, block, rw)
+		if err != nil && ranSome(err) {
+			if i := int(s.at.Load()); i < len(stmts) {
+				s.reached = stmts[i].Pos()
+			}
+		}
 		s.atPos, s.atWrapped = s.atPos[:0], nil
 		if err != nil {
 			return err
@@ -174,6 +198,7 @@ func (s *Session) runStmts(ctx context.Context, f *ast.File, rw *rewriter, echo 
 	if final == nil {
 		return nil
 	}
+	s.reached = final.Pos()
 	plain := &ast.BlockStmt{Lbrace: body.Lbrace, List: []ast.Stmt{&ast.ExprStmt{X: final}}, Rbrace: body.Rbrace}
 	if isPrintCall(final) {
 		s.atPos = append(s.atPos[:0], s.in.FileSet().Position(final.Pos()).String())
@@ -276,6 +301,14 @@ func (s *Session) dropImported(f *ast.File) {
 			}
 		}
 	}
+}
+
+// ranSome reports whether err ends an input that ran: a panic, an
+// exit or an interrupt, not a failure to compile.
+func ranSome(err error) bool {
+	var pe *PanicError
+	var ee *ExitError
+	return errors.As(err, &pe) || errors.As(err, &ee) || errors.Is(err, ErrInterrupted)
 }
 
 // run compiles and executes node.

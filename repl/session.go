@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"reflect"
@@ -95,19 +96,24 @@ type Session struct {
 	quiet   bool     // this rank's output is discarded
 	devNull *os.File // interpreted code's os.Stdout and os.Stderr when quiet
 
-	mu        sync.Mutex // serializes evaluation
-	in        *interp.Interpreter
-	exports   interp.Exports
-	imported  map[string]map[string]string // file → import name → path
-	names     []declared                   // top-level names, in order of declaration
-	inputs    []Input                      // accepted inputs
-	n         int                          // inputs numbered so far
-	lines     []lineSpan                   // where interactive inputs lie in inputFile
-	nextLine  int                          // first line of the next interactive input
-	funcPos   map[string]string            // where named functions were declared
-	atPos     []string                     // positions of the running block's statements
-	atWrapped []bool                       // which of them run inside a function literal
-	at        atomic.Int64                 // the running block's statement, from At
+	mu         sync.Mutex // serializes evaluation
+	in         *interp.Interpreter
+	exports    interp.Exports
+	imported   map[string]map[string]string // file → import name → path
+	names      []declared                   // top-level names, in order of declaration
+	inputs     []Input                      // accepted inputs
+	n          int                          // inputs numbered so far
+	lines      []lineSpan                   // where interactive inputs lie in inputFile
+	nextLine   int                          // first line of the next interactive input
+	funcPos    map[string]string            // where named functions were declared
+	scope      *scope                       // what the type checker knows of the session
+	typesSeen  map[string]bool              // type names the interpreter has met at the top level
+	unchecked  bool                         // evaluating the shell's own prelude
+	reached    token.Pos                    // where a failed statement chunk stopped
+	preludePos token.Pos                    // the position of the checker's declarations of the session
+	atPos      []string                     // positions of the running block's statements
+	atWrapped  []bool                       // which of them run inside a function literal
+	at         atomic.Int64                 // the running block's statement, from At
 }
 
 // Input is an input the session accepted: it evaluated without error.
@@ -242,17 +248,26 @@ func (s *Session) reset() error {
 	s.lines = nil
 	s.n = 0
 	s.nextLine = 1
+	s.scope = newScope()
+	s.preludePos = token.Pos(in.FileSet().AddFile("sparknet-session", -1, 1).Base())
+	s.typesSeen = map[string]bool{}
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)
 	if err := s.prepare(inputFile, nil); err != nil {
 		return err
 	}
+	s.unchecked = true
 	for _, src := range []string{"sc := " + rtName + ".SC()", "ctx := " + rtName + ".Ctx()"} {
 		if err := s.evalChunks(context.Background(), inputFile, src, 0, false); err != nil {
+			s.unchecked = false
 			return fmt.Errorf("repl: prelude: %w", err)
 		}
 	}
+	s.unchecked = false
 	s.names = []declared{{"sc", "var"}, {"ctx", "var"}}
+	if err := s.declarePrelude(); err != nil {
+		return fmt.Errorf("repl: prelude: %w", err)
+	}
 	return nil
 }
 

@@ -299,7 +299,7 @@ func TestSuggestions(t *testing.T) {
 	s, _, _ := newTestSession(t)
 	s.Eval(context.Background(), "answer := 42")
 	tests := []struct{ in, want string }{
-		{"fmt.Prinln(1)", `package fmt "fmt" has no symbol Prinln; did you mean fmt.Println?`},
+		{"fmt.Prinln(1)", `in[2]:1:5: undefined: fmt.Prinln; did you mean fmt.Println?`},
 		{"ndarray.Zero(2)", "did you mean ndarray.Zeros?"},
 		{"anwser + 1", "undefined: anwser; did you mean answer?"},
 		{"xyzzy", "undefined: xyzzy"},
@@ -307,7 +307,7 @@ func TestSuggestions(t *testing.T) {
 		{"var p *caffepb.NetParameter", `undefined: caffepb; add import "github.com/sparknet-go/sparknet/caffe/caffepb"`},
 		{"f := func(b *bytes.Buffer) {}", `undefined: bytes; add import "bytes"`},
 		// the interpreter leaves out callees that are method values
-		{"var a *ndarray.Array; a.Sum()", "in[8]:1:23: not enough arguments in call to a.Sum"},
+		{"var a *ndarray.Array; a.Sum()", "in[8]:1:29: not enough arguments in call to a.Sum\n\thave ()\n\twant (int)"},
 		{"r, err := sc.Parallelize(nil, 0)", "assignment mismatch: 2 variables but sc.Parallelize returns 1 value"},
 	}
 	for _, tc := range tests {

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"go/token"
 	"regexp"
 	"sort"
 	"strings"
@@ -11,6 +12,9 @@ import (
 var (
 	noSymbol  = regexp.MustCompile(`package (\w+) "([^"]+)" has no symbol (\w+)`)
 	undefined = regexp.MustCompile(`undefined: (\w+)$`)
+	// undefinedMember is the type checker's message for a package
+	// member that does not exist.
+	undefinedMember = regexp.MustCompile(`undefined: (\w+)\.(\w+)$`)
 )
 
 // suggest appends "did you mean ...?" to msg when it is about an unknown
@@ -27,6 +31,20 @@ func (s *Session) suggest(msg string) string {
 					}
 				}
 				if best := closest(m[3], names); best != "" {
+					first += "; did you mean " + m[1] + "." + best + "?"
+				}
+			}
+		}
+	} else if m := undefinedMember.FindStringSubmatch(first); m != nil {
+		if path := s.imported[inputFile][m[1]]; path != "" {
+			if pkg, err := sharedImporter().Import(path); err == nil {
+				var names []string
+				for _, n := range pkg.Scope().Names() {
+					if token.IsExported(n) {
+						names = append(names, n)
+					}
+				}
+				if best := closest(m[2], names); best != "" {
 					first += "; did you mean " + m[1] + "." + best + "?"
 				}
 			}

@@ -1,0 +1,547 @@
+package repl
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sparknet-go/sparknet/repl/typecheck"
+)
+
+// Every input is type-checked before any of it runs. The checker sees
+// the input as a file of package main (see scope.go): its imports, its
+// func, type, var and const declarations and its top-level := statements
+// at package level, and its other top-level statements in functions of
+// their own (_sn_body<N>). The nodes are the parsed chunks' own, so that
+// the type information (checked.info) applies to what the interpreter
+// runs.
+//
+// REPL leniency: unused variables at the top level and unused imports
+// are not errors, and a top-level declaration may replace an earlier
+// one of the same name (see scope.go). Otherwise errors are the checker's
+// own words, which are the Go compiler's.
+
+// checked is an input the checker accepted.
+type checked struct {
+	pkg     *types.Package
+	info    *types.Info
+	prelude *preludeView
+	// defs lists for each chunk the package-level objects it declares.
+	defs [][]types.Object
+	// methods lists for each chunk the methods it declares.
+	methods [][]*types.Func
+	// hides lists for each chunk the names it declares or imports,
+	// which replace the session's.
+	hides [][]string
+	// typeIDs numbers the types the input declares at the top level,
+	// for their internal names; ynames are their names in the
+	// interpreter.
+	typeIDs map[*types.TypeName]int
+	ynames  map[*types.TypeName]string
+	// bodies are the functions that hold the top-level statements, by
+	// chunk (nil for other chunks).
+	bodies []*ast.FuncDecl
+	// olds are the session's values that top-level declarations of the
+	// same name use, as in x := x + 1.
+	olds []oldValue
+}
+
+// oldValue is a session variable that a top-level declaration of the
+// same name uses in its initialization: there it is old, which the
+// interpreter must copy before the declaration replaces it.
+type oldValue struct {
+	chunk     int
+	stmt      ast.Stmt // the declaration
+	name, old string   // its name, and the name of the copy
+}
+
+// hoistedSpec is a variable declaration of a top-level statement, which
+// the checker sees at package level.
+type hoistedSpec struct {
+	spec  *ast.ValueSpec
+	stmt  ast.Stmt
+	chunk int
+}
+
+// reassigned matches the names under which the checker sees variables
+// that a := assigns rather than declares.
+var reassigned = regexp.MustCompile(`\b_snre\d+_(\w+)`)
+
+// maxErrors is the most errors reported for one input, as the compiler
+// reports.
+const maxErrors = 10
+
+// inputParts is an input arranged for the checker.
+type inputParts struct {
+	file        *ast.File
+	bodies      []*ast.FuncDecl
+	hide        map[string]bool
+	hideMethods map[string]bool
+	hides       [][]string
+	defined     []*ast.AssignStmt // top-level := checked as var declarations
+	errs        []error           // errors found while arranging
+	idents      map[string]bool   // every identifier the input uses
+	echoed      ast.Expr          // the final expression, whose value is echoed
+	hoisted     []hoistedSpec     // the variable declarations of top-level statements
+}
+
+// arrange builds the file the checker sees from the parsed chunks.
+// With echo, the final expression statement is echoed, so used.
+func (s *Session) arrange(files []*ast.File, kinds []chunkKind, echo bool) *inputParts {
+	fset := s.in.FileSet()
+	p := &inputParts{hide: map[string]bool{}, hideMethods: map[string]bool{}, idents: map[string]bool{}}
+	p.hides = make([][]string, len(files))
+	p.bodies = make([]*ast.FuncDecl, len(files))
+	var imports, decls []ast.Decl
+	declared := map[string]bool{} // top-level names of this input so far
+	declare := func(chunk int, id *ast.Ident) {
+		if id == nil || id.Name == "_" {
+			return
+		}
+		declared[id.Name] = true
+		p.hide[id.Name] = true
+		p.hides[chunk] = append(p.hides[chunk], id.Name)
+	}
+	declareGen := func(chunk int, gd *ast.GenDecl) {
+		for _, sp := range gd.Specs {
+			switch sp := sp.(type) {
+			case *ast.ValueSpec:
+				for _, id := range sp.Names {
+					declare(chunk, id)
+				}
+			case *ast.TypeSpec:
+				declare(chunk, sp.Name)
+			case *ast.ImportSpec:
+				path, _ := strconv.Unquote(sp.Path.Value)
+				name := importName(sp, path)
+				if sp.Name == nil || (sp.Name.Name != "_" && sp.Name.Name != ".") {
+					p.hide[name] = true
+					p.hides[chunk] = append(p.hides[chunk], name)
+				}
+			}
+		}
+	}
+	for i, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				p.idents[id.Name] = true
+			}
+			return true
+		})
+		if kinds[i] != stmtChunk {
+			for _, d := range f.Decls {
+				switch d := d.(type) {
+				case *ast.GenDecl:
+					if d.Tok == token.IMPORT {
+						imports = append(imports, d)
+					} else {
+						decls = append(decls, d)
+					}
+					declareGen(i, d)
+				case *ast.FuncDecl:
+					decls = append(decls, d)
+					if d.Recv == nil {
+						if kinds[i] == fileChunk && (d.Name.Name == "main" || d.Name.Name == "init") {
+							continue
+						}
+						declare(i, d.Name)
+					} else if base := recvBase(d.Recv); base != "" {
+						p.hideMethods[base+"."+d.Name.Name] = true
+					}
+				}
+			}
+			continue
+		}
+		body := f.Decls[0].(*ast.FuncDecl).Body
+		var rest []ast.Stmt
+		for j, st := range body.List {
+			if es, ok := st.(*ast.ExprStmt); ok && echo && i == len(files)-1 && j == len(body.List)-1 {
+				p.echoed = es.X
+			}
+			switch st := st.(type) {
+			case *ast.DeclStmt:
+				gd := st.Decl.(*ast.GenDecl)
+				decls = append(decls, gd)
+				declareGen(i, gd)
+				if gd.Tok == token.VAR {
+					for _, sp := range gd.Specs {
+						p.hoisted = append(p.hoisted, hoistedSpec{sp.(*ast.ValueSpec), st, i})
+					}
+				}
+				continue
+			case *ast.AssignStmt:
+				if st.Tok != token.DEFINE || !allIdents(st.Lhs) {
+					break
+				}
+				spec := &ast.ValueSpec{Values: st.Rhs}
+				var reassign []ast.Stmt
+				fresh := false
+				for _, l := range st.Lhs {
+					id := l.(*ast.Ident)
+					if id.Name == "_" || !declared[id.Name] {
+						spec.Names = append(spec.Names, id)
+						fresh = fresh || id.Name != "_"
+						continue
+					}
+					// Declared earlier in this input: assigned, as
+					// := does.
+					tmp := &ast.Ident{NamePos: id.NamePos, Name: fmt.Sprintf("_snre%d_%s", len(p.defined), id.Name)}
+					spec.Names = append(spec.Names, tmp)
+					reassign = append(reassign, &ast.AssignStmt{
+						Lhs: []ast.Expr{&ast.Ident{NamePos: id.NamePos, Name: id.Name}}, TokPos: st.TokPos, Tok: token.ASSIGN,
+						Rhs: []ast.Expr{&ast.Ident{NamePos: id.NamePos, Name: tmp.Name}},
+					})
+				}
+				if !fresh {
+					p.errs = append(p.errs, posErrorf(fset, st.TokPos, "no new variables on left side of :="))
+					continue
+				}
+				for _, id := range spec.Names {
+					if !strings.HasPrefix(id.Name, "_snre") {
+						declare(i, id)
+					}
+				}
+				decls = append(decls, &ast.GenDecl{TokPos: st.Pos(), Tok: token.VAR, Specs: []ast.Spec{spec}})
+				p.defined = append(p.defined, st)
+				p.hoisted = append(p.hoisted, hoistedSpec{spec, st, i})
+				rest = append(rest, reassign...)
+				continue
+			}
+			rest = append(rest, st)
+		}
+		fd := &ast.FuncDecl{
+			Name: &ast.Ident{NamePos: body.Lbrace, Name: fmt.Sprintf("_sn_body%d", i)},
+			Type: &ast.FuncType{Func: body.Lbrace, Params: &ast.FieldList{}},
+			Body: &ast.BlockStmt{Lbrace: body.Lbrace, List: rest, Rbrace: body.Rbrace},
+		}
+		p.bodies[i] = fd
+		decls = append(decls, fd)
+	}
+	p.file = &ast.File{Package: files[0].Package, Name: &ast.Ident{NamePos: files[0].Package, Name: "main"}, Decls: append(imports, decls...)}
+	return p
+}
+
+func allIdents(xs []ast.Expr) bool {
+	for _, x := range xs {
+		if _, ok := x.(*ast.Ident); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// recvBase returns the name of a method's receiver base type.
+func recvBase(recv *ast.FieldList) string {
+	if recv == nil || len(recv.List) == 0 {
+		return ""
+	}
+	t := recv.List[0].Type
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.ParenExpr:
+			t = x.X
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
+}
+
+// check type-checks the chunks of an input compiled under the name file.
+func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo bool) (*checked, error) {
+	fset := s.in.FileSet()
+	parts := s.arrange(files, kinds, echo)
+	if len(parts.errs) > 0 {
+		return nil, errors.Join(parts.errs...)
+	}
+	// The file's imports that the input may use: those whose names it
+	// mentions and does not declare itself.
+	var specs []ast.Spec
+	for _, name := range sortedKeys(s.imported[file]) {
+		if name == rtName || parts.hide[name] || !parts.idents[name] || s.scope.lookup(name) != nil {
+			continue
+		}
+		specs = append(specs, &ast.ImportSpec{
+			Name: &ast.Ident{NamePos: parts.file.Package, Name: name},
+			Path: &ast.BasicLit{ValuePos: parts.file.Package, Kind: token.STRING, Value: strconv.Quote(s.imported[file][name])},
+		})
+	}
+	if len(specs) > 0 {
+		gd := &ast.GenDecl{TokPos: parts.file.Package, Tok: token.IMPORT, Specs: specs}
+		parts.file.Decls = append([]ast.Decl{gd}, parts.file.Decls...)
+	}
+
+	imp := sharedImporter()
+	var (
+		pkg     *types.Package
+		prelude *preludeView
+		info    *types.Info
+		terrs   []types.Error
+	)
+	attempt := func(extra map[string]*entry) {
+		pkg = types.NewPackage("main", "main")
+		prelude = s.scope.prelude(imp, pkg, s.preludePos, parts.hide, parts.hideMethods, extra)
+		info = &types.Info{
+			Types:      map[ast.Expr]types.TypeAndValue{},
+			Instances:  map[*ast.Ident]types.Instance{},
+			Defs:       map[*ast.Ident]types.Object{},
+			Uses:       map[*ast.Ident]types.Object{},
+			Implicits:  map[ast.Node]types.Object{},
+			Selections: map[*ast.SelectorExpr]*types.Selection{},
+			Scopes:     map[ast.Node]*types.Scope{},
+		}
+		terrs = nil
+		conf := types.Config{
+			Importer:  imp,
+			GoVersion: typecheck.GoVersion,
+			Sizes:     imp.Sizes(),
+			Error: func(err error) {
+				if te, ok := err.(types.Error); ok {
+					terrs = append(terrs, te)
+				}
+			},
+		}
+		types.NewChecker(&conf, fset, pkg, info).Files([]*ast.File{prelude.file, parts.file})
+	}
+	attempt(nil)
+	var olds []oldValue
+	if len(terrs) > 0 {
+		// x := x + 1 at the top level: the x on the right is the
+		// session's, which the checker sees under another name.
+		extra := map[string]*entry{}
+		for _, h := range parts.hoisted {
+			for _, id := range h.spec.Names {
+				obj := info.Defs[id]
+				e := s.scope.lookup(id.Name)
+				if obj == nil || e == nil {
+					continue
+				}
+				old := fmt.Sprintf("_snold%d_%s", len(olds), id.Name)
+				found := false
+				for _, v := range h.spec.Values {
+					ast.Inspect(v, func(n ast.Node) bool {
+						if u, ok := n.(*ast.Ident); ok && info.Uses[u] == obj {
+							u.Name, found = old, true
+						}
+						return true
+					})
+				}
+				if found {
+					extra[old] = e
+					olds = append(olds, oldValue{chunk: h.chunk, stmt: h.stmt, name: id.Name, old: old})
+				}
+			}
+		}
+		if len(olds) > 0 {
+			attempt(extra)
+		}
+	}
+	if msgs := s.checkErrors(terrs, parts, info); len(msgs) > 0 {
+		for _, o := range olds { // as the user wrote them
+			for _, h := range parts.hoisted {
+				for _, v := range h.spec.Values {
+					ast.Inspect(v, func(n ast.Node) bool {
+						if u, ok := n.(*ast.Ident); ok && u.Name == o.old {
+							u.Name = o.name
+						}
+						return true
+					})
+				}
+			}
+		}
+		return nil, &CompileError{Errors: msgs}
+	}
+	prelude.resolve(pkg)
+	// The interpreter keeps the first declaration of a method.
+	var again []string
+	for id, obj := range info.Defs {
+		f, ok := obj.(*types.Func)
+		if !ok || f.Signature().Recv() == nil || !id.Pos().IsValid() || id.Pos() == s.preludePos {
+			continue
+		}
+		recv := f.Signature().Recv().Type()
+		if p, ok := recv.(*types.Pointer); ok {
+			recv = p.Elem()
+		}
+		n, ok := types.Unalias(recv).(*types.Named)
+		if !ok {
+			continue
+		}
+		for e, o := range prelude.objs {
+			if o == n.Origin().Obj() && e.methods[f.Name()] {
+				again = append(again, fmt.Sprintf("%s: method %s.%s is declared already; the shell cannot replace a method: declare the type %s again, then its methods",
+					fset.Position(id.Pos()), e.name, f.Name(), e.name))
+			}
+		}
+	}
+	if len(again) > 0 {
+		sort.Strings(again)
+		return nil, &CompileError{Errors: again}
+	}
+	c := &checked{pkg: pkg, info: info, prelude: prelude, bodies: parts.bodies, hides: parts.hides, olds: olds,
+		typeIDs: map[*types.TypeName]int{}, ynames: map[*types.TypeName]string{}}
+	c.defs = make([][]types.Object, len(files))
+	c.methods = make([][]*types.Func, len(files))
+	chunkOf := func(pos token.Pos) int {
+		for i, f := range files {
+			if f.FileStart <= pos && pos <= f.FileEnd {
+				return i
+			}
+		}
+		return -1
+	}
+	// The package-level objects, in the order of their declarations.
+	var objs []types.Object
+	for id, obj := range info.Defs {
+		if obj == nil || !id.Pos().IsValid() {
+			continue
+		}
+		switch obj := obj.(type) {
+		case *types.Func:
+			if obj.Signature().Recv() != nil {
+				if i := chunkOf(obj.Pos()); i >= 0 {
+					c.methods[i] = append(c.methods[i], obj)
+				}
+				continue
+			}
+		case *types.PkgName, *types.Label:
+			continue
+		}
+		if obj.Parent() == pkg.Scope() && !strings.HasPrefix(obj.Name(), "_sn") {
+			objs = append(objs, obj)
+		}
+	}
+	sort.Slice(objs, func(i, j int) bool { return objs[i].Pos() < objs[j].Pos() })
+	for _, obj := range objs {
+		i := chunkOf(obj.Pos())
+		if i < 0 || (kinds[i] == fileChunk && (obj.Name() == "main" || obj.Name() == "init")) {
+			continue
+		}
+		c.defs[i] = append(c.defs[i], obj)
+		if tn, ok := obj.(*types.TypeName); ok {
+			s.scope.seq++
+			c.typeIDs[tn] = s.scope.seq
+			c.ynames[tn] = tn.Name()
+			if s.typesSeen[tn.Name()] {
+				c.ynames[tn] = internalName(s.scope.seq, tn.Name())
+			}
+		}
+	}
+	return c, nil
+}
+
+// A CompileError reports an input that the Go type checker rejected:
+// none of it ran.
+type CompileError struct {
+	// Errors are the checker's messages at their positions, the first
+	// per line, in order, at most 10.
+	Errors []string
+}
+
+func (e *CompileError) Error() string { return strings.Join(e.Errors, "\n") }
+
+// checkErrors turns the checker's errors into the messages reported:
+// leniency applied, sorted, one per line, positions and names as the
+// user wrote them.
+func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types.Info) []string {
+	inBody := func(pos token.Pos) bool {
+		for _, b := range parts.bodies {
+			if b != nil && b.Body.Lbrace <= pos && pos <= b.Body.Rbrace {
+				return true
+			}
+		}
+		return false
+	}
+	inDefine := func(pos token.Pos) bool {
+		for _, st := range parts.defined {
+			if st.Pos() <= pos && pos <= st.End() {
+				return true
+			}
+		}
+		return false
+	}
+	var kept []types.Error
+	for _, e := range errs {
+		switch {
+		case !e.Pos.IsValid() || e.Pos == s.preludePos:
+			continue // in the prelude
+		case strings.HasPrefix(e.Msg, "declared and not used") && inBody(e.Pos):
+			continue
+		case parts.echoed != nil && e.Pos == parts.echoed.Pos() && strings.HasSuffix(e.Msg, " is not used"):
+			continue // echoed
+		case strings.HasSuffix(e.Msg, "imported and not used") || strings.Contains(e.Msg, "imported as ") && strings.HasSuffix(e.Msg, " and not used"):
+			continue
+		}
+		if inDefine(e.Pos) {
+			e.Msg = defineMessage(e, parts, info)
+		}
+		kept = append(kept, e)
+	}
+	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Pos < kept[j].Pos })
+	fset := s.in.FileSet()
+	var msgs []string
+	lastLine := ""
+	for _, e := range kept {
+		p := fset.Position(e.Pos)
+		line := fmt.Sprintf("%s:%d", p.Filename, p.Line)
+		if line == lastLine {
+			continue
+		}
+		lastLine = line
+		msg := internalNames.ReplaceAllString(e.Msg, "$1")
+		msg = reassigned.ReplaceAllString(msg, "$1")
+		msgs = append(msgs, s.explain(fmt.Sprintf("%s: %s", p, msg)))
+		if len(msgs) == maxErrors {
+			break
+		}
+	}
+	return msgs
+}
+
+// defineMessage words an error in a top-level x := f(), which the
+// checker saw as var x = f(), as it words an error in a :=.
+func defineMessage(e types.Error, parts *inputParts, info *types.Info) string {
+	msg := strings.Replace(e.Msg, "in variable declaration", "in assignment", 1)
+	if !strings.HasPrefix(msg, "multiple-value ") || !strings.HasSuffix(msg, " in single-value context") {
+		return msg
+	}
+	for _, st := range parts.defined {
+		if len(st.Lhs) != 1 || len(st.Rhs) != 1 || st.Rhs[0].Pos() != e.Pos {
+			continue
+		}
+		call, ok := ast.Unparen(st.Rhs[0]).(*ast.CallExpr)
+		if !ok {
+			break
+		}
+		if tup, ok := info.Types[call].Type.(*types.Tuple); ok {
+			return fmt.Sprintf("assignment mismatch: 1 variable but %s returns %d values", types.ExprString(call.Fun), tup.Len())
+		}
+	}
+	return msg
+}
+
+// explain adds advice to a checker's message where the shell knows
+// more: the import an undefined package name needs.
+func (s *Session) explain(msg string) string {
+	_, rest, ok := strings.Cut(msg, ": undefined: ")
+	if !ok || !token.IsIdentifier(rest) {
+		return msg
+	}
+	if path := s.packageNamed(rest); path != "" {
+		return fmt.Sprintf("%s; add import %q", msg, path)
+	}
+	return msg
+}

@@ -1,0 +1,112 @@
+package repl
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestCheck runs inputs that Go's type checker decides: what Go rejects
+// is an error in the compiler's words, at the input's position, and
+// nothing of the input runs; what Go accepts runs.
+func TestCheck(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []evalStep
+	}{
+		{"two results in a one-value context", []evalStep{
+			{in: `func f() (int, error) { return 7, fmt.Errorf("bad") }`},
+			{in: "x := f()", err: "in[2]:1:6: assignment mismatch: 1 variable but f returns 2 values"},
+			{in: "f() + 1", err: "in[3]:1:1: multiple-value f() (value of type (int, error)) in single-value context"},
+			{in: "var y int = f()", err: "in[4]:1:13: multiple-value f() (value of type (int, error)) in single-value context"},
+			{in: "x", err: "in[5]:1:1: undefined: x"},
+		}},
+		{"an action of a failed RDD", []evalStep{
+			{in: `bad := sc.Parallelize([]int{1, 2}, 2)`},
+			{in: "k := bad.Count()", err: "assignment mismatch: 1 variable but bad.Count returns 2 values"},
+		}},
+		{"nothing runs when a later line is wrong", []evalStep{
+			{in: "fmt.Println(\"ran\")\nn := 1\nn.Foo()", err: "in[1]:3:3: n.Foo undefined (type int has no field or method Foo)"},
+			{in: "n", err: "undefined: n"},
+		}},
+		{"the compiler's words for types", []evalStep{
+			{in: `var s string = 3`, err: "in[1]:1:16: cannot use 3 (untyped int constant) as string value in variable declaration"},
+			{in: `a := 1; a = "x"`, err: `in[2]:1:13: cannot use "x" (untyped string constant) as int value in assignment`},
+			{in: `strings.Repeat("a")`, err: "in[3]:1:19: not enough arguments in call to strings.Repeat\n\thave (string)\n\twant (string, int)"},
+			{in: "x := 1; x := 2", err: "in[4]:1:11: no new variables on left side of :="},
+		}},
+		{"one error per line, in order", []evalStep{
+			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:2:6: undefined: undefinedC"},
+		}},
+		{"unused variables and imports are fine at the top level", []evalStep{
+			{in: `import "bytes"`},
+			{in: "for i := 0; i < 2; i++ { v := i }"},
+			{in: "func g() { v := 1 }", err: "in[3]:1:12: declared and not used: v"},
+		}},
+		{"a declaration replaces an earlier one", []evalStep{
+			{in: "x := 1"},
+			{in: `x := "one"`},
+			{in: `x + "!"`, out: "\"one!\" (string)\n"},
+			{in: "func f() int { return 1 }"},
+			{in: `func f() string { return "f" }`},
+			{in: "f() + x", out: "\"fone\" (string)\n"},
+			{in: "const c = 2"},
+			{in: "c := []int{c}"},
+			{in: "c", out: "[2] ([]int)\n"},
+		}},
+		{"x := x + 1 uses the old x", []evalStep{
+			{in: "x := 20"},
+			{in: "x := x + 1"},
+			{in: "x := fmt.Sprint(x, x)"},
+			{in: "x", out: "\"21 21\" (string)\n"},
+		}},
+		{"a type declared again replaces the old one", []evalStep{
+			{in: "type point struct{ X int }"},
+			{in: "p := point{1}"},
+			{in: "type point struct{ X, Y int }"},
+			{in: "q := point{1, 2}; fmt.Println(q.Y)", out: "2\n"},
+			{in: "p.X", out: "1 (int)\n"},
+			{in: "p.Y", err: "p.Y undefined (type point has no field or method Y)"},
+			{in: "func (p point) Sum() int { return p.X + p.Y }"},
+			{in: "q.Sum()", out: "3 (int)\n"},
+		}},
+		{"methods added later", []evalStep{
+			{in: "type T struct{ N int }"},
+			{in: "t := T{2}"},
+			{in: "func (t T) Twice() int { return 2 * t.N }"},
+			{in: "t.Twice()", out: "4 (int)\n"},
+			{in: "func (t T) Twice() string { return fmt.Sprint(t.N, t.N) }", err: "in[5]:1:12: method T.Twice is declared already; the shell cannot replace a method: declare the type T again, then its methods"},
+			{in: "type T struct{ N int }\nfunc (t T) Twice() string { return fmt.Sprint(t.N, t.N) }"},
+			{in: "T{2}.Twice() + \"!\"", out: "\"2 2!\" (string)\n"},
+			{in: "t.Twice()", out: "4 (int)\n"},
+			{in: "type Stack[E any] struct{ items []E }"},
+			{in: "func (s *Stack[E]) Push(v E) { s.items = append(s.items, v) }"},
+			{in: "st := &Stack[string]{}; st.Push(\"a\"); st.Push(\"b\")"},
+			{in: "len(st.items)", out: "2 (int)\n"},
+		}},
+		{"a package name can be taken", []evalStep{
+			{in: "data := []int{1, 2}"},
+			{in: "len(data)", out: "2 (int)\n"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, out, _ := newTestSession(t)
+			for _, st := range tc.steps {
+				out.Reset()
+				err := s.Eval(context.Background(), st.in)
+				switch {
+				case st.err == "" && err != nil:
+					t.Fatalf("%q: %v", st.in, err)
+				case st.err != "" && err == nil:
+					t.Fatalf("%q: no error, want %q", st.in, st.err)
+				case st.err != "" && !strings.Contains(err.Error(), st.err):
+					t.Fatalf("%q: error %q, want %q", st.in, err, st.err)
+				}
+				if got := out.String(); got != st.out {
+					t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+				}
+			}
+		})
+	}
+}
