@@ -29,6 +29,8 @@ import (
 
 // checked is an input the checker accepted.
 type checked struct {
+	file    string              // the name it was compiled under
+	imports []map[string]string // per chunk, the imports it declares
 	pkg     *types.Package
 	info    *types.Info
 	prelude *preludeView
@@ -39,11 +41,12 @@ type checked struct {
 	// hides lists for each chunk the names it declares or imports,
 	// which replace the session's.
 	hides [][]string
-	// typeIDs numbers the types the input declares at the top level,
-	// for their internal names; ynames are their names in the
-	// interpreter.
-	typeIDs map[*types.TypeName]int
+	// ids numbers the objects the input declares at the top level (the
+	// ids of their entries); ynames are the names of its types in the
+	// interpreter, and ynameOf those of the session's types, by id.
+	ids     map[types.Object]int
 	ynames  map[*types.TypeName]string
+	ynameOf map[int]string
 	// bodies are the functions that hold the top-level statements, by
 	// chunk (nil for other chunks).
 	bodies []*ast.FuncDecl
@@ -84,11 +87,12 @@ type inputParts struct {
 	hide        map[string]bool
 	hideMethods map[string]bool
 	hides       [][]string
-	defined     []*ast.AssignStmt // top-level := checked as var declarations
-	errs        []error           // errors found while arranging
-	idents      map[string]bool   // every identifier the input uses
-	echoed      ast.Expr          // the final expression, whose value is echoed
-	hoisted     []hoistedSpec     // the variable declarations of top-level statements
+	defined     []*ast.AssignStmt   // top-level := checked as var declarations
+	errs        []error             // errors found while arranging
+	idents      map[string]bool     // every identifier the input uses
+	echoed      ast.Expr            // the final expression, whose value is echoed
+	imports     []map[string]string // per chunk, the imports it declares
+	hoisted     []hoistedSpec       // the variable declarations of top-level statements
 }
 
 // arrange builds the file the checker sees from the parsed chunks.
@@ -97,6 +101,7 @@ func (s *Session) arrange(files []*ast.File, kinds []chunkKind, echo bool) *inpu
 	fset := s.in.FileSet()
 	p := &inputParts{hide: map[string]bool{}, hideMethods: map[string]bool{}, idents: map[string]bool{}}
 	p.hides = make([][]string, len(files))
+	p.imports = make([]map[string]string, len(files))
 	p.bodies = make([]*ast.FuncDecl, len(files))
 	var imports, decls []ast.Decl
 	declared := map[string]bool{} // top-level names of this input so far
@@ -123,6 +128,10 @@ func (s *Session) arrange(files []*ast.File, kinds []chunkKind, echo bool) *inpu
 				if sp.Name == nil || (sp.Name.Name != "_" && sp.Name.Name != ".") {
 					p.hide[name] = true
 					p.hides[chunk] = append(p.hides[chunk], name)
+					if p.imports[chunk] == nil {
+						p.imports[chunk] = map[string]string{}
+					}
+					p.imports[chunk][name] = path
 				}
 			}
 		}
@@ -270,13 +279,20 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 	// The file's imports that the input may use: those whose names it
 	// mentions and does not declare itself.
 	var specs []ast.Spec
-	for _, name := range sortedKeys(s.imported[file]) {
+	imported := map[string]string{}
+	for name, path := range s.imported[file] {
+		imported[name] = path
+	}
+	for name, path := range s.scope.imports[file] {
+		imported[name] = path
+	}
+	for _, name := range sortedKeys(imported) {
 		if name == rtName || parts.hide[name] || !parts.idents[name] || s.scope.lookup(name) != nil {
 			continue
 		}
 		specs = append(specs, &ast.ImportSpec{
 			Name: &ast.Ident{NamePos: parts.file.Package, Name: name},
-			Path: &ast.BasicLit{ValuePos: parts.file.Package, Kind: token.STRING, Value: strconv.Quote(s.imported[file][name])},
+			Path: &ast.BasicLit{ValuePos: parts.file.Package, Kind: token.STRING, Value: strconv.Quote(imported[name])},
 		})
 	}
 	if len(specs) > 0 {
@@ -367,9 +383,9 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 	prelude.resolve(pkg)
 	// The interpreter keeps the first declaration of a method.
 	var again []string
-	for id, obj := range info.Defs {
+	for ident, obj := range info.Defs {
 		f, ok := obj.(*types.Func)
-		if !ok || f.Signature().Recv() == nil || !id.Pos().IsValid() || id.Pos() == s.preludePos {
+		if !ok || f.Signature().Recv() == nil || !ident.Pos().IsValid() || ident.Pos() == s.preludePos {
 			continue
 		}
 		recv := f.Signature().Recv().Type()
@@ -380,10 +396,10 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		if !ok {
 			continue
 		}
-		for e, o := range prelude.objs {
-			if o == n.Origin().Obj() && e.methods[f.Name()] {
+		for id, o := range prelude.objs {
+			if e := s.scope.byID(id); e != nil && o == n.Origin().Obj() && e.methods[f.Name()] {
 				again = append(again, fmt.Sprintf("%s: method %s.%s is declared already; the shell cannot replace a method: declare the type %s again, then its methods",
-					fset.Position(id.Pos()), e.name, f.Name(), e.name))
+					fset.Position(ident.Pos()), e.name, f.Name(), e.name))
 			}
 		}
 	}
@@ -391,8 +407,11 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		sort.Strings(again)
 		return nil, &CompileError{Errors: again}
 	}
-	c := &checked{pkg: pkg, info: info, prelude: prelude, bodies: parts.bodies, hides: parts.hides, olds: olds,
-		typeIDs: map[*types.TypeName]int{}, ynames: map[*types.TypeName]string{}}
+	c := &checked{file: file, imports: parts.imports, pkg: pkg, info: info, prelude: prelude, bodies: parts.bodies, hides: parts.hides, olds: olds,
+		ids: map[types.Object]int{}, ynames: map[*types.TypeName]string{}, ynameOf: map[int]string{}}
+	for _, e := range s.scope.entries {
+		c.ynameOf[e.id] = e.yname
+	}
 	c.defs = make([][]types.Object, len(files))
 	c.methods = make([][]*types.Func, len(files))
 	chunkOf := func(pos token.Pos) int {
@@ -431,13 +450,14 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 			continue
 		}
 		c.defs[i] = append(c.defs[i], obj)
+		s.scope.seq++
+		c.ids[obj] = s.scope.seq
 		if tn, ok := obj.(*types.TypeName); ok {
-			s.scope.seq++
-			c.typeIDs[tn] = s.scope.seq
 			c.ynames[tn] = tn.Name()
 			if s.typesSeen[tn.Name()] {
 				c.ynames[tn] = internalName(s.scope.seq, tn.Name())
 			}
+			s.typesSeen[c.ynames[tn]] = true
 		}
 	}
 	return c, nil

@@ -33,7 +33,8 @@ func TestCheck(t *testing.T) {
 			{in: `var s string = 3`, err: "in[1]:1:16: cannot use 3 (untyped int constant) as string value in variable declaration"},
 			{in: `a := 1; a = "x"`, err: `in[2]:1:13: cannot use "x" (untyped string constant) as int value in assignment`},
 			{in: `strings.Repeat("a")`, err: "in[3]:1:19: not enough arguments in call to strings.Repeat\n\thave (string)\n\twant (string, int)"},
-			{in: "x := 1; x := 2", err: "in[4]:1:11: no new variables on left side of :="},
+			{in: "if true { y := 1; y := 2 }", err: "in[4]:1:21: no new variables on left side of :="},
+			{in: "a?", err: "in[5]:1:2: illegal character U+003F '?'"},
 		}},
 		{"one error per line, in order", []evalStep{
 			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:2:6: undefined: undefinedC"},
@@ -53,6 +54,12 @@ func TestCheck(t *testing.T) {
 			{in: "const c = 2"},
 			{in: "c := []int{c}"},
 			{in: "c", out: "[2] ([]int)\n"},
+		}},
+		{"a declaration replaces an earlier one of the same input", []evalStep{
+			{in: "x := 1; fmt.Println(x + 1)\nx := \"s\"; fmt.Println(x + \"!\")\ntype T int\nvar t T = 3\ntype T string\nfmt.Println(t, T(\"u\"))", out: "2\ns!\n3 u\n"},
+			{in: "x", out: "\"s\" (string)\n"},
+			{in: "y := 1; z := y; y := 2; u := undefinedName", err: "in[3]:1:30: undefined: undefinedName"},
+			{in: "z", err: "undefined: z"},
 		}},
 		{"x := x + 1 uses the old x", []evalStep{
 			{in: "x := 20"},

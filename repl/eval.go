@@ -26,6 +26,11 @@ import (
 // evalChunks compiles and runs src, compiled under the file name file
 // with its first line numbered first, chunk by chunk. With echo, a final
 // expression's value is echoed.
+//
+// An input that declares a top-level name twice (x := 1 ... x := "a")
+// runs as segments, each up to the declaration that replaces an earlier
+// one of the same input, as if they were typed one after the other.
+// Every segment is checked before any of them runs.
 func (s *Session) evalChunks(ctx context.Context, file, src string, first int, echo bool) error {
 	if first <= 0 {
 		first = 1
@@ -35,64 +40,201 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		line, col := lineCol(src, len(src))
 		return s.mapErr(fmt.Errorf("%s:%d:%d: unexpected end of input: a bracket, string or comment is not closed", file, first+line-1, col))
 	}
-	chs := chunks(sp.units, len(src))
-	files := make([]*ast.File, len(chs))
-	kinds := make([]chunkKind, len(chs))
-	own := map[string]string{}
 	// Parse everything first, so that a syntax error anywhere runs nothing.
-	for i, ch := range chs {
-		f, err := s.parseChunk(file, src, ch, first)
-		if err != nil {
-			return s.mapErr(err)
-		}
-		files[i], kinds[i] = f, ch.kind
-		for _, imp := range f.Imports {
-			path, _ := strconv.Unquote(imp.Path.Value)
-			own[importName(imp, path)] = path
+	whole, err := s.parseUnits(file, src, sp.units, first)
+	if err != nil {
+		return s.mapErr(err)
+	}
+	segs := []*parsedInput{whole}
+	if cuts := s.redeclarations(whole); len(cuts) > 0 && !s.unchecked {
+		segs = segs[:0]
+		from := 0
+		for _, cut := range append(cuts, len(sp.units)) {
+			seg, err := s.parseUnits(file, src, sp.units[from:cut], first)
+			if err != nil {
+				return s.mapErr(err)
+			}
+			segs = append(segs, seg)
+			from = cut
 		}
 	}
-	if err := s.prepare(file, own); err != nil {
+	if err := s.prepare(file, whole.imports); err != nil {
 		return err
 	}
-	var c *checked
-	if !s.unchecked {
-		var err error
-		if c, err = s.check(file, files, kinds, echo); err != nil {
+	if s.unchecked {
+		_, err := s.runParsed(ctx, whole, nil, echo)
+		return err
+	}
+	// Check every segment, each against what the ones before it declare.
+	saved := s.scope.save()
+	cs := make([]*checked, len(segs))
+	for i, seg := range segs {
+		c, err := s.check(file, seg.files, seg.kinds, echo && i == len(segs)-1)
+		if err != nil {
+			s.scope.restore(saved)
 			return s.mapErr(err)
 		}
-		s.renameTypes(c, files)
+		s.scope.commit(c, len(seg.files), token.NoPos)
+		cs[i] = c
 	}
-	ran := 0
-	s.reached = token.NoPos
-	if c != nil {
-		defer func() { s.scope.commit(c, ran, s.reached) }()
+	for i, seg := range segs {
+		s.renameTypes(cs[i], seg.files)
+		ran, err := s.runParsed(ctx, seg, cs[i], echo && i == len(segs)-1)
+		if err != nil {
+			// The scope holds what ran.
+			s.scope.restore(saved)
+			for j := range i {
+				s.scope.commit(cs[j], len(segs[j].files), token.NoPos)
+			}
+			s.scope.commit(cs[i], ran, s.reached)
+			return err
+		}
 	}
-	rw := newRewriter(s.globalInt)
+	return nil
+}
+
+// parsedInput is an input, or a segment of one, parsed chunk by chunk.
+type parsedInput struct {
+	files   []*ast.File
+	kinds   []chunkKind
+	chunks  []chunk
+	prefix  []int             // the length of the text around each chunk
+	imports map[string]string // the imports it declares: name → path
+}
+
+// parseUnits parses units of src as chunks.
+func (s *Session) parseUnits(file, src string, units []unit, first int) (*parsedInput, error) {
+	chs := chunks(units, len(src))
+	p := &parsedInput{files: make([]*ast.File, len(chs)), kinds: make([]chunkKind, len(chs)), chunks: chs, prefix: make([]int, len(chs)), imports: map[string]string{}}
 	for i, ch := range chs {
-		f := files[i]
-		last := i == len(chs)-1
+		f, prefix, err := s.parseChunk(file, src, ch, first)
+		if err != nil {
+			return nil, err
+		}
+		p.files[i], p.kinds[i], p.prefix[i] = f, ch.kind, prefix
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			p.imports[importName(imp, path)] = path
+		}
+	}
+	return p, nil
+}
+
+// redeclarations returns the indexes of the units of p that declare
+// again a top-level name an earlier unit of p declared, where the
+// input must be cut into segments; := with some new names on its left
+// declares only those, as in Go.
+func (s *Session) redeclarations(p *parsedInput) []int {
+	fset := s.in.FileSet()
+	declared := map[string]bool{}
+	var cuts []int
+	// unitOf returns the index of the unit that holds the node at pos
+	// of chunk i.
+	unitOf := func(i int, pos token.Pos) int {
+		off := p.chunks[i].start + fset.PositionFor(pos, false).Offset - p.prefix[i]
+		n := 0
+		for _, f := range p.chunks[:i] {
+			n += f.units
+		}
+		for j := range p.chunks[i].units {
+			if off < p.chunks[i].unitEnd[j] {
+				return n + j
+			}
+		}
+		return n + p.chunks[i].units - 1
+	}
+	visit := func(i int, pos token.Pos, names []string, all bool) {
+		again, fresh := false, false
+		for _, n := range names {
+			if n == "_" {
+				continue
+			}
+			if declared[n] {
+				again = true
+			} else {
+				fresh = true
+			}
+		}
+		if again && (!all || !fresh) {
+			if u := unitOf(i, pos); u > 0 && (len(cuts) == 0 || cuts[len(cuts)-1] < u) {
+				cuts = append(cuts, u)
+				clear(declared)
+			}
+		}
+		for _, n := range names {
+			declared[n] = true
+		}
+	}
+	for i, f := range p.files {
+		switch p.kinds[i] {
+		case fileChunk:
+			return nil
+		case declChunk:
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+					visit(i, fd.Pos(), []string{fd.Name.Name}, false)
+				}
+			}
+		case stmtChunk:
+			for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+				switch st := st.(type) {
+				case *ast.DeclStmt:
+					var names []string
+					for _, sp := range st.Decl.(*ast.GenDecl).Specs {
+						switch sp := sp.(type) {
+						case *ast.ValueSpec:
+							for _, id := range sp.Names {
+								names = append(names, id.Name)
+							}
+						case *ast.TypeSpec:
+							names = append(names, sp.Name.Name)
+						}
+					}
+					visit(i, st.Pos(), names, false)
+				case *ast.AssignStmt:
+					if st.Tok == token.DEFINE && allIdents(st.Lhs) {
+						var names []string
+						for _, l := range st.Lhs {
+							names = append(names, l.(*ast.Ident).Name)
+						}
+						visit(i, st.Pos(), names, true)
+					}
+				}
+			}
+		}
+	}
+	return cuts
+}
+
+// runParsed runs the chunks of p, checked as c (nil: unchecked), and
+// returns how many ran to the end.
+func (s *Session) runParsed(ctx context.Context, p *parsedInput, c *checked, echo bool) (int, error) {
+	s.reached = token.NoPos
+	rw := newRewriter(s.globalInt)
+	for i, f := range p.files {
+		last := i == len(p.files)-1
 		var err error
 		if c != nil {
 			err = s.copyOlds(ctx, c, i)
 		}
 		switch {
 		case err != nil:
-		case ch.kind == stmtChunk:
+		case p.kinds[i] == stmtChunk:
 			err = s.runStmts(ctx, f, rw, echo && last)
 		default:
-			err = s.runDecls(ctx, f, rw, ch.kind == fileChunk)
+			err = s.runDecls(ctx, f, rw, p.kinds[i] == fileChunk)
 		}
 		if err != nil {
-			return s.mapErr(s.nameCalls(err, f))
+			return i, s.mapErr(s.nameCalls(err, f))
 		}
-		ran = i + 1
 	}
-	return nil
+	return len(p.files), nil
 }
 
 // parseChunk parses src[ch.start:ch.end] as a file (declarations) or as
 // a function body (statements), with positions as in the input.
-func (s *Session) parseChunk(file, src string, ch chunk, first int) (*ast.File, error) {
+// It returns the length of the text put before the chunk.
+func (s *Session) parseChunk(file, src string, ch chunk, first int) (*ast.File, int, error) {
 	text := src[ch.start:ch.end]
 	line, col := lineCol(src, ch.start)
 	// A relative file name in a line directive is taken relative to the
@@ -110,9 +252,21 @@ func (s *Session) parseChunk(file, src string, ch chunk, first int) (*ast.File, 
 		// What the parser found there is the end of the wrapping, not
 		// the user's text.
 		msg, _, _ := strings.Cut(el[0].Msg, ", found ")
-		return nil, fmt.Errorf("%s:%d:%d: unexpected end of input (%s)", file, first+line-1, col, msg)
+		return nil, 0, fmt.Errorf("%s:%d:%d: unexpected end of input (%s)", file, first+line-1, col, msg)
 	}
-	return f, err
+	if len(el) > 1 {
+		// Errors in the wrapping follow from an earlier one: the
+		// parser recovering from it ran into the wrapping.
+		end := len(prefix) + len(text)
+		kept := el[:1]
+		for _, e := range el[1:] {
+			if e.Pos.Offset < end {
+				kept = append(kept, e)
+			}
+		}
+		err = kept
+	}
+	return f, len(prefix), err
 }
 
 // chunkWrap returns the text around a chunk of kind k that makes it a

@@ -8,9 +8,7 @@ import (
 )
 
 // renameTypes gives the session's types their names in the interpreter
-// (see entry.yname) wherever the input mentions them, and records the
-// names of the types it declares, which the interpreter is about to
-// meet.
+// (see entry.yname) wherever the input mentions them.
 func (s *Session) renameTypes(c *checked, files []*ast.File) {
 	rename := func(id *ast.Ident, obj types.Object) {
 		tn, ok := obj.(*types.TypeName)
@@ -28,9 +26,6 @@ func (s *Session) renameTypes(c *checked, files []*ast.File) {
 	}
 	for id, obj := range c.info.Uses {
 		rename(id, obj)
-	}
-	for _, n := range c.ynames {
-		s.typesSeen[n] = true
 	}
 }
 

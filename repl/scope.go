@@ -61,7 +61,7 @@ func baseSymbols() map[string]map[string]reflect.Value {
 type scope struct {
 	entries []*entry                     // in the order they were declared
 	seq     int                          // numbers the declarations
-	typeOf  map[*types.TypeName]*entry   // every check's type names of session types
+	typeOf  map[*types.TypeName]int      // every check's type names of session types → entry ids
 	imports map[string]map[string]string // per file: import name → path, as checked
 }
 
@@ -92,9 +92,9 @@ func (c *checked) typeNameIn(tn *types.TypeName) string {
 	if n, ok := c.ynames[tn]; ok {
 		return n
 	}
-	for e, obj := range c.prelude.objs {
+	for id, obj := range c.prelude.objs {
 		if obj == tn {
-			return e.yname
+			return c.ynameOf[id]
 		}
 	}
 	return ""
@@ -104,7 +104,7 @@ func (c *checked) typeNameIn(tn *types.TypeName) string {
 var internalNames = regexp.MustCompile(`\b_sn\d+_(\w+)`)
 
 func newScope() *scope {
-	return &scope{typeOf: map[*types.TypeName]*entry{}, imports: map[string]map[string]string{}}
+	return &scope{typeOf: map[*types.TypeName]int{}, imports: map[string]map[string]string{}}
 }
 
 // lookup returns the live entry named name, or nil.
@@ -117,6 +117,61 @@ func (sc *scope) lookup(name string) *entry {
 	return nil
 }
 
+// byID returns the entry with id, or nil.
+func (sc *scope) byID(id int) *entry {
+	for _, e := range sc.entries {
+		if e.id == id {
+			return e
+		}
+	}
+	return nil
+}
+
+// scopeState is a copy of a scope, to go back to.
+type scopeState struct {
+	entries []entry
+	seq     int
+	typeOf  map[*types.TypeName]int
+	imports map[string]map[string]string
+}
+
+// save returns a copy of the scope's state.
+func (sc *scope) save() scopeState {
+	st := scopeState{seq: sc.seq, typeOf: make(map[*types.TypeName]int, len(sc.typeOf))}
+	for _, e := range sc.entries {
+		c := *e
+		if e.methods != nil {
+			c.methods = make(map[string]bool, len(e.methods))
+			for m := range e.methods {
+				c.methods[m] = true
+			}
+		}
+		st.entries = append(st.entries, c)
+	}
+	for k, v := range sc.typeOf {
+		st.typeOf[k] = v
+	}
+	st.imports = map[string]map[string]string{}
+	for f, m := range sc.imports {
+		st.imports[f] = map[string]string{}
+		for k, v := range m {
+			st.imports[f][k] = v
+		}
+	}
+	return st
+}
+
+// restore goes back to a saved state (the sequence of numbers goes on).
+func (sc *scope) restore(st scopeState) {
+	sc.entries = sc.entries[:0]
+	for _, e := range st.entries {
+		c := e
+		sc.entries = append(sc.entries, &c)
+	}
+	sc.typeOf = st.typeOf
+	sc.imports = st.imports
+}
+
 // add records an object that is not declared by a checked input (sc and
 // ctx).
 func (sc *scope) add(obj types.Object) {
@@ -127,12 +182,12 @@ func (sc *scope) add(obj types.Object) {
 // preludeView is the prelude of one check.
 type preludeView struct {
 	file *ast.File
-	// objs maps each entry to the object that stands for it in the
-	// check's package, once the check has run (see resolve).
-	objs map[*entry]types.Object
+	// objs maps each entry's id to the object that stands for it in
+	// the check's package, once the check has run (see resolve).
+	objs map[int]types.Object
 	// declared maps the names of the written declarations to their
-	// entries.
-	declared map[string]*entry
+	// entries' ids.
+	declared map[string]int
 	// hide holds the names the input declares itself.
 	hide map[string]bool
 }
@@ -151,7 +206,7 @@ func checkName(e *entry, hide map[string]bool) string {
 // hideMethods the methods it declares, as "Type.Method".
 // extra names more variables: entries under other names.
 func (sc *scope) prelude(imp *typecheck.Importer, pkg *types.Package, pos token.Pos, hide, hideMethods map[string]bool, extra map[string]*entry) *preludeView {
-	v := &preludeView{objs: map[*entry]types.Object{}, declared: map[string]*entry{}, hide: hide}
+	v := &preludeView{objs: map[int]types.Object{}, declared: map[string]int{}, hide: hide}
 	imports := map[string]string{} // path → name
 	var importPaths []string
 	w := &typeWriter{
@@ -168,7 +223,7 @@ func (sc *scope) prelude(imp *typecheck.Importer, pkg *types.Package, pos token.
 			return name, true
 		},
 		name: func(tn *types.TypeName) string {
-			if e := sc.typeOf[tn]; e != nil {
+			if e := sc.byID(sc.typeOf[tn]); e != nil {
 				return checkName(e, hide)
 			}
 			return tn.Name()
@@ -191,14 +246,14 @@ func (sc *scope) prelude(imp *typecheck.Importer, pkg *types.Package, pos token.
 		if tn, ok := e.obj.(*types.TypeName); ok {
 			w.err = nil
 			decls = append(decls, sc.typeDecls(w, e, tn, name, hideMethods)...)
-			v.declared[name] = e
+			v.declared[name] = e.id
 			continue
 		}
 		if d, obj := valueDecl(w, pkg, e.obj, name); d != nil {
 			decls = append(decls, d)
-			v.declared[name] = e
+			v.declared[name] = e.id
 		} else {
-			v.objs[e] = obj
+			v.objs[e.id] = obj
 		}
 	}
 	for _, name := range sortedKeys(extra) {
@@ -371,9 +426,9 @@ func walkTuple(t *types.Tuple, walk func(types.Type)) {
 // resolve finds, after a check, the objects that stand for the written
 // declarations in the check's package.
 func (v *preludeView) resolve(pkg *types.Package) {
-	for name, e := range v.declared {
+	for name, id := range v.declared {
 		if obj := pkg.Scope().Lookup(name); obj != nil {
-			v.objs[e] = obj
+			v.objs[id] = obj
 		}
 	}
 }
@@ -384,10 +439,12 @@ func (v *preludeView) resolve(pkg *types.Package) {
 // When the chunk after them stopped at reached (a panic), the
 // declarations before that position are recorded too: they ran.
 func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
-	for e, obj := range c.prelude.objs {
-		e.obj = obj
-		if tn, ok := obj.(*types.TypeName); ok {
-			sc.typeOf[tn] = e
+	for id, obj := range c.prelude.objs {
+		if e := sc.byID(id); e != nil {
+			e.obj = obj
+			if tn, ok := obj.(*types.TypeName); ok {
+				sc.typeOf[tn] = id
+			}
 		}
 	}
 	upTo := ran
@@ -415,6 +472,12 @@ func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
 		for _, name := range c.hides[i] {
 			replaced[name] = true
 		}
+		for name, path := range c.imports[i] {
+			if sc.imports[c.file] == nil {
+				sc.imports[c.file] = map[string]string{}
+			}
+			sc.imports[c.file][name] = path
+		}
 	}
 	kept := sc.entries[:0]
 	for _, e := range sc.entries {
@@ -429,15 +492,11 @@ func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
 	sc.entries = kept
 	for i, ds := range defs {
 		for _, obj := range ds {
-			e := &entry{name: obj.Name(), obj: obj, live: true}
+			e := &entry{name: obj.Name(), id: c.ids[obj], obj: obj, live: true}
 			if tn, ok := obj.(*types.TypeName); ok {
-				e.id = c.typeIDs[tn]
 				e.yname = c.ynames[tn]
 				e.methods = map[string]bool{}
-				sc.typeOf[tn] = e
-			} else {
-				sc.seq++
-				e.id = sc.seq
+				sc.typeOf[tn] = e.id
 			}
 			sc.entries = append(sc.entries, e)
 		}
@@ -450,7 +509,7 @@ func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
 				recv = p.Elem()
 			}
 			if n, ok := types.Unalias(recv).(*types.Named); ok {
-				if e := sc.typeOf[n.Origin().Obj()]; e != nil {
+				if e := sc.byID(sc.typeOf[n.Origin().Obj()]); e != nil {
 					e.methods[m.Name()] = true
 				}
 			}

@@ -32,6 +32,8 @@ type unit struct {
 type chunk struct {
 	kind       chunkKind
 	start, end int
+	units      int   // how many units it has
+	unitEnd    []int // where each ends
 }
 
 // scanned is a token and its text.
@@ -151,13 +153,16 @@ func chunks(units []unit, n int) []chunk {
 	var out []chunk
 	for _, u := range units {
 		if u.kind == fileChunk {
-			return []chunk{{kind: fileChunk, start: 0, end: n}}
+			return []chunk{{kind: fileChunk, start: 0, end: n, units: len(units), unitEnd: []int{n}}}
 		}
 		if len(out) > 0 && out[len(out)-1].kind == u.kind {
-			out[len(out)-1].end = u.end
+			c := &out[len(out)-1]
+			c.end = u.end
+			c.units++
+			c.unitEnd = append(c.unitEnd, u.end)
 			continue
 		}
-		out = append(out, chunk(u))
+		out = append(out, chunk{kind: u.kind, start: u.start, end: u.end, units: 1, unitEnd: []int{u.end}})
 	}
 	return out
 }
