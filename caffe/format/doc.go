@@ -25,6 +25,30 @@
 // ParseSolverParameter reads a solver; ParseText parses any message type,
 // and FormatText writes any message back in Caffe's text style.
 //
+// # What is valid
+//
+// ParseText accepts exactly what C++ protobuf's text parser accepts, which
+// is what Caffe reads files with: numbers such as 10.5, 250. and 35.0, 1e3
+// and 2.5f; a non-repeated field given twice is an error, as is a UTF-8
+// byte order mark. google.golang.org/protobuf/encoding/prototext is the
+// reference for the rest: a differential test and a fuzz target parse
+// every .prototxt in the repository and every fuzzed input with both and
+// require the same verdict and the same message, except where the C++
+// parser, and so Caffe, differs from the Go one:
+//
+//   - an enum field given a number that names no value is an error (proto2
+//     enums are closed); prototext keeps the number;
+//   - an integer written in octal (010) or hex (0x10) for a float field is
+//     an error ("expected a decimal number"); prototext reads it;
+//   - bytes in a string literal that are not UTF-8 are kept; prototext
+//     refuses them;
+//   - an octal escape past \377 keeps its low eight bits, an unpaired
+//     surrogate escape (\ud800) is encoded as it is, and a \U escape past
+//     U+10FFFF stays as its text; prototext refuses all three;
+//   - -nan, and a minus sign parted from inf or nan by space or a comment,
+//     are read; prototext refuses them;
+//   - vertical tab and form feed are white space; prototext refuses them.
+//
 // # Binary files
 //
 // ReadCaffemodel and WriteCaffemodel read and write .caffemodel weights

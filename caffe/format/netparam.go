@@ -1,6 +1,7 @@
 package format
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -29,7 +30,7 @@ func ParseNetParameter(name string, src []byte) (*caffepb.NetParameter, error) {
 	}
 	rec.commit()
 	if err := UpgradeNetParameter(np); err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, name)
+		return nil, inFile(err, name)
 	}
 	return np, nil
 }
@@ -45,7 +46,7 @@ func ParseSolverParameter(name string, src []byte) (*caffepb.SolverParameter, er
 	}
 	rec.commit()
 	if err := UpgradeSolverParameter(sp); err != nil {
-		return nil, fmt.Errorf("%w (in %s)", err, name)
+		return nil, inFile(err, name)
 	}
 	nets := append([]*caffepb.NetParameter{sp.NetParam, sp.TrainNetParam}, sp.TestNetParam...)
 	for _, np := range nets {
@@ -53,8 +54,18 @@ func ParseSolverParameter(name string, src []byte) (*caffepb.SolverParameter, er
 			continue
 		}
 		if err := UpgradeNetParameter(np); err != nil {
-			return nil, fmt.Errorf("%w (in %s)", err, name)
+			return nil, inFile(err, name)
 		}
 	}
 	return sp, nil
+}
+
+// inFile adds the file's name to an error that does not name a position in
+// it already.
+func inFile(err error, name string) error {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Pos.File != "" {
+		return err
+	}
+	return fmt.Errorf("%w (in %s)", err, name)
 }

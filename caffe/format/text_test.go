@@ -69,6 +69,14 @@ func TestParseTextSyntax(t *testing.T) {
 				float32(math.Inf(1)), float32(math.Inf(-1))}},
 		},
 		{
+			// Caffe nets write learning rates and decays this way; protobuf's
+			// tokenizer takes digits . digits* for every length of the
+			// integer part.
+			name: "floats with several integer digits",
+			src:  "param { lr_mult: 10.5 decay_mult: 250. } param { lr_mult: 35.0 decay_mult: 100.25e1 } param { lr_mult: 12.f }",
+			want: &caffepb.LayerParameter{Param: []*caffepb.ParamSpec{{LrMult: f32(10.5), DecayMult: f32(250)}, {LrMult: f32(35), DecayMult: f32(1002.5)}, {LrMult: f32(12)}}},
+		},
+		{
 			name: "float overflow becomes infinity",
 			src:  "scale: 1e39",
 			want: &caffepb.TransformationParameter{Scale: f32(float32(math.Inf(1)))},
@@ -96,6 +104,14 @@ func TestParseTextSyntax(t *testing.T) {
 			want: &caffepb.LayerParameter{Name: str("a\"b'c\\d\n\tAAéxy"), Type: str("")},
 		},
 		{
+			// As protobuf's C++ tokenizer: a lone surrogate is encoded as it
+			// is, a \U head surrogate pairs with a \u trail, and code points
+			// past U+10FFFF stay as their escape.
+			name: "unicode escapes",
+			src:  `data: "\ud800x\U0001F600\U0000d83d\ude00\U00110000"`,
+			want: &caffepb.Datum{Data: []byte("\xed\xa0\x80x\U0001F600\U0001F600\\U00110000")},
+		},
+		{
 			name: "bytes field",
 			src:  `data: "\000\377abc"`,
 			want: &caffepb.Datum{Data: []byte{0, 0xff, 'a', 'b', 'c'}},
@@ -104,11 +120,6 @@ func TestParseTextSyntax(t *testing.T) {
 			name: "empty input",
 			src:  "  # nothing\n",
 			want: &caffepb.NetParameter{},
-		},
-		{
-			name: "byte order mark",
-			src:  "\xef\xbb\xbfname: \"n\"",
-			want: &caffepb.NetParameter{Name: str("n")},
 		},
 	}
 	for _, tt := range tests {
@@ -203,6 +214,16 @@ func TestParseTextErrors(t *testing.T) {
 			`already saw a decimal point or exponent`},
 		{"hex float", "scale: 0x1.5", &caffepb.TransformationParameter{},
 			`hex and octal numbers must be integers`},
+		{"byte order mark", "\xef\xbb\xbfname: \"n\"", &caffepb.NetParameter{},
+			`test.prototxt:1:1: the file starts with a UTF-8 byte order mark, which Caffe cannot read`},
+		{"NUL in a string", "name: \"a\x00b\"", &caffepb.NetParameter{},
+			`test.prototxt:1:9: NUL character in string literal`},
+		{"escape past U+10FFFF", `name: "\U00200000"`, &caffepb.NetParameter{},
+			`test.prototxt:1:8: expected 8 hex digits up to 10ffff for \U escape sequence`},
+		{"octal float", "scale: 017.5", &caffepb.TransformationParameter{},
+			`test.prototxt:1:11: hex and octal numbers must be integers`},
+		{"two decimal points after several digits", "scale: 10.5.1", &caffepb.TransformationParameter{},
+			`test.prototxt:1:12: already saw a decimal point or exponent`},
 		{"exponent without digits", "scale: 1e", &caffepb.TransformationParameter{},
 			`"e" must be followed by an exponent`},
 		{"unterminated string", "name: \"abc", &caffepb.LayerParameter{},

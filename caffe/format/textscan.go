@@ -64,12 +64,7 @@ type textScanner struct {
 }
 
 func newTextScanner(file string, src []byte) *textScanner {
-	s := &textScanner{file: file, src: src, line: 1, col: 1}
-	// Tolerate a UTF-8 byte order mark left by some editors.
-	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
-		s.off = 3
-	}
-	return s
+	return &textScanner{file: file, src: src, line: 1, col: 1}
 }
 
 func (s *textScanner) pos() Position { return Position{File: s.file, Line: s.line, Col: s.col} }
@@ -146,6 +141,10 @@ func (s *textScanner) next() (textToken, error) {
 		return textToken{kind: tokString, text: string(s.src[begin:s.off]), pos: start}, nil
 	case c < ' ' || c == 0x7f:
 		return textToken{}, s.errorf(start, "invalid control character %#02x in text", c)
+	case c >= 0x80 && s.off == 0 && len(s.src) >= 3 && s.src[1] == 0xBB && s.src[2] == 0xBF:
+		// Caffe's parser (C++ protobuf) refuses the mark some editors
+		// write at the start of UTF-8 files.
+		return textToken{}, s.errorf(start, "the file starts with a UTF-8 byte order mark, which Caffe cannot read; save it without one")
 	case c >= 0x80:
 		r, _ := utf8.DecodeRune(s.src[s.off:])
 		return textToken{}, s.errorf(start, "unexpected character %q outside a string or comment", r)
@@ -175,11 +174,18 @@ func (s *textScanner) scanNumber(start Position) (tokenKind, error) {
 			return 0, s.errorf(start, "numbers starting with a leading zero must be octal")
 		}
 	default:
+		// A decimal number: digits, then an optional '.' and more digits
+		// (digits* . digits*), or '.' digits when it began with the point.
 		if first == '.' {
 			isFloat = true
-		} else if s.peekByte(0) == '.' {
-			isFloat = true
-			s.advance()
+		} else {
+			for txtDigit(s.peekByte(0)) {
+				s.advance()
+			}
+			if s.peekByte(0) == '.' {
+				isFloat = true
+				s.advance()
+			}
 		}
 		for txtDigit(s.peekByte(0)) {
 			s.advance()
@@ -229,6 +235,8 @@ func (s *textScanner) scanString(start Position, quote byte) error {
 			return nil
 		case c == '\n':
 			return s.errorf(s.pos(), "string literals cannot cross line boundaries")
+		case c == 0:
+			return s.errorf(s.pos(), "NUL character in string literal; write \\0")
 		case c == '\\':
 			escPos := s.pos()
 			s.advance()
@@ -241,16 +249,23 @@ func (s *textScanner) scanString(start Position, quote byte) error {
 				if !txtHex(s.peekByte(0)) {
 					return s.errorf(escPos, "expected hex digits for \\x escape sequence")
 				}
-			case e == 'u' || e == 'U':
-				n := 4
-				if e == 'U' {
-					n = 8
-				}
+			case e == 'u':
 				s.advance()
-				for i := 0; i < n; i++ {
+				for i := 0; i < 4; i++ {
 					if !txtHex(s.peekByte(i)) {
-						return s.errorf(escPos, "expected %d hex digits for \\%c escape sequence", n, e)
+						return s.errorf(escPos, "expected 4 hex digits for \\u escape sequence")
 					}
+				}
+			case e == 'U':
+				// Eight hex digits, 00000000 to 001fffff, as protobuf's
+				// tokenizer takes them.
+				s.advance()
+				ok := s.peekByte(0) == '0' && s.peekByte(1) == '0' && (s.peekByte(2) == '0' || s.peekByte(2) == '1')
+				for i := 3; i < 8 && ok; i++ {
+					ok = txtHex(s.peekByte(i))
+				}
+				if !ok {
+					return s.errorf(escPos, "expected 8 hex digits up to 10ffff for \\U escape sequence")
 				}
 			case txtOctal(e) || txtEscapeLetter(e):
 				s.advance()
@@ -311,9 +326,9 @@ func unquoteText(dst []byte, lit string) []byte {
 				v = v*16 + txtHexVal(body[i])
 				i++
 			}
-			// A \u high surrogate followed by a \u low surrogate is one
+			// A high surrogate followed by a \u low surrogate is one
 			// code point.
-			if e == 'u' && 0xD800 <= v && v < 0xDC00 && i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' &&
+			if 0xD800 <= v && v < 0xDC00 && i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' &&
 				txtHex(body[i+2]) && txtHex(body[i+3]) && txtHex(body[i+4]) && txtHex(body[i+5]) {
 				lo := txtHexVal(body[i+2])<<12 | txtHexVal(body[i+3])<<8 | txtHexVal(body[i+4])<<4 | txtHexVal(body[i+5])
 				if 0xDC00 <= lo && lo < 0xE000 {
@@ -321,7 +336,7 @@ func unquoteText(dst []byte, lit string) []byte {
 					i += 6
 				}
 			}
-			dst = utf8.AppendRune(dst, rune(v))
+			dst = appendUTF8(dst, v)
 		default:
 			dst = append(dst, txtUnescape(e))
 			i++
@@ -358,4 +373,22 @@ func txtUnescape(c byte) byte {
 		return '\v'
 	}
 	return c // \\ \? \' \"
+}
+
+// appendUTF8 encodes a code point from a \u or \U escape as protobuf's
+// C++ tokenizer does: surrogates that are not part of a pair are encoded
+// as they are (three bytes), and values past U+10FFFF are kept as the
+// escape text.
+func appendUTF8(dst []byte, v int) []byte {
+	switch {
+	case v <= 0x7f:
+		return append(dst, byte(v))
+	case v <= 0x7ff:
+		return append(dst, 0xc0|byte(v>>6), 0x80|byte(v&0x3f))
+	case v <= 0xffff:
+		return append(dst, 0xe0|byte(v>>12), 0x80|byte(v>>6&0x3f), 0x80|byte(v&0x3f))
+	case v <= 0x10ffff:
+		return append(dst, 0xf0|byte(v>>18), 0x80|byte(v>>12&0x3f), 0x80|byte(v>>6&0x3f), 0x80|byte(v&0x3f))
+	}
+	return fmt.Appendf(dst, "\\U%08x", v)
 }

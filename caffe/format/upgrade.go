@@ -101,12 +101,24 @@ func upgradeV0Net(np *caffepb.NetParameter) error {
 	for _, l := range padded {
 		out.Layers = append(out.Layers, upgradeV0Layer(l))
 	}
+	// Moved, not merged: a merge would copy the layers and lose where
+	// each was defined.
 	out.Input = np.Input
 	out.InputDim = np.InputDim
 	out.ForceBackward = np.ForceBackward
-	proto.Reset(np)
-	proto.Merge(np, out)
+	*np = caffepb.NetParameter{Name: out.Name, Layers: out.Layers, Input: out.Input, InputDim: out.InputDim, ForceBackward: out.ForceBackward}
 	return nil
+}
+
+// legacyLayerError builds an error about a legacy layer met while
+// upgrading, naming the file and line where it was defined when known, else
+// its index in the net.
+func legacyLayerError(l *caffepb.V1LayerParameter, index int, name, format string, args ...any) error {
+	msg := fmt.Sprintf(format, args...)
+	if src, ok := lookupSource(l); ok && src.layer.IsValid() {
+		return &ParseError{Pos: src.layer, Msg: fmt.Sprintf("layer %q: %s", name, msg)}
+	}
+	return fmt.Errorf("caffe: layer %d (%q): %s", index, name, msg)
 }
 
 // foldV0Padding drops V0 "padding" layers, moving their pad into the
@@ -129,7 +141,7 @@ func foldV0Padding(np *caffepb.NetParameter) ([]*caffepb.V1LayerParameter, error
 		for j, blob := range l.Bottom {
 			src, ok := lastTop[blob]
 			if !ok {
-				return nil, fmt.Errorf("caffe: upgrading V0 net: unknown bottom blob %q of layer %d (%q)", blob, i, v0.GetName())
+				return nil, legacyLayerError(l, i, v0.GetName(), "upgrading a V0 net: unknown bottom blob %q", blob)
 			}
 			if src < 0 {
 				continue
@@ -140,12 +152,12 @@ func foldV0Padding(np *caffepb.NetParameter) ([]*caffepb.V1LayerParameter, error
 			}
 			switch {
 			case v0.GetType() != "conv" && v0.GetType() != "pool":
-				return nil, fmt.Errorf("caffe: upgrading V0 net: padding layer %q feeds layer %q of type %q; only conv and pool layers can absorb padding",
-					pad.GetLayer().GetName(), v0.GetName(), v0.GetType())
+				return nil, legacyLayerError(l, i, v0.GetName(), "upgrading a V0 net: it reads padding layer %q but has type %q; only conv and pool layers can absorb padding",
+					pad.GetLayer().GetName(), v0.GetType())
 			case len(l.Bottom) != 1:
-				return nil, fmt.Errorf("caffe: upgrading V0 net: layer %q reads a padding layer but has %d bottoms, not 1", v0.GetName(), len(l.Bottom))
+				return nil, legacyLayerError(l, i, v0.GetName(), "upgrading a V0 net: it reads a padding layer but has %d bottoms, not 1", len(l.Bottom))
 			case len(pad.Bottom) != 1 || len(pad.Top) != 1:
-				return nil, fmt.Errorf("caffe: upgrading V0 net: padding layer %q must have one bottom and one top", pad.GetLayer().GetName())
+				return nil, legacyLayerError(pad, src, pad.GetLayer().GetName(), "upgrading a V0 net: a padding layer must have one bottom and one top")
 			}
 			last := kept[len(kept)-1]
 			last.Layer.Pad = proto.Uint32(pad.GetLayer().GetPad())
@@ -525,7 +537,7 @@ func upgradeV1Net(np *caffepb.NetParameter) error {
 	for i, l := range layers {
 		nl, err := upgradeV1Layer(l)
 		if err != nil {
-			return fmt.Errorf("caffe: upgrading layer %d (%q): %w", i, l.GetName(), err)
+			return legacyLayerError(l, i, l.GetName(), "upgrading a V1 net: %v", err)
 		}
 		np.Layer = append(np.Layer, nl)
 	}

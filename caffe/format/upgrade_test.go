@@ -2,6 +2,7 @@ package format
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -312,5 +313,35 @@ func TestUpgradeBinaryV1(t *testing.T) {
 	}
 	if got := BlobShape(conv.Blobs[1]); !slices.Equal(got, []int{1, 1, 1, 20}) {
 		t.Errorf("legacy bias shape %v", got)
+	}
+}
+
+// Layers of a V0 net keep the file and line they were written at through
+// the upgrade, and errors found while upgrading name them.
+func TestUpgradeV0KeepsPositions(t *testing.T) {
+	const net = `name: "n"
+input: "data"
+input_dim: 1 input_dim: 1 input_dim: 8 input_dim: 8
+layers {
+  layer { name: "conv1" type: "conv" num_output: 2 kernelsize: 3 }
+  bottom: "data" top: "conv1"
+}
+layers {
+  layer { name: "loss" type: "softmax_loss" }
+  bottom: "conv1" bottom: "%s" top: "loss"
+}
+`
+	np, err := ParseNetParameter("v0.prototxt", fmt.Appendf(nil, net, "conv1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range map[int]int{1: 4, 2: 8} {
+		if pos := LayerPos(np.Layer[i]); pos.File != "v0.prototxt" || pos.Line != line {
+			t.Errorf("layer %q at %v, want v0.prototxt:%d", np.Layer[i].GetName(), pos, line)
+		}
+	}
+	_, err = ParseNetParameter("v0.prototxt", fmt.Appendf(nil, net, "label"))
+	if want := `caffe: v0.prototxt:8:1: layer "loss": upgrading a V0 net: unknown bottom blob "label"`; err == nil || err.Error() != want {
+		t.Errorf("error %v\nwant  %s", err, want)
 	}
 }
