@@ -51,6 +51,9 @@ func (b *Blob) Reshape(shape ...int) {
 		n *= d
 	}
 	b.shape = append(b.shape[:0], shape...)
+	if b.shape == nil {
+		b.shape = []int{} // a scalar's shape is empty, not unknown
+	}
 	b.count = n
 	if n > len(b.data) {
 		b.data = make([]float32, n)

@@ -49,7 +49,36 @@
 //	fmt.Print(sum)
 //
 // Every layer type Caffe registers is known (LayerTypes), also those
-// sparknet does not run.
+// sparknet does not run (HDF5Data, WindowData, LSTM, ...).
+//
+// # Layer types
+//
+// Each layer type is registered once, in the file that implements it
+// (layer_pooling.go registers Pooling): a LayerType gives its name, how
+// many bottoms and tops it takes, whether it is a loss or reads data, its
+// constructor and its shape rule. The constructor reads and checks the
+// layer's parameters; Setup allocates and reads files. The shape rule is a
+// method of the layer that reads the settings the constructor parsed and
+// shares its computation with Reshape, so a layer's parameters are parsed
+// in one place. ProcessNet, InferShapes, Summarize and Net all work from
+// the registration.
+//
+// Programs register their own layers the same way, and nets naming them
+// process, summarise, build, train and save their weights like any other:
+//
+//	caffe.RegisterLayer("TimesW", func(def *caffepb.LayerParameter, env *caffe.LayerEnv) (caffe.Layer, error) {
+//		return &timesW{}, nil
+//	})
+//
+// A type registered by RegisterLayer alone takes any number of blobs and
+// has no shape rule: shape inference sets a layer up on blobs of its
+// input's shape, and a net counts its parameter blobs once it is set up.
+// RegisterLayerType registers blob counts, flags and a shape rule too. The
+// shell registers layers written in it (types implementing Layer) the same
+// way. Caffe's Python layers run the Go layer registered under
+// "module.layer" of their python_param (see RegisterLayer), so nets
+// written for pycaffe layers load once those are registered.
+// GradientCheck checks a layer's Backward against numeric differences.
 //
 // # Weights
 //
@@ -60,10 +89,10 @@
 //
 // # Nets
 //
-// A Net is built from a definition for a phase: its layers come from a
-// registry of types (RegisterLayer, ComputedLayerTypes; an unknown type is
-// an error listing the known ones), its blobs hold data and gradients, and
-// it runs Forward, Backward and ForwardBackward:
+// A Net is built from a definition for a phase: its layers come from the
+// registry of types (an unknown type is an error listing the known ones),
+// its blobs hold data and gradients, and it runs Forward, Backward and
+// ForwardBackward:
 //
 //	net, err := caffe.LoadNet("lenet_train_test.prototxt", caffe.Test)
 //	_, err = net.LoadWeights("lenet_iter_10000.caffemodel") // V1 files too

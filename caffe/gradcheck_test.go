@@ -2,7 +2,6 @@ package caffe
 
 import (
 	"math"
-	"slices"
 	"testing"
 
 	"google.golang.org/protobuf/encoding/prototext"
@@ -11,25 +10,15 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
-// gradCheck compares a layer's analytic gradients with central
-// differences, as Caffe's GradientChecker: the loss is Σ r·top over every
-// top value with fixed random weights r (so the tops' diffs are r), each
-// checked value x is moved to x ± step, and the estimate
-// (L(x+step) − L(x−step)) / 2·step must be within threshold·max(1,
-// |analytic|, |estimate|) of the analytic gradient.
+// gradCheck runs GradientCheck in a test.
 type gradCheck struct {
-	step      float64 // default 1e-2
-	threshold float64 // default 1e-3
+	step      float64
+	threshold float64
 	seed      uint64
-	// bottoms lists the bottoms to check; nil checks all.
-	bottoms []int
-	// tops lists the tops that make the loss; nil uses all (a loss
-	// layer's extra outputs, such as probabilities, have no gradient).
-	tops []int
-	// noParams skips the parameter blobs.
-	noParams bool
-	// before runs before every Forward (to reset a random stream).
-	before func()
+	bottoms   []int
+	tops      []int
+	noParams  bool
+	before    func()
 }
 
 // checkT is the part of testing.TB the checker uses.
@@ -41,111 +30,10 @@ type checkT interface {
 
 func (c gradCheck) run(t checkT, l Layer, bottom, top []*Blob) {
 	t.Helper()
-	if c.step == 0 {
-		c.step = 1e-2
-	}
-	if c.threshold == 0 {
-		c.threshold = 1e-3
-	}
-	forward := func() {
-		t.Helper()
-		if c.before != nil {
-			c.before()
-		}
-		if err := l.Forward(bottom, top); err != nil {
-			t.Fatalf("Forward: %v", err)
-		}
-	}
-	forward()
-
-	// Loss weights: one random number per top value.
-	rng := ndarray.NewRNG(c.seed + 12345)
-	weights := make([][]float32, len(top))
-	for i, b := range top {
-		weights[i] = make([]float32, b.Count())
-		if c.tops != nil && !slices.Contains(c.tops, i) {
-			continue
-		}
-		for j := range weights[i] {
-			weights[i][j] = 2*rng.Float32() - 1
-		}
-	}
-	loss := func() float64 {
-		var s float64
-		for i, b := range top {
-			for j, v := range b.DataSlice() {
-				s += float64(weights[i][j]) * float64(v)
-			}
-		}
-		return s
-	}
-
-	// Analytic gradients. Bottom diffs start as garbage, so that a layer
-	// that forgets to write them fails; parameter diffs start at zero.
-	checkBottom := make([]bool, len(bottom))
-	for i := range bottom {
-		checkBottom[i] = c.bottoms == nil
-	}
-	for _, i := range c.bottoms {
-		checkBottom[i] = true
-	}
-	for _, b := range bottom {
-		for j := range b.DiffSlice() {
-			b.DiffSlice()[j] = 1e3 * (2*rng.Float32() - 1)
-		}
-	}
-	var params []*Blob
-	if !c.noParams {
-		params = l.Params()
-	}
-	for _, p := range l.Params() {
-		p.ZeroDiff()
-	}
-	for i, b := range top {
-		copy(b.DiffSlice(), weights[i])
-	}
-	l.Backward(top, checkBottom, bottom)
-
-	type target struct {
-		name string
-		blob *Blob
-		grad []float32
-	}
-	var targets []target
-	for i, b := range bottom {
-		if checkBottom[i] {
-			targets = append(targets, target{"bottom " + itoaTest(i), b, append([]float32(nil), b.DiffSlice()...)})
-		}
-	}
-	for i, p := range params {
-		targets = append(targets, target{"param " + itoaTest(i), p, append([]float32(nil), p.DiffSlice()...)})
-	}
-
-	failures := 0
-	for _, tg := range targets {
-		data := tg.blob.DataSlice()
-		for k := range data {
-			orig := data[k]
-			data[k] = orig + float32(c.step)
-			forward()
-			plus := loss()
-			data[k] = orig - float32(c.step)
-			forward()
-			minus := loss()
-			data[k] = orig
-			est := (plus - minus) / (2 * c.step)
-			got := float64(tg.grad[k])
-			scale := math.Max(1, math.Max(math.Abs(got), math.Abs(est)))
-			if math.Abs(got-est) > c.threshold*scale || math.IsNaN(got) {
-				failures++
-				if failures <= 10 {
-					t.Errorf("%s, value %d: analytic gradient %.6g, numeric %.6g", tg.name, k, got, est)
-				}
-			}
-		}
-	}
-	if failures > 10 {
-		t.Errorf("... %d mismatches in all", failures)
+	err := GradientCheck{Step: c.step, Threshold: c.threshold, Seed: c.seed, Bottoms: c.bottoms, Tops: c.tops,
+		NoParams: c.noParams, Before: c.before}.Run(l, bottom, top)
+	if err != nil {
+		t.Errorf("%v", err)
 	}
 }
 

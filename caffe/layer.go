@@ -1,13 +1,6 @@
 package caffe
 
-import (
-	"fmt"
-	"sort"
-	"strings"
-	"sync"
-
-	"github.com/sparknet-go/sparknet/caffe/caffepb"
-)
+import "github.com/sparknet-go/sparknet/caffe/caffepb"
 
 // Layer is one computation of a net. The net calls Setup once with the
 // layer's bottom (input) and top (output) blobs, Reshape whenever input
@@ -16,8 +9,11 @@ import (
 // diffs. Parameter diffs accumulate (the net clears them once per
 // iteration), bottom diffs are overwritten.
 //
-// Optional abilities are separate interfaces found by type assertion (see
-// LossLayer).
+// A layer's type is registered once, in the file that implements it
+// (LayerType, RegisterLayerType): its name, blob counts, whether it is a
+// loss, its constructor and its shape rule. Optional abilities are
+// separate interfaces found by type assertion (ParamPropagation,
+// ForceBackwardLimiter).
 type Layer interface {
 	// Type returns the registered type name, such as "Convolution".
 	Type() string
@@ -36,12 +32,21 @@ type Layer interface {
 	Params() []*Blob
 }
 
-// LossLayer is implemented by layers whose first top is a loss by default
-// (Caffe's LossLayer: loss_weight 1 on top 0 unless the definition says
-// otherwise).
-type LossLayer interface {
-	Layer
-	IsLoss() bool
+// ParamPropagation is implemented by sparknet's layers. The net calls
+// SetParamPropagateDown(i, false) for a parameter blob whose gradient it
+// does not need (lr_mult 0), and the layer then skips computing it, as
+// Caffe's set_param_propagate_down. By default every gradient is computed.
+type ParamPropagation interface {
+	SetParamPropagateDown(i int, propagate bool)
+}
+
+// ForceBackwardLimiter is implemented by layers that cannot propagate to
+// some bottoms even when the net definition says force_backward (the
+// labels of a loss, for instance), as Caffe's AllowForceBackward. Without
+// it, a loss layer (LayerType.Loss) propagates to every bottom but the
+// second, and other layers to every bottom.
+type ForceBackwardLimiter interface {
+	AllowForceBackward(bottom int) bool
 }
 
 // LayerEnv is what a layer factory may need beyond its definition.
@@ -55,60 +60,4 @@ type LayerEnv struct {
 	Threads int
 	// Dir is the folder relative paths in the definition resolve against.
 	Dir string
-}
-
-// LayerFactory makes a layer from its definition.
-type LayerFactory func(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error)
-
-var registry = struct {
-	sync.RWMutex
-	m map[string]LayerFactory
-}{m: map[string]LayerFactory{}}
-
-// RegisterLayer makes a layer type available to nets. Registering a type
-// twice is an error.
-func RegisterLayer(typ string, f LayerFactory) error {
-	registry.Lock()
-	defer registry.Unlock()
-	if _, dup := registry.m[typ]; dup {
-		return fmt.Errorf("caffe: layer type %q registered twice", typ)
-	}
-	registry.m[typ] = f
-	return nil
-}
-
-func mustRegister(typ string, f LayerFactory) {
-	if err := RegisterLayer(typ, f); err != nil {
-		panic(err)
-	}
-}
-
-// ComputedLayerTypes returns the sorted names of the layer types sparknet
-// can run.
-func ComputedLayerTypes() []string {
-	registry.RLock()
-	defer registry.RUnlock()
-	names := make([]string, 0, len(registry.m))
-	for k := range registry.m {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// NewLayer makes a layer from its definition through the registry. An
-// unknown type gives an error listing the known ones.
-func NewLayer(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	registry.RLock()
-	f, ok := registry.m[def.GetType()]
-	registry.RUnlock()
-	if !ok {
-		return nil, fmt.Errorf("caffe: layer %q: unknown or unsupported layer type %q; sparknet runs: %s",
-			def.GetName(), def.GetType(), strings.Join(ComputedLayerTypes(), ", "))
-	}
-	l, err := f(def, env)
-	if err != nil {
-		return nil, fmt.Errorf("caffe: layer %q (%s): %w", def.GetName(), def.GetType(), err)
-	}
-	return l, nil
 }

@@ -2,14 +2,12 @@ package caffe
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
 func init() {
-	registerComputed("Accuracy", newAccuracy)
-	registerComputed("ArgMax", newArgMax)
+	mustRegisterLayerType(LayerType{Name: "Accuracy", Bottoms: Exactly(2), Tops: Between(1, 2), New: newAccuracy, Shape: ruleOf((*Accuracy).inferShapes)})
 }
 
 // Accuracy is the fraction of positions whose label is among the top_k
@@ -48,26 +46,52 @@ func newAccuracy(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 
 // Setup checks the blobs and shapes the tops.
 func (l *Accuracy) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 2, 2, 1, 2); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
 	return l.Reshape(bottom, top)
 }
 
-// Reshape checks the label count; the accuracy is a scalar.
-func (l *Accuracy) Reshape(bottom, top []*Blob) error {
-	scores, labels := bottom[0], bottom[1]
-	axis, err := canonicalAxis("accuracy_param.axis", l.axisParam, scores.NumAxes())
+// geometry checks scores and labels of the given shapes and returns the
+// positions before the class axis, the classes and the positions after it.
+func (l *Accuracy) geometry(scores, labels Shape) (outer, classes, inner int, err error) {
+	axis, err := canonicalAxis("accuracy_param.axis", l.axisParam, len(scores))
 	if err != nil {
-		return l.errorf("%w", err)
+		return 0, 0, 0, err
 	}
 	if labels.Count() == 0 || l.topK > scores.Count()/labels.Count() {
-		return l.errorf("top_k %d must be at most the number of classes (scores %v, labels %v)", l.topK, scores.shape, labels.shape)
+		return 0, 0, 0, fmt.Errorf("top_k %d must be at most the number of classes (scores %v, labels %v)", l.topK, []int(scores), []int(labels))
 	}
-	l.outer, l.classes, l.inner = scores.CountRange(0, axis), scores.Dim(axis), scores.CountFrom(axis+1)
-	if l.outer*l.inner != labels.Count() {
-		return l.errorf("%d labels for %d predictions (scores %v, axis %d); with scores (N, C, H, W) and axis 1 give N·H·W labels",
-			labels.Count(), l.outer*l.inner, scores.shape, axis)
+	outer, classes, inner = scores.count(0, axis), scores[axis], scores.count(axis+1, len(scores))
+	if outer*inner != labels.Count() {
+		return 0, 0, 0, fmt.Errorf("%d labels for %d predictions (scores %v, axis %d); with scores (N, C, H, W) and axis 1 give N·H·W labels",
+			labels.Count(), outer*inner, []int(scores), axis)
+	}
+	return outer, classes, inner, nil
+}
+
+// inferShapes is Accuracy's shape rule: a scalar, and the per-class
+// accuracies.
+func (l *Accuracy) inferShapes(c *ShapeContext) error {
+	c.Tops[0] = Shape{}
+	if !c.Known() {
+		return nil
+	}
+	_, classes, _, err := l.geometry(c.Bottoms[0], c.Bottoms[1])
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	if len(c.Tops) > 1 {
+		c.Tops[1] = Shape{classes}
+	}
+	return nil
+}
+
+// Reshape checks the label count; the accuracy is a scalar.
+func (l *Accuracy) Reshape(bottom, top []*Blob) error {
+	var err error
+	if l.outer, l.classes, l.inner, err = l.geometry(bottom[0].shape, bottom[1].shape); err != nil {
+		return l.errorf("%w", err)
 	}
 	top[0].Reshape()
 	if len(top) > 1 {
@@ -132,155 +156,3 @@ func (l *Accuracy) Forward(bottom, top []*Blob) error {
 
 // Backward does nothing: accuracy has no gradient.
 func (l *Accuracy) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {}
-
-// ArgMax outputs the indices of the top_k largest values (ties: the larger
-// index first) of each item, or, with out_max_val, the values too. Without
-// argmax_param.axis an item is everything after axis 0 and the top is
-// [N, 1 or 2, top_k]: indices, then (with out_max_val) values; with an axis
-// the top is the bottom with that axis replaced by top_k, holding the
-// indices, or the values with out_max_val. It has no gradient.
-type ArgMax struct {
-	layerBase
-	topK      int
-	outMax    bool
-	hasAxis   bool
-	axisParam int
-	axis      int
-	pairs     []argPair
-}
-
-type argPair struct {
-	v float32
-	i int
-}
-
-var _ Layer = (*ArgMax)(nil)
-
-func newArgMax(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	p := orDefaults(def.GetArgmaxParam())
-	if p.GetTopK() < 1 {
-		return nil, fmt.Errorf("argmax_param.top_k must be >= 1")
-	}
-	return &ArgMax{
-		layerBase: newLayerBase("ArgMax", def, env),
-		topK:      int(p.GetTopK()),
-		outMax:    p.GetOutMaxVal(),
-		hasAxis:   p.Axis != nil,
-		axisParam: int(p.GetAxis()),
-	}, nil
-}
-
-// Setup checks top_k against the bottom and shapes the top.
-func (l *ArgMax) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 1, 1, 1); err != nil {
-		return err
-	}
-	if err := l.notInPlace(bottom, top); err != nil {
-		return err
-	}
-	return l.Reshape(bottom, top)
-}
-
-// Reshape shapes the top.
-func (l *ArgMax) Reshape(bottom, top []*Blob) error {
-	b := bottom[0]
-	var dim int
-	if l.hasAxis {
-		axis, err := canonicalAxis("argmax_param.axis", l.axisParam, b.NumAxes())
-		if err != nil {
-			return l.errorf("%w", err)
-		}
-		l.axis = axis
-		dim = b.Dim(axis)
-		if l.topK > dim {
-			return l.errorf("top_k %d is larger than axis %d of the input (%d)", l.topK, axis, dim)
-		}
-		var buf [16]int
-		shape := append(buf[:0], b.shape...)
-		shape[axis] = l.topK
-		top[0].Reshape(shape...)
-	} else {
-		if b.NumAxes() == 0 {
-			return l.errorf("input is a scalar; it needs an item axis")
-		}
-		dim = b.CountFrom(1)
-		if l.topK > dim {
-			return l.errorf("top_k %d is larger than the %d values of each item", l.topK, dim)
-		}
-		n := max(b.NumAxes(), 3)
-		var buf [16]int
-		shape := buf[:n]
-		if n > len(buf) {
-			shape = make([]int, n)
-		}
-		for i := range shape {
-			shape[i] = 1
-		}
-		shape[0] = b.Dim(0)
-		shape[2] = l.topK
-		if l.outMax {
-			shape[1] = 2
-		}
-		top[0].Reshape(shape...)
-	}
-	if cap(l.pairs) < dim {
-		l.pairs = make([]argPair, dim)
-	}
-	l.pairs = l.pairs[:dim]
-	return nil
-}
-
-func greaterPair(a, b argPair) int {
-	switch {
-	case a.v > b.v:
-		return -1
-	case a.v < b.v:
-		return 1
-	case a.i > b.i:
-		return -1
-	case a.i < b.i:
-		return 1
-	}
-	return 0
-}
-
-// Forward finds the largest values.
-func (l *ArgMax) Forward(bottom, top []*Blob) error {
-	x, y := bottom[0].DataSlice(), top[0].DataSlice()
-	dim, dist := len(l.pairs), 1
-	if l.hasAxis {
-		dist = bottom[0].CountFrom(l.axis) / dim
-	}
-	if dim == 0 {
-		return nil
-	}
-	num := len(x) / dim
-	k := l.topK
-	for i := range num {
-		base := i/dist*dim*dist + i%dist
-		for j := range l.pairs {
-			l.pairs[j] = argPair{x[base+j*dist], j}
-		}
-		slices.SortFunc(l.pairs, greaterPair)
-		for j := range k {
-			p := l.pairs[j]
-			switch {
-			case l.hasAxis:
-				v := float32(p.i)
-				if l.outMax {
-					v = p.v
-				}
-				y[(i/dist*k+j)*dist+i%dist] = v
-			case l.outMax:
-				y[2*i*k+j] = float32(p.i)
-				y[2*i*k+k+j] = p.v
-			default:
-				y[i*k+j] = float32(p.i)
-			}
-		}
-	}
-	return nil
-}
-
-// Backward does nothing: ArgMax has no gradient.
-func (l *ArgMax) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {}

@@ -8,28 +8,6 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
-// ParamPropagation is implemented by sparknet's layers. The net calls
-// SetParamPropagateDown(i, false) for a parameter blob whose gradient it
-// does not need (lr_mult 0), and the layer then skips computing it, as
-// Caffe's set_param_propagate_down. By default every gradient is computed.
-type ParamPropagation interface {
-	SetParamPropagateDown(i int, propagate bool)
-}
-
-// ForceBackwardLimiter is implemented by layers that cannot propagate to
-// some bottoms even when the net definition says force_backward (the
-// labels of a loss, for instance), as Caffe's AllowForceBackward.
-type ForceBackwardLimiter interface {
-	AllowForceBackward(bottom int) bool
-}
-
-// registerComputed registers a layer factory and marks its type as one
-// sparknet runs.
-func registerComputed(typ string, f LayerFactory) {
-	mustRegister(typ, f)
-	markComputed(typ)
-}
-
 // layerBase is what every layer keeps: its type, definition, environment,
 // parameter blobs and which parameter gradients are wanted.
 type layerBase struct {
@@ -85,14 +63,17 @@ func (l *layerBase) errorf(format string, args ...any) error {
 	return fmt.Errorf("caffe: layer %q (%s): "+format, append([]any{l.def.GetName(), l.typ}, args...)...)
 }
 
-// checkBlobs checks the number of bottoms and tops against Caffe's limits;
-// a negative maximum means no limit.
-func (l *layerBase) checkBlobs(bottom, top []*Blob, minBottom, maxBottom, minTop, maxTop int) error {
-	if err := checkBlobNum("bottom", len(bottom), minBottom, maxBottom); err != nil {
-		return l.errorf("%w", err)
-	}
-	if err := checkBlobNum("top", len(top), minTop, maxTop); err != nil {
-		return l.errorf("%w", err)
+// checkBlobs checks the numbers of bottoms and tops against those the
+// layer's type was registered with (Caffe's ExactNumBottomBlobs and
+// friends), and that none is nil.
+func (l *layerBase) checkBlobs(bottom, top []*Blob) error {
+	if t, err := LookupLayerType(l.typ); err == nil {
+		if !t.Bottoms.Allows(len(bottom)) {
+			return l.errorf("takes %v bottom blob(s), got %d", t.Bottoms, len(bottom))
+		}
+		if !t.Tops.Allows(len(top)) {
+			return l.errorf("takes %v top blob(s), got %d", t.Tops, len(top))
+		}
 	}
 	for i, b := range bottom {
 		if b == nil {
@@ -105,22 +86,6 @@ func (l *layerBase) checkBlobs(bottom, top []*Blob, minBottom, maxBottom, minTop
 		}
 	}
 	return nil
-}
-
-func checkBlobNum(what string, n, lo, hi int) error {
-	if n >= lo && (hi < 0 || n <= hi) {
-		return nil
-	}
-	var want string
-	switch {
-	case lo == hi:
-		want = fmt.Sprintf("exactly %d", lo)
-	case hi < 0:
-		want = fmt.Sprintf("at least %d", lo)
-	default:
-		want = fmt.Sprintf("%d to %d", lo, hi)
-	}
-	return fmt.Errorf("takes %s %s blob(s), got %d", want, what, n)
 }
 
 // notInPlace returns an error if top i is bottom i, for layers that
@@ -257,4 +222,13 @@ func orDefaults[T any](p *T) *T {
 		return new(T)
 	}
 	return p
+}
+
+// blobShapes returns the blobs' shapes (sharing their storage).
+func blobShapes(blobs []*Blob) []Shape {
+	out := make([]Shape, len(blobs))
+	for i, b := range blobs {
+		out[i] = b.shape
+	}
+	return out
 }

@@ -7,7 +7,10 @@ import (
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
-func init() { registerComputed("BatchNorm", newBatchNorm) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "BatchNorm", Bottoms: Exactly(1), Tops: Exactly(1), NotLearned: true,
+		New: newBatchNorm, Shape: ruleOf((*BatchNorm).inferShapes)})
+}
 
 // BatchNorm normalises each channel (axis 1) to zero mean and unit
 // variance: y = (x − mean) / sqrt(var + eps). With batch statistics (the
@@ -46,33 +49,48 @@ func newBatchNorm(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	if p.UseGlobalStats != nil {
 		l.global = p.GetUseGlobalStats()
 	}
-	// As Caffe, give the statistics lr_mult 0 where the definition has no
-	// param entry for them (the net reads the entries after making the
-	// layer), and refuse any other learning rate.
-	for i, ps := range l.def.GetParam() {
-		if i < 3 && ps.GetLrMult() != 0 {
-			return nil, fmt.Errorf("param %d: lr_mult %g; the batch statistics cannot be learned, give lr_mult 0", i, ps.GetLrMult())
-		}
-	}
-	for len(l.def.Param) < 3 {
-		zero := float32(0)
-		l.def.Param = append(l.def.Param, &caffepb.ParamSpec{LrMult: &zero})
-	}
 	return l, nil
+}
+
+// channels returns the number of channels of an input of shape b: its
+// axis 1, or 1 for a one-axis input.
+func (l *BatchNorm) channels(b Shape) (int, error) {
+	switch len(b) {
+	case 0:
+		return 0, fmt.Errorf("input is a scalar; it needs at least one axis")
+	case 1:
+		return 1, nil
+	}
+	return b[1], nil
+}
+
+// inferShapes is BatchNorm's shape rule: the top keeps the bottom's shape;
+// the statistics are a mean and a variance per channel and a scale factor.
+func (l *BatchNorm) inferShapes(c *ShapeContext) error {
+	c.Params = []Shape{nil, nil, {1}}
+	if !c.Known() {
+		return nil
+	}
+	ch, err := l.channels(c.Bottoms[0])
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	c.Params[0], c.Params[1] = Shape{ch}, Shape{ch}
+	c.SameShapes()
+	return nil
 }
 
 // Setup creates the three state blobs (zero) and shapes the top.
 func (l *BatchNorm) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 1, 1, 1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
-	b := bottom[0]
-	l.chans = 1
-	if b.NumAxes() > 1 {
-		l.chans = b.Dim(1)
-	}
-	err := l.initParams([][]int{{l.chans}, {l.chans}, {1}}, func(int, *Blob) error { return nil })
+	ch, err := l.channels(bottom[0].shape)
 	if err != nil {
+		return l.errorf("%w", err)
+	}
+	l.chans = ch
+	if err := l.initParams([][]int{{l.chans}, {l.chans}, {1}}, func(int, *Blob) error { return nil }); err != nil {
 		return err
 	}
 	l.mean = make([]float32, l.chans)
@@ -84,14 +102,11 @@ func (l *BatchNorm) Setup(bottom, top []*Blob) error {
 // Reshape shapes the top and the buffers.
 func (l *BatchNorm) Reshape(bottom, top []*Blob) error {
 	b := bottom[0]
-	if b.NumAxes() == 0 {
-		return l.errorf("input is a scalar; it needs at least one axis")
+	ch, err := l.channels(b.shape)
+	if err != nil {
+		return l.errorf("%w", err)
 	}
-	want := 1
-	if b.NumAxes() > 1 {
-		want = b.Dim(1)
-	}
-	if want != l.chans {
+	if ch != l.chans {
 		return l.errorf("input of shape %v: want %d channels on axis 1", b.shape, l.chans)
 	}
 	if top[0] != b {

@@ -64,15 +64,21 @@ func TestLayerBatchNormGlobalStats(t *testing.T) {
 	}
 }
 
+// BatchNorm is registered with NotLearned: a net gives its three
+// statistics lr_mult 0 and refuses another.
 func TestLayerBatchNormParams(t *testing.T) {
-	def := parseLayerDef(t, `type: "BatchNorm"`)
-	if _, err := NewLayer(def, nil); err != nil {
-		t.Fatal(err)
+	def := mustProcess(t, input("x", 2, 3)+`layer { name: "bn" type: "BatchNorm" bottom: "x" top: "x" }`, NetState{Phase: Train})
+	bn := def.Layer("bn")
+	if len(bn.Params) != 3 {
+		t.Fatalf("%d parameter blobs, want 3", len(bn.Params))
 	}
-	if len(def.Param) != 3 || def.Param[0].GetLrMult() != 0 {
-		t.Errorf("params %v, want three with lr_mult 0", def.Param)
+	for _, id := range bn.Params {
+		if p := def.Params[id]; p.LrMult != 0 {
+			t.Errorf("parameter %d has lr_mult %g, want 0", p.Index, p.LrMult)
+		}
 	}
-	if _, err := NewLayer(parseLayerDef(t, `type: "BatchNorm" param { lr_mult: 1 }`), nil); err == nil || !strings.Contains(err.Error(), "lr_mult") {
+	_, err := ProcessNet(mustParseNet(t, input("x", 2, 3)+`layer { name: "bn" type: "BatchNorm" bottom: "x" top: "x" param { lr_mult: 1 } }`), NetState{Phase: Train})
+	if err == nil || !strings.Contains(err.Error(), "lr_mult") {
 		t.Errorf("learned statistics: %v", err)
 	}
 }

@@ -1,13 +1,14 @@
 package caffe
 
 import (
-	"fmt"
-
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() { registerComputed("Convolution", newConvolution) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "Convolution", Bottoms: AtLeast(1), Tops: AtLeast(1), New: newConvolution,
+		Shape: ruleOf(func(l *Convolution, c *ShapeContext) error { return l.convSpec.inferShapes(c, convForward) })})
+}
 
 // Tuning of the chunked products, measured by BenchmarkLayerConvChunks;
 // variables so that benchmarks can vary them.
@@ -75,73 +76,6 @@ type Convolution struct {
 
 var _ Layer = (*Convolution)(nil)
 
-// convSpec is a 2-D convolution's convolution_param, checked: the settings
-// Convolution, Deconvolution and Im2col share.
-type convSpec struct {
-	numOutput, group int
-	bias             bool
-	kh, kw           int
-	padH, padW       int
-	strideH, strideW int
-	dilH, dilW       int
-	axisParam        int
-}
-
-// newConvSpec reads and checks convolution_param as Caffe does; a layer
-// that ignores num_output (Im2col) passes needOutput false.
-func newConvSpec(def *caffepb.LayerParameter, needOutput bool) (convSpec, error) {
-	p := orDefaults(def.GetConvolutionParam())
-	c := convSpec{
-		numOutput: int(p.GetNumOutput()),
-		group:     int(p.GetGroup()),
-		bias:      p.GetBiasTerm(),
-		axisParam: int(p.GetAxis()),
-	}
-	if needOutput {
-		if c.numOutput <= 0 {
-			return c, fmt.Errorf("convolution_param.num_output must be > 0")
-		}
-		if c.group <= 0 {
-			return c, fmt.Errorf("convolution_param.group must be > 0, got %d", c.group)
-		}
-		if c.numOutput%c.group != 0 {
-			return c, fmt.Errorf("num_output %d is not a multiple of group %d", c.numOutput, c.group)
-		}
-	}
-	if p.GetForceNdIm2Col() {
-		return c, fmt.Errorf("force_nd_im2col: only 2-D convolution is supported")
-	}
-	var err error
-	if c.kh, c.kw, err = convDims("kernel", p.GetKernelSize(), p.KernelH, p.KernelW, 0); err != nil {
-		return c, err
-	}
-	if c.kh <= 0 || c.kw <= 0 {
-		return c, fmt.Errorf("kernel size %d×%d: filter dimensions must be nonzero", c.kh, c.kw)
-	}
-	if c.strideH, c.strideW, err = convDims("stride", p.GetStride(), p.StrideH, p.StrideW, 1); err != nil {
-		return c, err
-	}
-	if c.strideH <= 0 || c.strideW <= 0 {
-		return c, fmt.Errorf("stride %d×%d: stride dimensions must be nonzero", c.strideH, c.strideW)
-	}
-	if c.padH, c.padW, err = convDims("pad", p.GetPad(), p.PadH, p.PadW, 0); err != nil {
-		return c, err
-	}
-	if c.dilH, c.dilW, err = convDims("dilation", p.GetDilation(), nil, nil, 1); err != nil {
-		return c, err
-	}
-	if c.dilH <= 0 || c.dilW <= 0 {
-		return c, fmt.Errorf("dilation %d×%d: dilation must be nonzero", c.dilH, c.dilW)
-	}
-	if err := CheckFiller(p.GetWeightFiller()); err != nil {
-		return c, fmt.Errorf("weight_filler: %w", err)
-	}
-	if err := CheckFiller(p.GetBiasFiller()); err != nil {
-		return c, fmt.Errorf("bias_filler: %w", err)
-	}
-	return c, nil
-}
-
 func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	spec, err := newConvSpec(def, true)
 	if err != nil {
@@ -149,40 +83,12 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	}
 	l := &Convolution{layerBase: newLayerBase("Convolution", def, env), convSpec: spec, colFor: -1}
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
-	l.oneByOne = l.kh == 1 && l.kw == 1 && l.strideH == 1 && l.strideW == 1 && l.padH == 0 && l.padW == 0
 	return l, nil
-}
-
-// convDims reads one 2-D convolution setting the way Caffe does: given
-// once for both axes or once per axis in the repeated field, or as the
-// _h/_w pair (not both forms); def when absent.
-func convDims(name string, rep []uint32, h, w *uint32, def int) (int, int, error) {
-	if h != nil || w != nil {
-		if len(rep) != 0 {
-			return 0, 0, fmt.Errorf("either %s or %s_h/%s_w should be specified; not both", name, name, name)
-		}
-		if h == nil || w == nil {
-			return 0, 0, fmt.Errorf("%s_h and %s_w must be given together", name, name)
-		}
-		return int(*h), int(*w), nil
-	}
-	switch len(rep) {
-	case 0:
-		if name == "kernel" {
-			return 0, 0, fmt.Errorf("kernel_size (or kernel_h and kernel_w) is required")
-		}
-		return def, def, nil
-	case 1:
-		return int(rep[0]), int(rep[0]), nil
-	case 2:
-		return int(rep[0]), int(rep[1]), nil
-	}
-	return 0, 0, fmt.Errorf("%s given %d times; give it once, or once per spatial axis (2)", name, len(rep))
 }
 
 // Setup checks the geometry and creates and fills the weights and bias.
 func (l *Convolution) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, -1, 1, -1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
 	if len(bottom) != len(top) {
@@ -196,10 +102,10 @@ func (l *Convolution) Setup(bottom, top []*Blob) error {
 	if err != nil {
 		return l.errorf("%w", err)
 	}
-	if b.NumAxes()-axis-1 != 2 {
-		return l.errorf("input of shape %v has %d spatial axes after channel axis %d; only 2-D convolution is supported",
-			b.shape, b.NumAxes()-axis-1, axis)
+	if err := l.setup2D(b.NumAxes(), axis); err != nil {
+		return l.errorf("input of shape %v: %w", b.shape, err)
 	}
+	l.oneByOne = l.kh == 1 && l.kw == 1 && l.strideH == 1 && l.strideW == 1 && l.padH == 0 && l.padW == 0
 	l.axis = axis
 	l.channels = b.Dim(axis)
 	if l.channels%l.group != 0 {

@@ -228,7 +228,7 @@ func TestLayerConvolutionErrors(t *testing.T) {
 		{"no-kernel", `num_output: 2`, []int{1, 1, 4, 4}, "kernel_size"},
 		{"kernel-twice", `num_output: 2 kernel_size: 2 kernel_h: 2 kernel_w: 2`, []int{1, 1, 4, 4}, "not both"},
 		{"kernel-h-only", `num_output: 2 kernel_h: 2`, []int{1, 1, 4, 4}, "together"},
-		{"kernel-3-times", `num_output: 2 kernel_size: 2 kernel_size: 2 kernel_size: 2`, []int{1, 1, 4, 4}, "given 3 times"},
+		{"kernel-3-times", `num_output: 2 kernel_size: 2 kernel_size: 2 kernel_size: 2`, []int{1, 1, 4, 4}, "not 3 times"},
 		{"zero-output", `kernel_size: 2`, []int{1, 1, 4, 4}, "num_output"},
 		{"group-output", `num_output: 3 group: 2 kernel_size: 1`, []int{1, 2, 4, 4}, "multiple of group"},
 		{"group-channels", `num_output: 4 group: 2 kernel_size: 1`, []int{1, 3, 4, 4}, "multiple of group"},

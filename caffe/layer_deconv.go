@@ -7,7 +7,10 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() { registerComputed("Deconvolution", newDeconvolution) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "Deconvolution", Bottoms: AtLeast(1), Tops: AtLeast(1), New: newDeconvolution,
+		Shape: ruleOf(func(l *Deconvolution, c *ShapeContext) error { return l.convSpec.inferShapes(c, convTransposed) })})
+}
 
 // Deconvolution is Caffe's transposed convolution (convolution_param, as
 // Convolution; 2-D, channel axis 1): its forward pass is a convolution's
@@ -39,7 +42,7 @@ func newDeconvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error)
 
 // Setup checks the bottoms and creates and fills the weights and bias.
 func (l *Deconvolution) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, -1, 1, -1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
 	if len(bottom) != len(top) {
@@ -48,8 +51,8 @@ func (l *Deconvolution) Setup(bottom, top []*Blob) error {
 	if err := l.notInPlace(bottom, top); err != nil {
 		return err
 	}
-	if bottom[0].NumAxes() != 4 {
-		return l.errorf("input of shape %v: want N×C×H×W (2-D deconvolution)", bottom[0].Shape())
+	if err := l.setup2D(bottom[0].NumAxes(), 1); err != nil {
+		return l.errorf("input of shape %v: %w", bottom[0].shape, err)
 	}
 	l.channels = bottom[0].Dim(1)
 	if l.channels%l.group != 0 {
@@ -78,8 +81,8 @@ func (l *Deconvolution) Reshape(bottom, top []*Blob) error {
 		}
 	}
 	l.inH, l.inW = b.Dim(2), b.Dim(3)
-	l.outH = l.strideH*(l.inH-1) + l.dilH*(l.kh-1) + 1 - 2*l.padH
-	l.outW = l.strideW*(l.inW-1) + l.dilW*(l.kw-1) + 1 - 2*l.padW
+	l.outH = deconvOutSize(l.inH, l.kh, l.padH, l.strideH, l.dilH)
+	l.outW = deconvOutSize(l.inW, l.kw, l.padW, l.strideW, l.dilW)
 	if l.outH <= 0 || l.outW <= 0 {
 		return l.errorf("input %d×%d gives an empty %d×%d output", l.inH, l.inW, l.outH, l.outW)
 	}

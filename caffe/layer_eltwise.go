@@ -7,7 +7,9 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() { registerComputed("Eltwise", newEltwise) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "Eltwise", Bottoms: AtLeast(2), Tops: Exactly(1), New: newEltwise, Shape: ruleOf((*Eltwise).inferShapes)})
+}
 
 // Eltwise combines bottoms of one shape element by element: SUM (the
 // default; with eltwise_param.coeff, one per bottom, a weighted sum), PROD
@@ -38,13 +40,38 @@ func newEltwise(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	return l, nil
 }
 
+// check checks bottoms of the given shapes against the coefficients and
+// each other.
+func (l *Eltwise) check(bottoms []Shape) error {
+	if len(l.coeff) > 0 && len(l.coeff) != len(bottoms) {
+		return fmt.Errorf("%d coefficients for %d bottoms; give one per bottom", len(l.coeff), len(bottoms))
+	}
+	for i, b := range bottoms[1:] {
+		if b.Known() && bottoms[0].Known() && !b.equal(bottoms[0]) {
+			return fmt.Errorf("bottom %d has shape %v, bottom 0 has %v; all bottoms must have the same shape", i+1, []int(b), []int(bottoms[0]))
+		}
+	}
+	return nil
+}
+
+// inferShapes is Eltwise's shape rule: the top has the bottoms' shape.
+func (l *Eltwise) inferShapes(c *ShapeContext) error {
+	if err := l.check(c.Bottoms); err != nil {
+		return c.Errorf("%w", err)
+	}
+	if c.Known() {
+		c.Tops[0] = c.Bottoms[0].clone()
+	}
+	return nil
+}
+
 // Setup checks the blobs and the coefficients and shapes the top.
 func (l *Eltwise) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 2, -1, 1, 1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
-	if len(l.coeff) > 0 && len(l.coeff) != len(bottom) {
-		return l.errorf("%d coefficients for %d bottoms; give one per bottom", len(l.coeff), len(bottom))
+	if err := l.check(blobShapes(bottom)); err != nil {
+		return l.errorf("%w", err)
 	}
 	if l.coeff == nil {
 		l.coeff = make([]float32, len(bottom))
@@ -64,10 +91,8 @@ func (l *Eltwise) Setup(bottom, top []*Blob) error {
 
 // Reshape checks that the bottoms agree and shapes the top.
 func (l *Eltwise) Reshape(bottom, top []*Blob) error {
-	for i, b := range bottom[1:] {
-		if !sameShape(b, bottom[0]) {
-			return l.errorf("bottom %d has shape %v, bottom 0 has %v; all bottoms must have the same shape", i+1, b.shape, bottom[0].shape)
-		}
+	if err := l.check(blobShapes(bottom)); err != nil {
+		return l.errorf("%w", err)
 	}
 	top[0].ReshapeLike(bottom[0])
 	if l.op == caffepb.EltwiseParameter_MAX {

@@ -7,7 +7,9 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() { registerComputed("InnerProduct", newInnerProduct) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "InnerProduct", Bottoms: Exactly(1), Tops: Exactly(1), New: newInnerProduct, Shape: ruleOf((*InnerProduct).inferShapes)})
+}
 
 // InnerProduct is a fully connected layer: the bottom is flattened from
 // axis on into M rows of K values, and top = bottom·Wᵀ + b, with weights
@@ -45,21 +47,51 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	}, nil
 }
 
+// geometry returns, for an input of shape b, the axis the inputs are
+// flattened from, their number K of values per row, and the weights'
+// shape.
+func (l *InnerProduct) geometry(b Shape) (axis, k int, weights Shape, err error) {
+	if axis, err = canonicalAxis("inner_product_param.axis", l.axisParam, len(b)); err != nil {
+		return 0, 0, nil, err
+	}
+	k = b.count(axis, len(b))
+	if l.transpose {
+		return axis, k, Shape{k, l.n}, nil
+	}
+	return axis, k, Shape{l.n, k}, nil
+}
+
+// inferShapes is InnerProduct's shape rule: the top is the bottom's axes
+// before axis, then N; the weights are N×K (K×N transposed), the bias N.
+func (l *InnerProduct) inferShapes(c *ShapeContext) error {
+	c.Params = []Shape{nil}
+	if l.bias {
+		c.Params = append(c.Params, Shape{l.n})
+	}
+	if !c.Known() {
+		return nil
+	}
+	b := c.Bottoms[0]
+	axis, _, w, err := l.geometry(b)
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	c.Params[0] = w
+	c.Tops[0] = append(append(Shape{}, b[:axis]...), l.n)
+	return nil
+}
+
 // Setup creates and fills the weights and bias.
 func (l *InnerProduct) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 1, 1, 1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
-	axis, err := canonicalAxis("inner_product_param.axis", l.axisParam, bottom[0].NumAxes())
+	axis, k, w, err := l.geometry(bottom[0].shape)
 	if err != nil {
 		return l.errorf("%w", err)
 	}
-	l.axis = axis
-	l.k = bottom[0].CountFrom(axis)
-	shapes := [][]int{{l.n, l.k}}
-	if l.transpose {
-		shapes[0] = []int{l.k, l.n}
-	}
+	l.axis, l.k = axis, k
+	shapes := [][]int{w}
 	if l.bias {
 		shapes = append(shapes, []int{l.n})
 	}

@@ -4,11 +4,11 @@ import (
 	"fmt"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 )
 
 func init() {
-	registerComputed("Input", newInput)
-	registerComputed("MemoryData", newMemoryData)
+	mustRegisterLayerType(LayerType{Name: "Input", Bottoms: Exactly(0), Tops: AtLeast(1), New: newInput, Shape: ruleOf((*Input).inferShapes)})
 }
 
 // Input holds the net's input blobs: it shapes its tops from
@@ -16,7 +16,7 @@ func init() {
 // their values to the caller, who writes them before Forward.
 type Input struct {
 	layerBase
-	shapes [][]int
+	shapes []Shape
 }
 
 var _ Layer = (*Input)(nil)
@@ -24,34 +24,73 @@ var _ Layer = (*Input)(nil)
 func newInput(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l := &Input{layerBase: newLayerBase("Input", def, env)}
 	for _, s := range def.GetInputParam().GetShape() {
-		shape := make([]int, len(s.GetDim()))
-		for i, d := range s.GetDim() {
-			if d < 0 {
-				return nil, fmt.Errorf("input_param.shape %v has a negative dimension", s.GetDim())
-			}
-			shape[i] = int(d)
+		shape, err := shapeOfBlobShape(s)
+		if err != nil {
+			return nil, fmt.Errorf("input_param.shape: %w", err)
 		}
 		l.shapes = append(l.shapes, shape)
 	}
 	return l, nil
 }
 
-// Setup shapes the tops.
-func (l *Input) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 0, 0, 1, -1); err != nil {
-		return err
+// shapeOfBlobShape converts a BlobShape, refusing negative or oversized
+// dimensions.
+func shapeOfBlobShape(s *caffepb.BlobShape) (Shape, error) {
+	if len(s.GetDim()) > 32 {
+		return nil, fmt.Errorf("%d axes, more than Caffe's 32", len(s.GetDim()))
 	}
-	n := len(l.shapes)
-	if n != 0 && n != 1 && n != len(top) {
-		return l.errorf("input_param gives %d shapes for %d tops; give 0, 1 or one per top", n, len(top))
+	shape := Shape{}
+	for _, d := range s.GetDim() {
+		shape = append(shape, format.ClampDim(d))
 	}
-	for i, t := range top {
-		switch n {
+	if _, err := format.ShapeCount(shape); err != nil {
+		return nil, err
+	}
+	return shape, nil
+}
+
+// topShapes returns the shapes of n tops: one shape for every top, one
+// per top, or none (nil: the caller shapes the tops).
+func (l *Input) topShapes(n int) ([]Shape, error) {
+	k := len(l.shapes)
+	if k != 0 && k != 1 && k != n {
+		return nil, fmt.Errorf("input_param gives %d shapes for %d tops; give 0, 1 or one per top", k, n)
+	}
+	tops := make([]Shape, n)
+	for i := range tops {
+		switch k {
 		case 0:
 		case 1:
-			t.Reshape(l.shapes[0]...)
+			tops[i] = l.shapes[0].clone()
 		default:
-			t.Reshape(l.shapes[i]...)
+			tops[i] = l.shapes[i].clone()
+		}
+	}
+	return tops, nil
+}
+
+// inferShapes is Input's shape rule.
+func (l *Input) inferShapes(c *ShapeContext) error {
+	tops, err := l.topShapes(len(c.Tops))
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	c.Tops = tops
+	return nil
+}
+
+// Setup shapes the tops.
+func (l *Input) Setup(bottom, top []*Blob) error {
+	if err := l.checkBlobs(bottom, top); err != nil {
+		return err
+	}
+	shapes, err := l.topShapes(len(top))
+	if err != nil {
+		return l.errorf("%w", err)
+	}
+	for i, t := range top {
+		if shapes[i] != nil {
+			t.Reshape(shapes[i]...)
 		}
 	}
 	return nil
@@ -65,181 +104,3 @@ func (l *Input) Forward(bottom, top []*Blob) error { return nil }
 
 // Backward does nothing.
 func (l *Input) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {}
-
-// MemoryData feeds a net from Go: its tops are a data blob [batch, C, H,
-// W] and a label blob [batch], and every Forward fills them with the next
-// minibatch, either from a feeder function (SetFeeder) or by walking
-// through arrays given to Reset.
-//
-// When the definition has a transform_param, its scale and mean_value are
-// applied to the data after it is fetched: value = (x - mean[c]) * scale.
-// Cropping, mirroring and mean files are not applied here; a definition
-// that asks for them is rejected (use the Data layer, or transform the
-// batches in Go).
-type MemoryData struct {
-	layerBase
-	batch, channels, height, width int
-
-	feed   func(data, label []float32) error
-	data   []float32
-	labels []float32
-	pos    int
-
-	transform bool
-	scale     float32
-	mean      []float32 // empty, one value, or one per channel
-}
-
-var _ Layer = (*MemoryData)(nil)
-
-func newMemoryData(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	p := orDefaults(def.GetMemoryDataParam())
-	l := &MemoryData{
-		layerBase: newLayerBase("MemoryData", def, env),
-		batch:     int(p.GetBatchSize()), channels: int(p.GetChannels()),
-		height: int(p.GetHeight()), width: int(p.GetWidth()),
-		scale: 1,
-	}
-	if l.batch <= 0 || l.channels <= 0 || l.height <= 0 || l.width <= 0 {
-		return nil, fmt.Errorf("memory_data_param needs batch_size, channels, height and width > 0, got %d, %d, %d, %d",
-			l.batch, l.channels, l.height, l.width)
-	}
-	if tp := def.GetTransformParam(); tp != nil {
-		if tp.GetCropSize() != 0 || tp.GetMirror() || tp.MeanFile != nil {
-			return nil, fmt.Errorf("transform_param: MemoryData applies only scale and mean_value, not crop_size, mirror or mean_file; use the Data layer or transform the batches in Go")
-		}
-		l.scale = tp.GetScale()
-		l.mean = append([]float32(nil), tp.GetMeanValue()...)
-		if n := len(l.mean); n > 1 && n != l.channels {
-			return nil, fmt.Errorf("transform_param: %d mean_value entries for %d channels; give one, or one per channel", n, l.channels)
-		}
-		l.transform = l.scale != 1 || len(l.mean) > 0
-	}
-	return l, nil
-}
-
-// SetFeeder makes every Forward call feed with the storage of the data top
-// (batch*C*H*W values, image after image, each C×H×W) and of the label top
-// (batch values) to be filled with the next minibatch. The slices are the
-// blobs' own storage, so feeding allocates nothing. An error (or a panic)
-// in feed is returned by Forward. SetFeeder replaces arrays given to Reset.
-func (l *MemoryData) SetFeeder(feed func(data, label []float32) error) {
-	l.feed = feed
-	l.data, l.labels, l.pos = nil, nil, 0
-}
-
-// Reset makes Forward walk through the samples in data (len(labels)
-// images of C×H×W values each) and labels, one batch per call, starting
-// again at the first after the last. The number of samples must be a
-// positive multiple of the batch size. The arrays are read, not copied,
-// at every Forward, so they must not change while the layer uses them.
-// Reset replaces a feeder given to SetFeeder.
-func (l *MemoryData) Reset(data, labels []float32) error {
-	n := len(labels)
-	if n == 0 || n%l.batch != 0 {
-		return l.errorf("Reset: %d samples is not a positive multiple of the batch size %d", n, l.batch)
-	}
-	if size := l.channels * l.height * l.width; len(data) != n*size {
-		return l.errorf("Reset: %d data values for %d samples of %d×%d×%d, want %d", len(data), n, l.channels, l.height, l.width, n*size)
-	}
-	l.data, l.labels, l.pos, l.feed = data, labels, 0, nil
-	return nil
-}
-
-// SetBatchSize changes the batch size; the next Forward reshapes the tops
-// (a net then reshapes the layers below). Arrays given to Reset must hold
-// a multiple of it.
-func (l *MemoryData) SetBatchSize(n int) error {
-	if n <= 0 {
-		return l.errorf("SetBatchSize(%d): want > 0", n)
-	}
-	if l.labels != nil && len(l.labels)%n != 0 {
-		return l.errorf("SetBatchSize(%d): the %d samples given to Reset are not a multiple of it", n, len(l.labels))
-	}
-	l.batch = n
-	l.pos = 0
-	return nil
-}
-
-// BatchShape returns the shape of the data top.
-func (l *MemoryData) BatchShape() (batch, channels, height, width int) {
-	return l.batch, l.channels, l.height, l.width
-}
-
-// Setup shapes the tops.
-func (l *MemoryData) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 0, 0, 2, 2); err != nil {
-		return err
-	}
-	return l.Reshape(bottom, top)
-}
-
-// Reshape shapes the tops for the current batch size.
-func (l *MemoryData) Reshape(bottom, top []*Blob) error {
-	top[0].Reshape(l.batch, l.channels, l.height, l.width)
-	top[1].Reshape(l.batch)
-	return nil
-}
-
-// Forward fills the tops with the next batch.
-func (l *MemoryData) Forward(bottom, top []*Blob) error {
-	if top[1].NumAxes() != 1 || top[1].Dim(0) != l.batch || top[0].Count() != l.batch*l.channels*l.height*l.width {
-		// The batch size changed (SetBatchSize): the layers below see
-		// the new shape of their bottoms.
-		if err := l.Reshape(bottom, top); err != nil {
-			return err
-		}
-	}
-	data, label := top[0].DataSlice(), top[1].DataSlice()
-	switch {
-	case l.feed != nil:
-		if err := l.callFeed(data, label); err != nil {
-			return err
-		}
-	case l.labels != nil:
-		size := l.channels * l.height * l.width
-		copy(data, l.data[l.pos*size:(l.pos+l.batch)*size])
-		copy(label, l.labels[l.pos:l.pos+l.batch])
-		l.pos = (l.pos + l.batch) % len(l.labels)
-	default:
-		return l.errorf("no data: call SetFeeder or Reset before Forward")
-	}
-	if l.transform {
-		l.applyTransform(data)
-	}
-	return nil
-}
-
-// callFeed runs the user's feeder, turning a panic into an error.
-func (l *MemoryData) callFeed(data, label []float32) (err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			err = l.errorf("feeder panicked: %v", r)
-		}
-	}()
-	if err := l.feed(data, label); err != nil {
-		return l.errorf("feeder: %w", err)
-	}
-	return nil
-}
-
-func (l *MemoryData) applyTransform(data []float32) {
-	hw := l.height * l.width
-	for i := 0; i < len(data); i += hw {
-		c := (i / hw) % l.channels
-		var m float32
-		switch len(l.mean) {
-		case 0:
-		case 1:
-			m = l.mean[0]
-		default:
-			m = l.mean[c]
-		}
-		for j, v := range data[i : i+hw] {
-			data[i+j] = (v - m) * l.scale
-		}
-	}
-}
-
-// Backward does nothing.
-func (l *MemoryData) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {}

@@ -1,183 +1,110 @@
 package caffe
 
 import (
-	"math"
+	"fmt"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
-	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() {
-	registerComputed("EuclideanLoss", newEuclideanLoss)
-	registerComputed("SigmoidCrossEntropyLoss", newSigmoidCrossEntropyLoss)
-}
+// Helpers of the loss layers.
 
-// EuclideanLoss is Σ (a − b)² / (2N) over two bottoms of the same size,
-// N being the first dimension. Both bottoms get gradients.
-type EuclideanLoss struct {
-	layerBase
-	diff []float32
-}
+// scoreLoss is the loss-layer behaviour of the layers whose first top is
+// the loss and whose first bottom (scores or probabilities) alone takes a
+// gradient; the others are labels or fixed inputs.
+type scoreLoss struct{}
 
-var (
-	_ LossLayer            = (*EuclideanLoss)(nil)
-	_ ForceBackwardLimiter = (*EuclideanLoss)(nil)
-)
+// AllowForceBackward is true for the first bottom only.
+func (scoreLoss) AllowForceBackward(bottom int) bool { return bottom == 0 }
 
-func newEuclideanLoss(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	return &EuclideanLoss{layerBase: newLayerBase("EuclideanLoss", def, env)}, nil
-}
-
-// IsLoss reports that the first top is a loss.
-func (l *EuclideanLoss) IsLoss() bool { return true }
-
-// AllowForceBackward is true for both bottoms.
-func (l *EuclideanLoss) AllowForceBackward(bottom int) bool { return true }
-
-// Setup checks the blobs and shapes the loss.
-func (l *EuclideanLoss) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 2, 2, 1, 1); err != nil {
+// checkSampleLabels checks that a loss layer's second bottom holds one
+// label per sample of its first.
+func checkSampleLabels(bottoms []Shape) error {
+	if err := checkFirstDims(bottoms); err != nil {
 		return err
 	}
-	return l.Reshape(bottom, top)
+	if bottoms[1].Count() != bottoms[0][0] {
+		return fmt.Errorf("want one label per sample: %v labels for %v scores", []int(bottoms[1]), []int(bottoms[0]))
+	}
+	return nil
 }
 
-// Reshape checks that the bottoms agree.
-func (l *EuclideanLoss) Reshape(bottom, top []*Blob) error {
-	if err := lossFirstDims(&l.layerBase, bottom); err != nil {
-		return err
+// classOf returns sample i's label as a class index below k.
+func classOf(l *layerBase, labels []float32, i, k int) (int, error) {
+	c := int(labels[i])
+	if float32(c) != labels[i] || c < 0 || c >= k {
+		return 0, l.errorf("label %g of sample %d is not a class index in [0, %d)", labels[i], i, k)
 	}
-	if bottom[0].CountFrom(1) != bottom[1].CountFrom(1) {
-		return l.errorf("inputs of shapes %v and %v must have the same dimension", bottom[0].shape, bottom[1].shape)
+	return c, nil
+}
+
+// lossNormalization returns the normalization mode of a loss layer:
+// normalization if given, else the deprecated normalize (true: VALID,
+// false: BATCH_SIZE), else def.
+func lossNormalization(p *caffepb.LossParameter, def caffepb.LossParameter_NormalizationMode) caffepb.LossParameter_NormalizationMode {
+	switch {
+	case p == nil:
+		return def
+	case p.Normalization != nil:
+		return p.GetNormalization()
+	case p.Normalize != nil:
+		if p.GetNormalize() {
+			return caffepb.LossParameter_VALID
+		}
+		return caffepb.LossParameter_BATCH_SIZE
 	}
-	l.diff = growFloats(l.diff, bottom[0].Count())
+	return def
+}
+
+// lossNormalizer is the divisor of a loss over outer·inner positions of
+// which valid were not ignored (valid < 0: no ignore label), at least 1.
+func lossNormalizer(mode caffepb.LossParameter_NormalizationMode, outer, inner, valid int) float32 {
+	var n float32
+	switch mode {
+	case caffepb.LossParameter_FULL:
+		n = float32(outer * inner)
+	case caffepb.LossParameter_VALID:
+		if valid < 0 {
+			n = float32(outer * inner)
+		} else {
+			n = float32(valid)
+		}
+	case caffepb.LossParameter_BATCH_SIZE:
+		n = float32(outer)
+	default:
+		n = 1
+	}
+	return max(1, n)
+}
+
+// checkFirstDims checks that a loss layer's first two bottoms agree in
+// their first dimension, as Caffe's LossLayer.
+func checkFirstDims(bottoms []Shape) error {
+	a, b := bottoms[0], bottoms[1]
+	if len(a) == 0 || len(b) == 0 || a[0] != b[0] {
+		return fmt.Errorf("the data (shape %v) and label (shape %v) must have the same first dimension", []int(a), []int(b))
+	}
+	return nil
+}
+
+// lossShapes is the shape rule of a loss layer: its first top is a scalar
+// and, once the bottoms' shapes are known, check checks them.
+func lossShapes(c *ShapeContext, check func(bottoms []Shape) error) error {
+	c.Tops[0] = Shape{}
+	if !c.Known() || check == nil {
+		return nil
+	}
+	if err := check(c.Bottoms); err != nil {
+		return c.Errorf("%w", err)
+	}
+	return nil
+}
+
+// reshapeLoss checks a loss layer's bottoms with check and makes its first
+// top a scalar.
+func reshapeLoss(l *layerBase, bottom, top []*Blob, check func(bottoms []Shape) error) error {
+	if err := check(blobShapes(bottom)); err != nil {
+		return l.errorf("%w", err)
+	}
 	top[0].Reshape()
 	return nil
-}
-
-// Forward computes the loss.
-func (l *EuclideanLoss) Forward(bottom, top []*Blob) error {
-	a, b := bottom[0].DataSlice(), bottom[1].DataSlice()
-	for i, v := range a {
-		l.diff[i] = v - b[i]
-	}
-	dot := kernel.Dot(l.diff, l.diff)
-	top[0].DataSlice()[0] = dot / float32(bottom[0].Dim(0)) / 2
-	return nil
-}
-
-// Backward computes ±(a − b) · loss weight / N.
-func (l *EuclideanLoss) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
-	for i := range 2 {
-		if i >= len(propagateDown) || !propagateDown[i] {
-			continue
-		}
-		sign := float32(1)
-		if i == 1 {
-			sign = -1
-		}
-		alpha := sign * top[0].DiffSlice()[0] / float32(bottom[i].Dim(0))
-		dx := bottom[i].DiffSlice()
-		for j, v := range l.diff {
-			dx[j] = alpha * v
-		}
-	}
-}
-
-// SigmoidCrossEntropyLoss is the cross-entropy of the logistic function of
-// the scores (first bottom) against targets in [0, 1] (second bottom, same
-// count), computed stably, summed over the positions whose target is not
-// loss_param.ignore_label and divided by the normalizer
-// (loss_param.normalization; default BATCH_SIZE, the deprecated normalize:
-// true means VALID).
-type SigmoidCrossEntropyLoss struct {
-	layerBase
-	hasIgnore    bool
-	ignore       int
-	norm         caffepb.LossParameter_NormalizationMode
-	outer, inner int
-	sig          []float32
-	normalizer   float32
-}
-
-var (
-	_ LossLayer            = (*SigmoidCrossEntropyLoss)(nil)
-	_ ForceBackwardLimiter = (*SigmoidCrossEntropyLoss)(nil)
-)
-
-func newSigmoidCrossEntropyLoss(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	lp := orDefaults(def.GetLossParam())
-	return &SigmoidCrossEntropyLoss{
-		layerBase: newLayerBase("SigmoidCrossEntropyLoss", def, env),
-		hasIgnore: lp.IgnoreLabel != nil,
-		ignore:    int(lp.GetIgnoreLabel()),
-		norm:      lossNormalization(lp, caffepb.LossParameter_BATCH_SIZE),
-	}, nil
-}
-
-// IsLoss reports that the first top is a loss.
-func (l *SigmoidCrossEntropyLoss) IsLoss() bool { return true }
-
-// AllowForceBackward is false for the targets.
-func (l *SigmoidCrossEntropyLoss) AllowForceBackward(bottom int) bool { return bottom != 1 }
-
-// Setup checks the blobs and shapes the loss.
-func (l *SigmoidCrossEntropyLoss) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 2, 2, 1, 1); err != nil {
-		return err
-	}
-	return l.Reshape(bottom, top)
-}
-
-// Reshape checks that the bottoms agree.
-func (l *SigmoidCrossEntropyLoss) Reshape(bottom, top []*Blob) error {
-	if err := lossFirstDims(&l.layerBase, bottom); err != nil {
-		return err
-	}
-	if bottom[0].Count() != bottom[1].Count() {
-		return l.errorf("scores (shape %v) and targets (shape %v) must have the same count", bottom[0].shape, bottom[1].shape)
-	}
-	l.outer, l.inner = bottom[0].Dim(0), bottom[0].CountFrom(1)
-	l.sig = growFloats(l.sig, bottom[0].Count())
-	top[0].Reshape()
-	return nil
-}
-
-// Forward computes the loss.
-func (l *SigmoidCrossEntropyLoss) Forward(bottom, top []*Blob) error {
-	x, t := bottom[0].DataSlice(), bottom[1].DataSlice()
-	var loss float32
-	valid := 0
-	for i, v := range x {
-		l.sig[i] = sigmoid(v)
-		if l.hasIgnore && int(t[i]) == l.ignore {
-			continue
-		}
-		pos := float32(0)
-		if v >= 0 {
-			pos = 1
-		}
-		loss -= v*(t[i]-pos) - float32(math.Log(1+math.Exp(float64(v-2*v*pos))))
-		valid++
-	}
-	l.normalizer = lossNormalizer(l.norm, l.outer, l.inner, valid)
-	top[0].DataSlice()[0] = loss / l.normalizer
-	return nil
-}
-
-// Backward computes (sigmoid(x) − t) · loss weight / normalizer, zero at
-// ignored positions. The targets get no gradient.
-func (l *SigmoidCrossEntropyLoss) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
-	if !wantDown(propagateDown) {
-		return
-	}
-	t, dx := bottom[1].DataSlice(), bottom[0].DiffSlice()
-	w := top[0].DiffSlice()[0] / l.normalizer
-	for i, s := range l.sig[:len(dx)] {
-		if l.hasIgnore && int(t[i]) == l.ignore {
-			dx[i] = 0
-			continue
-		}
-		dx[i] = (s - t[i]) * w
-	}
 }

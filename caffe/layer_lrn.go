@@ -8,7 +8,9 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() { registerComputed("LRN", newLRN) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "LRN", Bottoms: Exactly(1), Tops: Exactly(1), New: newLRN, Shape: ruleOf((*LRN).inferShapes)})
+}
 
 // LRN is local response normalisation over a 4-D bottom, y = x·s^−β.
 // ACROSS_CHANNELS (the default): s = k + α/n · Σ x² over the n channels
@@ -65,7 +67,7 @@ func newLRN(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 
 // Setup checks the blobs and shapes the top.
 func (l *LRN) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 1, 1, 1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
 	if err := l.notInPlace(bottom, top); err != nil {
@@ -74,11 +76,31 @@ func (l *LRN) Setup(bottom, top []*Blob) error {
 	return l.Reshape(bottom, top)
 }
 
+// checkLRN checks that the input has 4 axes.
+func checkLRN(b Shape) error {
+	if len(b) != 4 {
+		return fmt.Errorf("input of shape %v: want 4 axes (num, channels, height, width)", []int(b))
+	}
+	return nil
+}
+
+// inferShapes is LRN's shape rule: the top keeps the bottom's shape.
+func (l *LRN) inferShapes(c *ShapeContext) error {
+	if !c.Known() {
+		return nil
+	}
+	if err := checkLRN(c.Bottoms[0]); err != nil {
+		return c.Errorf("%w", err)
+	}
+	c.SameShapes()
+	return nil
+}
+
 // Reshape shapes the top and the buffers.
 func (l *LRN) Reshape(bottom, top []*Blob) error {
 	b := bottom[0]
-	if b.NumAxes() != 4 {
-		return l.errorf("input of shape %v: want 4 axes (num, channels, height, width)", b.shape)
+	if err := checkLRN(b.shape); err != nil {
+		return l.errorf("%w", err)
 	}
 	l.num, l.chans, l.height, l.width = b.Dim(0), b.Dim(1), b.Dim(2), b.Dim(3)
 	top[0].ReshapeLike(b)

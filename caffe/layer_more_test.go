@@ -216,15 +216,22 @@ func TestInfogainIdentityIsSoftmaxLoss(t *testing.T) {
 	if math.Abs(float64(losses[0]-losses[1])) > 1e-6 || !closeSlices(grads[0], grads[1], 1e-6) {
 		t.Errorf("softmax loss %g and gradient %v; infogain with identity %g and %v", losses[0], grads[0], losses[1], grads[1])
 	}
-	if _, err := NewLayer(parseLayerDef(t, `type: "InfogainLoss" infogain_loss_param { source: "none.binaryproto" }`), env); err == nil {
-		t.Error("a missing source: no error")
+	missing, err := NewLayer(parseLayerDef(t, `type: "InfogainLoss" infogain_loss_param { source: "none.binaryproto" }`), env)
+	if err != nil {
+		t.Fatalf("the constructor reads no files: %v", err)
+	}
+	if err := missing.Setup(blobs(NewBlob(2, 3), NewBlob(2)), blobs(NewBlob())); err == nil || !strings.Contains(err.Error(), "none.binaryproto") {
+		t.Errorf("a missing source: %v", err)
 	}
 }
 
 // TestHugeBlobIsAnError checks that a mistyped, enormous shape fails the
 // layer's setup with an error naming the limit.
 func TestHugeBlobIsAnError(t *testing.T) {
-	l, err := NewLayer(parseLayerDef(t, `type: "DummyData" dummy_data_param { shape { dim: 50000 dim: 50000 } }`), &LayerEnv{})
+	if _, err := NewLayer(parseLayerDef(t, `type: "DummyData" dummy_data_param { shape { dim: 50000 dim: 50000 } }`), &LayerEnv{}); err == nil || !strings.Contains(err.Error(), "more than 2147483647") {
+		t.Errorf("a shape beyond Caffe's limit: %v", err)
+	}
+	l, err := NewLayer(parseLayerDef(t, `type: "DummyData" dummy_data_param { shape { dim: 40000 dim: 40000 } }`), &LayerEnv{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -238,6 +245,6 @@ func TestHugeBlobIsAnError(t *testing.T) {
 		setupErr = l.Setup(nil, blobs(NewBlob()))
 	}()
 	if setupErr == nil || !strings.Contains(setupErr.Error(), "holds more than") {
-		t.Errorf("setup of a 50000×50000 blob: %v", setupErr)
+		t.Errorf("setup of a 40000×40000 blob: %v", setupErr)
 	}
 }

@@ -8,7 +8,9 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
-func init() { registerComputed("Pooling", newPooling) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "Pooling", Bottoms: Exactly(1), Tops: Between(1, 2), New: newPooling, Shape: ruleOf((*Pooling).inferShapes)})
+}
 
 // Pooling is Caffe's spatial pooling over a 4-D bottom [N, C, H, W]:
 // MAX (the first maximal element of a window wins; an optional second top
@@ -58,11 +60,9 @@ func newPooling(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	}
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	switch l.method {
-	case caffepb.PoolingParameter_MAX, caffepb.PoolingParameter_AVE:
-	case caffepb.PoolingParameter_STOCHASTIC:
-		return nil, fmt.Errorf("STOCHASTIC pooling is not supported (Caffe runs it on GPUs only); use MAX or AVE")
+	case caffepb.PoolingParameter_MAX, caffepb.PoolingParameter_AVE, caffepb.PoolingParameter_STOCHASTIC:
 	default:
-		return nil, fmt.Errorf("unknown pooling method %v; known: MAX, AVE", l.method)
+		return nil, fmt.Errorf("unknown pooling method %v; known: MAX, AVE, STOCHASTIC", l.method)
 	}
 	hasKernel := p.KernelSize != nil
 	hasKernelHW := p.KernelH != nil || p.KernelW != nil
@@ -111,17 +111,22 @@ func newPooling(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	if !l.global && (l.padH >= l.kh || l.padW >= l.kw) {
 		return nil, fmt.Errorf("pad %d×%d must be smaller than the kernel %d×%d", l.padH, l.padW, l.kh, l.kw)
 	}
+	if (l.padH != 0 || l.padW != 0) && l.method == caffepb.PoolingParameter_STOCHASTIC {
+		return nil, fmt.Errorf("padding works with MAX and AVE pooling only")
+	}
 	return l, nil
 }
 
 // Setup checks the blobs and shapes the tops.
 func (l *Pooling) Setup(bottom, top []*Blob) error {
-	maxTop := 1
-	if l.method == caffepb.PoolingParameter_MAX {
-		maxTop = 2
-	}
-	if err := l.checkBlobs(bottom, top, 1, 1, 1, maxTop); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
+	}
+	if l.method == caffepb.PoolingParameter_STOCHASTIC {
+		return l.errorf("STOCHASTIC pooling is not supported (Caffe runs it on GPUs only); use MAX or AVE")
+	}
+	if err := l.checkTops(len(top)); err != nil {
+		return l.errorf("%w", err)
 	}
 	if err := l.notInPlace(bottom, top); err != nil {
 		return err
@@ -129,7 +134,17 @@ func (l *Pooling) Setup(bottom, top []*Blob) error {
 	return l.Reshape(bottom, top)
 }
 
-// poolOut is the pooled extent along one axis.
+// checkTops checks that only MAX pooling has the second top (the mask).
+func (l *Pooling) checkTops(n int) error {
+	if n > 1 && l.method != caffepb.PoolingParameter_MAX {
+		return fmt.Errorf("a second top (the argmax mask) needs pool: MAX")
+	}
+	return nil
+}
+
+// poolOut is the pooled extent along one axis. As in Caffe, when the
+// layer pads at all, the last window must start inside the input or its
+// padding.
 func (l *Pooling) poolOut(in, k, pad, stride int) int {
 	f := float64(in+2*pad-k) / float64(stride)
 	var out int
@@ -138,28 +153,59 @@ func (l *Pooling) poolOut(in, k, pad, stride int) int {
 	} else {
 		out = int(math.Ceil(f)) + 1
 	}
-	if pad > 0 && (out-1)*stride >= in+pad {
+	if (l.padH != 0 || l.padW != 0) && (out-1)*stride >= in+pad {
 		out--
 	}
 	return out
 }
 
+// pooledSize returns the pooled height and width of an input of shape b
+// and the kernel's size (the whole plane with global_pooling).
+func (l *Pooling) pooledSize(b Shape) (oh, ow, kh, kw int, err error) {
+	if len(b) != 4 {
+		return 0, 0, 0, 0, fmt.Errorf("input of shape %v: want 4 axes (num, channels, height, width)", []int(b))
+	}
+	kh, kw = l.kh, l.kw
+	if l.global {
+		kh, kw = b[2], b[3]
+	}
+	oh, ow = l.poolOut(b[2], kh, l.padH, l.strideH), l.poolOut(b[3], kw, l.padW, l.strideW)
+	if oh <= 0 || ow <= 0 {
+		return 0, 0, 0, 0, fmt.Errorf("input of shape %v with kernel %d×%d, stride %d×%d and padding %d×%d gives output size %d×%d",
+			[]int(b), kh, kw, l.strideH, l.strideW, l.padH, l.padW, oh, ow)
+	}
+	return oh, ow, kh, kw, nil
+}
+
+// inferShapes is Pooling's shape rule: every top has the pooled shape.
+func (l *Pooling) inferShapes(c *ShapeContext) error {
+	if err := l.checkTops(len(c.Tops)); err != nil {
+		return c.Errorf("%w", err)
+	}
+	if !c.Known() {
+		return nil
+	}
+	b := c.Bottoms[0]
+	oh, ow, _, _, err := l.pooledSize(b)
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	for j := range c.Tops {
+		c.Tops[j] = Shape{b[0], b[1], oh, ow}
+	}
+	return nil
+}
+
 // Reshape computes the pooled shape.
 func (l *Pooling) Reshape(bottom, top []*Blob) error {
 	b := bottom[0]
-	if b.NumAxes() != 4 {
-		return l.errorf("input of shape %v: want 4 axes (num, channels, height, width)", b.shape)
+	oh, ow, kh, kw, err := l.pooledSize(b.shape)
+	if err != nil {
+		return l.errorf("%w", err)
 	}
 	l.num, l.channels, l.height, l.width = b.Dim(0), b.Dim(1), b.Dim(2), b.Dim(3)
-	if l.global {
-		l.kh, l.kw = l.height, l.width
-	}
-	l.outH = l.poolOut(l.height, l.kh, l.padH, l.strideH)
-	l.outW = l.poolOut(l.width, l.kw, l.padW, l.strideW)
-	if l.outH <= 0 || l.outW <= 0 {
-		return l.errorf("input %d×%d is smaller than the kernel %d×%d with padding %d×%d",
-			l.height, l.width, l.kh, l.kw, l.padH, l.padW)
-	}
+	l.kh, l.kw = kh, kw
+	l.outH, l.outW = oh, ow
 	for _, t := range top {
 		t.Reshape(l.num, l.channels, l.outH, l.outW)
 	}

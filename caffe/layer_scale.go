@@ -8,8 +8,7 @@ import (
 )
 
 func init() {
-	registerComputed("Scale", newScale)
-	registerComputed("Bias", newBias)
+	mustRegisterLayerType(LayerType{Name: "Scale", Bottoms: Between(1, 2), Tops: Exactly(1), New: newScale, Shape: ruleOf((*Scale).inferShapes)})
 }
 
 // broadcastGeom is how a per-position factor of shape p lines up with a
@@ -17,47 +16,66 @@ func init() {
 // [outer, dim, inner] with dim = p.Count().
 type broadcastGeom struct{ axis, outer, dim, inner int }
 
-func newBroadcastGeom(x, p *Blob, axisParam int) (broadcastGeom, error) {
+func newBroadcastGeom(x, p Shape, axisParam int) (broadcastGeom, error) {
 	var g broadcastGeom
-	if p.NumAxes() > 0 {
-		a, err := canonicalAxis("axis", axisParam, x.NumAxes())
+	if len(p) > 0 {
+		a, err := canonicalAxis("axis", axisParam, len(x))
 		if err != nil {
 			return g, err
 		}
 		g.axis = a
 	}
-	if x.NumAxes() < g.axis+p.NumAxes() {
-		return g, fmt.Errorf("a factor of shape %v does not fit an input of shape %v from axis %d", p.shape, x.shape, g.axis)
+	if len(x) < g.axis+len(p) {
+		return g, fmt.Errorf("a factor of shape %v does not fit an input of shape %v from axis %d", []int(p), []int(x), g.axis)
 	}
-	for i, d := range p.shape {
-		if x.shape[g.axis+i] != d {
-			return g, fmt.Errorf("a factor of shape %v does not match the input's shape %v from axis %d", p.shape, x.shape, g.axis)
+	for i, d := range p {
+		if x[g.axis+i] != d {
+			return g, fmt.Errorf("a factor of shape %v does not match the input's shape %v from axis %d", []int(p), []int(x), g.axis)
 		}
 	}
-	g.outer = x.CountRange(0, g.axis)
+	g.outer = x.count(0, g.axis)
 	g.dim = p.Count()
-	g.inner = x.CountFrom(g.axis + p.NumAxes())
+	g.inner = x.count(g.axis+len(p), len(x))
 	return g, nil
 }
 
-// paramShape is the shape of a learned factor for bottom x: the axes
-// [axis, axis+numAxes) of x (numAxes −1: through the last).
-func paramShape(x *Blob, axisParam, numAxes int) ([]int, error) {
-	if numAxes < -1 {
-		return nil, fmt.Errorf("num_axes %d must be >= -1", numAxes)
+// broadcastOperand is what Scale and Bias share: where their operand (a
+// learned blob, or the second bottom) lines up with the first bottom.
+type broadcastOperand struct {
+	axisParam, numAxes int
+}
+
+// learnedShape is the shape of a learned operand for a bottom of shape x:
+// the axes [axis, axis+numAxes) of x (numAxes −1: through the last).
+func (o broadcastOperand) learnedShape(x Shape) (Shape, error) {
+	if o.numAxes < -1 {
+		return nil, fmt.Errorf("num_axes %d must be >= -1", o.numAxes)
 	}
-	axis, err := canonicalAxis("axis", axisParam, x.NumAxes())
+	axis, err := canonicalAxis("axis", o.axisParam, len(x))
 	if err != nil {
 		return nil, err
 	}
-	end := x.NumAxes()
-	if numAxes >= 0 {
-		end = axis + numAxes
-		if end > x.NumAxes() {
-			return nil, fmt.Errorf("axis %d with num_axes %d goes past the %d axes of the input %v", axis, numAxes, x.NumAxes(), x.shape)
+	end := len(x)
+	if o.numAxes >= 0 {
+		end = axis + o.numAxes
+		if end > len(x) {
+			return nil, fmt.Errorf("axis %d with num_axes %d goes past the %d axes of the input %v", axis, o.numAxes, len(x), []int(x))
 		}
 	}
-	return append([]int{}, x.shape[axis:end]...), nil
+	return append(Shape{}, x[axis:end]...), nil
+}
+
+// operandShape returns the operand's shape for bottoms of the given
+// shapes (the second bottom's, or the learned blob's) and checks that it
+// lines up with the first.
+func (o broadcastOperand) operandShape(bottoms []Shape) (Shape, error) {
+	if len(bottoms) > 1 {
+		if _, err := newBroadcastGeom(bottoms[0], bottoms[1], o.axisParam); err != nil {
+			return nil, err
+		}
+		return bottoms[1].clone(), nil
+	}
+	return o.learnedShape(bottoms[0])
 }
 
 // sumBroadcast adds to out[d] the sum of v over the outer and inner
@@ -78,10 +96,10 @@ func sumBroadcast(v []float32, g broadcastGeom, out []float32) {
 // constant 0), whose blob follows the factor's. It may run in place.
 type Scale struct {
 	layerBase
-	axisParam int
-	hasBias   bool
-	geom      broadcastGeom
-	temp      []float32 // the bottom, kept when computing in place
+	broadcastOperand
+	hasBias bool
+	geom    broadcastGeom
+	temp    []float32 // the bottom, kept when computing in place
 }
 
 var _ Layer = (*Scale)(nil)
@@ -94,27 +112,51 @@ func newScale(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	if err := CheckFiller(p.GetBiasFiller()); err != nil {
 		return nil, fmt.Errorf("scale_param.bias_filler: %w", err)
 	}
-	return &Scale{layerBase: newLayerBase("Scale", def, env), axisParam: int(p.GetAxis()), hasBias: p.GetBiasTerm()}, nil
+	return &Scale{
+		layerBase:        newLayerBase("Scale", def, env),
+		broadcastOperand: broadcastOperand{axisParam: int(p.GetAxis()), numAxes: int(p.GetNumAxes())},
+		hasBias:          p.GetBiasTerm(),
+	}, nil
+}
+
+// inferShapes is Scale's shape rule: the top keeps the bottom's shape; the
+// learned factor (without a second bottom) and the bias have the
+// operand's shape.
+func (l *Scale) inferShapes(c *ShapeContext) error {
+	n := 0
+	if len(c.Bottoms) == 1 {
+		n++
+	}
+	if l.hasBias {
+		n++
+	}
+	c.Params = make([]Shape, n)
+	if !c.Known() {
+		return nil
+	}
+	shape, err := l.operandShape(c.Bottoms)
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	for i := range c.Params {
+		c.Params[i] = shape.clone()
+	}
+	c.Tops[0] = c.Bottoms[0].clone()
+	return nil
 }
 
 // Setup creates the learned blobs and shapes the top.
 func (l *Scale) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 2, 1, 1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
 	if len(bottom) == 2 && top[0] == bottom[1] {
 		return l.errorf("cannot compute in place on the scale bottom")
 	}
 	p := orDefaults(l.def.GetScaleParam())
-	var shape []int
-	if len(bottom) == 2 {
-		shape = bottom[1].Shape()
-	} else {
-		s, err := paramShape(bottom[0], int(p.GetAxis()), int(p.GetNumAxes()))
-		if err != nil {
-			return l.errorf("%w", err)
-		}
-		shape = s
+	shape, err := l.operandShape(blobShapes(bottom))
+	if err != nil {
+		return l.errorf("%w", err)
 	}
 	var shapes [][]int
 	var fillers []*caffepb.FillerParameter
@@ -142,7 +184,7 @@ func (l *Scale) factor(bottom []*Blob) *Blob {
 
 // Reshape checks the factor against the bottom and shapes the top.
 func (l *Scale) Reshape(bottom, top []*Blob) error {
-	g, err := newBroadcastGeom(bottom[0], l.factor(bottom), l.axisParam)
+	g, err := newBroadcastGeom(bottom[0].shape, l.factor(bottom).shape, l.axisParam)
 	if err != nil {
 		return l.errorf("%w", err)
 	}
@@ -223,99 +265,5 @@ func (l *Scale) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 				}
 			}
 		}
-	}
-}
-
-// Bias adds to its bottom a bias broadcast along axes [axis,
-// axis+num_axes) (bias_param, defaults 1 and 1): a learned blob (filler
-// default constant 0), or the second bottom. It may run in place.
-type Bias struct {
-	layerBase
-	axisParam int
-	geom      broadcastGeom
-}
-
-var _ Layer = (*Bias)(nil)
-
-func newBias(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
-	if err := CheckFiller(def.GetBiasParam().GetFiller()); err != nil {
-		return nil, fmt.Errorf("bias_param.filler: %w", err)
-	}
-	return &Bias{layerBase: newLayerBase("Bias", def, env), axisParam: int(def.GetBiasParam().GetAxis())}, nil
-}
-
-// Setup creates the learned bias and shapes the top.
-func (l *Bias) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 2, 1, 1); err != nil {
-		return err
-	}
-	if len(bottom) == 2 && top[0] == bottom[1] {
-		return l.errorf("cannot compute in place on the bias bottom")
-	}
-	if len(bottom) == 1 {
-		p := orDefaults(l.def.GetBiasParam())
-		shape, err := paramShape(bottom[0], int(p.GetAxis()), int(p.GetNumAxes()))
-		if err != nil {
-			return l.errorf("%w", err)
-		}
-		rng := l.fillRNG()
-		if err := l.initParams([][]int{shape}, func(_ int, b *Blob) error { return FillBlob(b, p.GetFiller(), rng) }); err != nil {
-			return err
-		}
-	}
-	return l.Reshape(bottom, top)
-}
-
-func (l *Bias) bias(bottom []*Blob) *Blob {
-	if len(bottom) > 1 {
-		return bottom[1]
-	}
-	return l.blobs[0]
-}
-
-// Reshape checks the bias against the bottom and shapes the top.
-func (l *Bias) Reshape(bottom, top []*Blob) error {
-	g, err := newBroadcastGeom(bottom[0], l.bias(bottom), l.axisParam)
-	if err != nil {
-		return l.errorf("%w", err)
-	}
-	l.geom = g
-	if top[0] != bottom[0] {
-		top[0].ReshapeLike(bottom[0])
-	}
-	return nil
-}
-
-// Forward adds the bias.
-func (l *Bias) Forward(bottom, top []*Blob) error {
-	x, y := bottom[0].DataSlice(), top[0].DataSlice()
-	b := l.bias(bottom).DataSlice()
-	g := l.geom
-	for o := range g.outer {
-		for d := range g.dim {
-			off := (o*g.dim + d) * g.inner
-			c := b[d]
-			ys := y[off : off+g.inner]
-			for i, v := range x[off : off+g.inner] {
-				ys[i] = v + c
-			}
-		}
-	}
-	return nil
-}
-
-// Backward passes the gradient to the bottom and sums it into the bias.
-func (l *Bias) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
-	dy := top[0].DiffSlice()
-	if wantDown(propagateDown) && top[0] != bottom[0] {
-		copy(bottom[0].DiffSlice(), dy)
-	}
-	learned := len(bottom) == 1
-	if learned && l.paramGrad(0) || !learned && len(propagateDown) > 1 && propagateDown[1] {
-		db := l.bias(bottom).DiffSlice()
-		if !learned {
-			clear(db)
-		}
-		sumBroadcast(dy, l.geom, db)
 	}
 }

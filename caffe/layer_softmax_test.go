@@ -58,8 +58,8 @@ func TestLayerSoftmaxWithLoss(t *testing.T) {
 			x, lab := blobOf([]int{2, 3}, scores...), blobOf([]int{2}, c.labels...)
 			loss, prob := NewBlob(), NewBlob()
 			l := setupLayer(t, `type: "SoftmaxWithLoss" `+c.loss, nil, blobs(x, lab), blobs(loss, prob))
-			if !l.(LossLayer).IsLoss() {
-				t.Error("IsLoss is false")
+			if lt, _ := LookupLayerType(l.Type()); !lt.Loss {
+				t.Error("SoftmaxWithLoss is not registered as a loss")
 			}
 			if err := l.Forward(blobs(x, lab), blobs(loss, prob)); err != nil {
 				t.Fatal(err)

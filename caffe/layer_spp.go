@@ -8,7 +8,9 @@ import (
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
-func init() { registerComputed("SPP", newSPP) }
+func init() {
+	mustRegisterLayerType(LayerType{Name: "SPP", Bottoms: Exactly(1), Tops: Exactly(1), New: newSPP, Shape: ruleOf((*SPP).inferShapes)})
+}
 
 // SPP is spatial pyramid pooling (spp_param: pyramid_height, pool MAX or
 // AVE): level l pools each channel into 2^l × 2^l bins whatever the input
@@ -48,7 +50,7 @@ func newSPP(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 
 // Setup checks the blobs and builds the levels.
 func (l *SPP) Setup(bottom, top []*Blob) error {
-	if err := l.checkBlobs(bottom, top, 1, 1, 1, 1); err != nil {
+	if err := l.checkBlobs(bottom, top); err != nil {
 		return err
 	}
 	if err := l.notInPlace(bottom, top); err != nil {
@@ -74,12 +76,51 @@ func (l *SPP) levelParam(lv, h, w int) *caffepb.LayerParameter {
 	}
 }
 
+// topShape returns the top's shape for an input of shape b: the pooled
+// levels, each flattened per sample and concatenated (a global pooling
+// when the pyramid has one level).
+func (l *SPP) topShape(b Shape) (Shape, error) {
+	if len(b) != 4 {
+		return nil, fmt.Errorf("input of shape %v: want N×C×H×W", []int(b))
+	}
+	values := 0
+	for lv := 0; lv < l.height; lv++ {
+		level, err := newPooling(l.levelParam(lv, b[2], b[3]), &l.env)
+		if err != nil {
+			return nil, fmt.Errorf("level %d: %w", lv, err)
+		}
+		oh, ow, _, _, err := level.(*Pooling).pooledSize(b)
+		if err != nil {
+			return nil, fmt.Errorf("level %d: %w", lv, err)
+		}
+		if l.height == 1 {
+			return Shape{b[0], b[1], oh, ow}, nil
+		}
+		values += b[1] * oh * ow
+	}
+	return Shape{b[0], values}, nil
+}
+
+// inferShapes is SPP's shape rule.
+func (l *SPP) inferShapes(c *ShapeContext) error {
+	if !c.Known() {
+		return nil
+	}
+	top, err := l.topShape(c.Bottoms[0])
+	if err != nil {
+		return c.Errorf("%w", err)
+	}
+	c.Tops[0] = top
+	return nil
+}
+
 // Reshape rebuilds the levels when the input size changes, and shapes
 // the top.
 func (l *SPP) Reshape(bottom, top []*Blob) error {
 	b := bottom[0]
-	if b.NumAxes() != 4 {
-		return l.errorf("input of shape %v: want N×C×H×W", b.Shape())
+	shape, err := l.topShape(b.shape)
+	if err != nil {
+		return l.errorf("%w", err)
 	}
 	h, w := b.Dim(2), b.Dim(3)
 	if h != l.inH || w != l.inW || l.levels == nil {
@@ -107,11 +148,7 @@ func (l *SPP) Reshape(bottom, top []*Blob) error {
 		l.perSample = append(l.perSample, n)
 		l.sampleValues += n
 	}
-	if l.height == 1 {
-		top[0].ReshapeLike(l.pooled[0])
-	} else {
-		top[0].Reshape(b.Dim(0), l.sampleValues)
-	}
+	top[0].Reshape(shape...)
 	l.scratch.ReshapeLike(b)
 	return nil
 }

@@ -109,25 +109,42 @@ func newNetFromDef(def *NetDef, opts NetOptions) (n *Net, err error) {
 		opts:        opts,
 		blobIndex:   map[string]int{},
 		layerByName: map[string]int{},
-		params:      make([]*Blob, len(def.Params)),
 	}
-	paramLayerNames := map[string]bool{}
 	for _, ld := range def.Layers {
 		if _, dup := n.layerByName[ld.Name]; !dup {
 			n.layerByName[ld.Name] = ld.Index
 		}
+		if err := n.appendLayer(ld); err != nil {
+			return nil, err
+		}
+	}
+	// Layers of a type without a shape rule tell how many parameter
+	// blobs they have once they are set up.
+	counts := make([]int, len(def.Layers))
+	for i, ld := range def.Layers {
+		counts[i] = len(ld.Params)
+		if !ld.ParamsKnown {
+			counts[i] = len(n.layers[i].Params())
+		}
+	}
+	if n.def, err = def.withParamCounts(counts); err != nil {
+		return nil, err
+	}
+	n.params = make([]*Blob, len(n.def.Params))
+	paramLayerNames := map[string]bool{}
+	for i, ld := range n.def.Layers {
 		if len(ld.Params) > 0 {
 			if paramLayerNames[ld.Name] {
 				return nil, ld.errorf("another layer with parameters has the same name; weights are kept by layer name, so rename one")
 			}
 			paramLayerNames[ld.Name] = true
 		}
-		if err := n.appendLayer(ld); err != nil {
+		if err := n.wireParams(i); err != nil {
 			return nil, err
 		}
 	}
-	n.learnable = make([]*Blob, len(def.Learnable))
-	for i, p := range def.Learnable {
+	n.learnable = make([]*Blob, len(n.def.Learnable))
+	for i, p := range n.def.Learnable {
 		n.learnable[i] = n.params[p]
 	}
 	n.analyseBackward()
@@ -191,20 +208,23 @@ func (n *Net) appendLayer(ld *LayerDef) (err error) {
 	n.tops = append(n.tops, tops)
 	n.bottomShapes = append(n.bottomShapes, recordShapes(nil, bottoms))
 
-	// Parameters: check the count, share named ones, note the gradients
-	// that are not needed.
+	return nil
+}
+
+// wireParams checks layer i's parameter blobs against its definition,
+// shares the named ones and notes the gradients that are not needed.
+func (n *Net) wireParams(i int) error {
+	ld, layer := n.def.Layers[i], n.layers[i]
 	blobs := layer.Params()
 	if len(blobs) != len(ld.Params) {
-		if ld.ParamsKnown || len(blobs) < len(ld.Params) {
-			return ld.errorf("the layer made %d parameter blobs, the definition expects %d", len(blobs), len(ld.Params))
-		}
-		// A layer type whose parameter count the definition cannot tell:
-		// its extra blobs are neither shared nor learned.
-		blobs = blobs[:len(ld.Params)]
+		return ld.errorf("the layer made %d parameter blobs, the definition expects %d", len(blobs), len(ld.Params))
 	}
 	for j, pid := range ld.Params {
 		pd := n.def.Params[pid]
 		b := blobs[j]
+		if b == nil {
+			return ld.errorf("parameter blob %d is nil", j)
+		}
 		if pd.Owner >= 0 {
 			owner := n.params[pd.Owner]
 			od := n.def.Params[pd.Owner]
@@ -228,7 +248,7 @@ func (n *Net) appendLayer(ld *LayerDef) (err error) {
 	}
 	for j, w := range ld.LossWeights {
 		if w != 0 {
-			n.lossTops = append(n.lossTops, lossTop{blob: tops[j], weight: w})
+			n.lossTops = append(n.lossTops, lossTop{blob: n.tops[i][j], weight: w})
 		}
 	}
 	return nil
@@ -354,10 +374,9 @@ func (n *Net) analyseBackward() {
 	if n.def.ForceBackward {
 		for i, ld := range n.def.Layers {
 			n.layerNeedBackward[i] = true
-			lt, _ := LookupLayerType(ld.Type)
 			limiter, _ := n.layers[i].(ForceBackwardLimiter)
 			for j := range ld.Bottoms {
-				allow := !lt.Loss || j != 1
+				allow := !ld.typ.Loss || j != 1
 				if limiter != nil {
 					allow = limiter.AllowForceBackward(j)
 				}

@@ -1,6 +1,7 @@
 package caffe
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -171,6 +172,9 @@ type LayerDef struct {
 	ParamsKnown bool
 	// Pos is where the layer was defined, when it came from a text file.
 	Pos Position
+
+	typ   LayerType // the registered type that makes and shapes the layer
+	layer Layer     // made by typ.New to read its settings, never set up; nil without New
 }
 
 // ParamDef is one parameter blob of a layer.
@@ -283,18 +287,16 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 		if lp.Phase == nil {
 			lp.Phase = caffepb.Phase(state.Phase).Enum()
 		}
-		lt, err := LookupLayerType(l.Type)
+		lt, err := layerTypeOf(lp)
 		if err != nil {
 			return nil, l.errorf("%s", strings.TrimPrefix(err.Error(), "caffe: "))
 		}
-		if !lt.bottoms.allows(len(l.Bottoms)) {
-			return nil, l.errorf("takes %v bottom blobs, has %d", lt.bottoms, len(l.Bottoms))
+		l.typ = lt
+		if !lt.Bottoms.Allows(len(l.Bottoms)) {
+			return nil, l.errorf("takes %v bottom blobs, has %d", lt.Bottoms, len(l.Bottoms))
 		}
-		if !lt.tops.allows(len(l.Tops)) {
-			return nil, l.errorf("takes %v top blobs, has %d", lt.tops, len(l.Tops))
-		}
-		if (l.Type == "Convolution" || l.Type == "Deconvolution") && len(l.Tops) != len(l.Bottoms) {
-			return nil, l.errorf("needs one top per bottom, has %d bottoms and %d tops", len(l.Bottoms), len(l.Tops))
+		if !lt.Tops.Allows(len(l.Tops)) {
+			return nil, l.errorf("takes %v top blobs, has %d", lt.Tops, len(l.Tops))
 		}
 		if len(lp.PropagateDown) > 0 && len(lp.PropagateDown) != len(l.Bottoms) {
 			return nil, l.errorf("propagate_down must be given 0 times or once per bottom (%d), not %d times", len(l.Bottoms), len(lp.PropagateDown))
@@ -329,22 +331,62 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 		if err := resolveLossWeights(l, lt); err != nil {
 			return nil, err
 		}
-		if err := resolveParams(def, l, shareOwner); err != nil {
+		if err := l.makeLayer(); err != nil {
+			return nil, err
+		}
+		n, known, err := l.countParams()
+		if err != nil {
+			return nil, err
+		}
+		if err := resolveParams(def, l, shareOwner, n, known); err != nil {
 			return nil, err
 		}
 	}
-	// Sharers see the multipliers of the parameter they share.
-	for _, p := range def.Params {
-		if p.Owner >= 0 {
-			o := def.Params[p.Owner]
-			p.LrMult, p.DecayMult = o.LrMult, o.DecayMult
-		}
-	}
+	def.shareMultipliers()
 	for b := range available {
 		def.Outputs = append(def.Outputs, b)
 	}
 	sort.Strings(def.Outputs)
 	return def, nil
+}
+
+// shareMultipliers gives sharers the multipliers of the parameter they
+// share.
+func (d *NetDef) shareMultipliers() {
+	for _, p := range d.Params {
+		if p.Owner >= 0 {
+			o := d.Params[p.Owner]
+			p.LrMult, p.DecayMult = o.LrMult, o.DecayMult
+		}
+	}
+}
+
+// withParamCounts returns the definition with its parameters resolved
+// again for the given number of parameter blobs per layer, as set-up
+// layers whose count was not known beforehand report it; d itself when
+// nothing changes.
+func (d *NetDef) withParamCounts(counts []int) (*NetDef, error) {
+	same := true
+	for i, l := range d.Layers {
+		same = same && counts[i] == len(l.Params)
+	}
+	if same {
+		return d, nil
+	}
+	c := *d
+	c.Params, c.Learnable = nil, nil
+	c.Layers = make([]*LayerDef, len(d.Layers))
+	shareOwner := map[string]int{}
+	for i, l := range d.Layers {
+		cl := *l
+		cl.Params = nil
+		c.Layers[i] = &cl
+		if err := resolveParams(&c, &cl, shareOwner, counts[i], l.ParamsKnown); err != nil {
+			return nil, err
+		}
+	}
+	c.shareMultipliers()
+	return &c, nil
 }
 
 func availableList(produced []string, available map[string]bool) string {
@@ -478,68 +520,55 @@ func resolveLossWeights(l *LayerDef, lt LayerType) error {
 	return nil
 }
 
-// numParamBlobs returns how many parameter blobs a layer has, as far as
-// its definition tells.
-func numParamBlobs(lp *caffepb.LayerParameter) (int, bool) {
-	b := func(v bool) int {
-		if v {
-			return 1
+// makeLayer makes the layer from its definition, to read its settings
+// (it is never set up; a net makes its own).
+func (l *LayerDef) makeLayer() error {
+	if l.typ.New == nil {
+		return nil
+	}
+	env := &LayerEnv{Phase: l.Param.GetPhase(), Threads: 1}
+	err := safeLayerCall(l, func() (err error) {
+		l.layer, err = l.typ.New(l.Param, env)
+		if err == nil && l.layer == nil {
+			err = errors.New("the constructor returned no layer")
 		}
-		return 0
+		return err
+	})
+	if err != nil {
+		return l.errorf("%s", strings.TrimPrefix(err.Error(), "caffe: "))
 	}
-	switch lp.GetType() {
-	case "Convolution", "Deconvolution":
-		return 1 + b(lp.GetConvolutionParam().GetBiasTerm()), true
-	case "InnerProduct":
-		return 1 + b(lp.GetInnerProductParam().GetBiasTerm()), true
-	case "Embed":
-		return 1 + b(lp.GetEmbedParam().GetBiasTerm()), true
-	case "BatchNorm":
-		return 3, true
-	case "Scale":
-		return b(len(lp.Bottom) == 1) + b(lp.GetScaleParam().GetBiasTerm()), true
-	case "Bias":
-		return b(len(lp.Bottom) == 1), true
-	case "PReLU", "Parameter":
-		return 1, true
-	case "LSTM":
-		return 3 + b(hasStaticInput(lp)), true
-	case "RNN":
-		return 5 + b(hasStaticInput(lp)), true
-	case "Python":
-		return len(lp.Param), false
-	}
-	return 0, true
+	return nil
 }
 
-// hasStaticInput reports whether a recurrent layer has the optional static
-// input bottom.
-func hasStaticInput(lp *caffepb.LayerParameter) bool {
-	hidden := 0
-	if lp.GetRecurrentParam().GetExposeHidden() {
-		hidden = 1
-		if lp.GetType() == "LSTM" {
-			hidden = 2
-		}
+// countParams returns how many parameter blobs the layer has, from its
+// type's shape rule run on unknown bottoms, and whether that is known
+// before the layer is set up: without a rule, the count is that of the
+// definition's param entries until a net sets the layer up.
+func (l *LayerDef) countParams() (int, bool, error) {
+	if l.typ.Shape == nil {
+		return len(l.Param.Param), false, nil
 	}
-	return len(lp.Bottom) > 2+hidden
+	c, err := l.inferShapes(make([]Shape, len(l.Bottoms)))
+	if err != nil {
+		return 0, false, err
+	}
+	return len(c.Params), true, nil
 }
 
-func resolveParams(def *NetDef, l *LayerDef, shareOwner map[string]int) error {
+func resolveParams(def *NetDef, l *LayerDef, shareOwner map[string]int, n int, known bool) error {
 	lp := l.Param
-	n, known := numParamBlobs(lp)
 	l.ParamsKnown = known
 	if len(lp.Param) > n {
 		return l.errorf("has %d param entries but only %d parameter blobs", len(lp.Param), n)
 	}
-	if l.Type == "BatchNorm" {
-		// BatchNorm keeps statistics, not learned weights: its blobs get
-		// lr_mult 0, and a non-zero one is refused.
+	if l.typ.NotLearned {
+		// The blobs hold statistics the layer keeps, not learned weights:
+		// they get lr_mult 0, and a non-zero one is refused.
 		for i := 0; i < n; i++ {
 			if i == len(lp.Param) {
 				lp.Param = append(lp.Param, &caffepb.ParamSpec{LrMult: proto.Float32(0)})
 			} else if lp.Param[i].GetLrMult() != 0 {
-				return l.errorf("param %d has lr_mult %g; BatchNorm statistics cannot be learned, set lr_mult: 0", i, lp.Param[i].GetLrMult())
+				return l.errorf("param %d has lr_mult %g; %s statistics cannot be learned, set lr_mult: 0", i, lp.Param[i].GetLrMult(), l.Type)
 			}
 		}
 	}

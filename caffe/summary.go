@@ -47,17 +47,20 @@ func Summarize(def *NetDef, inputShapes map[string][]int) (*Summary, error) {
 	}
 	s := &Summary{Net: def.Name, State: def.State, ParamsKnown: true, Inputs: def.Inputs, Outputs: def.Outputs}
 	for i, l := range def.Layers {
-		row := SummaryRow{Layer: l.Name, Type: l.Type, Tops: l.Tops, Shapes: shapes.Layers[i].Tops, ParamsKnown: l.ParamsKnown}
-		for k, id := range l.Params {
-			p := def.Params[id]
-			if p.Owner >= 0 {
-				owner := def.Layers[def.Params[p.Owner].Layer].Name
-				if len(row.Shares) == 0 || row.Shares[len(row.Shares)-1] != owner {
-					row.Shares = append(row.Shares, owner)
+		ls := shapes.Layers[i]
+		// A layer whose parameter blobs are known only once it is set
+		// up has them counted when shape inference set it up.
+		row := SummaryRow{Layer: l.Name, Type: l.Type, Tops: l.Tops, Shapes: ls.Tops, ParamsKnown: l.ParamsKnown || ls.setUp}
+		for k, shape := range ls.Params {
+			if k < len(l.Params) {
+				if p := def.Params[l.Params[k]]; p.Owner >= 0 {
+					owner := def.Layers[def.Params[p.Owner].Layer].Name
+					if len(row.Shares) == 0 || row.Shares[len(row.Shares)-1] != owner {
+						row.Shares = append(row.Shares, owner)
+					}
+					continue
 				}
-				continue
 			}
-			shape := shapes.Layers[i].Params[k]
 			if !shape.Known() {
 				row.ParamsKnown = false
 				continue

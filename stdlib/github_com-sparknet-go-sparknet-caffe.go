@@ -13,6 +13,8 @@ func init() {
 	Symbols["github.com/sparknet-go/sparknet/caffe/caffe"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ArrayFromBlob":           reflect.ValueOf(caffe.ArrayFromBlob),
+		"AtLeast":                 reflect.ValueOf(caffe.AtLeast),
+		"Between":                 reflect.ValueOf(caffe.Between),
 		"BlobData":                reflect.ValueOf(caffe.BlobData),
 		"BlobFromArray":           reflect.ValueOf(caffe.BlobFromArray),
 		"BlobShape":               reflect.ValueOf(caffe.BlobShape),
@@ -23,6 +25,7 @@ func init() {
 		"DataTransform":           reflect.ValueOf(caffe.DataTransform),
 		"ErrDiverged":             reflect.ValueOf(&caffe.ErrDiverged).Elem(),
 		"EvaluateNet":             reflect.ValueOf(caffe.EvaluateNet),
+		"Exactly":                 reflect.ValueOf(caffe.Exactly),
 		"FillBlob":                reflect.ValueOf(caffe.FillBlob),
 		"FillerTypes":             reflect.ValueOf(caffe.FillerTypes),
 		"FindNetFile":             reflect.ValueOf(caffe.FindNetFile),
@@ -61,6 +64,7 @@ func init() {
 		"RegisterDataSource":      reflect.ValueOf(caffe.RegisterDataSource),
 		"RegisterLRPolicy":        reflect.ValueOf(caffe.RegisterLRPolicy),
 		"RegisterLayer":           reflect.ValueOf(caffe.RegisterLayer),
+		"RegisterLayerType":       reflect.ValueOf(caffe.RegisterLayerType),
 		"RegisterSolverType":      reflect.ValueOf(caffe.RegisterSolverType),
 		"ReplaceDataLayers":       reflect.ValueOf(caffe.ReplaceDataLayers),
 		"SetDataSources":          reflect.ValueOf(caffe.SetDataSources),
@@ -85,6 +89,7 @@ func init() {
 		"BatchReindex":            reflect.ValueOf((*caffe.BatchReindex)(nil)),
 		"Bias":                    reflect.ValueOf((*caffe.Bias)(nil)),
 		"Blob":                    reflect.ValueOf((*caffe.Blob)(nil)),
+		"BlobCount":               reflect.ValueOf((*caffe.BlobCount)(nil)),
 		"Clip":                    reflect.ValueOf((*caffe.Clip)(nil)),
 		"Concat":                  reflect.ValueOf((*caffe.Concat)(nil)),
 		"ContrastiveLoss":         reflect.ValueOf((*caffe.ContrastiveLoss)(nil)),
@@ -105,6 +110,8 @@ func init() {
 		"Filter":                  reflect.ValueOf((*caffe.Filter)(nil)),
 		"Flatten":                 reflect.ValueOf((*caffe.Flatten)(nil)),
 		"ForceBackwardLimiter":    reflect.ValueOf((*caffe.ForceBackwardLimiter)(nil)),
+		"GradientCheck":           reflect.ValueOf((*caffe.GradientCheck)(nil)),
+		"GradientError":           reflect.ValueOf((*caffe.GradientError)(nil)),
 		"HingeLoss":               reflect.ValueOf((*caffe.HingeLoss)(nil)),
 		"Im2colLayer":             reflect.ValueOf((*caffe.Im2colLayer)(nil)),
 		"InfogainLoss":            reflect.ValueOf((*caffe.InfogainLoss)(nil)),
@@ -120,7 +127,6 @@ func init() {
 		"LayerType":               reflect.ValueOf((*caffe.LayerType)(nil)),
 		"LoadOptions":             reflect.ValueOf((*caffe.LoadOptions)(nil)),
 		"Log":                     reflect.ValueOf((*caffe.Log)(nil)),
-		"LossLayer":               reflect.ValueOf((*caffe.LossLayer)(nil)),
 		"MVN":                     reflect.ValueOf((*caffe.MVN)(nil)),
 		"MemoryData":              reflect.ValueOf((*caffe.MemoryData)(nil)),
 		"MultinomialLogisticLoss": reflect.ValueOf((*caffe.MultinomialLogisticLoss)(nil)),
@@ -144,6 +150,8 @@ func init() {
 		"SPP":                     reflect.ValueOf((*caffe.SPP)(nil)),
 		"Scale":                   reflect.ValueOf((*caffe.Scale)(nil)),
 		"Shape":                   reflect.ValueOf((*caffe.Shape)(nil)),
+		"ShapeContext":            reflect.ValueOf((*caffe.ShapeContext)(nil)),
+		"ShapeRule":               reflect.ValueOf((*caffe.ShapeRule)(nil)),
 		"Shapes":                  reflect.ValueOf((*caffe.Shapes)(nil)),
 		"Sigmoid":                 reflect.ValueOf((*caffe.Sigmoid)(nil)),
 		"SigmoidCrossEntropyLoss": reflect.ValueOf((*caffe.SigmoidCrossEntropyLoss)(nil)),
@@ -170,7 +178,6 @@ func init() {
 		// interface wrapper definitions
 		"_ForceBackwardLimiter": reflect.ValueOf((*_github_com_sparknet_go_sparknet_caffe_ForceBackwardLimiter)(nil)),
 		"_Layer":                reflect.ValueOf((*_github_com_sparknet_go_sparknet_caffe_Layer)(nil)),
-		"_LossLayer":            reflect.ValueOf((*_github_com_sparknet_go_sparknet_caffe_LossLayer)(nil)),
 		"_ParamPropagation":     reflect.ValueOf((*_github_com_sparknet_go_sparknet_caffe_ParamPropagation)(nil)),
 	}
 }
@@ -212,40 +219,6 @@ func (W _github_com_sparknet_go_sparknet_caffe_Layer) Setup(bottom []*caffe.Blob
 	return W.WSetup(bottom, top)
 }
 func (W _github_com_sparknet_go_sparknet_caffe_Layer) Type() string {
-	return W.WType()
-}
-
-// _github_com_sparknet_go_sparknet_caffe_LossLayer is an interface wrapper for LossLayer type
-type _github_com_sparknet_go_sparknet_caffe_LossLayer struct {
-	IValue    interface{}
-	WBackward func(top []*caffe.Blob, propagateDown []bool, bottom []*caffe.Blob)
-	WForward  func(bottom []*caffe.Blob, top []*caffe.Blob) error
-	WIsLoss   func() bool
-	WParams   func() []*caffe.Blob
-	WReshape  func(bottom []*caffe.Blob, top []*caffe.Blob) error
-	WSetup    func(bottom []*caffe.Blob, top []*caffe.Blob) error
-	WType     func() string
-}
-
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) Backward(top []*caffe.Blob, propagateDown []bool, bottom []*caffe.Blob) {
-	W.WBackward(top, propagateDown, bottom)
-}
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) Forward(bottom []*caffe.Blob, top []*caffe.Blob) error {
-	return W.WForward(bottom, top)
-}
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) IsLoss() bool {
-	return W.WIsLoss()
-}
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) Params() []*caffe.Blob {
-	return W.WParams()
-}
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) Reshape(bottom []*caffe.Blob, top []*caffe.Blob) error {
-	return W.WReshape(bottom, top)
-}
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) Setup(bottom []*caffe.Blob, top []*caffe.Blob) error {
-	return W.WSetup(bottom, top)
-}
-func (W _github_com_sparknet_go_sparknet_caffe_LossLayer) Type() string {
 	return W.WType()
 }
 

@@ -317,7 +317,11 @@ func TestImageDataLayer(t *testing.T) {
 	if seen[10] != 2 || seen[11] != 2 || seen[12] != 2 {
 		t.Errorf("shuffled labels over two epochs: %v", seen)
 	}
-	if _, err := NewLayer(parseLayerDef(t, `type: "ImageData" image_data_param { source: "none.txt" batch_size: 1 }`), env); err == nil || !strings.Contains(err.Error(), "none.txt") {
+	missing, err := NewLayer(parseLayerDef(t, `type: "ImageData" image_data_param { source: "none.txt" batch_size: 1 }`), env)
+	if err != nil {
+		t.Fatalf("the constructor reads no files: %v", err)
+	}
+	if err := missing.Setup(nil, blobs(NewBlob(), NewBlob())); err == nil || !strings.Contains(err.Error(), "none.txt") {
 		t.Errorf("a missing list: %v", err)
 	}
 }
