@@ -7,8 +7,8 @@
 // master given by `--master` (`local[*]`: one worker per core).
 // Transformations (`Map`, `Filter`, ...) are lazy and only record
 // lineage; actions (`Collect`, `Count`, `Reduce`, ...) run jobs. Callbacks
-// are plain Go functions on `any` values, so they can be typed at the
-// prompt.
+// are plain Go functions of the elements' types, such as
+// `func(x int) int`, typed at the prompt.
 //
 //     go run ./cmd/sparknet-shell --notebook examples/rdd_basics.go --out rdd_basics.md
 
@@ -26,20 +26,20 @@ words.Collect()
 // %% Transformations are lazy
 // `Map` and `Filter` return new RDDs at once; nothing runs until an
 // action. `Lineage` shows the recorded steps.
-squares := nums.Map(func(v any) any { return v.(int) * v.(int) })
-odd := squares.Filter(func(v any) bool { return v.(int)%2 == 1 })
+squares := nums.Map(func(v int) int { return v * v })
+odd := squares.Filter(func(v int) bool { return v%2 == 1 })
 fmt.Print(odd.Lineage())
 
 // %% Actions run jobs
 // `Collect` brings the elements back in partition order; `Reduce`
 // combines them on the workers first.
 fmt.Println(odd.Collect())
-odd.Reduce(func(a, b any) any { return a.(int) + b.(int) })
+odd.Reduce(func(a, b int) int { return a + b })
 
 // %% Caching
 // `Cache` keeps computed partitions in their workers' memory, so later
 // jobs skip the computation: what SparkNet does with training data.
-slow := nums.Map(func(v any) any { time.Sleep(time.Millisecond); return v })
+slow := nums.Map(func(v int) int { time.Sleep(time.Millisecond); return v })
 slow.Cache()
 start := time.Now()
 slow.Count()
@@ -54,12 +54,27 @@ fmt.Printf("cached partitions: %d; first count %v, second %v\n", slow.CachedPart
 // tasks add.
 scale, _ := sc.Broadcast(10)
 seen := sc.Accumulator("elements seen")
-scaled := nums.Map(func(v any) any {
+scaled := nums.Map(func(v int) int {
 	seen.Add(1)
-	return v.(int) * scale.Value().(int)
+	return v * scale.Value().(int)
 })
-total, _ := scaled.Reduce(func(a, b any) any { return a.(int) + b.(int) })
+total, _ := scaled.Reduce(func(a, b int) int { return a + b })
 fmt.Println("total:", total, "elements seen:", seen.Value())
+
+// %% Pairs and shuffles
+// An RDD of `rdd.Pair{Key, Value}` has Spark's key-value operations:
+// `ReduceByKey`, `GroupByKey`, `Join`, `SortByKey` and more. They
+// shuffle: every element moves to the partition that holds its key.
+// A word count:
+counts := words.Union(sc.Parallelize([]string{"go", "spark", "go"}, 1)).
+	Map(func(w string) rdd.Pair { return rdd.Pair{Key: w, Value: 1} }).
+	ReduceByKey(func(a, b int) int { return a + b })
+counts.SortByKey(true).Collect()
+
+// %% Joins
+// Joining two RDDs of pairs pairs up the values of equal keys.
+lengths := words.KeyBy(func(w string) string { return w }).MapValues(func(w string) int { return len(w) })
+counts.Join(lengths).SortByKey(true).Take(3)
 
 // %% Watching jobs
 // A Context reports the start and end of jobs, stages and tasks to its
@@ -77,7 +92,7 @@ unsubscribe := sc.Subscribe(func(e rdd.Event) {
 		mu.Unlock()
 	}
 })
-sc.Range(0, 1000, 1, 8).Map(func(v any) any { return v }).Count()
+sc.Range(0, 1000, 1, 8).Map(func(v int) int { return v }).Count()
 unsubscribe()
 t := display.NewTable("worker", "tasks")
 for w, n := range perWorker {
@@ -89,8 +104,8 @@ t
 // A panic in a callback fails its task; the task is retried, and when
 // every attempt fails the action returns an error naming the partition
 // and the element. The session goes on.
-bad := nums.Map(func(v any) any {
-	if v.(int) == 13 {
+bad := nums.Map(func(v int) int {
+	if v == 13 {
 		panic("unlucky number")
 	}
 	return v

@@ -94,14 +94,14 @@ func describeValue(v any) string {
 	if v == nil {
 		return "nil"
 	}
-	s := fmt.Sprintf("%#v", v)
-	if len(s) > 40 {
+	s := fmt.Sprintf("%v", v)
+	if _, ok := v.(string); ok {
+		s = fmt.Sprintf("%q", v)
+	}
+	if len(s) > 40 || s == "" {
 		return typeName(reflect.TypeOf(v))
 	}
-	if _, ok := v.(string); ok || reflect.TypeOf(v).Kind() <= reflect.Complex128 {
-		return fmt.Sprintf("%s (%v)", typeName(reflect.TypeOf(v)), s)
-	}
-	return typeName(reflect.TypeOf(v))
+	return fmt.Sprintf("%s (%s)", typeName(reflect.TypeOf(v)), s)
 }
 
 // typeName is how errors spell a type.

@@ -32,7 +32,7 @@ func TestExampleNotebooks(t *testing.T) {
 			name: "rdd",
 			file: "rdd_basics.go",
 			want: []string{"# RDD basics", "rdd.Context{master: local[2], workers: 2}", "(4) Filter[4]",
-				"1330 (int)", "cached partitions: 4", "total: 1900 elements seen: 20", "| worker | tasks |", "unlucky number"},
+				"1330 (int)", "cached partitions: 4", "total: 1900 elements seen: 20", "(caffe, 1) (go, 3) (net, 1)", "(caffe, (1, 5)) (go, (3, 2))", "| worker | tasks |", "unlucky number"},
 		},
 		{
 			name:   "mnist",
