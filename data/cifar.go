@@ -183,3 +183,18 @@ func growFloats(f []float32, n int) []float32 {
 	copy(out, f)
 	return out
 }
+
+func init() {
+	mustRegister(Format{
+		Name: "cifar10",
+		Doc:  "a folder of CIFAR-10 binary batches",
+		Detect: func(p string) bool {
+			return globAny(p, "data_batch_*.bin", "test_batch.bin", "cifar-10-batches-bin/*_batch*.bin")
+		},
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) {
+			train, _ := o.train()
+			return LoadCIFAR10(p, train)
+		}),
+		Splits: true,
+	})
+}

@@ -25,13 +25,36 @@
 //     pure Go, over the file's pages.
 //   - LevelDB databases of the same records (--backend=leveldb):
 //     ReadLevelDB, through github.com/syndtr/goleveldb.
+//   - Parquet, the columnar format Spark jobs write, through
+//     github.com/parquet-go/parquet-go: a file or a folder of part
+//     files, as samples (a column of bytes, raw or encoded images, or of
+//     number lists, and a label column: ReadParquet) or as rows of any
+//     flat table (ReadParquetRows); WriteParquet and WriteParquetRows
+//     write files that Spark, pandas and DuckDB read.
+//
+// # One registry of formats
+//
+// Every format registers itself, in the file that reads it, under a
+// name; Read opens "FORMAT:PATH" (or a bare path whose format is
+// detected) and returns a Dataset of samples or of rows:
+//
+//	d, err := data.Read("mnist:/data/mnist", data.ReadOptions{Split: "test"})
+//	d, err = data.Read("parquet:out/train", data.ReadOptions{})
+//
+// The formats are mnist, cifar10, lmdb, leveldb, images (one folder per
+// class), imagelist (Caffe's image lists), csv, parquet and text; Formats
+// lists them, RegisterFormat adds one. Caffe's Data layer and rdd's
+// sc.Read open data sets through this registry.
 //
 // Every reader returns an *Error naming the file and the byte offset,
 // record or line of a problem, wrapping ErrTruncated, ErrFormat or
 // ErrTooLarge. Declared sizes are checked against the file size before
 // anything is allocated, and on streams of unknown length buffers grow
 // only as data arrives, so truncated or corrupt files cannot make a
-// reader panic or allocate gigabytes.
+// reader panic or allocate gigabytes. Parquet metadata (the footer and
+// every page header) is decoded and checked before the library reads the
+// file, and no file may claim more than 1100 decoded bytes or values per
+// byte it holds.
 //
 // # Samples
 //

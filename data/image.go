@@ -321,3 +321,19 @@ func splitCoord(f float64, n int) (int, float64) {
 	}
 	return i, f - float64(i)
 }
+
+func init() {
+	mustRegister(Format{
+		Name: "images",
+		Doc:  "a folder with one subfolder of JPEG or PNG images per class",
+		Detect: func(p string) bool {
+			return isDir(p) && globAny(p, "*/*.jpg", "*/*.jpeg", "*/*.png", "*/*.JPG", "*/*.JPEG", "*/*.PNG")
+		},
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) { return ReadImageFolder(p, o.Image) }),
+	})
+	mustRegister(Format{
+		Name: "imagelist",
+		Doc:  `a Caffe image list of "PATH LABEL" lines, paths relative to the list's folder`,
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) { return ReadImageList(p, "", o.Image) }),
+	})
+}

@@ -54,3 +54,14 @@ func levelDBError(path string, err error) error {
 	}
 	return inFile(path, fmt.Errorf("%w: %v", ErrFormat, err))
 }
+
+func init() {
+	mustRegister(Format{
+		Name: "leveldb",
+		Doc:  "a LevelDB database of Caffe Datum records, as Caffe's convert tools write them",
+		Detect: func(p string) bool {
+			return exists(filepath.Join(p, "CURRENT")) && globAny(p, "MANIFEST-*")
+		},
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) { return ReadLevelDB(p, o.Image) }),
+	})
+}

@@ -8,6 +8,7 @@ import (
 	"math/bits"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // LMDB is a read-only view of an LMDB database's main table, as Caffe's
@@ -331,4 +332,15 @@ func (db *LMDB) samples(o ImageOptions) (*Samples, error) {
 		return nil, err
 	}
 	return c.result()
+}
+
+func init() {
+	mustRegister(Format{
+		Name: "lmdb",
+		Doc:  "an LMDB database of Caffe Datum records, as Caffe's convert tools write them",
+		Detect: func(p string) bool {
+			return exists(filepath.Join(p, "data.mdb")) || (strings.HasSuffix(p, ".mdb") && exists(p))
+		},
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) { return ReadLMDB(p, o.Image) }),
+	})
 }

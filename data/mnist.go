@@ -207,3 +207,16 @@ func ReadMNIST(imagesPath, labelsPath string) (*Samples, error) {
 	s.Labels = lab.Float32s()
 	return s, nil
 }
+
+func init() {
+	mustRegister(Format{
+		Name:   "mnist",
+		Doc:    "a folder of MNIST IDX files, plain or gzipped",
+		Detect: func(p string) bool { return globAny(p, "*-images-idx3-ubyte*", "*-images.idx3-ubyte*") },
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) {
+			train, _ := o.train()
+			return LoadMNIST(p, train)
+		}),
+		Splits: true,
+	})
+}

@@ -14,8 +14,36 @@ import (
 const maxLineBytes = 64 << 20
 
 // ReadLines reads a text file (gzip detected by its magic bytes) into its
-// lines, without line terminators ("\n" or "\r\n").
+// lines, without line terminators ("\n" or "\r\n"). A folder is read as
+// the part files of one text, in name order, as SaveAsTextFile and Spark
+// write them.
 func ReadLines(path string) ([]string, error) {
+	if isDir(path) {
+		return readLinesParts(path)
+	}
+	return readLinesFile(path)
+}
+
+// WriteLines writes lines to a text file, each followed by "\n", under a
+// temporary name that is renamed when complete.
+func WriteLines(path string, lines []string) error {
+	return writeFileAtomic(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		for _, l := range lines {
+			bw.WriteString(l)
+			if err := bw.WriteByte('\n'); err != nil {
+				return fmt.Errorf("data: writing %s: %w", path, err)
+			}
+		}
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("data: writing %s: %w", path, err)
+		}
+		return nil
+	})
+}
+
+// readLinesFile reads the lines of one file.
+func readLinesFile(path string) ([]string, error) {
 	src, err := openFile(path)
 	if err != nil {
 		return nil, err
@@ -124,4 +152,64 @@ func DecodeCSV(r io.Reader, name string, o CSVOptions) (*Samples, error) {
 		return nil, inFile(name, fmt.Errorf("no data records"))
 	}
 	return s, nil
+}
+
+// readLinesParts reads the lines of a text file, or of every part file
+// of a folder in name order.
+func readLinesParts(path string) ([]string, error) {
+	files, err := partFiles(path, nil)
+	if err != nil {
+		return nil, err
+	}
+	var lines []string
+	for _, f := range files {
+		l, err := readLinesFile(f)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, l...)
+	}
+	return lines, nil
+}
+
+func init() {
+	mustRegister(Format{
+		Name: "text",
+		Doc:  "a text file (or a folder of part files), one element per line",
+		Read: func(p string, _ ReadOptions) (*Dataset, error) {
+			lines, err := ReadLines(p)
+			if err != nil {
+				return nil, err
+			}
+			rows := make([]any, len(lines))
+			for i, l := range lines {
+				rows[i] = l
+			}
+			return &Dataset{Rows: rows}, nil
+		},
+	})
+	mustRegister(Format{
+		Name: "csv",
+		Doc:  "a CSV file of numbers (or a folder of part files), the label in the first column unless the options say otherwise",
+		Detect: func(p string) bool {
+			l := strings.ToLower(p)
+			return strings.HasSuffix(l, ".csv") || strings.HasSuffix(l, ".csv.gz")
+		},
+		Read: samplesOf(func(p string, o ReadOptions) (*Samples, error) {
+			files, err := partFiles(p, nil)
+			if err != nil {
+				return nil, err
+			}
+			parts := make([]*Samples, len(files))
+			for i, f := range files {
+				if parts[i], err = ReadCSV(f, o.CSV); err != nil {
+					return nil, err
+				}
+			}
+			if len(parts) == 1 {
+				return parts[0], nil
+			}
+			return Concat(parts...)
+		}),
+	})
 }

@@ -37,6 +37,28 @@ func TestKeyValue(t *testing.T) {
 	}
 }
 
+// TestSaveAndReadEngines writes and reads Parquet and text folders under
+// local[3] and 3 SPMD ranks, which each write their own partitions.
+func TestSaveAndReadEngines(t *testing.T) {
+	sc, err := rdd.NewContext("local[3]")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := spmdtest.SaveAndRead(sc, t.TempDir())
+	sc.Close()
+	for _, l := range strings.Split(strings.TrimSpace(want), "\n") {
+		if !strings.Contains(l, " ok ") {
+			t.Errorf("local[3]: %s", l)
+		}
+	}
+	dir := t.TempDir()
+	for r, out := range onLocalRanks(t, 3, func(sc *rdd.Context) string { return spmdtest.SaveAndRead(sc, dir) }) {
+		if out != want {
+			t.Errorf("rank %d of 3 found\n%s\nlocal[3] found\n%s", r, out, want)
+		}
+	}
+}
+
 func checkKeyValue(t *testing.T, name, out string) {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(out), "\n")

@@ -114,7 +114,8 @@ func (sc *Context) CSV(path string, o data.CSVOptions, numPartitions int) (*RDD,
 	})
 }
 
-// TextFile reads a text file (plain or gzip) into an RDD of its lines, as
+// TextFile reads a text file (plain or gzip), or a folder of part files
+// as SaveAsTextFile and Spark write them, into an RDD of its lines, as
 // strings.
 func (sc *Context) TextFile(path string, numPartitions int) (*RDD, error) {
 	if _, err := sc.partitionsOrDefault("TextFile", numPartitions); err != nil {

@@ -97,7 +97,7 @@ func keyValueScenario() error {
 	if err != nil {
 		return err
 	}
-	out := spmdtest.KeyValue(sc, 1)
+	out := spmdtest.KeyValue(sc, 1) + spmdtest.SaveAndRead(sc, filepath.Join(os.Getenv(outEnv), "io"))
 	if err := writeOut(sc.Rank(), out); err != nil {
 		return err
 	}
@@ -353,7 +353,7 @@ func TestMPIKeyValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := spmdtest.KeyValue(local, 1)
+	want := spmdtest.KeyValue(local, 1) + spmdtest.SaveAndRead(local, t.TempDir())
 	local.Close()
 	if strings.Contains(want, "MISMATCH") {
 		t.Fatalf("local[%d] disagrees with plain Go:\n%s", np, want)

@@ -587,3 +587,55 @@ func reversed(xs []int) []int {
 	slices.Reverse(out)
 	return out
 }
+
+// SaveAndRead writes an RDD of samples and one of pairs as folders of
+// Parquet and text part files under dir (which every rank sees), reads
+// them back, and describes what it found. Every rank of an SPMD job
+// calls it at once, with the same dir.
+func SaveAndRead(sc *rdd.Context, dir string) string {
+	c := &checker{}
+	s, err := data.NewSamples(40, 1, 2, 2, false)
+	if err != nil {
+		return err.Error()
+	}
+	for i := range s.Pixels {
+		s.Pixels[i] = byte(i * 3)
+	}
+	for i := range s.Labels {
+		s.Labels[i] = float32(i % 5)
+	}
+	err = sc.ParallelizeSamples(s, 5).SaveAsParquet(dir + "/samples")
+	c.check("SaveAsParquet samples", err == nil, fmt.Sprint(err))
+	back, err := sc.Read("parquet:"+dir+"/samples", 3)
+	if err == nil {
+		var got *data.Samples
+		got, err = back.CollectSamples()
+		c.check("Read parquet samples", err == nil && reflect.DeepEqual(got.Pixels, s.Pixels) && reflect.DeepEqual(got.Labels, s.Labels), fmt.Sprint(got, err))
+	} else {
+		c.fail("Read parquet samples", err.Error())
+	}
+	words := sc.Parallelize([]string{"b a", "c a", "a"}, 2).FlatMap(strings.Fields).
+		Map(func(w string) rdd.Pair { return rdd.Pair{Key: w, Value: 1} }).
+		ReduceByKey(func(a, b int) int { return a + b }, 3)
+	err = words.SaveAsTextFile(dir + "/words")
+	c.check("SaveAsTextFile", err == nil, fmt.Sprint(err))
+	lines, err := sc.Read("text:"+dir+"/words", 2)
+	if err == nil {
+		got, err := lines.Collect()
+		c.pairsEqual("Read text", got, err, []any{"(a, 3)", "(b, 1)", "(c, 1)"})
+	} else {
+		c.fail("Read text", err.Error())
+	}
+	err = words.SaveAsParquet(dir + "/words-parquet")
+	c.check("SaveAsParquet pairs", err == nil, fmt.Sprint(err))
+	rows, err := sc.Read(dir+"/words-parquet", 2)
+	if err == nil {
+		got, err := rows.Map(func(m map[string]any) string { return fmt.Sprintf("%v=%v", m["key"], m["value"]) }).Collect()
+		c.pairsEqual("Read parquet rows", got, err, []any{"a=3", "b=1", "c=1"})
+	} else {
+		c.fail("Read parquet rows", err.Error())
+	}
+	err = words.SaveAsTextFile(dir + "/words")
+	c.check("SaveAsTextFile over existing output fails", err != nil && strings.Contains(err.Error(), "already exists"), fmt.Sprint(err))
+	return c.b.String()
+}
