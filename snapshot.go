@@ -12,6 +12,8 @@ import (
 	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/ndarray"
 	"github.com/sparknet-go/sparknet/rdd"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // A snapshot of a trainer after round r with prefix P is a set of files:
@@ -157,7 +159,7 @@ func (t *Trainer) snapshotReplicas(ctx context.Context, stem string, elastic boo
 func (t *Trainer) Resume(ctx context.Context, path string) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	b, err := os.ReadFile(path)
+	b, err := fsio.ReadFile(path, checkpointLimit)
 	if err != nil {
 		return fmt.Errorf("sparknet: resume: %w", err)
 	}
@@ -280,7 +282,7 @@ func writeCollection(path string, w *ndarray.WeightCollection) error {
 // readCollection reads a collection written by writeCollection and checks
 // it against the layout of like.
 func readCollection(path string, like *ndarray.WeightCollection) (*ndarray.WeightCollection, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsio.ReadFile(path, checkpointLimit)
 	if err != nil {
 		return nil, fmt.Errorf("sparknet: resume: %w", err)
 	}
@@ -297,25 +299,11 @@ func readCollection(path string, like *ndarray.WeightCollection) (*ndarray.Weigh
 	return w, nil
 }
 
-// writeFileAtomic writes through a temporary file in the same folder.
+// checkpointLimit bounds the files of a checkpoint that Resume reads.
+const checkpointLimit = 1 << 40
+
+// writeFileAtomic writes through a temporary file in the same folder,
+// flushed to disk and readable by all, as the Caffe files beside it are.
 func writeFileAtomic(path string, b []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+	return fsio.WriteFile(path, b)
 }

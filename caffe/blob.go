@@ -42,11 +42,11 @@ func (b *Blob) Reshape(shape ...int) {
 		if d < 0 {
 			// Format a copy so that shape does not escape: callers pass
 			// variadic shapes, which then stay on their stack.
-			panic(fmt.Errorf("%w: caffe: negative dimension in blob shape %v", ndarray.ErrShape, append([]int(nil), shape...)))
+			panic(&shapeError{fmt.Sprintf("negative dimension in blob shape %v", append([]int(nil), shape...))})
 		}
 		if d > 0 && n > MaxBlobCount/d {
-			panic(fmt.Errorf("%w: caffe: blob shape %v holds more than %d values (%d GiB of data and as much of gradient)",
-				ndarray.ErrShape, append([]int(nil), shape...), MaxBlobCount, MaxBlobCount*4>>30))
+			panic(&shapeError{fmt.Sprintf("blob shape %v holds more than %d values (%d GiB of data and as much of gradient)",
+				append([]int(nil), shape...), MaxBlobCount, MaxBlobCount*4>>30)})
 		}
 		n *= d
 	}
@@ -60,6 +60,14 @@ func (b *Blob) Reshape(shape ...int) {
 		b.diff = make([]float32, n)
 	}
 }
+
+// shapeError is the panic of Reshape given a shape no blob may have: a
+// checked limit (ndarray.ErrShape), which the net reports as an error
+// naming the layer.
+type shapeError struct{ msg string }
+
+func (e *shapeError) Error() string        { return ndarray.ErrShape.Error() + ": caffe: " + e.msg }
+func (e *shapeError) Is(target error) bool { return target == ndarray.ErrShape }
 
 // ReshapeLike gives b the shape of o.
 func (b *Blob) ReshapeLike(o *Blob) { b.Reshape(o.shape...) }

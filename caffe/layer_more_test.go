@@ -248,3 +248,18 @@ func TestHugeBlobIsAnError(t *testing.T) {
 		t.Errorf("setup of a 40000×40000 blob: %v", setupErr)
 	}
 }
+
+// A net whose blob would be too large fails to build with an error naming
+// the layer and the limit, not a panic.
+func TestHugeBlobInANet(t *testing.T) {
+	np, err := ParseNetParameter("huge.prototxt", []byte(`name: "huge"
+layer { name: "d" type: "DummyData" top: "d" dummy_data_param { shape { dim: 50000 dim: 50000 } } }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewNet(np, NetOptions{})
+	want := `caffe: huge.prototxt:2:1: layer "d" (DummyData): blob shape [50000 50000] holds more than 1073741824 values`
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "panic") {
+		t.Errorf("got %v\nwant %s...", err, want)
+	}
+}

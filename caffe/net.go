@@ -544,6 +544,11 @@ func (n *Net) ForwardLayer(i int) (loss float32, err error) {
 
 // panicError turns a panic inside layer ld into an error naming it.
 func panicError(ld *LayerDef, r any) error {
+	var se *shapeError
+	if e, ok := r.(error); ok && errors.As(e, &se) {
+		// A checked limit, not a fault: say it plainly.
+		return fmt.Errorf("caffe: layer %q (%s): %s", ld.Name, ld.Type, se.msg)
+	}
 	if e, ok := r.(error); ok {
 		return fmt.Errorf("caffe: layer %q (%s): panic: %w", ld.Name, ld.Type, e)
 	}
@@ -796,7 +801,9 @@ func (n *Net) CopyFrom(model *caffepb.NetParameter) (*CopyReport, error) {
 }
 
 // LoadWeights reads a .caffemodel (any Caffe version) and copies its
-// weights into the net as CopyFrom does.
+// weights into the net as CopyFrom does. A file that has weights for none
+// of the net's layers with parameters is an error (CopyReport.Err); the
+// report's Kept lists the layers a partial file left at their fillers.
 func (n *Net) LoadWeights(path string) (*CopyReport, error) {
 	model, err := ReadCaffemodel(path)
 	if err != nil {
@@ -805,6 +812,9 @@ func (n *Net) LoadWeights(path string) (*CopyReport, error) {
 	rep, err := n.CopyFrom(model)
 	if err != nil {
 		return nil, fmt.Errorf("%w (loading %s)", err, path)
+	}
+	if err := rep.Err(path); err != nil {
+		return nil, err
 	}
 	return rep, nil
 }

@@ -10,6 +10,8 @@ import (
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/caffe/format"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // LoadOptions tunes LoadSolverParameterWith.
@@ -47,7 +49,7 @@ func LoadSolverParameter(path string) (*caffepb.SolverParameter, error) {
 // The solver must give exactly one train net. TrainNetParameter and
 // TestNetParameters then give the nets with their states.
 func LoadSolverParameterWith(path string, opts LoadOptions) (*caffepb.SolverParameter, error) {
-	src, err := os.ReadFile(path)
+	src, err := fsio.ReadFile(path, fsio.TextLimit)
 	if err != nil {
 		return nil, fmt.Errorf("caffe: %w", err)
 	}

@@ -3,6 +3,7 @@ package caffe
 import (
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/caffe/format"
@@ -67,6 +68,31 @@ type CopyReport struct {
 	// Kept lists destination layers with parameters that the source does
 	// not have; their arrays are left as they were.
 	Kept []string
+}
+
+// Err returns an error when a copy from the weights file path matched
+// nothing: the net has layers with parameters but no layer of the file
+// has one of their names, so the net would run with the values its fillers
+// gave (random weights). It returns nil when anything was copied or the
+// net has no parameters.
+func (r *CopyReport) Err(path string) error {
+	if len(r.Copied) > 0 || len(r.Kept) == 0 {
+		return nil
+	}
+	have := "it holds no layer with weights"
+	if len(r.Ignored) > 0 {
+		have = "its layers with weights are " + shortList(r.Ignored)
+	}
+	return fmt.Errorf("caffe: %s has no weights for this net: the net's layers with parameters are %s; %s", path, shortList(r.Kept), have)
+}
+
+// shortList joins names for a message, eliding all but the first few.
+func shortList(names []string) string {
+	const most = 8
+	if len(names) <= most {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:most], ", "), len(names)-most)
 }
 
 // CopyWeights copies the blobs of a net with weights (an upgraded

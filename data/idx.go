@@ -8,9 +8,9 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // IDXType is the element type code of an IDX file (its third byte).
@@ -411,22 +411,7 @@ func WriteIDXFile(path string, x *IDX) error {
 
 // writeFileAtomic writes path through a temporary file in the same folder.
 func writeFileAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("data: %w", err)
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("data: %w", err)
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
+	if err := fsio.WriteFileFunc(path, write); err != nil {
 		return fmt.Errorf("data: %w", err)
 	}
 	return nil

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // maxImagePixels bounds the width×height an image header may declare
@@ -177,7 +179,7 @@ func ReadImage(path string, o ImageOptions) (*Samples, error) {
 // the image must end up that size: resized if o asks for a size, else an
 // error.
 func readImageFile(path string, o ImageOptions, h, w int) ([]uint8, int, int, error) {
-	f, err := os.Open(path)
+	f, _, err := fsio.Open(path)
 	if err != nil {
 		return nil, 0, 0, fmt.Errorf("data: %w", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // LMDB is a read-only view of an LMDB database's main table, as Caffe's
@@ -59,20 +61,17 @@ func OpenLMDB(path string) (*LMDB, error) {
 	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
 		file = filepath.Join(path, "data.mdb")
 	}
-	f, err := os.Open(file)
+	f, fi, err := fsio.OpenRegular(file)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err == nil {
-		var db *LMDB
-		if db, err = openLMDB(file, f, fi.Size()); err == nil {
-			db.closer = f
-			return db, nil
-		}
+	db, err := openLMDB(file, f, fi.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
 	}
-	f.Close()
-	return nil, err
+	db.closer = f
+	return db, nil
 }
 
 // openLMDB reads the meta pages of the LMDB data file in r (size bytes,

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,6 +93,14 @@ func hasMNIST(dir string) bool {
 
 // findMNISTFile returns the path of one MNIST file in dir.
 func findMNISTFile(dir, key string) (string, error) {
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("data: there is no MNIST folder %s", dir)
+	case err != nil:
+		return "", fmt.Errorf("data: %w", err)
+	case !fi.IsDir():
+		return "", fmt.Errorf("data: %s is a file, not a folder of MNIST files; give the folder that holds the four IDX files (%s)", dir, filepath.Dir(dir))
+	}
 	var tried []string
 	for _, name := range mnistNames[key] {
 		for _, suffix := range []string{"", ".gz"} {

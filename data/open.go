@@ -6,7 +6,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // gzipMagic is the first two bytes of every gzip stream.
@@ -41,18 +42,9 @@ func (s *source) Close() error { return s.close() }
 // are the gzip magic number. The size of an uncompressed file is known
 // up front, so readers can check declared sizes before allocating.
 func openFile(path string) (*source, error) {
-	f, err := os.Open(path)
+	f, fi, err := fsio.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("data: %w", err)
-	}
-	if fi.IsDir() {
-		f.Close()
-		return nil, inFile(path, fmt.Errorf("is a directory, not a file"))
 	}
 	s, err := wrapReader(f, path, fi.Size())
 	if err != nil {

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"time"
 
 	"github.com/sparknet-go/sparknet/repl/display"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // command is a shell command such as :help.
@@ -184,7 +185,7 @@ func (sh *Shell) cmdSave(arg string) {
 		fmt.Fprintln(sh.errw, "usage: :save FILE")
 		return
 	}
-	err := sh.s.onDriver(func() error { return os.WriteFile(arg, []byte(sh.s.Script()), 0o644) })
+	err := sh.s.onDriver(func() error { return fsio.WriteFile(arg, []byte(sh.s.Script())) })
 	if err != nil {
 		sh.report(fmt.Errorf("repl: :save: %w", err))
 		return

@@ -4,13 +4,14 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/sparknet-go/sparknet/repl/display"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // NotebookOptions configure RunNotebook.
@@ -254,7 +255,7 @@ func (nb *notebook) write() error {
 			fmt.Fprintf(&b, "**Error** (the run stopped here):\n\n```text\n%s\n```\n", FormatError(r.err))
 		}
 	}
-	if err := os.WriteFile(nb.out, []byte(b.String()), 0o644); err != nil {
+	if err := fsio.WriteFile(nb.out, []byte(b.String())); err != nil {
 		return fmt.Errorf("repl: writing the report: %w", err)
 	}
 	return nil

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/sparknet-go/sparknet/rdd"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // How a session runs under an SPMD master such as "mpi", where every
@@ -214,7 +216,7 @@ type fileText struct {
 // and the other ranks get its text (or the error) from rank 0.
 func (s *Session) readFile(path string) (string, error) {
 	if s.group == nil {
-		b, err := os.ReadFile(path)
+		b, err := fsio.ReadFile(path, fsio.TextLimit)
 		if err != nil {
 			return "", fmt.Errorf("repl: %w", err)
 		}
@@ -222,7 +224,7 @@ func (s *Session) readFile(path string) (string, error) {
 	}
 	var f fileText
 	if s.group.rank() == 0 {
-		b, err := os.ReadFile(path)
+		b, err := fsio.ReadFile(path, fsio.TextLimit)
 		f.Src = string(b)
 		if err != nil {
 			f.Err = err.Error()

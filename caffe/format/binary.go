@@ -2,16 +2,15 @@ package format
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
-	"strings"
 
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // maxBinaryDepth bounds message nesting in binary files, as C++
@@ -252,7 +251,7 @@ func WriteBlobProto(path string, b *caffepb.BlobProto) error {
 }
 
 func readBinaryFile(path string) ([]byte, error) {
-	data, err := os.ReadFile(path)
+	data, err := fsio.ReadFile(path, fsio.BinaryLimit)
 	if err != nil {
 		return nil, fmt.Errorf("caffe: %w", err)
 	}
@@ -269,36 +268,9 @@ func writeBinary(path string, m proto.Message) error {
 
 // writeFileAtomic writes data to a temporary file next to path, flushes it
 // to disk and renames it over path.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+strings.TrimPrefix(base, ".")+".tmp*")
-	if err != nil {
-		return fmt.Errorf("caffe: writing %s: %w", path, err)
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return fmt.Errorf("caffe: writing %s: %w", path, err)
-	}
-	if err = f.Sync(); err != nil {
-		return fmt.Errorf("caffe: writing %s: %w", path, err)
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return fmt.Errorf("caffe: writing %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("caffe: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return fmt.Errorf("caffe: writing %s: %w", path, err)
+func writeFileAtomic(path string, data []byte) error {
+	if err := fsio.WriteFile(path, data); err != nil {
+		return fmt.Errorf("caffe: %w", err)
 	}
 	return nil
 }

@@ -3,9 +3,10 @@ package format
 import (
 	"errors"
 	"fmt"
-	"os"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // LoadNetParameter reads a net definition (.prototxt) and upgrades it to
@@ -13,7 +14,7 @@ import (
 // name file:line:col, and the positions of the layers are remembered, so
 // later errors about a layer (from ProcessNet, InferShapes) name them too.
 func LoadNetParameter(path string) (*caffepb.NetParameter, error) {
-	src, err := os.ReadFile(path)
+	src, err := fsio.ReadFile(path, fsio.TextLimit)
 	if err != nil {
 		return nil, fmt.Errorf("caffe: %w", err)
 	}

@@ -4,6 +4,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/sparknet-go/sparknet/caffe"
 )
@@ -29,6 +31,9 @@ func runMean(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	}
 	if *split != "train" && *split != "test" {
 		return usageErrorf("--split=%q: want train or test", *split)
+	}
+	if fi, err := os.Stat(*output); err == nil && fi.IsDir() {
+		return usageErrorf("--output=%s is a folder; name the file to write, such as %s", *output, filepath.Join(*output, "mean.binaryproto"))
 	}
 	s, err := caffe.LoadDataSource(*source, *split == "train")
 	if err != nil {

@@ -2,10 +2,12 @@ package tool
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,6 +41,32 @@ func (d *dataFlag) Set(v string) error {
 	}
 	d.source = kind + ":" + abs
 	return nil
+}
+
+// threadsFlag is --threads=N: goroutines per layer, 0 for all cores, and
+// at most maxThreads.
+type threadsFlag int
+
+func (t *threadsFlag) String() string { return strconv.Itoa(int(*t)) }
+
+// maxThreads bounds --threads: more goroutines than a few per core only
+// slow the kernels down.
+func maxThreads() int { return 4 * runtime.NumCPU() }
+
+func (t *threadsFlag) Set(v string) error {
+	n, err := strconv.Atoi(v)
+	cores := runtime.NumCPU()
+	if err != nil || n < 0 || n > maxThreads() {
+		return fmt.Errorf("this machine has %d cores; give 0 (all of them) or 1 to %d", cores, maxThreads())
+	}
+	*t = threadsFlag(n)
+	return nil
+}
+
+func registerThreads(fs *flag.FlagSet) *threadsFlag {
+	var t threadsFlag
+	fs.Var(&t, "threads", "goroutines per layer (0: all cores)")
+	return &t
 }
 
 const dataUsage = "point every Data layer at a data set, KIND=DIR (e.g. mnist=DIR, a folder of MNIST IDX files): " +
@@ -171,4 +199,37 @@ func outputLine(name string, v float64, weight float32) string {
 		s += " (* " + formatValue(float64(weight)) + " = " + formatValue(float64(weight)*v) + " loss)"
 	}
 	return s
+}
+
+// loadWeights loads comma-separated .caffemodel files into net, as Caffe's
+// tools do, and returns the layers with parameters that none of them had
+// (left at the values their fillers gave). A file with weights for none of
+// the net's layers is an error.
+func loadWeights(net *caffe.Net, files string, copied func(file string, layers []string)) (kept []string, err error) {
+	left := map[string]bool{}
+	first := true
+	for _, w := range strings.Split(files, ",") {
+		if w == "" {
+			continue
+		}
+		rep, err := net.LoadWeights(w)
+		if err != nil {
+			return nil, err
+		}
+		if copied != nil {
+			copied(w, rep.Copied)
+		}
+		now := map[string]bool{}
+		for _, k := range rep.Kept {
+			if first || left[k] {
+				now[k] = true
+			}
+		}
+		left, first = now, false
+	}
+	for k := range left {
+		kept = append(kept, k)
+	}
+	slices.Sort(kept)
+	return kept, nil
 }

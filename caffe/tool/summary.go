@@ -43,6 +43,13 @@ func (s shapeFlags) Set(v string) error {
 		}
 		shape = append(shape, n)
 	}
+	count := 1
+	for _, d := range shape {
+		if d > 0 && count > caffe.MaxBlobCount/d {
+			return fmt.Errorf("more values than the %d a blob may hold (%d GiB)", caffe.MaxBlobCount, caffe.MaxBlobCount*4>>30)
+		}
+		count *= d
+	}
 	s[name] = shape
 	return nil
 }
@@ -122,6 +129,9 @@ func runSummary(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	}
 	report, err := caffe.CopyWeights(model, dst)
 	if err != nil {
+		return fmt.Errorf("%w (loading %s)", err, *weights)
+	}
+	if err := report.Err(*weights); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "Weights %s: loaded %d layers (%s)\n", *weights, len(report.Copied), strings.Join(report.Copied, ", "))

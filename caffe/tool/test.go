@@ -23,7 +23,7 @@ func runTest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	nf.register(fs, "TEST")
 	weights := fs.String("weights", "", "comma-separated .caffemodel files with the trained weights")
 	iterations := fs.Int("iterations", 50, "the number of batches to run")
-	threads := fs.Int("threads", 0, "goroutines per layer (0: all cores)")
+	threads := registerThreads(fs)
 	quiet := fs.Bool("quiet", false, "do not print every batch's outputs")
 	var data dataFlag
 	fs.Var(&data, "data", dataUsage)
@@ -38,17 +38,16 @@ func runTest(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	if *iterations <= 0 {
 		return usageErrorf("--iterations must be positive, got %d", *iterations)
 	}
-	net, err := nf.build(data.source, shapes, *threads, 0)
+	net, err := nf.build(data.source, shapes, int(*threads), 0)
 	if err != nil {
 		return err
 	}
-	for _, w := range strings.Split(*weights, ",") {
-		if w == "" {
-			continue
-		}
-		if _, err := net.LoadWeights(w); err != nil {
-			return err
-		}
+	kept, err := loadWeights(net, *weights, nil)
+	if err != nil {
+		return err
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(stderr, "sparknet test: warning: %s has no weights for %s; they keep the values their fillers gave\n", *weights, strings.Join(kept, ", "))
 	}
 	ctx, stop := interruptible()
 	defer stop()

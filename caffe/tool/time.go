@@ -20,7 +20,7 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	var nf netFlags
 	nf.register(fs, "TRAIN")
 	iterations := fs.Int("iterations", 50, "the number of forward-backward passes to time")
-	threads := fs.Int("threads", 0, "goroutines per layer (0: all cores)")
+	threads := registerThreads(fs)
 	var data dataFlag
 	fs.Var(&data, "data", dataUsage)
 	shapes := shapeFlags{}
@@ -32,7 +32,7 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	if *iterations <= 0 {
 		return usageErrorf("--iterations must be positive, got %d", *iterations)
 	}
-	net, err := nf.build(data.source, shapes, *threads, 0)
+	net, err := nf.build(data.source, shapes, int(*threads), 0)
 	if err != nil {
 		return err
 	}

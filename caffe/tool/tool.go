@@ -55,9 +55,6 @@ func register(c *command) {
 // usage and exits with status 2 for them.
 var errUsage = errors.New("usage")
 
-// errReported marks usage errors the flag package has already reported.
-var errReported = errors.New("reported")
-
 func usageErrorf(format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{errUsage}, args...)...)
 }
@@ -75,7 +72,7 @@ func Main(args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
 			if c := commands[args[1]]; c != nil {
-				printCommandUsage(stdout, c)
+				printFlags(c, stdout)
 				return 0
 			}
 			fmt.Fprintf(stderr, "sparknet: unknown command %q\n", args[1])
@@ -95,23 +92,53 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sparknet: %v; running the %s kernels\n", err, kernel.Implementation())
 	}
 	fs := flag.NewFlagSet("sparknet "+c.name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() { printCommandUsage(stderr, c); fs.PrintDefaults() }
-	err := c.run(fs, args[1:], stdout, stderr)
+	// Errors in the flags are reported in one line below; -h prints the
+	// flags.
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	err := runCommand(c, fs, args[1:], stdout, stderr)
 	switch {
 	case err == nil:
 		return 0
 	case errors.Is(err, flag.ErrHelp):
-		return 0
-	case errors.Is(err, errReported):
-		return 2
-	case errors.Is(err, errUsage):
-		fmt.Fprintf(stderr, "sparknet %s: %v\n", c.name, strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 		printCommandUsage(stderr, c)
+		fs.SetOutput(stderr)
+		fs.PrintDefaults()
+		return 0
+	case errors.Is(err, errUsage):
+		msg := strings.TrimPrefix(err.Error(), errUsage.Error()+": ")
+		fmt.Fprintf(stderr, "sparknet %s: %s (sparknet help %s lists the flags)\n", c.name, msg, c.name)
 		return 2
 	}
-	fmt.Fprintf(stderr, "sparknet %s: %v\n", c.name, err)
+	fmt.Fprintf(stderr, "sparknet %s: %s\n", c.name, oneLine(err.Error()))
 	return 1
+}
+
+// printFlags prints a command's usage and flags.
+func printFlags(c *command, w io.Writer) {
+	fs := flag.NewFlagSet("sparknet "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	runCommand(c, fs, []string{"-h"}, io.Discard, io.Discard)
+	printCommandUsage(w, c)
+	fs.SetOutput(w)
+	fs.PrintDefaults()
+}
+
+// runCommand runs a command, turning a panic (a bug, never bad input) into an
+// error, so that no command ends in a stack trace.
+func runCommand(c *command, fs *flag.FlagSet, args []string, stdout, stderr io.Writer) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v; please report it with the command line that caused it", r)
+		}
+	}()
+	return c.run(fs, args, stdout, stderr)
+}
+
+// oneLine keeps an error message to one line.
+func oneLine(s string) string {
+	s = strings.TrimRight(s, "\n")
+	return strings.ReplaceAll(s, "\n", "; ")
 }
 
 func printUsage(w io.Writer) {
@@ -141,7 +168,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return errReported // the flag set printed the error and the usage
+		return usageErrorf("%s", strings.Replace(err.Error(), " -", " --", 1))
 	}
 	if fs.NArg() > 0 {
 		return usageErrorf("unexpected argument %q; flags are written --name=value", fs.Arg(0))

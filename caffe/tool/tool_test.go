@@ -44,7 +44,7 @@ func TestSummaryCommand(t *testing.T) {
 		{"bad phase", []string{"summary", "--model=" + model, "--phase=VAL"}, 2, nil, `unknown phase "VAL"`},
 		{"bad input shape", []string{"summary", "--model=" + model, "--input-shape=data"}, 2, nil, "want BLOB=D1,D2,..."},
 		{"positional argument", []string{"summary", "--model=" + model, "extra"}, 2, nil, `unexpected argument "extra"`},
-		{"unknown flag", []string{"summary", "--modle=x"}, 2, nil, "flag provided but not defined: -modle"},
+		{"unknown flag", []string{"summary", "--modle=x"}, 2, nil, "flag provided but not defined: --modle"},
 		{"missing file", []string{"summary", "--model=/no/such/net.prototxt"}, 1, nil, "no such file"},
 		{"shape for a computed blob", []string{"summary", "--model=" + model, "--input-shape=conv1=1,2"}, 1, nil, `a shape is given for blob "conv1"`},
 		{"weights that do not fit", []string{"summary", "--model=" + shared(t, "cifar10/cifar10_quick_train_test.prototxt"), "--input-shape=data=1,3,32,32", "--weights=" + weights}, 1, nil,

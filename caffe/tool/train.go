@@ -27,7 +27,7 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	weights := fs.String("weights", "", "comma-separated .caffemodel files to start from (fine-tuning); layers are matched by name")
 	snapshot := fs.String("snapshot", "", "a .solverstate to resume training from")
 	iterations := fs.Int("iterations", 0, "train until this iteration instead of the solver's max_iter")
-	threads := fs.Int("threads", 0, "goroutines per layer (0: all cores)")
+	threads := registerThreads(fs)
 	prefix := fs.String("snapshot_prefix", "", "write snapshots under this prefix instead of the solver's snapshot_prefix")
 	seed := fs.Uint64("seed", 0, "seed for the weights' fillers and the data (0: the solver's random_seed, else 0)")
 	var data dataFlag
@@ -42,7 +42,7 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 		return usageErrorf("give --snapshot to resume training or --weights to fine-tune, not both")
 	}
 	solver, err := caffe.LoadSolverWith(*solverPath, caffe.SolverOptions{
-		Threads: *threads, Seed: *seed, DataSource: data.source, SnapshotPrefix: *prefix,
+		Threads: int(*threads), Seed: *seed, DataSource: data.source, SnapshotPrefix: *prefix,
 	})
 	if err != nil {
 		return err
@@ -55,15 +55,14 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 		n := int32(*iterations)
 		sp.MaxIter = &n
 	}
-	for _, w := range strings.Split(*weights, ",") {
-		if w == "" {
-			continue
-		}
-		rep, err := solver.Net().LoadWeights(w)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "Finetuning from %s: copied %s\n", w, strings.Join(rep.Copied, ", "))
+	kept, err := loadWeights(solver.Net(), *weights, func(w string, copied []string) {
+		fmt.Fprintf(stdout, "Finetuning from %s: copied %s\n", w, strings.Join(copied, ", "))
+	})
+	if err != nil {
+		return err
+	}
+	if len(kept) > 0 {
+		fmt.Fprintf(stdout, "Learning from scratch (not in the weights): %s\n", strings.Join(kept, ", "))
 	}
 	if *snapshot != "" {
 		fmt.Fprintf(stdout, "Resuming from %s\n", *snapshot)

@@ -4,9 +4,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/sparknet-go/sparknet/caffe"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 func init() {
@@ -53,7 +54,7 @@ func runUpgrade(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 		}
 		text = caffe.FormatText(np)
 	default:
-		src, err := os.ReadFile(*solver)
+		src, err := fsio.ReadFile(*solver, fsio.TextLimit)
 		if err != nil {
 			return err
 		}
@@ -67,5 +68,5 @@ func runUpgrade(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 		_, err := fmt.Fprint(stdout, text)
 		return err
 	}
-	return os.WriteFile(*output, []byte(text), 0o644)
+	return fsio.WriteFile(*output, []byte(text))
 }

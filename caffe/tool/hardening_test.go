@@ -1,0 +1,123 @@
+package tool
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// twoLayerNet has two layers with parameters, for weights files that have
+// one of them, both or neither.
+const twoLayerNet = `name: "two"
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 4 dim: 1 dim: 28 dim: 28 } } }
+layer { name: "ip1" type: "InnerProduct" bottom: "data" top: "ip1" inner_product_param { num_output: 5 weight_filler { type: "xavier" } } }
+layer { name: "ip2" type: "InnerProduct" bottom: "ip1" top: "ip2" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
+`
+
+func ipLayer(name string, out, in int) *caffepb.LayerParameter {
+	return &caffepb.LayerParameter{
+		Name: proto.String(name), Type: proto.String("InnerProduct"),
+		Blobs: []*caffepb.BlobProto{
+			{Shape: &caffepb.BlobShape{Dim: []int64{int64(out), int64(in)}}, Data: make([]float32, out*in)},
+			{Shape: &caffepb.BlobShape{Dim: []int64{int64(out)}}, Data: make([]float32, out)},
+		},
+	}
+}
+
+func writeModel(t *testing.T, path string, layers ...*caffepb.LayerParameter) string {
+	t.Helper()
+	if err := caffe.WriteCaffemodel(path, &caffepb.NetParameter{Name: proto.String("w"), Layer: layers}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// Every bad input ends in one line naming the file and the problem, and a
+// non-zero exit: usage errors 2, others 1.
+func TestBadInputs(t *testing.T) {
+	dir := writeFiles(t)
+	net := filepath.Join(dir, "two.prototxt")
+	if err := os.WriteFile(net, []byte(twoLayerNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := "--model=" + net
+	mnist := fakeMNIST(t, 10)
+	mnistFile := filepath.Join(mnist, "train-images-idx3-ubyte")
+	none := writeModel(t, filepath.Join(dir, "none.caffemodel"), ipLayer("other", 5, 784))
+	misfit := writeModel(t, filepath.Join(dir, "misfit.caffemodel"), ipLayer("ip1", 6, 784))
+	softmax := "--model=" + filepath.Join(dir, "softmax_train_test.prototxt")
+	outDir := t.TempDir()
+	tests := []struct {
+		name string
+		args []string
+		code int
+		want []string // substrings of the one line on stderr
+	}{
+		{"endless model", []string{"summary", "--model=/dev/zero"}, 1, []string{"/dev/zero", "is a character device, not a regular file"}},
+		{"endless weights", []string{"test", model, "--weights=/dev/urandom"}, 1, []string{"/dev/urandom", "is a character device"}},
+		{"endless solver", []string{"train", "--solver=/dev/zero"}, 1, []string{"/dev/zero", "is a character device"}},
+		{"endless snapshot", []string{"train", "--solver=" + filepath.Join(dir, "solver.prototxt"), "--snapshot=/dev/zero", "--data=mnist=" + mnist}, 1, []string{"/dev/zero", "is a character device"}},
+		{"folder as model", []string{"summary", "--model=" + dir}, 1, []string{dir, "is a directory"}},
+		{"folder as weights", []string{"test", model, "--weights=" + dir}, 1, []string{dir, "is a directory"}},
+		{"enormous input shape", []string{"time", softmax, "--input-shape=data=100000,100000,28,28"}, 2, []string{"--input-shape", "more values than the 1073741824 a blob may hold"}},
+		{"enormous shape in summary", []string{"summary", softmax, "--input-shape=data=100000,100000,28,28"}, 2, []string{"--input-shape", "more values than"}},
+		{"negative threads", []string{"time", softmax, "--threads=-3"}, 2, []string{"--threads", "give 0 (all of them) or 1 to"}},
+		{"too many threads", []string{"test", model, "--weights=x", "--threads=100000"}, 2, []string{"--threads", "give 0 (all of them) or 1 to"}},
+		{"mean into a folder", []string{"mean", "--source=mnist:" + mnist, "--output=" + outDir}, 2, []string{outDir, "is a folder; name the file to write, such as " + filepath.Join(outDir, "mean.binaryproto")}},
+		{"upgrade into a folder", []string{"upgrade", model, "--output=" + outDir}, 1, []string{outDir, "is a directory; name a file to write"}},
+		{"MNIST file for a folder", []string{"test", softmax, "--weights=" + none, "--data=mnist=" + mnistFile}, 1, []string{mnistFile + " is a file, not a folder of MNIST files"}},
+		{"missing MNIST folder", []string{"test", softmax, "--weights=" + none, "--data=mnist=" + filepath.Join(dir, "nope")}, 1, []string{"there is no MNIST folder " + filepath.Join(dir, "nope")}},
+		{"weights for other layers", []string{"test", model, "--weights=" + none, "--iterations=1"}, 1, []string{none + " has no weights for this net: the net's layers with parameters are ip1, ip2; its layers with weights are other"}},
+		{"weights for other layers in summary", []string{"summary", model, "--weights=" + none}, 1, []string{none + " has no weights for this net"}},
+		{"weights of another shape", []string{"summary", model, "--weights=" + misfit}, 1, []string{`cannot copy blob 0 of layer "ip1"`, "(loading " + misfit + ")"}},
+		{"weights of another shape in test", []string{"test", model, "--weights=" + misfit}, 1, []string{`cannot copy blob 0 of layer "ip1"`, "(loading " + misfit + ")"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if strings.Contains(strings.Join(tc.args, " "), "/dev/") {
+				if _, err := os.Stat("/dev/zero"); err != nil {
+					t.Skip(err)
+				}
+			}
+			out, errOut, code := runTool(t, tc.args...)
+			if code != tc.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tc.code, out, errOut)
+			}
+			if n := strings.Count(errOut, "\n"); n != 1 || !strings.HasSuffix(errOut, "\n") {
+				t.Errorf("stderr has %d lines, want one:\n%s", n, errOut)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errOut)
+				}
+			}
+		})
+	}
+}
+
+// Weights for some of the layers load, and the layers left at their fillers
+// are named.
+func TestPartialWeights(t *testing.T) {
+	dir := t.TempDir()
+	net := filepath.Join(dir, "two.prototxt")
+	if err := os.WriteFile(net, []byte(twoLayerNet), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	partial := writeModel(t, filepath.Join(dir, "partial.caffemodel"), ipLayer("ip1", 5, 784))
+	out, errOut, code := runTool(t, "test", "--model="+net, "--weights="+partial, "--iterations=1", "--quiet")
+	if code != 0 || !strings.Contains(errOut, "warning: "+partial+" has no weights for ip2; they keep the values their fillers gave") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+	// Two files that together have every layer: no warning.
+	rest := writeModel(t, filepath.Join(dir, "rest.caffemodel"), ipLayer("ip2", 3, 5))
+	out, errOut, code = runTool(t, "test", "--model="+net, "--weights="+partial+","+rest, "--iterations=1", "--quiet")
+	if code != 0 || strings.Contains(errOut, "warning") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
