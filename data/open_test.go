@@ -27,11 +27,12 @@ func TestReadersRefuseDevices(t *testing.T) {
 		{"CSV", func(p string) error { _, err := ReadCSV(p, CSVOptions{}); return err }},
 		{"image", func(p string) error { _, err := ReadImage(p, ImageOptions{}); return err }},
 		{"LMDB", func(p string) error { _, err := OpenLMDB(p); return err }},
+		{"Parquet", func(p string) error { _, err := ReadParquet(p, ParquetOptions{}); return err }},
 	}
 	for _, r := range readers {
 		for _, path := range []string{"/dev/zero", "/dev/urandom", dir} {
-			if r.name == "LMDB" && path == dir {
-				continue // a folder holds data.mdb
+			if path == dir && (r.name == "LMDB" || r.name == "Parquet" || r.name == "lines" || r.name == "CSV") {
+				continue // a folder holds data.mdb, or part files
 			}
 			err := r.read(path)
 			if !errors.Is(err, fsio.ErrNotRegular) || !strings.Contains(err.Error(), path) {

@@ -7,13 +7,14 @@ import (
 	"io"
 	"math"
 	"math/big"
-	"os"
 	"strconv"
 	"strings"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
 	"github.com/parquet-go/parquet-go/format"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // Parquet is the columnar format Spark jobs (and pandas, DuckDB, Arrow)
@@ -201,14 +202,7 @@ func (l leafInfo) numeric() bool {
 
 // openParquetFile reads and opens one file.
 func openParquetFile(path string) (*pfile, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("data: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, inFile(path, fmt.Errorf("is a directory, not a file"))
-	}
-	b, err := os.ReadFile(path)
+	b, err := fsio.ReadFile(path, fsio.DataLimit)
 	if err != nil {
 		return nil, fmt.Errorf("data: %w", err)
 	}

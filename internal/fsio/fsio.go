@@ -31,6 +31,8 @@ const (
 	// BinaryLimit bounds binary protobuf files (.caffemodel, .solverstate,
 	// .binaryproto): Caffe's own limit, the largest int32.
 	BinaryLimit = 1<<31 - 1
+	// DataLimit bounds data-set files read whole (Parquet).
+	DataLimit = 1 << 36
 )
 
 // ErrNotRegular is wrapped by the errors Open and ReadFile return for a
