@@ -258,8 +258,19 @@ layer { name: "d" type: "DummyData" top: "d" dummy_data_param { shape { dim: 500
 		t.Fatal(err)
 	}
 	_, err = NewNet(np, NetOptions{})
-	want := `caffe: huge.prototxt:2:1: layer "d" (DummyData): blob shape [50000 50000] holds more than 1073741824 values`
-	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Contains(err.Error(), "panic") {
+	want := `caffe: huge.prototxt:2:1: layer "d" (DummyData): `
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "[50000 50000]") || strings.Contains(err.Error(), "panic") {
+		t.Errorf("got %v\nwant %s...[50000 50000]...", err, want)
+	}
+	// Past the shape rules, the blob's own limit reads as plainly.
+	np, err = ParseNetParameter("huge.prototxt", []byte(`name: "huge"
+layer { name: "d" type: "DummyData" top: "d" dummy_data_param { shape { dim: 40000 dim: 40000 } } }`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = NewNet(np, NetOptions{})
+	want = `caffe: huge.prototxt:2:1: layer "d" (DummyData): blob shape [40000 40000] holds more than 1073741824 values`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("got %v\nwant %s...", err, want)
 	}
 }
