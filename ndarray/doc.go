@@ -26,6 +26,23 @@
 // Random fills take seeds, so results repeat: Rand, Randn, FillXavier and
 // FillMSRA (Caffe's fillers, with fan-in computed as Caffe does).
 //
+// # NumPy files
+//
+// Load reads a NumPy .npy file and Save writes one, so arrays move
+// between Python and Go:
+//
+//	a, err := ndarray.Load("x.npy") // np.save("x.npy", x) in Python
+//	err = ndarray.Save("y.npy", a)  // np.load("y.npy")
+//
+// Load reads float16, float32, float64, the signed and unsigned integers
+// and bool, in either byte order and in C or Fortran order; values become
+// float32. SaveAs writes float64, uint8, int32 or int64 instead of
+// float32. LoadNpz and SaveNpz read and write .npz archives of named
+// arrays (numpy.savez and numpy.savez_compressed). Damaged files are
+// errors wrapping ErrNpy that name the file, the byte and the problem;
+// the shape a header declares is checked against the file's size before
+// anything is allocated.
+//
 // # Weight collections
 //
 // A WeightCollection maps layer names, in net order, to each layer's
