@@ -79,6 +79,7 @@ func (sh *Shell) command(line string) {
 func (sh *Shell) cmdQuit(string) { sh.quit = true }
 
 func (sh *Shell) cmdReset(string) {
+	sh.stopGoroutines()
 	if err := sh.s.Reset(); err != nil {
 		sh.report(err)
 		return
@@ -282,7 +283,28 @@ var helpText = map[string]string{
   when they look at ctx: pass ctx to them (solver.Step(ctx, n), RDD jobs are
   canceled too). A panic — in an input, in a goroutine it started, or in a
   function an RDD worker runs — is reported with where it happened, and the
-  session goes on. Errors give file:line:col; in[N] is the N-th input.`,
+  session goes on. Errors give file:line:col; in[N] is the N-th input.
+  Goroutines started by go statements stop with the input on Ctrl-C; those
+  left running by earlier inputs stop on Ctrl-C at an empty prompt and on
+  :reset. :help limits says what the shell cannot stop.`,
+	"limits": `Limits: what the shell stops, and what ends it
+  User code cannot end the session in these ways; each is an ordinary error:
+    runaway recursion     stops with "stack overflow" when a goroutine's stack
+                          passes 64 MiB (about 100,000 nested calls)
+    make too large        make([]float64, 1<<40) is refused when the size does
+                          not fit in the memory budget (75% of the machine's
+                          memory; sparknet-shell --memory SIZE, e.g. 8GiB or 50%)
+    a panic               anywhere: an input, its goroutines, RDD callbacks
+    os.Exit               ends the input (a script: the shell, with its status)
+    endless loops         Ctrl-C stops them, and every goroutine they started
+  The Go runtime ends the process, with no chance to recover, when:
+    - goroutines write one map at the same time ("concurrent map writes");
+    - memory runs out little by little (append in an endless loop, a map
+      that keeps growing) before Ctrl-C, or in one allocation inside a
+      compiled function (strings.Repeat(s, 1<<40));
+    - compiled code recurses without end;
+    - an interpreted function that compiled code calls on a goroutine of its
+      own panics (time.AfterFunc(d, f)); RDD and Caffe callbacks are guarded.`,
 	"scripts": `Scripts and notebooks
   sparknet-shell FILE.go [args]   run a script: top-level statements, or a
                                   package main file with func main

@@ -22,6 +22,16 @@
 // interrupting an input (canceling its context) stops interpreted code
 // at once and compiled code that watches ctx.
 //
+// User code cannot end the process with the failures the Go runtime does
+// not let a program recover from, as far as they can be seen coming:
+// interpreted calls that nest past Options.StackLimit stop with a
+// *StackOverflowError (every function body counts its calls and probes
+// the stack now and then); make refuses sizes beyond
+// Options.MemoryBudget with a *MemoryError (a run-time panic, as Go's own
+// "makeslice: len out of range"), and a heap that grows past the budget
+// stops the running code. StopGoroutines (Ctrl-C at an empty prompt) and
+// Reset stop the goroutines that inputs left running.
+//
 // # The shell
 //
 // Shell adds line editing and history (github.com/chzyer/readline),
@@ -77,10 +87,13 @@
 // statement exactly and in a function at the function's declaration.
 //
 // BUG(repl): Some failures are fatal errors of the Go runtime, which no
-// recover stops: interpreted code that recurses without end, or that
-// writes a map from two goroutines at once, ends the process. So does a
-// panic in an interpreted function that compiled code calls on a goroutine
-// of its own (time.AfterFunc); callbacks of rdd and caffe are guarded.
+// recover stops: interpreted code that writes a map from two goroutines
+// at once ends the process, as does memory that runs out faster than the
+// session's watch sees it grow, one huge allocation inside a compiled
+// function (strings.Repeat(s, 1<<40)), and compiled code that recurses
+// without end. So does a panic in an interpreted function that compiled
+// code calls on a goroutine of its own (time.AfterFunc); callbacks of rdd
+// and caffe are guarded. :help limits lists these.
 //
 // BUG(repl): The interpreter's generic standard-library functions
 // (slices.Sort, maps.Keys) are unavailable, and range over a function is

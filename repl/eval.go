@@ -537,17 +537,22 @@ var compileLog sync.Mutex
 // execute runs prog. When ctx is canceled it returns ErrInterrupted
 // after giving the interrupted code a moment to stop.
 func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Value, error) {
+	ctx, done := s.guardContext(ctx)
+	defer done()
 	s.ctx.set(ctx)
 	defer s.ctx.set(context.Background())
 	defer display.EndLive()
 	s.stderr.take()
-	v, err := s.in.ExecuteWithContext(ctx, prog)
+	v, err := s.executeLabeled(ctx, prog)
 	if err == nil {
 		return v, nil
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		s.sc.CancelJobs()
 		s.waitStopped(2 * time.Second)
+		if err := s.stopped(ctx); err != nil {
+			return reflect.Value{}, err
+		}
 		return reflect.Value{}, ErrInterrupted
 	}
 	var p interp.Panic
@@ -573,7 +578,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 // inside a compiled call that ignores ctx), or until timeout.
 func (s *Session) waitStopped(timeout time.Duration) {
 	deadline := time.Now().Add(timeout)
-	for evalRunning() {
+	for s.evalRunning() {
 		if time.Now().After(deadline) {
 			fmt.Fprintln(s.stderr.w, "(the interrupted input is still running a call that does not watch ctx; it stops when that call returns)")
 			return
@@ -582,12 +587,12 @@ func (s *Session) waitStopped(timeout time.Duration) {
 	}
 }
 
-// evalRunning reports whether some goroutine is inside the interpreter's
-// Execute.
-func evalRunning() bool {
+// evalRunning reports whether some goroutine of the session is inside
+// the interpreter's Execute.
+func (s *Session) evalRunning() bool {
 	var b strings.Builder
 	if err := pprof.Lookup("goroutine").WriteTo(&b, 1); err != nil {
 		return false
 	}
-	return strings.Contains(b.String(), "interp.(*Interpreter).Execute+")
+	return strings.Contains(b.String(), s.execLabel())
 }

@@ -56,6 +56,7 @@ func mainWith(args []string, opts Options) int {
 		resume      = fs.Bool("resume", false, "trainers with a checkpoint prefix (sparknet.Options.Checkpoint) continue from their latest checkpoint")
 		allRanks    = fs.Bool("all-ranks-output", false, "under --master mpi, let every rank print (by default only rank 0 does)")
 		showVer     = fs.Bool("version", false, "print the version and exit")
+		memory      = fs.String("memory", "", "the memory budget: make refuses, with an error, sizes that do not fit in it (`SIZE` such as 8GiB or 50%; default: 75% of the machine's memory)")
 	)
 	fs.Var(&exprs, "e", "evaluate `CODE` and print the result of its final expression (repeatable)")
 	fs.Usage = func() {
@@ -78,6 +79,14 @@ func mainWith(args []string, opts Options) int {
 	}
 	if err := kernel.ImplementationError(); err != nil {
 		fmt.Fprintf(stderr, "sparknet-shell: %v; running the %s kernels\n", err, kernel.Implementation())
+	}
+	if *memory != "" {
+		budget, err := ParseMemory(*memory)
+		if err != nil {
+			fmt.Fprintln(stderr, "sparknet-shell: --memory:", err)
+			return 2
+		}
+		opts.MemoryBudget = budget
 	}
 	opts.Master, opts.AllRanksOutput = *master, *allRanks
 	return run(opts, fs.Args(), exprs, *notebook, *out, *interactive)

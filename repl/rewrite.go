@@ -80,6 +80,7 @@ func (r *rewriter) rewrite(node ast.Node) {
 		}
 		return true
 	})
+	r.guard(node)
 }
 
 // parallelAssign rewrites a, b = x, f() as

@@ -13,7 +13,9 @@ import (
 // goroutine runs f on a new goroutine that reports a panic instead of
 // crashing the process: the runtime behind rewritten go statements.
 func (s *Session) goroutine(f func()) {
+	s.live.Add(1)
 	go func() {
+		defer s.live.Add(-1)
 		// Goroutines of interpreted code are not the input's own.
 		pprof.SetGoroutineLabels(context.Background())
 		defer func() {

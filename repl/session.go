@@ -6,12 +6,14 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"math"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/sparknet-go/sparknet/rdd"
 	"github.com/sparknet-go/sparknet/repl/display"
@@ -52,6 +54,17 @@ type Options struct {
 	// os.Exit; nil means os.Exit. (os.Exit in an input ends that input
 	// with an *ExitError instead.)
 	Exit func(code int)
+	// MemoryBudget is the most memory, in bytes, that make may ask for
+	// together with what the heap holds already: larger sizes panic with
+	// a *MemoryError instead of ending the process. 0 means
+	// DefaultMemoryShare of the machine's memory; a negative value turns
+	// the check off.
+	MemoryBudget int64
+	// StackLimit is how many bytes of stack a goroutine running
+	// interpreted code may use: deeper calls panic with a
+	// *StackOverflowError instead of ending the process. 0 means
+	// DefaultStackLimit.
+	StackLimit int64
 }
 
 // AutoImports are the packages that inputs and scripts may use without
@@ -95,6 +108,14 @@ type Session struct {
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded
 	devNull *os.File // interpreted code's os.Stdout and os.Stderr when quiet
+
+	budget     int64        // Options.MemoryBudget, resolved
+	stackLimit int64        // Options.StackLimit, resolved
+	live       atomic.Int64 // goroutines started by go statements, running
+	exec       running      // the running execution, for stack probes
+	stopping   atomic.Bool  // a stop of goroutines between inputs is under way
+	park       atomic.Pointer[parking]
+	unwatch    chan struct{} // closed to end watchMemory
 
 	mu         sync.Mutex // serializes evaluation
 	in         *interp.Interpreter
@@ -148,6 +169,15 @@ func New(opts Options) (*Session, error) {
 	if s.exit == nil {
 		s.exit = os.Exit
 	}
+	s.budget, s.stackLimit = opts.MemoryBudget, opts.StackLimit
+	if s.budget == 0 {
+		s.budget = defaultBudget()
+	} else if s.budget < 0 {
+		s.budget = math.MaxInt64
+	}
+	if s.stackLimit <= 0 {
+		s.stackLimit = DefaultStackLimit
+	}
 	master := opts.Master
 	if master == "" {
 		master = "local[*]"
@@ -173,12 +203,19 @@ func New(opts Options) (*Session, error) {
 		s.Close()
 		return nil, err
 	}
+	s.unwatch = make(chan struct{})
+	go s.watchMemory(s.unwatch)
 	return s, nil
 }
 
 // Close stops the session's RDD context. Under an SPMD master every rank
 // must close its session (closing the context is collective).
 func (s *Session) Close() error {
+	if s.unwatch != nil {
+		close(s.unwatch)
+		s.unwatch = nil
+	}
+	s.StopGoroutines(time.Second)
 	err := s.sc.Close()
 	if s.devNull != nil {
 		s.devNull.Close()
@@ -257,7 +294,7 @@ func (s *Session) reset() error {
 		return err
 	}
 	s.unchecked = true
-	for _, src := range []string{"sc := " + rtName + ".SC()", "ctx := " + rtName + ".Ctx()"} {
+	for _, src := range []string{"sc := " + rtName + ".SC()", "ctx := " + rtName + ".Ctx()", "var " + callsVar + " int"} {
 		if err := s.evalChunks(context.Background(), inputFile, src, 0, false); err != nil {
 			s.unchecked = false
 			return fmt.Errorf("repl: prelude: %w", err)
@@ -305,6 +342,9 @@ func (s *Session) symbols() interp.Exports {
 		"Echo":     reflect.ValueOf(func(v ...any) { s.echo(v, false) }),
 		"EchoCall": reflect.ValueOf(func(v ...any) { s.echo(v, true) }),
 		"SC":       reflect.ValueOf(func() *rdd.Context { return s.sc }),
+		"Probe":    reflect.ValueOf(s.probeStack),
+		"MakeSize": reflect.ValueOf(s.makeSize),
+		"Park":     reflect.ValueOf(s.parkHere),
 		"Ctx":      reflect.ValueOf(func() context.Context { return s.ctx }),
 	}
 	return ex
@@ -367,8 +407,10 @@ func (s *Session) Number() int {
 }
 
 // Reset forgets every variable, function, type and input; sc stays.
+// Goroutines that inputs started stop (see StopGoroutines).
 func (s *Session) Reset() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.stopInterpreted(2 * time.Second)
 	return s.reset()
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/chzyer/readline"
 	"github.com/mattn/go-isatty"
@@ -230,7 +231,12 @@ func (sh *Shell) read() input {
 		}
 		line, err := sh.readLine(prompt)
 		if errors.Is(err, readline.ErrInterrupt) {
-			buf.Reset() // Ctrl-C at the prompt drops the line
+			// Ctrl-C at the prompt drops the line; on an empty prompt it
+			// stops the goroutines that earlier inputs left running.
+			if buf.Len() == 0 && strings.TrimSpace(line) == "" {
+				sh.stopGoroutines()
+			}
+			buf.Reset()
 			continue
 		}
 		if err != nil {
@@ -332,11 +338,41 @@ func (sh *Shell) interrupts() {
 			continue
 		}
 		sh.mu.Lock()
-		if sh.cancel != nil {
-			sh.cancel()
-		}
+		cancel := sh.cancel
 		sh.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		} else if sh.s.Goroutines() > 0 {
+			// Between inputs (on a pipe, where readline does not read
+			// the key) SIGINT stops the goroutines left running.
+			go sh.stopGoroutines()
+		}
 	}
+}
+
+// stopGoroutines stops the goroutines that earlier inputs left running,
+// if any, and says how many it stopped.
+func (sh *Shell) stopGoroutines() {
+	if sh.s.Goroutines() == 0 {
+		return
+	}
+	ran, left := sh.s.StopGoroutines(2 * time.Second)
+	if ran == 0 {
+		return
+	}
+	msg := fmt.Sprintf("stopped %s started by earlier inputs", plural(ran-left, "goroutine"))
+	if left > 0 {
+		msg += fmt.Sprintf("; %s inside compiled calls stop when those return", plural(left, "goroutine"))
+	}
+	fmt.Fprintln(sh.errw, msg)
+}
+
+// plural writes n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // eval evaluates one input, cancelable with Ctrl-C, and reports errors.

@@ -142,6 +142,23 @@ var transcripts = []struct {
 		exit: 3,
 	},
 	{
+		name: "a session that cannot die",
+		steps: []step{
+			{"func down(n int) int { return down(n+1) + 1 }" + enter, ">>> "},
+			{"down(0)" + enter, "stack overflow: calls of down nest too deeply"},
+			{"x := make([]float64, 1<<40)" + enter, "make([]float64, 1099511627776) needs 8 TiB, more than the session's memory budget"},
+			{"n := 0" + enter, ">>> "},
+			{"go func() { for { n++ } }()" + enter, ">>> "},
+			{ctrlC, "stopped 1 goroutine started by earlier inputs"},
+			{"a := n; time.Sleep(20 * time.Millisecond); a == n" + enter, "true (bool)"},
+			{"go func() { for { n++ } }()" + enter, ">>> "},
+			{":reset" + enter, "stopped 1 goroutine started by earlier inputs"},
+			{":help limits" + enter, "concurrent map writes"},
+			{"1 + 1" + enter, "2 (int)"},
+		},
+		exit: -1,
+	},
+	{
 		name: "doc and time",
 		steps: []step{
 			{":doc ndarray.Zeros" + enter, "func Zeros(shape ...int) *Array"},

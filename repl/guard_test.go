@@ -1,0 +1,209 @@
+package repl
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparknet-go/sparknet/repl/internal/stack"
+)
+
+// newLimitedSession starts a session with a small stack limit and memory
+// budget.
+func newLimitedSession(t *testing.T, stackLimit, budget int64) (*Session, *bytes.Buffer, *bytes.Buffer) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	s, err := New(Options{Stdout: &out, Stderr: &errb, Master: "local[1]", StackLimit: stackLimit, MemoryBudget: budget})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, &out, &errb
+}
+
+func TestRecursionLimit(t *testing.T) {
+	if !stack.Supported {
+		t.Skip("the stack is not measured on this platform")
+	}
+	s, out, _ := newLimitedSession(t, 4<<20, 0)
+	ctx := context.Background()
+	if err := s.Eval(ctx, "func down(n int) int { return down(n+1) + 1 }"); err != nil {
+		t.Fatal(err)
+	}
+	err := s.Eval(ctx, "down(0)")
+	var so *StackOverflowError
+	if !errors.As(err, &so) || so.Func != "down" {
+		t.Fatalf("unbounded recursion: %v, want a *StackOverflowError in down", err)
+	}
+	for _, want := range []string{"runtime error: stack overflow: calls of down nest too deeply", "in down at in[1]:1:6", "at in[2]:1:1"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("report %q lacks %q", err, want)
+		}
+	}
+	// Bounded recursion below the limit runs as before, and so does the
+	// session.
+	out.Reset()
+	if err := s.Eval(ctx, "func depth(n int) int { if n == 0 { return 0 }; return depth(n-1) + 1 }\ndepth(3000)"); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "3000 (int)\n" {
+		t.Fatalf("depth(3000) printed %q", got)
+	}
+	// Recursion through a closure and a method is caught too.
+	if err := s.Eval(ctx, "type walker struct{}\nfunc (w walker) walk(n int) int { f := func() int { return w.walk(n + 1) }; return f() }"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Eval(ctx, "walker{}.walk(0)"); !errors.As(err, &so) {
+		t.Fatalf("recursion through a method and a closure: %v", err)
+	}
+}
+
+func TestRecursionLimitInGoroutine(t *testing.T) {
+	if !stack.Supported {
+		t.Skip("the stack is not measured on this platform")
+	}
+	if raceEnabled {
+		t.Skip("interpreted goroutines race with the interpreter")
+	}
+	s, out, errb := newLimitedSession(t, 4<<20, 0)
+	ctx := context.Background()
+	if err := s.Eval(ctx, "func down(n int) int { return down(n+1) + 1 }\ngo func() { down(0) }()"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(errb.String(), "stack overflow") && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(errb.String(), "panic in goroutine: runtime error: stack overflow: calls of down") {
+		t.Fatalf("a goroutine's runaway recursion reported %q", errb.String())
+	}
+	if err := s.Eval(ctx, "1 + 1"); err != nil || !strings.Contains(out.String(), "2 (int)") {
+		t.Fatalf("after the goroutine stopped: %v, %q", err, out.String())
+	}
+}
+
+func TestMakeBudget(t *testing.T) {
+	s, out, _ := newLimitedSession(t, 0, 256<<20)
+	ctx := context.Background()
+	for _, tc := range []struct{ in, what string }{
+		{"make([]float64, 1<<40)", "make([]float64, 1099511627776) needs 8 TiB"},
+		{"n := 1 << 30; make([]int64, 0, n)", "make([]int64, …, 1073741824) needs 8 GiB"},
+		{"make(map[string]int, 1<<40)", "make(map[string]int, 1099511627776)"},
+		{"type point struct{ X, Y float64 }; make(chan point, uint64(1)<<35)", "make(chan point, 34359738368) needs 512 GiB"},
+		{"type ids []int32; k := int8(100); make(ids, int64(k)<<30)", "make(ids, 107374182400) needs 400 GiB"},
+	} {
+		err := s.Eval(ctx, tc.in)
+		var me *MemoryError
+		if !errors.As(err, &me) {
+			t.Errorf("%s: %v, want a *MemoryError", tc.in, err)
+			continue
+		}
+		if msg := err.Error(); !strings.Contains(msg, tc.what) || !strings.Contains(msg, "memory budget of 256 MiB") {
+			t.Errorf("%s: %q lacks %q and the budget", tc.in, msg, tc.what)
+		}
+	}
+	// Sizes within the budget are made as before; a refusal can be
+	// recovered like any run-time error.
+	out.Reset()
+	src := `func try() (err error) {
+	defer func() { err = recover().(runtime.Error) }()
+	_ = make([]byte, 1<<40)
+	return nil
+}
+len(make([]float32, 1<<20)) + len(make([]int, 3, 10)) + cap(make(chan int, 7)) + len(make(map[int]int, 5))`
+	if err := s.Eval(ctx, "import \"runtime\"\n"+src); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "1048586 (int)\n" {
+		t.Fatalf("makes within the budget printed %q", got)
+	}
+	out.Reset()
+	if err := s.Eval(ctx, "try()"); err != nil || !strings.Contains(out.String(), "needs 1 TiB") {
+		t.Fatalf("recovering a refused make: %v, %q", err, out.String())
+	}
+}
+
+func TestMemoryWatch(t *testing.T) {
+	s, _, _ := newLimitedSession(t, 0, 64<<20)
+	src := `var keep [][]byte
+for {
+	keep = append(keep, []byte(strings.Repeat("x", 1<<16)))
+}`
+	err := s.Eval(context.Background(), src)
+	var me *MemoryError
+	if !errors.As(err, &me) || me.What != "" || me.InUse <= 64<<20 {
+		t.Fatalf("a heap that keeps growing: %v, want a *MemoryError about the heap", err)
+	}
+	if !strings.Contains(err.Error(), "the heap grew to") {
+		t.Errorf("report: %q", err)
+	}
+}
+
+func TestStopGoroutines(t *testing.T) {
+	if raceEnabled {
+		t.Skip("interpreted goroutines race with the interpreter")
+	}
+	s, out, _ := newTestSession(t)
+	ctx := context.Background()
+	if err := s.Eval(ctx, "n := 0\ngo func() { for { n++ } }()\ngo func() { for { time.Sleep(time.Millisecond) } }()"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond)
+	if g := s.Goroutines(); g != 2 {
+		t.Fatalf("Goroutines() = %d, want 2", g)
+	}
+	ran, left := s.StopGoroutines(5 * time.Second)
+	if ran != 2 || left != 0 {
+		t.Fatalf("StopGoroutines() = %d, %d; want 2, 0", ran, left)
+	}
+	if err := s.Eval(ctx, "a := n; time.Sleep(20 * time.Millisecond); a == n"); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "true (bool)\n" {
+		t.Fatalf("n changed after the stop: %q", got)
+	}
+	// Functions defined before the stop still work, and so do new
+	// goroutines.
+	out.Reset()
+	if err := s.Eval(ctx, "func twice(v int) int { return 2 * v }\nch := make(chan int)\ngo func() { ch <- twice(21) }()\n<-ch"); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "42 (int)\n" {
+		t.Fatalf("after the stop: %q", got)
+	}
+	// Reset stops them too.
+	if err := s.Eval(ctx, "go func() { for { n++ } }()"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Goroutines(); g != 0 {
+		t.Fatalf("after Reset, %d goroutines run", g)
+	}
+}
+
+func TestParseMemory(t *testing.T) {
+	for in, want := range map[string]int64{
+		"1024": 1024, "8GiB": 8 << 30, "8G": 8 << 30, "8GB": 8e9, "512 MiB": 512 << 20, "1.5KiB": 1536, "2t": 2 << 40,
+	} {
+		got, err := ParseMemory(in)
+		if err != nil || got != want {
+			t.Errorf("ParseMemory(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	if physicalMemory() > 0 {
+		half, err := ParseMemory("50%")
+		if err != nil || half <= 0 || half > physicalMemory() {
+			t.Errorf("ParseMemory(50%%) = %d, %v", half, err)
+		}
+	}
+	for _, bad := range []string{"", "x", "-1G", "8 parsecs", "0%", "150%"} {
+		if _, err := ParseMemory(bad); err == nil {
+			t.Errorf("ParseMemory(%q) accepted", bad)
+		}
+	}
+}
