@@ -51,11 +51,11 @@ func (r *rewriter) guard(node ast.Node) {
 					return false
 				}
 				tp := withTypeParams(typeParams, n)
-				probe(n.Body, funcName(n))
+				probe(n.Body, funcName(n), n.Type.Func)
 				walk(n.Body, tp)
 				return false
 			case *ast.FuncLit:
-				probe(n.Body, "func literal")
+				probe(n.Body, "func literal", n.Type.Func)
 				walk(n.Body, typeParams)
 				return false
 			case *ast.CallExpr:
@@ -71,8 +71,11 @@ func (r *rewriter) guard(node ast.Node) {
 //
 //	_sn_calls++
 //	if _sn_calls&(probeEvery-1) == 0 { _sn.Probe(name) }
-func probe(body *ast.BlockStmt, name string) {
-	pos := body.Lbrace
+//
+// The statements take the position pos of the function's func keyword:
+// the interpreter places a panic that passes through a function at its
+// first statement, which this makes the function's declaration.
+func probe(body *ast.BlockStmt, name string, pos token.Pos) {
 	count := &ast.IncDecStmt{X: ident(callsVar, pos), TokPos: pos, Tok: token.INC}
 	check := &ast.IfStmt{
 		If: pos,

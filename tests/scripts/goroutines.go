@@ -25,5 +25,5 @@ fmt.Println("still running")
 // Output:
 // sum of squares 5
 // panic in goroutine: assignment to entry in nil map
-// 	in func literal at scripts/goroutines.go:17:8
+// 	in func literal at scripts/goroutines.go:16:4
 // still running
