@@ -78,7 +78,13 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		cs[i] = c
 	}
 	for i, seg := range segs {
-		s.renameTypes(cs[i], seg.files)
+		if err := s.rewriteChecked(cs[i], seg, file); err != nil {
+			s.scope.restore(saved)
+			for j := range i {
+				s.scope.commit(cs[j], len(segs[j].files), token.NoPos)
+			}
+			return s.mapErr(err)
+		}
 		ran, err := s.runParsed(ctx, seg, cs[i], echo && i == len(segs)-1)
 		if err != nil {
 			// The scope holds what ran.
@@ -211,6 +217,7 @@ func (s *Session) redeclarations(p *parsedInput) []int {
 func (s *Session) runParsed(ctx context.Context, p *parsedInput, c *checked, echo bool) (int, error) {
 	s.reached = token.NoPos
 	rw := newRewriter(s.globalInt)
+	rw.typed = c != nil
 	for i, f := range p.files {
 		last := i == len(p.files)-1
 		var err error

@@ -41,6 +41,9 @@ type rewriter struct {
 	// unsure holds range statements over expressions of unknown type,
 	// for the message when the interpreter fails on one.
 	unsure []*ast.RangeStmt
+	// typed is set for checked inputs, whose ranges over integers and
+	// functions are rewritten already (see rewriteChecked).
+	typed bool
 }
 
 func newRewriter(globalInt func(string) bool) *rewriter {
@@ -67,6 +70,9 @@ func (r *rewriter) rewrite(node ast.Node) {
 		case *ast.GoStmt:
 			c.Replace(r.goStmt(n))
 		case *ast.RangeStmt:
+			if r.typed {
+				break
+			}
 			if f := r.rangeInt(n); f != nil {
 				c.Replace(f)
 			}

@@ -2,10 +2,208 @@ package repl
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
+	"strconv"
+	"strings"
+
+	"github.com/sparknet-go/sparknet/repl/typecheck"
+	"golang.org/x/tools/go/ast/astutil"
 )
+
+// The checker's type information drives the rewrites that make the
+// interpreter run today's Go (the interpreter stops at Go 1.21 or so and
+// gets some of it wrong). Each rewrite works on the parsed chunks after
+// the check, before they run:
+//
+//   - the session's types get their names in the interpreter
+//     (renameTypes);
+//   - the shell's source packages (slices, maps, iter, cmp, generic
+//     functions of other packages) are imported by their IDs
+//     (sourcePackages);
+//   - calls of generic functions name all their type arguments, which
+//     the interpreter cannot infer when there are several
+//     (instantiate);
+//   - min, max and clear become calls of the helper package, or
+//     constants (builtins);
+//   - range over an integer becomes a counting loop, range over a
+//     function a call with a yield function (ranges);
+//   - a loop variable that a closure, a goroutine, a deferred call or a
+//     pointer captures is declared again in each iteration (loopVars);
+//   - a deferred call's function and arguments are evaluated at the
+//     defer statement (defers);
+//   - v, ok := m[k] (or x.(T), <-ch) at the top level declares v and ok
+//     first (commaOK);
+//   - function literals that use loop variables are made closures when
+//     they are evaluated (closures);
+//   - return <-ch receives into a temporary first (receives).
+//
+// Later rewrites (the shell's own in rewrite.go, and those of other
+// features) see the rewritten syntax: info describes the nodes the
+// checker saw, which the rewrites keep wherever they can.
+
+// typedRewriter rewrites the chunks of one checked input.
+type typedRewriter struct {
+	s       *Session
+	c       *checked
+	info    *types.Info
+	file    string // the name the chunks are compiled under
+	n       int    // numbers temporaries
+	parents map[ast.Node]ast.Node
+	err     error
+}
+
+// rewriteChecked applies the typed rewrites to the chunks of p.
+func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string) error {
+	s.renameTypes(c, p.files)
+	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq}
+	defer func() { s.tempSeq = r.n }()
+	for i, f := range p.files {
+		r.parents = parentMap(f)
+		r.sourcePackages(f)
+		r.instantiate(f)
+		r.builtins(f)
+		r.ranges(f)
+		r.loopVars(f)
+		r.closures(f)
+		r.defers(f, p.kinds[i] == stmtChunk)
+		r.receives(f)
+		if p.kinds[i] == stmtChunk {
+			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
+		}
+		if r.err != nil {
+			return r.err
+		}
+	}
+	return nil
+}
+
+func (r *typedRewriter) fail(err error) {
+	if r.err == nil {
+		r.err = err
+	}
+}
+
+// temp returns a new temporary variable's name.
+func (r *typedRewriter) temp(what string, pos token.Pos) *ast.Ident {
+	r.n++
+	return &ast.Ident{NamePos: pos, Name: fmt.Sprintf("%s_%s%d", rtName, what, r.n)}
+}
+
+// typeExpr writes t for the interpreter at pos, or returns nil when it
+// cannot be written.
+func (r *typedRewriter) typeExpr(t types.Type, pos token.Pos) ast.Expr {
+	w := &typeWriter{
+		pos: pos,
+		pkg: func(p *types.Package) (string, bool) {
+			name, err := r.s.importFor(r.file, p.Path())
+			if err != nil {
+				r.fail(err)
+				return "", false
+			}
+			return name, true
+		},
+		name: func(tn *types.TypeName) string {
+			if n := r.c.typeNameIn(tn); n != "" {
+				return n
+			}
+			return tn.Name()
+		},
+	}
+	e := w.expr(t)
+	if w.err != nil {
+		return nil
+	}
+	return e
+}
+
+// typeOf returns the type of expression x, or nil.
+func (r *typedRewriter) typeOf(x ast.Expr) types.Type {
+	if tv, ok := r.info.Types[x]; ok {
+		return tv.Type
+	}
+	if id, ok := x.(*ast.Ident); ok {
+		if obj := r.info.ObjectOf(id); obj != nil {
+			return obj.Type()
+		}
+	}
+	return nil
+}
+
+// helper returns a reference to a function of the helper package
+// (min, max, clear for the interpreter), importing it.
+func (r *typedRewriter) helper(name string, pos token.Pos) ast.Expr {
+	id, err := r.s.importFor(r.file, typecheckHelper)
+	if err != nil {
+		r.fail(err)
+	}
+	return &ast.SelectorExpr{X: ident(id, pos), Sel: ident(name, pos)}
+}
+
+// typecheckHelper is the import path of the helper package.
+const typecheckHelper = "sparknet-shell/builtin"
+
+// importFor returns the name under which code compiled under file
+// refers to the package at path, importing it there (under a name of
+// the shell's own) if need be. A source package is compiled first.
+func (s *Session) importFor(file, path string) (string, error) {
+	name := "_snp_" + strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(path)
+	ipath := path
+	if id := typecheck.SourceID(path); id != "" {
+		if err := s.loadSource(path); err != nil {
+			return "", err
+		}
+		name, ipath = id, id
+	}
+	if s.hidden[file] == nil {
+		s.hidden[file] = map[string]bool{}
+	}
+	if s.hidden[file][ipath] {
+		return name, nil
+	}
+	f, err := parser.ParseFile(s.in.FileSet(), file, fmt.Sprintf("package main\nimport %s %q\n", name, ipath), 0)
+	if err != nil {
+		return "", err
+	}
+	if _, err := s.compile(f, nil); err != nil {
+		return "", fmt.Errorf("repl: importing %s: %w", path, err)
+	}
+	s.hidden[file][ipath] = true
+	return name, nil
+}
+
+// loadSource compiles the shell's source package at path, and the ones
+// it imports, into the interpreter, once.
+func (s *Session) loadSource(path string) error {
+	if s.sources[path] {
+		return nil
+	}
+	src, err := sharedImporter().Source(path)
+	if err != nil {
+		return err
+	}
+	for _, dep := range src.Imports {
+		if err := s.loadSource(dep); err != nil {
+			return err
+		}
+	}
+	f, err := src.File(s.in.FileSet())
+	if err != nil {
+		return err
+	}
+	prog, err := s.compile(f, nil)
+	if err != nil {
+		return fmt.Errorf("repl: the shell's package %s: %w", path, err)
+	}
+	if _, err := s.in.Execute(prog); err != nil {
+		return fmt.Errorf("repl: the shell's package %s: %w", path, err)
+	}
+	s.sources[path] = true
+	return nil
+}
 
 // renameTypes gives the session's types their names in the interpreter
 // (see entry.yname) wherever the input mentions them.
@@ -45,4 +243,251 @@ func (s *Session) copyOlds(ctx context.Context, c *checked, i int) error {
 		return nil
 	}
 	return s.run(ctx, &ast.BlockStmt{Lbrace: list[0].Pos(), List: list, Rbrace: list[0].Pos()}, nil)
+}
+
+// sourcePackages makes the input reach the shell's source packages by
+// their IDs: their import specs, and the selectors of their members
+// (errors.AsType, a member of an overlay, included).
+func (r *typedRewriter) sourcePackages(f *ast.File) {
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.IMPORT {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			is := sp.(*ast.ImportSpec)
+			path, _ := strconv.Unquote(is.Path.Value)
+			id := typecheck.SourceID(path)
+			if id == "" {
+				continue
+			}
+			if err := r.s.loadSource(path); err != nil {
+				r.fail(err)
+				return
+			}
+			is.Name = ident(id, is.Pos())
+			is.Path.Value = strconv.Quote(id)
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if _, isPkg := r.info.Uses[x].(*types.PkgName); !isPkg {
+			return true
+		}
+		obj := r.info.Uses[sel.Sel]
+		if obj == nil || !typecheck.IsSource(obj.Pkg()) {
+			return true
+		}
+		name, err := r.s.importFor(r.file, obj.Pkg().Path())
+		if err != nil {
+			r.fail(err)
+			return false
+		}
+		x.Name = name
+		return true
+	})
+}
+
+// genericFunc returns the identifier of a generic function that x
+// refers to (f, or pkg.F), with its instance, or nil.
+func (r *typedRewriter) genericFunc(x ast.Expr) (*ast.Ident, *types.Instance) {
+	var id *ast.Ident
+	switch x := x.(type) {
+	case *ast.Ident:
+		id = x
+	case *ast.SelectorExpr:
+		if pkgX, ok := x.X.(*ast.Ident); ok {
+			if _, isPkg := r.info.Uses[pkgX].(*types.PkgName); isPkg {
+				id = x.Sel
+			}
+		}
+	}
+	if id == nil {
+		return nil, nil
+	}
+	inst, ok := r.info.Instances[id]
+	if !ok {
+		return nil, nil
+	}
+	f, ok := r.info.Uses[id].(*types.Func)
+	if !ok || f.Signature().Recv() != nil {
+		return nil, nil
+	}
+	return id, &inst
+}
+
+// typeArgs writes the type arguments of inst, or returns nil.
+func (r *typedRewriter) typeArgs(inst *types.Instance, pos token.Pos) []ast.Expr {
+	args := make([]ast.Expr, inst.TypeArgs.Len())
+	for i := range args {
+		if args[i] = r.typeExpr(inst.TypeArgs.At(i), pos); args[i] == nil {
+			return nil
+		}
+	}
+	return args
+}
+
+// instantiate names all the type arguments of every use of a generic
+// function.
+func (r *typedRewriter) instantiate(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.IndexExpr:
+			if _, inst := r.genericFunc(n.X); inst != nil && inst.TypeArgs.Len() > 1 {
+				if args := r.typeArgs(inst, n.Lbrack); args != nil {
+					c.Replace(&ast.IndexListExpr{X: n.X, Lbrack: n.Lbrack, Indices: args, Rbrack: n.Rbrack})
+				}
+			}
+		case *ast.IndexListExpr:
+			if _, inst := r.genericFunc(n.X); inst != nil && inst.TypeArgs.Len() > len(n.Indices) {
+				if args := r.typeArgs(inst, n.Lbrack); args != nil {
+					n.Indices = args
+				}
+			}
+		case *ast.Ident, *ast.SelectorExpr:
+			if _, isSel := c.Parent().(*ast.SelectorExpr); isSel && c.Name() == "Sel" {
+				return true
+			}
+			switch p := c.Parent().(type) {
+			case *ast.IndexExpr:
+				if c.Name() == "X" && p.X == n {
+					return true
+				}
+			case *ast.IndexListExpr:
+				if c.Name() == "X" && p.X == n {
+					return true
+				}
+			}
+			x := n.(ast.Expr)
+			if _, inst := r.genericFunc(x); inst != nil {
+				if args := r.typeArgs(inst, x.Pos()); args != nil {
+					c.Replace(&ast.IndexListExpr{X: x, Lbrack: x.End(), Indices: args, Rbrack: x.End()})
+				}
+			}
+		}
+		return true
+	})
+}
+
+// builtins rewrites the calls of min, max and clear, which the
+// interpreter lacks: a constant min or max becomes its value; the others
+// call the helper package's generic functions.
+func (r *typedRewriter) builtins(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		call, ok := c.Node().(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		b, ok := r.info.Uses[id].(*types.Builtin)
+		if !ok {
+			return true
+		}
+		pos := call.Pos()
+		switch b.Name() {
+		case "min", "max":
+			tv := r.info.Types[call]
+			if tv.Value != nil {
+				w := &typeWriter{pos: pos}
+				x := w.constExpr(tv.Value, tv.Type)
+				if b, isBasic := tv.Type.(*types.Basic); !isBasic || b.Info()&types.IsUntyped == 0 {
+					t := r.typeExpr(tv.Type, pos)
+					if t == nil {
+						return true
+					}
+					x = &ast.CallExpr{Fun: t, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+				} else {
+					x = &ast.ParenExpr{Lparen: pos, X: x, Rparen: pos}
+				}
+				c.Replace(x)
+				return true
+			}
+			name := "Min"
+			if b.Name() == "max" {
+				name = "Max"
+			}
+			if u, ok := tv.Type.Underlying().(*types.Basic); ok && u.Info()&types.IsFloat != 0 {
+				name += "Float"
+			}
+			t := r.typeExpr(tv.Type, pos)
+			if t == nil {
+				return true
+			}
+			call.Fun = &ast.IndexExpr{X: r.helper(name, pos), Lbrack: pos, Index: t, Rbrack: pos}
+		case "clear":
+			if len(call.Args) != 1 {
+				return true
+			}
+			t := r.typeOf(call.Args[0])
+			if t == nil {
+				return true
+			}
+			var name string
+			var args []types.Type
+			switch u := coreType(t).(type) {
+			case *types.Map:
+				name, args = "ClearMap", []types.Type{t, u.Key(), u.Elem()}
+			case *types.Slice:
+				name, args = "ClearSlice", []types.Type{t, u.Elem()}
+			default:
+				return true
+			}
+			idx := make([]ast.Expr, len(args))
+			for i, a := range args {
+				if idx[i] = r.typeExpr(a, pos); idx[i] == nil {
+					return true
+				}
+			}
+			call.Fun = &ast.IndexListExpr{X: r.helper(name, pos), Lbrack: pos, Indices: idx, Rbrack: pos}
+		}
+		return true
+	})
+}
+
+// coreType returns the underlying type of t, or for a type parameter
+// the underlying type that all the types of its constraint share, or
+// nil.
+func coreType(t types.Type) types.Type {
+	tp, ok := types.Unalias(t).(*types.TypeParam)
+	if !ok {
+		return t.Underlying()
+	}
+	it, ok := tp.Constraint().Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	var core types.Type
+	for i := range it.NumEmbeddeds() {
+		var terms []types.Type
+		switch e := it.EmbeddedType(i).(type) {
+		case *types.Union:
+			for j := range e.Len() {
+				terms = append(terms, e.Term(j).Type())
+			}
+		default:
+			terms = append(terms, e)
+		}
+		for _, term := range terms {
+			u := coreType(term)
+			if u == nil {
+				return nil
+			}
+			if core == nil {
+				core = u
+			} else if !types.Identical(core, u) {
+				return nil
+			}
+		}
+	}
+	return core
 }

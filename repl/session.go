@@ -129,6 +129,9 @@ type Session struct {
 	funcPos    map[string]string            // where named functions were declared
 	scope      *scope                       // what the type checker knows of the session
 	typesSeen  map[string]bool              // type names the interpreter has met at the top level
+	hidden     map[string]map[string]bool   // per file, the paths imported under the shell's own names
+	sources    map[string]bool              // the shell's source packages compiled into the interpreter
+	tempSeq    int                          // numbers the temporaries of rewrites
 	unchecked  bool                         // evaluating the shell's own prelude
 	reached    token.Pos                    // where a failed statement chunk stopped
 	preludePos token.Pos                    // the position of the checker's declarations of the session
@@ -288,6 +291,10 @@ func (s *Session) reset() error {
 	s.scope = newScope()
 	s.preludePos = token.Pos(in.FileSet().AddFile("sparknet-session", -1, 1).Base())
 	s.typesSeen = map[string]bool{}
+	s.hidden = map[string]map[string]bool{}
+	s.sources = map[string]bool{}
+	s.hidden = map[string]map[string]bool{}
+	s.sources = map[string]bool{}
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)
 	if err := s.prepare(inputFile, nil); err != nil {

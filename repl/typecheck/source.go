@@ -212,22 +212,26 @@ func compact(s []string) []string {
 	return out
 }
 
-// Files parses the package's files with fset, as the interpreter
-// compiles them: the package is named ID, and it imports the source
-// packages it uses by their IDs, under their IDs.
-func (src *Source) Files(fset *token.FileSet) ([]*ast.File, error) {
+// File parses the package's files with fset as one file, as the
+// interpreter compiles it: the package is named ID, and it imports the
+// source packages it uses by their IDs, under their IDs.
+func (src *Source) File(fset *token.FileSet) (*ast.File, error) {
 	names := make([]string, 0, len(src.files))
 	for n := range src.files {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var out []*ast.File
+	var out *ast.File
+	var imports, decls []ast.Decl
+	seen := map[string]bool{}
 	for _, n := range names {
 		f, err := parser.ParseFile(fset, src.ID+"/"+n, src.files[n], parser.SkipObjectResolution)
 		if err != nil {
 			return nil, err
 		}
-		f.Name.Name = src.ID
+		if out == nil {
+			out = f
+		}
 		renamed := map[string]string{} // local import name → ID
 		for _, is := range f.Imports {
 			ip, _ := strconv.Unquote(is.Path.Value)
@@ -255,8 +259,27 @@ func (src *Source) Files(fset *token.FileSet) ([]*ast.File, error) {
 				return true
 			})
 		}
-		out = append(out, f)
+		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.IMPORT {
+				for _, sp := range gd.Specs {
+					is := sp.(*ast.ImportSpec)
+					key := is.Path.Value
+					if is.Name != nil {
+						key = is.Name.Name + " " + key
+					}
+					if !seen[key] {
+						seen[key] = true
+						imports = append(imports, &ast.GenDecl{Tok: token.IMPORT, Specs: []ast.Spec{is}})
+					}
+				}
+				continue
+			}
+			decls = append(decls, d)
+		}
 	}
+	out.Name.Name = src.ID
+	out.Decls = append(imports, decls...)
+	out.Imports = nil
 	return out, nil
 }
 

@@ -115,12 +115,20 @@ func ErrorsIs(err, target error) bool {
 }
 
 // ErrorsAs is errors.As for a target of type *T, run by the interpreter
-// so that the shell's types are recognized.
+// so that the shell's types are recognized. The tree of errors is walked
+// depth first, without recursion (a generic function that calls a
+// generic function fails in the interpreter for most types).
 func ErrorsAs[T any](err error, target *T) bool {
 	if target == nil {
 		panic("errors: target cannot be nil")
 	}
-	for err != nil {
+	stack := []error{err}
+	for len(stack) > 0 {
+		err := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err == nil {
+			continue
+		}
 		if v, ok := err.(T); ok {
 			*target = v
 			return true
@@ -130,16 +138,12 @@ func ErrorsAs[T any](err error, target *T) bool {
 		}
 		switch x := err.(type) {
 		case interface{ Unwrap() error }:
-			err = x.Unwrap()
+			stack = append(stack, x.Unwrap())
 		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				if e != nil && ErrorsAs[T](e, target) {
-					return true
-				}
+			errs := x.Unwrap()
+			for i := len(errs) - 1; i >= 0; i-- {
+				stack = append(stack, errs[i])
 			}
-			return false
-		default:
-			return false
 		}
 	}
 	return false

@@ -1,8 +1,8 @@
 // Package maps is the shell's implementation of Go's maps package (Go
 // 1.26's API): the interpreter cannot run the compiled one.
 //
-// Calls of generic functions name their type arguments: the interpreter
-// does not infer several at once.
+// No function here calls another generic function (see the comment of
+// the shell's package slices).
 package maps
 
 import "iter"
@@ -52,7 +52,10 @@ func Insert[Map ~map[K]V, K comparable, V any](m Map, seq iter.Seq2[K, V]) {
 // Collect returns the pairs of seq in a new map.
 func Collect[K comparable, V any](seq iter.Seq2[K, V]) map[K]V {
 	m := map[K]V{}
-	Insert[map[K]V, K, V](m, seq)
+	seq(func(k K, v V) bool {
+		m[k] = v
+		return true
+	})
 	return m
 }
 

@@ -5,8 +5,9 @@
 // 12 elements only, so beyond that, elements that compare equal may come
 // out in another order than in a compiled program.
 //
-// Calls of generic functions name their type arguments: the interpreter
-// does not infer several at once.
+// The interpreter instantiates a generic function that calls another
+// one only for predeclared type arguments, so no function here calls
+// another generic function: they share non-generic helpers instead.
 package slices
 
 import (
@@ -58,7 +59,12 @@ func AppendSeq[Slice ~[]E, E any](s Slice, seq iter.Seq[E]) Slice {
 
 // Collect returns the values of seq in a new slice.
 func Collect[E any](seq iter.Seq[E]) []E {
-	return AppendSeq[[]E, E](nil, seq)
+	var s []E
+	seq(func(v E) bool {
+		s = append(s, v)
+		return true
+	})
+	return s
 }
 
 // Chunk returns consecutive subslices of s of n elements (the last may
@@ -110,7 +116,24 @@ func EqualFunc[S1 ~[]E1, S2 ~[]E2, E1, E2 any](s1 S1, s2 S2, eq func(E1, E2) boo
 // Compare compares s1 and s2 element by element with cmp.Compare; a
 // shorter slice that is a prefix of the other sorts first.
 func Compare[S ~[]E, E cmp.Ordered](s1, s2 S) int {
-	return CompareFunc[S, S, E, E](s1, s2, cmp.Compare[E])
+	for i := 0; i < len(s1) && i < len(s2); i++ {
+		a, b := s1[i], s2[i]
+		aNaN, bNaN := a != a, b != b
+		switch {
+		case aNaN && bNaN:
+		case aNaN || a < b:
+			return -1
+		case bNaN || a > b:
+			return +1
+		}
+	}
+	switch {
+	case len(s1) < len(s2):
+		return -1
+	case len(s1) > len(s2):
+		return +1
+	}
+	return 0
 }
 
 // CompareFunc is Compare with cmp comparing elements.
@@ -152,12 +175,22 @@ func IndexFunc[S ~[]E, E any](s S, f func(E) bool) int {
 
 // Contains reports whether v is an element of s.
 func Contains[S ~[]E, E comparable](s S, v E) bool {
-	return Index[S, E](s, v) >= 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == v {
+			return true
+		}
+	}
+	return false
 }
 
 // ContainsFunc reports whether f is true for an element of s.
 func ContainsFunc[S ~[]E, E any](s S, f func(E) bool) bool {
-	return IndexFunc[S, E](s, f) >= 0
+	for i := 0; i < len(s); i++ {
+		if f(s[i]) {
+			return true
+		}
+	}
+	return false
 }
 
 // Insert inserts vs at index i of s and returns the result. It panics
@@ -208,7 +241,7 @@ func DeleteFunc[S ~[]E, E any](s S, del func(E) bool) S {
 // s[i:j] is not a valid slice.
 func Replace[S ~[]E, E any](s S, i, j int, v ...E) S {
 	_ = s[i:j] // the bounds check
-	tail := Clone[S, E](s[j:])
+	tail := append(make(S, 0, len(s)-j), s[j:]...)
 	n := len(s)
 	s = append(append(s[:i], v...), tail...)
 	if len(s) < n {
@@ -225,13 +258,28 @@ func Clone[S ~[]E, E any](s S) S {
 	if s == nil {
 		return nil
 	}
-	return append(S{}, s...)
+	return append(make(S, 0, len(s)), s...)
 }
 
 // Compact replaces runs of equal elements by one and returns the
 // result; it zeroes the elements past the new length.
 func Compact[S ~[]E, E comparable](s S) S {
-	return CompactFunc[S, E](s, func(a, b E) bool { return a == b })
+	if len(s) < 2 {
+		return s
+	}
+	n := len(s)
+	kept := 1
+	for i := 1; i < n; i++ {
+		if s[kept-1] != s[i] {
+			s[kept] = s[i]
+			kept++
+		}
+	}
+	var zero E
+	for k := kept; k < n; k++ {
+		s[k] = zero
+	}
+	return s[:kept]
 }
 
 // CompactFunc is Compact with eq comparing elements; of a run, the first

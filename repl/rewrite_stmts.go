@@ -1,0 +1,590 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// loopVars gives each iteration of a loop its own copy of a loop
+// variable that something keeps beyond the iteration: a closure (a
+// deferred one, a goroutine's), a pointer, a method with a pointer
+// receiver. The interpreter has one variable for the whole loop, as Go
+// had before 1.22; a variable declared in the body, though, is new in
+// each iteration, so
+//
+//	for i := 0; i < n; i++ { body }
+//
+// becomes
+//
+//	for t := 0; t < n; t++ { i := t; body; t = i }
+//
+// (with t = i also before each continue of the loop), and
+//
+//	for k, v := range x { body }
+//
+// becomes for k, t := range x { v := t; body } for a captured v.
+func (r *typedRewriter) loopVars(f *ast.File) {
+	labels := map[ast.Stmt]string{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if l, ok := n.(*ast.LabeledStmt); ok {
+			labels[l.Stmt] = l.Label.Name
+		}
+		return true
+	})
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch l := n.(type) {
+		case *ast.RangeStmt:
+			if l.Tok != token.DEFINE {
+				return true
+			}
+			var decl []ast.Stmt
+			for _, p := range []*ast.Expr{&l.Key, &l.Value} {
+				id, ok := (*p).(*ast.Ident)
+				if !ok || id.Name == "_" {
+					continue
+				}
+				v, ok := r.info.Defs[id].(*types.Var)
+				if !ok || !r.captured(v, l.Body) {
+					continue
+				}
+				t := r.temp("lv", id.Pos())
+				*p = t
+				decl = append(decl, &ast.AssignStmt{Lhs: []ast.Expr{id}, TokPos: id.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{ident(t.Name, id.Pos())}})
+			}
+			l.Body.List = append(decl, l.Body.List...)
+		case *ast.ForStmt:
+			init, ok := l.Init.(*ast.AssignStmt)
+			if !ok || init.Tok != token.DEFINE {
+				return true
+			}
+			for i, lhs := range init.Lhs {
+				id, ok := lhs.(*ast.Ident)
+				if !ok || id.Name == "_" {
+					continue
+				}
+				v, ok := r.info.Defs[id].(*types.Var)
+				if !ok || !(r.captured(v, l.Body) || r.captured(v, l.Cond) || r.captured(v, l.Post)) {
+					continue
+				}
+				t := r.temp("lv", id.Pos())
+				init.Lhs[i] = t
+				for _, part := range []ast.Node{l.Cond, l.Post} {
+					if part == nil {
+						continue
+					}
+					ast.Inspect(part, func(n ast.Node) bool {
+						if u, ok := n.(*ast.Ident); ok && r.info.Uses[u] == v {
+							u.Name = t.Name
+						}
+						return true
+					})
+				}
+				copyBack := func(pos token.Pos) ast.Stmt {
+					return &ast.AssignStmt{Lhs: []ast.Expr{ident(t.Name, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(id.Name, pos)}}
+				}
+				r.beforeContinue(l, labels[l], copyBack)
+				pos := l.Body.Lbrace
+				decl := &ast.AssignStmt{Lhs: []ast.Expr{id}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{ident(t.Name, pos)}}
+				l.Body.List = append(append([]ast.Stmt{decl}, l.Body.List...), copyBack(l.Body.Rbrace))
+			}
+		}
+		return true
+	})
+}
+
+// beforeContinue puts stmt() before every continue of loop in its body.
+func (r *typedRewriter) beforeContinue(loop *ast.ForStmt, label string, stmt func(token.Pos) ast.Stmt) {
+	depth := 0 // of loops nested in the body
+	astutil.Apply(loop.Body, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ForStmt, *ast.RangeStmt:
+			depth++
+		case *ast.BranchStmt:
+			if n.Tok == token.CONTINUE && ((n.Label == nil && depth == 0) || (n.Label != nil && n.Label.Name == label)) {
+				c.Replace(&ast.BlockStmt{Lbrace: n.Pos(), List: []ast.Stmt{stmt(n.Pos()), n}, Rbrace: n.End()})
+				return false
+			}
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			depth--
+		}
+		return true
+	})
+}
+
+// captured reports whether in n something keeps v beyond the current
+// iteration: a function literal that uses it, &v (or the address of a
+// part of it), a method with a pointer receiver called or taken on it,
+// or a slice of it (an array).
+func (r *typedRewriter) captured(v *types.Var, n ast.Node) bool {
+	if n == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			ast.Inspect(n.Body, func(m ast.Node) bool {
+				if u, ok := m.(*ast.Ident); ok && r.info.Uses[u] == v {
+					found = true
+				}
+				return !found
+			})
+			return false
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && r.rootVar(n.X) == v {
+				found = true
+			}
+		case *ast.SliceExpr:
+			if _, isArray := r.typeOf(n.X).Underlying().(*types.Array); isArray && r.rootVar(n.X) == v {
+				found = true
+			}
+		case *ast.SelectorExpr:
+			if sel := r.info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal && r.rootVar(n.X) == v {
+				if _, ptr := sel.Obj().(*types.Func).Signature().Recv().Type().(*types.Pointer); ptr && !isPointer(r.typeOf(n.X)) {
+					found = true
+				}
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// rootVar returns the variable that x is part of (v in v, v.f, v[i] of
+// an array v), or nil.
+func (r *typedRewriter) rootVar(x ast.Expr) *types.Var {
+	for {
+		switch e := x.(type) {
+		case *ast.ParenExpr:
+			x = e.X
+		case *ast.SelectorExpr:
+			if isPointer(r.typeOf(e.X)) {
+				return nil
+			}
+			x = e.X
+		case *ast.IndexExpr:
+			if t := r.typeOf(e.X); t == nil {
+				return nil
+			} else if _, isArray := t.Underlying().(*types.Array); !isArray {
+				return nil
+			}
+			x = e.X
+		case *ast.Ident:
+			v, _ := r.info.Uses[e].(*types.Var)
+			return v
+		default:
+			return nil
+		}
+	}
+}
+
+func isPointer(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Pointer)
+	return ok
+}
+
+// defers evaluates the function and arguments of deferred calls at the
+// defer statement, as Go does (the interpreter evaluates them when the
+// call runs):
+//
+//	defer f(a, b)  →  { t1, t2 := a, b; defer f(t1, t2) }
+//
+// with the receiver of a method, or a function held in a variable,
+// evaluated the same way. Top-level statements (in stmtChunk's wrapper)
+// are left alone: defer is refused there.
+func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
+	funcs := 0
+	astutil.Apply(n, func(c *astutil.Cursor) bool {
+		if _, ok := c.Node().(*ast.FuncLit); ok {
+			funcs++
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch d := c.Node().(type) {
+		case *ast.FuncLit:
+			funcs--
+		case *ast.DeferStmt:
+			if topLevel && funcs == 0 {
+				return true
+			}
+			if st := r.deferEarly(d); st != nil {
+				c.Replace(st)
+			}
+		}
+		return true
+	})
+}
+
+func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
+	call := d.Call
+	pos := d.Pos()
+	var pre []ast.Stmt
+	bind := func(x ast.Expr) ast.Expr {
+		t := r.temp("d", call.Pos())
+		pre = append(pre, &ast.AssignStmt{Lhs: []ast.Expr{t}, TokPos: call.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{x}})
+		return ident(t.Name, call.Pos())
+	}
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		if _, isVar := r.info.Uses[fun].(*types.Var); isVar {
+			call.Fun = bind(fun)
+		}
+	case *ast.SelectorExpr:
+		sel := r.info.Selections[fun]
+		switch {
+		case sel == nil: // a package's function
+		case sel.Kind() == types.MethodVal:
+			m := sel.Obj().(*types.Func)
+			_, ptrRecv := m.Signature().Recv().Type().(*types.Pointer)
+			xt := r.typeOf(fun.X)
+			if ptrRecv && !isPointer(xt) {
+				fun.X = bind(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: fun.X})
+			} else {
+				fun.X = bind(fun.X)
+			}
+		case sel.Kind() == types.FieldVal:
+			call.Fun = bind(fun)
+		}
+	case *ast.FuncLit, *ast.IndexExpr, *ast.IndexListExpr:
+	default:
+		call.Fun = bind(call.Fun)
+	}
+	if len(call.Args) == 1 {
+		if tup, ok := r.typeOf(call.Args[0]).(*types.Tuple); ok && tup.Len() > 1 {
+			var lhs, args []ast.Expr
+			for range tup.Len() {
+				t := r.temp("d", pos)
+				lhs = append(lhs, t)
+				args = append(args, ident(t.Name, pos))
+			}
+			pre = append(pre, &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{call.Args[0]}})
+			call.Args = args
+			return &ast.BlockStmt{Lbrace: call.Pos(), List: append(pre, d), Rbrace: d.End()}
+		}
+	}
+	for i, a := range call.Args {
+		tv, ok := r.info.Types[a]
+		if !ok || tv.Value != nil || tv.IsNil() || tv.IsType() {
+			continue
+		}
+		if _, isLit := a.(*ast.FuncLit); isLit {
+			continue
+		}
+		call.Args[i] = bind(a)
+	}
+	if len(pre) == 0 {
+		return nil
+	}
+	return &ast.BlockStmt{Lbrace: call.Pos(), List: append(pre, d), Rbrace: d.End()}
+}
+
+// commaOK rewrites v, ok := m[k] (and x.(T), <-ch, and var v, ok = ...)
+// among top-level statements, where the interpreter fails on it, into
+// declarations and an assignment:
+//
+//	var v V
+//	var ok bool
+//	v, ok = m[k]
+//
+// and the same for a, b := f[T](x), the results of a generic function.
+func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
+	var out []ast.Stmt
+	for _, st := range body.List {
+		var lhs []*ast.Ident
+		var rhs ast.Expr
+		switch st := st.(type) {
+		case *ast.AssignStmt:
+			if st.Tok == token.DEFINE && len(st.Lhs) >= 2 && len(st.Rhs) == 1 && allIdents(st.Lhs) {
+				for _, l := range st.Lhs {
+					lhs = append(lhs, l.(*ast.Ident))
+				}
+				rhs = st.Rhs[0]
+			}
+		case *ast.DeclStmt:
+			if gd, ok := st.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR && len(gd.Specs) == 1 {
+				if vs := gd.Specs[0].(*ast.ValueSpec); vs.Type == nil && len(vs.Names) >= 2 && len(vs.Values) == 1 {
+					lhs, rhs = vs.Names, vs.Values[0]
+				}
+			}
+		}
+		if rhs == nil || !(len(lhs) == 2 && r.isCommaOK(rhs) || isGenericCall(rhs)) {
+			out = append(out, st)
+			continue
+		}
+		pos := st.Pos()
+		var decls []ast.Stmt
+		assign := &ast.AssignStmt{TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{rhs}}
+		ok := true
+		for _, id := range lhs {
+			assign.Lhs = append(assign.Lhs, ident(id.Name, id.Pos()))
+			obj := r.info.Defs[id]
+			if obj == nil || id.Name == "_" {
+				continue // assigned, not declared
+			}
+			t := r.typeExpr(obj.Type(), pos)
+			if t == nil {
+				ok = false
+				break
+			}
+			decls = append(decls, varDecl(id, t))
+		}
+		if !ok {
+			out = append(out, st)
+			continue
+		}
+		out = append(append(out, decls...), assign)
+	}
+	body.List = out
+}
+
+// isGenericCall reports whether x calls a generic function with its
+// type arguments (as instantiate leaves every such call).
+func isGenericCall(x ast.Expr) bool {
+	call, ok := ast.Unparen(x).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	switch call.Fun.(type) {
+	case *ast.IndexExpr, *ast.IndexListExpr:
+		return true
+	}
+	return false
+}
+
+// isCommaOK reports whether x is a map index, a type assertion or a
+// receive.
+func (r *typedRewriter) isCommaOK(x ast.Expr) bool {
+	switch x := ast.Unparen(x).(type) {
+	case *ast.TypeAssertExpr:
+		return true
+	case *ast.UnaryExpr:
+		return x.Op == token.ARROW
+	case *ast.IndexExpr:
+		t := r.typeOf(x.X)
+		if t == nil {
+			return false
+		}
+		_, isMap := coreType(t).(*types.Map)
+		return isMap
+	}
+	return false
+}
+
+// The interpreter makes a closure of a function literal when it
+// evaluates the literal as a value: it then copies its frame, with the
+// variables of the current loop iteration. A literal that is deferred,
+// started as a goroutine or passed straight to a compiled function is
+// made a closure only when it is called, with the variables as they are
+// then: the last iteration's. So such literals are changed:
+//
+//   - a deferred or go'd literal gets the loop variables it uses as
+//     parameters, passed when the statement runs:
+//     defer func() { use(i) }() → defer func(i int) { use(i) }(i);
+//   - a literal passed to a call is made a value before the statement:
+//     t := func() { use(i) }; r.Map(t).
+//
+// Only literals that use variables declared inside a loop around them
+// (in the same function) are changed.
+
+// loopVarsUsed returns the variables that lit uses and that are
+// declared inside a loop around at, in the function at is in.
+func (r *typedRewriter) loopVarsUsed(lit *ast.FuncLit, at ast.Node) []*types.Var {
+	type span struct{ from, to token.Pos }
+	var loops []span
+	for p := r.parents[at]; p != nil; p = r.parents[p] {
+		switch p := p.(type) {
+		case *ast.FuncLit, *ast.FuncDecl:
+			p = nil
+		case *ast.ForStmt, *ast.RangeStmt:
+			loops = append(loops, span{p.Pos(), p.End()})
+			continue
+		default:
+			continue
+		}
+		break
+	}
+	if len(loops) == 0 {
+		return nil
+	}
+	var vars []*types.Var
+	seen := map[*types.Var]bool{}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := r.info.Uses[id].(*types.Var)
+		if !ok || seen[v] || v.IsField() || (v.Pos() >= lit.Pos() && v.Pos() < lit.End()) {
+			return true
+		}
+		for _, l := range loops {
+			if v.Pos() >= l.from && v.Pos() < l.to {
+				seen[v] = true
+				vars = append(vars, v)
+				break
+			}
+		}
+		return true
+	})
+	return vars
+}
+
+// bindParams makes the loop variables that the literal called by call
+// uses its parameters, passed by call.
+func (r *typedRewriter) bindParams(call *ast.CallExpr, at ast.Node) bool {
+	lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit)
+	if !ok {
+		return false
+	}
+	vars := r.loopVarsUsed(lit, at)
+	if len(vars) == 0 || call.Ellipsis.IsValid() {
+		return false
+	}
+	pos := call.Pos()
+	for _, v := range vars {
+		t := r.typeExpr(v.Type(), pos)
+		if t == nil {
+			return false
+		}
+		lit.Type.Params.List = append(lit.Type.Params.List, &ast.Field{Names: []*ast.Ident{ident(v.Name(), pos)}, Type: t})
+		arg := ident(v.Name(), pos)
+		r.info.Uses[arg] = v
+		call.Args = append(call.Args, arg)
+	}
+	return true
+}
+
+// closures applies the changes above.
+func (r *typedRewriter) closures(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.DeferStmt:
+			r.bindParams(n.Call, n)
+		case *ast.GoStmt:
+			r.bindParams(n.Call, n)
+		case *ast.BlockStmt:
+			n.List = r.bindArgs(n.List)
+		case *ast.CaseClause:
+			n.Body = r.bindArgs(n.Body)
+		case *ast.CommClause:
+			n.Body = r.bindArgs(n.Body)
+		}
+		return true
+	})
+}
+
+// bindArgs makes values before each statement of list of the function
+// literals that the statement passes to calls and that use loop
+// variables.
+func (r *typedRewriter) bindArgs(list []ast.Stmt) []ast.Stmt {
+	var out []ast.Stmt
+	for _, st := range list {
+		switch st.(type) {
+		case *ast.DeferStmt, *ast.GoStmt:
+			out = append(out, st)
+			continue
+		}
+		shallowInspect(st, func(n ast.Node) {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return
+			}
+			if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok {
+				if _, builtin := r.info.Uses[id].(*types.Builtin); builtin {
+					return
+				}
+			}
+			for i, a := range call.Args {
+				lit, ok := ast.Unparen(a).(*ast.FuncLit)
+				if !ok {
+					continue
+				}
+				vars := r.loopVarsUsed(lit, call)
+				local := false
+				for _, v := range vars {
+					if v.Pos() >= st.Pos() && v.Pos() < lit.Pos() {
+						local = true // declared by the statement itself: not in scope before it
+					}
+				}
+				if len(vars) == 0 || local {
+					continue
+				}
+				t := r.temp("f", lit.Pos())
+				out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{t}, TokPos: lit.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{lit}})
+				call.Args[i] = ident(t.Name, lit.Pos())
+			}
+		})
+		out = append(out, st)
+	}
+	return out
+}
+
+// shallowInspect calls fn for the nodes of st that are not inside a
+// block or a function literal's body of st.
+func shallowInspect(st ast.Stmt, fn func(ast.Node)) {
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.BlockStmt, *ast.CaseClause, *ast.CommClause, *ast.FuncLit:
+			if n != ast.Node(st) {
+				fn(n)
+			}
+			return false
+		}
+		if n != nil {
+			fn(n)
+		}
+		return true
+	})
+}
+
+// receives rewrites return statements with a receive among their
+// results, on which the interpreter fails:
+//
+//	return <-ch, err  →  { t1 := <-ch; t2 := err; return t1, t2 }
+//
+// (constants and nil stay in place, to keep their types).
+func (r *typedRewriter) receives(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		ret, ok := c.Node().(*ast.ReturnStmt)
+		if !ok {
+			return true
+		}
+		recv := false
+		for _, x := range ret.Results {
+			if u, ok := ast.Unparen(x).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+				recv = true
+			}
+		}
+		if !recv {
+			return true
+		}
+		pos := ret.Pos()
+		block := &ast.BlockStmt{Lbrace: pos, Rbrace: ret.End()}
+		for i, x := range ret.Results {
+			if tv, ok := r.info.Types[x]; ok && (tv.Value != nil || tv.IsNil()) {
+				continue
+			}
+			t := r.temp("ret", pos)
+			block.List = append(block.List, &ast.AssignStmt{Lhs: []ast.Expr{t}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{x}})
+			ret.Results[i] = ident(t.Name, pos)
+		}
+		block.List = append(block.List, ret)
+		c.Replace(block)
+		return true
+	})
+}

@@ -1,0 +1,106 @@
+package repl
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestToday runs the Go of go.mod's version that the interpreter lacks
+// or gets wrong, and that the typed rewrites make it run.
+func TestToday(t *testing.T) {
+	tests := []struct {
+		name  string
+		steps []evalStep
+	}{
+		{"per-iteration loop variables", []evalStep{
+			{in: `import "reflect"`},
+			{in: "func g() { for i := 0; i < 3; i++ { defer fmt.Print(i) } }; g()", out: "210"},
+			{in: "var fs []func() int\nfor i := 0; i < 3; i++ { fs = append(fs, func() int { return i }) }\nfor _, f := range fs { fmt.Print(f()) }", out: "012"},
+			{in: "var ps []*int\nfor _, v := range []int{4, 5} { ps = append(ps, &v) }\nfmt.Print(*ps[0], *ps[1])", out: "4 5"},
+			// A body that changes the variable carries the change to the next iteration.
+			{in: "var gs []func() int\nfor i := 0; i < 6; i++ { if i%2 == 0 { i++ }; gs = append(gs, func() int { return i }) }\nfor _, f := range gs { fmt.Print(f()) }", out: "135"},
+			{in: "var hs []func() int\nfor i := 0; i < 5; i++ { if i == 1 { i += 2; continue }; hs = append(hs, func() int { return i }) }\nfor _, f := range hs { fmt.Print(f()) }", out: "04"},
+			{in: "var vs []reflect.Value\nfor i := range 3 { vs = append(vs, reflect.ValueOf(func() int { return i })) }\nfor _, v := range vs { fmt.Print(v.Call(nil)[0]) }", out: "012"},
+			{in: "func h() { for i := range 3 { defer func() { fmt.Print(i) }() } }; h()", out: "210"},
+			{in: "ch := make(chan int, 3)\nfor i := range 3 { go func() { ch <- i * i }() }\n<-ch + <-ch + <-ch", out: "5 (int)\n"},
+		}},
+		{"deferred calls take their arguments at the defer", []evalStep{
+			{in: "func d() { x := 1; defer fmt.Println(\"x is\", x); x = 2 }; d()", out: "x is 1\n"},
+			{in: "type C struct{ n int }\nfunc (c *C) Show() { fmt.Println(\"n is\", c.n) }\nfunc e() { c := C{1}; defer c.Show(); c.n = 5 }; e()", out: "n is 5\n"},
+			{in: "func f2() { p := fmt.Println; defer p(\"first\"); p = func(a ...any) (int, error) { return 0, nil } }; f2()", out: "first\n"},
+		}},
+		{"range over integers", []evalStep{
+			{in: "type Small uint8\nvar n Small = 3\nvar last Small\nfor i := range n { last = i }\nfmt.Println(int(last))", out: "2\n"},
+			{in: "var j int\nfor j = range 4 {}\nj", out: "3 (int)\n"},
+			{in: "const k = 2\nfor range k { fmt.Print(\"x\") }", out: "xx"},
+		}},
+		{"range over functions", []evalStep{
+			{in: "func count(n int) func(func(int) bool) { return func(yield func(int) bool) { for i := 0; i < n; i++ { if !yield(i) { return } } } }"},
+			{in: "for v := range count(10) { if v == 1 { continue }; if v == 4 { break }; fmt.Print(v) }", out: "023"},
+			{in: "func find(n int) (int, bool) { for v := range count(10) { if v*v > n { return v, true } }; return 0, false }\nfind(20)", out: "5 (int)\ntrue (bool)\n"},
+			{in: "outer:\nfor i := range 3 { for v := range count(3) { if v == 1 { continue outer }; if i == 2 { break outer }; fmt.Print(i, v, \" \") } }", out: "0 0 1 0 "},
+			{in: "func pairs(yield func(string, int) bool) { _ = yield(\"a\", 1) && yield(\"b\", 2) }\nfor k, v := range pairs { fmt.Print(k, v) }", out: "a1b2"},
+			{in: "func bad() { for v := range count(2) { defer fmt.Println(v) } }", err: "defer in the body of a range over a function is not supported by the shell"},
+		}},
+		{"min, max and clear", []evalStep{
+			{in: "x := []int{3, 1, 2}\nmin(x[0], x[1], x[2])", out: "1 (int)\n"},
+			{in: "max(2.5, float64(x[0]))", out: "3 (float64)\n"},
+			{in: `min("b", "a")`, out: "\"a\" (string)\n"},
+			{in: "const c = max(1, 2.5)\nc", out: "2.5 (float64)\n"},
+			{in: "m := map[string]int{\"a\": 1}\nclear(m)\nclear(x)\nfmt.Println(len(m), x)", out: "0 [0 0 0]\n"},
+		}},
+		{"generics", []evalStep{
+			{in: "func Map[T, U any](s []T, f func(T) U) []U { var r []U; for _, v := range s { r = append(r, f(v)) }; return r }"},
+			{in: "Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i * 10) })", out: "[10 20] ([]string)\n"},
+			{in: "type Number interface{ ~int | ~float64 }\nfunc Sum[T Number](s []T) T { var t T; for _, v := range s { t += v }; return t }\ntype MyInt int"},
+			{in: "fmt.Println(Sum([]float64{1.5, 2}), Sum([]MyInt{1, 2}))", out: "3.5 3\n"},
+			{in: "type Pair[K comparable, V any] struct{ Key K; Val V }\nfunc MakePair[K comparable, V any](k K, v V) Pair[K, V] { return Pair[K, V]{k, v} }\nMakePair(\"a\", 1).Val", out: "1 (int)\n"},
+		}},
+		{"slices, maps, cmp and iter", []evalStep{
+			{in: `import "reflect"`},
+			{in: `import ("cmp"; "iter"; "maps"; "slices"; "strings")`},
+			{in: "x := []int{3, 1, 2}\nslices.Sort(x)\nfmt.Println(x, slices.Max(x), slices.Contains(x, 2), slices.Index(x, 3))", out: "[1 2 3] 3 true 2\n"},
+			{in: `m := map[string]int{"b": 2, "a": 1, "c": 3}`},
+			{in: "slices.Sorted(maps.Keys(m))", out: "[a b c] ([]string)\n"},
+			{in: "slices.Collect(maps.Values(maps.Clone(map[int]int{1: 7})))", out: "[7] ([]int)\n"},
+			{in: "fmt.Println(cmp.Compare(2, 1), cmp.Or(\"\", \"x\"))", out: "1 x\n"},
+			{in: `slices.Collect(strings.Lines("a\nb\n"))`, out: "[a\n b\n] ([]string)\n"},
+			{in: "func evens(n int) iter.Seq[int] { return func(yield func(int) bool) { for i := 0; i < n; i += 2 { if !yield(i) { return } } } }\nnext, stop := iter.Pull(evens(5))\na, _ := next()\nb, _ := next()\nstop()\nfmt.Println(a, b)", out: "0 2\n"},
+			{in: "type Person struct{ Name string; Age int }\npeople := []Person{{\"Bo\", 30}, {\"Al\", 25}, {\"Cy\", 25}}\nslices.SortFunc(people, func(a, b Person) int { return cmp.Compare(a.Age, b.Age) })\nfmt.Println(people, slices.IndexFunc(people, func(p Person) bool { return p.Name == \"Bo\" }))", out: "[{Al 25} {Cy 25} {Bo 30}] 2\n"},
+		}},
+		{"comma-ok at the top level", []evalStep{
+			{in: `m := map[string]int{"a": 1}`},
+			{in: `v, ok := m["a"]`},
+			{in: `w, ok2 := m["z"]; fmt.Println(v, ok, w, ok2)`, out: "1 true 0 false\n"},
+			{in: `var x any = "s"`},
+			{in: `s, isStr := x.(string); n, isInt := x.(int); fmt.Println(s, isStr, n, isInt)`, out: "s true 0 false\n"},
+			{in: "ch := make(chan int, 1); ch <- 4; close(ch)"},
+			{in: "r, open := <-ch; r2, open2 := <-ch; fmt.Println(r, open, r2, open2)", out: "4 true 0 false\n"},
+			{in: `var vv, okk = m["a"]; fmt.Println(vv, okk)`, out: "1 true\n"},
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if raceEnabled && strings.Contains(tc.name, "loop variables") {
+				t.Skip("the interpreter races with its own goroutines")
+			}
+			s, out, _ := newTestSession(t)
+			for _, st := range tc.steps {
+				out.Reset()
+				err := s.Eval(context.Background(), st.in)
+				switch {
+				case st.err == "" && err != nil:
+					t.Fatalf("%q: %v", st.in, err)
+				case st.err != "" && err == nil:
+					t.Fatalf("%q: no error, want %q", st.in, st.err)
+				case st.err != "" && !strings.Contains(err.Error(), st.err):
+					t.Fatalf("%q: error %q, want %q", st.in, err, st.err)
+				}
+				if got := out.String(); st.err == "" && st.out != "" && got != st.out {
+					t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+				}
+			}
+		})
+	}
+}
