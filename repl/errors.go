@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -51,6 +52,28 @@ func (e *PanicError) Error() string {
 func (e *PanicError) Unwrap() error {
 	err, _ := e.Value.(error)
 	return err
+}
+
+// nilDereference is the panic value shown for a nil pointer dereference in
+// interpreted code, where the interpreter panics with a reflect.ValueError
+// (a method called on the zero reflect.Value) instead of the runtime error
+// compiled Go gives.
+type nilDereference struct{}
+
+func (nilDereference) Error() string {
+	return "runtime error: invalid memory address or nil pointer dereference"
+}
+
+// RuntimeError marks it as a runtime.Error, as Go's own is.
+func (nilDereference) RuntimeError() {}
+
+// goPanicValue returns the value Go would have panicked with for a panic
+// value of the interpreter.
+func goPanicValue(v any) any {
+	if ve, ok := v.(*reflect.ValueError); ok && ve.Kind == reflect.Invalid {
+		return nilDereference{}
+	}
+	return v
 }
 
 // ExitError reports a call of os.Exit in interpreted code.

@@ -575,7 +575,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 				frames = dropWrapper(frames)
 			}
 		}
-		return reflect.Value{}, &PanicError{Value: p.Value, Trace: s.trace(frames, top)}
+		return reflect.Value{}, &PanicError{Value: goPanicValue(p.Value), Trace: s.trace(frames, top)}
 	}
 	return reflect.Value{}, err
 }

@@ -27,7 +27,7 @@ func (s *Session) goroutine(f func()) {
 				s.exit(ex.code)
 				return
 			}
-			err := &PanicError{Value: r, Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
+			err := &PanicError{Value: goPanicValue(r), Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
 			fmt.Fprintln(s.stderr.w, s.mapPositions(err.Error()))
 		}()
 		f()
