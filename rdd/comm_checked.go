@@ -119,8 +119,34 @@ func divergence(calls []collective) string {
 		parts = append(parts, fmt.Sprintf("%s: %s", rankList(ranks), h))
 	}
 	sort.Strings(parts)
-	return "the ranks diverged: " + strings.Join(parts, "; ") +
-		". Every rank must run the same actions and collectives in the same order (print only where sc.IsDriver(), but compute on every rank)"
+	msg := "the ranks diverged: " + strings.Join(parts, "; ")
+	for _, h := range calls {
+		if h.Note != "" {
+			// A rank says why it left the code the others still run.
+			return msg
+		}
+	}
+	return msg + ". Every rank must run the same actions and collectives in the same order (print only where sc.IsDriver(), but compute on every rank)"
+}
+
+// AllgatherNoting is c.Allgather for code that may have left the path the
+// other ranks take, such as a shell that ends an input with an error on
+// one rank while the others still run it. When c checks that the ranks
+// make the same calls (the Comm of an SPMD Context does) and they did not,
+// the message that ends the job names this call as what, with note (the
+// error, say) beside it, so the cause shows on every rank. what must be the
+// same on every rank; note may differ.
+func AllgatherNoting(c Comm, what, note string, data []byte) ([][]byte, error) {
+	cc, ok := c.(*checkedComm)
+	if !ok {
+		return c.Allgather(data)
+	}
+	note = strings.ReplaceAll(strings.TrimSpace(note), "\n\t", " ")
+	note = strings.ReplaceAll(note, "\n", "; ")
+	cc.mu.Lock()
+	defer cc.mu.Unlock()
+	_, payloads, err := cc.exchange(collective{What: what, Note: note}, data)
+	return payloads, err
 }
 
 // rankList writes "rank 1" or "ranks 0, 2".

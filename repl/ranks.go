@@ -99,11 +99,14 @@ func (o outcome) same(p outcome) bool {
 // itself when it failed alike on every rank; otherwise a *RankError with
 // every rank's outcome.
 func (g *ranks) settle(err error) error {
-	b, jerr := json.Marshal(outcomeOf(err))
+	out := outcomeOf(err)
+	b, jerr := json.Marshal(out)
 	if jerr != nil {
 		return fmt.Errorf("repl: %w", jerr)
 	}
-	all, gerr := g.comm.Allgather(b)
+	// Should another rank still be running the input (this one failed
+	// early, say), the job ends with this rank's error in its message.
+	all, gerr := rdd.AllgatherNoting(g.comm, "the end of an input", out.Err, b)
 	if gerr != nil {
 		return fmt.Errorf("repl: comparing the ranks' outcomes: %w", gerr)
 	}

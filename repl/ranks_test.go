@@ -168,6 +168,9 @@ func TestMainRanks(t *testing.T) {
 	count := write("count.go", "r := sc.Parallelize([]any{1, 2, 3, 4, 5, 6, 7, 8}, 4)\nn, err := r.Count()\nif err != nil {\n\tpanic(err)\n}\nfmt.Println(\"count\", n)\n")
 	oneRank := write("one.go", "fmt.Println(\"before\")\n// %%\nif sc.Rank() == 1 {\n\tpanic(\"only on rank 1\")\n}\n// %%\nfmt.Println(\"after\")\n")
 	exit := write("exit.go", "if sc.Rank() == 0 {\n\tos.Exit(4)\n}\n")
+	// Rank 1 leaves the input while rank 0 goes on to an action.
+	midPanic := write("mid_panic.go", "r := sc.Parallelize([]any{1, 2, 3, 4}, 2)\nif sc.Rank() == 1 {\n\tpanic(\"only on rank 1\")\n}\nn, _ := r.Count()\nfmt.Println(n)\n")
+	midExit := write("mid_exit.go", "r := sc.Parallelize([]any{1, 2, 3, 4}, 2)\nif sc.Rank() == 1 {\n\tos.Exit(3)\n}\nn, _ := r.Count()\nfmt.Println(n)\n")
 	nb := write("nb.go", "// %% First\nx := 21\nx * 2\n")
 	report := filepath.Join(dir, "nb.md")
 	tests := []struct {
@@ -181,6 +184,8 @@ func TestMainRanks(t *testing.T) {
 		{"script", []string{count}, 0, []string{"count 8\n"}, nil, nil},
 		{"error on one rank", []string{oneRank}, 1, []string{"before"}, []string{"rank 1: panic: only on rank 1\n\tat " + oneRank + ":3:1\n(no error on rank 0)"}, []string{"after"}},
 		{"os.Exit on rank 0 only", []string{exit}, 4, nil, []string{"rank 0: exit status 4\n(no error on rank 1)"}, nil},
+		{"panic on one rank while the other runs an action", []string{midPanic}, 1, nil, []string{"rank 1: the end of an input (panic: only on rank 1 at " + midPanic + ":2:1)"}, nil},
+		{"os.Exit on one rank while the other runs an action", []string{midExit}, 1, nil, []string{"rank 1: the end of an input (exit status 3)"}, nil},
 		{"missing script", []string{filepath.Join(dir, "none.go")}, 1, nil, []string{"no such file"}, nil},
 		{"-e", []string{"-e", "x := sc.Workers()", "-e", "x * 21"}, 0, []string{"42 (int)"}, nil, nil},
 		{"notebook", []string{"--notebook", nb, "--out", report}, 0, nil, []string{"[1/1] First: ok"}, nil},

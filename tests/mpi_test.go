@@ -226,6 +226,18 @@ for {
 	time.Sleep(10 * time.Millisecond)
 }
 `)
+	t.Run("a failure on one rank names its cause", func(t *testing.T) {
+		for _, tc := range []struct{ name, code, cause string }{
+			{"panic", "var p *int\n\tfmt.Println(*p)", "panic: runtime error: invalid memory address or nil pointer dereference"},
+			{"exit", "os.Exit(3)", "exit status 3"},
+		} {
+			script := writeFile(t, dir, tc.name+".go", "r := sc.Range(0, 100, 1, 4)\nif sc.Rank() == 1 {\n\t"+tc.code+"\n}\nn, err := r.Count()\nfmt.Println(n, err)\n")
+			r := runMPI(t, dir, 2, "", script)
+			if r.code == 0 || !strings.Contains(r.out, "rank 1: the end of an input ("+tc.cause) {
+				t.Errorf("%s: exit status %d, output:\n%s", tc.name, r.code, r.out)
+			}
+		}
+	})
 	t.Run("kill a rank", func(t *testing.T) {
 		j := startMPI(t, dir, 2, nil, loop)
 		pidFile := filepath.Join(dir, "pid-1")
@@ -297,7 +309,9 @@ func TestMPITrainer(t *testing.T) {
 	ok(runMPI(t, dir, 2, "", script, "1", "5", "ck/lenet"))
 	resumed := ok(runMPI(t, dir, 2, "", "--resume", script, "2", "5", "ck/lenet"))
 
-	checkOnce(t, mpi, []string{"LeNet on MNIST: 2 replicas", "on 10000 images after 10 iterations", "final weights"}, nil)
+	// mpirun gives the ranks a pseudo-terminal even when its output is a
+	// pipe, as here: progress must still be one line per round.
+	checkOnce(t, mpi, []string{"LeNet on MNIST: 2 replicas", "on 10000 images after 10 iterations", "final weights"}, []string{"\x1b", "\r"})
 	if got, want := finalWeights(t, mpi), finalWeights(t, local); got != want {
 		t.Errorf("on 2 MPI ranks: %s\nunder local[2]:  %s", got, want)
 	}

@@ -38,9 +38,42 @@ type Progress struct {
 func NewProgress() *Progress { return NewProgressTo(Output()) }
 
 // NewProgressTo returns a Progress writing to w, live when w is a
-// terminal.
+// terminal (see liveOutput).
 func NewProgressTo(w io.Writer) *Progress {
-	return &Progress{w: w, Live: IsTerminal(w), Width: 24, loss: math.NaN(), acc: math.NaN()}
+	return &Progress{w: w, Live: liveOutput(w), Width: 24, loss: math.NaN(), acc: math.NaN()}
+}
+
+// liveOutput reports whether progress written to w should be redrawn in
+// place: w is a terminal and the process was not started by an MPI or
+// Slurm launcher. Launchers (mpirun, mpiexec, srun) connect the ranks'
+// output to a pseudo-terminal even when their own output goes to a file
+// or a pipe, where a redrawn bar would fill the log with escape codes;
+// under them progress is one line per round. $SPARKNET_PROGRESS set to
+// "live" or "lines" decides instead.
+func liveOutput(w io.Writer) bool {
+	return liveFor(IsTerminal(w), os.Getenv)
+}
+
+// launcherVars are set in the processes that MPI and Slurm launchers
+// start: Open MPI, MPICH and Intel MPI (PMI), PMIx, Slurm's srun.
+var launcherVars = []string{"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMI_RANK", "PMIX_RANK", "SLURM_STEP_ID"}
+
+func liveFor(terminal bool, getenv func(string) string) bool {
+	switch getenv("SPARKNET_PROGRESS") {
+	case "live":
+		return true
+	case "lines":
+		return false
+	}
+	if !terminal {
+		return false
+	}
+	for _, v := range launcherVars {
+		if getenv(v) != "" {
+			return false
+		}
+	}
+	return true
 }
 
 // IsTerminal reports whether w is a terminal.
