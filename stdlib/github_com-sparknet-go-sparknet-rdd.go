@@ -13,6 +13,7 @@ import (
 func init() {
 	Symbols["github.com/sparknet-go/sparknet/rdd/rdd"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"AllgatherNoting":      reflect.ValueOf(rdd.AllgatherNoting),
 		"AllreduceWeights":     reflect.ValueOf(rdd.AllreduceWeights),
 		"DefaultMaxAttempts":   reflect.ValueOf(constant.MakeFromLiteral("4", token.INT, 0)),
 		"DefaultShuffleMemory": reflect.ValueOf(constant.MakeFromLiteral("536870912", token.INT, 0)),
