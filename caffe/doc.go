@@ -112,6 +112,19 @@
 // layers into MemoryData layers of the same tops and batch size, which is
 // how package sparknet feeds nets from RDD partitions.
 //
+// # Speed
+//
+// Net.FLOPs and Net.LayerFLOPs count the floating-point operations of the
+// passes as the net runs them: the multiply-adds (two operations each) of
+// Convolution, Deconvolution and InnerProduct, forward, weight gradient and
+// input gradient where wanted; other layers count none. TimeNet times the
+// passes layer by layer on wall-clock and CPU clocks (the thread's CPU
+// time on one thread, which other processes on the machine do not
+// inflate) and measures the FMA peak of a core with the kernels' probe
+// (kernel.MeasurePeak) between the iterations, so that a net's FLOP rate
+// is given as a share of the peak measured in the same run; `sparknet time
+// --flops` prints it.
+//
 // # Solvers
 //
 // A Solver trains a net as Caffe's solvers do — SGD, Nesterov, AdaGrad,

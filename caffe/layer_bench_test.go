@@ -5,8 +5,10 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // layerBenchCases are the layers of LeNet (batch 64) and CIFAR-10 quick
@@ -57,7 +59,7 @@ func benchLayer(b *testing.B, def string, in []int, threads int) {
 	l := setupLayer(b, def, &LayerEnv{Phase: caffepb.Phase_TRAIN, Threads: threads}, blobs(x), blobs(y))
 	copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
 	bs, ts, down := blobs(x), blobs(y), []bool{true}
-	runBench(b, in[0], threads, func() {
+	runBench(b, in[0], threads, layerFLOPs(l, bs, ts, down), func() {
 		if err := l.Forward(bs, ts); err != nil {
 			b.Fatal(err)
 		}
@@ -65,30 +67,69 @@ func benchLayer(b *testing.B, def string, in []int, threads int) {
 	})
 }
 
-// runBench runs step, which handles batch images, b.N times and reports
-// images per second of wall time and, single-threaded, of the thread's
-// CPU time (which other processes on the machine do not distort). On more
-// threads it reports the process's CPU time over the wall time ("cores"):
-// how many cores the run got, spinning included.
-func runBench(b *testing.B, batch, threads int, step func()) {
+// runBench runs step, which handles batch images and makes flops
+// floating-point operations, b.N times and reports images per second of
+// wall time and, single-threaded, of the thread's CPU time (which other
+// processes on the machine do not distort). On more threads it reports
+// the process's CPU time over the wall time ("cores"): how many cores the
+// run got, spinning included.
+//
+// With flops > 0 it also reports the FLOP rate as a share of the FMA peak
+// measured by the kernels' probe before and after the loop: per second of
+// the thread's CPU time (%peak-cpu) on one thread, per second of wall time
+// against the peak of threads cores (%peak) on more.
+func runBench(b *testing.B, batch, threads int, flops int64, step func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	b.ReportAllocs()
 	step() // warm up: first-use buffers, worker goroutines
+	var peak kernel.Peak
+	probe := func() {
+		if flops > 0 {
+			p := kernel.MeasurePeak(20 * time.Millisecond)
+			peak.FLOPs, peak.CPU, peak.Wall = peak.FLOPs+p.FLOPs, peak.CPU+p.CPU, peak.Wall+p.Wall
+		}
+	}
+	probe()
 	b.ResetTimer()
 	cpu0, proc0 := threadCPUTime(), processCPUTime()
 	for b.Loop() {
 		step()
 	}
 	cpu, proc := threadCPUTime()-cpu0, processCPUTime()-proc0
+	wall := b.Elapsed()
+	b.StopTimer()
+	probe()
 	images := float64(b.N) * float64(batch)
-	b.ReportMetric(images/b.Elapsed().Seconds(), "img/s")
+	b.ReportMetric(images/wall.Seconds(), "img/s")
 	if threads == 1 && cpu > 0 {
 		b.ReportMetric(images/cpu.Seconds(), "img/cpu-s")
 	}
 	if threads > 1 && proc > 0 {
-		b.ReportMetric(proc.Seconds()/b.Elapsed().Seconds(), "cores")
+		b.ReportMetric(proc.Seconds()/wall.Seconds(), "cores")
 	}
+	if flops <= 0 {
+		return
+	}
+	ops := float64(flops) * float64(b.N)
+	if threads == 1 && cpu > 0 {
+		b.ReportMetric(ops/cpu.Seconds()/1e9, "GFLOP/cpu-s")
+		b.ReportMetric(100*ops/cpu.Seconds()/1e9/peak.GFLOPS(), "%peak-cpu")
+	} else {
+		b.ReportMetric(ops/wall.Seconds()/1e9, "GFLOP/s")
+		b.ReportMetric(100*ops/wall.Seconds()/1e9/(float64(threads)*peak.GFLOPS()), "%peak")
+	}
+}
+
+// layerFLOPs returns the operations of a layer's Forward and of its
+// Backward with the given propagate-down flags.
+func layerFLOPs(l Layer, bottom, top []*Blob, down []bool) int64 {
+	fc, ok := l.(flopCounter)
+	if !ok {
+		return 0
+	}
+	f, bw := fc.flops(bottom, top, down)
+	return f + bw
 }
 
 // benchNet is a chain of layers, each reading the previous top.
@@ -180,7 +221,11 @@ func BenchmarkLayerStack(b *testing.B) {
 		for _, threads := range []int{1, 2} {
 			b.Run(fmt.Sprintf("%s/%dt", nt.name, threads), func(b *testing.B) {
 				n := newBenchNet(b, threads, nt.in, nt.classes, nt.defs...)
-				runBench(b, nt.in[0], threads, func() { n.step(b) })
+				var flops int64
+				for i, l := range n.layers {
+					flops += layerFLOPs(l, n.bottom[i], n.top[i], n.down[i])
+				}
+				runBench(b, nt.in[0], threads, flops, func() { n.step(b) })
 			})
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 
 	"google.golang.org/protobuf/proto"
@@ -18,7 +19,11 @@ import (
 // decay 5e-4 (what the PyTorch peer benchmark runs too).
 func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 	tb.Helper()
-	np, err := LoadNetParameter(filepath.Join(sharedModels(tb), filepath.FromSlash(model)))
+	path := filepath.FromSlash(model)
+	if !strings.HasPrefix(model, "testdata/") {
+		path = filepath.Join(sharedModels(tb), path)
+	}
+	np, err := LoadNetParameter(path)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -32,6 +37,18 @@ func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 	s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 1})
 	if err != nil {
 		tb.Fatal(err)
+	}
+	// Input layers (AlexNet's) get one fixed batch.
+	state := uint32(7)
+	for _, name := range s.Net().Inputs() {
+		v := s.Net().Blob(name).DataSlice()
+		for i := range v {
+			state = state*1664525 + 1013904223
+			v[i] = float32(state>>8) / (1 << 24)
+			if name == "label" {
+				v[i] = float32(state % 1000)
+			}
+		}
 	}
 	for _, md := range s.Net().MemoryDataLayers() {
 		state := uint32(1)
@@ -61,7 +78,8 @@ func benchTrain(b *testing.B, model string, c, h, w int) {
 			if err := s.Step(ctx, 1); err != nil {
 				b.Fatal(err)
 			}
-			runBench(b, s.Net().Blob("data").Dim(0), threads, func() {
+			fwd, bwd := s.Net().FLOPs()
+			runBench(b, s.Net().Blob("data").Dim(0), threads, fwd+bwd, func() {
 				if err := s.Step(ctx, 1); err != nil {
 					b.Fatal(err)
 				}
@@ -72,6 +90,14 @@ func benchTrain(b *testing.B, model string, c, h, w int) {
 
 // BenchmarkTrainLeNet trains Caffe's MNIST LeNet, batch 64.
 func BenchmarkTrainLeNet(b *testing.B) { benchTrain(b, "mnist/lenet_train_test.prototxt", 1, 28, 28) }
+
+// BenchmarkTrainAlexNet trains AlexNet (Caffe's bvlc_alexnet), batch 32,
+// on one fixed synthetic batch; a few iterations suffice:
+//
+//	go test -run '^$' -bench TrainAlexNet -benchtime 5x ./caffe
+func BenchmarkTrainAlexNet(b *testing.B) {
+	benchTrain(b, "testdata/bench/alexnet_train.prototxt", 3, 227, 227)
+}
 
 // BenchmarkTrainCIFAR10Quick trains Caffe's CIFAR-10 quick net, batch 100.
 func BenchmarkTrainCIFAR10Quick(b *testing.B) {

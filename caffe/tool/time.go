@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/sparknet-go/sparknet/caffe"
 )
 
 func init() {
 	register(&command{
 		name:    "time",
 		summary: "time a net's forward and backward passes, layer by layer, as caffe time",
-		usage:   "--model=NET.prototxt [--iterations=50] [--phase=TRAIN] [--data=KIND=DIR | --input-shape=BLOB=N,C,H,W...] [--threads=N]",
+		usage:   "--model=NET.prototxt [--iterations=50] [--phase=TRAIN] [--data=KIND=DIR | --input-shape=BLOB=N,C,H,W...] [--threads=N] [--flops]",
 		run:     runTime,
 	})
 }
@@ -21,6 +23,8 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	nf.register(fs, "TRAIN")
 	iterations := fs.Int("iterations", 50, "the number of forward-backward passes to time")
 	threads := registerThreads(fs)
+	flops := fs.Bool("flops", false, "also give every layer's CPU time, FLOPs and FLOP rate as a share of the FMA peak of a core, "+
+		"measured in the same run by a probe beside the kernels")
 	var data dataFlag
 	fs.Var(&data, "data", dataUsage)
 	shapes := shapeFlags{}
@@ -38,59 +42,119 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	nl := net.NumLayers()
-	names := net.LayerNames()
 	fmt.Fprintf(stdout, "Testing for %d iterations, %d threads.\n", *iterations, net.Threads())
-	// One untimed pass, as Caffe's time does, so that buffers are sized.
-	if _, err := net.ForwardBackward(); err != nil {
+	t, err := caffe.TimeNet(ctx, net, caffe.TimeOptions{Iterations: *iterations, Peak: *flops, Each: func(it int, d time.Duration) {
+		fmt.Fprintf(stdout, "Iteration: %d forward-backward time: %s ms.\n", it, ms(d, 1))
+	}})
+	if err != nil {
 		return err
 	}
-	fwd := make([]time.Duration, nl)
-	bwd := make([]time.Duration, nl)
-	var fwdTotal, bwdTotal time.Duration
-	start := time.Now()
-	for it := 0; it < *iterations; it++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		iterStart := time.Now()
-		for i := 0; i < nl; i++ {
-			t := time.Now()
-			if _, err := net.ForwardLayer(i); err != nil {
-				return err
-			}
-			fwd[i] += time.Since(t)
-		}
-		mid := time.Now()
-		fwdTotal += mid.Sub(iterStart)
-		for i := nl - 1; i >= 0; i-- {
-			t := time.Now()
-			if err := net.BackwardLayer(i); err != nil {
-				return err
-			}
-			bwd[i] += time.Since(t)
-		}
-		end := time.Now()
-		bwdTotal += end.Sub(mid)
-		fmt.Fprintf(stdout, "Iteration: %d forward-backward time: %s ms.\n", it+1, ms(end.Sub(iterStart), 1))
-	}
-	total := time.Since(start)
 	n := *iterations
 	fmt.Fprintln(stdout, "Average time per layer: ")
-	for i := 0; i < nl; i++ {
-		fmt.Fprintf(stdout, "%10s\tforward: %s ms.\n", names[i], ms(fwd[i], n))
-		fmt.Fprintf(stdout, "%10s\tbackward: %s ms.\n", names[i], ms(bwd[i], n))
+	for _, l := range t.Layers {
+		fmt.Fprintf(stdout, "%10s\tforward: %s ms.%s\n", l.Name, ms(l.Forward.Wall, n), flopsColumn(*flops, t, l.ForwardFLOPs, l.Forward))
+		fmt.Fprintf(stdout, "%10s\tbackward: %s ms.%s\n", l.Name, ms(l.Backward.Wall, n), flopsColumn(*flops, t, l.BackwardFLOPs, l.Backward))
 	}
-	fmt.Fprintf(stdout, "Average Forward pass: %s ms.\n", ms(fwdTotal, n))
-	fmt.Fprintf(stdout, "Average Backward pass: %s ms.\n", ms(bwdTotal, n))
-	fmt.Fprintf(stdout, "Average Forward-Backward: %s ms.\n", ms(fwdTotal+bwdTotal, n))
-	fmt.Fprintf(stdout, "Total Time: %s ms.\n", ms(total, 1))
-	if b := batchSize(net); b > 0 {
-		per := (fwdTotal + bwdTotal).Seconds() / float64(n)
+	fmt.Fprintf(stdout, "Average Forward pass: %s ms.\n", ms(t.Forward.Wall, n))
+	fmt.Fprintf(stdout, "Average Backward pass: %s ms.\n", ms(t.Backward.Wall, n))
+	fmt.Fprintf(stdout, "Average Forward-Backward: %s ms.\n", ms(t.Forward.Wall+t.Backward.Wall, n))
+	fmt.Fprintf(stdout, "Total Time: %s ms.\n", ms(t.Total, 1))
+	if b := t.Batch; b > 0 {
+		per := (t.Forward.Wall + t.Backward.Wall).Seconds() / float64(n)
 		fmt.Fprintf(stdout, "Batch %d: %.1f images/s forward-backward, %.1f images/s forward only.\n",
-			b, float64(b)/per, float64(b)/(fwdTotal.Seconds()/float64(n)))
+			b, float64(b)/per, float64(b)/(t.Forward.Wall.Seconds()/float64(n)))
+	}
+	if *flops {
+		printPeakShare(stdout, t)
 	}
 	return nil
+}
+
+// flopsColumn is the --flops column of a layer's line: its CPU time (where
+// measured), its FLOPs per iteration and their rate as a share of the
+// peak; rates are per second of the thread's CPU time on one thread, of
+// wall time on more.
+func flopsColumn(on bool, t *caffe.NetTiming, flops int64, c caffe.Clock) string {
+	if !on {
+		return ""
+	}
+	s := ""
+	if t.CPUClock != "" {
+		s = fmt.Sprintf("\tcpu %s ms.", ms(c.CPU, t.Iterations))
+	}
+	if flops == 0 {
+		return s
+	}
+	rate, cores := rateOf(t, flops, c)
+	s += fmt.Sprintf("\t%.2f MFLOP\t%.1f GFLOP/s", float64(flops)/1e6, rate)
+	if share := t.PeakShare(rate, cores); share > 0 {
+		s += fmt.Sprintf("\t%.1f%% of peak", 100*share)
+	}
+	return s
+}
+
+// rateOf returns the rate of flops done in span c per iteration, and the
+// cores to compare it with: per second of thread CPU time and one core
+// on one thread, per second of wall time and Threads cores otherwise.
+func rateOf(t *caffe.NetTiming, flops int64, c caffe.Clock) (float64, int) {
+	if t.CPUClock == "thread" {
+		return t.Rate(flops, c.CPU), 1
+	}
+	return t.Rate(flops, c.Wall), t.Threads
+}
+
+// printPeakShare prints the FMA peak, the net's FLOPs, the share of the
+// peak its passes reach, and the share of the time spent outside the
+// counted products.
+func printPeakShare(w io.Writer, t *caffe.NetTiming) {
+	p := t.Peak
+	clock := "thread CPU time"
+	if p.CPU <= 0 {
+		clock = "wall time"
+	}
+	fmt.Fprintf(w, "FMA peak: %.1f GFLOP/s per core (%s: %s; %s of %d probes between the iterations).\n",
+		p.GFLOPS(), p.Impl, p.Probe, clock, t.Iterations+1)
+	fwd, bwd := t.FLOPs()
+	fmt.Fprintf(w, "FLOPs per iteration: %.2f MFLOP forward, %.2f MFLOP backward", float64(fwd)/1e6, float64(bwd)/1e6)
+	if t.Batch > 0 {
+		fmt.Fprintf(w, " (%.3f MFLOP per image)", float64(fwd+bwd)/1e6/float64(t.Batch))
+	}
+	fmt.Fprintln(w, ".")
+	all := t.Forward.Add(t.Backward)
+	share := func(flops int64, c caffe.Clock) string {
+		rate, cores := rateOf(t, flops, c)
+		return fmt.Sprintf("%.1f%%", 100*t.PeakShare(rate, cores))
+	}
+	rate, _ := rateOf(t, fwd+bwd, all)
+	switch t.CPUClock {
+	case "thread":
+		fmt.Fprintf(w, "Share of the FMA peak: forward %s, backward %s, forward-backward %s (%.1f GFLOP/s per second of thread CPU time, 1 thread).\n",
+			share(fwd, t.Forward), share(bwd, t.Backward), share(fwd+bwd, all), rate)
+	default:
+		fmt.Fprintf(w, "Share of the FMA peak of %d cores: forward %s, backward %s, forward-backward %s (%.1f GFLOP/s of wall time, %d threads)",
+			t.Threads, share(fwd, t.Forward), share(bwd, t.Backward), share(fwd+bwd, all), rate, t.Threads)
+		if t.CPUClock == "process" {
+			cpuRate := t.Rate(fwd+bwd, all.CPU)
+			fmt.Fprintf(w, "; per second of process CPU time %.1f GFLOP/s, %.1f%% of one core's peak", cpuRate, 100*t.PeakShare(cpuRate, 1))
+		}
+		fmt.Fprintln(w, ".")
+	}
+	var products, total time.Duration
+	for _, l := range t.Layers {
+		c := l.Forward.Add(l.Backward)
+		d := c.CPU
+		if t.CPUClock == "" {
+			d = c.Wall
+		}
+		total += d
+		if l.ForwardFLOPs+l.BackwardFLOPs > 0 {
+			products += d
+		}
+	}
+	if total > 0 {
+		fmt.Fprintf(w, "Layers with FLOPs (Convolution, Deconvolution, InnerProduct): %.1f%% of the time; other layers %.1f%%.\n",
+			100*products.Seconds()/total.Seconds(), 100*(total-products).Seconds()/total.Seconds())
+	}
 }
 
 // ms formats d/n in milliseconds with Caffe's 6 significant digits.

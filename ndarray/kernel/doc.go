@@ -95,6 +95,16 @@
 //
 // The single-thread variants also report cpu-GFLOP/s, measured with the
 // thread's CPU time, which time stolen by other processes does not skew.
+//
+// # The FMA peak
+//
+// MeasurePeak runs the peak probe of the kernels in use: a loop of 12
+// independent chains of vector multiply-adds held in registers (512-bit
+// with AVX-512, 256-bit with AVX2, scalar Go in the portable code),
+// generated with the other kernels, which runs at the rate the core's FMA
+// units allow. It reports the rate per second of the thread's CPU time, the
+// yardstick for the share of the peak that products and whole nets reach
+// (BenchmarkPeak; `sparknet time --flops`).
 package kernel
 
 //go:generate go run ./internal/asmgen

@@ -39,6 +39,8 @@ type gemmImpl struct {
 	// vec supplies the vector primitives for single-row and
 	// single-column products.
 	vec *vecImpl
+	// peak is the implementation's FMA peak probe.
+	peak peakProbe
 }
 
 // workspace holds one goroutine's packing buffers.

@@ -66,7 +66,8 @@ const (
 	goNR = 4
 )
 
-var goGemm = &gemmImpl{name: "go", mr: goMR, nr: goNR, kc: 256, mc: 128, nc: 1024, kernel: goKernel, copyChunks: goCopyChunks, vec: goVec}
+var goGemm = &gemmImpl{name: "go", mr: goMR, nr: goNR, kc: 256, mc: 128, nc: 1024, kernel: goKernel, copyChunks: goCopyChunks, vec: goVec,
+	peak: peakProbe{run: peakGo, flops: peakGoFLOPs, desc: "12 chains of scalar multiply-adds in Go"}}
 
 func goCopyChunks(dst, src *float32, n, dstStride, srcStride int) {
 	if n == 0 {

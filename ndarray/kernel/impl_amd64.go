@@ -25,6 +25,7 @@ var avx512Gemm = &gemmImpl{
 	packATransTile: packATransAVX512,
 	packRows:       16,
 	vec:            avx512Vec,
+	peak:           peakProbe{run: fmaPeakAVX512, flops: 12 * 16 * 2, desc: "12 chains of 512-bit FMAs"},
 }
 
 var avx2Gemm = &gemmImpl{
@@ -36,6 +37,7 @@ var avx2Gemm = &gemmImpl{
 	packATile:  packAAVX2,
 	packRows:   8,
 	vec:        avx2Vec,
+	peak:       peakProbe{run: fmaPeakAVX2, flops: 12 * 8 * 2, desc: "12 chains of 256-bit FMAs"},
 }
 
 var avx512Vec = &vecImpl{
