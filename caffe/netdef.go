@@ -3,6 +3,7 @@ package caffe
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -161,6 +162,12 @@ type LayerDef struct {
 	Param   *caffepb.LayerParameter
 	Bottoms []string
 	Tops    []string
+	// AutoTops counts the tops at the end of Tops that the definition does
+	// not name: a loss layer given fewer tops than it produces gets
+	// anonymous ones, "(automatic)", as Caffe's AutoTopBlobs adds them.
+	// No layer can read them and they are not outputs, but their loss
+	// counts.
+	AutoTops int
 	// LossWeights has one weight per top; non-zero weights make the top
 	// part of the net's loss.
 	LossWeights []float32
@@ -295,6 +302,20 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 		if !lt.Bottoms.Allows(len(l.Bottoms)) {
 			return nil, l.errorf("takes %v bottom blobs, has %d", lt.Bottoms, len(l.Bottoms))
 		}
+		if lt.Loss && lt.Tops.checked && len(l.Tops) < lt.Tops.min {
+			// Caffe's AutoTopBlobs: a loss layer written without its top
+			// (as many older nets are) gets an anonymous one.
+			l.Tops = slices.Clone(l.Tops)
+			for len(l.Tops) < lt.Tops.min {
+				name := "(automatic)"
+				for k := 1; exists[name]; k++ {
+					name = fmt.Sprintf("(automatic)_%d", k)
+				}
+				exists[name] = true
+				l.Tops = append(l.Tops, name)
+				l.AutoTops++
+			}
+		}
 		if !lt.Tops.Allows(len(l.Tops)) {
 			return nil, l.errorf("takes %v top blobs, has %d", lt.Tops, len(l.Tops))
 		}
@@ -313,7 +334,7 @@ func ProcessNet(np *caffepb.NetParameter, state NetState) (*NetDef, error) {
 			}
 			delete(available, b)
 		}
-		for j, t := range l.Tops {
+		for j, t := range l.Tops[:len(l.Tops)-l.AutoTops] {
 			inPlace := j < len(l.Bottoms) && l.Bottoms[j] == t
 			if exists[t] && !inPlace {
 				return nil, l.errorf("top blob %q is produced by more than one layer (only in-place layers, whose top j equals bottom j, may reuse a name)", t)

@@ -3,6 +3,7 @@ package tool
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -119,5 +120,27 @@ func TestPartialWeights(t *testing.T) {
 	out, errOut, code = runTool(t, "test", "--model="+net, "--weights="+partial+","+rest, "--iterations=1", "--quiet")
 	if code != 0 || strings.Contains(errOut, "warning") {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, out, errOut)
+	}
+}
+
+// A net whose loss layer names no top, as many older Caffe nets are
+// written, trains: the loss is Caffe's automatic top.
+func TestTrainNetWithoutLossTop(t *testing.T) {
+	mnist := fakeMNIST(t, 50)
+	dir := writeFiles(t)
+	net := strings.Replace(softmaxNet, `bottom: "ip" bottom: "label" top: "loss" }`, `bottom: "ip" bottom: "label" }`, 1)
+	if net == softmaxNet {
+		t.Fatal("the net was not changed")
+	}
+	if err := os.WriteFile(filepath.Join(dir, "softmax_train_test.prototxt"), []byte(net), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code := runTool(t, "train", "--solver="+filepath.Join(dir, "solver.prototxt"), "--data=mnist="+mnist, "--threads=1")
+	if code != 0 {
+		t.Fatalf("train exited %d: %s%s", code, out, errOut)
+	}
+	m := regexp.MustCompile(`Test net output #0: accuracy = ([0-9.]+)`).FindAllStringSubmatch(out, -1)
+	if !strings.Contains(out, "Iteration 30 (") || !strings.Contains(out, "), loss = ") || len(m) == 0 || m[len(m)-1][1] < "0.9" {
+		t.Errorf("training without a loss top:\n%s", out)
 	}
 }
