@@ -113,6 +113,13 @@ type Shapes struct {
 // reading an unknown blob have unknown tops; parameter shapes that do not
 // depend on the input (a bias) are still given. Unknown shapes are nil.
 func InferShapes(def *NetDef, inputShapes map[string][]int) (*Shapes, error) {
+	return inferShapes(def, inputShapes, false)
+}
+
+// inferShapes is InferShapes; when lenient, a layer whose shapes cannot
+// be computed from its bottoms' (an error) gets the shapes it has for
+// unknown bottoms instead, and the inference goes on.
+func inferShapes(def *NetDef, inputShapes map[string][]int, lenient bool) (*Shapes, error) {
 	sources := map[string]bool{}
 	for _, l := range def.Layers {
 		if len(l.Bottoms) == 0 {
@@ -147,27 +154,19 @@ func InferShapes(def *NetDef, inputShapes map[string][]int) (*Shapes, error) {
 			bottoms[j] = out.Blobs[b]
 		}
 		c, err := l.inferShapes(bottoms)
-		if err != nil {
-			return nil, err
-		}
-		if len(l.Bottoms) == 0 {
+		if err == nil && len(l.Bottoms) == 0 {
 			c.applyInputShapes(inputShapes)
 		}
-		for j, t := range c.Tops {
-			if t.Known() {
-				if _, err := format.ShapeCount(t); err != nil {
-					return nil, c.Errorf("top %q: %v", l.Tops[j], err)
-				}
-			}
+		if err == nil {
+			err = c.checkCounts()
 		}
-		for k, p := range c.Params {
-			if p.Known() {
-				if _, err := format.ShapeCount(p); err != nil {
-					return nil, c.Errorf("parameter %d: %v", k, err)
-				}
-			}
+		if err == nil {
+			err = checkSharedShapes(def, out, l, c.Params)
 		}
-		if err := checkSharedShapes(def, out, l, c.Params); err != nil {
+		if err != nil && lenient && len(l.Bottoms) > 0 {
+			c, err = l.inferShapes(make([]Shape, len(l.Bottoms)))
+		}
+		if err != nil {
 			return nil, err
 		}
 		for j, name := range l.Tops {
@@ -176,6 +175,26 @@ func InferShapes(def *NetDef, inputShapes map[string][]int) (*Shapes, error) {
 		out.Layers[i] = LayerShapes{Bottoms: c.Bottoms, Tops: c.Tops, Params: c.Params, setUp: c.setUp}
 	}
 	return out, nil
+}
+
+// checkCounts checks that the shapes the rule gave have sizes a blob may
+// have.
+func (c *ShapeContext) checkCounts() error {
+	for j, t := range c.Tops {
+		if t.Known() {
+			if _, err := format.ShapeCount(t); err != nil {
+				return c.Errorf("top %q: %v", c.ld.Tops[j], err)
+			}
+		}
+	}
+	for k, p := range c.Params {
+		if p.Known() {
+			if _, err := format.ShapeCount(p); err != nil {
+				return c.Errorf("parameter %d: %v", k, err)
+			}
+		}
+	}
+	return nil
 }
 
 func sortedStrings(s []string) []string {

@@ -14,9 +14,13 @@ type Summary struct {
 	State NetState
 	Rows  []SummaryRow
 	// Params is the number of parameter values the net owns (shared
-	// parameters counted once); meaningful only when ParamsKnown.
+	// parameters counted once). When ParamsKnown is false it counts only
+	// the layers whose parameters are known, and Unknown lists the others.
 	Params      int64
 	ParamsKnown bool
+	// Unknown lists the layers whose number of parameters depends on
+	// input shapes that were not given (the data's channels, say).
+	Unknown []string
 	// Inputs and Outputs are the net's input and output blobs.
 	Inputs  []string
 	Outputs []string
@@ -39,19 +43,27 @@ type SummaryRow struct {
 }
 
 // Summarize infers the shapes of a processed net (see InferShapes for
-// inputShapes) and tabulates them.
+// inputShapes) and tabulates them. When the shapes of its data are unknown
+// (a Data layer whose database is absent), the parameters that the
+// definition alone determines are still counted (see probeParams), and
+// Unknown names the layers whose count depends on the data.
 func Summarize(def *NetDef, inputShapes map[string][]int) (*Summary, error) {
 	shapes, err := InferShapes(def, inputShapes)
 	if err != nil {
 		return nil, err
 	}
+	probed := probeParams(def, shapes, inputShapes)
 	s := &Summary{Net: def.Name, State: def.State, ParamsKnown: true, Inputs: def.Inputs, Outputs: def.Outputs}
 	for i, l := range def.Layers {
 		ls := shapes.Layers[i]
+		params := ls.Params
+		if i < len(probed) && probed[i] != nil {
+			params = probed[i]
+		}
 		// A layer whose parameter blobs are known only once it is set
 		// up has them counted when shape inference set it up.
 		row := SummaryRow{Layer: l.Name, Type: l.Type, Tops: l.Tops, Shapes: ls.Tops, ParamsKnown: l.ParamsKnown || ls.setUp}
-		for k, shape := range ls.Params {
+		for k, shape := range params {
 			if k < len(l.Params) {
 				if p := def.Params[l.Params[k]]; p.Owner >= 0 {
 					owner := def.Layers[def.Params[p.Owner].Layer].Name
@@ -71,10 +83,106 @@ func Summarize(def *NetDef, inputShapes map[string][]int) (*Summary, error) {
 			s.Params += row.Params
 		} else {
 			s.ParamsKnown = false
+			s.Unknown = append(s.Unknown, l.Name)
 		}
 		s.Rows = append(s.Rows, row)
 	}
 	return s, nil
+}
+
+// probeParams finds the parameter shapes that a net's definition alone
+// determines when the shapes of its data are unknown (a Data layer whose
+// database is absent): it infers the shapes again with the data given made-up
+// shapes, three times with different channels and sizes (a crop_size
+// stays), and keeps, for each layer whose parameters were unknown, the
+// shapes that came out the same every time: those of conv2 in LeNet
+// (its input has conv1's channels), but not conv1's (the data's channels)
+// or ip1's (the data's size). It returns them by layer index, nil where
+// nothing was learned.
+func probeParams(def *NetDef, shapes *Shapes, given map[string][]int) [][]Shape {
+	unknownParams := false
+	for i := range def.Layers {
+		for _, p := range shapes.Layers[i].Params {
+			unknownParams = unknownParams || !p.Known()
+		}
+	}
+	if !unknownParams {
+		return nil
+	}
+	// The data tops to make up: the first top of a data layer, as
+	// N×C×H×W, and its label as [N], with N 1.
+	type probe struct {
+		data, label string
+		crop        int
+	}
+	var probes []probe
+	for i, l := range def.Layers {
+		if !l.typ.Data || len(l.Tops) == 0 || shapes.Layers[i].Tops[0].Known() {
+			continue
+		}
+		if _, ok := given[l.Tops[0]]; ok {
+			continue
+		}
+		p := probe{data: l.Tops[0], crop: int(l.Param.GetTransformParam().GetCropSize())}
+		if len(l.Tops) == 2 {
+			p.label = l.Tops[1]
+		}
+		probes = append(probes, p)
+	}
+	if len(probes) == 0 {
+		return nil
+	}
+	var runs []*Shapes
+	for _, d := range [][3]int{{3, 97, 97}, {5, 131, 131}, {7, 163, 163}} {
+		in := map[string][]int{}
+		for k, v := range given {
+			in[k] = v
+		}
+		for _, p := range probes {
+			h, w := d[1], d[2]
+			if p.crop > 0 {
+				h, w = p.crop, p.crop
+			}
+			in[p.data] = []int{1, d[0], h, w}
+			if p.label != "" {
+				if _, ok := given[p.label]; !ok {
+					in[p.label] = []int{1}
+				}
+			}
+		}
+		// Layers the made-up shapes do not suit (a loss comparing the
+		// data with a layer of fixed size) have unknown shapes, and the
+		// layers after them are still probed.
+		if got, err := inferShapes(def, in, true); err == nil {
+			runs = append(runs, got)
+		}
+	}
+	if len(runs) < 2 {
+		return nil
+	}
+	out := make([][]Shape, len(def.Layers))
+	for i := range def.Layers {
+		have := shapes.Layers[i].Params
+		known := true
+		for _, p := range have {
+			known = known && p.Known()
+		}
+		if known {
+			continue
+		}
+		same := true
+		for _, r := range runs[1:] {
+			a, b := runs[0].Layers[i].Params, r.Layers[i].Params
+			same = same && len(a) == len(b) && len(a) == len(have)
+			for k := 0; same && k < len(a); k++ {
+				same = a[k].equal(b[k])
+			}
+		}
+		if same {
+			out[i] = runs[0].Layers[i].Params
+		}
+	}
+	return out
 }
 
 // String renders the summary as an aligned text table.
@@ -114,7 +222,8 @@ func (s *Summary) String() string {
 	if s.ParamsKnown {
 		fmt.Fprintf(&b, "Total params: %s\n", groupDigits(s.Params))
 	} else {
-		fmt.Fprintf(&b, "Total params: unknown (%s in layers of known shape); give the input shapes\n", groupDigits(s.Params))
+		fmt.Fprintf(&b, "Total params: %s and those of %s, which depend on the shape of the data; give the input shapes to count them\n",
+			groupDigits(s.Params), shortList(s.Unknown))
 	}
 	return b.String()
 }

@@ -144,3 +144,53 @@ func TestTrainNetWithoutLossTop(t *testing.T) {
 		t.Errorf("training without a loss top:\n%s", out)
 	}
 }
+
+// Without --phase, summary shows every state the net's rules tell apart,
+// and counts the parameters the definition alone determines.
+func TestSummaryEveryPhase(t *testing.T) {
+	tests := []struct {
+		name  string
+		args  []string
+		wants []string // in order
+	}{
+		{"autoencoder, whose TEST phase needs a stage", []string{"--model=" + shared(t, "mnist/mnist_autoencoder.prototxt")}, []string{
+			`Net "MNISTAutoencoder" (phase TRAIN)`, "Total params: 2,052,314 and those of encode1, which depend on the shape of the data",
+			`Net "MNISTAutoencoder" (phase TEST, stages test-on-train)`, "Total params: 2,052,314 and those of encode1",
+			`Net "MNISTAutoencoder" (phase TEST, stages test-on-test)`, "Total params: 2,052,314 and those of encode1",
+		}},
+		{"autoencoder with shapes", []string{"--model=" + shared(t, "mnist/mnist_autoencoder.prototxt"), "--input-shape=data=100,1,28,28"}, []string{
+			"(phase TRAIN)", "Total params: 2,837,314\n", "(phase TEST, stages test-on-train)", "Total params: 2,837,314\n",
+			"(phase TEST, stages test-on-test)", "Total params: 2,837,314\n",
+		}},
+		{"AlexNet without its databases", []string{"--model=" + filepath.Join("..", "testdata", "bvlc_alexnet", "train_val.prototxt")}, []string{
+			"(phase TRAIN)", "Total params: 60,930,280 and those of conv1, which depend on the shape of the data", "(phase TEST)",
+		}},
+		{"a deploy net has one state", []string{"--model=" + filepath.Join("..", "testdata", "bvlc_alexnet", "deploy.prototxt")}, []string{
+			"(phase TEST)", "Total params: 60,965,224\n",
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			out, errOut, code := runTool(t, append([]string{"summary"}, tc.args...)...)
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut)
+			}
+			rest := out
+			for _, w := range tc.wants {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("output lacks %q (in order):\n%s", w, out)
+				}
+				rest = rest[i+len(w):]
+			}
+			if strings.Count(out, "Net \"") != strings.Count(strings.Join(tc.wants, " "), "(phase ") {
+				t.Errorf("unexpected number of summaries:\n%s", out)
+			}
+		})
+	}
+	// A phase given is the one shown, and its errors are reported.
+	_, errOut, code := runTool(t, "summary", "--model="+shared(t, "mnist/mnist_autoencoder.prototxt"), "--phase=TEST")
+	if code != 1 || !strings.Contains(errOut, `bottom blob "data" is produced only by layers the net state (phase TEST) leaves out`) {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+}

@@ -4,17 +4,19 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/sparknet-go/sparknet/caffe"
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
 func init() {
 	register(&command{
 		name:    "summary",
 		summary: "print a net's layers with their output shapes and parameter counts",
-		usage:   "--model=NET.prototxt [--phase=TRAIN|TEST] [--level=N] [--stage=a,b] [--input-shape=BLOB=N,C,H,W]... [--weights=FILE.caffemodel]",
+		usage:   "--model=NET.prototxt [--phase=TRAIN|TEST (default: every phase the net defines)] [--level=N] [--stage=a,b] [--input-shape=BLOB=N,C,H,W]... [--weights=FILE.caffemodel]",
 		run:     runSummary,
 	})
 }
@@ -70,28 +72,61 @@ func (f *netFlags) register(fs *flag.FlagSet, defaultPhase string) {
 	fs.StringVar(&f.stage, "stage", "", "the net state's stages, comma-separated")
 }
 
-// load reads the net and processes it for the state the flags give: the
-// phase, the level and the stages, added to the stages the net's own state
-// lists, as Caffe's tool builds nets.
-func (f *netFlags) load() (*caffe.NetDef, error) {
-	if f.model == "" {
-		return nil, usageErrorf("--model is required")
-	}
-	phase, err := caffe.ParsePhase(f.phase)
-	if err != nil {
-		return nil, usageErrorf("--phase: %v", err)
-	}
-	np, err := caffe.LoadNetParameter(f.model)
-	if err != nil {
-		return nil, err
-	}
+// state returns the net state the flags give for phase: the phase, the
+// level and the stages, added to the stages the net's own state lists, as
+// Caffe's tool builds nets.
+func (f *netFlags) state(np *caffepb.NetParameter, phase caffe.Phase) caffe.NetState {
 	state := caffe.NetStateOf(np)
 	state.Phase = phase
 	state.Level = f.level
 	if f.stage != "" {
 		state.Stages = append(state.Stages, strings.Split(f.stage, ",")...)
 	}
-	return caffe.ProcessNet(np, state)
+	return state
+}
+
+// definedStates returns the states a net's include and exclude rules tell
+// apart, for summarising every one when no --phase is given: each phase
+// the rules name (TRAIN first), alone and with each stage that rules for
+// that phase name. A net whose rules name no phase has one state, base.
+func definedStates(np *caffepb.NetParameter, base caffe.NetState) []caffe.NetState {
+	phases := map[caffe.Phase]bool{}
+	for _, l := range np.GetLayer() {
+		for _, r := range append(append([]*caffepb.NetStateRule{}, l.Include...), l.Exclude...) {
+			if r.Phase != nil {
+				phases[caffe.Phase(r.GetPhase())] = true
+			}
+		}
+	}
+	if len(phases) == 0 {
+		return []caffe.NetState{base}
+	}
+	var states []caffe.NetState
+	for _, ph := range []caffe.Phase{caffe.Train, caffe.Test} {
+		if !phases[ph] {
+			continue
+		}
+		st := base
+		st.Phase = ph
+		states = append(states, st)
+		seen := map[string]bool{}
+		for _, l := range np.GetLayer() {
+			for _, r := range l.Include {
+				if r.Phase != nil && caffe.Phase(r.GetPhase()) != ph {
+					continue
+				}
+				for _, stage := range r.Stage {
+					if !seen[stage] && !slices.Contains(base.Stages, stage) {
+						seen[stage] = true
+						withStage := st
+						withStage.Stages = append(slices.Clone(st.Stages), stage)
+						states = append(states, withStage)
+					}
+				}
+			}
+		}
+	}
+	return states
 }
 
 func runSummary(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
@@ -103,18 +138,91 @@ func runSummary(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	def, err := nf.load()
+	if nf.model == "" {
+		return usageErrorf("--model is required")
+	}
+	phase, err := caffe.ParsePhase(nf.phase)
+	if err != nil {
+		return usageErrorf("--phase: %v", err)
+	}
+	np, err := caffe.LoadNetParameter(nf.model)
 	if err != nil {
 		return err
 	}
-	sum, err := caffe.Summarize(def, shapes)
-	if err != nil {
-		return err
+	states := []caffe.NetState{nf.state(np, phase)}
+	phaseGiven := false
+	fs.Visit(func(f *flag.Flag) { phaseGiven = phaseGiven || f.Name == "phase" })
+	if !phaseGiven {
+		states = definedStates(np, nf.state(np, phase))
 	}
-	fmt.Fprint(stdout, sum)
-	if *weights == "" {
-		return nil
+	// Summarise each state; a state that cannot be built (a TEST phase
+	// whose data layers all need a stage) is left out when another state
+	// of its phase can, and states that keep the same layers are shown
+	// once.
+	type done struct {
+		state  caffe.NetState
+		layers string
 	}
+	var shown []done
+	var firstErr error
+	phaseShown := map[caffe.Phase]bool{}
+	var failed []caffe.NetState
+	var failures []error
+	for _, st := range states {
+		def, err := caffe.ProcessNet(np, st)
+		if err == nil {
+			var sum *caffe.Summary
+			if sum, err = caffe.Summarize(def, shapes); err == nil {
+				layers := layerSources(def)
+				if slices.ContainsFunc(shown, func(d done) bool { return d.state.Phase == st.Phase && d.layers == layers }) {
+					continue
+				}
+				if len(shown) > 0 {
+					fmt.Fprintln(stdout)
+				}
+				fmt.Fprint(stdout, sum)
+				shown = append(shown, done{st, layers})
+				phaseShown[st.Phase] = true
+				if *weights != "" {
+					if err := checkWeights(stdout, def, shapes, *weights); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+		}
+		if len(states) == 1 {
+			return err
+		}
+		failed, failures = append(failed, st), append(failures, err)
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	for i, st := range failed {
+		if !phaseShown[st.Phase] {
+			return failures[i]
+		}
+	}
+	if len(shown) == 0 {
+		return firstErr
+	}
+	return nil
+}
+
+// layerSources identifies the layers a state keeps: their indices in the
+// definition.
+func layerSources(def *caffe.NetDef) string {
+	var b strings.Builder
+	for _, l := range def.Layers {
+		fmt.Fprintf(&b, "%d ", l.Source)
+	}
+	return b.String()
+}
+
+// checkWeights loads a .caffemodel into parameter arrays of the shapes a
+// net definition infers, and reports what it loaded.
+func checkWeights(stdout io.Writer, def *caffe.NetDef, shapes map[string][]int, weights string) error {
 	inferred, err := caffe.InferShapes(def, shapes)
 	if err != nil {
 		return err
@@ -123,18 +231,18 @@ func runSummary(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("checking --weights: %w", err)
 	}
-	model, err := caffe.ReadCaffemodel(*weights)
+	model, err := caffe.ReadCaffemodel(weights)
 	if err != nil {
 		return err
 	}
 	report, err := caffe.CopyWeights(model, dst)
 	if err != nil {
-		return fmt.Errorf("%w (loading %s)", err, *weights)
+		return fmt.Errorf("%w (loading %s)", err, weights)
 	}
-	if err := report.Err(*weights); err != nil {
+	if err := report.Err(weights); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Weights %s: loaded %d layers (%s)\n", *weights, len(report.Copied), strings.Join(report.Copied, ", "))
+	fmt.Fprintf(stdout, "Weights %s: loaded %d layers (%s)\n", weights, len(report.Copied), strings.Join(report.Copied, ", "))
 	if len(report.Ignored) > 0 {
 		fmt.Fprintf(stdout, "  not in the net, ignored: %s\n", strings.Join(report.Ignored, ", "))
 	}

@@ -1,6 +1,6 @@
 // Package tool implements the sparknet command, a Caffe-style command line:
 //
-//	sparknet summary --model=lenet_train_test.prototxt --phase=TRAIN --input-shape=data=64,1,28,28
+//	sparknet summary --model=lenet_train_test.prototxt [--phase=TRAIN] [--input-shape=data=64,1,28,28]
 //	sparknet upgrade --model=old.prototxt
 //	sparknet train --solver=lenet_solver.prototxt --data=mnist=DIR [--weights=W | --snapshot=S] [--iterations=N]
 //	sparknet test --model=lenet_train_test.prototxt --weights=lenet_iter_10000.caffemodel --iterations=100 --data=mnist=DIR
@@ -14,6 +14,9 @@
 // cifar10: CIFAR-10 binary batches): TRAIN-phase layers read its training
 // set, TEST-phase layers its test set, so Caffe's example nets also run
 // without their databases.
+//
+// Without --phase, summary shows every state the net's include and exclude
+// rules tell apart (TRAIN, TEST, and TEST with each stage the rules name).
 //
 // Flags are spelled like those of Caffe's caffe tool (--model, --weights,
 // --phase, --level, --stage). Main is the whole command, so it can be run
