@@ -154,12 +154,7 @@ func (f *netFlags) build(data string, shapes shapeFlags, threads int, seed uint6
 	if err != nil {
 		return nil, err
 	}
-	state := caffe.NetStateOf(np)
-	state.Phase = phase
-	state.Level = f.level
-	if f.stage != "" {
-		state.Stages = append(state.Stages, strings.Split(f.stage, ",")...)
-	}
+	state := f.state(np, phase)
 	net, err := caffe.NewNet(np, caffe.NetOptions{State: &state, Threads: threads, Seed: seed, Dir: filepath.Dir(f.model)})
 	if err != nil {
 		return nil, err
