@@ -28,7 +28,7 @@ func init() {
 	commands = map[string]command{
 		"help":    {"[topic]", "show help; topics: " + strings.Join(helpTopics(), ", "), (*Shell).cmdHelp},
 		"doc":     {"NAME", "show the signature and documentation of a package, function, type, method or variable", (*Shell).cmdDoc},
-		"load":    {"FILE", "run a Go file in this session (its cells one by one)", (*Shell).cmdLoad},
+		"load":    {"FILE", "run a Go file in this session (its cells one by one, showing their values)", (*Shell).cmdLoad},
 		"time":    {"CODE", "run CODE and print how long it took", (*Shell).cmdTime},
 		"vars":    {"", "list the variables, functions and types defined so far", (*Shell).cmdVars},
 		"reset":   {"", "forget all variables, functions and types (sc stays)", (*Shell).cmdReset},
@@ -272,8 +272,10 @@ var helpText = map[string]string{
   sc is the RDD context (master from --master), ctx is canceled by Ctrl-C.`,
 	"keys": `Line editing
   Tab completes names, package members (fmt.Pr<Tab>) and the methods and
-  fields of a variable's type (a.Re<Tab>). Up/Down and Ctrl-R search the
-  history, kept in ~/.sparknet_shell_history (or $SPARKNET_SHELL_HISTORY).
+  fields of a variable's type (a.Re<Tab>), also after calls and indexes
+  (net.Blob("data").Sh<Tab>). Up/Down and Ctrl-R search the history, kept
+  in ~/.sparknet_shell_history (or $SPARKNET_SHELL_HISTORY); an input of
+  several lines comes back whole, written on one line.
   Ctrl-A/Ctrl-E go to the start/end of the line, Ctrl-W deletes a word.
   Ctrl-C clears the line at the prompt and interrupts a running input;
   Ctrl-D on an empty line leaves.`,

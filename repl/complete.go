@@ -1,6 +1,10 @@
 package repl
 
 import (
+	"go/ast"
+	"go/parser"
+	"go/scanner"
+	"go/token"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -72,7 +76,175 @@ func (s *Session) Complete(before string) (word string, cands []string) {
 		return expr, filterPrefix(s.names0(), expr)
 	}
 	head, partial := expr[:dot], expr[dot+1:]
+	if strings.HasPrefix(expr, ".") {
+		// After a call or an index: net.Blob("data").Sh
+		if chain := chainBefore(before[:i]); chain != "" {
+			return partial, filterPrefix(s.chainMembers(chain+head), partial)
+		}
+	}
 	return partial, filterPrefix(s.members(head), partial)
+}
+
+// chainBefore returns the part of a selector chain that ends before[:]
+// with a closing bracket: the calls, indexes and selectors that lead up
+// to it ("net.Blob(\"data\")" of "x := net.Blob(\"data\")"), or "".
+func chainBefore(before string) string {
+	if !strings.HasSuffix(before, ")") && !strings.HasSuffix(before, "]") {
+		return ""
+	}
+	type tok struct {
+		off int
+		t   token.Token
+	}
+	var toks []tok
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(before))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(before), nil, 0)
+	for {
+		pos, t, lit := sc.Scan()
+		if t == token.EOF {
+			break
+		}
+		if t == token.SEMICOLON && lit == "\n" {
+			continue
+		}
+		toks = append(toks, tok{file.Offset(pos), t})
+	}
+	// Walk back over groups in brackets, identifiers and dots.
+	i := len(toks) - 1
+	start := -1
+	for i >= 0 {
+		switch toks[i].t {
+		case token.RPAREN, token.RBRACK:
+			depth := 0
+			for ; i >= 0; i-- {
+				switch toks[i].t {
+				case token.RPAREN, token.RBRACK, token.RBRACE:
+					depth++
+				case token.LPAREN, token.LBRACK, token.LBRACE:
+					depth--
+				}
+				if depth == 0 {
+					break
+				}
+			}
+			if i < 0 {
+				return ""
+			}
+			start = toks[i].off
+			i--
+		case token.IDENT:
+			start = toks[i].off
+			i--
+			if i >= 0 && toks[i].t == token.PERIOD {
+				i--
+				continue
+			}
+			return before[start:]
+		default:
+			return ""
+		}
+	}
+	if start < 0 {
+		return ""
+	}
+	return before[start:]
+}
+
+// chainMembers lists the methods and fields of the type of chain, an
+// expression with calls or indexes in it. Calls are not made: their
+// result types come from the functions' signatures.
+func (s *Session) chainMembers(chain string) []string {
+	e, err := parser.ParseExpr(chain)
+	if err != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, t := s.exprType(chain, e)
+	switch {
+	case v.IsValid():
+		return typeMembers(v)
+	case t != nil:
+		return typeMembers(reflect.Zero(t))
+	}
+	return nil
+}
+
+// exprType returns the value of e, when it can be had without a call, or
+// else its type, when the signatures of the functions it calls tell it.
+// src is the text e was parsed from. The caller holds s.mu.
+func (s *Session) exprType(src string, e ast.Expr) (reflect.Value, reflect.Type) {
+	if !hasCall(e) {
+		v, err := s.value(src[e.Pos()-1 : e.End()-1])
+		if err != nil || !v.IsValid() {
+			return reflect.Value{}, nil
+		}
+		if v.Kind() == reflect.Interface && !v.IsNil() {
+			v = v.Elem()
+		}
+		return v, v.Type()
+	}
+	switch x := e.(type) {
+	case *ast.ParenExpr:
+		return s.exprType(src, x.X)
+	case *ast.CallExpr:
+		_, ft := s.exprType(src, x.Fun)
+		if ft == nil || ft.Kind() != reflect.Func || ft.NumOut() == 0 {
+			return reflect.Value{}, nil
+		}
+		return reflect.Value{}, ft.Out(0)
+	case *ast.IndexExpr:
+		_, t := s.exprType(src, x.X)
+		if t == nil {
+			return reflect.Value{}, nil
+		}
+		if t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Array {
+			t = t.Elem()
+		}
+		switch t.Kind() {
+		case reflect.Slice, reflect.Array, reflect.Map:
+			return reflect.Value{}, t.Elem()
+		}
+	case *ast.StarExpr:
+		if _, t := s.exprType(src, x.X); t != nil && t.Kind() == reflect.Pointer {
+			return reflect.Value{}, t.Elem()
+		}
+	case *ast.SelectorExpr:
+		_, t := s.exprType(src, x.X)
+		if t == nil {
+			return reflect.Value{}, nil
+		}
+		name := x.Sel.Name
+		for _, mt := range []reflect.Type{t, reflect.PointerTo(t)} {
+			if m, ok := mt.MethodByName(name); ok {
+				if t.Kind() == reflect.Interface {
+					return reflect.Value{}, m.Type
+				}
+				// A method of a concrete type takes its receiver first.
+				in := make([]reflect.Type, 0, m.Type.NumIn()-1)
+				for i := 1; i < m.Type.NumIn(); i++ {
+					in = append(in, m.Type.In(i))
+				}
+				out := make([]reflect.Type, m.Type.NumOut())
+				for i := range out {
+					out[i] = m.Type.Out(i)
+				}
+				return reflect.Value{}, reflect.FuncOf(in, out, m.Type.IsVariadic())
+			}
+		}
+		st := t
+		if st.Kind() == reflect.Pointer {
+			st = st.Elem()
+		}
+		if st.Kind() == reflect.Struct {
+			if f, ok := st.FieldByName(name); ok {
+				return reflect.Value{}, f.Type
+			}
+		}
+	}
+	return reflect.Value{}, nil
 }
 
 // names0 lists the names usable at the start of an expression.

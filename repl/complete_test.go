@@ -8,7 +8,7 @@ import (
 
 func TestComplete(t *testing.T) {
 	s, _, _ := newTestSession(t)
-	for _, in := range []string{"alpha := ndarray.Ones(2)", "type pt struct{ Name string; X int }", "p := pt{}", "func tidyUp() {}"} {
+	for _, in := range []string{"alpha := ndarray.Ones(2)", "type pt struct{ Name string; X int }", "p := pt{}", "func tidyUp() {}", "func mk(n int) pt { return pt{X: n} }", "ps := []pt{{}}", "calls := 0", "func bump() pt { calls++; return pt{} }"} {
 		if err := s.Eval(context.Background(), in); err != nil {
 			t.Fatal(err)
 		}
@@ -33,7 +33,24 @@ func TestComplete(t *testing.T) {
 		{":doc ndarray.Ze", "Ze", []string{"Zeros"}, nil},
 		{"rdd.New", "New", []string{"NewContext"}, nil},
 		{"_s", "_s", nil, []string{rtName}},
+		// After calls and indexes, from the signatures: nothing is called.
+		{`alpha.Reshape(1, 2).Resh`, "Resh", []string{"Reshape"}, nil},
+		{`x := alpha.Reshape(2, 1).T().`, "", []string{"Add", "Sum", "T"}, nil},
+		{`sc.Range(0, 10, 1, 2).Ma`, "Ma", []string{"Map", "MapPartitions"}, nil},
+		{`mk(3).N`, "N", []string{"Name"}, nil},
+		{`ps[0].`, "", []string{"Name", "X"}, nil},
+		{`fmt.Sprint(strings.Fields("a b")[0]).`, "", nil, []string{"Name"}},
+		{`(alpha.Reshape(2, 1)).Sh`, "Sh", []string{"Shape"}, nil},
 	}
+	defer func() {
+		if v, err := s.value("calls"); err != nil || v.Int() != 0 {
+			t.Errorf("completion called a function: calls = %v, %v", v, err)
+		}
+	}()
+	tests = append(tests, struct {
+		before, word string
+		has, not     []string
+	}{"bump().Na", "Na", []string{"Name"}, nil})
 	for _, tc := range tests {
 		word, cands := s.Complete(tc.before)
 		if word != tc.word {

@@ -14,6 +14,10 @@ func TestCommandLine(t *testing.T) {
 	if err := os.WriteFile(script, []byte("fmt.Println(\"args\", os.Args[1:])\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	cells := filepath.Join(dir, "cells.go")
+	if err := os.WriteFile(cells, []byte("x := 6\nx * 7\n// %% second\nfmt.Println(\"printed\")\nfloat64(x) / 4\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.go")
 	if err := os.WriteFile(bad, []byte("fmt.Println(\"before\")\n// %%\nnope()\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -34,6 +38,7 @@ func TestCommandLine(t *testing.T) {
 		{"missing script", []string{filepath.Join(dir, "none.go")}, "", 1, "", "no such file"},
 		{"endless script", []string{"/dev/zero"}, "", 1, "", "repl: open /dev/zero: is a character device, not a regular file"},
 		{"folder as script", []string{dir}, "", 1, "", "repl: open " + dir + ": is a directory, not a regular file"},
+		{":load shows values", nil, ":load " + cells + "\nx\n", 0, "42 (int)\nprinted\n1.5 (float64)\n6 (int)\n", ""},
 		{":load of a device", nil, ":load /dev/urandom\n", 1, "", "repl: open /dev/urandom: is a character device, not a regular file"},
 		{"version", []string{"--version"}, "", 0, "sparknet-shell ", ""},
 		{"bad master", []string{"--master", "yarn", "-e", "1"}, "", 1, "", "repl: master \"yarn\""},

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -59,8 +60,46 @@ func startNotebook(path string, opts NotebookOptions) (*notebook, *Session, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	// A report that cannot be written fails now, not after every cell ran.
+	if err := s.onDriver(func() error { return prepareReport(out) }); err != nil {
+		s.Close()
+		return nil, nil, err
+	}
 	nb.master = s.SparkContext().Master()
 	return nb, s, nil
+}
+
+// prepareReport checks that a report can be written at out: its folder is
+// made if missing, and a file is created and removed there.
+func prepareReport(out string) error {
+	if fi, err := os.Stat(out); err == nil && !fi.Mode().IsRegular() {
+		return fmt.Errorf("repl: the report %s is %s, not a file", out, describeMode(fi.Mode()))
+	}
+	dir := filepath.Dir(out)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("repl: the report %s: cannot make its folder: %w", out, err)
+	}
+	probe, err := os.CreateTemp(dir, "."+filepath.Base(out)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("repl: the report %s cannot be written: %w", out, err)
+	}
+	probe.Close()
+	return os.Remove(probe.Name())
+}
+
+// describeMode names the kind of a file that is not a regular one.
+func describeMode(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a folder"
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "not a regular file"
 }
 
 // run runs the notebook's cells in s and writes the report.

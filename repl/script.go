@@ -7,14 +7,15 @@ import (
 
 // Load runs the Go file at path in the session, as :load does: a package
 // main file as a whole (its main function runs), any other file cell by
-// cell (see SplitCells), each cell as one input. Its declarations stay in
-// the session. Under an SPMD master rank 0 reads the file for every rank.
+// cell (see SplitCells), each cell as one input whose final expression's
+// value is shown, as at the prompt. Its declarations stay in the session.
+// Under an SPMD master rank 0 reads the file for every rank.
 func (s *Session) Load(ctx context.Context, path string) error {
 	src, err := s.readFile(path)
 	if err != nil {
 		return err
 	}
-	if err := s.RunSource(ctx, path, src, false); err != nil {
+	if err := s.RunSource(ctx, path, src, true); err != nil {
 		return err
 	}
 	s.mu.Lock()

@@ -116,10 +116,12 @@ func NewShell(opts ShellOptions) (*Shell, error) {
 			HistoryFile:       opts.HistoryFile,
 			HistoryLimit:      5000,
 			HistorySearchFold: true,
-			InterruptPrompt:   "^C",
-			EOFPrompt:         "",
-			Stdin:             f,
-			AutoComplete:      completer{sh},
+			// The shell saves whole inputs, not their lines (see remember).
+			DisableAutoSaveHistory: true,
+			InterruptPrompt:        "^C",
+			EOFPrompt:              "",
+			Stdin:                  f,
+			AutoComplete:           completer{sh},
 		})
 		if err != nil {
 			s.Close()
@@ -246,8 +248,10 @@ func (sh *Shell) read() input {
 		line = StripPrompt(line)
 		if buf.Len() == 0 && strings.HasPrefix(strings.TrimSpace(line), ":") {
 			cmd := strings.TrimSpace(line)
+			sh.remember(cmd)
 			if commandName(cmd) == "paste" {
 				if code, ok := sh.readPaste(); ok {
+					sh.remember(code)
 					return input{Code: code}
 				}
 				continue
@@ -260,12 +264,23 @@ func (sh *Shell) read() input {
 		if needsMore(src) && !(strings.TrimSpace(line) == "" && !splitUnits(src).open) {
 			continue
 		}
+		sh.remember(src)
 		return input{Code: src}
 	}
 	if buf.Len() > 0 {
+		sh.remember(buf.String())
 		return input{Code: buf.String()}
 	}
 	return input{EOF: true}
+}
+
+// remember puts an input, or a command line, into the line editor's
+// history as one entry, however many lines it has (see historyEntry).
+func (sh *Shell) remember(src string) {
+	if sh.rl == nil || strings.TrimSpace(src) == "" {
+		return
+	}
+	sh.rl.SaveHistory(historyEntry(src))
 }
 
 // readLine reads one line with the prompt shown (on a terminal, or with

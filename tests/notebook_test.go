@@ -101,6 +101,39 @@ func TestFailingNotebook(t *testing.T) {
 	}
 }
 
+// TestNotebookOut checks --out before the first cell runs: a missing
+// folder is made, and a report that cannot be written fails at once.
+func TestNotebookOut(t *testing.T) {
+	dir := t.TempDir()
+	nb := filepath.Join(dir, "nb.go")
+	if err := os.WriteFile(nb, []byte("// %% one\nfmt.Println(\"cell one ran\")\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "missing", "deeper", "report.md")
+	res := runShell(t, dir, "", time.Minute, "--master", "local[1]", "--notebook", nb, "--out", out)
+	if res.code != 0 {
+		t.Fatalf("--out in a missing folder: exit status %d:\n%s", res.code, res.out)
+	}
+	if report := readFile(t, out); !strings.Contains(report, "cell one ran") {
+		t.Errorf("the report lacks the cell's output:\n%s", report)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "afile"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []struct{ out, want string }{
+		{filepath.Join(dir, "missing"), "is a folder, not a file"},
+		{filepath.Join(dir, "afile", "report.md"), "cannot make its folder"},
+	} {
+		res := runShell(t, dir, "", time.Minute, "--master", "local[1]", "--notebook", nb, "--out", bad.out)
+		if res.code == 0 || !strings.Contains(res.out, bad.want) {
+			t.Errorf("--out %s: exit status %d, output:\n%s\nwant an error with %q", bad.out, res.code, res.out, bad.want)
+		}
+		if strings.Contains(res.out, "[1/1]") {
+			t.Errorf("--out %s: a cell ran before the report was checked:\n%s", bad.out, res.out)
+		}
+	}
+}
+
 func readFile(t *testing.T, path string) string {
 	t.Helper()
 	b, err := os.ReadFile(path)

@@ -89,6 +89,20 @@ var transcripts = []struct {
 		exit: 0,
 	},
 	{
+		name: "recall a multi-line input",
+		steps: []step{
+			{"x := 0" + enter, ">>> "},
+			{"for i := 0; i < 3; i++ {" + enter, "... "},
+			{"x += i // add" + enter, "... "},
+			{"}" + enter, ">>> "},
+			{"x" + enter, "3 (int)"},
+			{up + up, "for i := 0; i < 3; i++ { x += i /* add */; }"}, // the whole input, on one line
+			{enter, ">>> "},
+			{"x" + enter, "6 (int)"},
+		},
+		exit: -1,
+	},
+	{
 		name: "completion",
 		steps: []step{
 			{"strings.ToUp" + tab, "strings.ToUpper"},
@@ -106,6 +120,9 @@ var transcripts = []struct {
 			{"(4)" + enter, "8 (int)"},
 			{":he" + tab, ":help"},
 			{" keys" + enter, "Tab completes"},
+			{`s, _ := caffe.LoadSolver("testdata/tiny_solver.prototxt"); net := s.Net()` + enter, ">>> "},
+			{`net.Blob("data").ShapeS` + tab, `net.Blob("data").ShapeString`}, // after a call
+			{"()" + enter, "(string)"},
 		},
 		exit: -1,
 	},
