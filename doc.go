@@ -47,7 +47,8 @@
 //
 // Subscribe receives a RoundEvent after each round: the round, the global
 // iteration, the train loss, compute and communication seconds and the
-// bytes moved. Nothing in the package prints. Options.Latency and
+// bytes moved. Nothing in the package prints; SetWatcher lets a front end
+// (sparknet-shell) show the runs nobody subscribed to. Options.Latency and
 // Options.Bandwidth add a simulated network cost to every broadcast and
 // collection, to show on one machine why a larger τ tolerates a slow
 // network.

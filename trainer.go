@@ -342,6 +342,9 @@ func (t *Trainer) SubscribeSteps(f func(StepEvent)) (unsubscribe func()) {
 // fails. With Options.Test set, the last round is always tested; with
 // Options.Checkpoint, the last round is always checkpointed.
 func (t *Trainer) Rounds(ctx context.Context, n int) error {
+	if n > 0 {
+		defer t.watch(n)()
+	}
 	for i := 0; i < n; i++ {
 		if _, err := t.round1(ctx, i == n-1); err != nil {
 			return err
@@ -362,6 +365,7 @@ func (t *Trainer) RunTo(ctx context.Context, rounds int) error {
 // reduce, outer step. It returns the round's event, which subscribers
 // also receive.
 func (t *Trainer) Round(ctx context.Context) (RoundEvent, error) {
+	defer t.watch(0)()
 	return t.round1(ctx, false)
 }
 

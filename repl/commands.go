@@ -336,8 +336,11 @@ var helpText = map[string]string{
   display.NewFigure(title).Line(name, ys)      a chart; .Save("f.png")
   display.TrackSolver(solver, iters, every)    live progress bar + history
   display.Show(v)                              show v as a result is shown
-  On a terminal the progress bar redraws in place; on a pipe it writes one
-  line per round.`,
+  At the prompt a trainer's Rounds, RunTo and Round show their progress
+  unasked (TrackTrainer replaces that display with one of your own). On a
+  terminal the bar redraws in place and is cleared when the run ends; on a
+  pipe the display writes one line per round. Elapsed times and ETAs leave
+  out the time the prompt waits.`,
 }
 
 func helpTopics() []string { return sortedKeys(helpText) }

@@ -80,7 +80,11 @@
 //
 // Package display draws tables, sparklines, figures and training
 // progress; the session installs its hooks so that display.Show in a
-// script shows a value the way an echoed result is shown.
+// script shows a value the way an echoed result is shown, and so that
+// progress displays count only the time the session runs code. The
+// interactive shell also installs a sparknet.SetWatcher watcher: a
+// trainer's rounds show their progress at the prompt without a
+// display.TrackTrainer.
 //
 // BUG(repl): The interpreter names only the function a panic passed
 // through, not the line: a report places a panic at its top-level

@@ -18,6 +18,17 @@ func TestCommandLine(t *testing.T) {
 	if err := os.WriteFile(cells, []byte("x := 6\nx * 7\n// %% second\nfmt.Println(\"printed\")\nfloat64(x) / 4\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	training := `samples := &data.Samples{N: 64, C: 1, H: 8, W: 8, Pixels: make([]uint8, 64*64), Labels: make([]float32, 64)}
+sp, _ := caffe.LoadSolverParameter("../tests/testdata/tiny_trainer_solver.prototxt")
+t, _ := sparknet.Parallelize(sc, sp, sc.ParallelizeSamples(samples, 2).Cache(), sparknet.Options{Tau: 100})
+t.Rounds(ctx, 2)
+t.Round(ctx)
+fmt.Println("trained")
+`
+	trainScript := filepath.Join(dir, "train.go")
+	if err := os.WriteFile(trainScript, []byte(training), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	bad := filepath.Join(dir, "bad.go")
 	if err := os.WriteFile(bad, []byte("fmt.Println(\"before\")\n// %%\nnope()\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -39,6 +50,8 @@ func TestCommandLine(t *testing.T) {
 		{"endless script", []string{"/dev/zero"}, "", 1, "", "repl: open /dev/zero: is a character device, not a regular file"},
 		{"folder as script", []string{dir}, "", 1, "", "repl: open " + dir + ": is a directory, not a regular file"},
 		{":load shows values", nil, ":load " + cells + "\nx\n", 0, "42 (int)\nprinted\n1.5 (float64)\n6 (int)\n", ""},
+		{"piped training shows progress", []string{"--master", "local[2]"}, training, 0, "round 1/2  step 100/100  loss ", ""},
+		{"piped training: a line per round", []string{"--master", "local[2]"}, training, 0, "round 3  step 100/100", ""},
 		{":load of a device", nil, ":load /dev/urandom\n", 1, "", "repl: open /dev/urandom: is a character device, not a regular file"},
 		{"version", []string{"--version"}, "", 0, "sparknet-shell ", ""},
 		{"bad master", []string{"--master", "yarn", "-e", "1"}, "", 1, "", "repl: master \"yarn\""},
@@ -47,6 +60,19 @@ func TestCommandLine(t *testing.T) {
 		{"piped input", []string{"--master", "local[2]"}, "x := 2\nfunc f(v int) int {\nreturn v * 10\n}\nf(x)\n:nosuch\n", 1, "20 (int)", "unknown command :nosuch"},
 		{"piped :help", nil, ":help\n:quit\nnotrun\n", 0, "Commands:", ""},
 	}
+	t.Run("piped training writes no terminal escapes", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		Main([]string{"--master", "local[2]"}, strings.NewReader(training), &out, &errb)
+		if strings.Contains(out.String(), "\x1b") || strings.Contains(out.String(), "\r") || strings.Count(out.String(), "  step 100/100") != 3 {
+			t.Errorf("piped training wrote %q, want three plain lines", out.String())
+		}
+	})
+	t.Run("a script's training is silent", func(t *testing.T) {
+		var out, errb bytes.Buffer
+		if code := Main([]string{"--master", "local[2]", trainScript}, nil, &out, &errb); code != 0 || out.String() != "trained\n" {
+			t.Errorf("exit status %d, output %q, want only %q; stderr: %s", code, out.String(), "trained\n", errb.String())
+		}
+	})
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errb bytes.Buffer

@@ -14,7 +14,9 @@ import (
 // crashing the process: the runtime behind rewritten go statements.
 func (s *Session) goroutine(f func()) {
 	s.live.Add(1)
+	s.busy.enter()
 	go func() {
+		defer s.busy.leave()
 		defer s.live.Add(-1)
 		// Goroutines of interpreted code are not the input's own.
 		pprof.SetGoroutineLabels(context.Background())

@@ -116,6 +116,7 @@ type Session struct {
 	stopping   atomic.Bool  // a stop of goroutines between inputs is under way
 	park       atomic.Pointer[parking]
 	unwatch    chan struct{} // closed to end watchMemory
+	busy       busyClock     // the time the session runs code
 
 	mu         sync.Mutex // serializes evaluation
 	in         *interp.Interpreter
@@ -297,6 +298,7 @@ func (s *Session) reset() error {
 	s.sources = map[string]bool{}
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)
+	display.SetClock(s.busy.read)
 	if err := s.prepare(inputFile, nil); err != nil {
 		return err
 	}

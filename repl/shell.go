@@ -18,6 +18,7 @@ import (
 	"github.com/chzyer/readline"
 	"github.com/mattn/go-isatty"
 
+	sparknet "github.com/sparknet-go/sparknet"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -184,6 +185,8 @@ type input struct {
 // Run reads and evaluates inputs until :quit or end of input, and
 // returns the exit status.
 func (sh *Shell) Run() int {
+	// Training shows its progress at the prompt without being asked.
+	defer sparknet.SetWatcher(sparknet.SetWatcher(watchTraining))
 	sh.sigs = make(chan os.Signal, 1)
 	signal.Notify(sh.sigs, os.Interrupt)
 	defer signal.Stop(sh.sigs)

@@ -35,7 +35,9 @@ func (s *Session) guardContext(ctx context.Context) (context.Context, func()) {
 	s.exec.mu.Lock()
 	s.exec.cancel = cancel
 	s.exec.mu.Unlock()
+	s.busy.enter()
 	return ctx, func() {
+		s.busy.leave()
 		s.exec.mu.Lock()
 		s.exec.cancel = nil
 		s.exec.mu.Unlock()

@@ -4,6 +4,7 @@ package tests
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -211,6 +212,40 @@ func TestTranscripts(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTrainingProgress checks that training shows its progress at the
+// prompt unasked, a live bar and a line per round, and that the bar is
+// cleared when the run ends.
+func TestTrainingProgress(t *testing.T) {
+	term := startTerminal(t, filepath.Join(repoRoot, "tests"), "--master", "local[2]")
+	term.Prompt()
+	for _, line := range []string{
+		`samples := &data.Samples{N: 64, C: 1, H: 8, W: 8, Pixels: make([]uint8, 64*64), Labels: make([]float32, 64)}`,
+		`sp, _ := caffe.LoadSolverParameter("testdata/tiny_trainer_solver.prototxt")`,
+		`t, _ := sparknet.Parallelize(sc, sp, sc.ParallelizeSamples(samples, 2).Cache(), sparknet.Options{Tau: 30000})`,
+	} {
+		term.Type(line + enter)
+		term.Prompt()
+	}
+	term.Type("t.Rounds(ctx, 2)" + enter)
+	term.Expect("] round 1/2  step ") // the live bar
+	term.Expect("round 1/2  step 30000/30000  loss ")
+	term.Expect("round 2/2  step 30000/30000  loss ")
+	term.Prompt()
+	term.mu.Lock()
+	raw := string(term.out)
+	term.mu.Unlock()
+	last := strings.LastIndex(raw, "round 2/2  step 30000/30000")
+	end := strings.LastIndex(raw, ">>> ")
+	if last < 0 || end < last {
+		t.Fatalf("no last round line before the prompt: %q", raw)
+	}
+	// Whatever bar was drawn after the last round line is erased.
+	seg := raw[last:end]
+	if bar, cleared := strings.LastIndex(seg, "·"), strings.LastIndex(seg, "\r\x1b[K"); bar > cleared {
+		t.Errorf("the live bar was not cleared after the run; the output ends %q", seg)
 	}
 }
 

@@ -174,8 +174,8 @@ func TestProgressLive(t *testing.T) {
 	}
 	b.Reset()
 	EndLive()
-	if b.String() != "\n" {
-		t.Errorf("EndLive wrote %q, want a newline", b.String())
+	if b.String() != "\r\x1b[K" {
+		t.Errorf("EndLive wrote %q, want the line cleared", b.String())
 	}
 	b.Reset()
 	p.Finish() // nothing drawn any more
@@ -290,5 +290,27 @@ func TestText(t *testing.T) {
 	}
 	if AsFigure(&History{}) == nil || AsFigure(NewTraining()) == nil {
 		t.Error("histories have figure forms")
+	}
+}
+
+// TestClockSkipsIdleTime checks that a Training's elapsed time comes from
+// the display clock, which starts with the first event.
+func TestClockSkipsIdleTime(t *testing.T) {
+	var reading time.Duration
+	prev := SetClock(func() time.Duration { return reading })
+	defer SetClock(prev)
+	var b bytes.Buffer
+	prevOut := SetOutput(&b)
+	defer SetOutput(prevOut)
+	tr := NewTraining()
+	reading += time.Hour // the prompt waits before the run starts
+	e := NewEvent(StepDone, 1, 2, 1, 10)
+	tr.Observe(e)
+	reading += 3 * time.Second
+	e = NewEvent(RoundDone, 1, 2, 10, 10)
+	e.Loss = 0.5
+	tr.Observe(e)
+	if got := b.String(); !strings.Contains(got, "round 1/2  step 10/10  loss 0.5000  3.0s") {
+		t.Errorf("round line %q, want 3.0s elapsed", got)
 	}
 }

@@ -26,7 +26,8 @@ type Progress struct {
 
 	w        io.Writer
 	mu       sync.Mutex
-	start    time.Time
+	started  bool
+	start    time.Duration // the clock's reading at the first event
 	lastDraw time.Time
 	drawn    bool // a live line is on the screen
 	loss     float64
@@ -87,11 +88,11 @@ func (p *Progress) Observe(e Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	now := time.Now()
-	if p.start.IsZero() {
-		p.start = now
+	if !p.started {
+		p.started, p.start = true, clockNow()
 	}
 	if e.Elapsed == 0 {
-		e.Elapsed = now.Sub(p.start)
+		e.Elapsed = clockNow() - p.start
 	}
 	if !math.IsNaN(e.Loss) {
 		p.loss = e.Loss
@@ -150,8 +151,8 @@ func (l *liveSet) remove(p *Progress) {
 	l.mu.Unlock()
 }
 
-// EndLive ends the lines of the live bars on the screen, leaving their
-// last state visible, so that what follows starts on a line of its own.
+// EndLive clears the live bars on the screen (the lines of the finished
+// rounds above them stay), so that what follows starts on a clean line.
 // The shell calls it when an input ends (or is interrupted) while a bar
 // is drawn.
 func EndLive() {
@@ -165,7 +166,7 @@ func EndLive() {
 	for _, p := range bars {
 		p.mu.Lock()
 		if p.drawn {
-			fmt.Fprintln(p.w)
+			fmt.Fprint(p.w, "\r\x1b[K")
 			p.drawn = false
 		}
 		p.mu.Unlock()

@@ -13,23 +13,25 @@ import (
 type Training struct {
 	Progress *Progress
 	History  *History
-	start    time.Time
+	started  bool
+	start    time.Duration
 }
 
-// NewTraining returns a Training that draws on the shell's output; its
-// clock starts now.
+// NewTraining returns a Training that draws on the shell's output. Its
+// clock starts with the first event, and in the shell it stands still
+// while the prompt waits (see SetClock).
 func NewTraining() *Training {
-	return &Training{Progress: NewProgress(), History: &History{}, start: time.Now()}
+	return &Training{Progress: NewProgress(), History: &History{}}
 }
 
 // Observe passes e to the progress display and the history; the live
 // bar goes away after the last planned round.
 func (t *Training) Observe(e Event) {
-	if t.start.IsZero() {
-		t.start = time.Now()
+	if !t.started {
+		t.started, t.start = true, clockNow()
 	}
 	if e.Elapsed == 0 {
-		e.Elapsed = time.Since(t.start)
+		e.Elapsed = clockNow() - t.start
 	}
 	t.Progress.Observe(e)
 	t.History.Observe(e)

@@ -7,10 +7,15 @@ import (
 // TrackTrainer shows the next rounds rounds of a SparkNet trainer on a new
 // Training: the bar moves with replica 0's local iterations and ends each
 // round with the averaged round's loss (and test accuracy, when the round
-// was evaluated). The returned function stops tracking.
+// was evaluated). With rounds 0 the number of rounds is open, and rounds
+// are counted as the trainer counts them. The returned function stops
+// tracking.
 func TrackTrainer(t *sparknet.Trainer, rounds int) (*Training, func()) {
 	tr := NewTraining()
 	base := t.RoundsDone()
+	if rounds <= 0 {
+		rounds, base = 0, 0
+	}
 	stopSteps := t.SubscribeSteps(func(e sparknet.StepEvent) {
 		ev := NewEvent(StepDone, e.Round-base, rounds, e.Step, e.Tau)
 		ev.Loss = e.Loss

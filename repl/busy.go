@@ -1,0 +1,63 @@
+package repl
+
+import (
+	"sync"
+	"time"
+
+	sparknet "github.com/sparknet-go/sparknet"
+	"github.com/sparknet-go/sparknet/repl/display"
+)
+
+// busyClock measures the time during which the session runs code: an
+// input, or goroutines that go statements of inputs started. It is the
+// clock of the session's progress displays (display.SetClock), so that
+// time spent waiting at the prompt does not count in their elapsed times
+// and ETAs.
+type busyClock struct {
+	mu    sync.Mutex
+	n     int // inputs and goroutines running
+	since time.Time
+	total time.Duration
+}
+
+func (c *busyClock) enter() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == 0 {
+		c.since = time.Now()
+	}
+	c.n++
+}
+
+func (c *busyClock) leave() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n--
+	if c.n == 0 {
+		c.total += time.Since(c.since)
+	}
+}
+
+// read returns the time spent busy so far.
+func (c *busyClock) read() time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := c.total
+	if c.n > 0 {
+		t += time.Since(c.since)
+	}
+	return t
+}
+
+// watchTraining is the shell's watcher of training runs (see
+// sparknet.SetWatcher): a trainer's Rounds, RunTo or Round that nothing
+// subscribed to shows its progress as display.TrackTrainer does, a live
+// bar and a line per round on a terminal, a line per round on a pipe; the
+// bar is cleared when the call returns.
+func watchTraining(t *sparknet.Trainer, rounds int) (done func()) {
+	tr, stop := display.TrackTrainer(t, rounds)
+	return func() {
+		stop()
+		tr.Progress.Finish()
+	}
+}
