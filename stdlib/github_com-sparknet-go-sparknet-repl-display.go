@@ -28,6 +28,7 @@ func init() {
 		"NewTraining":    reflect.ValueOf(display.NewTraining),
 		"Output":         reflect.ValueOf(display.Output),
 		"RoundDone":      reflect.ValueOf(display.RoundDone),
+		"SetClock":       reflect.ValueOf(display.SetClock),
 		"SetOutput":      reflect.ValueOf(display.SetOutput),
 		"SetShow":        reflect.ValueOf(display.SetShow),
 		"Shape":          reflect.ValueOf(display.Shape),

@@ -17,6 +17,7 @@ func init() {
 		"PlainAverage":          reflect.ValueOf(sparknet.PlainAverage),
 		"ReplicaSeed":           reflect.ValueOf(sparknet.ReplicaSeed),
 		"ResumeFromCheckpoints": reflect.ValueOf(&sparknet.ResumeFromCheckpoints).Elem(),
+		"SetWatcher":            reflect.ValueOf(sparknet.SetWatcher),
 		"WeightsAndHistory":     reflect.ValueOf(sparknet.WeightsAndHistory),
 		"WeightsOnly":           reflect.ValueOf(sparknet.WeightsOnly),
 
