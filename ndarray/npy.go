@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // NumPy's .npy files hold one array: a magic string, a header (a Python
@@ -48,18 +50,11 @@ var Dtypes = []string{"float32", "float64", "uint8", "int32", "int64"}
 
 // Load reads a .npy file into an array of float32 values.
 func Load(path string) (*Array, error) {
-	f, err := os.Open(path)
+	f, fi, err := fsio.OpenRegular(path)
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: %w", err)
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("ndarray: %w", err)
-	}
-	if fi.IsDir() {
-		return nil, fmt.Errorf("ndarray: %s is a directory, not a .npy file", path)
-	}
 	return ReadNpy(bufio.NewReaderSize(f, 64<<10), path, fi.Size())
 }
 
@@ -501,11 +496,15 @@ const maxNpzRatio = 1100
 // LoadNpz reads every array of an .npz archive (numpy.savez or
 // numpy.savez_compressed), by name ("x" for the entry x.npy).
 func LoadNpz(path string) (map[string]*Array, error) {
-	zr, err := zip.OpenReader(path)
+	file, fi, err := fsio.OpenRegular(path)
+	if err != nil {
+		return nil, fmt.Errorf("ndarray: %w", err)
+	}
+	defer file.Close()
+	zr, err := zip.NewReader(file, fi.Size())
 	if err != nil {
 		return nil, fmt.Errorf("ndarray: %s: %w: not a zip archive (.npz): %v", path, ErrNpy, err)
 	}
-	defer zr.Close()
 	out := map[string]*Array{}
 	for _, f := range zr.File {
 		name := strings.TrimSuffix(f.Name, ".npy")
