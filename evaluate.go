@@ -135,23 +135,20 @@ func (t *Trainer) testTask(tc *rdd.TaskContext, rddID int) (any, error) {
 	if err := ts.net.SetWeights(msg.Weights); err != nil {
 		return nil, err
 	}
-	// Feed each input from a fresh sequential pass over the samples; the
-	// last batch may be short.
+	// Feed each input from a fresh sequential pass over the samples, with
+	// the batcher that feeds training and Caffe's Data layers; the last
+	// batch may be short.
 	batch := ts.sizes[0]
 	for i, md := range ts.inputs {
-		trf, err := data.NewTransformer(ts.transforms[i], s.C, s.H, s.W)
+		b, err := data.NewBatcher(s, data.BatchOptions{Size: batch, Order: data.Sequential, Transform: ts.transforms[i]})
 		if err != nil {
 			return nil, err
 		}
-		cursor := 0
 		md.SetFeeder(func(d, l []float32) error {
-			n := len(d) / trf.OutDim()
 			if len(l) == 0 {
 				l = nil
 			}
-			err := s.CopyRange(d, l, cursor, cursor+n, trf)
-			cursor += n
-			return err
+			return b.Next(d, l)
 		})
 	}
 	sums := &testSums{Accuracy: -1}

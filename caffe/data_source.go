@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,99 +14,58 @@ import (
 	"github.com/sparknet-go/sparknet/data"
 )
 
-// DataSource is a kind of data set that Caffe's Data layer can read: the
-// layer's data_param.source names one, either as "KIND:PATH" (such as
-// "mnist:/data/mnist") or as a bare path that one kind's Detect accepts.
-// The layer reads the training split in the TRAIN phase and the test split
-// in the TEST phase.
-type DataSource struct {
-	// Doc says in a few words which files the kind expects; it appears in
-	// error messages.
-	Doc string
-	// Detect reports whether path holds this kind of data set; nil means
-	// the kind is only used when named.
-	Detect func(path string) bool
-	// Load reads the training (train true) or test split from path.
-	Load func(path string, train bool) (*data.Samples, error)
-	// OneSplit says that a path holds a single split (as an LMDB database
-	// does), which Load reads whatever the phase; such a kind cannot
-	// stand for a whole data set (as sparknet's --data flag wants).
-	OneSplit bool
-}
+// Caffe's Data layer reads its data_param.source through package data's
+// registry of formats, the one rdd's sc.Read uses: "KIND:PATH" (such as
+// "mnist:/data/mnist" or "parquet:out/train") or a bare path that one
+// format detects. The layer reads the training split in the TRAIN phase
+// and the test split in the TEST phase (formats without splits, such as
+// LMDB, read the same data in both). A new format registers itself with
+// data.RegisterFormat and Data layers read it.
 
-var dataSources = struct {
-	sync.RWMutex
-	m map[string]DataSource
-}{m: map[string]DataSource{}}
-
-// RegisterDataSource makes a kind of data set available to Data layers
-// under name. Registering a name twice is an error.
-func RegisterDataSource(name string, s DataSource) error {
-	if s.Load == nil {
-		return fmt.Errorf("caffe: data source %q has no Load function", name)
-	}
-	if name == "" || strings.ContainsAny(name, ":/\\") {
-		return fmt.Errorf("caffe: data source name %q must be non-empty without ':' or slashes", name)
-	}
-	dataSources.Lock()
-	defer dataSources.Unlock()
-	if _, dup := dataSources.m[name]; dup {
-		return fmt.Errorf("caffe: data source %q registered twice", name)
-	}
-	dataSources.m[name] = s
-	return nil
-}
-
-// SplitDataSources returns the sorted names of the registered data
-// sources whose paths hold both a training and a test split.
-func SplitDataSources() []string {
+// DataSources returns the sorted names of the formats a Data layer can
+// read: those of package data that give samples.
+func DataSources() []string {
 	var names []string
-	for _, name := range DataSources() {
-		if s, _ := lookupDataSource(name); !s.OneSplit {
+	for _, name := range data.Formats() {
+		if f, _ := data.LookupFormat(name); !f.RowsOnly {
 			names = append(names, name)
 		}
 	}
 	return names
 }
 
-// DataSources returns the sorted names of the registered data sources.
-func DataSources() []string {
-	dataSources.RLock()
-	defer dataSources.RUnlock()
-	names := make([]string, 0, len(dataSources.m))
-	for k := range dataSources.m {
-		names = append(names, k)
+// SplitDataSources returns the sorted names of the formats whose paths
+// hold both a training and a test split, which can stand for a whole data
+// set (as sparknet's --data flag wants).
+func SplitDataSources() []string {
+	var names []string
+	for _, name := range DataSources() {
+		if f, _ := data.LookupFormat(name); f.Splits {
+			names = append(names, name)
+		}
 	}
-	sort.Strings(names)
 	return names
 }
 
-func lookupDataSource(name string) (DataSource, bool) {
-	dataSources.RLock()
-	defer dataSources.RUnlock()
-	s, ok := dataSources.m[name]
-	return s, ok
-}
-
-// describeDataSources lists the kinds with their docs for error messages.
+// describeDataSources lists the formats with their docs for error
+// messages.
 func describeDataSources() string {
 	var parts []string
 	for _, name := range DataSources() {
-		s, _ := lookupDataSource(name)
-		parts = append(parts, fmt.Sprintf("%s (%s)", name, s.Doc))
+		f, _ := data.LookupFormat(name)
+		parts = append(parts, fmt.Sprintf("%s (%s)", name, f.Doc))
 	}
 	return strings.Join(parts, ", ")
 }
 
 // SplitDataSource splits a Data layer source "KIND:PATH" into a registered
-// kind and a path; for anything else it returns "" and the source.
+// format and a path; for anything else it returns "" and the source.
 func SplitDataSource(source string) (kind, path string) {
-	if i := strings.IndexByte(source, ':'); i > 0 {
-		if _, ok := lookupDataSource(source[:i]); ok {
-			return source[:i], source[i+1:]
-		}
+	kind, path = data.SplitSpec(source)
+	if f, ok := data.LookupFormat(kind); ok && f.RowsOnly {
+		return "", source
 	}
-	return "", source
+	return kind, path
 }
 
 // samplesCache keeps the data sets Data layers have read, so that a train
@@ -157,6 +116,11 @@ func ImageMean(s *data.Samples) (*caffepb.BlobProto, error) {
 // loadSource reads the split of a Data layer's source, resolving a
 // relative path against the working directory, then against dir.
 func loadSource(source, dir string, backend caffepb.DataParameter_DB, train bool) (*data.Samples, error) {
+	if k, _ := data.SplitSpec(source); k != "" {
+		if f, _ := data.LookupFormat(k); f.RowsOnly {
+			return nil, fmt.Errorf("data source %q: the %s format holds %s, not samples; a Data layer reads %s", source, k, f.Doc, describeDataSources())
+		}
+	}
 	kind, path := SplitDataSource(source)
 	if path == "" {
 		return nil, fmt.Errorf("data_param.source is empty; give \"KIND:PATH\" with KIND one of %s", describeDataSources())
@@ -186,8 +150,7 @@ func loadSource(source, dir string, backend caffepb.DataParameter_DB, train bool
 	if s := samplesCache.m[key]; s != nil {
 		return s, nil
 	}
-	ds, _ := lookupDataSource(kind)
-	s, err := ds.Load(path, train)
+	s, err := data.ReadSamples(kind+":"+path, data.ReadOptions{Split: split})
 	if err != nil {
 		return nil, fmt.Errorf("reading the %s split of %s data set %s: %w", split, kind, path, err)
 	}
@@ -214,10 +177,8 @@ func detectSource(source, path string, backend caffepb.DataParameter_DB) (string
 		}
 		return "", fmt.Errorf("data source %q%s: %s not found; %s", source, db, path, hint)
 	}
-	for _, name := range DataSources() {
-		if ds, _ := lookupDataSource(name); ds.Detect != nil && ds.Detect(path) {
-			return name, nil
-		}
+	if name, err := data.DetectFormat(path); err == nil && slices.Contains(DataSources(), name) {
+		return name, nil
 	}
 	return "", fmt.Errorf("data source %q: no known kind of data set at %s; %s", source, path, hint)
 }
@@ -225,50 +186,4 @@ func detectSource(source, path string, backend caffepb.DataParameter_DB) (string
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
-}
-
-// globAny reports whether any of the patterns matches a file in dir.
-func globAny(dir string, patterns ...string) bool {
-	for _, p := range patterns {
-		if m, _ := filepath.Glob(filepath.Join(dir, p)); len(m) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
-func init() {
-	must := func(err error) {
-		if err != nil {
-			panic(err)
-		}
-	}
-	must(RegisterDataSource("mnist", DataSource{
-		Doc:    "a folder of MNIST IDX files, plain or gzipped",
-		Detect: func(p string) bool { return globAny(p, "*-images-idx3-ubyte*", "*-images.idx3-ubyte*") },
-		Load:   data.LoadMNIST,
-	}))
-	must(RegisterDataSource("cifar10", DataSource{
-		Doc: "a folder of CIFAR-10 binary batches",
-		Detect: func(p string) bool {
-			return globAny(p, "data_batch_*.bin", "test_batch.bin", "cifar-10-batches-bin/*_batch*.bin")
-		},
-		Load: data.LoadCIFAR10,
-	}))
-	must(RegisterDataSource("lmdb", DataSource{
-		Doc: "an LMDB database of Caffe Datum records, as Caffe's convert tools write them",
-		Detect: func(p string) bool {
-			return exists(filepath.Join(p, "data.mdb")) || (strings.HasSuffix(p, ".mdb") && exists(p))
-		},
-		Load:     func(p string, _ bool) (*data.Samples, error) { return data.ReadLMDB(p, data.ImageOptions{}) },
-		OneSplit: true,
-	}))
-	must(RegisterDataSource("leveldb", DataSource{
-		Doc: "a LevelDB database of Caffe Datum records, as Caffe's convert tools write them",
-		Detect: func(p string) bool {
-			return exists(filepath.Join(p, "CURRENT")) && globAny(p, "MANIFEST-*")
-		},
-		Load:     func(p string, _ bool) (*data.Samples, error) { return data.ReadLevelDB(p, data.ImageOptions{}) },
-		OneSplit: true,
-	}))
 }

@@ -104,10 +104,12 @@
 // when its input shape changes, and NetOptions.Threads says how many
 // goroutines its kernels may use (1 for a worker that owns one core).
 //
-// Data enters a net through Caffe's Data layer, which reads a registered
-// source (RegisterDataSource; LMDB and LevelDB databases of Datum records, MNIST
-// IDX and CIFAR-10 binary files) with
-// Caffe's transform_param, or through MemoryData layers fed from Go
+// Data enters a net through Caffe's Data layer, which reads its source
+// through package data's registry of formats, the one rdd's sc.Read uses
+// (LMDB and LevelDB databases of Datum records, MNIST IDX and CIFAR-10
+// binary files, Parquet, CSV, image folders and lists: data.Formats;
+// data.RegisterFormat adds one), into a data.Batcher with Caffe's
+// transform_param, or through MemoryData layers fed from Go
 // (MemoryData.SetFeeder): ReplaceDataLayers turns a definition's Data
 // layers into MemoryData layers of the same tops and batch size, which is
 // how package sparknet feeds nets from RDD partitions.

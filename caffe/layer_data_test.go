@@ -101,6 +101,9 @@ func TestDataLayerSources(t *testing.T) {
 		{"LMDB written by the LMDB library", filepath.Join("..", "data", "testdata", "lmdb", "small"), "", ""},
 		{"LMDB written by the LMDB library, by kind", "lmdb:" + filepath.Join("..", "data", "testdata", "lmdb", "big"), "", ""},
 		{"LevelDB written by the LevelDB library", copyDir(t, filepath.Join("..", "data", "testdata", "leveldb", "table")), "", ""},
+		{"Parquet written by DuckDB, through data's registry", "parquet:" + filepath.Join("..", "data", "testdata", "parquet", "bytes.parquet"), "", ""},
+		{"a folder of Parquet part files, detected", filepath.Join("..", "data", "testdata", "parquet", "parts"), "", ""},
+		{"text is not a data set", "text:" + filepath.Join("..", "data", "testdata", "parquet", "make_fixtures.cjs"), "", "the text format holds a text file"},
 		{"empty", "", "", "source is empty"},
 		{"unknown folder", t.TempDir(), "", "no known kind"},
 	}

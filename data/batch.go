@@ -115,15 +115,18 @@ func (b *Batcher) DataLen() int { return b.size * b.tr.OutDim() }
 func (b *Batcher) Epoch() int { return b.epoch }
 
 // Next fills data (DataLen values) and labels (Size values, or nil) with
-// the next batch.
+// the next batch. A shorter buffer of k samples (k×C×H×W values, with k
+// labels) takes a short batch of the next k samples: a test pass over a
+// partition feeds its last, partial batch this way.
 func (b *Batcher) Next(data, labels []float32) error {
-	if len(data) != b.DataLen() {
-		return fmt.Errorf("data: batch needs a data buffer of %d values, have %d", b.DataLen(), len(data))
-	}
-	if labels != nil && len(labels) != b.size {
-		return fmt.Errorf("data: batch needs %d labels, have %d", b.size, len(labels))
-	}
 	od := b.tr.OutDim()
+	size := len(data) / od
+	if len(data)%od != 0 || size < 1 || size > b.size {
+		return fmt.Errorf("data: batch needs a data buffer of %d values (or of k×%d for a short batch of k), have %d", b.DataLen(), od, len(data))
+	}
+	if labels != nil && len(labels) != size {
+		return fmt.Errorf("data: batch of %d needs %d labels, have %d", size, size, len(labels))
+	}
 	switch b.order {
 	case RandomWindows:
 		windows := b.s.N / b.size
@@ -133,10 +136,10 @@ func (b *Batcher) Next(data, labels []float32) error {
 			b.cursor = 0
 			b.epoch++
 		}
-		return b.s.CopyRange(data, labels, k*b.size, (k+1)*b.size, b.tr)
+		return b.s.CopyRange(data, labels, k*b.size, k*b.size+size, b.tr)
 	case Sequential:
-		for k := 0; k < b.size; {
-			n := min(b.size-k, b.s.N-b.cursor)
+		for k := 0; k < size; {
+			n := min(size-k, b.s.N-b.cursor)
 			var lab []float32
 			if labels != nil {
 				lab = labels[k : k+n]
@@ -148,8 +151,8 @@ func (b *Batcher) Next(data, labels []float32) error {
 			b.advance(n)
 		}
 	case Shuffle:
-		for k := 0; k < b.size; {
-			n := min(b.size-k, b.s.N-b.cursor)
+		for k := 0; k < size; {
+			n := min(size-k, b.s.N-b.cursor)
 			var lab []float32
 			if labels != nil {
 				lab = labels[k : k+n]

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"fmt"
 	"reflect"
 	"sort"
 	"testing"
@@ -205,6 +206,44 @@ func TestBatcherSkip(t *testing.T) {
 		}
 		if got, want := drawLabels(t, b, 5), drawLabels(t, a, 5); !reflect.DeepEqual(got, want) {
 			t.Errorf("%v: after Skip(7) labels %v, want %v", order, got, want)
+		}
+	}
+}
+
+// TestBatcherShortBatch checks that a shorter buffer takes a short batch
+// of the next samples, as a test pass over a partition needs at its end.
+func TestBatcherShortBatch(t *testing.T) {
+	s, err := NewSamples(7, 1, 1, 2, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range s.Floats {
+		s.Floats[i] = float32(i)
+	}
+	for i := range s.Labels {
+		s.Labels[i] = float32(i)
+	}
+	b, err := NewBatcher(s, BatchOptions{Size: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var labels []float32
+	for _, k := range []int{3, 3, 1} {
+		d, l := make([]float32, 2*k), make([]float32, k)
+		if err := b.Next(d, l); err != nil {
+			t.Fatal(err)
+		}
+		if d[0] != 2*l[0] {
+			t.Errorf("data %v for labels %v", d, l)
+		}
+		labels = append(labels, l...)
+	}
+	if fmt.Sprint(labels) != "[0 1 2 3 4 5 6]" || b.Epoch() != 1 {
+		t.Errorf("one pass gave labels %v, epoch %d", labels, b.Epoch())
+	}
+	for _, n := range []int{0, 3, 8} {
+		if err := b.Next(make([]float32, n), nil); err == nil {
+			t.Errorf("a buffer of %d values: no error", n)
 		}
 	}
 }

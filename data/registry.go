@@ -29,6 +29,9 @@ type Format struct {
 	// MNIST folder does), which ReadOptions.Split picks; other formats
 	// read the same data whatever the split.
 	Splits bool
+	// RowsOnly says that the format reads rows (such as lines of
+	// text), never samples, so training cannot use it.
+	RowsOnly bool
 }
 
 // ReadOptions adjust how Read reads a data set. The zero value reads the

@@ -174,8 +174,9 @@ func readLinesParts(path string) ([]string, error) {
 
 func init() {
 	mustRegister(Format{
-		Name: "text",
-		Doc:  "a text file (or a folder of part files), one element per line",
+		Name:     "text",
+		Doc:      "a text file (or a folder of part files), one element per line",
+		RowsOnly: true,
 		Read: func(p string, _ ReadOptions) (*Dataset, error) {
 			lines, err := ReadLines(p)
 			if err != nil {
