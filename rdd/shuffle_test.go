@@ -337,3 +337,87 @@ func TestAccumulatorRetries(t *testing.T) {
 		t.Errorf("after an add in the driver: %v", acc.Value())
 	}
 }
+
+// TestSPMDShuffleFailures injects failures into shuffles on 3 goroutine
+// ranks: failed attempts of map and reduce tasks on one rank, a rank that
+// loses its map output while the reduce stage runs (the ranks agree to
+// run the lost map tasks again), and shuffle output spilled to disk.
+func TestSPMDShuffleFailures(t *testing.T) {
+	ps := randomPairs(3000, 41, 5)
+	want := fmt.Sprint(sumsByKey(ps))
+	tests := []struct {
+		name   string
+		o      func(rank int, sc **Context) Options
+		lost   bool // some reduce tasks lose their input
+		counts bool // the accumulator counts every element once
+	}{
+		{"map and reduce attempts fail on rank 1", func(rank int, _ **Context) Options {
+			return Options{FailTask: func(ti TaskInfo) error {
+				if rank == 1 && ti.Attempt == 1 {
+					return errInjected
+				}
+				return nil
+			}}
+		}, false, true},
+		{"rank 2 loses its map output during the reduce stage", func(rank int, sc **Context) Options {
+			var once sync.Once
+			return Options{FailTask: func(ti TaskInfo) error {
+				if rank == 2 && !strings.HasPrefix(ti.StageName, "shuffle") {
+					once.Do(func() { (*sc).ResetWorker(2) })
+				}
+				return nil
+			}}
+		}, true, false},
+		{"spilled", func(int, **Context) Options { return Options{ShuffleMemory: -1} }, false, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			comms, err := NewLocalComms(3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := make([]string, 3)
+			var wg sync.WaitGroup
+			for r, c := range comms {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					var sc *Context
+					o := tc.o(r, &sc)
+					o.Engine = NewSPMDEngine(c)
+					o.LocalDir = t.TempDir()
+					var err error
+					if sc, err = NewContextWith(o); err != nil {
+						got[r] = err.Error()
+						return
+					}
+					defer sc.Close()
+					var rec recorder
+					sc.Subscribe(rec.record)
+					acc := sc.Accumulator("elements")
+					res, err := sc.Parallelize(ps, 7).Map(func(p Pair) Pair { acc.Add(1); return p }).ReduceByKey(addInts, 5).Collect()
+					if err != nil {
+						got[r] = err.Error()
+						return
+					}
+					lost := 0
+					for _, e := range rec.kinds(TaskEnd) {
+						if errors.Is(e.Err, errShuffleLost) {
+							lost++
+						}
+					}
+					got[r] = fmt.Sprint(pairStrings(t, res), " lost:", lost > 0, " counted:", acc.Value() == float64(len(ps)), " spilled:", sc.ShuffleStats().Spilled > 0)
+				}()
+			}
+			wg.Wait()
+			for r, g := range got {
+				// Only rank 2's reduce tasks read its lost output; the
+				// map tasks that run again count again, as in Spark.
+				wantLine := fmt.Sprint(want, " lost:", tc.lost && r == 2, " counted:", tc.counts, " spilled:", tc.name == "spilled")
+				if g != wantLine {
+					t.Errorf("rank %d: %s\nwant %s", r, g, wantLine)
+				}
+			}
+		})
+	}
+}
