@@ -3,12 +3,15 @@ package data
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"math/big"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/deprecated"
@@ -255,14 +258,24 @@ func (pf *pfile) names() []string {
 }
 
 // read feeds every row of leaf l, in every row group, to r.
-func (pf *pfile) read(l leafInfo, r leafReader) (err error) {
+func (pf *pfile) read(l leafInfo, r leafReader) error {
+	if err := pf.readGroups(l, r, 0, len(pf.f.RowGroups())); err != nil {
+		return err
+	}
+	return r.err()
+}
+
+// readGroups feeds the rows of leaf l in row groups [from, to) to r.
+func (pf *pfile) readGroups(l leafInfo, r leafReader, from, to int) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			err = inFile(pf.name, fmt.Errorf("%w: column %s: the Parquet reader failed: %v", ErrFormat, l.name, v))
 		}
 	}()
 	buf := make([]parquet.Value, 4096)
-	for g, rg := range pf.f.RowGroups() {
+	groups := pf.f.RowGroups()
+	for g := from; g < to; g++ {
+		rg := groups[g]
 		chunks := rg.ColumnChunks()
 		if l.index >= len(chunks) {
 			return inFile(pf.name, fmt.Errorf("%w: row group %d has %d column chunks, want column %d", ErrFormat, g, len(chunks), l.index))
@@ -275,7 +288,39 @@ func (pf *pfile) read(l leafInfo, r leafReader) (err error) {
 			return inFile(pf.name, fmt.Errorf("%w: row group %d, column %s holds %d rows, the row group %d", ErrFormat, g, l.name, rows, rg.NumRows()))
 		}
 	}
-	return r.err()
+	return nil
+}
+
+// readParallel reads leaf l's row groups after the first on several
+// goroutines at once: sink(g, row) returns the reader for row group g,
+// whose first row is row of the file.
+func (pf *pfile) readParallel(l leafInfo, sink func(g, row int) leafReader) error {
+	groups := pf.f.RowGroups()
+	starts := make([]int, len(groups)+1)
+	for g, rg := range groups {
+		starts[g+1] = starts[g] + int(rg.NumRows())
+	}
+	work := make(chan int, len(groups))
+	for g := 1; g < len(groups); g++ {
+		work <- g
+	}
+	close(work)
+	errs := make([]error, len(groups))
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.GOMAXPROCS(0), len(groups)-1); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range work {
+				r := sink(g, starts[g])
+				if errs[g] = pf.readGroups(l, r, g, g+1); errs[g] == nil {
+					errs[g] = r.err()
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // collectLeaves finds the leaf columns under c: primitives, and lists of
@@ -880,11 +925,28 @@ func (pf *pfile) samples(ro ReadOptions) (*Samples, error) {
 		}
 		return &Samples{N: pf.n, C: c, H: h, W: w, Floats: fr.data, Labels: labels}, nil
 	}
+	// The first row group, read whole, gives the size of a sample.
+	groups := pf.f.RowGroups()
 	br := &bytesReader{name: dl.name, file: pf.name, rows: pf.n, limit: pf.decoded}
-	if err := pf.read(dl, br); err != nil {
+	if len(groups) > 0 {
+		br.rows = int(groups[0].NumRows())
+	}
+	if err := pf.readGroups(dl, br, 0, 1); err != nil {
 		return nil, err
 	}
+	if err := br.err(); err != nil {
+		return nil, err
+	}
+	if len(br.ends) == 0 {
+		return nil, inFile(pf.name, fmt.Errorf("%w: the first row group has no rows", ErrFormat))
+	}
 	if isEncodedImage(br.record(0)) {
+		if err := pf.readGroups(dl, br, 1, len(groups)); err != nil {
+			return nil, err
+		}
+		if err := br.err(); err != nil {
+			return nil, err
+		}
 		s := &Samples{N: pf.n, Labels: labels}
 		for i := range br.ends {
 			pix, h, w, err := DecodeImage(bytes.NewReader(br.record(i)), fmt.Sprintf("%s: record %d", pf.name, i), ro.Image)
@@ -911,8 +973,56 @@ func (pf *pfile) samples(ro ReadOptions) (*Samples, error) {
 			return nil, atRecord(pf.name, i, -1, fmt.Errorf("%w: %d bytes of data, want %d (%d×%d×%d)", ErrFormat, len(br.record(i)), d, c, h, w))
 		}
 	}
-	return &Samples{N: pf.n, C: c, H: h, W: w, Pixels: br.data, Labels: labels}, nil
+	if int64(pf.n)*int64(d) > pf.decoded {
+		return nil, inFile(pf.name, fmt.Errorf("%w: %d samples of %d bytes, but the pages hold %d bytes", ErrFormat, pf.n, d, pf.decoded))
+	}
+	pix := br.data
+	if len(groups) > 1 {
+		// The other row groups are decoded at once, straight into
+		// their place.
+		pix = make([]uint8, pf.n*d)
+		copy(pix, br.data)
+		err := pf.readParallel(dl, func(g, row int) leafReader {
+			return &fixedBytes{dst: pix, d: d, at: row, end: row + int(groups[g].NumRows()), name: dl.name, file: pf.name}
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	return &Samples{N: pf.n, C: c, H: h, W: w, Pixels: pix, Labels: labels}, nil
 }
+
+// fixedBytes writes a column of records of d bytes each into dst, from
+// record row on.
+type fixedBytes struct {
+	dst     []byte
+	d       int
+	at, end int
+	bad     error
+	name    string
+	file    string
+}
+
+func (r *fixedBytes) row(v parquet.Value, null bool) {
+	if r.bad != nil {
+		return
+	}
+	b := v.ByteArray()
+	switch {
+	case null:
+		r.bad = atRecord(r.file, r.at, -1, fmt.Errorf("%w: the data (column %s) is null", ErrFormat, r.name))
+	case len(b) != r.d:
+		r.bad = atRecord(r.file, r.at, -1, fmt.Errorf("%w: %d bytes of data, want %d", ErrFormat, len(b), r.d))
+	case r.at >= r.end:
+		r.bad = atRecord(r.file, r.at, -1, fmt.Errorf("%w: more rows than the row group holds", ErrFormat))
+	default:
+		copy(r.dst[r.at*r.d:], b)
+	}
+	r.at++
+}
+func (r *fixedBytes) begin(bool)               {}
+func (r *fixedBytes) elem(parquet.Value, bool) {}
+func (r *fixedBytes) err() error               { return r.bad }
 
 // shapeOf finds the sample shape for n values per sample.
 func (pf *pfile) shapeOf(dl leafInfo, n int, o ParquetOptions) (c, h, w int, err error) {

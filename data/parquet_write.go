@@ -47,11 +47,18 @@ func EncodeParquet(w io.Writer, s *Samples) error {
 		labelNode = parquet.Leaf(parquet.FloatType)
 	}
 	schema := parquet.NewSchema("sample", parquet.Group{"data": dataNode, "label": labelNode})
+	d := s.Dim()
+	// Row groups of about 8 MB of samples, which readers decode in
+	// parallel.
+	perSample := d
+	if s.IsFloat() {
+		perSample *= 4
+	}
 	pw := parquet.NewWriter(w, schema,
 		parquet.KeyValueMetadata(ShapeKey, fmt.Sprintf("%d,%d,%d", s.C, s.H, s.W)),
 		parquet.Compression(&parquet.Snappy),
+		parquet.MaxRowsPerRowGroup(int64(max(1024, (8<<20)/max(perSample, 1)))),
 		parquet.CreatedBy("sparknet", "", ""))
-	d := s.Dim()
 	rows := make([]parquet.Row, 0, 256)
 	flush := func() error {
 		_, err := pw.WriteRows(rows)
