@@ -30,26 +30,44 @@ import (
 const maxEcho = 4000
 
 // echo displays the results of an input's final expression.
+//
+// A value may come with the name of its type (see typed), which the
+// interpreter's value of a type of the session does not carry.
 func (s *Session) echo(vals []any, isCall bool) {
 	if isCall {
 		if n := len(vals); n > 1 {
-			if err, ok := vals[n-1].(error); ok && err != nil {
+			if err, ok := valueOf(vals[n-1]).(error); ok && err != nil {
 				// (zero values, err): the error is the result.
-				fmt.Fprintln(s.stdout, "error: "+Format(err))
+				fmt.Fprintln(s.stdout, "error: "+formatNamed(err, nameOf(vals[n-1])))
 				return
 			}
 		}
 		kept := vals[:0:0]
 		for _, v := range vals {
-			if v != nil {
+			if valueOf(v) != nil {
 				kept = append(kept, v)
 			}
 		}
 		vals = kept
 	}
 	for _, v := range vals {
+		if t, ok := v.(*typed); ok {
+			s.showNamed(t.v, t.name)
+			continue
+		}
 		s.show(v)
 	}
+}
+
+// showNamed displays v, whose type is named name, as show does.
+func (s *Session) showNamed(v any, name string) {
+	if s.quiet {
+		return
+	}
+	if s.opts.Show != nil && s.opts.Show(v) {
+		return
+	}
+	fmt.Fprintln(s.stdout, formatNamed(v, name))
 }
 
 // show displays one value: through Options.Show when it takes it, else as
@@ -66,15 +84,22 @@ func (s *Session) show(v any) {
 
 // Format returns the text the shell echoes for v: a table, figure or
 // array as itself, anything else as its value and type, "42 (int)".
-func Format(v any) string {
+func Format(v any) string { return formatNamed(v, "") }
+
+// formatNamed is Format for a value whose type is named name ("":
+// reflection's name).
+func formatNamed(v any, name string) string {
 	text, rich := formatValue(v)
+	if name == "" {
+		name = TypeName(v)
+	}
 	switch {
 	case rich || v == nil:
 		return text
 	case strings.HasSuffix(text, "\n"): // text of several lines
-		return text + "(" + TypeName(v) + ")"
+		return text + "(" + name + ")"
 	}
-	return text + " (" + TypeName(v) + ")"
+	return text + " (" + name + ")"
 }
 
 // formatValue returns v's text without its type, and whether it is a
@@ -118,6 +143,7 @@ func formatValue(v any) (text string, rich bool) {
 
 // TypeName names v's type as Go source would.
 func TypeName(v any) string {
+	v = interpValue(v)
 	switch v.(type) {
 	case nil:
 		return "nil"

@@ -78,7 +78,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		cs[i] = c
 	}
 	for i, seg := range segs {
-		if err := s.rewriteChecked(cs[i], seg, file); err != nil {
+		if err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1); err != nil {
 			s.scope.restore(saved)
 			for j := range i {
 				s.scope.commit(cs[j], len(segs[j].files), token.NoPos)
@@ -227,7 +227,8 @@ func (s *Session) runParsed(ctx context.Context, p *parsedInput, c *checked, ech
 		switch {
 		case err != nil:
 		case p.kinds[i] == stmtChunk:
-			err = s.runStmts(ctx, f, rw, echo && last)
+			// A checked input's echo is rewritten already (rewriteChecked).
+			err = s.runStmts(ctx, f, rw, echo && last && c == nil)
 		default:
 			err = s.runDecls(ctx, f, rw, p.kinds[i] == fileChunk)
 		}

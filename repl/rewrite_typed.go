@@ -56,13 +56,17 @@ type typedRewriter struct {
 	err     error
 }
 
-// rewriteChecked applies the typed rewrites to the chunks of p.
-func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string) error {
+// rewriteChecked applies the typed rewrites to the chunks of p. With
+// echo, the final expression statement becomes the echo of its value.
+func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo bool) error {
 	s.renameTypes(c, p.files)
 	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq}
 	defer func() { s.tempSeq = r.n }()
 	for i, f := range p.files {
 		r.parents = parentMap(f)
+		if p.kinds[i] == stmtChunk && echo && i == len(p.files)-1 {
+			r.echo(f.Decls[0].(*ast.FuncDecl).Body)
+		}
 		r.sourcePackages(f)
 		r.instantiate(f)
 		r.builtins(f)
@@ -71,6 +75,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string) error 
 		r.closures(f)
 		r.defers(f, p.kinds[i] == stmtChunk)
 		r.receives(f)
+		r.names(f)
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}

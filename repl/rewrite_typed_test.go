@@ -104,3 +104,36 @@ func TestToday(t *testing.T) {
 		})
 	}
 }
+
+// TestNames checks that the session's types keep their names and
+// methods where compiled code sees their values: fmt's verbs, the echo,
+// errors.Is and errors.As, type switches.
+func TestNames(t *testing.T) {
+	steps := []evalStep{
+		{in: "type F float64\ntype T struct{ S string }\nfunc (t T) String() string { return \"T(\" + t.S + \")\" }\ntype E struct{ Code int }\nfunc (e *E) Error() string { return fmt.Sprint(\"code \", e.Code) }"},
+		{in: `fmt.Printf("%T %v %.1f|%T %T %v|%#v\n", F(3), F(3), F(3), T{}, &T{}, T{"a"}, T{"b"})`, out: "main.F 3 3.0|main.T *main.T T(a)|main.T{S:\"b\"}\n"},
+		{in: "F(2)", out: "2 (main.F)\n"},
+		{in: `T{"c"}`, out: "T(c) (main.T)\n"},
+		{in: `&E{7}`, out: "code 7 (*main.E)\n"},
+		{in: `[]F{1, 2}`, out: "[1 2] ([]main.F)\n"},
+		{in: "var x any = F(4)\nfmt.Printf(\"%T %v\\n\", x, x)", out: "main.F 4\n"},
+		{in: "x", out: "4 (main.F)\n"},
+		{in: "func fail() error { return &E{42} }\nerr := fail()\nwrapped := fmt.Errorf(\"wrap: %w\", err)"},
+		{in: "fmt.Printf(\"%T %v\\n\", err, wrapped)", out: "*main.E wrap: code 42\n"},
+		{in: "var target *E\nfmt.Println(errors.As(wrapped, &target), target.Code, errors.Is(wrapped, err))", out: "true 42 true\n"},
+		{in: "switch e := errors.Unwrap(wrapped).(type) { case *E: fmt.Println(\"E\", e.Code); case error: fmt.Println(\"other\") }", out: "E 42\n"},
+		{in: "type Level int\nfunc (l Level) String() string { return [...]string{\"low\", \"high\"}[l] }\nfmt.Printf(\"%v %d %s %T\\n\", Level(1), Level(1), Level(0), Level(0))", out: "high 1 low main.Level\n"},
+		{in: "type Reading struct{ L Level; n int }\nfmt.Println([]Level{0, 1}, map[string]Level{\"a\": 1}, Reading{1, 2})\nfmt.Printf(\"%+v %T\\n\", Reading{0, 3}, []Level{})", out: "[low high] map[a:high] {high 2}\n{L:low n:3} []main.Level\n"},
+		{in: "[]Level{1, 0}", out: "[high low] ([]main.Level)\n"},
+	}
+	s, out, _ := newTestSession(t)
+	for _, st := range steps {
+		out.Reset()
+		if err := s.Eval(context.Background(), st.in); err != nil {
+			t.Fatalf("%q: %v", st.in, err)
+		}
+		if got := out.String(); got != st.out {
+			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+		}
+	}
+}

@@ -355,7 +355,35 @@ func (s *Session) symbols() interp.Exports {
 		"MakeSize": reflect.ValueOf(s.makeSize),
 		"Park":     reflect.ValueOf(s.parkHere),
 		"Ctx":      reflect.ValueOf(func() context.Context { return s.ctx }),
+		"Typed":    reflect.ValueOf(newTyped),
+		"TypedRaw": reflect.ValueOf(newTypedRaw),
+		"Raw":      reflect.ValueOf(func(v any) any { return v }),
+		"Struct":   reflect.ValueOf(newStruct),
+		"Printf":   reflect.ValueOf(s.printf),
+		"Sprintf":  reflect.ValueOf(sprintf),
+		"Fprintf":  reflect.ValueOf(fprintf),
+		"Errorf":   reflect.ValueOf(errorf),
+		"Appendf":  reflect.ValueOf(appendf),
+		"Print":    reflect.ValueOf(s.print),
+		"Println":  reflect.ValueOf(s.println),
+		"Sprint":   reflect.ValueOf(sprint),
+		"Sprintln": reflect.ValueOf(sprintln),
+		"Fprint":   reflect.ValueOf(fprint),
+		"Fprintln": reflect.ValueOf(fprintln),
 	}
+	// The interpreter passes a value whose type has the methods that fmt
+	// uses (Format, Error, String) to these functions as a value that has
+	// them; fmt's printing functions get Error too, which the
+	// interpreter's own list lacks.
+	mapTypes := map[reflect.Value][]reflect.Type{}
+	for _, name := range []string{"Typed", "TypedRaw", "Echo", "EchoCall", "Printf", "Sprintf", "Fprintf", "Errorf", "Appendf",
+		"Print", "Println", "Sprint", "Sprintln", "Fprint", "Fprintln"} {
+		mapTypes[ex[rtPath+"/rt"][name]] = fmtInterfaces
+	}
+	for _, name := range []string{"Errorf", "Fprint", "Fprintf", "Fprintln", "Print", "Printf", "Println", "Sprint", "Sprintf", "Sprintln"} {
+		mapTypes[ex["fmt/fmt"][name]] = fmtInterfaces
+	}
+	ex["."] = map[string]reflect.Value{"MapTypes": reflect.ValueOf(mapTypes)}
 	return ex
 }
 

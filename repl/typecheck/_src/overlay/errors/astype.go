@@ -20,11 +20,14 @@ func AsType[E error](err error) (E, bool) {
 		if x, ok := err.(interface{ As(any) bool }); ok && x.As(&e) {
 			return e, true
 		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			stack = append(stack, x.Unwrap())
-		case interface{ Unwrap() []error }:
-			errs := x.Unwrap()
+		// (The interpreter's type switches do not match the values it
+		// wraps: this code asserts.)
+		if u, ok := err.(interface{ Unwrap() error }); ok {
+			stack = append(stack, u.Unwrap())
+			continue
+		}
+		if u, ok := err.(interface{ Unwrap() []error }); ok {
+			errs := u.Unwrap()
 			for i := len(errs) - 1; i >= 0; i-- {
 				stack = append(stack, errs[i])
 			}

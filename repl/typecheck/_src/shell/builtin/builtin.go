@@ -6,7 +6,9 @@ package builtin
 
 import (
 	"cmp"
+	"errors"
 	"math"
+	"reflect"
 )
 
 // Min is min for integers and strings.
@@ -85,40 +87,38 @@ func ClearSlice[S ~[]E, E any](s S) {
 // ErrorsIs is errors.Is, run by the interpreter, so that values of the
 // shell's types compare as they do in Go.
 func ErrorsIs(err, target error) bool {
+	if errors.Is(err, target) { // exact for compiled errors
+		return true
+	}
 	if err == nil || target == nil {
 		return err == target
 	}
-	for {
-		if err == target {
+	want := identity(target)
+	comparable := reflect.TypeOf(want).Comparable()
+	stack := []error{err}
+	for len(stack) > 0 {
+		err := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if err == nil {
+			continue
+		}
+		if got := identity(err); comparable && reflect.TypeOf(got).Comparable() && got == want {
 			return true
 		}
 		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(target) {
 			return true
 		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			err = x.Unwrap()
-			if err == nil {
-				return false
-			}
-		case interface{ Unwrap() []error }:
-			for _, e := range x.Unwrap() {
-				if e != nil && ErrorsIs(e, target) {
-					return true
-				}
-			}
-			return false
-		default:
-			return false
-		}
+		stack = append(stack, unwrap(err)...)
 	}
+	return false
 }
 
-// ErrorsAs is errors.As for a target of type *T, run by the interpreter
-// so that the shell's types are recognized. The tree of errors is walked
-// depth first, without recursion (a generic function that calls a
-// generic function fails in the interpreter for most types).
-func ErrorsAs[T any](err error, target *T) bool {
+// ErrorsAs is errors.As, run by the interpreter so that the shell's
+// types are recognized: match reports whether an error is of the
+// target's type and if so stores it in target. (It is not generic: the
+// interpreter instantiates generic functions with the session's types
+// unreliably.) The tree of errors is walked depth first.
+func ErrorsAs(err error, target any, match func(err error, target any) bool) bool {
 	if target == nil {
 		panic("errors: target cannot be nil")
 	}
@@ -129,22 +129,65 @@ func ErrorsAs[T any](err error, target *T) bool {
 		if err == nil {
 			continue
 		}
-		if v, ok := err.(T); ok {
-			*target = v
+		if match(err, target) {
 			return true
 		}
 		if x, ok := err.(interface{ As(any) bool }); ok && x.As(target) {
 			return true
 		}
-		switch x := err.(type) {
-		case interface{ Unwrap() error }:
-			stack = append(stack, x.Unwrap())
-		case interface{ Unwrap() []error }:
-			errs := x.Unwrap()
-			for i := len(errs) - 1; i >= 0; i-- {
-				stack = append(stack, errs[i])
+		if as := reflect.ValueOf(err).MethodByName("As"); as.IsValid() && as.Type().NumIn() == 1 && as.Type().NumOut() == 1 {
+			if ok, _ := as.Call([]reflect.Value{reflect.ValueOf(target)})[0].Interface().(bool); ok {
+				return true
 			}
 		}
+		stack = append(stack, unwrap(err)...)
 	}
 	return false
+}
+
+// identity returns the value that err stands for: what the
+// interpreter's wrapper of it wraps (the wrapper, a struct of the value
+// and its methods, does not compare equal to another wrapper of it).
+func identity(err error) any {
+	rv := reflect.ValueOf(err)
+	if rv.Kind() == reflect.Struct && rv.NumField() > 1 && rv.Type().Field(0).Name == "IValue" {
+		if v := rv.Field(0); !v.IsNil() {
+			return v.Interface()
+		}
+	}
+	return err
+}
+
+// unwrap returns what err wraps, last first (for a stack): through the
+// compiled Unwrap methods of compiled errors (which the interpreter's
+// assertions do not see), and the interpreted ones of the shell's.
+func unwrap(err error) []error {
+	if m := reflect.ValueOf(err).MethodByName("Unwrap"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
+		out := m.Call(nil)[0].Interface()
+		// (The interpreter's type switches do not match compiled
+		// values: this code asserts.)
+		if e, ok := out.(error); ok {
+			return []error{e}
+		}
+		if errs, ok := out.([]error); ok {
+			r := make([]error, 0, len(errs))
+			for i := len(errs) - 1; i >= 0; i-- {
+				r = append(r, errs[i])
+			}
+			return r
+		}
+		return nil
+	}
+	if u, ok := err.(interface{ Unwrap() error }); ok {
+		return []error{u.Unwrap()}
+	}
+	if u, ok := err.(interface{ Unwrap() []error }); ok {
+		errs := u.Unwrap()
+		r := make([]error, 0, len(errs))
+		for i := len(errs) - 1; i >= 0; i-- {
+			r = append(r, errs[i])
+		}
+		return r
+	}
+	return nil
 }

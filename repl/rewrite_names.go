@@ -1,0 +1,664 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// fmtShims maps fmt's formatting functions to the runtime's shims, which
+// give %T the names of the session's types (see rtnames.go).
+var fmtShims = map[string]string{
+	"Printf":   "Printf",
+	"Sprintf":  "Sprintf",
+	"Fprintf":  "Fprintf",
+	"Errorf":   "Errorf",
+	"Appendf":  "Appendf",
+	"Print":    "Print",
+	"Println":  "Println",
+	"Sprint":   "Sprint",
+	"Sprintln": "Sprintln",
+	"Fprint":   "Fprint",
+	"Fprintln": "Fprintln",
+}
+
+// fmtFirst is the index of the first argument of fmt's functions that is
+// formatted.
+var fmtFirst = map[string]int{
+	"Printf": 1, "Sprintf": 1, "Errorf": 1, "Fprintf": 2, "Appendf": 2,
+	"Print": 0, "Println": 0, "Sprint": 0, "Sprintln": 0, "Fprint": 1, "Fprintln": 1,
+}
+
+// names makes the session's types keep their names and methods where
+// their values reach compiled code:
+//
+//   - fmt's formatting functions become the runtime's shims, and an
+//     argument whose type the interpreter cannot name is passed with its
+//     name: _sn.Typed(x, "main.T"), or, for an interface, a function
+//     literal that finds which of the session's types x holds;
+//   - errors.Is and errors.As become the helper package's, which the
+//     interpreter runs, so that they see the session's types;
+//   - a type switch becomes type assertions, which the interpreter gets
+//     right for the session's types and wrapped values (its type
+//     switches do not match them).
+func (r *typedRewriter) names(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.CallExpr:
+			r.namedCall(n)
+		case *ast.TypeSwitchStmt:
+			if _, labeled := c.Parent().(*ast.LabeledStmt); !labeled {
+				if st := r.typeSwitch(n, nil); st != nil {
+					c.Replace(st)
+				}
+			}
+		case *ast.LabeledStmt:
+			if ts, ok := n.Stmt.(*ast.TypeSwitchStmt); ok {
+				if st := r.typeSwitch(ts, n.Label); st != nil {
+					c.Replace(st)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// calledFunc returns the package function call calls, or nil.
+func (r *typedRewriter) calledFunc(call *ast.CallExpr) *types.Func {
+	var id *ast.Ident
+	switch fun := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		id = fun
+	case *ast.SelectorExpr:
+		id = fun.Sel
+	default:
+		return nil
+	}
+	f, _ := r.info.Uses[id].(*types.Func)
+	if f == nil || f.Pkg() == nil || f.Signature().Recv() != nil {
+		return nil
+	}
+	return f
+}
+
+// namedCall rewrites a call of fmt's formatting functions, errors.Is and
+// errors.As.
+func (r *typedRewriter) namedCall(call *ast.CallExpr) {
+	f := r.calledFunc(call)
+	if f == nil {
+		return
+	}
+	pos := call.Pos()
+	switch f.Pkg().Path() {
+	case "fmt":
+		shim, ok := fmtShims[f.Name()]
+		if !ok || call.Ellipsis.IsValid() {
+			return
+		}
+		changed := false
+		for i := fmtFirst[f.Name()]; i < len(call.Args); i++ {
+			if x := r.typedArg(call.Args[i], call); x != nil {
+				call.Args[i] = x
+				changed = true
+			}
+		}
+		if changed {
+			call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(shim, pos)}
+		}
+	case "errors":
+		switch {
+		case f.Name() == "Is" && len(call.Args) == 2:
+			call.Fun = r.helper("ErrorsIs", pos)
+		case f.Name() == "As" && len(call.Args) == 2:
+			// errors.As(err, target) with target a *T becomes
+			//
+			//	ErrorsAs(err, target, func(e error, t any) bool {
+			//		v, ok := e.(T)
+			//		if ok { *t.(*T) = v }
+			//		return ok
+			//	})
+			pt, ok := r.typeOf(call.Args[1]).(*types.Pointer)
+			if !ok {
+				return
+			}
+			elem, ptr := r.typeExpr(pt.Elem(), pos), r.typeExpr(pt, pos)
+			if elem == nil || ptr == nil {
+				return
+			}
+			e, t, v := r.temp("e", pos), r.temp("t", pos), r.temp("v", pos)
+			okID := ident("ok", pos)
+			match := &ast.FuncLit{
+				Type: &ast.FuncType{Func: pos,
+					Params: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{
+						{Names: []*ast.Ident{e}, Type: ident("error", pos)},
+						{Names: []*ast.Ident{t}, Type: ident("any", pos)}}},
+					Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("bool", pos)}}}},
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+					&ast.AssignStmt{Lhs: []ast.Expr{v, okID}, TokPos: pos, Tok: token.DEFINE,
+						Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(e.Name, pos), Lparen: pos, Type: elem, Rparen: pos}}},
+					&ast.IfStmt{If: pos, Cond: ident("ok", pos), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+						&ast.AssignStmt{Lhs: []ast.Expr{&ast.StarExpr{Star: pos, X: &ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: pos, Type: ptr, Rparen: pos}}},
+							TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(v.Name, pos)}}}}},
+					&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("ok", pos)}},
+				}},
+			}
+			call.Fun = r.helper("ErrorsAs", pos)
+			call.Args = append(call.Args, match)
+		}
+	}
+}
+
+// typedArg returns x passed with the name of its type, when the
+// interpreter's value of it would not carry the name, or nil. at is the
+// node that uses x, for the types visible there.
+func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
+	t := r.typeOf(x)
+	if t == nil {
+		return nil
+	}
+	if tv := r.info.Types[x]; tv.IsNil() || tv.Value != nil && !refersToSession(t) {
+		return nil
+	}
+	pos := x.Pos()
+	if isInterface(t) {
+		return r.dynamicTyped(x, t, at)
+	}
+	if conv := r.elements(x, t); conv != nil {
+		return conv
+	}
+	if !refersToSession(t) {
+		return nil
+	}
+	name := internalNames.ReplaceAllString(displayName(t), "$1")
+	if name == "" {
+		return nil
+	}
+	if _, ok := x.(*ast.Ident); ok {
+		return r.typedCall(x, name, pos)
+	}
+	// func(v T) any { return _sn.TypedRaw(v, name, _sn.Raw(v)) }(x)
+	tx := r.typeExpr(t, pos)
+	if tx == nil {
+		return r.typedCall(x, name, pos)
+	}
+	param := r.temp("v", pos)
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// typedCall is _sn.Typed(x, name), or, when x can be evaluated twice
+// (a variable), _sn.TypedRaw(x, name, _sn.Raw(x)), which carries the
+// value without the wrapping that gives it its methods too.
+func (r *typedRewriter) typedCall(x ast.Expr, name string, pos token.Pos) ast.Expr {
+	lit := &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}
+	if id, ok := x.(*ast.Ident); ok {
+		raw := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Raw", pos)}, Lparen: pos, Args: []ast.Expr{ident(id.Name, pos)}, Rparen: pos}
+		return &ast.CallExpr{
+			Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("TypedRaw", pos)},
+			Lparen: pos, Args: []ast.Expr{x, lit, raw}, Rparen: pos,
+		}
+	}
+	return &ast.CallExpr{
+		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Typed", pos)},
+		Lparen: pos, Args: []ast.Expr{x, lit}, Rparen: pos,
+	}
+}
+
+func isInterface(t types.Type) bool {
+	switch u := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	default:
+		_, ok := u.Underlying().(*types.Interface)
+		return ok
+	}
+}
+
+// dynamicTyped passes x, of interface type t, with the name of the
+// session's type it holds:
+//
+//	func(v T) any {
+//		if _, ok := v.(P); ok { return _sn.Typed(v, "main.P") }
+//		if _, ok := v.(*P); ok { return _sn.Typed(v, "*main.P") }
+//		...
+//		return v
+//	}(x)
+//
+// over the session's types (declared before at) that t can hold. It
+// returns nil when there are none.
+func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.Expr {
+	pos := x.Pos()
+	param := r.temp("v", pos)
+	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
+	for _, tn := range r.sessionTypes(at.Pos()) {
+		yname := r.c.typeNameIn(tn)
+		for _, ptr := range []bool{false, true} {
+			var ct types.Type = tn.Type()
+			var cx ast.Expr = ident(yname, pos)
+			name := "main." + tn.Name()
+			if ptr {
+				ct, cx, name = types.NewPointer(ct), &ast.StarExpr{Star: pos, X: cx}, "*"+name
+			}
+			if !types.AssignableTo(ct, t) {
+				continue
+			}
+			body.List = append(body.List, &ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{ident("_", pos), ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(param.Name, pos), Lparen: pos, Type: cx, Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos,
+					Results: []ast.Expr{r.typedCall(ident(param.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)}}}},
+			})
+		}
+	}
+	if len(body.List) == 0 {
+		return nil
+	}
+	tx := r.typeExpr(t, pos)
+	if tx == nil {
+		return nil
+	}
+	body.List = append(body.List, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}})
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: body,
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// sessionTypes returns the session's types that code at pos sees: the
+// earlier inputs' and those this input declared before pos, defined
+// types that are not interfaces or generic.
+func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
+	var out []*types.TypeName
+	scope := r.c.pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() || !isSession(tn) {
+			continue
+		}
+		if tn.Pos() != r.s.preludePos && tn.Pos() >= pos {
+			continue // declared after pos: not compiled yet
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok || n.TypeParams().Len() > 0 || isInterface(n) || r.c.typeNameIn(tn) == "" {
+			continue
+		}
+		out = append(out, tn)
+	}
+	return out
+}
+
+// typeSwitch rewrites a type switch into assertions:
+//
+//	switch v := x.(type) { case A: ...; case B, C: ...; default: ... }
+//
+// becomes
+//
+//	{
+//		t := x
+//		k := -1
+//		if _, ok := t.(A); ok { k = 0 } else if _, ok := t.(B); ok { k = 1 } else ...
+//		switch k { case 0: v := t.(A); ...; case 1: v := t; ...; default: v := t; ... }
+//	}
+//
+// keeping the switch's label on the new switch, for break.
+func (r *typedRewriter) typeSwitch(ts *ast.TypeSwitchStmt, label *ast.Ident) ast.Stmt {
+	pos := ts.Switch
+	var bound *ast.Ident
+	var x ast.Expr
+	switch a := ts.Assign.(type) {
+	case *ast.AssignStmt:
+		bound, x = a.Lhs[0].(*ast.Ident), a.Rhs[0].(*ast.TypeAssertExpr).X
+	case *ast.ExprStmt:
+		x = a.X.(*ast.TypeAssertExpr).X
+	default:
+		return nil
+	}
+	val, kind := r.temp("x", pos), r.temp("k", pos)
+	block := &ast.BlockStmt{Lbrace: pos, Rbrace: ts.End()}
+	if ts.Init != nil {
+		block.List = append(block.List, ts.Init)
+	}
+	block.List = append(block.List,
+		&ast.AssignStmt{Lhs: []ast.Expr{val}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{x}},
+		&ast.AssignStmt{Lhs: []ast.Expr{kind}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "-1"}}},
+	)
+	var chain *ast.IfStmt // the last if of the chain
+	addTest := func(cond ast.Stmt, test ast.Expr, k int) {
+		set := &ast.AssignStmt{Lhs: []ast.Expr{ident(kind.Name, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(k)}}}
+		st := &ast.IfStmt{If: pos, Init: cond, Cond: test, Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{set}, Rbrace: pos}}
+		if chain == nil {
+			block.List = append(block.List, st)
+		} else {
+			chain.Else = st
+		}
+		chain = st
+	}
+	sw := &ast.SwitchStmt{Switch: pos, Tag: ident(kind.Name, pos), Body: &ast.BlockStmt{Lbrace: ts.Body.Lbrace, Rbrace: ts.Body.Rbrace}}
+	for k, cs := range ts.Body.List {
+		cc := cs.(*ast.CaseClause)
+		nc := &ast.CaseClause{Case: cc.Case, Colon: cc.Colon, Body: cc.Body}
+		if cc.List != nil {
+			nc.List = []ast.Expr{&ast.BasicLit{ValuePos: cc.Case, Kind: token.INT, Value: strconv.Itoa(k)}}
+		}
+		for _, te := range cc.List {
+			if id, ok := te.(*ast.Ident); ok && id.Name == "nil" {
+				if _, isNil := r.info.Uses[id].(*types.Nil); isNil {
+					addTest(nil, &ast.BinaryExpr{X: ident(val.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)}, k)
+					continue
+				}
+			}
+			assert := &ast.AssignStmt{Lhs: []ast.Expr{ident("_", pos), ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: te, Rparen: pos}}}
+			addTest(assert, ident("ok", pos), k)
+		}
+		if bound != nil {
+			// The variable of the clause: of the case's type when it
+			// names one type, of x's type otherwise.
+			var init ast.Expr = ident(val.Name, pos)
+			if len(cc.List) == 1 {
+				if id, ok := cc.List[0].(*ast.Ident); !ok || id.Name != "nil" {
+					init = &ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: copyTypeExpr(cc.List[0]), Rparen: pos}
+				}
+			}
+			decl := &ast.AssignStmt{Lhs: []ast.Expr{ident(bound.Name, bound.Pos())}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{init}}
+			nc.Body = append([]ast.Stmt{decl}, cc.Body...)
+		}
+		sw.Body.List = append(sw.Body.List, nc)
+	}
+	if label != nil {
+		block.List = append(block.List, &ast.LabeledStmt{Label: label, Colon: label.End(), Stmt: sw})
+	} else {
+		block.List = append(block.List, sw)
+	}
+	return block
+}
+
+// copyTypeExpr returns a copy of the type expression x (a type of a case
+// clause, used twice).
+func copyTypeExpr(x ast.Expr) ast.Expr {
+	switch x := x.(type) {
+	case *ast.Ident:
+		c := *x
+		return &c
+	case *ast.SelectorExpr:
+		return &ast.SelectorExpr{X: copyTypeExpr(x.X), Sel: copyTypeExpr(x.Sel).(*ast.Ident)}
+	case *ast.StarExpr:
+		return &ast.StarExpr{Star: x.Star, X: copyTypeExpr(x.X)}
+	case *ast.ParenExpr:
+		return copyTypeExpr(x.X)
+	case *ast.ArrayType:
+		return &ast.ArrayType{Lbrack: x.Lbrack, Len: x.Len, Elt: copyTypeExpr(x.Elt)}
+	case *ast.MapType:
+		return &ast.MapType{Map: x.Map, Key: copyTypeExpr(x.Key), Value: copyTypeExpr(x.Value)}
+	case *ast.IndexExpr:
+		return &ast.IndexExpr{X: copyTypeExpr(x.X), Lbrack: x.Lbrack, Index: copyTypeExpr(x.Index), Rbrack: x.Rbrack}
+	case *ast.IndexListExpr:
+		idx := make([]ast.Expr, len(x.Indices))
+		for i, e := range x.Indices {
+			idx[i] = copyTypeExpr(e)
+		}
+		return &ast.IndexListExpr{X: copyTypeExpr(x.X), Lbrack: x.Lbrack, Indices: idx, Rbrack: x.Rbrack}
+	}
+	return x // function, channel, struct and interface literals: shared
+}
+
+// echo rewrites the final expression statement of an input, whose value
+// the shell echoes, into a call of the runtime's Echo (EchoCall for a
+// call, whose nil error result is not shown) with the value and the name
+// of its type:
+//
+//	x      →  _sn.Echo(_sn.Typed(x, "main.T"))
+//	f()    →  { var r0 A; var r1 B; r0, r1 = f(); _sn.EchoCall(r0, r1) }
+//
+// A call without results, and a call of a printing function, stay as
+// they are.
+func (r *typedRewriter) echo(body *ast.BlockStmt) {
+	n := len(body.List)
+	if n == 0 {
+		return
+	}
+	es, ok := body.List[n-1].(*ast.ExprStmt)
+	if !ok || isPrintCall(es.X) {
+		return
+	}
+	x := es.X
+	tv, ok := r.info.Types[x]
+	if !ok || tv.IsVoid() || tv.IsType() {
+		return
+	}
+	pos := x.Pos()
+	_, isCall := ast.Unparen(x).(*ast.CallExpr)
+	fn := "Echo"
+	if isCall {
+		fn = "EchoCall"
+	}
+	call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(fn, pos)}, Lparen: pos, Rparen: pos}
+	tup, multi := tv.Type.(*types.Tuple)
+	if !multi {
+		arg := r.echoArg(x, tv.Type, es)
+		call.Args = []ast.Expr{arg}
+		body.List[n-1] = &ast.ExprStmt{X: call}
+		return
+	}
+	block := &ast.BlockStmt{Lbrace: pos, Rbrace: x.End()}
+	assign := &ast.AssignStmt{TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{x}}
+	for i := range tup.Len() {
+		t := tup.At(i).Type()
+		tx := r.typeExpr(t, pos)
+		if tx == nil {
+			body.List[n-1] = &ast.ExprStmt{X: &ast.CallExpr{Fun: call.Fun, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}}
+			return
+		}
+		v := r.temp("r", pos)
+		block.List = append(block.List, varDecl(v, tx))
+		assign.Lhs = append(assign.Lhs, ident(v.Name, pos))
+		use := ident(v.Name, pos)
+		call.Args = append(call.Args, r.echoArgOf(use, t, es))
+	}
+	block.List = append(block.List, assign, &ast.ExprStmt{X: call})
+	body.List[n-1] = block
+}
+
+// echoArg returns the echoed value x, of type t, with its type's name.
+func (r *typedRewriter) echoArg(x ast.Expr, t types.Type, at ast.Node) ast.Expr {
+	return r.echoArgOf(x, t, at)
+}
+
+func (r *typedRewriter) echoArgOf(x ast.Expr, t types.Type, at ast.Node) ast.Expr {
+	if conv := r.elements(x, t); conv != nil {
+		return conv
+	}
+	if isInterface(t) {
+		if d := r.dynamicTyped(x, t, at); d != nil {
+			return d
+		}
+		return x
+	}
+	if b, ok := t.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+		return x
+	}
+	name := internalNames.ReplaceAllString(displayName(t), "$1")
+	if name == "" {
+		return x
+	}
+	return r.typedCall(x, name, x.Pos())
+}
+
+// fmtMethods reports whether values of t have a method that fmt uses:
+// Error, String, Format or GoString.
+func fmtMethods(t types.Type) bool {
+	for _, name := range []string{"Error", "String", "Format", "GoString"} {
+		if obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name); obj != nil {
+			if _, isFunc := obj.(*types.Func); isFunc {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// needsElements reports whether t is a slice, array or map (of them)
+// whose elements fmt formats with their methods, which the interpreter
+// loses inside the values it passes to compiled code.
+func needsElements(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Slice:
+		return elemNeeds(u.Elem())
+	case *types.Array:
+		return elemNeeds(u.Elem())
+	case *types.Map:
+		return elemNeeds(u.Elem())
+	case *types.Struct:
+		if fmtMethods(t) {
+			return false // formatted by its own method
+		}
+		for i := range u.NumFields() {
+			if f := u.Field(i); f.Exported() && elemNeeds(f.Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func elemNeeds(e types.Type) bool {
+	if isInterface(e) {
+		return false
+	}
+	return (refersToSession(e) && fmtMethods(e)) || needsElements(e)
+}
+
+// elements passes a slice, array or map whose elements have fmt's
+// methods as values that format themselves: the elements, each with its
+// type's name, in a []any or map[any]any, itself with the name of t:
+//
+//	func(s S) any {
+//		r := make([]any, len(s))
+//		for i := range s { r[i] = _sn.Typed(s[i], "main.T") }
+//		return _sn.Typed(r, "[]main.T")
+//	}(x)
+//
+// It returns nil when t needs no such care.
+func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
+	if !needsElements(t) {
+		return nil
+	}
+	pos := x.Pos()
+	tx := r.typeExpr(t, pos)
+	if tx == nil {
+		return nil
+	}
+	name := internalNames.ReplaceAllString(displayName(t), "$1")
+	if st, ok := t.Underlying().(*types.Struct); ok {
+		return r.structFields(x, tx, st, name)
+	}
+	src, res := r.temp("s", pos), r.temp("r", pos)
+	var elem types.Type
+	var loop ast.Stmt
+	var mk ast.Expr
+	_, isMap := t.Underlying().(*types.Map)
+	key, val := r.temp("k", pos), r.temp("e", pos)
+	if isMap {
+		elem = t.Underlying().(*types.Map).Elem()
+		mk = &ast.CallExpr{Fun: ident("make", pos), Lparen: pos, Args: []ast.Expr{
+			&ast.MapType{Map: pos, Key: ident("any", pos), Value: ident("any", pos)}}, Rparen: pos}
+	} else {
+		if s, ok := t.Underlying().(*types.Slice); ok {
+			elem = s.Elem()
+		} else {
+			elem = t.Underlying().(*types.Array).Elem()
+		}
+		mk = &ast.CallExpr{Fun: ident("make", pos), Lparen: pos, Args: []ast.Expr{
+			&ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)},
+			&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{ident(src.Name, pos)}, Rparen: pos}}, Rparen: pos}
+	}
+	// The element is taken by index, not as the range's value: the
+	// interpreter would bind the methods of every element's wrapper to
+	// the one variable.
+	var elemX ast.Expr = &ast.IndexExpr{X: ident(src.Name, pos), Lbrack: pos, Index: ident(key.Name, pos), Rbrack: pos}
+	conv := r.freshTyped(elemX, elem)
+	_ = val
+	loop = &ast.RangeStmt{For: pos, Key: key, Tok: token.DEFINE, X: ident(src.Name, pos),
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: ident(res.Name, pos), Lbrack: pos, Index: ident(key.Name, pos), Rbrack: pos}},
+				TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{conv}}}}}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{src}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: []ast.Expr{res}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{mk}},
+			loop,
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(res.Name, pos), name, pos)}},
+		}},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// structFields passes a struct whose exported fields have fmt's methods
+// as a value that formats itself as the struct would, its fields with
+// their methods:
+//
+//	func(s S) any { return _sn.Struct("main.S", []string{"A", "b"}, []any{_sn.Typed(s.A, "main.T"), s.b}) }(x)
+//
+// (fmt does not call the methods of unexported fields.)
+func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name string) ast.Expr {
+	pos := x.Pos()
+	src := r.temp("s", pos)
+	names := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}
+	vals := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)}, Lbrace: pos, Rbrace: pos}
+	for i := range st.NumFields() {
+		f := st.Field(i)
+		names.Elts = append(names.Elts, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(f.Name())})
+		var v ast.Expr = &ast.SelectorExpr{X: ident(src.Name, pos), Sel: ident(f.Name(), pos)}
+		if f.Exported() && elemNeeds(f.Type()) {
+			v = r.freshTyped(v, f.Type())
+		}
+		vals.Elts = append(vals.Elts, v)
+	}
+	call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Struct", pos)}, Lparen: pos,
+		Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}, names, vals}, Rparen: pos}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{src}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}}},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// freshTyped passes x, of type t, with its type's name, through a
+// function literal's parameter: the interpreter binds the methods of the
+// value it wraps to the variable it read the value from, when they are
+// called, and a parameter is a variable of its own.
+func (r *typedRewriter) freshTyped(x ast.Expr, t types.Type) ast.Expr {
+	if c := r.elements(x, t); c != nil {
+		return c
+	}
+	name := internalNames.ReplaceAllString(displayName(t), "$1")
+	pos := x.Pos()
+	tx := r.typeExpr(t, pos)
+	if name == "" || tx == nil {
+		return x
+	}
+	param := r.temp("v", pos)
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}

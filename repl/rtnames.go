@@ -1,0 +1,448 @@
+package repl
+
+import (
+	"fmt"
+	"io"
+	"reflect"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+)
+
+// The runtime half of named types (see typename.go): rewritten inputs
+// hand compiled code values with the names of their types (typed), and
+// fmt's formatting functions go through shims that give %T those names
+// and the other verbs the values.
+
+// typed is a value with the name of its type as Go names it.
+type typed struct {
+	v      any // as the interpreter passes it: wrapped if it has methods fmt uses
+	name   string
+	raw    any // the value itself, if hasRaw
+	hasRaw bool
+}
+
+// newTyped is the runtime's Typed. The interpreter wraps v, when its type
+// has a method that fmt uses (Format, Error, String), in a value that has
+// it: the session registers Typed with those interfaces (see symbols).
+func newTyped(v any, name string) any { return &typed{v: v, name: name} }
+
+// newTypedRaw is the runtime's TypedRaw: Typed with the value unwrapped
+// too (passed through Raw, which the interpreter does not wrap), for the
+// verbs that do not use the methods.
+func newTypedRaw(v any, name string, raw any) any {
+	return &typed{v: v, name: name, raw: raw, hasRaw: true}
+}
+
+// rawValue returns the value of a typed argument without the methods
+// fmt uses.
+func (t *typed) rawValue() any {
+	if t.hasRaw {
+		return t.raw
+	}
+	return interpValue(t.v)
+}
+
+// fmtInterfaces are the interfaces that the interpreter makes a value
+// implement, when its type has their methods, as it passes it to Typed
+// or to fmt's printing functions: in the order fmt prefers them.
+var fmtInterfaces = []reflect.Type{
+	reflect.TypeFor[fmt.Formatter](),
+	reflect.TypeFor[error](),
+	reflect.TypeFor[fmt.Stringer](),
+}
+
+// interpValue returns the value that an interpreter's wrapper (a struct
+// whose first field IValue holds the value it wraps, and whose other
+// fields are its methods) stands for, or v.
+func interpValue(v any) any {
+	if !isWrapper(v) {
+		return v
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		rv = rv.Elem()
+	}
+	inner := rv.Field(0)
+	if !inner.CanInterface() || inner.IsNil() {
+		return v
+	}
+	return inner.Interface()
+}
+
+// isWrapper reports whether v is an interpreter's wrapper.
+func isWrapper(v any) bool {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer && !rv.IsNil() {
+		rv = rv.Elem()
+	}
+	return rv.Kind() == reflect.Struct && rv.NumField() >= 2 && rv.Type().Field(0).Name == "IValue" && strings.HasPrefix(rv.Type().Name(), "_")
+}
+
+// nameOf returns the name of v's type: the one it carries, or
+// reflection's (of what an interpreter's wrapper wraps).
+func nameOf(v any) string {
+	if t, ok := v.(*typed); ok && t.name != "" {
+		return t.name
+	}
+	return TypeName(valueOf(v))
+}
+
+// valueOf returns v without its name.
+func valueOf(v any) any {
+	if t, ok := v.(*typed); ok {
+		return t.v
+	}
+	return v
+}
+
+// Format formats the value as fmt would format the value of the named
+// type: with its Format, Error or String method for the verbs that use
+// them, with the type's name for %#v, as a plain value otherwise. (A
+// typed value inside a slice or a map formats itself this way.)
+func (t *typed) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		fmt.Fprint(f, goSyntax(t))
+	case methodVerb(verb):
+		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), t.rawValue())
+	}
+}
+
+// formatArgs prepares the arguments of a formatting function: a typed
+// argument formats itself (see Format), but fmt formats %T before it
+// asks, so when a typed argument meets a %T every verb is numbered ([n])
+// and gets an argument of its own: the name for %T.
+func formatArgs(format string, args []any) (string, []any) {
+	anyTyped := false
+	for _, a := range args {
+		if _, ok := a.(*typed); ok {
+			anyTyped = true
+		}
+	}
+	if !anyTyped {
+		return format, args
+	}
+	uses := parseVerbs(format)
+	simple := true
+	for _, u := range uses {
+		if u.bad || u.arg >= len(args) || u.widthArg >= len(args) || u.precArg >= len(args) {
+			simple = false
+			continue
+		}
+		if _, ok := args[u.arg].(*typed); ok && u.verb == 'T' {
+			simple = false
+		}
+	}
+	plain := make([]any, len(args))
+	for i, a := range args {
+		plain[i] = a
+		if t, ok := a.(*typed); ok && u8(t) {
+			plain[i] = t.rawValue()
+		}
+	}
+	for _, u := range uses {
+		if u.verb == 'w' && !u.bad && u.arg < len(args) {
+			plain[u.arg] = valueOf(args[u.arg]) // Errorf wraps the error itself
+		}
+	}
+	if simple {
+		return format, plain
+	}
+	var b strings.Builder
+	var out []any
+	used := make([]bool, len(args))
+	last := 0
+	for _, u := range uses {
+		b.WriteString(format[last:u.start])
+		last = u.end
+		switch {
+		case u.bad:
+			fmt.Fprintf(&b, "%%!%c(BADINDEX)", u.verb)
+			continue
+		case u.arg >= len(args) || u.widthArg >= len(args) || u.precArg >= len(args):
+			fmt.Fprintf(&b, "%%!%c(MISSING)", u.verb)
+			continue
+		}
+		b.WriteString("%" + u.flags)
+		if u.widthArg >= 0 {
+			used[u.widthArg] = true
+			out = append(out, plain[u.widthArg])
+			fmt.Fprintf(&b, "[%d]*", len(out))
+		} else {
+			b.WriteString(u.width)
+		}
+		if u.precArg >= 0 {
+			used[u.precArg] = true
+			out = append(out, plain[u.precArg])
+			fmt.Fprintf(&b, ".[%d]*", len(out))
+		} else {
+			b.WriteString(u.prec)
+		}
+		used[u.arg] = true
+		val, verb := plain[u.arg], u.verb
+		if u.verb == 'T' {
+			val, verb = nameOf(args[u.arg]), 's'
+		}
+		out = append(out, val)
+		fmt.Fprintf(&b, "[%d]%c", len(out), verb)
+	}
+	b.WriteString(format[last:])
+	// fmt reports the arguments that no verb used, but not when verbs
+	// are numbered: they are reported here as fmt would.
+	var extra []string
+	for i, a := range args {
+		if used[i] {
+			continue
+		}
+		if valueOf(a) == nil {
+			extra = append(extra, "<nil>")
+		} else {
+			extra = append(extra, nameOf(a)+"="+strings.ReplaceAll(fmt.Sprint(plain[i]), "%", "%%"))
+		}
+	}
+	if len(extra) > 0 {
+		b.WriteString("%!(EXTRA " + strings.Join(extra, ", ") + ")")
+	}
+	return b.String(), out
+}
+
+// u8 reports whether a typed value should go to fmt as its plain value:
+// a named string (fmt's Print puts no space next to a string operand) or
+// a value of a type without methods, whose plain value prints the same.
+func u8(t *typed) bool {
+	raw := t.rawValue()
+	if raw == nil {
+		return false
+	}
+	if isWrapper(t.v) {
+		return false
+	}
+	if _, isFormatter := t.v.(fmt.Formatter); isFormatter {
+		return false
+	}
+	k := reflect.TypeOf(raw).Kind()
+	return k != reflect.Slice && k != reflect.Map && k != reflect.Struct && k != reflect.Array && k != reflect.Pointer
+}
+
+// printArgs prepares the arguments of Print, Println and their kin:
+// typed values format themselves, except those whose plain value prints
+// the same (a string among them is a string operand for Print's spaces).
+func printArgs(args []any) []any {
+	out := make([]any, len(args))
+	for i, a := range args {
+		out[i] = a
+		if t, ok := a.(*typed); ok && u8(t) {
+			out[i] = t.rawValue()
+		}
+	}
+	return out
+}
+
+// methodVerb reports whether fmt formats an operand of verb with its
+// Error or String method.
+func methodVerb(verb rune) bool {
+	switch verb {
+	case 'v', 's', 'q', 'x', 'X', 'w':
+		return true
+	}
+	return false
+}
+
+// goSyntax returns %#v of a typed value with its type's name where fmt
+// would write the interpreter's structure.
+func goSyntax(t *typed) string {
+	raw := t.rawValue()
+	s := fmt.Sprintf("%#v", raw)
+	if raw == nil {
+		return s
+	}
+	rt := reflect.TypeOf(raw).String()
+	name := strings.TrimPrefix(t.name, "*")
+	switch {
+	case strings.HasPrefix(s, "&"+rt):
+		return "&" + name + s[1+len(rt):]
+	case strings.HasPrefix(s, rt):
+		return t.name + s[len(rt):]
+	case strings.HasPrefix(s, "("+rt+")"): // a pointer
+		return "(" + t.name + ")" + s[2+len(rt):]
+	}
+	if k := reflect.TypeOf(raw).Kind(); k != reflect.Struct && k != reflect.Slice && k != reflect.Map && k != reflect.Array && k != reflect.Pointer {
+		// A named number or string: Go writes it as the number.
+		return s
+	}
+	return s
+}
+
+// verbUse is one verb of a format and the arguments it uses, as fmt
+// numbers them.
+type verbUse struct {
+	start, end int    // where the verb is in the format, from its %
+	flags      string // + - # 0 and space
+	width      string // the width's digits, or ""
+	widthArg   int    // the argument a * width takes, or -1
+	prec       string // "", ".", or "." and the precision's digits
+	precArg    int    // the argument a .* precision takes, or -1
+	verb       rune
+	arg        int  // the operand's argument
+	sharp      bool // the # flag
+	bad        bool // a malformed argument number
+}
+
+// parseVerbs finds the verbs of format, with the arguments that fmt
+// gives them.
+func parseVerbs(format string) []verbUse {
+	var uses []verbUse
+	argNum := 0
+	for i := 0; i < len(format); {
+		if format[i] != '%' {
+			i++
+			continue
+		}
+		u := verbUse{start: i, widthArg: -1, precArg: -1}
+		i++
+		for i < len(format) && strings.IndexByte("+-# 0", format[i]) >= 0 {
+			if format[i] == '#' {
+				u.sharp = true
+			}
+			u.flags += format[i : i+1]
+			i++
+		}
+		index := func() {
+			if i < len(format) && format[i] == '[' {
+				j := strings.IndexByte(format[i:], ']')
+				n, err := 0, error(nil)
+				if j >= 0 {
+					n, err = strconv.Atoi(format[i+1 : i+j])
+				}
+				if j < 0 || err != nil || n < 1 {
+					u.bad = true
+					if j < 0 {
+						i = len(format)
+						return
+					}
+				} else {
+					argNum = n - 1
+				}
+				i += j + 1
+			}
+		}
+		index()
+		if i < len(format) && format[i] == '*' {
+			u.widthArg = argNum
+			argNum++
+			i++
+		} else {
+			d := i
+			for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+				i++
+			}
+			u.width = format[d:i]
+		}
+		if i < len(format) && format[i] == '.' {
+			i++
+			index()
+			if i < len(format) && format[i] == '*' {
+				u.precArg = argNum
+				argNum++
+				i++
+			} else {
+				d := i
+				for i < len(format) && format[i] >= '0' && format[i] <= '9' {
+					i++
+				}
+				u.prec = "." + format[d:i]
+			}
+		}
+		index()
+		if i >= len(format) {
+			u.end, u.verb, u.bad = len(format), '?', true
+			uses = append(uses, u)
+			break
+		}
+		verb, size := utf8.DecodeRuneInString(format[i:])
+		i += size
+		u.end, u.verb = i, verb
+		if verb == '%' && !u.bad {
+			continue // a percent sign, no argument
+		}
+		u.arg = argNum
+		argNum++
+		uses = append(uses, u)
+	}
+	return uses
+}
+
+// The shims of fmt's formatting functions.
+
+func (s *Session) printf(format string, a ...any) (int, error) {
+	f, args := formatArgs(format, a)
+	return fmt.Fprintf(s.stdout, f, args...)
+}
+
+func sprintf(format string, a ...any) string {
+	f, args := formatArgs(format, a)
+	return fmt.Sprintf(f, args...)
+}
+
+func fprintf(w io.Writer, format string, a ...any) (int, error) {
+	f, args := formatArgs(format, a)
+	return fmt.Fprintf(w, f, args...)
+}
+
+func errorf(format string, a ...any) error {
+	f, args := formatArgs(format, a)
+	return fmt.Errorf(f, args...)
+}
+
+func appendf(b []byte, format string, a ...any) []byte {
+	f, args := formatArgs(format, a)
+	return fmt.Appendf(b, f, args...)
+}
+
+func (s *Session) print(a ...any) (int, error)   { return fmt.Fprint(s.stdout, printArgs(a)...) }
+func (s *Session) println(a ...any) (int, error) { return fmt.Fprintln(s.stdout, printArgs(a)...) }
+func sprint(a ...any) string                     { return fmt.Sprint(printArgs(a)...) }
+func sprintln(a ...any) string                   { return fmt.Sprintln(printArgs(a)...) }
+func fprint(w io.Writer, a ...any) (int, error)  { return fmt.Fprint(w, printArgs(a)...) }
+func fprintln(w io.Writer, a ...any) (int, error) {
+	return fmt.Fprintln(w, printArgs(a)...)
+}
+
+// structValue is a struct as the runtime's Struct makes it: its fields'
+// names and values, which format themselves where they have methods.
+type structValue struct {
+	name   string
+	fields []string
+	values []any
+}
+
+func newStruct(name string, fields []string, values []any) any {
+	return &typed{v: &structValue{name, fields, values}, name: name, raw: &structValue{name, fields, values}, hasRaw: true}
+}
+
+// Format writes the struct as fmt writes one: {a b}, {A:a B:b} with +,
+// main.T{A:a, B:b} with #.
+func (s *structValue) Format(f fmt.State, verb rune) {
+	sharp, plus := f.Flag('#'), f.Flag('+')
+	if sharp && verb == 'v' {
+		io.WriteString(f, s.name)
+	}
+	io.WriteString(f, "{")
+	for i, v := range s.values {
+		if i > 0 {
+			if sharp && verb == 'v' {
+				io.WriteString(f, ", ")
+			} else {
+				io.WriteString(f, " ")
+			}
+		}
+		if plus || (sharp && verb == 'v') {
+			io.WriteString(f, s.fields[i]+":")
+		}
+		fmt.Fprintf(f, fmt.FormatString(f, verb), v)
+	}
+	io.WriteString(f, "}")
+}
