@@ -3,7 +3,7 @@ package repl
 import (
 	"fmt"
 	"go/types"
-		"strconv"
+	"strconv"
 	"strings"
 )
 
