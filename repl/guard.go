@@ -186,6 +186,10 @@ func guardMake(call *ast.CallExpr, typeParams map[string]bool) {
 	pos := size.Pos()
 	var text bytes.Buffer
 	printer.Fprint(&text, token.NewFileSet(), typ)
+	// Types declared again have internal names by now: show the user's.
+	what := internalNames.ReplaceAllString(text.String(), "$1")
+	text.Reset()
+	text.WriteString(what)
 	if last > 1 {
 		text.WriteString(", …") // the length, before the capacity
 	}

@@ -94,6 +94,7 @@ func TestMakeBudget(t *testing.T) {
 		{"make(map[string]int, 1<<40)", "make(map[string]int, 1099511627776)"},
 		{"type point struct{ X, Y float64 }; make(chan point, uint64(1)<<35)", "make(chan point, 34359738368) needs 512 GiB"},
 		{"type ids []int32; k := int8(100); make(ids, int64(k)<<30)", "make(ids, 107374182400) needs 400 GiB"},
+		{"type point struct{ X, Y, Z float64 }; make([]point, 1<<40)", "make([]point, 1099511627776) needs 24 TiB"}, // point declared again
 	} {
 		err := s.Eval(ctx, tc.in)
 		var me *MemoryError
