@@ -32,6 +32,7 @@ func init() {
 		"time":    {"CODE", "run CODE and print how long it took", (*Shell).cmdTime},
 		"vars":    {"", "list the variables, functions and types defined so far", (*Shell).cmdVars},
 		"reset":   {"", "forget all variables, functions and types (sc stays)", (*Shell).cmdReset},
+		"stop":    {"", "stop the goroutines that earlier inputs left running (also Ctrl-C at an empty prompt)", (*Shell).cmdStop},
 		"history": {"", "list the inputs accepted so far", (*Shell).cmdHistory},
 		"save":    {"FILE", "write the accepted inputs as a script, one cell per input", (*Shell).cmdSave},
 		"paste":   {"", "read lines until :end (or Ctrl-D) and run them as one input", nil}, // see Shell.read
@@ -77,6 +78,14 @@ func (sh *Shell) command(line string) {
 }
 
 func (sh *Shell) cmdQuit(string) { sh.quit = true }
+
+func (sh *Shell) cmdStop(string) {
+	if sh.s.Goroutines() == 0 {
+		fmt.Fprintln(sh.out, "no goroutines of earlier inputs are running")
+		return
+	}
+	sh.stopGoroutines()
+}
 
 func (sh *Shell) cmdReset(string) {
 	sh.stopGoroutines()
@@ -287,8 +296,8 @@ var helpText = map[string]string{
   function an RDD worker runs — is reported with where it happened, and the
   session goes on. Errors give file:line:col; in[N] is the N-th input.
   Goroutines started by go statements stop with the input on Ctrl-C; those
-  left running by earlier inputs stop on Ctrl-C at an empty prompt and on
-  :reset. :help limits says what the shell cannot stop.`,
+  left running by earlier inputs stop on :stop (or Ctrl-C at an empty
+  prompt) and on :reset. :help limits says what the shell cannot stop.`,
 	"limits": `Limits: what the shell stops, and what ends it
   User code cannot end the session in these ways; each is an ordinary error:
     runaway recursion     stops with "stack overflow" when a goroutine's stack

@@ -36,8 +36,9 @@
 //
 // Shell adds line editing and history (github.com/chzyer/readline),
 // continuation lines while brackets are open, tab completion, Ctrl-C and
-// the commands :help, :doc, :load, :time, :vars, :reset, :history, :save,
-// :paste and :quit. Main is the whole command line of sparknet-shell.
+// the commands :help, :doc, :load, :time, :vars, :reset, :stop, :history,
+// :save, :paste and :quit. Main is the whole command line of
+// sparknet-shell.
 //
 // # Scripts and notebooks
 //

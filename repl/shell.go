@@ -237,9 +237,10 @@ func (sh *Shell) read() input {
 		line, err := sh.readLine(prompt)
 		if errors.Is(err, readline.ErrInterrupt) {
 			// Ctrl-C at the prompt drops the line; on an empty prompt it
-			// stops the goroutines that earlier inputs left running.
-			if buf.Len() == 0 && strings.TrimSpace(line) == "" {
-				sh.stopGoroutines()
+			// stops the goroutines that earlier inputs left running, as
+			// :stop does (on every rank of an SPMD job).
+			if buf.Len() == 0 && strings.TrimSpace(line) == "" && sh.s.Goroutines() > 0 {
+				return input{Command: ":stop"}
 			}
 			buf.Reset()
 			continue
