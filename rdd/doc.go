@@ -103,10 +103,19 @@
 //	train, err := sc.MNIST("", true, 4) // "" finds the files with data.MNISTDir
 //	train.Cache()
 //
-// The sources are MNIST, IDX, CIFAR10, ImageFolder, CSV, TextFile (lines)
-// and ParallelizeSamples. Filter, Sample, RandomSplit, Union, Coalesce
-// and Repartition keep an RDD of samples typed; other transformations see
-// each sample as a data.Sample.
+// Read opens any data set of package data's registry of formats, the one
+// Caffe's Data layer reads through:
+//
+//	train, err := sc.Read("parquet:out/train", 0)  // a folder of part files
+//	test, err := sc.ReadWith("mnist:DIR", data.ReadOptions{Split: "test"}, 0)
+//	lines, err := sc.Read("text:notes.txt", 0)    // an RDD of strings
+//
+// and SaveAsParquet and SaveAsTextFile write an RDD as a folder of part
+// files, one per partition, as Spark does. The sources MNIST, IDX,
+// CIFAR10, LMDB, LevelDB, ImageFolder, ImageList, CSV, TextFile and
+// ParallelizeSamples remain as shortcuts. Filter, Sample, RandomSplit,
+// Union, Coalesce and Repartition keep an RDD of samples typed; other
+// transformations see each sample as a data.Sample.
 //
 // # Running compiled code on every partition
 //
