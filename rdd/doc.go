@@ -94,6 +94,11 @@
 // an all-to-all exchange on the communicator, so no process holds a
 // whole shuffle.
 //
+// BUG(rdd): A reduce task holds the combined values of its partition (and
+// the groups of GroupByKey, and the partition SortByKey sorts) in memory;
+// only the map outputs and the buckets fetched from other ranks go to
+// disk beyond Options.ShuffleMemory.
+//
 // # Samples
 //
 // Data sources read files through package data into RDDs of samples,
