@@ -94,11 +94,6 @@
 // an all-to-all exchange on the communicator, so no process holds a
 // whole shuffle.
 //
-// BUG(rdd): A reduce task holds the combined values of its partition (and
-// the groups of GroupByKey, and the partition SortByKey sorts) in memory;
-// only the map outputs and the buckets fetched from other ranks go to
-// disk beyond Options.ShuffleMemory.
-//
 // # Samples
 //
 // Data sources read files through package data into RDDs of samples,
@@ -226,3 +221,8 @@
 // the running value of Fold, Aggregate and the ByKey aggregations, which
 // is their own; and they must not run actions themselves.
 package rdd
+
+// BUG(rdd): A reduce task holds the combined values of its partition (and
+// the groups of GroupByKey, and the partition SortByKey sorts) in memory;
+// only the map outputs and the buckets fetched from other ranks go to
+// disk beyond Options.ShuffleMemory.
