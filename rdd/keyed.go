@@ -452,29 +452,29 @@ func (r *RDD) cogroup(op string, others []*RDD, part Partitioner) *RDD {
 	if err := checkPartitioner(op, part); err != nil {
 		return r.sc.failed(op, err, all...)
 	}
+	// Inputs placed by part already are read directly (narrow); the
+	// others are shuffled. newShuffled hands the reduce function the
+	// shuffled inputs first, then the narrow ones: order[i] is where
+	// input i is.
 	var deps []*shuffleDep
 	var narrow []*RDD
-	var order []int // input i is deps[j] for order[i] = j, else narrow[order[i]-len(deps)]
+	placed := func(x *RDD) bool { return samePartitioner(x.partitioner, part) && x.nparts == part.NumPartitions() }
 	for _, x := range all {
-		if samePartitioner(x.partitioner, part) && x.nparts == part.NumPartitions() {
+		if placed(x) {
+			narrow = append(narrow, x)
 			continue
 		}
 		deps = append(deps, r.sc.newShuffleDep(x, part.NumPartitions(), func(_ *TaskContext, p int, in block) ([]block, error) {
 			return bucketPairs(op, p, in.elements(), part)
 		}))
 	}
-	for _, x := range all {
-		if samePartitioner(x.partitioner, part) && x.nparts == part.NumPartitions() {
-			narrow = append(narrow, x)
-		}
-	}
-	di, ni := 0, 0
-	for _, x := range all {
-		if samePartitioner(x.partitioner, part) && x.nparts == part.NumPartitions() {
-			order = append(order, len(deps)+ni)
+	order := make([]int, len(all))
+	for i, di, ni := 0, 0, 0; i < len(all); i++ {
+		if placed(all[i]) {
+			order[i] = len(deps) + ni
 			ni++
 		} else {
-			order = append(order, di)
+			order[i] = di
 			di++
 		}
 	}
