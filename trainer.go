@@ -143,6 +143,7 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 			}
 		}
 	}
+	announce(t)
 	return t, nil
 }
 

@@ -27,9 +27,10 @@ type cacheKey struct{ rdd, part int }
 // cacheEntry is a cached partition, or one being computed: done is closed
 // when b and err are set.
 type cacheEntry struct {
-	done chan struct{}
-	b    block
-	err  error
+	done  chan struct{}
+	b     block
+	err   error
+	bytes int64 // estimated memory of b, once done
 }
 
 // Cache keeps the RDD's partitions in their workers' memory once
@@ -47,6 +48,7 @@ func (r *RDD) Persist(level StorageLevel) *RDD {
 	r.mu.Lock()
 	r.level = level
 	r.mu.Unlock()
+	r.sc.notePersisted(r, level)
 	if level == None {
 		r.sc.dropCached(r.id)
 	}
@@ -159,4 +161,7 @@ func (r *RDD) fill(tc *TaskContext, p int, w *worker, key cacheKey, e *cacheEntr
 		close(e.done)
 	}()
 	e.b, e.err = r.compute(tc, p)
+	if e.err == nil {
+		e.bytes = blockBytes(e.b)
+	}
 }

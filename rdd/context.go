@@ -65,6 +65,7 @@ type Context struct {
 	nextRDD, nextJob, nextStage, nextBroadcast, nextShuffle atomic.Int64
 
 	events eventBus
+	status statusState
 
 	accMu sync.Mutex
 	accs  []*Accumulator

@@ -65,4 +65,8 @@ type Job struct {
 	// Run runs task t on worker w (t mod Workers()); ctx is canceled when
 	// the job is abandoned.
 	Run func(ctx context.Context, w, t int) (any, error)
+
+	// log collects this process's task attempts for the other processes
+	// of an SPMD job, and theirs for this one; nil under a local engine.
+	log *stageLog
 }

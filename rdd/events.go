@@ -77,6 +77,13 @@ type Event struct {
 	Bytes   int64 // shuffle events: bytes written or received
 	Spilled int64 // ShuffleWritten: bytes written to spill files
 	Sent    int64 // ShuffleFetched: bytes sent to other ranks
+
+	// Remote marks a task event that happened in another process of an
+	// SPMD job (Worker is that rank's worker). Each rank sends its task
+	// attempts with its results, so every rank delivers the other ranks'
+	// task events when the stage ends, before StageEnd, with the times
+	// they had where they ran.
+	Remote bool
 }
 
 func (e Event) String() string {
@@ -92,6 +99,9 @@ func (e Event) String() string {
 		return fmt.Sprintf("%s job %d shuffle %d: %d bytes received, %d sent, in %v", e.Kind, e.Job, e.Shuffle, e.Bytes, e.Sent, e.Duration)
 	default:
 		s = fmt.Sprintf("%s job %d stage %d partition %d worker %d attempt %d", e.Kind, e.Job, e.Stage, e.Partition, e.Worker, e.Attempt)
+		if e.Remote {
+			s += " (remote)"
+		}
 	}
 	switch e.Kind {
 	case JobEnd, StageEnd, TaskEnd:

@@ -79,18 +79,28 @@ func (sc *Context) runStage(j *jobState, name string, tasks []int, fn func(tc *T
 	stage := int(sc.nextStage.Add(1))
 	start := time.Now()
 	sc.events.emit(Event{Kind: StageStart, Time: start, Job: j.id, Action: j.action, Stage: stage, StageName: name, NumTasks: len(tasks)})
-	res, err := sc.engine.Run(j.ctx, &Job{ID: j.id, Action: j.action, Stage: stage, Tasks: tasks, Run: func(ctx context.Context, w, t int) (any, error) {
-		return sc.runTask(ctx, j, stage, name, w, t, fn)
+	var log *stageLog
+	if sc.spmd != nil {
+		log = &stageLog{}
+		if w := sc.workers[sc.Rank()]; w != nil {
+			log.status = func() WorkerStatus { return sc.localStatus(w) }
+		}
+	}
+	res, err := sc.engine.Run(j.ctx, &Job{ID: j.id, Action: j.action, Stage: stage, Tasks: tasks, log: log, Run: func(ctx context.Context, w, t int) (any, error) {
+		return sc.runTask(ctx, j, stage, name, w, t, fn, log)
 	}})
 	if err != nil && !errors.Is(err, ErrCanceled) && j.ctx.Err() != nil {
 		err = fmt.Errorf("%w: %s (job %d): %v", ErrCanceled, j.action, j.id, err)
+	}
+	if log != nil {
+		sc.deliverRemote(j, stage, name, log)
 	}
 	sc.events.emit(Event{Kind: StageEnd, Job: j.id, Action: j.action, Stage: stage, StageName: name, NumTasks: len(tasks), Duration: time.Since(start), Err: err})
 	return res, err
 }
 
 // runTask runs one task on worker w, retrying failed attempts.
-func (sc *Context) runTask(ctx context.Context, j *jobState, stage int, name string, w, p int, fn func(tc *TaskContext) (any, error)) (any, error) {
+func (sc *Context) runTask(ctx context.Context, j *jobState, stage int, name string, w, p int, fn func(tc *TaskContext) (any, error), log *stageLog) (any, error) {
 	var last error
 	for attempt := 1; attempt <= sc.maxAttempts; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -105,6 +115,7 @@ func (sc *Context) runTask(ctx context.Context, j *jobState, stage int, name str
 			end.Err = fmt.Errorf("%w: shuffle %d (the task runs again once the map output is computed again)", errShuffleLost, lost.Shuffle)
 		}
 		sc.events.emit(end)
+		log.add(p, w, attempt, start, end.Duration, end.Err)
 		if err == nil {
 			return v, nil
 		}

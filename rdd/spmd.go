@@ -65,6 +65,14 @@ type taskResult struct {
 	Err   *wireError // the failure
 }
 
+// rankReport is what a rank sends after running its tasks of a stage:
+// the results, and for status reports its attempts and its worker.
+type rankReport struct {
+	Results  []taskResult
+	Attempts []wireAttempt
+	Status   *WorkerStatus
+}
+
 // wireError is an error as sent to the other ranks.
 type wireError struct {
 	Msg      string
@@ -139,8 +147,10 @@ func (e *spmdEngine) Run(ctx context.Context, job *Job) ([]any, error) {
 		mine = append(mine, tr)
 	}
 	what := fmt.Sprintf("job %d (%s), stage %d", job.ID, job.Action, job.Stage)
+	rep := rankReport{Results: mine}
+	rep.Attempts, rep.Status = job.log.report()
 	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(mine); err != nil {
+	if err := gob.NewEncoder(&buf).Encode(rep); err != nil {
 		// The results were encoded one by one already; failing here
 		// is this rank's alone, and the others would wait for it.
 		return nil, e.c.abort(fmt.Sprintf("rank %d: %s: encoding task results: %v", rank, what, err))
@@ -153,11 +163,14 @@ func (e *spmdEngine) Run(ctx context.Context, job *Job) ([]any, error) {
 	var first *wireError
 	firstAt := len(job.Tasks)
 	for r, payload := range all {
-		var trs []taskResult
-		if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&trs); err != nil {
+		var got rankReport
+		if err := gob.NewDecoder(bytes.NewReader(payload)).Decode(&got); err != nil {
 			return nil, e.c.abort(fmt.Sprintf("rank %d: %s: decoding the task results of rank %d: %v", rank, what, r, err))
 		}
-		for _, tr := range trs {
+		if r != rank {
+			job.log.receive(got.Attempts, got.Status)
+		}
+		for _, tr := range got.Results {
 			if tr.Index < 0 || tr.Index >= len(job.Tasks) {
 				return nil, e.c.abort(fmt.Sprintf("rank %d: %s: rank %d sent a result for task %d of %d", rank, what, r, tr.Index, len(job.Tasks)))
 			}

@@ -11,8 +11,9 @@ import (
 // worker runs one task at a time, so a value kept here is only used by
 // one goroutine at a time; the Store itself is safe for concurrent use.
 type Store struct {
-	mu sync.Mutex
-	m  map[string]any
+	mu    sync.Mutex
+	m     map[string]any
+	sizes map[string]int64 // estimated when stored, for values that are not Sizers
 }
 
 // Get returns the value stored under key, or nil.
@@ -31,12 +32,45 @@ func (s *Store) Lookup(key string) (any, bool) {
 
 // Set stores v under key, replacing any earlier value.
 func (s *Store) Set(key string, v any) {
+	size := storedSize(v)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.put(key, v, size)
+}
+
+// put stores v and its size; s.mu is held.
+func (s *Store) put(key string, v any, size int64) {
 	if s.m == nil {
 		s.m = map[string]any{}
+		s.sizes = map[string]int64{}
 	}
 	s.m[key] = v
+	s.sizes[key] = size
+}
+
+// storedSize is the size a store records for v: 0 for a Sizer, which is
+// asked again whenever the store is measured.
+func storedSize(v any) int64 {
+	if _, ok := v.(Sizer); ok {
+		return 0
+	}
+	return estimateSize(v)
+}
+
+// Bytes estimates the memory the stored values hold: values with a
+// SizeBytes method (Sizer) report it, others are measured when stored.
+func (s *Store) Bytes() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var n int64
+	for k, v := range s.m {
+		if sz, ok := v.(Sizer); ok {
+			n += sz.SizeBytes()
+		} else {
+			n += s.sizes[k]
+		}
+	}
+	return n
 }
 
 // GetOrCreate returns the value under key, first storing create's result
@@ -50,15 +84,13 @@ func (s *Store) GetOrCreate(key string, create func() (any, error)) (any, error)
 	if err != nil {
 		return nil, err
 	}
+	size := storedSize(v)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.m[key]; ok {
 		return old, nil
 	}
-	if s.m == nil {
-		s.m = map[string]any{}
-	}
-	s.m[key] = v
+	s.put(key, v, size)
 	return v, nil
 }
 
@@ -67,6 +99,7 @@ func (s *Store) Delete(key string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, key)
+	delete(s.sizes, key)
 }
 
 // Keys returns the stored keys, sorted.
@@ -92,5 +125,5 @@ func (s *Store) Len() int {
 func (s *Store) Clear() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.m = nil
+	s.m, s.sizes = nil, nil
 }

@@ -1,0 +1,51 @@
+package sparknet
+
+import (
+	"context"
+	"testing"
+
+	"github.com/sparknet-go/sparknet/caffe"
+)
+
+func TestOnParallelize(t *testing.T) {
+	f := newFixture(t, "local[2]", 2)
+	var seen []*Trainer
+	var rounds []RoundEvent
+	remove := OnParallelize(func(tr *Trainer) {
+		if tr.Context() != f.sc {
+			return // a trainer of another test
+		}
+		seen = append(seen, tr)
+		tr.Subscribe(func(e RoundEvent) { rounds = append(rounds, e) })
+	})
+	broken := OnParallelize(func(*Trainer) { panic("a broken hook") })
+	tr := f.trainer(t, testSolverParam(t, ""), Options{Tau: 3, Seed: 1})
+	if len(seen) != 1 || seen[0] != tr {
+		t.Fatalf("the hook saw %v", seen)
+	}
+	if err := tr.Rounds(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	if len(rounds) != 2 || rounds[1].Iter != 6 {
+		t.Errorf("the hook's subscription got %v", rounds)
+	}
+	remove()
+	broken()
+	f.trainer(t, testSolverParam(t, ""), Options{Tau: 3, Seed: 1})
+	if len(seen) != 1 {
+		t.Errorf("a removed hook was called: %d trainers", len(seen))
+	}
+
+	sp := tr.SolverParameter()
+	if sp.GetLrPolicy() != "inv" || sp.TrainNetParam == nil {
+		t.Fatalf("solver parameter %v", sp)
+	}
+	lr, err := caffe.LearningRate(sp, tr.Iter())
+	if err != nil || lr <= 0 || lr >= 0.05 {
+		t.Errorf("learning rate at iteration %d: %g, %v", tr.Iter(), lr, err)
+	}
+	sp.BaseLr = proto32(9)
+	if tr.SolverParameter().GetBaseLr() != 0.05 {
+		t.Error("SolverParameter returns the trainer's own message")
+	}
+}

@@ -1,0 +1,239 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sparknet-go/sparknet/rdd"
+)
+
+// DefaultPort is where the web UI listens unless told otherwise, as
+// Spark's does; when it is taken the next free port is used.
+const DefaultPort = 4040
+
+// DefaultPortRetries is how many ports after the asked one are tried.
+const DefaultPortRetries = 16
+
+// Options configures the UI of a context.
+type Options struct {
+	// NoServer turns the web server off; the event log, if any, is still
+	// written.
+	NoServer bool
+	// Host is the address the server listens on; "" means 127.0.0.1, so
+	// that only this machine can see the UI.
+	Host string
+	// Port is the first port tried (DefaultPort is Spark's 4040); 0 lets
+	// the system pick a free one, as tests do.
+	Port int
+	// PortRetries is how many following ports are tried when Port is
+	// taken; 0 means DefaultPortRetries.
+	PortRetries int
+	// EventLog, when set, is a folder where every event is written as a
+	// JSON line, to APP-ID.jsonl (see ReadLog and NewHistory).
+	EventLog string
+	// Name names the application, such as the script that runs; "" means
+	// "sparknet".
+	Name string
+	// Properties are shown on the Environment page under the front end's
+	// name, such as its version and the command line.
+	Properties [][2]string
+	// Errors receives the UI's own problems, such as a full disk under
+	// the event log; nil means os.Stderr. They never stop the job.
+	Errors io.Writer
+}
+
+// UI is the web UI and event log of one RDD context: a subscriber to its
+// events and its trainers'. Under an SPMD engine only rank 0 serves and
+// logs, and shows every rank; the other ranks' UIs do nothing.
+type UI struct {
+	sc     *rdd.Context
+	opts   Options
+	app    AppInfo
+	state  *State
+	stream *recordStream
+	lis    *listener
+	log    *eventLog
+	ln     net.Listener
+	srv    *http.Server
+	url    string
+	errs   io.Writer
+
+	mu     sync.Mutex // serializes records, so that the log's order is the state's
+	closed bool
+}
+
+var appSeq atomic.Int64
+
+// Start starts the UI of sc: its event log and web server, as o says.
+// Close it when the context closes. On ranks other than 0 of an SPMD job
+// it returns a UI that does nothing, since rank 0's shows every rank.
+func Start(sc *rdd.Context, o Options) (*UI, error) {
+	if sc == nil {
+		return nil, errors.New("ui: Start needs a context")
+	}
+	u := &UI{sc: sc, opts: o, errs: o.Errors}
+	if u.errs == nil {
+		u.errs = os.Stderr
+	}
+	if !sc.IsDriver() {
+		return u, nil
+	}
+	now := time.Now()
+	name := o.Name
+	if name == "" {
+		name = "sparknet"
+	}
+	ranks := 1
+	if c := sc.Comm(); c != nil {
+		ranks = c.Size()
+	}
+	u.app = AppInfo{
+		ID:      fmt.Sprintf("app-%s-%d-%d", now.Format("20060102150405"), os.Getpid(), appSeq.Add(1)),
+		Name:    name,
+		Master:  sc.Master(),
+		Workers: sc.Workers(),
+		Ranks:   ranks,
+	}
+	u.state = NewState(true)
+	u.stream = newRecordStream()
+	if o.EventLog != "" {
+		var err error
+		if u.log, err = createLog(o.EventLog, u.app.ID); err != nil {
+			return nil, err
+		}
+	}
+	if !o.NoServer {
+		if err := u.serve(); err != nil {
+			if u.log != nil {
+				u.log.close()
+			}
+			return nil, err
+		}
+	}
+	env := environment(u.app, now, o)
+	u.record(Record{Event: EvApplicationStart, Time: now, App: &u.app, Env: &env})
+	u.lis = listen(sc, u.record)
+	return u, nil
+}
+
+// serve listens on the first free port from Port and serves the pages.
+func (u *UI) serve() error {
+	host := u.opts.Host
+	if host == "" {
+		host = "127.0.0.1"
+	}
+	ln, err := listenFrom(host, u.opts.Port, u.opts.PortRetries)
+	if err != nil {
+		return err
+	}
+	u.ln = ln
+	u.url = "http://" + ln.Addr().String() + "/"
+	u.srv = &http.Server{
+		Handler:           recoverer(newLiveHandler(u.state, u.app.ID, u.stream), u.errs),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go u.srv.Serve(ln)
+	return nil
+}
+
+// listenFrom listens on port, or the first free one of the retries
+// after it (port 0: any free port).
+func listenFrom(host string, port, retries int) (net.Listener, error) {
+	if port < 0 || port > 65535 {
+		return nil, fmt.Errorf("ui: port %d is not a port number (0 to 65535; 0 picks a free one)", port)
+	}
+	if retries <= 0 {
+		retries = DefaultPortRetries
+	}
+	if port == 0 {
+		retries = 0
+	}
+	var first error
+	for p := port; p <= min(port+retries, 65535); p++ {
+		ln, err := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(p)))
+		if err == nil {
+			return ln, nil
+		}
+		if first == nil {
+			first = err
+		}
+	}
+	if port == 0 {
+		return nil, fmt.Errorf("ui: %w", first)
+	}
+	return nil, fmt.Errorf("ui: no free port from %d to %d on %s (%v); choose another with --ui-port, or --no-ui", port, min(port+retries, 65535), host, first)
+}
+
+// record applies r to the state, writes it to the log and the streams.
+func (u *UI) record(r Record) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed {
+		return
+	}
+	u.state.Apply(r)
+	if u.log != nil {
+		u.log.write(r)
+	}
+	u.stream.publish(r)
+}
+
+// URL is the web UI's address, such as "http://127.0.0.1:4040/", or ""
+// when it has no server (NoServer, or a rank other than 0).
+func (u *UI) URL() string { return u.url }
+
+// App is the application's ID, which names its event log.
+func (u *UI) App() string { return u.app.ID }
+
+// LogPath is the event log's file, once the UI is closed; "" without a
+// log.
+func (u *UI) LogPath() string {
+	if u.log == nil {
+		return ""
+	}
+	return u.log.final
+}
+
+// State is what the UI shows, for tests and tools.
+func (u *UI) State() *State { return u.state }
+
+// Close records the end of the application, closes the event log and
+// stops the server. It reports a failure of the event log.
+func (u *UI) Close() error {
+	if u == nil || u.state == nil {
+		return nil
+	}
+	if u.lis != nil {
+		u.lis.stop()
+	}
+	u.record(Record{Event: EvApplicationEnd, Time: time.Now()})
+	u.mu.Lock()
+	if u.closed {
+		u.mu.Unlock()
+		return nil
+	}
+	u.closed = true
+	u.mu.Unlock()
+	u.stream.close()
+	var err error
+	if u.log != nil {
+		err = u.log.close()
+	}
+	if u.srv != nil {
+		// The streams end on their own now; give them a moment to say so.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		u.srv.Shutdown(ctx)
+		cancel()
+		u.srv.Close()
+	}
+	return err
+}
