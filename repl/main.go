@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	sparknet "github.com/sparknet-go/sparknet"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
+	"github.com/sparknet-go/sparknet/ui"
 )
 
 // stringsFlag collects the values of a repeated flag.
@@ -27,6 +30,9 @@ const usage = `usage:
   mpirun -np N sparknet-shell --master mpi ...       any of these on N MPI ranks (a binary
                                                      built with -tags mpi): rank 0 reads the
                                                      input, every rank runs it, rank 0 prints
+Every mode serves a web UI of sc's jobs and training at http://127.0.0.1:4040/
+(or the next free port; see --ui-port and --no-ui), and --event-log DIR keeps
+its events for "sparknet ui --events DIR".
 flags:
 `
 
@@ -58,6 +64,12 @@ func mainWith(args []string, opts Options) int {
 		showVer     = fs.Bool("version", false, "print the version and exit")
 		memory      = fs.String("memory", "", "the memory budget: make refuses, with an error, sizes that do not fit in it (`SIZE` such as 8GiB or 50%; default: 75% of the machine's memory)")
 	)
+	uiPort, uiOff, uiErr := uiDefaults()
+	var (
+		port     = fs.Int("ui-port", uiPort, "the first port the web UI tries (the next free one is used; 0: any free port); default from $"+EnvUIPort)
+		noUI     = fs.Bool("no-ui", uiOff, "do not serve the web UI ($"+EnvUIPort+"=off)")
+		eventLog = fs.String("event-log", os.Getenv(EnvEventLog), "write every event of sc as JSON lines to a file in `DIR`, for the history server (sparknet ui --events DIR); default $"+EnvEventLog)
+	)
 	fs.Var(&exprs, "e", "evaluate `CODE` and print the result of its final expression (repeatable)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
@@ -72,6 +84,22 @@ func mainWith(args []string, opts Options) int {
 	if *showVer {
 		fmt.Fprintln(stdout, "sparknet-shell", Version())
 		return 0
+	}
+	if uiErr != nil && !flagSet(fs, "ui-port") && !flagSet(fs, "no-ui") {
+		fmt.Fprintf(stderr, "sparknet-shell: %v\n", uiErr)
+		return 2
+	}
+	if flagSet(fs, "ui-port") && !flagSet(fs, "no-ui") {
+		*noUI = false // a port asked for on the command line wins over the environment
+	}
+	if !*noUI || *eventLog != "" {
+		opts.UI = &ui.Options{
+			NoServer:   *noUI,
+			Port:       *port,
+			EventLog:   *eventLog,
+			Name:       appName(fs.Args(), *notebook, len(exprs) > 0),
+			Properties: properties(fs, args),
+		}
 	}
 	if *resume {
 		defer func(was bool) { sparknet.ResumeFromCheckpoints = was }(sparknet.ResumeFromCheckpoints)
@@ -92,6 +120,42 @@ func mainWith(args []string, opts Options) int {
 	return run(opts, fs.Args(), exprs, *notebook, *out, *interactive)
 }
 
+// flagSet reports whether the command line set the flag.
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// appName names the application in the UI: the script or notebook, or
+// the mode.
+func appName(rest []string, notebook string, eval bool) string {
+	switch {
+	case notebook != "":
+		return filepath.Base(notebook)
+	case eval:
+		return "sparknet-shell -e"
+	case len(rest) > 0:
+		return filepath.Base(rest[0])
+	}
+	return "sparknet-shell"
+}
+
+// properties are what the Environment page shows of the shell.
+func properties(fs *flag.FlagSet, args []string) [][2]string {
+	p := [][2]string{
+		{"sparknet-shell", Version()},
+		{"command line", strings.TrimSpace("sparknet-shell " + strings.Join(args, " "))},
+	}
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "e" {
+			return
+		}
+		p = append(p, [2]string{"--" + f.Name, f.Value.String()})
+	})
+	return p
+}
+
 // run runs what the command line asks for with the session options.
 func run(opts Options, rest, exprs []string, notebook, out string, interactive bool) int {
 	stderr := stderrOf(opts)
@@ -108,6 +172,7 @@ func run(opts Options, rest, exprs []string, notebook, out string, interactive b
 			return exitStatus(stderr, err)
 		}
 		defer s.Close()
+		s.announceUI(stderr)
 		ctx, stop := s.interruptible(context.Background())
 		defer stop()
 		return exitStatus(s.errTo(stderr), nb.run(ctx, s, nopts))
@@ -122,6 +187,7 @@ func run(opts Options, rest, exprs []string, notebook, out string, interactive b
 			return exitStatus(stderr, err)
 		}
 		defer s.Close()
+		s.announceUI(stderr)
 		ctx, stop := s.interruptible(context.Background())
 		defer stop()
 		if err := s.share(&exprs); err != nil {
@@ -140,6 +206,7 @@ func run(opts Options, rest, exprs []string, notebook, out string, interactive b
 			return exitStatus(stderr, err)
 		}
 		defer s.Close()
+		s.announceUI(stderr)
 		ctx, stop := s.interruptible(context.Background())
 		defer stop()
 		return exitStatus(s.errTo(stderr), s.RunFile(ctx, rest[0]))

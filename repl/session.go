@@ -18,6 +18,7 @@ import (
 	"github.com/sparknet-go/sparknet/rdd"
 	"github.com/sparknet-go/sparknet/repl/display"
 	"github.com/sparknet-go/sparknet/stdlib"
+	"github.com/sparknet-go/sparknet/ui"
 	"github.com/traefik/yaegi/interp"
 	yaegistdlib "github.com/traefik/yaegi/stdlib"
 )
@@ -65,6 +66,11 @@ type Options struct {
 	// *StackOverflowError instead of ending the process. 0 means
 	// DefaultStackLimit.
 	StackLimit int64
+	// UI, when set, starts the web UI and event log of sc (see package
+	// ui); the command line sets it from --ui-port, --no-ui and
+	// --event-log. Under an SPMD master only rank 0 serves, and shows
+	// every rank.
+	UI *ui.Options
 }
 
 // AutoImports are the packages that inputs and scripts may use without
@@ -104,6 +110,7 @@ type Session struct {
 	exit   func(int)
 	sc     *rdd.Context
 	ctx    *inputContext
+	ui     *ui.UI // sc's web UI and event log, or nil
 
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded
@@ -203,6 +210,10 @@ func New(opts Options) (*Session, error) {
 			s.stderr.w = io.Discard
 		}
 	}
+	if err := s.startUI(); err != nil {
+		s.Close()
+		return nil, err
+	}
 	if err := s.reset(); err != nil {
 		s.Close()
 		return nil, err
@@ -221,6 +232,7 @@ func (s *Session) Close() error {
 	}
 	s.StopGoroutines(time.Second)
 	err := s.sc.Close()
+	s.closeUI()
 	if s.devNull != nil {
 		s.devNull.Close()
 	}

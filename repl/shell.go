@@ -170,8 +170,12 @@ func (sh *Shell) Banner() string {
 		where = fmt.Sprintf("master %s: %d ranks, one worker each (%d cores here). Rank 0 reads the input,\nevery rank runs it, rank 0 prints; Ctrl-C ends the job.",
 			master, sc.Workers(), runtime.NumCPU())
 	}
-	return fmt.Sprintf("sparknet-shell %s (%s)\n%s sc and ctx are ready.\nimported: %s\nType :help for help, :quit or Ctrl-D to leave.\n",
-		Version(), runtime.Version(), where, strings.Join(pkgs, " "))
+	web := ""
+	if url := sh.s.UIURL(); url != "" {
+		web = "Web UI at " + url + " (jobs, workers, storage, training).\n"
+	}
+	return fmt.Sprintf("sparknet-shell %s (%s)\n%s sc and ctx are ready.\n%simported: %s\nType :help for help, :quit or Ctrl-D to leave.\n",
+		Version(), runtime.Version(), where, web, strings.Join(pkgs, " "))
 }
 
 // input is one input of the shell: code, a command line, or the end of

@@ -50,6 +50,8 @@ func run(m *testing.M) int {
 	}
 	// Keep the tests away from the user's history.
 	os.Setenv("SPARKNET_SHELL_HISTORY", filepath.Join(dir, "history"))
+	// No web UI unless a test asks for one (on a free port).
+	os.Setenv("SPARKNET_UI_PORT", "off")
 	return m.Run()
 }
 

@@ -28,7 +28,8 @@ type ApplicationData struct {
 // JobData answers /api/v1/jobs and /api/v1/jobs/{id}.
 type JobData struct {
 	JobID              int    `json:"jobId"`
-	Name               string `json:"name"`
+	Name               string `json:"name"`        // the action, such as "Count"
+	Description        string `json:"description"` // what its last stage computes, such as "train (MNIST)[1]"
 	SubmissionTime     string `json:"submissionTime"`
 	CompletionTime     string `json:"completionTime,omitempty"`
 	DurationMillis     *Num   `json:"durationMs,omitempty"`
@@ -194,6 +195,9 @@ func (s *State) jobData(j *job) JobData {
 	}
 	for _, sid := range j.stages {
 		st := s.stages[sid]
+		if st != nil {
+			d.Description = st.name
+		}
 		switch {
 		case st == nil:
 		case !st.done:

@@ -44,6 +44,9 @@ type lineChart struct {
 	marker         float64 // an x drawn as a dashed vertical line, or NaN
 	yFrom0         bool    // the y axis starts at 0
 	yMax           float64 // if > 0, the y axis ends here (accuracy: 1)
+	// xFrom and xTo widen the x axis to cover them, unless NaN (with
+	// both zero, the data alone sets the axis).
+	xFrom, xTo float64
 }
 
 // plot geometry.
@@ -86,6 +89,14 @@ func (c lineChart) svg() template.HTML {
 	}
 	if c.yFrom0 && ymin > 0 {
 		ymin = 0
+	}
+	if c.xFrom != c.xTo {
+		if finite(c.xFrom) {
+			xmin = math.Min(xmin, c.xFrom)
+		}
+		if finite(c.xTo) {
+			xmax = math.Max(xmax, c.xTo)
+		}
 	}
 	if c.yMax > 0 && ymax <= c.yMax {
 		ymax = c.yMax

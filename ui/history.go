@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"time"
 )
 
 // History is the history server: the UI of finished runs, replayed from
@@ -119,24 +118,6 @@ func (h *History) ids() []string {
 		out[i] = a.id
 	}
 	return out
-}
-
-// Serve serves the history server on host:port (port 0: a free one,
-// else the first free one from port), reports the address through ready
-// and serves until the listener fails.
-func (h *History) Serve(host string, port int, ready func(url string)) error {
-	if host == "" {
-		host = "127.0.0.1"
-	}
-	ln, err := listenFrom(host, port, 0)
-	if err != nil {
-		return err
-	}
-	srv := &http.Server{Handler: h.Handler(), ReadHeaderTimeout: 10 * time.Second}
-	if ready != nil {
-		ready("http://" + ln.Addr().String() + "/")
-	}
-	return srv.Serve(ln)
 }
 
 func templateHTML(s string) template.HTML { return template.HTML(s) }

@@ -312,6 +312,9 @@ func (a *app) jobTimeline(jobs []JobData) template.HTML {
 		j := jobs[i]
 		lane := len(t.lanes)
 		t.lanes = append(t.lanes, fmt.Sprintf("job %d %s", j.JobID, j.Name))
+		if len(t.lanes[lane]) > 18 {
+			t.lanes[lane] = t.lanes[lane][:17] + "…"
+		}
 		from, to := parseStamp(j.SubmissionTime), parseStamp(j.CompletionTime)
 		if to.IsZero() {
 			to = now
@@ -324,7 +327,7 @@ func (a *app) jobTimeline(jobs []JobData) template.HTML {
 			color = colorFailed
 		}
 		t.spans = append(t.spans, span{lane: lane, from: from, to: to, color: color, href: fmt.Sprintf("%s/jobs/job?id=%d", a.base, j.JobID),
-			label: fmt.Sprintf("job %d (%s): %s, %s", j.JobID, j.Name, strings.ToLower(j.Status), dur(j.DurationMillis))})
+			label: fmt.Sprintf("job %d (%s on %s): %s, %s", j.JobID, j.Name, j.Description, strings.ToLower(j.Status), dur(j.DurationMillis))})
 		if t.from.IsZero() || from.Before(t.from) {
 			t.from = from
 		}
@@ -472,7 +475,7 @@ func (a *app) trainerView(t TrainerData, all bool) trainerView {
 		sy = append(sy, float64(steps[i].Loss))
 	}
 	v.Loss = lineChart{
-		title: "Loss", xLabel: "iteration", yLabel: "loss", yFrom0: true,
+		title: "Loss", xLabel: "iteration", yLabel: "loss", yFrom0: true, xFrom: 0, xTo: float64(t.Iter),
 		series: []series{
 			{name: "replica 0 step", xs: sx, ys: sy, color: "#9aa0a6", faint: true, width: 1},
 			{name: "train (round mean)", xs: rx, ys: train, color: palette[0]},
@@ -481,7 +484,7 @@ func (a *app) trainerView(t TrainerData, all bool) trainerView {
 		marker: math.NaN(),
 	}.svg()
 	v.Accuracy = lineChart{
-		title: "Test accuracy", xLabel: "iteration", yLabel: "accuracy", yMax: 1,
+		title: "Test accuracy", xLabel: "iteration", yLabel: "accuracy", yMax: 1, xFrom: 0, xTo: float64(t.Iter),
 		series: []series{{name: "test accuracy", xs: tx, ys: tacc, color: palette[2], dots: true}},
 		marker: math.NaN(),
 	}.svg()
@@ -495,7 +498,7 @@ func (a *app) trainerView(t TrainerData, all bool) trainerView {
 		ly = append(ly, float64(p.LR))
 	}
 	v.LR = lineChart{
-		title: "Learning rate (" + t.Solver.LRPolicy + ")", xLabel: "iteration", yLabel: "learning rate", yFrom0: true,
+		title: "Learning rate (" + t.Solver.LRPolicy + ")", xLabel: "iteration", yLabel: "learning rate", yFrom0: true, xFrom: math.NaN(), xTo: math.NaN(),
 		series: []series{{name: "", xs: lx, ys: ly, color: palette[3], step: true}},
 		marker: float64(t.Iter),
 	}.svg()

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,6 +23,10 @@ const DefaultPort = 4040
 
 // DefaultPortRetries is how many ports after the asked one are tried.
 const DefaultPortRetries = 16
+
+// ErrServe marks a failure to start the web server (no free port, a bad
+// host); a front end may go on without the server.
+var ErrServe = errors.New("ui: cannot serve")
 
 // Options configures the UI of a context.
 type Options struct {
@@ -133,7 +138,7 @@ func (u *UI) serve() error {
 	}
 	ln, err := listenFrom(host, u.opts.Port, u.opts.PortRetries)
 	if err != nil {
-		return err
+		return fmt.Errorf("%w: %s", ErrServe, strings.TrimPrefix(err.Error(), "ui: "))
 	}
 	u.ln = ln
 	u.url = "http://" + ln.Addr().String() + "/"

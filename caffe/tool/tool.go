@@ -42,6 +42,9 @@ type command struct {
 	// run executes the command; flags is ready to parse args and writes
 	// its errors to stderr.
 	run func(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error
+	// main, for a command added with Register, is the whole command: it
+	// parses its own flags and returns the exit status.
+	main func(args []string, stdout, stderr io.Writer) int
 }
 
 var commands = map[string]*command{}
@@ -52,6 +55,19 @@ func register(c *command) {
 		panic("tool: command " + c.name + " registered twice")
 	}
 	commands[c.name] = c
+}
+
+// Register adds a command whose implementation lives outside the Caffe
+// tool, such as "ui" (the history server of package ui, which the
+// command registers in its main): main gets the arguments after the
+// command's name and returns the exit status. A name taken already is
+// an error.
+func Register(name, summary, usage string, main func(args []string, stdout, stderr io.Writer) int) error {
+	if name == "" || main == nil || commands[name] != nil {
+		return fmt.Errorf("tool: Register(%q): the name must be new and non-empty, and main non-nil", name)
+	}
+	commands[name] = &command{name: name, summary: summary, usage: usage, main: main}
+	return nil
 }
 
 // errUsage marks errors in how the command was called; Main prints the
@@ -90,6 +106,9 @@ func Main(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "sparknet: unknown command %q\n", name)
 		printUsage(stderr)
 		return 2
+	}
+	if c.main != nil {
+		return c.main(args[1:], stdout, stderr)
 	}
 	if err := kernel.ImplementationError(); err != nil {
 		fmt.Fprintf(stderr, "sparknet: %v; running the %s kernels\n", err, kernel.Implementation())
