@@ -90,6 +90,7 @@ var AutoImports = map[string]string{
 	"caffe":    "github.com/sparknet-go/sparknet/caffe",
 	"display":  "github.com/sparknet-go/sparknet/repl/display",
 	"sparknet": "github.com/sparknet-go/sparknet",
+	"ui":       "github.com/sparknet-go/sparknet/ui",
 }
 
 // inputFile is the file name under which interactive inputs are

@@ -12,6 +12,7 @@ func init() {
 		// function, constant and variable definitions
 		"ElasticAveraging":      reflect.ValueOf(sparknet.ElasticAveraging),
 		"LatestCheckpoint":      reflect.ValueOf(sparknet.LatestCheckpoint),
+		"OnParallelize":         reflect.ValueOf(sparknet.OnParallelize),
 		"OuterNesterov":         reflect.ValueOf(sparknet.OuterNesterov),
 		"Parallelize":           reflect.ValueOf(sparknet.Parallelize),
 		"PlainAverage":          reflect.ValueOf(sparknet.PlainAverage),

@@ -28,5 +28,5 @@ import "reflect"
 // the form interp.Interpreter.Use takes.
 var Symbols = map[string]map[string]reflect.Value{}
 
-//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name stdlib github.com/sparknet-go/sparknet github.com/sparknet-go/sparknet/ndarray github.com/sparknet-go/sparknet/data github.com/sparknet-go/sparknet/rdd github.com/sparknet-go/sparknet/caffe github.com/sparknet-go/sparknet/caffe/caffepb github.com/sparknet-go/sparknet/caffe/format github.com/sparknet-go/sparknet/repl/display
+//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name stdlib github.com/sparknet-go/sparknet github.com/sparknet-go/sparknet/ndarray github.com/sparknet-go/sparknet/data github.com/sparknet-go/sparknet/rdd github.com/sparknet-go/sparknet/caffe github.com/sparknet-go/sparknet/caffe/caffepb github.com/sparknet-go/sparknet/caffe/format github.com/sparknet-go/sparknet/repl/display github.com/sparknet-go/sparknet/ui
 //go:generate go run ./internal/stdextract -name stdlib -add crypto/fips140,crypto/hpke,crypto/mlkem,crypto/sha3

@@ -222,6 +222,27 @@ func (s *State) Stages() []StageData {
 	return out
 }
 
+// stageSpan is when a stage ran, for timelines.
+type stageSpan struct {
+	id                   int
+	name                 string
+	submitted, completed time.Time
+	duration             time.Duration
+}
+
+// stageSpans returns when the stages ran, without their tasks.
+func (s *State) stageSpans(ids []int) []stageSpan {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]stageSpan, 0, len(ids))
+	for _, id := range ids {
+		if st := s.stages[id]; st != nil {
+			out = append(out, stageSpan{id: st.id, name: st.name, submitted: st.submitted, completed: st.completed, duration: st.duration})
+		}
+	}
+	return out
+}
+
 // Stage returns a stage with its task attempts.
 func (s *State) Stage(id int) (StageData, error) {
 	s.mu.RLock()

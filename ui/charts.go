@@ -171,7 +171,7 @@ func (c lineChart) svg() template.HTML {
 		if s.faint {
 			opacity = 0.35
 		}
-		var d strings.Builder
+		d := make([]byte, 0, 16*len(s.xs))
 		pen := false
 		for k := range s.xs {
 			x, y := s.xs[k], s.ys[k]
@@ -181,19 +181,19 @@ func (c lineChart) svg() template.HTML {
 			}
 			switch {
 			case !pen:
-				fmt.Fprintf(&d, "M%.1f %.1f", px(x), py(y))
+				d = appendXY(append(d, 'M'), ' ', px(x), py(y))
 				pen = true
 			case s.step:
-				fmt.Fprintf(&d, "H%.1fV%.1f", px(x), py(y))
+				d = appendXY(append(d, 'H'), 'V', px(x), py(y))
 			default:
-				fmt.Fprintf(&d, "L%.1f %.1f", px(x), py(y))
+				d = appendXY(append(d, 'L'), ' ', px(x), py(y))
 			}
 		}
 		if s.step && pen {
-			fmt.Fprintf(&d, "H%.1f", px(xmax))
+			d = strconv.AppendFloat(append(d, 'H'), px(xmax), 'f', 1, 64)
 		}
-		if d.Len() > 0 {
-			fmt.Fprintf(&b, `<path class="series" data-series="%s" d="%s" fill="none" stroke="%s" stroke-width="%g" stroke-opacity="%g" stroke-linejoin="round"/>`, esc(s.name), d.String(), color, sw, opacity)
+		if len(d) > 0 {
+			fmt.Fprintf(&b, `<path class="series" data-series="%s" d="%s" fill="none" stroke="%s" stroke-width="%g" stroke-opacity="%g" stroke-linejoin="round"/>`, esc(s.name), d, color, sw, opacity)
 		}
 		if s.dots {
 			for k := range s.xs {
@@ -409,6 +409,12 @@ func (t timeline) svg() template.HTML {
 	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="11" fill="%s">seconds since %s</text>`, left, h-6, colorAxis, t.from.Format("15:04:05"))
 	b.WriteString(`</svg>`)
 	return template.HTML(b.String())
+}
+
+// appendXY appends "X<sep>Y" with one decimal each.
+func appendXY(d []byte, sep byte, x, y float64) []byte {
+	d = strconv.AppendFloat(d, x, 'f', 1, 64)
+	return strconv.AppendFloat(append(d, sep), y, 'f', 1, 64)
 }
 
 // niceTicks returns about n round tick values covering [lo, hi].

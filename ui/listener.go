@@ -58,7 +58,7 @@ var eventNames = map[rdd.EventKind]string{
 	rdd.TaskStart: EvTaskStart, rdd.TaskEnd: EvTaskEnd,
 }
 
-// onEvent records an rdd event, and after a job what the workers hold.
+// onEvent records an rdd event.
 func (l *listener) onEvent(e rdd.Event) {
 	name, ok := eventNames[e.Kind]
 	if !ok {
@@ -73,13 +73,11 @@ func (l *listener) onEvent(e rdd.Event) {
 		r.Error, r.Failed = e.Err.Error(), true
 	}
 	l.emit(r)
-	if e.Kind == rdd.JobEnd {
-		l.storage()
-	}
 }
 
-// storage records what the workers hold when it changed.
-func (l *listener) storage() {
+// storage returns a record of what the workers hold, and whether it
+// changed since the last one.
+func (l *listener) storage() (Record, bool) {
 	ws := l.sc.WorkerStatus()
 	workers := make([]WorkerStore, len(ws))
 	for i, w := range ws {
@@ -97,9 +95,7 @@ func (l *listener) storage() {
 	same := reflect.DeepEqual(workers, l.lastStore) && reflect.DeepEqual(rdds, l.lastRDDs)
 	l.lastStore, l.lastRDDs = workers, rdds
 	l.mu.Unlock()
-	if !same {
-		l.emit(Record{Event: EvStorageUpdate, Time: time.Now(), Workers: workers, RDDs: rdds})
-	}
+	return Record{Event: EvStorageUpdate, Time: time.Now(), Workers: workers, RDDs: rdds}, !same
 }
 
 // watch records a trainer's start, rounds and steps.

@@ -66,6 +66,9 @@ func (a *app) page(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "the UI is read-only", http.StatusMethodNotAllowed)
 		return
 	}
+	if a.sync != nil {
+		a.sync()
+	}
 	title, content, status := a.render(path, r.URL.Query())
 	d := layoutData{Title: title, Base: a.base, Content: content, Status: "live"}
 	if ad, ok := a.state.Application(); ok {
@@ -108,16 +111,24 @@ func (a *app) streamPage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ctx := r.Context()
-	last := ""
+	secs, clocks := pageSections(u.Path)
+	last, drawn := "", ^uint64(0)
 	for {
 		changed := a.state.Changed()
-		_, content, _ := a.render(u.Path, u.Query())
-		if s := string(content); s != last {
-			if writeEvent(w, "page", []byte(s)) != nil {
-				return
+		version, running := a.state.sectionVersions(secs)
+		ticking := clocks && running
+		if version != drawn || ticking {
+			start := time.Now()
+			_, content, _ := a.render(u.Path, u.Query())
+			a.drawing.Add(int64(time.Since(start)))
+			drawn = version
+			if s := string(content); s != last {
+				if writeEvent(w, "page", []byte(s)) != nil {
+					return
+				}
+				f.Flush()
+				last = s
 			}
-			f.Flush()
-			last = s
 		}
 		ad, _ := a.state.Application()
 		if ad.Completed {
@@ -125,15 +136,23 @@ func (a *app) streamPage(w http.ResponseWriter, r *http.Request) {
 			f.Flush()
 			return
 		}
-		tick := time.NewTimer(tickInterval)
+		var tick <-chan time.Time
+		var timer *time.Timer
+		if ticking {
+			timer = time.NewTimer(tickInterval)
+			tick = timer.C
+		}
 		select {
 		case <-ctx.Done():
-			tick.Stop()
-			return
 		case <-changed:
-		case <-tick.C:
+		case <-tick:
 		}
-		tick.Stop()
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
 		pause := time.NewTimer(pageInterval)
 		select {
 		case <-ctx.Done():
@@ -142,6 +161,23 @@ func (a *app) streamPage(w http.ResponseWriter, r *http.Request) {
 		case <-pause.C:
 		}
 	}
+}
+
+// pageSections returns the sections of the state a page shows, and
+// whether it shows running clocks (durations of running jobs), which a
+// live page redraws every tickInterval.
+func pageSections(path string) ([]section, bool) {
+	switch {
+	case strings.HasPrefix(path, "/jobs"), strings.HasPrefix(path, "/stages"):
+		return []section{secApp, secJobs}, true
+	case strings.HasPrefix(path, "/workers"):
+		return []section{secApp, secJobs, secStorage}, false
+	case strings.HasPrefix(path, "/storage"):
+		return []section{secApp, secStorage}, false
+	case strings.HasPrefix(path, "/training"):
+		return []section{secApp, secTraining}, false
+	}
+	return []section{secApp}, false
 }
 
 // render draws the content of the page at path (without the base).
@@ -240,7 +276,7 @@ func errorPage(title, msg string) string {
 }
 
 // maxRows bounds the rows of a job table on a page.
-const maxRows = 100
+const maxRows = 50
 
 // jobTable is the data of the "jobtable" template.
 type jobTable struct {
@@ -334,17 +370,13 @@ func (a *app) jobTimeline(jobs []JobData) template.HTML {
 		if to.After(t.to) {
 			t.to = to
 		}
-		for _, sid := range j.StageIDs {
-			st, err := a.state.Stage(sid)
-			if err != nil {
-				continue
+		for _, st := range a.state.stageSpans(j.StageIDs) {
+			to := st.completed
+			if to.IsZero() {
+				to = now
 			}
-			sf, stt := parseStamp(st.SubmissionTime), parseStamp(st.CompletionTime)
-			if stt.IsZero() {
-				stt = now
-			}
-			t.spans = append(t.spans, span{lane: lane, from: sf, to: stt, color: "#174ea6", thin: true,
-				label: fmt.Sprintf("stage %d %s: %s", st.StageID, st.Name, dur(st.DurationMillis))})
+			t.spans = append(t.spans, span{lane: lane, from: st.submitted, to: to, color: "#174ea6", thin: true,
+				label: fmt.Sprintf("stage %d %s: %s", st.id, st.name, dur(millis(st.duration)))})
 		}
 	}
 	return t.svg()
@@ -468,12 +500,7 @@ func (a *app) trainerView(t TrainerData, all bool) trainerView {
 		cx = append(cx, float64(r.Round))
 		stacks = append(stacks, []float64{float64(r.ComputeSeconds), float64(r.CommSeconds)})
 	}
-	var sx, sy []float64
-	stride := max(1, len(steps)/2000)
-	for i := 0; i < len(steps); i += stride {
-		sx = append(sx, float64(steps[i].Iter))
-		sy = append(sy, float64(steps[i].Loss))
-	}
+	sx, sy := downsample(steps, maxCurvePoints)
 	v.Loss = lineChart{
 		title: "Loss", xLabel: "iteration", yLabel: "loss", yFrom0: true, xFrom: 0, xTo: float64(t.Iter),
 		series: []series{
@@ -510,6 +537,33 @@ func (a *app) trainerView(t TrainerData, all bool) trainerView {
 		v.Rounds = rounds
 	}
 	return v
+}
+
+// maxCurvePoints bounds the points of the step-loss curve: a chart is
+// a few hundred pixels wide.
+const maxCurvePoints = 600
+
+// downsample returns the steps' iterations and losses, averaged over
+// buckets of consecutive steps when there are more than n.
+func downsample(steps []StepInfo, n int) (xs, ys []float64) {
+	per := (len(steps) + n - 1) / max(n, 1)
+	if per <= 1 {
+		for _, s := range steps {
+			xs = append(xs, float64(s.Iter))
+			ys = append(ys, float64(s.Loss))
+		}
+		return xs, ys
+	}
+	for i := 0; i < len(steps); i += per {
+		j := min(i+per, len(steps))
+		var sum float64
+		for _, s := range steps[i:j] {
+			sum += float64(s.Loss)
+		}
+		xs = append(xs, float64(steps[j-1].Iter))
+		ys = append(ys, sum/float64(j-i))
+	}
+	return xs, ys
 }
 
 // parseStamp reads a time written by stamp.

@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -25,7 +26,7 @@ var assets embed.FS
 // tickInterval is how often a page with running work is redrawn so that
 // its clocks move.
 const (
-	pageInterval = 250 * time.Millisecond
+	pageInterval = 500 * time.Millisecond
 	tickInterval = time.Second
 )
 
@@ -36,10 +37,15 @@ type app struct {
 	base   string        // the path the pages live under: "" or "/history/ID"
 	stream *recordStream // live records, or nil for a replayed log
 	replay []Record      // a replayed log's records, for /api/v1/events
+
+	drawing atomic.Int64 // nanoseconds spent drawing pages for streams
+	// sync, for a live application, waits until the events that happened
+	// so far are in the state.
+	sync func()
 }
 
 // newLiveHandler serves the UI of a running application.
-func newLiveHandler(st *State, id string, stream *recordStream) http.Handler {
+func newLiveHandler(st *State, id string, stream *recordStream) (http.Handler, *app) {
 	a := &app{id: id, state: st, stream: stream}
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", staticHandler())
@@ -58,7 +64,7 @@ func newLiveHandler(st *State, id string, stream *recordStream) http.Handler {
 		a.api(w, r, r.PathValue("rest"))
 	})
 	mux.HandleFunc("/", a.page)
-	return mux
+	return mux, a
 }
 
 // staticHandler serves the embedded style sheet and script.
@@ -83,6 +89,9 @@ var apiEndpoints = []string{
 
 // api answers /api/v1/REST for the application.
 func (a *app) api(w http.ResponseWriter, r *http.Request, rest string) {
+	if a.sync != nil {
+		a.sync()
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("%s %s: the API is read-only; use GET", r.Method, r.URL.Path))

@@ -23,7 +23,10 @@ type State struct {
 	mu      sync.RWMutex
 	changed chan struct{} // closed and replaced when a record is applied
 	version uint64
-	live    bool // time goes on: running things age with the clock
+	// versions counts the records applied to each section of the state,
+	// so that a live page redraws only when what it shows changed.
+	versions [numSections]uint64
+	live     bool // time goes on: running things age with the clock
 
 	app     *AppInfo
 	env     *Environment
@@ -99,6 +102,46 @@ type trainer struct {
 	last   *StepInfo
 }
 
+// A section is a part of the state that pages show.
+type section int
+
+const (
+	secApp      section = iota // the application and its environment
+	secJobs                    // jobs, stages and tasks
+	secStorage                 // what the workers hold
+	secTraining                // trainers, rounds and steps
+	numSections
+)
+
+// sectionOf says which section a record changes.
+func sectionOf(event string) section {
+	switch event {
+	case EvJobStart, EvJobEnd, EvStageStart, EvStageEnd, EvTaskStart, EvTaskEnd:
+		return secJobs
+	case EvStorageUpdate:
+		return secStorage
+	case EvTrainerStart, EvRoundEnd, EvStep:
+		return secTraining
+	}
+	return secApp
+}
+
+// sectionVersions returns the versions of the given sections, summed,
+// and whether a job is running.
+func (s *State) sectionVersions(secs []section) (uint64, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	var v uint64
+	for _, sec := range secs {
+		v += s.versions[sec]
+	}
+	running := false
+	for i := len(s.jobOrder) - 1; i >= 0 && !running; i-- {
+		running = !s.jobs[s.jobOrder[i]].done
+	}
+	return v, running
+}
+
 // NewState returns an empty state. A live state (the UI of a running
 // context) ages running jobs with the clock; a replayed one stops at its
 // last record.
@@ -145,6 +188,7 @@ func (s *State) Apply(r Record) {
 	defer s.mu.Unlock()
 	s.apply(r)
 	s.version++
+	s.versions[sectionOf(r.Event)]++
 	close(s.changed)
 	s.changed = make(chan struct{})
 }

@@ -72,9 +72,24 @@ type UI struct {
 	url    string
 	errs   io.Writer
 
-	mu     sync.Mutex // serializes records, so that the log's order is the state's
-	closed bool
+	// Records travel from the job's goroutines through queue to one
+	// goroutine that applies them to the state, the log and the streams,
+	// in order; the jobs never wait for the UI's locks or its disk.
+	qmu     sync.RWMutex // guards closed against sends on a closed queue
+	closed  bool
+	queue   chan Record
+	done    chan struct{} // closed when the queue is drained
+	sent    atomic.Uint64
+	applied atomic.Uint64
+
+	live *app         // the served application, for its drawing time
+	busy atomic.Int64 // nanoseconds spent queueing records, on the job's goroutines
+	work atomic.Int64 // nanoseconds spent applying them, on the UI's goroutine
 }
+
+// queueSize is how many records may wait for the UI's goroutine before
+// the jobs that make them wait too.
+const queueSize = 1 << 16
 
 var appSeq atomic.Int64
 
@@ -124,9 +139,12 @@ func Start(sc *rdd.Context, o Options) (*UI, error) {
 			return nil, err
 		}
 	}
+	u.queue = make(chan Record, queueSize)
+	u.done = make(chan struct{})
 	env := environment(u.app, now, o)
 	u.record(Record{Event: EvApplicationStart, Time: now, App: &u.app, Env: &env})
 	u.lis = listen(sc, u.record)
+	go u.run()
 	return u, nil
 }
 
@@ -142,8 +160,11 @@ func (u *UI) serve() error {
 	}
 	u.ln = ln
 	u.url = "http://" + ln.Addr().String() + "/"
+	h, a := newLiveHandler(u.state, u.app.ID, u.stream)
+	a.sync = u.sync
+	u.live = a
 	u.srv = &http.Server{
-		Handler:           recoverer(newLiveHandler(u.state, u.app.ID, u.stream), u.errs),
+		Handler:           recoverer(h, u.errs),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	go u.srv.Serve(ln)
@@ -178,18 +199,70 @@ func listenFrom(host string, port, retries int) (net.Listener, error) {
 	return nil, fmt.Errorf("ui: no free port from %d to %d on %s (%v); choose another with --ui-port, or --no-ui", port, min(port+retries, 65535), host, first)
 }
 
-// record applies r to the state, writes it to the log and the streams.
+// record queues r for the UI's goroutine.
 func (u *UI) record(r Record) {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.closed {
-		return
+	start := time.Now()
+	u.qmu.RLock()
+	if !u.closed {
+		u.sent.Add(1)
+		u.queue <- r
 	}
+	u.qmu.RUnlock()
+	u.busy.Add(int64(time.Since(start)))
+}
+
+// run applies the queued records, and after every job what the workers
+// hold, until the queue is closed.
+func (u *UI) run() {
+	defer close(u.done)
+	for r := range u.queue {
+		start := time.Now()
+		u.apply(r)
+		if r.Event == EvJobEnd {
+			if s, changed := u.lis.storage(); changed {
+				u.apply(s)
+			}
+		}
+		u.applied.Add(1)
+		u.work.Add(int64(time.Since(start)))
+	}
+}
+
+// apply adds r to the state, the log and the streams.
+func (u *UI) apply(r Record) {
 	u.state.Apply(r)
 	if u.log != nil {
 		u.log.write(r)
 	}
 	u.stream.publish(r)
+}
+
+// syncTimeout bounds how long an answer waits for the UI to catch up.
+const syncTimeout = 2 * time.Second
+
+// sync waits until the records queued so far are applied, so that an
+// answer reflects every event that happened before the question.
+func (u *UI) sync() {
+	target := u.sent.Load()
+	deadline := time.Now().Add(syncTimeout)
+	for u.applied.Load() < target && time.Now().Before(deadline) {
+		select {
+		case <-u.state.Changed():
+		case <-u.done:
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// cost returns the time the UI has spent recording events (on the
+// goroutines of jobs and rounds) and drawing pages for live updates.
+func (u *UI) cost() (recording, drawing time.Duration) {
+	recording = time.Duration(u.busy.Load() + u.work.Load())
+	if u.live != nil {
+		drawing = time.Duration(u.live.drawing.Load())
+	}
+	return recording, drawing
 }
 
 // URL is the web UI's address, such as "http://127.0.0.1:4040/", or ""
@@ -208,8 +281,14 @@ func (u *UI) LogPath() string {
 	return u.log.final
 }
 
-// State is what the UI shows, for tests and tools.
-func (u *UI) State() *State { return u.state }
+// State is what the UI shows, for tests and tools, once the events that
+// happened so far are in it.
+func (u *UI) State() *State {
+	if u.state != nil {
+		u.sync()
+	}
+	return u.state
+}
 
 // Close records the end of the application, closes the event log and
 // stops the server. It reports a failure of the event log.
@@ -217,17 +296,21 @@ func (u *UI) Close() error {
 	if u == nil || u.state == nil {
 		return nil
 	}
+	u.qmu.Lock()
+	if u.closed {
+		u.qmu.Unlock()
+		return nil
+	}
+	u.qmu.Unlock()
 	if u.lis != nil {
 		u.lis.stop()
 	}
 	u.record(Record{Event: EvApplicationEnd, Time: time.Now()})
-	u.mu.Lock()
-	if u.closed {
-		u.mu.Unlock()
-		return nil
-	}
+	u.qmu.Lock()
 	u.closed = true
-	u.mu.Unlock()
+	close(u.queue)
+	u.qmu.Unlock()
+	<-u.done
 	u.stream.close()
 	var err error
 	if u.log != nil {

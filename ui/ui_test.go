@@ -537,7 +537,8 @@ func TestPanickingHandlerIs500(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/api/v1/boom", func(http.ResponseWriter, *http.Request) { panic("broken handler") })
 	mux.HandleFunc("/boom", func(http.ResponseWriter, *http.Request) { panic("broken page") })
-	mux.Handle("/", newLiveHandler(st, "app-1", newRecordStream()))
+	live, _ := newLiveHandler(st, "app-1", newRecordStream())
+	mux.Handle("/", live)
 	srv := httptest.NewServer(recoverer(mux, writerFunc(func(b []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
