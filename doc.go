@@ -48,7 +48,10 @@
 // Subscribe receives a RoundEvent after each round: the round, the global
 // iteration, the train loss, compute and communication seconds and the
 // bytes moved. Nothing in the package prints; SetWatcher lets a front end
-// (sparknet-shell) show the runs nobody subscribed to. Options.Latency and
+// (sparknet-shell) show the runs nobody subscribed to. OnParallelize lets
+// a tool that watches a whole context, such as the web UI (package ui),
+// observe every trainer made on it; what its hooks subscribe does not
+// count as a subscriber for SetWatcher. Options.Latency and
 // Options.Bandwidth add a simulated network cost to every broadcast and
 // collection, to show on one machine why a larger τ tolerates a slow
 // network.

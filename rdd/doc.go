@@ -211,7 +211,19 @@
 // and task attempt, with timings and errors, and after every shuffle's
 // map stage (ShuffleWritten: records, bytes, bytes spilled) and exchange
 // between ranks (ShuffleFetched), for progress displays and logs.
-// Nothing in the package prints.
+// Nothing in the package prints. Under an SPMD engine each rank sends its
+// task attempts with its results, and every rank delivers the other
+// ranks' as Remote events when the stage ends.
+//
+// # Status
+//
+// WorkerStatus reports what every worker holds (cached partitions and
+// their memory, the keys and memory of its Store) and StorageStatus the
+// persisted RDDs with their cached partitions, as Spark's executor and
+// storage tabs show them; under an SPMD engine the other ranks' workers
+// are as of the last stage. Memory is estimated once per cached partition
+// and stored value; a value with a SizeBytes method (Sizer) reports its
+// own.
 //
 // # Rules for callbacks
 //

@@ -77,6 +77,15 @@
 // ends with the weights of an uninterrupted run when it trains with
 // Trainer.RunTo.
 //
+// # The web UI
+//
+// Options.UI starts the web UI and event log of sc (package ui): the
+// command line serves it at http://127.0.0.1:4040/ or the next free
+// port (--ui-port, --no-ui, $SPARKNET_UI_PORT), writes the event log
+// with --event-log DIR ($SPARKNET_EVENT_LOG), and prints the address in
+// the banner, or on stderr for scripts, -e and notebooks. Under MPI, rank
+// 0 serves it and shows every rank.
+//
 // # Display
 //
 // Package display draws tables, sparklines, figures and training

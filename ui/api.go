@@ -418,6 +418,19 @@ func (s *State) Steps(id int) ([]StepInfo, error) {
 	return append([]StepInfo{}, t.steps...), nil
 }
 
+// stepCurve returns a trainer's step losses by iteration, averaged over
+// buckets of consecutive steps when there are more than n, without
+// copying the steps.
+func (s *State) stepCurve(id, n int) (xs, ys []float64) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	t := s.trainers[id]
+	if t == nil {
+		return nil, nil
+	}
+	return downsample(t.steps, n)
+}
+
 // Schedule returns a trainer's learning-rate schedule.
 func (s *State) Schedule(id int) ([]LRPoint, error) {
 	s.mu.RLock()

@@ -118,9 +118,14 @@ func (a *app) streamPage(w http.ResponseWriter, r *http.Request) {
 		version, running := a.state.sectionVersions(secs)
 		ticking := clocks && running
 		if version != drawn || ticking {
-			start := time.Now()
+			var end func()
+			if measureHook != nil {
+				end = measureHook(workDraw)
+			}
 			_, content, _ := a.render(u.Path, u.Query())
-			a.drawing.Add(int64(time.Since(start)))
+			if end != nil {
+				end()
+			}
 			drawn = version
 			if s := string(content); s != last {
 				if writeEvent(w, "page", []byte(s)) != nil {
@@ -483,7 +488,6 @@ const recentRounds = 10
 
 func (a *app) trainerView(t TrainerData, all bool) trainerView {
 	rounds, _ := a.state.Rounds(t.ID)
-	steps, _ := a.state.Steps(t.ID)
 	sched, _ := a.state.Schedule(t.ID)
 	v := trainerView{Base: a.base, T: t, All: all}
 
@@ -500,7 +504,7 @@ func (a *app) trainerView(t TrainerData, all bool) trainerView {
 		cx = append(cx, float64(r.Round))
 		stacks = append(stacks, []float64{float64(r.ComputeSeconds), float64(r.CommSeconds)})
 	}
-	sx, sy := downsample(steps, maxCurvePoints)
+	sx, sy := a.state.stepCurve(t.ID, maxCurvePoints)
 	v.Loss = lineChart{
 		title: "Loss", xLabel: "iteration", yLabel: "loss", yFrom0: true, xFrom: 0, xTo: float64(t.Iter),
 		series: []series{

@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// BenchmarkRecord measures recording one event: applying it to the
-// state, writing it to the event log and the event stream.
+// BenchmarkRecord measures applying one event: to the state, the event
+// log and the event stream (the UI's goroutine does this), and queueing
+// one (the job's goroutine does this).
 func BenchmarkRecord(b *testing.B) {
 	sc := newContext(b, "local[1]")
 	u, err := Start(sc, Options{NoServer: true, EventLog: b.TempDir(), Errors: io.Discard})
@@ -15,18 +16,29 @@ func BenchmarkRecord(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer u.Close()
-	u.record(Record{Event: EvTrainerStart, Time: time.Now(), Trainer: &TrainerInfo{ID: 1}})
-	b.Run("step", func(b *testing.B) {
+	u.apply(Record{Event: EvTrainerStart, Time: time.Now(), Trainer: &TrainerInfo{ID: 1}})
+	b.Run("queue", func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			u.record(Record{Event: EvStep, Time: time.Now(), Step: &StepInfo{Trainer: 1, Round: i/50 + 1, Step: i%50 + 1, Tau: 50, Iter: i, Loss: 0.1}})
 		}
+		u.sync()
+	})
+	b.Run("step", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			u.apply(Record{Event: EvStep, Time: time.Now(), Step: &StepInfo{Trainer: 1, Round: i/50 + 1, Step: i%50 + 1, Tau: 50, Iter: i, Loss: 0.1}})
+		}
+	})
+	b.Run("storage", func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			u.lis.storage()
+		}
 	})
 	b.Run("task", func(b *testing.B) {
-		u.record(Record{Event: EvJobStart, Time: time.Now(), Job: 1})
-		u.record(Record{Event: EvStageStart, Time: time.Now(), Job: 1, Stage: 1})
+		u.apply(Record{Event: EvJobStart, Time: time.Now(), Job: 1})
+		u.apply(Record{Event: EvStageStart, Time: time.Now(), Job: 1, Stage: 1})
 		for i := 0; i < b.N; i++ {
-			u.record(Record{Event: EvTaskStart, Time: time.Now(), Job: 1, Stage: 1, Partition: i, Attempt: 1})
-			u.record(Record{Event: EvTaskEnd, Time: time.Now(), Job: 1, Stage: 1, Partition: i, Attempt: 1, Duration: time.Millisecond})
+			u.apply(Record{Event: EvTaskStart, Time: time.Now(), Job: 1, Stage: 1, Partition: i, Attempt: 1})
+			u.apply(Record{Event: EvTaskEnd, Time: time.Now(), Job: 1, Stage: 1, Partition: i, Attempt: 1, Duration: time.Millisecond})
 		}
 	})
 }

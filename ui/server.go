@@ -15,7 +15,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -38,7 +37,6 @@ type app struct {
 	stream *recordStream // live records, or nil for a replayed log
 	replay []Record      // a replayed log's records, for /api/v1/events
 
-	drawing atomic.Int64 // nanoseconds spent drawing pages for streams
 	// sync, for a live application, waits until the events that happened
 	// so far are in the state.
 	sync func()

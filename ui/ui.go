@@ -81,11 +81,19 @@ type UI struct {
 	done    chan struct{} // closed when the queue is drained
 	sent    atomic.Uint64
 	applied atomic.Uint64
-
-	live *app         // the served application, for its drawing time
-	busy atomic.Int64 // nanoseconds spent queueing records, on the job's goroutines
-	work atomic.Int64 // nanoseconds spent applying them, on the UI's goroutine
 }
+
+// The kinds of work measureHook measures.
+const (
+	workQueue = iota // queueing a record, on the goroutine of a job or round
+	workApply        // applying it to the state, the log and the streams
+	workDraw         // drawing a page for a live update
+)
+
+// measureHook, when set (by benchmarks, before Start), is called at the
+// start of each piece of the UI's work and returns the function to call
+// at its end.
+var measureHook func(kind int) (end func())
 
 // queueSize is how many records may wait for the UI's goroutine before
 // the jobs that make them wait too.
@@ -162,7 +170,6 @@ func (u *UI) serve() error {
 	u.url = "http://" + ln.Addr().String() + "/"
 	h, a := newLiveHandler(u.state, u.app.ID, u.stream)
 	a.sync = u.sync
-	u.live = a
 	u.srv = &http.Server{
 		Handler:           recoverer(h, u.errs),
 		ReadHeaderTimeout: 10 * time.Second,
@@ -201,14 +208,15 @@ func listenFrom(host string, port, retries int) (net.Listener, error) {
 
 // record queues r for the UI's goroutine.
 func (u *UI) record(r Record) {
-	start := time.Now()
+	if measureHook != nil {
+		defer measureHook(workQueue)()
+	}
 	u.qmu.RLock()
 	if !u.closed {
 		u.sent.Add(1)
 		u.queue <- r
 	}
 	u.qmu.RUnlock()
-	u.busy.Add(int64(time.Since(start)))
 }
 
 // run applies the queued records, and after every job what the workers
@@ -216,7 +224,10 @@ func (u *UI) record(r Record) {
 func (u *UI) run() {
 	defer close(u.done)
 	for r := range u.queue {
-		start := time.Now()
+		var done func()
+		if measureHook != nil {
+			done = measureHook(workApply)
+		}
 		u.apply(r)
 		if r.Event == EvJobEnd {
 			if s, changed := u.lis.storage(); changed {
@@ -224,7 +235,9 @@ func (u *UI) run() {
 			}
 		}
 		u.applied.Add(1)
-		u.work.Add(int64(time.Since(start)))
+		if done != nil {
+			done()
+		}
 	}
 }
 
@@ -253,16 +266,6 @@ func (u *UI) sync() {
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-}
-
-// cost returns the time the UI has spent recording events (on the
-// goroutines of jobs and rounds) and drawing pages for live updates.
-func (u *UI) cost() (recording, drawing time.Duration) {
-	recording = time.Duration(u.busy.Load() + u.work.Load())
-	if u.live != nil {
-		drawing = time.Duration(u.live.drawing.Load())
-	}
-	return recording, drawing
 }
 
 // URL is the web UI's address, such as "http://127.0.0.1:4040/", or ""
