@@ -45,6 +45,7 @@ func init() {
 		// type definitions
 		"AbortError":       reflect.ValueOf((*rdd.AbortError)(nil)),
 		"Accumulator":      reflect.ValueOf((*rdd.Accumulator)(nil)),
+		"BlockStatus":      reflect.ValueOf((*rdd.BlockStatus)(nil)),
 		"Broadcast":        reflect.ValueOf((*rdd.Broadcast)(nil)),
 		"Comm":             reflect.ValueOf((*rdd.Comm)(nil)),
 		"Context":          reflect.ValueOf((*rdd.Context)(nil)),
@@ -59,18 +60,22 @@ func init() {
 		"PanicError":       reflect.ValueOf((*rdd.PanicError)(nil)),
 		"Partitioner":      reflect.ValueOf((*rdd.Partitioner)(nil)),
 		"RDD":              reflect.ValueOf((*rdd.RDD)(nil)),
+		"RDDStatus":        reflect.ValueOf((*rdd.RDDStatus)(nil)),
 		"RangePartitioner": reflect.ValueOf((*rdd.RangePartitioner)(nil)),
 		"ShuffleStats":     reflect.ValueOf((*rdd.ShuffleStats)(nil)),
+		"Sizer":            reflect.ValueOf((*rdd.Sizer)(nil)),
 		"StorageLevel":     reflect.ValueOf((*rdd.StorageLevel)(nil)),
 		"Store":            reflect.ValueOf((*rdd.Store)(nil)),
 		"TaskContext":      reflect.ValueOf((*rdd.TaskContext)(nil)),
 		"TaskError":        reflect.ValueOf((*rdd.TaskError)(nil)),
 		"TaskInfo":         reflect.ValueOf((*rdd.TaskInfo)(nil)),
+		"WorkerStatus":     reflect.ValueOf((*rdd.WorkerStatus)(nil)),
 
 		// interface wrapper definitions
 		"_Comm":        reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Comm)(nil)),
 		"_Engine":      reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Engine)(nil)),
 		"_Partitioner": reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Partitioner)(nil)),
+		"_Sizer":       reflect.ValueOf((*_github_com_sparknet_go_sparknet_rdd_Sizer)(nil)),
 	}
 }
 
@@ -158,4 +163,14 @@ func (W _github_com_sparknet_go_sparknet_rdd_Partitioner) NumPartitions() int {
 }
 func (W _github_com_sparknet_go_sparknet_rdd_Partitioner) Partition(key any) int {
 	return W.WPartition(key)
+}
+
+// _github_com_sparknet_go_sparknet_rdd_Sizer is an interface wrapper for Sizer type
+type _github_com_sparknet_go_sparknet_rdd_Sizer struct {
+	IValue     interface{}
+	WSizeBytes func() int64
+}
+
+func (W _github_com_sparknet_go_sparknet_rdd_Sizer) SizeBytes() int64 {
+	return W.WSizeBytes()
 }
