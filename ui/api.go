@@ -43,25 +43,37 @@ type JobData struct {
 	NumCompletedStages int    `json:"numCompletedStages"`
 	NumFailedStages    int    `json:"numFailedStages"`
 	FailureReason      string `json:"failureReason,omitempty"`
+	// ShuffleWriteBytes sums what the job's map stages wrote;
+	// ShuffleFetchBytes and ShuffleSentBytes are what rank 0 received
+	// from and sent to the other ranks (SPMD).
+	ShuffleWriteBytes int64 `json:"shuffleWriteBytes,omitempty"`
+	ShuffleFetchBytes int64 `json:"shuffleFetchBytes,omitempty"`
+	ShuffleSentBytes  int64 `json:"shuffleSentBytes,omitempty"`
 	// Stages is filled in by /api/v1/jobs/{id}.
 	Stages []StageData `json:"stages,omitempty"`
 }
 
 // StageData answers /api/v1/stages and /api/v1/stages/{id}.
 type StageData struct {
-	StageID          int        `json:"stageId"`
-	JobID            int        `json:"jobId"`
-	Name             string     `json:"name"`
-	Status           string     `json:"status"` // ACTIVE, COMPLETE or FAILED
-	NumTasks         int        `json:"numTasks"`
-	NumActiveTasks   int        `json:"numActiveTasks"`
-	NumCompleteTasks int        `json:"numCompleteTasks"`
-	NumFailedTasks   int        `json:"numFailedTasks"`
-	SubmissionTime   string     `json:"submissionTime"`
-	CompletionTime   string     `json:"completionTime,omitempty"`
-	DurationMillis   *Num       `json:"durationMs,omitempty"`
-	FailureReason    string     `json:"failureReason,omitempty"`
-	Tasks            []TaskData `json:"tasks,omitempty"`
+	StageID          int    `json:"stageId"`
+	JobID            int    `json:"jobId"`
+	Name             string `json:"name"`
+	Status           string `json:"status"` // ACTIVE, COMPLETE or FAILED
+	NumTasks         int    `json:"numTasks"`
+	NumActiveTasks   int    `json:"numActiveTasks"`
+	NumCompleteTasks int    `json:"numCompleteTasks"`
+	NumFailedTasks   int    `json:"numFailedTasks"`
+	SubmissionTime   string `json:"submissionTime"`
+	CompletionTime   string `json:"completionTime,omitempty"`
+	DurationMillis   *Num   `json:"durationMs,omitempty"`
+	FailureReason    string `json:"failureReason,omitempty"`
+	// A map stage's shuffle output: the shuffle, the elements and bytes
+	// written, and the bytes spilled to disk.
+	ShuffleID           int        `json:"shuffleId,omitempty"`
+	ShuffleWriteRecords int64      `json:"shuffleWriteRecords,omitempty"`
+	ShuffleWriteBytes   int64      `json:"shuffleWriteBytes,omitempty"`
+	ShuffleSpilledBytes int64      `json:"shuffleSpilledBytes,omitempty"`
+	Tasks               []TaskData `json:"tasks,omitempty"`
 }
 
 // TaskData is one task attempt.
@@ -185,6 +197,7 @@ func (s *State) jobData(j *job) JobData {
 		JobID: j.id, Name: j.action, SubmissionTime: stamp(j.submitted), Status: "RUNNING",
 		StageIDs: append([]int{}, j.stages...), NumTasks: j.numTasks,
 		NumActiveTasks: j.active, NumCompletedTasks: j.completedT, NumFailedTasks: j.failedT,
+		ShuffleFetchBytes: j.fetched, ShuffleSentBytes: j.sent,
 	}
 	if j.done {
 		d.Status = "SUCCEEDED"
@@ -197,6 +210,7 @@ func (s *State) jobData(j *job) JobData {
 		st := s.stages[sid]
 		if st != nil {
 			d.Description = st.name
+			d.ShuffleWriteBytes += st.bytes
 		}
 		switch {
 		case st == nil:
@@ -255,7 +269,8 @@ func (s *State) Stage(id int) (StageData, error) {
 }
 
 func (s *State) stageData(st *stage, withTasks bool) StageData {
-	d := StageData{StageID: st.id, JobID: st.job, Name: st.name, Status: "ACTIVE", NumTasks: st.numTasks, SubmissionTime: stamp(st.submitted)}
+	d := StageData{StageID: st.id, JobID: st.job, Name: st.name, Status: "ACTIVE", NumTasks: st.numTasks, SubmissionTime: stamp(st.submitted),
+		ShuffleID: st.shuffle, ShuffleWriteRecords: st.records, ShuffleWriteBytes: st.bytes, ShuffleSpilledBytes: st.spilled}
 	if st.done {
 		d.Status = "COMPLETE"
 		if st.err != "" {

@@ -56,6 +56,7 @@ var eventNames = map[rdd.EventKind]string{
 	rdd.JobStart: EvJobStart, rdd.JobEnd: EvJobEnd,
 	rdd.StageStart: EvStageStart, rdd.StageEnd: EvStageEnd,
 	rdd.TaskStart: EvTaskStart, rdd.TaskEnd: EvTaskEnd,
+	rdd.ShuffleWritten: EvShuffleWritten, rdd.ShuffleFetched: EvShuffleFetched,
 }
 
 // onEvent records an rdd event.
@@ -68,6 +69,7 @@ func (l *listener) onEvent(e rdd.Event) {
 		Event: name, Time: e.Time, Job: e.Job, Action: e.Action, Stage: e.Stage, StageName: e.StageName,
 		NumTasks: e.NumTasks, Partition: e.Partition, Worker: e.Worker, Attempt: e.Attempt,
 		Duration: e.Duration, Remote: e.Remote,
+		Shuffle: e.Shuffle, Records: e.Records, Bytes: e.Bytes, Spilled: e.Spilled, Sent: e.Sent,
 	}
 	if e.Err != nil {
 		r.Error, r.Failed = e.Err.Error(), true

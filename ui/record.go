@@ -22,10 +22,12 @@ const (
 	EvStageEnd         = "StageEnd"
 	EvTaskStart        = "TaskStart"
 	EvTaskEnd          = "TaskEnd"
-	EvStorageUpdate    = "StorageUpdate" // Workers and RDDs are set
-	EvTrainerStart     = "TrainerStart"  // Trainer is set
-	EvRoundEnd         = "RoundEnd"      // Round is set
-	EvStep             = "Step"          // Step is set
+	EvStorageUpdate    = "StorageUpdate"  // Workers and RDDs are set
+	EvTrainerStart     = "TrainerStart"   // Trainer is set
+	EvRoundEnd         = "RoundEnd"       // Round is set
+	EvStep             = "Step"           // Step is set
+	EvShuffleWritten   = "ShuffleWritten" // a shuffle's map stage: Shuffle, StageName, Records, Bytes, Spilled
+	EvShuffleFetched   = "ShuffleFetched" // an exchange between ranks: Shuffle, Records, Bytes, Sent
 )
 
 // Record is one event, as the event log writes it (one JSON object per
@@ -48,6 +50,13 @@ type Record struct {
 	Error     string        `json:"error,omitempty"`
 	Failed    bool          `json:"failed,omitempty"`
 	Remote    bool          `json:"remote,omitempty"` // another rank's task
+
+	// Shuffle events, from package rdd.
+	Shuffle int   `json:"shuffle,omitempty"`
+	Records int64 `json:"records,omitempty"`
+	Bytes   int64 `json:"bytes,omitempty"`
+	Spilled int64 `json:"spilled,omitempty"`
+	Sent    int64 `json:"sent,omitempty"`
 
 	App     *AppInfo      `json:"app,omitempty"`
 	Env     *Environment  `json:"env,omitempty"`

@@ -61,6 +61,8 @@ type job struct {
 	active     int
 	completedT int
 	failedT    int
+	fetched    int64 // shuffle bytes this rank received from others
+	sent       int64 // and sent to them
 }
 
 type stage struct {
@@ -74,6 +76,9 @@ type stage struct {
 	err       string
 	tasks     []*task
 	open      map[[2]int]*task // running attempts by partition and attempt
+
+	shuffle                 int // the shuffle whose map output the stage wrote, or 0
+	records, bytes, spilled int64
 }
 
 type task struct {
@@ -116,7 +121,7 @@ const (
 // sectionOf says which section a record changes.
 func sectionOf(event string) section {
 	switch event {
-	case EvJobStart, EvJobEnd, EvStageStart, EvStageEnd, EvTaskStart, EvTaskEnd:
+	case EvJobStart, EvJobEnd, EvStageStart, EvStageEnd, EvTaskStart, EvTaskEnd, EvShuffleWritten, EvShuffleFetched:
 		return secJobs
 	case EvStorageUpdate:
 		return secStorage
@@ -263,6 +268,21 @@ func (s *State) apply(r Record) {
 			w.failed++
 		} else {
 			w.completed++
+		}
+	case EvShuffleWritten:
+		// The map stage is the job's latest stage of that name.
+		if j := s.jobs[r.Job]; j != nil {
+			for i := len(j.stages) - 1; i >= 0; i-- {
+				if st := s.stages[j.stages[i]]; st != nil && st.name == r.StageName {
+					st.shuffle, st.records, st.bytes, st.spilled = r.Shuffle, r.Records, r.Bytes, r.Spilled
+					break
+				}
+			}
+		}
+	case EvShuffleFetched:
+		if j := s.jobs[r.Job]; j != nil {
+			j.fetched += r.Bytes
+			j.sent += r.Sent
 		}
 	case EvStorageUpdate:
 		s.storeOf = r.Workers

@@ -835,3 +835,29 @@ func TestNumJSON(t *testing.T) {
 		t.Error("a word decoded as a number")
 	}
 }
+
+func TestShuffleStages(t *testing.T) {
+	sc := newContext(t, "local[2]")
+	u := startUI(t, sc, Options{})
+	words := sc.Parallelize([]any{"a", "b", "a", "c", "b", "a", "d", "a"}, 4)
+	counts, err := words.Map(func(w string) rdd.Pair { return rdd.Pair{Key: w, Value: 1} }).ReduceByKey(func(a, b int) int { return a + b }, 2).Collect()
+	if err != nil || len(counts) != 4 {
+		t.Fatalf("counts %v, %v", counts, err)
+	}
+	var job JobData
+	getJSON(t, u.URL()+"api/v1/jobs/1", 200, &job)
+	if len(job.Stages) != 2 || job.ShuffleWriteBytes <= 0 {
+		t.Fatalf("the word count's job: %+v", job)
+	}
+	m := job.Stages[0]
+	if m.ShuffleID == 0 || m.ShuffleWriteRecords != 8 || m.ShuffleWriteBytes <= 0 || m.NumTasks != 4 || !strings.HasPrefix(m.Name, "shuffle") {
+		t.Errorf("map stage %+v", m)
+	}
+	if r := job.Stages[1]; r.ShuffleID != 0 || r.NumTasks != 2 {
+		t.Errorf("reduce stage %+v", r)
+	}
+	code, body := get(t, u.URL()+"jobs/job?id=1")
+	if code != 200 || !strings.Contains(body, "Shuffle write") || !strings.Contains(body, "8 records") {
+		t.Errorf("job page: %d\n%s", code, body)
+	}
+}
