@@ -118,7 +118,9 @@ func NewContextWith(o Options) (*Context, error) {
 	sc.workers = make([]*worker, e.Workers())
 	for w := range sc.workers {
 		if e.Owns(w) {
-			sc.workers[w] = &worker{id: w, cache: map[cacheKey]*cacheEntry{}}
+			wk := &worker{id: w, cache: map[cacheKey]*cacheEntry{}}
+			wk.store.shared = wk.cachedMemory
+			sc.workers[w] = wk
 		}
 	}
 	return sc, nil

@@ -25,14 +25,21 @@ const sampleAbove = 256
 // value itself and everything it reaches through pointers, slices, maps,
 // strings and interfaces, each counted once. Long slices of values with
 // pointers are sampled and their total extrapolated.
-func estimateSize(v any) int64 {
+func estimateSize(v any) int64 { return estimateSizeExcept(v, nil) }
+
+// estimateSizeExcept is estimateSize, not counting the memory at the
+// addresses in except, nor what it refers to.
+func estimateSizeExcept(v any, except []uintptr) int64 {
 	if v == nil {
 		return 0
 	}
 	if s, ok := v.(Sizer); ok {
 		return s.SizeBytes()
 	}
-	e := sizer{seen: map[uintptr]bool{}}
+	e := sizer{seen: make(map[uintptr]bool, len(except))}
+	for _, p := range except {
+		e.seen[p] = true
+	}
 	rv := reflect.ValueOf(v)
 	return int64(rv.Type().Size()) + e.reach(rv)
 }
@@ -168,6 +175,49 @@ func typeHasPointers(t reflect.Type) bool {
 		}
 	}
 	return false
+}
+
+// blockMemory lists the addresses of a partition's memory: the sample
+// set and its arrays, or the element list.
+func blockMemory(b block) []uintptr {
+	var out []uintptr
+	if s := b.Samples; s != nil {
+		out = append(out, uintptr(unsafe.Pointer(s)))
+		for _, p := range []uintptr{sliceData(s.Pixels), sliceData(s.Floats), sliceData(s.Labels)} {
+			if p != 0 {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	if p := sliceData(b.Elems); p != 0 {
+		out = append(out, p)
+	}
+	return out
+}
+
+func sliceData[T any](s []T) uintptr {
+	if cap(s) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+}
+
+// cachedMemory lists the memory of the worker's cached partitions.
+func (w *worker) cachedMemory() []uintptr {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []uintptr
+	for _, e := range w.cache {
+		select {
+		case <-e.done:
+			if e.err == nil {
+				out = append(out, blockMemory(e.b)...)
+			}
+		default:
+		}
+	}
+	return out
 }
 
 // blockBytes estimates the memory of a computed partition.

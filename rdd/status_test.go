@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/data"
 )
 
 // fixedSize reports its own size.
@@ -188,5 +190,27 @@ func TestSPMDRemoteEvents(t *testing.T) {
 				t.Errorf("rank %d: the failed attempt reads %s", r, l)
 			}
 		}
+	}
+}
+
+// A store value that refers to a cached partition does not count the
+// partition's memory again: the cache counts it.
+func TestStoreExcludesCachedPartitions(t *testing.T) {
+	sc := newTestContext(t, "local[1]")
+	s := &data.Samples{N: 1000, C: 1, H: 10, W: 10, Pixels: make([]uint8, 100000), Labels: make([]float32, 1000)}
+	r := sc.ParallelizeSamples(s, 1).Cache()
+	type holder struct {
+		samples *data.Samples
+		own     []float32
+	}
+	if _, err := r.RunPartitions(context.Background(), func(tc *TaskContext) (any, error) {
+		tc.Store().Set("holder", &holder{samples: tc.Samples(), own: make([]float32, 1000)})
+		return nil, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	ws := sc.WorkerStatus()[0]
+	if ws.CachedBytes < 100000 || ws.StoreBytes < 4000 || ws.StoreBytes > 5000 {
+		t.Errorf("cache %d bytes, store %d bytes; want about 104000 and 4000", ws.CachedBytes, ws.StoreBytes)
 	}
 }

@@ -14,6 +14,9 @@ type Store struct {
 	mu    sync.Mutex
 	m     map[string]any
 	sizes map[string]int64 // estimated when stored, for values that are not Sizers
+	// shared, for a worker's store, lists the memory of the worker's
+	// cached partitions, which values that refer to them do not count.
+	shared func() []uintptr
 }
 
 // Get returns the value stored under key, or nil.
@@ -32,7 +35,7 @@ func (s *Store) Lookup(key string) (any, bool) {
 
 // Set stores v under key, replacing any earlier value.
 func (s *Store) Set(key string, v any) {
-	size := storedSize(v)
+	size := s.storedSize(v)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.put(key, v, size)
@@ -49,12 +52,18 @@ func (s *Store) put(key string, v any, size int64) {
 }
 
 // storedSize is the size a store records for v: 0 for a Sizer, which is
-// asked again whenever the store is measured.
-func storedSize(v any) int64 {
+// asked again whenever the store is measured. Cached partitions that v
+// refers to (a model replica holds its partition's samples) are not
+// counted: the worker's cache counts them.
+func (s *Store) storedSize(v any) int64 {
 	if _, ok := v.(Sizer); ok {
 		return 0
 	}
-	return estimateSize(v)
+	var shared []uintptr
+	if s.shared != nil {
+		shared = s.shared()
+	}
+	return estimateSizeExcept(v, shared)
 }
 
 // Bytes estimates the memory the stored values hold: values with a
@@ -84,7 +93,7 @@ func (s *Store) GetOrCreate(key string, create func() (any, error)) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	size := storedSize(v)
+	size := s.storedSize(v)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if old, ok := s.m[key]; ok {

@@ -21,6 +21,8 @@ func init() {
 		"EvJobEnd":           reflect.ValueOf(constant.MakeFromLiteral("\"JobEnd\"", token.STRING, 0)),
 		"EvJobStart":         reflect.ValueOf(constant.MakeFromLiteral("\"JobStart\"", token.STRING, 0)),
 		"EvRoundEnd":         reflect.ValueOf(constant.MakeFromLiteral("\"RoundEnd\"", token.STRING, 0)),
+		"EvShuffleFetched":   reflect.ValueOf(constant.MakeFromLiteral("\"ShuffleFetched\"", token.STRING, 0)),
+		"EvShuffleWritten":   reflect.ValueOf(constant.MakeFromLiteral("\"ShuffleWritten\"", token.STRING, 0)),
 		"EvStageEnd":         reflect.ValueOf(constant.MakeFromLiteral("\"StageEnd\"", token.STRING, 0)),
 		"EvStageStart":       reflect.ValueOf(constant.MakeFromLiteral("\"StageStart\"", token.STRING, 0)),
 		"EvStep":             reflect.ValueOf(constant.MakeFromLiteral("\"Step\"", token.STRING, 0)),
