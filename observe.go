@@ -22,6 +22,9 @@ var newTrainerHooks struct {
 // event log) can subscribe to every trainer's rounds without the script's
 // help. f runs on the goroutine that called Parallelize; it must return
 // quickly and must not run rounds. A panic in f is recovered and ignored.
+// What f subscribes observes in the background: it does not count as a
+// subscriber for SetWatcher, so the shell still shows the progress of a
+// run nobody else subscribed to.
 // The returned function unregisters f.
 func OnParallelize(f func(*Trainer)) (remove func()) {
 	h := &newTrainerHooks
@@ -40,6 +43,26 @@ func OnParallelize(f func(*Trainer)) (remove func()) {
 	}
 }
 
+// observers marks the subscriptions made by OnParallelize hooks: tools
+// that watch in the background, which do not count as a display of the
+// trainer's progress (see SetWatcher).
+type observers struct {
+	announcing    bool         // the hooks are running
+	events, steps map[int]bool // indices in Trainer.events and Trainer.steps
+}
+
+// mark records subscription i in set when the hooks are running; t.mu is
+// held.
+func (o *observers) mark(set *map[int]bool, i int) {
+	if !o.announcing {
+		return
+	}
+	if *set == nil {
+		*set = map[int]bool{}
+	}
+	(*set)[i] = true
+}
+
 // announce calls the OnParallelize hooks with t, in registration order.
 func announce(t *Trainer) {
 	h := &newTrainerHooks
@@ -51,6 +74,14 @@ func announce(t *Trainer) {
 		}
 	}
 	h.Unlock()
+	t.mu.Lock()
+	t.observers.announcing = true
+	t.mu.Unlock()
+	defer func() {
+		t.mu.Lock()
+		t.observers.announcing = false
+		t.mu.Unlock()
+	}()
 	for _, f := range fs {
 		func() {
 			defer func() { recover() }()

@@ -49,3 +49,40 @@ func TestOnParallelize(t *testing.T) {
 		t.Error("SolverParameter returns the trainer's own message")
 	}
 }
+
+// What an OnParallelize hook subscribes observes in the background: the
+// watcher still shows the run, until someone else subscribes.
+func TestHookSubscriptionsLeaveTheWatcher(t *testing.T) {
+	f := newFixture(t, "local[2]", 2)
+	rounds := 0
+	remove := OnParallelize(func(tr *Trainer) {
+		if tr.Context() == f.sc {
+			tr.Subscribe(func(RoundEvent) { rounds++ })
+			tr.SubscribeSteps(func(StepEvent) {})
+		}
+	})
+	defer remove()
+	tr := f.trainer(t, testSolverParam(t, ""), Options{Tau: 2, Seed: 1})
+	watched := 0
+	defer SetWatcher(SetWatcher(func(w *Trainer, n int) func() {
+		if w == tr {
+			watched++
+		}
+		return nil
+	}))
+	ctx := context.Background()
+	if err := tr.Rounds(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	if watched != 1 || rounds != 2 {
+		t.Errorf("with a hook's subscriptions: watched %d times, the hook saw %d rounds", watched, rounds)
+	}
+	stop := tr.Subscribe(func(RoundEvent) {})
+	defer stop()
+	if err := tr.Rounds(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if watched != 1 || rounds != 3 {
+		t.Errorf("with a subscriber of its own: watched %d times, the hook saw %d rounds", watched, rounds)
+	}
+}

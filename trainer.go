@@ -68,6 +68,8 @@ type Trainer struct {
 	iter   int
 	events []func(RoundEvent)
 	steps  []func(StepEvent)
+	// observers marks the subscriptions OnParallelize hooks made.
+	observers observers
 	// stepSubs is the copy of steps a round's tasks read (the round holds mu).
 	stepSubs []func(StepEvent)
 	closed   bool
@@ -313,6 +315,7 @@ func (t *Trainer) Subscribe(f func(RoundEvent)) (unsubscribe func()) {
 	defer t.mu.Unlock()
 	t.events = append(t.events, f)
 	i := len(t.events) - 1
+	t.observers.mark(&t.observers.events, i)
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -330,6 +333,7 @@ func (t *Trainer) SubscribeSteps(f func(StepEvent)) (unsubscribe func()) {
 	defer t.mu.Unlock()
 	t.steps = append(t.steps, f)
 	i := len(t.steps) - 1
+	t.observers.mark(&t.observers.steps, i)
 	return func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()

@@ -38,17 +38,19 @@ func (t *Trainer) watch(rounds int) (done func()) {
 	return func() {}
 }
 
-// subscribed reports whether a function receives t's events.
+// subscribed reports whether a function receives t's events, other than
+// the observers OnParallelize hooks subscribed (a web UI does not show
+// progress at the prompt).
 func (t *Trainer) subscribed() bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, f := range t.events {
-		if f != nil {
+	for i, f := range t.events {
+		if f != nil && !t.observers.events[i] {
 			return true
 		}
 	}
-	for _, f := range t.steps {
-		if f != nil {
+	for i, f := range t.steps {
+		if f != nil && !t.observers.steps[i] {
 			return true
 		}
 	}
