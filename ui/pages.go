@@ -110,6 +110,9 @@ func (a *app) streamPage(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	if a.sync != nil {
+		a.sync() // the first page shows what happened before it was asked for
+	}
 	ctx := r.Context()
 	secs, clocks := pageSections(u.Path)
 	last, drawn := "", ^uint64(0)
