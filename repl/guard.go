@@ -65,6 +65,7 @@ func (r *rewriter) guard(node ast.Node) {
 		})
 	}
 	walk(node, nil)
+	guardRecover(node)
 }
 
 // probe puts the call count and the stack probe at the start of body:

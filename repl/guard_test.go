@@ -208,3 +208,37 @@ func TestParseMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestRecover checks recover in inputs: it returns the value panic was
+// given, and a recovered panic leaves nothing in the report of a later one.
+func TestRecover(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	ctx := context.Background()
+	src := `var errBad = errors.New("bad")
+func catch(f func()) (r any) {
+	defer func() { r = recover() }()
+	f()
+	return nil
+}
+func inner() { panic(errBad) }
+err, ok := catch(inner).(error)
+fmt.Println(ok, errors.Is(err, errBad), catch(func() { panic(7) }), catch(func() {}))`
+	if err := s.Eval(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "true true 7 <nil>\n" {
+		t.Fatalf("recovered values printed %q", got)
+	}
+	err := s.Eval(ctx, "func outer() { panic(\"last\") }\nouter()")
+	if err == nil || strings.Contains(err.Error(), "inner") || strings.Contains(err.Error(), "func literal") {
+		t.Fatalf("the report of an unrecovered panic: %v; it must name only outer", err)
+	}
+	// A recover the input declares itself is its own.
+	out.Reset()
+	if err := s.Eval(ctx, "func mine(recover func() int) int { return recover() }\nmine(func() int { return 3 })"); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "3 (int)\n" {
+		t.Fatalf("a parameter named recover: %q", got)
+	}
+}

@@ -25,6 +25,9 @@ import (
 //   - a parallel assignment a, b = x, f() becomes temporaries assigned
 //     one by one (the interpreter drops some of the assignments when the
 //     right side mixes calls with other expressions).
+//   - function bodies count their calls and probe the stack, sizes of
+//     make are checked against the memory budget (see guard.go), and
+//     recover() reports what it recovered (see recover.go).
 
 // rtName is the name under which inputs import the shell's runtime
 // package (Go, Echo, ...).
