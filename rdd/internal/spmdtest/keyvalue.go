@@ -373,6 +373,11 @@ func KeyValue(sc *rdd.Context, seed uint64) string {
 	}
 	got, err = kv.Repartition(7).Collect()
 	c.pairsEqual("Repartition", got, err, anys(pairs))
+	// Partitions of shuffled RDDs read on workers other than their own.
+	got, err = kv.ReduceByKey(add, 4).Coalesce(1).Collect()
+	c.pairsEqual("Coalesce after a shuffle", got, err, mapPairs(sums))
+	got, err = kv.ReduceByKey(add, 2).Union(kv.Keys().Distinct(2).Map(func(k int) rdd.Pair { return rdd.Pair{Key: k, Value: 0} })).ReduceByKey(add).Collect()
+	c.pairsEqual("Union of shuffles, shuffled again", got, err, mapPairs(sums))
 
 	// Aggregation with a mutable zero, and Take, Top, TakeOrdered.
 	s, err := data.NewSamples(600, 1, 1, 1, false)
