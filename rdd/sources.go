@@ -40,19 +40,39 @@ func (sc *Context) samplesSource(op string, numPartitions int, read func() (*dat
 	return sc.ParallelizeSamples(s, numPartitions).setOp(op), nil
 }
 
+// registered reads a data set of samples through package data's
+// registry, as Read does, keeping op as the RDD's operation.
+func (sc *Context) registered(op, format, path string, o data.ReadOptions, numPartitions int) (*RDD, error) {
+	if _, err := sc.partitionsOrDefault(op, numPartitions); err != nil {
+		return nil, err
+	}
+	s, err := data.ReadSamples(format+":"+path, o)
+	if err != nil {
+		return nil, err
+	}
+	return sc.ParallelizeSamples(s, numPartitions).setOp(op), nil
+}
+
+// split names the split Read takes.
+func split(train bool) string {
+	if train {
+		return "train"
+	}
+	return "test"
+}
+
 // MNIST reads the MNIST training or test set from dir ("" finds the
-// files with data.MNISTDir) into an RDD of 1×28×28 byte samples.
+// files with data.MNISTDir) into an RDD of 1×28×28 byte samples; it is
+// ReadWith("mnist:DIR", ...).
 func (sc *Context) MNIST(dir string, train bool, numPartitions int) (*RDD, error) {
-	return sc.samplesSource("MNIST", numPartitions, func() (*data.Samples, error) {
-		if dir == "" {
-			d, err := data.MNISTDir()
-			if err != nil {
-				return nil, err
-			}
-			dir = d
+	if dir == "" {
+		d, err := data.MNISTDir()
+		if err != nil {
+			return nil, err
 		}
-		return data.LoadMNIST(dir, train)
-	})
+		dir = d
+	}
+	return sc.registered("MNIST", "mnist", dir, data.ReadOptions{Split: split(train)}, numPartitions)
 }
 
 // IDX reads a pair of IDX files of samples and labels (as MNIST's) into
@@ -66,27 +86,21 @@ func (sc *Context) IDX(imagesPath, labelsPath string, numPartitions int) (*RDD, 
 // CIFAR10 reads the CIFAR-10 training or test batches from dir into an
 // RDD of 3×32×32 byte samples.
 func (sc *Context) CIFAR10(dir string, train bool, numPartitions int) (*RDD, error) {
-	return sc.samplesSource("CIFAR10", numPartitions, func() (*data.Samples, error) {
-		return data.LoadCIFAR10(dir, train)
-	})
+	return sc.registered("CIFAR10", "cifar10", dir, data.ReadOptions{Split: split(train)}, numPartitions)
 }
 
 // LMDB reads a Caffe LMDB database of Datum records (a folder holding
 // data.mdb, as Caffe's convert tools write them) into an RDD of samples,
 // in key order; encoded records are decoded as images with o.
 func (sc *Context) LMDB(path string, o data.ImageOptions, numPartitions int) (*RDD, error) {
-	return sc.samplesSource("LMDB", numPartitions, func() (*data.Samples, error) {
-		return data.ReadLMDB(path, o)
-	})
+	return sc.registered("LMDB", "lmdb", path, data.ReadOptions{Image: o}, numPartitions)
 }
 
 // LevelDB reads a Caffe LevelDB database of Datum records (the folder
 // Caffe's convert tools write with --backend=leveldb) into an RDD of
 // samples, in key order.
 func (sc *Context) LevelDB(path string, o data.ImageOptions, numPartitions int) (*RDD, error) {
-	return sc.samplesSource("LevelDB", numPartitions, func() (*data.Samples, error) {
-		return data.ReadLevelDB(path, o)
-	})
+	return sc.registered("LevelDB", "leveldb", path, data.ReadOptions{Image: o}, numPartitions)
 }
 
 // ImageList reads the images a Caffe image list names ("PATH LABEL"
@@ -101,17 +115,13 @@ func (sc *Context) ImageList(list, root string, o data.ImageOptions, numPartitio
 // ImageFolder reads a folder with one subfolder of JPEG or PNG images per
 // class into an RDD of byte samples.
 func (sc *Context) ImageFolder(dir string, o data.ImageOptions, numPartitions int) (*RDD, error) {
-	return sc.samplesSource("ImageFolder", numPartitions, func() (*data.Samples, error) {
-		return data.ReadImageFolder(dir, o)
-	})
+	return sc.registered("ImageFolder", "images", dir, data.ReadOptions{Image: o}, numPartitions)
 }
 
 // CSV reads a CSV file of numbers into an RDD of float32 samples of shape
 // 1×1×D.
 func (sc *Context) CSV(path string, o data.CSVOptions, numPartitions int) (*RDD, error) {
-	return sc.samplesSource("CSV", numPartitions, func() (*data.Samples, error) {
-		return data.ReadCSV(path, o)
-	})
+	return sc.registered("CSV", "csv", path, data.ReadOptions{CSV: o}, numPartitions)
 }
 
 // TextFile reads a text file (plain or gzip), or a folder of part files
