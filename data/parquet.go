@@ -63,10 +63,8 @@ func init() {
 		Name: "parquet",
 		Doc:  "a Parquet file, or a folder of part files as Spark writes them; samples from a column of bytes or number lists and a label column, else rows",
 		Detect: func(p string) bool {
-			if strings.HasSuffix(strings.ToLower(p), ".parquet") {
-				return true
-			}
-			return isDir(p) && globAny(p, "*.parquet", "part-*")
+			files, err := parquetParts(p)
+			return err == nil && hasParquetMagic(files[0])
 		},
 		Read: func(p string, o ReadOptions) (*Dataset, error) {
 			files, err := parquetParts(p)
@@ -161,6 +159,18 @@ func DecodeParquet(b []byte, name string, o ParquetOptions) (*Samples, error) {
 		return nil, err
 	}
 	return pf.samples(ReadOptions{Parquet: o})
+}
+
+// hasParquetMagic reports whether the file starts with PAR1.
+func hasParquetMagic(path string) bool {
+	f, _, err := fsio.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var b [4]byte
+	_, err = io.ReadFull(f, b[:])
+	return err == nil && string(b[:]) == "PAR1"
 }
 
 // parquetParts lists the files of a Parquet file or folder.

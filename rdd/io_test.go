@@ -40,6 +40,10 @@ func TestSaveAndReadText(t *testing.T) {
 			t.Errorf("read back %q, %v", got, err)
 		}
 	}
+	// A folder of text parts is not taken for Parquet.
+	if _, err := sc.Read(dir, 0); err == nil || !strings.Contains(err.Error(), "no known format") {
+		t.Errorf("reading a folder of text parts without a format: %v", err)
+	}
 	err := r.SaveAsTextFile(dir)
 	if err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Errorf("saving over existing output: %v", err)
