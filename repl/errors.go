@@ -3,7 +3,6 @@ package repl
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"regexp"
 	"strings"
 )
@@ -66,15 +65,6 @@ func (nilDereference) Error() string {
 
 // RuntimeError marks it as a runtime.Error, as Go's own is.
 func (nilDereference) RuntimeError() {}
-
-// goPanicValue returns the value Go would have panicked with for a panic
-// value of the interpreter.
-func goPanicValue(v any) any {
-	if ve, ok := v.(*reflect.ValueError); ok && ve.Kind == reflect.Invalid {
-		return nilDereference{}
-	}
-	return v
-}
 
 // ExitError reports a call of os.Exit in interpreted code.
 type ExitError struct{ Code int }

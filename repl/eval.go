@@ -576,7 +576,14 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 				frames = dropWrapper(frames)
 			}
 		}
-		return reflect.Value{}, &PanicError{Value: goPanicValue(p.Value), Trace: s.trace(frames, top)}
+		trace := s.trace(frames, top)
+		// The interpreter's own panics (a failed type assertion) tell
+		// where they happened: that goes first in the trace, the value
+		// is Go's.
+		if at := panicPosition(p.Value); at != "" && (len(trace) == 0 || trace[0] != "at "+at) {
+			trace = append([]string{"at " + at}, trace...)
+		}
+		return reflect.Value{}, &PanicError{Value: goPanicValue(p.Value), Trace: trace}
 	}
 	return reflect.Value{}, err
 }

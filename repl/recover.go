@@ -84,7 +84,7 @@ func (s *Session) recoveredValue(v any) any {
 	}
 	s.stderr.take()
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
-		return rv.Interface()
+		v = rv.Interface()
 	}
-	return v
+	return goPanicValue(v) // the runtime's errors as Go gives them
 }

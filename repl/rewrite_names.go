@@ -250,12 +250,20 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 			if !types.AssignableTo(ct, t) {
 				continue
 			}
+			// if w, ok := v.(P); ok { return <w with its name> }
+			w := r.temp("w", pos)
+			var res ast.Expr
+			if needsElements(ct) {
+				res = r.elements(ident(w.Name, pos), ct)
+			}
+			if res == nil {
+				res = r.typedCall(ident(w.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)
+			}
 			body.List = append(body.List, &ast.IfStmt{If: pos,
-				Init: &ast.AssignStmt{Lhs: []ast.Expr{ident("_", pos), ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
 					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(param.Name, pos), Lparen: pos, Type: cx, Rparen: pos}}},
 				Cond: ident("ok", pos),
-				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos,
-					Results: []ast.Expr{r.typedCall(ident(param.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)}}}},
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
 			})
 		}
 	}
@@ -525,7 +533,14 @@ func needsElements(t types.Type) bool {
 			return false // formatted by its own method
 		}
 		for i := range u.NumFields() {
-			if f := u.Field(i); f.Exported() && elemNeeds(f.Type()) {
+			f := u.Field(i)
+			// The interpreter's structs name unexported fields for
+			// reflection with an X in front (reflection cannot make
+			// them), which %+v would print.
+			if !f.Exported() && f.Pkg() != nil && f.Pkg().Path() == "main" {
+				return true
+			}
+			if f.Exported() && elemNeeds(f.Type()) {
 				return true
 			}
 		}

@@ -1,6 +1,9 @@
 package repl
 
 import (
+	"strconv"
+	"strings"
+
 	"go/ast"
 	"go/token"
 	"go/types"
@@ -333,10 +336,16 @@ func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 		for _, id := range lhs {
 			assign.Lhs = append(assign.Lhs, ident(id.Name, id.Pos()))
 			obj := r.info.Defs[id]
-			if obj == nil || id.Name == "_" {
+			var ot types.Type
+			switch {
+			case obj != nil && id.Name != "_":
+				ot = obj.Type()
+			case strings.HasPrefix(id.Name, rtName+"_ok"): // see mapLookups
+				ot = types.Typ[types.Bool]
+			default:
 				continue // assigned, not declared
 			}
-			t := r.typeExpr(obj.Type(), pos)
+			t := r.typeExpr(ot, pos)
 			if t == nil {
 				ok = false
 				break
@@ -587,4 +596,280 @@ func (r *typedRewriter) receives(f *ast.File) {
 		c.Replace(block)
 		return true
 	})
+}
+
+// mapLookups zeroes the value of a comma-ok map lookup that finds no
+// key: the interpreter leaves the variable as it was (in a loop, the
+// previous iteration's value), where Go sets the zero value.
+//
+//	v, ok := m[k]  →  v, ok := m[k]; if !ok { v = *new(V) }
+//
+// An if or switch whose init is such a lookup gets a block around it for
+// the added statement.
+func (r *typedRewriter) mapLookups(f *ast.File) {
+	fix := func(st ast.Stmt) ast.Stmt {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+			return nil
+		}
+		ix, ok := ast.Unparen(as.Rhs[0]).(*ast.IndexExpr)
+		if !ok {
+			return nil
+		}
+		t := r.typeOf(ix.X)
+		if t == nil {
+			return nil
+		}
+		m, ok := coreType(t).(*types.Map)
+		if !ok {
+			return nil
+		}
+		v, ok := as.Lhs[0].(*ast.Ident)
+		okv, ok2 := as.Lhs[1].(*ast.Ident)
+		if !ok || !ok2 || v.Name == "_" {
+			return nil
+		}
+		pos := as.Pos()
+		okName := okv.Name
+		if okName == "_" {
+			if as.Tok == token.ASSIGN {
+				return nil // v, _ = m[k] is a plain lookup for the interpreter (below)
+			}
+			tmp := r.temp("ok", pos)
+			as.Lhs[1] = tmp
+			okName = tmp.Name
+		}
+		tx := r.typeExpr(m.Elem(), pos)
+		if tx == nil {
+			return nil
+		}
+		zero := &ast.StarExpr{Star: pos, X: &ast.CallExpr{Fun: ident("new", pos), Lparen: pos, Args: []ast.Expr{tx}, Rparen: pos}}
+		return &ast.IfStmt{If: pos, Cond: &ast.UnaryExpr{OpPos: pos, Op: token.NOT, X: ident(okName, pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+				&ast.AssignStmt{Lhs: []ast.Expr{ident(v.Name, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{zero}}}}}
+	}
+	list := func(stmts []ast.Stmt) []ast.Stmt {
+		var out []ast.Stmt
+		for _, st := range stmts {
+			// v, _ = m[k] is v = m[k], which the interpreter gets right.
+			if as, ok := st.(*ast.AssignStmt); ok && as.Tok == token.ASSIGN && len(as.Lhs) == 2 && len(as.Rhs) == 1 {
+				if id, ok := as.Lhs[1].(*ast.Ident); ok && id.Name == "_" {
+					if ix, ok := ast.Unparen(as.Rhs[0]).(*ast.IndexExpr); ok {
+						if t := r.typeOf(ix.X); t != nil {
+							if _, isMap := coreType(t).(*types.Map); isMap {
+								as.Lhs = as.Lhs[:1]
+							}
+						}
+					}
+				}
+			}
+			switch s := st.(type) {
+			case *ast.IfStmt:
+				if z := fix(s.Init); z != nil {
+					init := s.Init
+					s.Init = nil
+					out = append(out, &ast.BlockStmt{Lbrace: s.Pos(), List: []ast.Stmt{init, z, s}, Rbrace: s.End()})
+					continue
+				}
+			case *ast.SwitchStmt:
+				if z := fix(s.Init); z != nil {
+					init := s.Init
+					s.Init = nil
+					out = append(out, &ast.BlockStmt{Lbrace: s.Pos(), List: []ast.Stmt{init, z, s}, Rbrace: s.End()})
+					continue
+				}
+			}
+			out = append(out, st)
+			if z := fix(st); z != nil {
+				out = append(out, z)
+			}
+		}
+		return out
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			n.List = list(n.List)
+		case *ast.CaseClause:
+			n.Body = list(n.Body)
+		case *ast.CommClause:
+			n.Body = list(n.Body)
+		}
+		return true
+	})
+}
+
+// indexChecks checks, outside loops, the index of an index expression
+// against the length first: the interpreter's panic (reflection's) does
+// not tell the index and the length that Go's message names.
+//
+//	s[i]  →  s[_sn.Index(i, len(s))]
+//
+// Inside loops the check would cost too much (an interpreted call for
+// every element): there a panic reads "index out of range" without the
+// numbers (see goPanicValue).
+func (r *typedRewriter) indexChecks(f *ast.File) {
+	depth := 0
+	var saved []int
+	astutil.Apply(f, func(c *astutil.Cursor) bool {
+		switch c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			depth++
+		case *ast.FuncLit:
+			saved = append(saved, depth)
+			depth = 0
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			depth--
+		case *ast.FuncLit:
+			depth = saved[len(saved)-1]
+			saved = saved[:len(saved)-1]
+		case *ast.IndexExpr:
+			if depth == 0 {
+				r.checkIndex(n)
+			}
+		case *ast.SliceExpr:
+			if depth == 0 {
+				r.checkSlice(n)
+			}
+		}
+		return true
+	})
+}
+
+// checkSlice checks the bounds of a slice expression a[lo:hi] first:
+//
+//	a[lo:hi]  →  a[_sn.Bounds(lo, hi, cap(a), "capacity"):hi]
+//
+// (length for a string or an array), when lo, hi and a can be evaluated
+// twice.
+func (r *typedRewriter) checkSlice(se *ast.SliceExpr) {
+	t := r.typeOf(se.X)
+	if t == nil || se.Slice3 || !pureExpr(se.X) || (se.Low != nil && !pureExpr(se.Low)) || (se.High != nil && !pureExpr(se.High)) {
+		return
+	}
+	limit, what := "cap", "capacity"
+	switch u := coreType(t).(type) {
+	case *types.Slice:
+	case *types.Array:
+		limit, what = "len", "length"
+	case *types.Pointer:
+		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+			return
+		}
+		limit, what = "len", "length"
+	case *types.Basic:
+		if u.Info()&types.IsString == 0 {
+			return
+		}
+		limit, what = "len", "length"
+	default:
+		return
+	}
+	pos := se.Lbrack
+	asInt := func(x ast.Expr) ast.Expr {
+		if tv, ok := r.info.Types[x]; ok {
+			if b, ok := tv.Type.Underlying().(*types.Basic); ok && (b.Kind() == types.Int || b.Kind() == types.UntypedInt) {
+				return copyPure(x)
+			}
+		}
+		return &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{copyPure(x)}, Rparen: pos}
+	}
+	var lo, hi ast.Expr = &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "-1"}
+	if se.Low != nil {
+		lo = asInt(se.Low)
+	}
+	if se.High != nil {
+		hi = asInt(se.High)
+	}
+	bound := &ast.CallExpr{Fun: ident(limit, pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
+	length := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
+	check := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Bounds", pos)}, Lparen: pos,
+		Args: []ast.Expr{lo, hi, length, bound, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(what)}}, Rparen: pos}
+	if se.Low == nil {
+		// a[:hi]: the check runs as the (zero) low bound.
+		se.Low = check
+		return
+	}
+	se.Low = check
+}
+
+func (r *typedRewriter) checkIndex(ix *ast.IndexExpr) {
+	t := r.typeOf(ix.X)
+	if t == nil || !pureExpr(ix.X) {
+		return
+	}
+	if tv, ok := r.info.Types[ix]; !ok || !tv.IsValue() {
+		return // a generic instantiation
+	}
+	isArray := false
+	switch u := coreType(t).(type) {
+	case *types.Slice:
+	case *types.Array:
+		isArray = true
+	case *types.Pointer:
+		if _, ok := u.Elem().Underlying().(*types.Array); !ok {
+			return
+		}
+		isArray = true
+	case *types.Basic:
+		if u.Info()&types.IsString == 0 {
+			return
+		}
+	default:
+		return
+	}
+	itv, ok := r.info.Types[ix.Index]
+	if !ok || (isArray && itv.Value != nil) {
+		return // checked by the compiler
+	}
+	pos := ix.Index.Pos()
+	idx := ix.Index
+	if b, ok := itv.Type.Underlying().(*types.Basic); !ok || b.Kind() != types.Int && b.Kind() != types.UntypedInt {
+		idx = &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{idx}, Rparen: pos}
+	}
+	n := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyPure(ix.X)}, Rparen: pos}
+	ix.Index = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Index", pos)}, Lparen: pos, Args: []ast.Expr{idx, n}, Rparen: pos}
+}
+
+// pureExpr reports whether evaluating x twice is harmless: names,
+// selectors, constants and indexes of them.
+func pureExpr(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.Ident, *ast.BasicLit:
+		return true
+	case *ast.ParenExpr:
+		return pureExpr(x.X)
+	case *ast.SelectorExpr:
+		return pureExpr(x.X)
+	case *ast.IndexExpr:
+		return pureExpr(x.X) && pureExpr(x.Index)
+	case *ast.StarExpr:
+		return pureExpr(x.X)
+	}
+	return false
+}
+
+// copyPure copies a pure expression (its second use).
+func copyPure(x ast.Expr) ast.Expr {
+	switch x := x.(type) {
+	case *ast.Ident:
+		c := *x
+		return &c
+	case *ast.BasicLit:
+		c := *x
+		return &c
+	case *ast.ParenExpr:
+		return &ast.ParenExpr{Lparen: x.Lparen, X: copyPure(x.X), Rparen: x.Rparen}
+	case *ast.SelectorExpr:
+		return &ast.SelectorExpr{X: copyPure(x.X), Sel: copyPure(x.Sel).(*ast.Ident)}
+	case *ast.IndexExpr:
+		return &ast.IndexExpr{X: copyPure(x.X), Lbrack: x.Lbrack, Index: copyPure(x.Index), Rbrack: x.Rbrack}
+	case *ast.StarExpr:
+		return &ast.StarExpr{Star: x.Star, X: copyPure(x.X)}
+	}
+	return x
 }

@@ -75,6 +75,8 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.closures(f)
 		r.defers(f, p.kinds[i] == stmtChunk)
 		r.receives(f)
+		r.indexChecks(f)
+		r.mapLookups(f)
 		r.names(f)
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)

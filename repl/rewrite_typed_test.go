@@ -78,6 +78,10 @@ func TestToday(t *testing.T) {
 			{in: "ch := make(chan int, 1); ch <- 4; close(ch)"},
 			{in: "r, open := <-ch; r2, open2 := <-ch; fmt.Println(r, open, r2, open2)", out: "4 true 0 false\n"},
 			{in: `var vv, okk = m["a"]; fmt.Println(vv, okk)`, out: "1 true\n"},
+			{in: "for _, k := range []string{\"a\", \"z\"} { v, ok := m[k]; fmt.Print(v, ok, \" \") }", out: "1 true 0 false "},
+			{in: "func look(m map[string]int) { for _, k := range []string{\"a\", \"z\"} { if v, ok := m[k]; !ok { fmt.Print(\"none \", v) } } }; look(m)", out: "none 0"},
+			{in: `vv, _ = m["zz"]; vv`, out: "0 (int)\n"},
+			{in: `w2, _ := m["zz"]; w2`, out: "0 (int)\n"},
 		}},
 	}
 	for _, tc := range tests {
@@ -134,6 +138,40 @@ func TestNames(t *testing.T) {
 		}
 		if got := out.String(); got != st.out {
 			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+		}
+	}
+}
+
+// TestRuntimeErrors checks that run-time panics carry Go's runtime
+// errors, to recover and in reports.
+func TestRuntimeErrors(t *testing.T) {
+	tests := []struct{ in, err, out string }{
+		{in: "var s []int; s[3]", err: "panic: runtime error: index out of range [3] with length 0\n\tat in[2]:1:14"},
+		{in: "a := []int{1, 2}; i := 3; a[1:i]", err: "panic: runtime error: slice bounds out of range [:3] with capacity 2"},
+		{in: `str := "ab"; j := 2; str[j]`, err: "panic: runtime error: index out of range [2] with length 2"},
+		{in: "func at(s []int) int { for i := 0; ; i++ { _ = s[i] } }; at(nil)", err: "panic: runtime error: index out of range\n\tin at at in[2]:1:6"},
+		{in: "var p *struct{ X int }; p.X = 1", err: "panic: runtime error: invalid memory address or nil pointer dereference"},
+		{in: "func try(f func()) (r any) { defer func() { r = recover() }(); f(); return }\n" +
+			"_, isRuntime := try(func() { var s []int; _ = s[1] }).(runtime.Error)\n" +
+			"fmt.Println(try(func() { var s []int; _ = s[1] }), isRuntime)\n" +
+			"fmt.Println(try(func() { var x any = \"s\"; _ = x.(int) }))\n" +
+			"fmt.Printf(\"%T\\n\", try(func() { panic([]string{\"a\"}) }))",
+			out: "runtime error: index out of range [1] with length 0 true\ninterface conversion: interface {} is string, not int\n[]string\n"},
+	}
+	for _, tc := range tests {
+		s, out, _ := newTestSession(t)
+		if err := s.Eval(context.Background(), `import "runtime"`); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Eval(context.Background(), tc.in)
+		switch {
+		case tc.err == "" && err != nil:
+			t.Errorf("%q: %v", tc.in, err)
+		case tc.err != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.err)):
+			t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+		}
+		if out.String() != tc.out {
+			t.Errorf("%q printed %q, want %q", tc.in, out.String(), tc.out)
 		}
 	}
 }

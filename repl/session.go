@@ -373,6 +373,8 @@ func (s *Session) symbols() interp.Exports {
 		"TypedRaw":  reflect.ValueOf(newTypedRaw),
 		"Raw":       reflect.ValueOf(func(v any) any { return v }),
 		"Struct":    reflect.ValueOf(newStruct),
+		"Index":     reflect.ValueOf(checkIndex),
+		"Bounds":    reflect.ValueOf(checkBounds),
 		"Printf":    reflect.ValueOf(s.printf),
 		"Sprintf":   reflect.ValueOf(sprintf),
 		"Fprintf":   reflect.ValueOf(fprintf),

@@ -1,0 +1,114 @@
+package repl
+
+import (
+	"fmt"
+	"reflect"
+	"regexp"
+	"strings"
+)
+
+// Run-time panics of interpreted code come from reflection (an index out
+// of range, a nil pointer) or from the interpreter (a failed type
+// assertion), with their words and a source position. Go's are
+// runtime.Errors with the runtime's words; the shell gives recover and
+// its reports the Go words: exactly, where a rewritten input checks
+// first (an index outside loops), and otherwise without the numbers that
+// reflection does not tell.
+
+// goRuntimeError is a run-time panic as Go's runtime words it.
+type goRuntimeError struct{ msg string }
+
+func (e goRuntimeError) Error() string { return "runtime error: " + e.msg }
+
+// RuntimeError marks it as a runtime.Error.
+func (goRuntimeError) RuntimeError() {}
+
+// assertionError is a failed type assertion, as Go's
+// *runtime.TypeAssertionError words it.
+type assertionError struct{ msg string }
+
+func (e assertionError) Error() string { return e.msg }
+
+// RuntimeError marks it as a runtime.Error.
+func (assertionError) RuntimeError() {}
+
+// checkIndex is the runtime's Index: it returns i if it indexes a
+// sequence of length n, and panics as Go does otherwise.
+func checkIndex(i, n int) int {
+	if uint(i) >= uint(n) {
+		panic(goRuntimeError{fmt.Sprintf("index out of range [%d] with length %d", i, n)})
+	}
+	return i
+}
+
+// checkBounds is the runtime's Bounds: it returns lo if a[lo:hi] is
+// within a, of length n and capacity c (what names c: "capacity", or
+// "length" for a string or an array), and panics as Go does otherwise.
+// hi is -1 when the slice expression leaves it out.
+func checkBounds(lo, hi, n, c int, what string) int {
+	if hi < 0 {
+		hi = n
+	} else if hi > c {
+		panic(goRuntimeError{fmt.Sprintf("slice bounds out of range [:%d] with %s %d", hi, what, c)})
+	}
+	if lo < 0 || lo > hi {
+		panic(goRuntimeError{fmt.Sprintf("slice bounds out of range [%d:%d]", lo, hi)})
+	}
+	return lo
+}
+
+var (
+	// positioned matches the position the interpreter puts before its
+	// own panics' messages.
+	positioned = regexp.MustCompile(`^\S+:\d+:\d+: `)
+	// reflectPanics maps reflection's panics on interpreted code to the
+	// runtime's words.
+	reflectPanics = map[string]string{
+		"reflect: slice index out of range":               "index out of range",
+		"reflect: array index out of range":               "index out of range",
+		"reflect: string index out of range":              "index out of range",
+		"reflect.Value.Slice: slice index out of bounds":  "slice bounds out of range",
+		"reflect.Value.Slice3: slice index out of bounds": "slice bounds out of range",
+	}
+)
+
+// goPanicValue returns the panic value v as Go would have it: the
+// runtime's error for a panic of reflection or of the interpreter on
+// interpreted code, v itself otherwise.
+func goPanicValue(v any) any {
+	var msg string
+	switch x := v.(type) {
+	case string:
+		msg = x
+	case *reflect.ValueError:
+		if x.Kind == reflect.Invalid {
+			return nilDereference{} // a method of a nil pointer's zero Value
+		}
+		msg = x.Error()
+	case error:
+		t := reflect.TypeOf(x).String()
+		if !strings.HasPrefix(t, "*interp.") {
+			return v
+		}
+		msg = positioned.ReplaceAllString(x.Error(), "")
+		if strings.HasPrefix(msg, "interface conversion: ") {
+			return assertionError{msg}
+		}
+	default:
+		return v
+	}
+	if words, ok := reflectPanics[msg]; ok {
+		return goRuntimeError{words}
+	}
+	return v
+}
+
+// panicPosition returns the position that starts the message of an
+// interpreter's panic, or "".
+func panicPosition(v any) string {
+	err, ok := v.(error)
+	if !ok || !strings.HasPrefix(reflect.TypeOf(err).String(), "*interp.") {
+		return ""
+	}
+	return strings.TrimSuffix(positioned.FindString(err.Error()), ": ")
+}
