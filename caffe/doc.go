@@ -94,7 +94,7 @@
 // its blobs hold data and gradients, and it runs Forward, Backward and
 // ForwardBackward:
 //
-//	net, err := caffe.LoadNet("lenet_train_test.prototxt", caffe.Test)
+//	net, err := caffe.LoadNetPhase("lenet_train_test.prototxt", caffe.Test)
 //	_, err = net.LoadWeights("lenet_iter_10000.caffemodel") // V1 files too
 //	loss, err := net.Forward()
 //	acc := net.Blob("accuracy").DataSlice()[0]
@@ -113,6 +113,21 @@
 // (MemoryData.SetFeeder): ReplaceDataLayers turns a definition's Data
 // layers into MemoryData layers of the same tops and batch size, which is
 // how package sparknet feeds nets from RDD partitions.
+//
+// # Predictions
+//
+// LoadNet reads a definition (deploy or train_val) and its weights for
+// running on arrays, and Predict runs an NDArray of any number of samples
+// through it, returning the output blobs:
+//
+//	net, err := caffe.LoadNet("lenet_train_test.prototxt", "lenet_iter_10000.caffemodel")
+//	out, err := net.Predict(x)                                              // x: N×1×28×28, scaled as the net was trained
+//	out, err = net.PredictWith(raw, caffe.PredictOptions{Transform: true}) // raw pixels: the data layer's scale, mean and crop first
+//	labels := out["ip2"].Argmax(1)
+//
+// A train_val definition's data layers become inputs and the layers that
+// read labels (losses, accuracies) are left out; the shapes the data layers
+// would have read from their databases are found from the weights.
 //
 // # Speed
 //

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"hash/fnv"
 	"math"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -60,25 +59,13 @@ type Net struct {
 
 	params    []*Blob // by NetDef.Params index
 	learnable []*Blob // by NetDef.Learnable index
+
+	inputs []netInput // set by LoadNet: the inputs and their transforms
 }
 
 type lossTop struct {
 	blob   *Blob
 	weight float32
-}
-
-// LoadNet reads a net definition (.prototxt, any Caffe version) and builds
-// it for phase, with the level and stages the file's state gives, using
-// all cores. Relative paths in the definition resolve against the file's
-// folder, or against the working directory when that holds them.
-func LoadNet(path string, phase Phase) (*Net, error) {
-	np, err := LoadNetParameter(path)
-	if err != nil {
-		return nil, err
-	}
-	state := NetStateOf(np)
-	state.Phase = phase
-	return NewNet(np, NetOptions{State: &state, Dir: filepath.Dir(path)})
 }
 
 // NewNet builds the net np defines. Layers whose definitions carry blobs

@@ -217,7 +217,7 @@ func TestNetCopyFrom(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := LoadNet(filepath.Join(dir, "mnist", "lenet.prototxt"), Test)
+	n, err := LoadNetPhase(filepath.Join(dir, "mnist", "lenet.prototxt"), Test)
 	if err != nil {
 		t.Fatal(err)
 	}

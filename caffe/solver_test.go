@@ -560,7 +560,7 @@ func TestCorruptWeights(t *testing.T) {
 			l.Blobs[1].Data = l.Blobs[1].Data[:10]
 		}
 	}
-	n, err := LoadNet(filepath.Join(dir, "mnist", "lenet.prototxt"), Test)
+	n, err := LoadNetPhase(filepath.Join(dir, "mnist", "lenet.prototxt"), Test)
 	if err != nil {
 		t.Fatal(err)
 	}

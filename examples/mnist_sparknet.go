@@ -61,7 +61,7 @@ fmt.Println("test images:    ", test.Len())
 // %% The net
 // LeNet, with MemoryData layers that Go code feeds. The shell draws a net
 // as a table of its layers.
-testNet, err := caffe.LoadNet(filepath.Join(here, "lenet_memory.prototxt"), caffe.Test)
+testNet, err := caffe.LoadNetPhase(filepath.Join(here, "lenet_memory.prototxt"), caffe.Test)
 if err != nil {
 	panic(err)
 }

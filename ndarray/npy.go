@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -567,30 +565,17 @@ func SaveNpz(path string, arrays map[string]*Array, compress bool) error {
 // writeAtomic writes path through a temporary file in the same folder,
 // renamed when complete.
 func writeAtomic(path string, write func(io.Writer) error) error {
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("ndarray: %w", err)
-	}
-	tmp := f.Name()
-	bw := bufio.NewWriterSize(f, 64<<10)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		if !strings.HasPrefix(err.Error(), "ndarray:") {
-			err = fmt.Errorf("ndarray: %w", err)
+	err := fsio.WriteFileFunc(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 64<<10)
+		if err := write(bw); err != nil {
+			return err
 		}
-		return err
+		return bw.Flush()
+	})
+	if err != nil && !strings.Contains(err.Error(), "ndarray:") {
+		err = fmt.Errorf("ndarray: %w", err)
 	}
-	return nil
+	return err
 }
 
 // DecodeNpy reads an array from the bytes of a .npy file; name appears

@@ -16,6 +16,7 @@ func init() {
 		"ClampDim":               reflect.ValueOf(format.ClampDim),
 		"CloneNet":               reflect.ValueOf(format.CloneNet),
 		"CopyBlobData":           reflect.ValueOf(format.CopyBlobData),
+		"CopyLayerPos":           reflect.ValueOf(format.CopyLayerPos),
 		"DecodeBinary":           reflect.ValueOf(format.DecodeBinary),
 		"DescribeBlobShape":      reflect.ValueOf(format.DescribeBlobShape),
 		"DidYouMean":             reflect.ValueOf(format.DidYouMean),

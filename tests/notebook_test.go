@@ -35,6 +35,13 @@ func TestExampleNotebooks(t *testing.T) {
 				"1330 (int)", "cached partitions: 4", "total: 1900 elements seen: 20", "(caffe, 1) (go, 3) (net, 1)", "(caffe, (1, 5)) (go, (3, 2))", "| worker | tasks |", "unlucky number"},
 		},
 		{
+			name: "predict",
+			file: "predict.go",
+			want: []string{"# Predicting with a trained Caffe net", "trained 100 iterations: lenet_iter_100.caffemodel", "inputs: [data] shape [100 1 28 28]",
+				"outputs: [ip2]", "ip2: [1000 10] scores;", "| image | label | predicted | score", "ip1: [10 500]", "x.npy holds [10 1 28 28]"},
+			mnist: true,
+		},
+		{
 			name:   "mnist",
 			file:   "mnist_sparknet.go",
 			want:   []string{"# SparkNet averaging on MNIST", "training images: 60000", "| Convolution ", "round 1/2", "round 2/2", "![training](mnist_sparknet-1.png)", "| ip2   |    1 | 10"},
@@ -53,6 +60,7 @@ func TestExampleNotebooks(t *testing.T) {
 			t.Setenv("SPARKNET_EXAMPLE_ROUNDS", "2")
 			t.Setenv("SPARKNET_EXAMPLE_TAU", "5")
 			t.Setenv("SPARKNET_EXAMPLE_TEST", "200")
+			t.Setenv("SPARKNET_EXAMPLE_ITERS", "100")
 			res := runShell(t, repoRoot, "", 3*time.Minute, "--master", "local[2]", "--notebook", filepath.Join("examples", tc.file), "--out", out)
 			if res.code != 0 {
 				t.Fatalf("exit status %d:\n%s", res.code, res.out)

@@ -102,6 +102,14 @@ func moveSource(from *caffepb.V1LayerParameter, to *caffepb.LayerParameter) {
 	}
 }
 
+// CopyLayerPos gives layer to the position where layer from was defined,
+// for a layer made from another (a copy, a replacement).
+func CopyLayerPos(from, to *caffepb.LayerParameter) {
+	if src, ok := lookupSource(from); ok {
+		rememberSource(to, src)
+	}
+}
+
 // CloneNet deep-copies a net, keeping the positions of its layers.
 func CloneNet(np *caffepb.NetParameter) *caffepb.NetParameter {
 	c := proto.Clone(np).(*caffepb.NetParameter)

@@ -11,6 +11,8 @@ import (
 
 	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/data"
+	"github.com/sparknet-go/sparknet/ndarray"
 )
 
 // twoLayerNet has two layers with parameters, for weights files that have
@@ -192,5 +194,78 @@ func TestSummaryEveryPhase(t *testing.T) {
 	_, errOut, code := runTool(t, "summary", "--model="+shared(t, "mnist/mnist_autoencoder.prototxt"), "--phase=TEST")
 	if code != 1 || !strings.Contains(errOut, `bottom blob "data" is produced only by layers the net state (phase TEST) leaves out`) {
 		t.Errorf("exit %d: %s", code, errOut)
+	}
+}
+
+// predict runs a .npy of raw MNIST images through Caffe's trained LeNet
+// from its train_test definition and writes the scores.
+func TestPredictCommand(t *testing.T) {
+	mnistDir, err := data.MNISTDir()
+	if err != nil {
+		t.Skip(err)
+	}
+	s, err := data.LoadMNIST(mnistDir, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 200
+	x := ndarray.New(n, 1, 28, 28)
+	for i := range x.Data() {
+		x.Data()[i] = float32(s.Pixels[i])
+	}
+	dir := t.TempDir()
+	in := filepath.Join(dir, "x.npy")
+	if err := ndarray.Save(in, x); err != nil {
+		t.Fatal(err)
+	}
+	model := "--model=" + shared(t, "mnist/lenet_train_test.prototxt")
+	weights := "--weights=" + shared(t, "trained/lenet_iter_10000.caffemodel")
+	out := filepath.Join(dir, "y.npy")
+	stdout, errOut, code := runTool(t, "predict", model, weights, "--input="+in, "--output="+out, "--transform", "--batch=64")
+	if code != 0 || !strings.Contains(stdout, "ip2 200x10\npredicted 200 samples with LeNet; wrote "+out) {
+		t.Fatalf("exit %d\nstdout: %s\nstderr: %s", code, stdout, errOut)
+	}
+	y, err := ndarray.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred := y.Argmax(1).Data()
+	right := 0
+	for i := 0; i < n; i++ {
+		if pred[i] == s.Labels[i] {
+			right++
+		}
+	}
+	if right < n*98/100 {
+		t.Errorf("%d of %d right", right, n)
+	}
+	npz := filepath.Join(dir, "y.npz")
+	if _, errOut, code := runTool(t, "predict", model, weights, "--input="+in, "--output="+npz, "--transform", "--blobs=ip1,ip2"); code != 0 {
+		t.Fatalf("npz: %s", errOut)
+	}
+	all, err := ndarray.LoadNpz(npz)
+	if err != nil || len(all) != 2 || all["ip1"] == nil || caffe.Shape(all["ip1"].Shape()).String() != "200x500" {
+		t.Errorf("npz holds %v (%v)", all, err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"no input", []string{"predict", model, weights, "--output=" + out}, 2, "--model, --input and --output are required"},
+		{"text output", []string{"predict", model, weights, "--input=" + in, "--output=y.txt"}, 2, "--output=y.txt: name a .npy file (one blob) or an .npz file (several)"},
+		{"two blobs into a .npy", []string{"predict", model, weights, "--input=" + in, "--output=" + out, "--blobs=ip1,ip2"}, 2, `net "LeNet" gives 2 blobs (ip1, ip2): name one with --blobs, or write them all to an .npz`},
+		{"endless input", []string{"predict", model, weights, "--input=/dev/zero", "--output=" + out}, 1, "/dev/zero: is a character device"},
+		{"folder as output", []string{"predict", model, weights, "--input=" + in, "--output=" + dir}, 2, "is a folder"},
+		{"an .npz of several arrays as input", []string{"predict", model, weights, "--input=" + npz, "--output=" + out}, 1, "holds 2 arrays (ip1, ip2)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := runTool(t, tc.args...)
+			if code != tc.code || !strings.Contains(errOut, tc.want) || strings.Count(errOut, "\n") != 1 {
+				t.Errorf("exit %d, stderr %q; want exit %d and %q in one line", code, errOut, tc.code, tc.want)
+			}
+		})
 	}
 }

@@ -5,6 +5,7 @@
 //	sparknet train --solver=lenet_solver.prototxt --data=mnist=DIR [--weights=W | --snapshot=S] [--iterations=N]
 //	sparknet test --model=lenet_train_test.prototxt --weights=lenet_iter_10000.caffemodel --iterations=100 --data=mnist=DIR
 //	sparknet time --model=lenet_train_test.prototxt --iterations=50 --input-shape=data=64,1,28,28
+//	sparknet predict --model=deploy.prototxt --weights=W.caffemodel --input=x.npy --output=y.npy [--transform]
 //	sparknet mean --source=examples/cifar10/cifar10_train_lmdb --output=mean.binaryproto
 //	sparknet device_query
 //
