@@ -78,11 +78,32 @@ func (s *Session) Complete(before string) (word string, cands []string) {
 	head, partial := expr[:dot], expr[dot+1:]
 	if strings.HasPrefix(expr, ".") {
 		// After a call or an index: net.Blob("data").Sh
-		if chain := chainBefore(before[:i]); chain != "" {
-			return partial, filterPrefix(s.chainMembers(chain+head), partial)
+		chain := chainBefore(before[:i])
+		if chain == "" {
+			return partial, nil
+		}
+		head = chain + head
+	}
+	if !s.isPackage(head) {
+		s.mu.Lock()
+		names, ok := s.typedMembers(head)
+		s.mu.Unlock()
+		if ok {
+			return partial, filterPrefix(names, partial)
 		}
 	}
+	if strings.ContainsAny(head, "([") {
+		return partial, filterPrefix(s.chainMembers(head), partial)
+	}
 	return partial, filterPrefix(s.members(head), partial)
+}
+
+// isPackage reports whether name is the name of an imported package.
+func (s *Session) isPackage(name string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.imported[inputFile][name]
+	return ok && s.scope.lookup(name) == nil
 }
 
 // chainBefore returns the part of a selector chain that ends before[:]

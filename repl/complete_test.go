@@ -8,7 +8,7 @@ import (
 
 func TestComplete(t *testing.T) {
 	s, _, _ := newTestSession(t)
-	for _, in := range []string{"alpha := ndarray.Ones(2)", "type pt struct{ Name string; X int }", "p := pt{}", "func tidyUp() {}", "func mk(n int) pt { return pt{X: n} }", "ps := []pt{{}}", "calls := 0", "func bump() pt { calls++; return pt{} }"} {
+	for _, in := range []string{"alpha := ndarray.Ones(2)", "type pt struct{ Name string; X int }", "p := pt{}", "func tidyUp() {}", "func mk(n int) pt { return pt{X: n} }", "ps := []pt{{}}", "calls := 0", "func bump() pt { calls++; return pt{} }", "func (p pt) Norm() int { return p.X }", "func (p *pt) Grow() { p.X++ }"} {
 		if err := s.Eval(context.Background(), in); err != nil {
 			t.Fatal(err)
 		}
@@ -41,6 +41,10 @@ func TestComplete(t *testing.T) {
 		{`ps[0].`, "", []string{"Name", "X"}, nil},
 		{`fmt.Sprint(strings.Fields("a b")[0]).`, "", nil, []string{"Name"}},
 		{`(alpha.Reshape(2, 1)).Sh`, "Sh", []string{"Shape"}, nil},
+		// Methods declared in the session, from the type checker.
+		{"p.", "", []string{"Grow", "Name", "Norm", "X"}, nil},
+		{"mk(1).", "", []string{"Name", "Norm"}, []string{"Grow"}}, // not addressable
+		{"ps[0].Gr", "Gr", []string{"Grow"}, nil},
 	}
 	defer func() {
 		if v, err := s.value("calls"); err != nil || v.Int() != 0 {
