@@ -53,34 +53,37 @@ func createLog(dir, app string) (*eventLog, error) {
 	return &eventLog{path: path, final: final, f: f, w: bufio.NewWriterSize(f, 64<<10), flush: time.Now()}, nil
 }
 
-// write appends r; the first error is kept and returned by close.
-func (l *eventLog) write(r Record) {
+// write appends r. The first error is kept, returned by close and, the
+// one time it happens, by write; later records are dropped.
+func (l *eventLog) write(r Record) error {
 	b, err := json.Marshal(r)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.err != nil || l.f == nil {
-		return
+		return nil
 	}
 	if err != nil {
 		l.err = fmt.Errorf("ui: event log %s: encoding a %s record: %w", l.path, r.Event, err)
-		return
+		return l.err
 	}
 	b = append(b, '\n')
 	if _, err := l.w.Write(b); err != nil {
 		l.err = fmt.Errorf("ui: event log %s: %w", l.path, err)
-		return
+		return l.err
 	}
 	switch r.Event {
 	case EvJobEnd, EvRoundEnd, EvTrainerStart, EvApplicationStart, EvApplicationEnd:
 	default:
 		if time.Since(l.flush) < flushEvery {
-			return
+			return nil
 		}
 	}
+	l.flush = time.Now()
 	if err := l.w.Flush(); err != nil {
 		l.err = fmt.Errorf("ui: event log %s: %w", l.path, err)
+		return l.err
 	}
-	l.flush = time.Now()
+	return nil
 }
 
 // close flushes the log and gives it its final name.

@@ -245,7 +245,9 @@ func (u *UI) run() {
 func (u *UI) apply(r Record) {
 	u.state.Apply(r)
 	if u.log != nil {
-		u.log.write(r)
+		if err := u.log.write(r); err != nil {
+			fmt.Fprintf(u.errs, "%v; the event log stops here, the job goes on\n", err)
+		}
 	}
 	u.stream.publish(r)
 }

@@ -861,3 +861,50 @@ func TestShuffleStages(t *testing.T) {
 		t.Errorf("job page: %d\n%s", code, body)
 	}
 }
+
+// A log that cannot be written is reported once; the job goes on and
+// Close returns the error.
+func TestEventLogFailure(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	dir := t.TempDir()
+	sc := newContext(t, "local[1]")
+	var errs strings.Builder
+	var mu sync.Mutex
+	u, err := Start(sc, Options{NoServer: true, EventLog: dir, Errors: writerFunc(func(b []byte) (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return errs.Write(b)
+	})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Point the log at a device that is always full.
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	u.log.mu.Lock()
+	u.log.f.Close()
+	u.log.f = full
+	u.log.w.Reset(full)
+	u.log.mu.Unlock()
+	for i := 0; i < 3; i++ {
+		if n, err := sc.Range(0, 10, 1, 1).Count(); err != nil || n != 10 {
+			t.Fatalf("count %d, %v", n, err)
+		}
+	}
+	if len(u.State().Jobs("")) != 3 {
+		t.Error("the UI stopped with its log")
+	}
+	err = u.Close()
+	if err == nil || !strings.Contains(err.Error(), "no space left") {
+		t.Errorf("Close: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Count(errs.String(), "the event log stops here") != 1 {
+		t.Errorf("reports:\n%s", errs.String())
+	}
+}
