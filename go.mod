@@ -4,6 +4,7 @@ go 1.26
 
 require (
 	github.com/chzyer/readline v1.5.1
+	github.com/go-zeromq/zmq4 v0.17.0
 	github.com/mattn/go-isatty v0.0.20
 	github.com/mmcloughlin/avo v0.5.0
 	github.com/olekukonko/tablewriter v1.1.5
@@ -32,6 +33,7 @@ require (
 	github.com/clipperhouse/displaywidth v0.10.0 // indirect
 	github.com/clipperhouse/uax29/v2 v2.6.0 // indirect
 	github.com/fatih/color v1.18.0 // indirect
+	github.com/go-zeromq/goczmq/v4 v4.2.2 // indirect
 	github.com/gogo/protobuf v1.3.2 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
 	github.com/golang/protobuf v1.5.0 // indirect

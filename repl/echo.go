@@ -52,7 +52,13 @@ func (s *Session) echo(vals []any, isCall bool) {
 	}
 	for _, v := range vals {
 		if t, ok := v.(*typed); ok {
+			if !s.quiet && s.opts.Result != nil && s.opts.Result(namedValue{t.v, t.name}) {
+				continue
+			}
 			s.showNamed(t.v, t.name)
+			continue
+		}
+		if !s.quiet && s.opts.Result != nil && s.opts.Result(v) {
 			continue
 		}
 		s.show(v)

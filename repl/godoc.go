@@ -129,7 +129,7 @@ func (s *Session) declSource(name string) (string, bool) {
 					found = ts
 				}
 				printer.Fprint(&b, fset, found)
-				return fmt.Sprintf("%s\n\n(declared in in[%d])", b.String(), s.inputs[i].N), true
+				return fmt.Sprintf("%s\n\n(declared in %s[%d])", b.String(), s.inputName(), s.inputs[i].N), true
 			}
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	sparknet "github.com/sparknet-go/sparknet"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
+	"github.com/sparknet-go/sparknet/repl/jupyter"
 	"github.com/sparknet-go/sparknet/ui"
 )
 
@@ -25,8 +26,14 @@ const usage = `usage:
   sparknet-shell [--master URL] [-i]                 interactive shell
   sparknet-shell [--master URL] FILE.go [args...]    run a script
   sparknet-shell [--master URL] -e 'CODE' [-e ...]   evaluate CODE and print its result
-  sparknet-shell --notebook FILE.go [--out report.md]
+  sparknet-shell --notebook FILE.go|FILE.ipynb [--out report.md|out.ipynb]
                                                      run a notebook, write a Markdown report
+                                                     or (--out *.ipynb) the executed notebook
+  sparknet-shell --to-ipynb FILE.go... [--out F.ipynb]
+                                                     convert // %% notebooks to Jupyter's .ipynb
+  sparknet-shell --install-kernel [--user | --prefix DIR] [--master URL]
+                                                     install the Jupyter kernelspec "SparkNet (Go)"
+  sparknet-shell --kernel CONNECTION_FILE            run as a Jupyter kernel (Jupyter starts it)
   mpirun -np N sparknet-shell --master mpi ...       any of these on N MPI ranks (a binary
                                                      built with -tags mpi): rank 0 reads the
                                                      input, every rank runs it, rank 0 prints
@@ -56,8 +63,13 @@ func mainWith(args []string, opts Options) int {
 	var (
 		exprs       stringsFlag
 		master      = fs.String("master", "local[*]", "master URL of sc: local, local[N], local[*], or mpi (one worker per MPI rank, under mpirun; needs a binary built with -tags mpi)")
-		notebook    = fs.String("notebook", "", "run the notebook `FILE.go` and write a report")
-		out         = fs.String("out", "", "the notebook's report (default: FILE.md)")
+		notebook    = fs.String("notebook", "", "run the notebook `FILE.go` (or FILE.ipynb) and write a report")
+		out         = fs.String("out", "", "the notebook's report (default: FILE.md); a name ending in .ipynb writes the executed notebook")
+		kernelFile  = fs.String("kernel", "", "run as a Jupyter kernel on the connection file `FILE`")
+		install     = fs.Bool("install-kernel", false, "install the Jupyter kernelspec (system-wide, or with --user or --prefix)")
+		user        = fs.Bool("user", false, "with --install-kernel: install for this user only")
+		prefix      = fs.String("prefix", "", "with --install-kernel: install under `DIR`/share/jupyter/kernels")
+		toIPynb     = fs.Bool("to-ipynb", false, "convert the notebook-style Go files named to .ipynb (beside them, or --out for one file)")
 		interactive = fs.Bool("i", false, "show the banner and prompts even when the input is not a terminal (as under mpirun)")
 		resume      = fs.Bool("resume", false, "trainers with a checkpoint prefix (sparknet.Options.Checkpoint) continue from their latest checkpoint")
 		allRanks    = fs.Bool("all-ranks-output", false, "under --master mpi, let every rank print (by default only rank 0 does)")
@@ -117,6 +129,49 @@ func mainWith(args []string, opts Options) int {
 		opts.MemoryBudget = budget
 	}
 	opts.Master, opts.AllRanksOutput = *master, *allRanks
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case *install:
+		if *kernelFile != "" || *notebook != "" || *toIPynb || len(exprs) > 0 || fs.NArg() > 0 {
+			fmt.Fprintln(stderr, "sparknet-shell: --install-kernel takes only --user, --prefix and --master")
+			return 2
+		}
+		if *user && *prefix != "" {
+			fmt.Fprintln(stderr, "sparknet-shell: give either --user or --prefix, not both")
+			return 2
+		}
+		var extra []string
+		if set["master"] {
+			extra = append(extra, "--master", *master)
+		}
+		return installKernel(stdout, stderr, *user, *prefix, extra)
+	case *toIPynb:
+		if fs.NArg() == 0 {
+			fmt.Fprintln(stderr, "sparknet-shell: --to-ipynb needs the Go files to convert")
+			return 2
+		}
+		if *out != "" && fs.NArg() > 1 {
+			fmt.Fprintln(stderr, "sparknet-shell: --out names the notebook of one file; give one file or no --out")
+			return 2
+		}
+		for _, f := range fs.Args() {
+			if err := ConvertToIPynb(f, *out); err != nil {
+				fmt.Fprintln(stderr, "sparknet-shell:", err)
+				return 1
+			}
+		}
+		return 0
+	case *kernelFile != "":
+		if *notebook != "" || len(exprs) > 0 || fs.NArg() > 0 {
+			fmt.Fprintln(stderr, "sparknet-shell: --kernel takes no script, -e or --notebook")
+			return 2
+		}
+		return RunKernel(KernelOptions{Session: opts, ConnectionFile: *kernelFile, Log: stderr})
+	case *user || *prefix != "":
+		fmt.Fprintln(stderr, "sparknet-shell: --user and --prefix go with --install-kernel")
+		return 2
+	}
 	return run(opts, fs.Args(), exprs, *notebook, *out, *interactive)
 }
 
@@ -167,6 +222,9 @@ func run(opts Options, rest, exprs []string, notebook, out string, interactive b
 		}
 		opts.Args = []string{notebook}
 		nopts := NotebookOptions{Session: opts, Out: out, Log: stderr}
+		if isIPynb(out) {
+			return exitStatus(stderr, runToIPynb(context.Background(), notebook, out, nopts))
+		}
 		nb, s, err := startNotebook(notebook, nopts)
 		if err != nil {
 			return exitStatus(stderr, err)
@@ -229,4 +287,42 @@ func exitStatus(stderr io.Writer, err error) int {
 		return re.Code
 	}
 	return 1
+}
+
+// installKernel writes the kernelspec for this binary.
+func installKernel(stdout, stderr io.Writer, user bool, prefix string, extra []string) int {
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "sparknet-shell: cannot find this program's path for the kernelspec:", err)
+		return 1
+	}
+	if strings.Contains(exe, string(filepath.Separator)+"go-build") {
+		fmt.Fprintf(stderr, "sparknet-shell: %s is a temporary binary of go run; install the command first (go install ./cmd/sparknet-shell) and run its --install-kernel\n", exe)
+		return 1
+	}
+	dir, err := jupyter.KernelsDir(user, prefix)
+	if err != nil {
+		fmt.Fprintln(stderr, "sparknet-shell:", err)
+		return 1
+	}
+	spec := jupyter.KernelSpec{
+		Argv:          append(append([]string{exe}, extra...), "--kernel", "{connection_file}"),
+		DisplayName:   KernelDisplayName,
+		Language:      "go",
+		InterruptMode: "message",
+		Metadata:      map[string]any{"sparknet_version": Version()},
+	}
+	where, err := jupyter.Install(dir, KernelName, spec)
+	if err != nil {
+		fmt.Fprintln(stderr, "sparknet-shell:", err)
+		if os.IsPermission(errors.Unwrap(err)) && !user && prefix == "" {
+			fmt.Fprintln(stderr, "(installing for all users needs write access there; --user installs for you alone)")
+		}
+		return 1
+	}
+	fmt.Fprintf(stdout, "installed the kernelspec %s (%s) in %s\n", KernelName, KernelDisplayName, where)
+	return 0
 }

@@ -56,6 +56,9 @@ func startNotebook(path string, opts NotebookOptions) (*notebook, *Session, erro
 	sopts.Stdout = &nb.w
 	sopts.Stderr = &nb.w
 	sopts.Show = nb.show
+	if isIPynb(path) {
+		sopts.InputName = "cell"
+	}
 	s, err := New(sopts)
 	if err != nil {
 		return nil, nil, err
@@ -104,19 +107,29 @@ func describeMode(m os.FileMode) string {
 
 // run runs the notebook's cells in s and writes the report.
 func (nb *notebook) run(ctx context.Context, s *Session, opts NotebookOptions) error {
-	src, err := s.readFile(nb.path)
-	if err != nil {
-		return err
+	var cells []Cell
+	ipynb := isIPynb(nb.path)
+	if ipynb {
+		jnb, err := s.readNotebook(nb.path)
+		if err != nil {
+			return err
+		}
+		cells = ipynbCells(jnb)
+	} else {
+		src, err := s.readFile(nb.path)
+		if err != nil {
+			return err
+		}
+		cells = SplitCells(src)
+		if hasPackageClause(src) {
+			cells = []Cell{{Code: src, Line: 1}}
+		}
 	}
 	logw := opts.Log
 	if s.quiet {
 		logw = nil
 	}
 	var runErr error
-	cells := SplitCells(src)
-	if hasPackageClause(src) {
-		cells = []Cell{{Code: src, Line: 1}}
-	}
 	for i, c := range cells {
 		res := &cellResult{cell: c, n: i + 1}
 		nb.cells = append(nb.cells, res)
@@ -125,7 +138,11 @@ func (nb *notebook) run(ctx context.Context, s *Session, opts NotebookOptions) e
 		}
 		nb.w.start(res)
 		start := time.Now()
-		runErr = s.settle(s.EvalCell(ctx, nb.path, c.Code, c.Line, !hasPackageClause(c.Code)))
+		if ipynb {
+			runErr = s.settle(s.Eval(ctx, c.Code)) // the cells of a notebook share one namespace, as in Jupyter
+		} else {
+			runErr = s.settle(s.EvalCell(ctx, nb.path, c.Code, c.Line, !hasPackageClause(c.Code)))
+		}
 		res.elapsed = time.Since(start)
 		nb.w.start(nil)
 		if logw != nil {

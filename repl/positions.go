@@ -30,7 +30,7 @@ func (s *Session) mapPositions(msg string) string {
 		if i < 0 {
 			return m
 		}
-		out := fmt.Sprintf("in[%d]:%d", s.lines[i].n, line-s.lines[i].first+1)
+		out := fmt.Sprintf("%s[%d]:%d", s.inputName(), s.lines[i].n, line-s.lines[i].first+1)
 		if sub[2] != "" {
 			out += ":" + sub[2]
 		}

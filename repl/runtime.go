@@ -15,9 +15,13 @@ import (
 func (s *Session) goroutine(f func()) {
 	s.live.Add(1)
 	s.busy.enter()
+	tag := s.Origin()
 	go func() {
 		defer s.busy.leave()
 		defer s.live.Add(-1)
+		if tag != nil {
+			defer s.adopt(tag)()
+		}
 		// Goroutines of interpreted code are not the input's own.
 		pprof.SetGoroutineLabels(context.Background())
 		defer func() {

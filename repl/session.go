@@ -71,6 +71,19 @@ type Options struct {
 	// --event-log. Under an SPMD master only rank 0 serves, and shows
 	// every rank.
 	UI *ui.Options
+	// Result, when set, is offered each echoed result (the value of an
+	// input's final expression) before Show, and returns whether it
+	// displayed it; the Jupyter kernel makes them a cell's result.
+	Result func(v any) bool
+	// InputName names interactive inputs in error positions and
+	// listings: "in" (in[3]:2:5) by default; the Jupyter kernel says
+	// "cell".
+	InputName string
+
+	// virtualStdio makes os.Stdin, os.Stdout and os.Stderr in
+	// interpreted code the session's streams even when they are not
+	// files (they are then an io.Reader and io.Writers).
+	virtualStdio bool
 }
 
 // AutoImports are the packages that inputs and scripts may use without
@@ -273,6 +286,14 @@ func (s *Session) SparkContext() *rdd.Context { return s.sc }
 // Stdout returns the writer the session writes results to.
 func (s *Session) Stdout() io.Writer { return s.stdout }
 
+// inputName is how error positions name interactive inputs.
+func (s *Session) inputName() string {
+	if s.opts.InputName != "" {
+		return s.opts.InputName
+	}
+	return "in"
+}
+
 // Inputs returns the accepted inputs, oldest first.
 func (s *Session) Inputs() []Input { return slices.Clone(s.inputs) }
 
@@ -355,6 +376,12 @@ func (s *Session) symbols() interp.Exports {
 	if s.quiet {
 		osSyms["Stdout"] = reflect.ValueOf(&s.devNull).Elem()
 		osSyms["Stderr"] = reflect.ValueOf(&s.devNull).Elem()
+	} else if s.opts.virtualStdio {
+		var stdin io.Reader = s.opts.Stdin
+		var stdout, stderr io.Writer = s.stdout, s.stderr
+		osSyms["Stdin"] = reflect.ValueOf(&stdin).Elem()
+		osSyms["Stdout"] = reflect.ValueOf(&stdout).Elem()
+		osSyms["Stderr"] = reflect.ValueOf(&stderr).Elem()
 	}
 	ex["os/os"] = osSyms
 	ex[rtPath+"/rt"] = map[string]reflect.Value{

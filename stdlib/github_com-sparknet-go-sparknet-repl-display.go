@@ -10,6 +10,7 @@ import (
 func init() {
 	Symbols["github.com/sparknet-go/sparknet/repl/display/display"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"ArrayHTML":      reflect.ValueOf(display.ArrayHTML),
 		"AsFigure":       reflect.ValueOf(display.AsFigure),
 		"AsTable":        reflect.ValueOf(display.AsTable),
 		"Cell":           reflect.ValueOf(display.Cell),
@@ -22,13 +23,16 @@ func init() {
 		"NewFigure":      reflect.ValueOf(display.NewFigure),
 		"NewHeatMap":     reflect.ValueOf(display.NewHeatMap),
 		"NewHeatMaps":    reflect.ValueOf(display.NewHeatMaps),
+		"NewImage":       reflect.ValueOf(display.NewImage),
 		"NewProgress":    reflect.ValueOf(display.NewProgress),
 		"NewProgressTo":  reflect.ValueOf(display.NewProgressTo),
 		"NewTable":       reflect.ValueOf(display.NewTable),
 		"NewTraining":    reflect.ValueOf(display.NewTraining),
 		"Output":         reflect.ValueOf(display.Output),
+		"RichHTML":       reflect.ValueOf(display.RichHTML),
+		"RichPNG":        reflect.ValueOf(display.RichPNG),
 		"RoundDone":      reflect.ValueOf(display.RoundDone),
-		"SetClock":       reflect.ValueOf(display.SetClock),
+		"SetLive":        reflect.ValueOf(display.SetLive),
 		"SetOutput":      reflect.ValueOf(display.SetOutput),
 		"SetShow":        reflect.ValueOf(display.SetShow),
 		"Shape":          reflect.ValueOf(display.Shape),
@@ -43,22 +47,42 @@ func init() {
 		"WeightTable":    reflect.ValueOf(display.WeightTable),
 
 		// type definitions
-		"Event":     reflect.ValueOf((*display.Event)(nil)),
-		"EventKind": reflect.ValueOf((*display.EventKind)(nil)),
-		"Figure":    reflect.ValueOf((*display.Figure)(nil)),
-		"HeatMap":   reflect.ValueOf((*display.HeatMap)(nil)),
-		"HeatMaps":  reflect.ValueOf((*display.HeatMaps)(nil)),
-		"History":   reflect.ValueOf((*display.History)(nil)),
-		"Observer":  reflect.ValueOf((*display.Observer)(nil)),
-		"Observers": reflect.ValueOf((*display.Observers)(nil)),
-		"Progress":  reflect.ValueOf((*display.Progress)(nil)),
-		"Series":    reflect.ValueOf((*display.Series)(nil)),
-		"Table":     reflect.ValueOf((*display.Table)(nil)),
-		"Training":  reflect.ValueOf((*display.Training)(nil)),
+		"Event":        reflect.ValueOf((*display.Event)(nil)),
+		"EventKind":    reflect.ValueOf((*display.EventKind)(nil)),
+		"Figure":       reflect.ValueOf((*display.Figure)(nil)),
+		"HTML":         reflect.ValueOf((*display.HTML)(nil)),
+		"HeatMap":      reflect.ValueOf((*display.HeatMap)(nil)),
+		"HeatMaps":     reflect.ValueOf((*display.HeatMaps)(nil)),
+		"History":      reflect.ValueOf((*display.History)(nil)),
+		"Image":        reflect.ValueOf((*display.Image)(nil)),
+		"Live":         reflect.ValueOf((*display.Live)(nil)),
+		"Markdown":     reflect.ValueOf((*display.Markdown)(nil)),
+		"Observer":     reflect.ValueOf((*display.Observer)(nil)),
+		"Observers":    reflect.ValueOf((*display.Observers)(nil)),
+		"Progress":     reflect.ValueOf((*display.Progress)(nil)),
+		"ProgressView": reflect.ValueOf((*display.ProgressView)(nil)),
+		"Series":       reflect.ValueOf((*display.Series)(nil)),
+		"Table":        reflect.ValueOf((*display.Table)(nil)),
+		"Training":     reflect.ValueOf((*display.Training)(nil)),
 
 		// interface wrapper definitions
+		"_Live":     reflect.ValueOf((*_github_com_sparknet_go_sparknet_repl_display_Live)(nil)),
 		"_Observer": reflect.ValueOf((*_github_com_sparknet_go_sparknet_repl_display_Observer)(nil)),
 	}
+}
+
+// _github_com_sparknet_go_sparknet_repl_display_Live is an interface wrapper for Live type
+type _github_com_sparknet_go_sparknet_repl_display_Live struct {
+	IValue  interface{}
+	WClose  func()
+	WUpdate func(v any)
+}
+
+func (W _github_com_sparknet_go_sparknet_repl_display_Live) Close() {
+	W.WClose()
+}
+func (W _github_com_sparknet_go_sparknet_repl_display_Live) Update(v any) {
+	W.WUpdate(v)
 }
 
 // _github_com_sparknet_go_sparknet_repl_display_Observer is an interface wrapper for Observer type

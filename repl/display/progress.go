@@ -32,11 +32,19 @@ type Progress struct {
 	drawn    bool // a live line is on the screen
 	loss     float64
 	acc      float64
+
+	byShell   bool          // made by NewProgress: a front end's live display may show it
+	liveTried bool          // a live display was asked for
+	lv        *liveProgress // the live display, or nil
 }
 
 // NewProgress returns a Progress writing to the shell's output (see
 // Output).
-func NewProgress() *Progress { return NewProgressTo(Output()) }
+func NewProgress() *Progress {
+	p := NewProgressTo(Output())
+	p.byShell = true
+	return p
+}
 
 // NewProgressTo returns a Progress writing to w, live when w is a
 // terminal (see liveOutput).
@@ -100,6 +108,9 @@ func (p *Progress) Observe(e Event) {
 	if !math.IsNaN(e.Accuracy) {
 		p.acc = e.Accuracy
 	}
+	if p.observeLive(e, now) {
+		return
+	}
 	switch e.Kind {
 	case StepDone:
 		if p.Live && now.Sub(p.lastDraw) >= 100*time.Millisecond {
@@ -121,6 +132,7 @@ func (p *Progress) Finish() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clear()
+	p.finishLive()
 }
 
 func (p *Progress) clear() {
@@ -165,6 +177,7 @@ func EndLive() {
 	live.mu.Unlock()
 	for _, p := range bars {
 		p.mu.Lock()
+		p.flushLive()
 		if p.drawn {
 			fmt.Fprint(p.w, "\r\x1b[K")
 			p.drawn = false
