@@ -9,8 +9,10 @@ import (
 	"os/signal"
 	"path"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -143,7 +145,7 @@ func StartKernel(opts KernelOptions) (*Kernel, error) {
 	sopts := opts.Session
 	sopts.Stdout = k.out.writer("stdout")
 	sopts.Stderr = k.out.writer("stderr")
-	sopts.Stdin = kernelStdin{k: k}
+	sopts.Stdin = &kernelStdin{k: k}
 	sopts.Show = k.out.show
 	sopts.Result = k.out.result
 	sopts.InputName = "cell"
@@ -218,8 +220,34 @@ func (k *Kernel) Serve(ctx context.Context) int {
 			}
 		}
 	}()
+	go k.watchParent(ctx)
 	k.srv.Serve(ctx, k.handle)
 	return 0
+}
+
+// watchParent ends the kernel when the process that started it (named
+// by JPY_PARENT_PID, which Jupyter sets) is gone, so that a crashed
+// front end leaves no kernel behind.
+func (k *Kernel) watchParent(ctx context.Context) {
+	pid, err := strconv.Atoi(os.Getenv("JPY_PARENT_PID"))
+	if err != nil || pid <= 1 || os.Getppid() != pid {
+		return
+	}
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if os.Getppid() != pid {
+				k.srv.Logf("the front end (process %d) is gone; the kernel stops", pid)
+				k.interrupt()
+				k.stop()
+				return
+			}
+		}
+	}
 }
 
 // handle answers one request.
@@ -452,9 +480,20 @@ func (k *Kernel) userExpressions(exprs map[string]string) map[string]any {
 
 // kernelStdin is the session's standard input: a read asks the front
 // end for a line (input_request) and waits for it.
-type kernelStdin struct{ k *Kernel }
+type kernelStdin struct {
+	k    *Kernel
+	mu   sync.Mutex
+	rest []byte // what the last line left unread
+}
 
-func (in kernelStdin) Read(p []byte) (int, error) {
+func (in *kernelStdin) Read(p []byte) (int, error) {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if len(in.rest) > 0 {
+		n := copy(p, in.rest)
+		in.rest = in.rest[n:]
+		return n, nil
+	}
 	k := in.k
 	k.mu.Lock()
 	cell := k.running
@@ -474,13 +513,9 @@ func (in kernelStdin) Read(p []byte) (int, error) {
 		}
 		return 0, err
 	}
-	line += "\n"
-	if len(line) > len(p) {
-		// The rest of a long line is lost only if p is tiny; readers
-		// such as bufio ask for 4096 bytes at least.
-		line = line[:len(p)]
-	}
-	return copy(p, line), nil
+	n := copy(p, line+"\n")
+	in.rest = []byte(line + "\n")[n:]
+	return n, nil
 }
 
 // complete answers a complete_request with the shell's completion.
@@ -548,33 +583,37 @@ func nameAt(code string, off int) string {
 	if off > len(code) {
 		off = len(code)
 	}
-	if off == 0 || !isName(code[off-1]) {
-		// In a call's arguments: the callee before the open parenthesis.
-		depth := 0
-		for i := off - 1; i >= 0; i-- {
-			switch code[i] {
-			case ')':
-				depth++
-			case '(':
-				if depth == 0 {
-					off = i
-					i = -1
-				} else {
-					depth--
-				}
-			case '\n':
-				i = -1
+	word := func(off int) string {
+		start, end := off, off
+		for start > 0 && isName(code[start-1]) {
+			start--
+		}
+		for end < len(code) && isName(code[end]) && code[end] != '.' {
+			end++
+		}
+		w := strings.Trim(code[start:end], ".")
+		if w == "" || unicode.IsDigit(rune(w[0])) {
+			return ""
+		}
+		return w
+	}
+	if w := word(off); w != "" {
+		return w
+	}
+	// In a call's arguments: the callee before the open parenthesis.
+	depth := 0
+	for i := off - 1; i >= 0 && code[i] != '\n'; i-- {
+		switch code[i] {
+		case ')':
+			depth++
+		case '(':
+			if depth == 0 {
+				return word(i)
 			}
+			depth--
 		}
 	}
-	start, end := off, off
-	for start > 0 && isName(code[start-1]) {
-		start--
-	}
-	for end < len(code) && isName(code[end]) && code[end] != '.' {
-		end++
-	}
-	return strings.Trim(code[start:end], ".")
+	return ""
 }
 
 // isComplete answers an is_complete_request: code with open brackets,

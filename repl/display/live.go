@@ -51,13 +51,20 @@ type ProgressView struct {
 	Fraction float64
 	Status   string
 	ETA      time.Duration // 0 when unknown or done
-	Rounds   []string      // a line per finished round (and test pass)
+	Rounds   []string      // a line per finished round (and test pass), the last ones
+	Earlier  int           // lines left out before Rounds
 	Done     bool
 }
+
+// liveRounds is how many round lines a live display keeps.
+const liveRounds = 20
 
 // String draws the view as text: the round lines, then the bar.
 func (v *ProgressView) String() string {
 	var b strings.Builder
+	if v.Earlier > 0 {
+		fmt.Fprintf(&b, "(%d earlier lines)\n", v.Earlier)
+	}
 	for _, l := range v.Rounds {
 		b.WriteString(l + "\n")
 	}
@@ -89,6 +96,9 @@ func (v *ProgressView) HTML() string {
 	}
 	if len(v.Rounds) > 0 {
 		b.WriteString(`<pre style="margin:0.3em 0 0 0">`)
+		if v.Earlier > 0 {
+			fmt.Fprintf(&b, "(%d earlier lines)\n", v.Earlier)
+		}
 		for _, l := range v.Rounds {
 			b.WriteString(html.EscapeString(l) + "\n")
 		}
@@ -129,16 +139,19 @@ func (p *Progress) observeLive(e Event, now time.Time) bool {
 		lv.view.ETA = time.Duration(float64(e.Elapsed) * (1 - frac) / frac)
 	}
 	lv.pending = true
-	switch e.Kind {
-	case RoundDone, Evaluated:
+	lv.view.Done = false
+	if e.Kind == RoundDone || e.Kind == Evaluated {
 		lv.view.Rounds = append(lv.view.Rounds, p.roundLine(e))
-		lv.view.Done = e.Kind == RoundDone && e.Rounds > 0 && e.Round >= e.Rounds
-	default:
-		lv.view.Done = false
-		if now.Sub(p.lastDraw) < 100*time.Millisecond {
-			live.add(p) // EndLive shows the latest state
-			return true
+		if n := len(lv.view.Rounds); n > liveRounds {
+			lv.view.Earlier += n - liveRounds
+			lv.view.Rounds = append(lv.view.Rounds[:0], lv.view.Rounds[n-liveRounds:]...)
 		}
+		lv.view.Done = e.Kind == RoundDone && e.Rounds > 0 && e.Round >= e.Rounds
+	}
+	// At most ten updates a second; the last state always shows.
+	if !lv.view.Done && now.Sub(p.lastDraw) < 100*time.Millisecond {
+		live.add(p) // EndLive shows the latest state
+		return true
 	}
 	p.lastDraw = now
 	p.flushLive()

@@ -117,7 +117,7 @@ func jsonError(b []byte, err error) error {
 	msg := err.Error()
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		off = se.Offset - 1 // the offending character
 	case errors.As(err, &te):
 		off = te.Offset
 		msg = fmt.Sprintf("%s is a JSON %s; want a %s", te.Field, te.Value, te.Type)
