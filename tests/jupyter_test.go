@@ -1,0 +1,228 @@
+package tests
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sparknet-go/sparknet/data"
+)
+
+// jupyterTool returns the path of a Jupyter command. Where it is missing
+// the test is skipped, except under CI (CI=true), whose .ci/run installs
+// Debian's Jupyter packages: there it fails.
+func jupyterTool(t *testing.T, name string) string {
+	t.Helper()
+	p, err := exec.LookPath(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is not installed (.ci/run installs it): %v", name, err)
+		}
+		t.Skipf("%s is not installed: %v", name, err)
+	}
+	return p
+}
+
+// installKernel installs the kernelspec of the test binary under a
+// temporary prefix and returns the environment that makes Jupyter find it
+// (and only there keep its runtime files).
+func installKernel(t *testing.T) []string {
+	t.Helper()
+	prefix := t.TempDir()
+	res := runShell(t, prefix, "", time.Minute, "--install-kernel", "--prefix", prefix, "--master", "local[2]")
+	if res.code != 0 {
+		t.Fatalf("--install-kernel: exit status %d\n%s", res.code, res.out)
+	}
+	spec := filepath.Join(prefix, "share", "jupyter", "kernels", "sparknet")
+	var ks struct {
+		Argv          []string `json:"argv"`
+		DisplayName   string   `json:"display_name"`
+		Language      string   `json:"language"`
+		InterruptMode string   `json:"interrupt_mode"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(spec, "kernel.json"))), &ks); err != nil {
+		t.Fatal(err)
+	}
+	if ks.DisplayName != "SparkNet (Go)" || ks.Language != "go" || ks.InterruptMode == "" || ks.Argv[len(ks.Argv)-1] != "{connection_file}" {
+		t.Errorf("kernel.json: %+v", ks)
+	}
+	for _, logo := range []string{"logo-32x32.png", "logo-64x64.png"} {
+		f, err := os.Open(filepath.Join(spec, logo))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", logo, err)
+		}
+		f.Close()
+	}
+	return append(os.Environ(),
+		"JUPYTER_PATH="+filepath.Join(prefix, "share", "jupyter"),
+		"JUPYTER_RUNTIME_DIR="+filepath.Join(prefix, "runtime"),
+		"JUPYTER_CONFIG_DIR="+filepath.Join(prefix, "config"),
+		"PYDEVD_DISABLE_FILE_VALIDATION=1")
+}
+
+// TestKernelspecList checks that Jupyter lists the installed kernel.
+func TestKernelspecList(t *testing.T) {
+	jupyter := jupyterTool(t, "jupyter-kernelspec")
+	env := installKernel(t)
+	cmd := exec.Command(jupyter, "list", "--json")
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("jupyter kernelspec list: %v\n%s", err, out)
+	}
+	var list struct {
+		Kernelspecs map[string]struct {
+			Spec struct {
+				DisplayName string `json:"display_name"`
+			} `json:"spec"`
+		} `json:"kernelspecs"`
+	}
+	if err := json.Unmarshal(out, &list); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if got := list.Kernelspecs["sparknet"].Spec.DisplayName; got != "SparkNet (Go)" {
+		t.Errorf("jupyter kernelspec list shows sparknet as %q:\n%s", got, out)
+	}
+}
+
+// TestNotebooksWithJupyter runs every example notebook through
+// jupyter nbconvert --to notebook --execute with the installed kernel, at
+// small settings, and checks the outputs: the expected text in order,
+// figures as image/png, tables as text/html, and no error.
+func TestNotebooksWithJupyter(t *testing.T) {
+	nbconvert := jupyterTool(t, "jupyter-nbconvert")
+	env := installKernel(t)
+	out := t.TempDir()
+	env = append(env,
+		"SPARKNET_EXAMPLE_ROUNDS=2", "SPARKNET_EXAMPLE_TAU=5", "SPARKNET_EXAMPLE_TEST=200",
+		"SPARKNET_SPEEDUP_K=1,2", "SPARKNET_SPEEDUP_TAU=1,5", "SPARKNET_SPEEDUP_TARGET=0.9",
+		"SPARKNET_SPEEDUP_BUDGET=200", "SPARKNET_SPEEDUP_TEST=500", "SPARKNET_SPEEDUP_EVERY=50",
+		"SPARKNET_SPEEDUP_OUT="+out)
+	tests := []struct {
+		name   string
+		want   []string // in the outputs, in order
+		images int      // image/png outputs, at least
+		html   int      // text/html outputs, at least
+		mnist  bool
+	}{
+		{"ndarray_basics", []string{"Array[2 3] float32", "column sums:", "true (bool)", "WeightCollection{2 layers"}, 0, 3, false},
+		{"rdd_basics", []string{"rdd.Context{master: local[2], workers: 2}", "(4) Filter[4]", "1330 (int)", "cached partitions: 4",
+			"total: 1900 elements seen: 20", "│ worker │ tasks │", "unlucky number"}, 0, 1, false},
+		{"mnist_sparknet", []string{"2 workers, 2 rounds of 5 steps, 200 test images", "training images: 60000", `Net "LeNet" (TEST)`,
+			"round 1/2  step 5/5", "round 2/2  step 5/5", "accuracy", "WeightCollection{4 layers"}, 1, 3, true},
+		{"paper_speedup", []string{"small study: K [1 2], τ [1 5]", "C = ", "K=2 τ=5", "speedup over the serial solver, S = 0",
+			"speedup over the serial solver, S = 100C", "the small study took"}, 3, 4, true},
+	}
+	all, _ := filepath.Glob(filepath.Join(repoRoot, "examples", "*.ipynb"))
+	if len(all) != len(tests) {
+		t.Errorf("examples/ has %d notebooks and this test checks %d: give the new one its expected outputs", len(all), len(tests))
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.mnist {
+				if _, err := data.MNISTDir(); err != nil {
+					t.Skip("MNIST files unavailable:", err)
+				}
+			}
+			src := filepath.Join(repoRoot, "examples", tc.name+".ipynb")
+			cmd := exec.Command(nbconvert, "--to", "notebook", "--execute", "--ExecutePreprocessor.timeout=300",
+				"--output-dir", out, "--output", tc.name+".out", src)
+			cmd.Env = env
+			start := time.Now()
+			log, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("jupyter nbconvert --execute: %v\n%s", err, log)
+			}
+			t.Logf("%s ran in %s", tc.name, time.Since(start).Round(time.Millisecond))
+			text, images, html, errs := notebookOutputs(t, filepath.Join(out, tc.name+".out.ipynb"))
+			if len(errs) > 0 {
+				t.Errorf("error outputs: %v", errs)
+			}
+			rest := text
+			for _, w := range tc.want {
+				i := strings.Index(rest, w)
+				if i < 0 {
+					t.Fatalf("the outputs lack %q (after the earlier ones); outputs:\n%s", w, text)
+				}
+				rest = rest[i+len(w):]
+			}
+			if images < tc.images || html < tc.html {
+				t.Errorf("%d image/png and %d text/html outputs, want at least %d and %d", images, html, tc.images, tc.html)
+			}
+		})
+	}
+}
+
+// notebookOutputs reads an executed notebook and returns the text of its
+// outputs, the number of PNG images (each checked to decode) and HTML
+// outputs, and its errors.
+func notebookOutputs(t *testing.T, path string) (text string, images, html int, errs []string) {
+	t.Helper()
+	var nb struct {
+		Cells []struct {
+			CellType string `json:"cell_type"`
+			Outputs  []struct {
+				OutputType string         `json:"output_type"`
+				Text       any            `json:"text"`
+				Data       map[string]any `json:"data"`
+				Ename      string         `json:"ename"`
+				Evalue     string         `json:"evalue"`
+			} `json:"outputs"`
+		} `json:"cells"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, path)), &nb); err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, c := range nb.Cells {
+		for _, o := range c.Outputs {
+			switch o.OutputType {
+			case "stream":
+				b.WriteString(joinText(o.Text))
+			case "error":
+				errs = append(errs, o.Ename+": "+o.Evalue)
+			default:
+				b.WriteString(joinText(o.Data["text/plain"]) + "\n")
+				if p, ok := o.Data["image/png"]; ok {
+					raw, err := base64.StdEncoding.DecodeString(strings.ReplaceAll(joinText(p), "\n", ""))
+					if err == nil {
+						_, err = png.Decode(strings.NewReader(string(raw)))
+					}
+					if err != nil {
+						t.Errorf("an image/png output does not decode: %v", err)
+					}
+					images++
+				}
+				if _, ok := o.Data["text/html"]; ok {
+					html++
+				}
+			}
+		}
+	}
+	return b.String(), images, html, errs
+}
+
+// joinText joins nbformat's multiline strings.
+func joinText(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case []any:
+		var b strings.Builder
+		for _, s := range x {
+			b.WriteString(fmt.Sprint(s))
+		}
+		return b.String()
+	}
+	return ""
+}
