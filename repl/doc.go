@@ -48,6 +48,28 @@
 // writes a Markdown report with each cell's code, output, tables and
 // figures.
 //
+// # The Jupyter kernel
+//
+// sparknet-shell --kernel CONNECTION_FILE (RunKernel) puts a session
+// behind the Jupyter messaging protocol (package jupyter): each cell is an
+// input, as typed at the shell, numbered as Jupyter numbers it, so error
+// positions read cell[N]:line:col. Leading lines of a cell that start
+// with a colon are commands; a cell that starts with ":time" alone is
+// timed whole. Results become execute_result messages and shown values
+// display_data, each with text/plain and, where the value has them,
+// text/html (tables, arrays), image/png (figures, heat maps, images) or
+// text/markdown. Progress bars made by display.NewProgress become one
+// display updated in place (update_display_data). Output is routed by
+// Session.Origin: what a goroutine writes goes to the cell that started
+// it, however much later. Reads of standard input (fmt.Scan, os.Stdin)
+// send input_request when the front end allows it. complete_request,
+// inspect_request (:doc), is_complete_request, history_request,
+// interrupt_request (and SIGINT), shutdown and restart are answered; a
+// message with a wrong signature is refused and logged. --install-kernel
+// writes the kernelspec; --notebook runs .ipynb files too and writes one
+// with --out F.ipynb; --to-ipynb converts a // %% file (ToIPynb). Under
+// --master mpi rank 0 is the kernel and the other ranks run its cells.
+//
 // # On MPI ranks
 //
 // Started by mpirun with the master "mpi" (in a binary built with -tags

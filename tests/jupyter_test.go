@@ -177,6 +177,7 @@ func notebookOutputs(t *testing.T, path string) (text string, images, html int, 
 				Data       map[string]any `json:"data"`
 				Ename      string         `json:"ename"`
 				Evalue     string         `json:"evalue"`
+				Traceback  []string       `json:"traceback"`
 			} `json:"outputs"`
 		} `json:"cells"`
 	}
@@ -191,6 +192,7 @@ func notebookOutputs(t *testing.T, path string) (text string, images, html int, 
 				b.WriteString(joinText(o.Text))
 			case "error":
 				errs = append(errs, o.Ename+": "+o.Evalue)
+				b.WriteString(strings.Join(o.Traceback, "\n") + "\n")
 			default:
 				b.WriteString(joinText(o.Data["text/plain"]) + "\n")
 				if p, ok := o.Data["image/png"]; ok {
@@ -225,4 +227,52 @@ func joinText(v any) string {
 		return b.String()
 	}
 	return ""
+}
+
+// TestNotebookIPynb runs a notebook in Jupyter's format without Jupyter:
+// to an executed .ipynb and to a Markdown report; converts a // %% file;
+// and refuses a broken notebook with its position.
+func TestNotebookIPynb(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "rdd.ipynb")
+	res := runShell(t, repoRoot, "", 2*time.Minute, "--master", "local[2]", "--notebook", "examples/rdd_basics.ipynb", "--out", out)
+	if res.code != 0 {
+		t.Fatalf("exit status %d:\n%s", res.code, res.out)
+	}
+	text, _, html, errs := notebookOutputs(t, out)
+	if len(errs) > 0 || html == 0 || !strings.Contains(text, "1330 (int)") || !strings.Contains(text, "total: 1900 elements seen: 20") {
+		t.Errorf("executed notebook: errors %v, %d HTML outputs, text:\n%s", errs, html, text)
+	}
+	md := filepath.Join(dir, "rdd.md")
+	if res := runShell(t, repoRoot, "", 2*time.Minute, "--master", "local[2]", "--notebook", "examples/rdd_basics.ipynb", "--out", md); res.code != 0 {
+		t.Fatalf("exit status %d:\n%s", res.code, res.out)
+	}
+	if report := readFile(t, md); !strings.Contains(report, "# RDD basics") || !strings.Contains(report, "1330 (int)") {
+		t.Errorf("report:\n%s", report)
+	}
+
+	// A // %% file converts; a cell that fails stops the run, with its
+	// error among the outputs at cell[N]:line:col.
+	src := filepath.Join(dir, "nb.go")
+	os.WriteFile(src, []byte("// # A notebook\n\n// %% One\nx := 1\nx\n\n// %% Two\nvar m map[string]int\nm[\"a\"] = x\n\n// %% Three\nfmt.Println(\"never\")\n"), 0o644)
+	if res := runShell(t, dir, "", time.Minute, "--to-ipynb", "nb.go"); res.code != 0 {
+		t.Fatalf("--to-ipynb: exit status %d:\n%s", res.code, res.out)
+	}
+	res = runShell(t, dir, "", time.Minute, "--notebook", "nb.ipynb", "--out", "run.ipynb")
+	if res.code == 0 {
+		t.Errorf("a failing notebook exited 0:\n%s", res.out)
+	}
+	text, _, _, errs = notebookOutputs(t, filepath.Join(dir, "run.ipynb"))
+	if len(errs) != 1 || !strings.Contains(text, "at cell[2]:2:1") || strings.Contains(text, "never") || !strings.Contains(text, "1 (int)") {
+		t.Errorf("errors %v; text:\n%s", errs, text)
+	}
+
+	os.WriteFile(filepath.Join(dir, "bad.ipynb"), []byte("{\"cells\": [\n  {\"cell_type\": \"code\", \"source\": 3}\n], \"nbformat\": 4}"), 0o644)
+	res = runShell(t, dir, "", time.Minute, "--notebook", "bad.ipynb", "--out", "x.ipynb")
+	if res.code == 0 || !strings.Contains(res.out, "notebook bad.ipynb: cell 1: source: want a string or a list of strings") {
+		t.Errorf("bad notebook: exit status %d:\n%s", res.code, res.out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.ipynb")); err == nil {
+		t.Errorf("a notebook was written for a notebook that could not be read")
+	}
 }

@@ -19,7 +19,7 @@ import (
 // kernelProc is a sparknet-shell --kernel process and a client connected
 // to it.
 type kernelProc struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	file string
 	info jupyter.ConnectionInfo
@@ -48,7 +48,7 @@ func (s *syncBuffer) String() string {
 
 // newConnectionFile writes a connection file with free ports (0: the
 // kernel picks them and writes them back) and a fresh key.
-func newConnectionFile(t *testing.T, dir string) string {
+func newConnectionFile(t testing.TB, dir string) string {
 	t.Helper()
 	info := jupyter.ConnectionInfo{Transport: "tcp", IP: "127.0.0.1", SignatureScheme: "hmac-sha256", Key: jupyter.NewID(), KernelName: "sparknet"}
 	path := filepath.Join(dir, "kernel-"+jupyter.NewID()[:8]+".json")
@@ -59,7 +59,7 @@ func newConnectionFile(t *testing.T, dir string) string {
 }
 
 // startKernel starts the kernel on a connection file and connects.
-func startKernel(t *testing.T, file string, args ...string) *kernelProc {
+func startKernel(t testing.TB, file string, args ...string) *kernelProc {
 	t.Helper()
 	k := &kernelProc{t: t, file: file, log: &syncBuffer{}, done: make(chan error, 1)}
 	k.cmd = exec.Command(shellBin, append(append([]string{"--master", "local[2]"}, args...), "--kernel", file)...)

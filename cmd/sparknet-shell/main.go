@@ -1,8 +1,10 @@
 // Command sparknet-shell is sparknet's interactive Go shell: with no
 // arguments an interactive session with sc ready, with FILE.go a script,
-// with -e CODE one evaluation, and with --notebook FILE.go a notebook run
-// that writes a Markdown report. Built with -tags mpi it also runs under
-// mpirun with --master mpi, one session per rank. See package repl.
+// with -e CODE one evaluation, with --notebook FILE.go (or FILE.ipynb) a
+// notebook run that writes a Markdown report or the executed notebook,
+// and with --kernel CONNECTION_FILE a Jupyter kernel (--install-kernel
+// writes its kernelspec). Built with -tags mpi it also runs under mpirun
+// with --master mpi, one session per rank. See package repl.
 package main
 
 import (
