@@ -115,9 +115,9 @@ func RunKernel(opts KernelOptions) int {
 		}
 		return 1
 	}
-	if k.sh != nil && k.srv == nil { // a rank that follows rank 0
-		defer k.sh.Close()
-		return k.sh.Run()
+	if k.srv == nil { // a rank that follows rank 0
+		defer k.s.Close()
+		return k.follow()
 	}
 	defer k.Close()
 	return k.Serve(context.Background())
@@ -411,6 +411,35 @@ func (k *Kernel) runInput(ctx context.Context, in input) error {
 	if err := k.s.share(&in); err != nil {
 		return err
 	}
+	return k.execInput(ctx, in)
+}
+
+// follow runs, on a rank other than 0 under an SPMD master, the inputs
+// that rank 0's kernel sends, until it shuts down.
+func (k *Kernel) follow() int {
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	defer signal.Stop(sigs)
+	go func() {
+		for range sigs {
+			k.s.abort(130, fmt.Sprintf("interrupted (SIGINT) on rank %d", k.s.group.rank()))
+		}
+	}()
+	for {
+		var in input
+		if err := k.s.share(&in); err != nil {
+			fmt.Fprintln(k.logw, "sparknet-shell:", err)
+			return 1
+		}
+		if in.EOF {
+			return 0
+		}
+		k.execInput(context.Background(), in)
+	}
+}
+
+// execInput runs an input that every rank has.
+func (k *Kernel) execInput(ctx context.Context, in input) error {
 	sh := k.sh
 	sh.deferReports, sh.pending = true, nil
 	if in.Command != "" {
