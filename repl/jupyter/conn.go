@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // ConnectionInfo is a kernel's connection file: where its five channels
@@ -53,7 +55,7 @@ func SchemeNames() []string {
 // ReadConnectionFile reads and checks the connection file at path. Its
 // errors name the file, and for a syntax error the line and column.
 func ReadConnectionFile(path string) (*ConnectionInfo, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsio.ReadFile(path, 1<<20)
 	if err != nil {
 		return nil, fmt.Errorf("jupyter: connection file: %w", err)
 	}
@@ -158,7 +160,7 @@ func (c *ConnectionInfo) endpoint(port int) string {
 }
 
 // WriteFile writes the connection file to path, through a temporary file
-// renamed into place.
+// renamed into place, readable by its owner only (it holds the key).
 func (c *ConnectionInfo) WriteFile(path string) error {
 	b, err := json.MarshalIndent(c, "", "  ")
 	if err != nil {

@@ -4,8 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 )
 
 // Notebook is a Jupyter notebook in nbformat 4.
@@ -52,7 +53,7 @@ func NewNotebook(kernelName, displayName string, language map[string]any) *Noteb
 // ReadNotebook reads the notebook at path. Its errors name the file, and
 // for bad JSON the line and column.
 func ReadNotebook(path string) (*Notebook, error) {
-	b, err := os.ReadFile(path)
+	b, err := fsio.ReadFile(path, fsio.TextLimit)
 	if err != nil {
 		return nil, fmt.Errorf("jupyter: %w", err)
 	}
@@ -187,7 +188,7 @@ func (nb *Notebook) WriteFile(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(path, b, 0o644); err != nil {
+	if err := fsio.WriteFile(path, b); err != nil {
 		return fmt.Errorf("jupyter: writing the notebook: %w", err)
 	}
 	return nil
