@@ -484,12 +484,20 @@ func (k *Kernel) interrupt() {
 		}
 		return
 	}
+	k.mu.Lock()
+	running := k.running != nil
+	k.mu.Unlock()
 	k.cancelRunning()
 	k.sh.mu.Lock()
 	if k.sh.cancel != nil {
 		k.sh.cancel()
 	}
 	k.sh.mu.Unlock()
+	if !running {
+		// Between cells, as Ctrl-C at an empty prompt: stop the
+		// goroutines that earlier cells left running.
+		go k.sh.stopGoroutines()
+	}
 }
 
 // userExpressions evaluates the expressions of an execute request.

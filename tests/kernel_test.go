@@ -423,6 +423,19 @@ func TestKernelProtocol(t *testing.T) {
 		}
 	})
 
+	t.Run("interrupt between cells stops goroutines", func(t *testing.T) {
+		k.execute("ticks := 0\ngo func() {\n\tfor {\n\t\ttime.Sleep(5 * time.Millisecond)\n\t\tticks++\n\t}\n}()")
+		if _, err := c.Request(jupyter.Control, "interrupt_request", map[string]any{}, 5*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		a := outputText(t, k.execute("ticks"))
+		time.Sleep(200 * time.Millisecond)
+		if b := outputText(t, k.execute("ticks")); a != b {
+			t.Errorf("the goroutine still runs after the interrupt: ticks %q then %q", a, b)
+		}
+	})
+
 	t.Run("bad signatures are refused", func(t *testing.T) {
 		bad := k.info
 		bad.Key = "not-the-key"
