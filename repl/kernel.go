@@ -16,6 +16,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	sparknet "github.com/sparknet-go/sparknet"
 	"github.com/sparknet-go/sparknet/repl/display"
 	"github.com/sparknet-go/sparknet/repl/jupyter"
 )
@@ -207,6 +208,9 @@ func (k *Kernel) Close() error {
 // returns the exit status.
 func (k *Kernel) Serve(ctx context.Context) int {
 	ctx, k.stop = context.WithCancel(ctx)
+	// Training shows its progress, a display updated in place, without
+	// being asked, as at the shell's prompt.
+	defer sparknet.SetWatcher(sparknet.SetWatcher(watchTraining))
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)
@@ -417,6 +421,7 @@ func (k *Kernel) runInput(ctx context.Context, in input) error {
 // follow runs, on a rank other than 0 under an SPMD master, the inputs
 // that rank 0's kernel sends, until it shuts down.
 func (k *Kernel) follow() int {
+	defer sparknet.SetWatcher(sparknet.SetWatcher(watchTraining))
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
 	defer signal.Stop(sigs)

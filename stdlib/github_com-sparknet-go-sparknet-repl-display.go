@@ -32,6 +32,7 @@ func init() {
 		"RichHTML":       reflect.ValueOf(display.RichHTML),
 		"RichPNG":        reflect.ValueOf(display.RichPNG),
 		"RoundDone":      reflect.ValueOf(display.RoundDone),
+		"SetClock":       reflect.ValueOf(display.SetClock),
 		"SetLive":        reflect.ValueOf(display.SetLive),
 		"SetOutput":      reflect.ValueOf(display.SetOutput),
 		"SetShow":        reflect.ValueOf(display.SetShow),
