@@ -107,7 +107,7 @@ func TestNotebooksWithJupyter(t *testing.T) {
 		"SPARKNET_EXAMPLE_ROUNDS=2", "SPARKNET_EXAMPLE_TAU=5", "SPARKNET_EXAMPLE_TEST=200",
 		"SPARKNET_SPEEDUP_K=1,2", "SPARKNET_SPEEDUP_TAU=1,5", "SPARKNET_SPEEDUP_TARGET=0.9",
 		"SPARKNET_SPEEDUP_BUDGET=200", "SPARKNET_SPEEDUP_TEST=500", "SPARKNET_SPEEDUP_EVERY=50",
-		"SPARKNET_SPEEDUP_OUT="+out)
+		"SPARKNET_SPEEDUP_OUT="+out, "SPARKNET_EXAMPLE_ITERS=100")
 	tests := []struct {
 		name   string
 		want   []string // in the outputs, in order
@@ -120,6 +120,7 @@ func TestNotebooksWithJupyter(t *testing.T) {
 			"total: 1900 elements seen: 20", "│ worker │ tasks │", "unlucky number"}, 0, 1, false},
 		{"mnist_sparknet", []string{"2 workers, 2 rounds of 5 steps, 200 test images", "training images: 60000", `Net "LeNet" (TEST)`,
 			"round 1/2  step 5/5", "round 2/2  step 5/5", "accuracy", "WeightCollection{4 layers"}, 1, 3, true},
+		{"predict", []string{"trained ", "inputs: [data] shape [100 1 28 28]", "outputs: [ip2]", "test images right", "ip1: [10 500]", "x.npy holds [10 1 28 28]"}, 0, 1, true},
 		{"paper_speedup", []string{"small study: K [1 2], τ [1 5]", "C = ", "K=2 τ=5", "speedup over the serial solver, S = 0",
 			"speedup over the serial solver, S = 100C", "the small study took"}, 3, 4, true},
 	}
