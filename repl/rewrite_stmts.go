@@ -304,7 +304,9 @@ func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 //	var ok bool
 //	v, ok = m[k]
 //
-// and the same for a, b := f[T](x), the results of a generic function.
+// and the same for a, b := f[T](x) and x := f[T](y), the results of a
+// generic function (which the interpreter fails to declare at the top
+// level).
 func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 	var out []ast.Stmt
 	for _, st := range body.List {
@@ -312,7 +314,7 @@ func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 		var rhs ast.Expr
 		switch st := st.(type) {
 		case *ast.AssignStmt:
-			if st.Tok == token.DEFINE && len(st.Lhs) >= 2 && len(st.Rhs) == 1 && allIdents(st.Lhs) {
+			if st.Tok == token.DEFINE && len(st.Rhs) == 1 && allIdents(st.Lhs) && (len(st.Lhs) >= 2 || isGenericCall(st.Rhs[0]) || r.isGenericValue(st.Rhs[0])) {
 				for _, l := range st.Lhs {
 					lhs = append(lhs, l.(*ast.Ident))
 				}
@@ -320,12 +322,12 @@ func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 			}
 		case *ast.DeclStmt:
 			if gd, ok := st.Decl.(*ast.GenDecl); ok && gd.Tok == token.VAR && len(gd.Specs) == 1 {
-				if vs := gd.Specs[0].(*ast.ValueSpec); vs.Type == nil && len(vs.Names) >= 2 && len(vs.Values) == 1 {
+				if vs := gd.Specs[0].(*ast.ValueSpec); vs.Type == nil && len(vs.Values) == 1 && (len(vs.Names) >= 2 || isGenericCall(vs.Values[0]) || r.isGenericValue(vs.Values[0])) {
 					lhs, rhs = vs.Names, vs.Values[0]
 				}
 			}
 		}
-		if rhs == nil || !(len(lhs) == 2 && r.isCommaOK(rhs) || isGenericCall(rhs)) {
+		if rhs == nil || !(len(lhs) == 2 && r.isCommaOK(rhs) || isGenericCall(rhs) || r.isGenericValue(rhs)) {
 			out = append(out, st)
 			continue
 		}
@@ -373,6 +375,22 @@ func isGenericCall(x ast.Expr) bool {
 		return true
 	}
 	return false
+}
+
+// isGenericValue reports whether x is an instance of a generic function
+// used as a value: f[int].
+func (r *typedRewriter) isGenericValue(x ast.Expr) bool {
+	var fun ast.Expr
+	switch x := ast.Unparen(x).(type) {
+	case *ast.IndexExpr:
+		fun = x.X
+	case *ast.IndexListExpr:
+		fun = x.X
+	default:
+		return false
+	}
+	id, _ := r.genericFunc(fun)
+	return id != nil
 }
 
 // isCommaOK reports whether x is a map index, a type assertion or a

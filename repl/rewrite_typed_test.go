@@ -66,6 +66,7 @@ func TestToday(t *testing.T) {
 			{in: "slices.Collect(maps.Values(maps.Clone(map[int]int{1: 7})))", out: "[7] ([]int)\n"},
 			{in: "fmt.Println(cmp.Compare(2, 1), cmp.Or(\"\", \"x\"))", out: "1 x\n"},
 			{in: `slices.Collect(strings.Lines("a\nb\n"))`, out: "[a\n b\n] ([]string)\n"},
+			{in: "import (\"sync\"; \"math/rand/v2\")\ncalls := 0\nget := sync.OnceValue(func() int { calls++; return 42 })\nfmt.Println(get(), get(), calls, rand.N(3) < 3)", out: "42 42 1 true\n"},
 			{in: "func evens(n int) iter.Seq[int] { return func(yield func(int) bool) { for i := 0; i < n; i += 2 { if !yield(i) { return } } } }\nnext, stop := iter.Pull(evens(5))\na, _ := next()\nb, _ := next()\nstop()\nfmt.Println(a, b)", out: "0 2\n"},
 			{in: "type Person struct{ Name string; Age int }\npeople := []Person{{\"Bo\", 30}, {\"Al\", 25}, {\"Cy\", 25}}\nslices.SortFunc(people, func(a, b Person) int { return cmp.Compare(a.Age, b.Age) })\nfmt.Println(people, slices.IndexFunc(people, func(p Person) bool { return p.Name == \"Bo\" }))", out: "[{Al 25} {Cy 25} {Bo 30}] 2\n"},
 		}},

@@ -24,6 +24,7 @@ type Importer struct {
 	conv    *fromReflect              // reflect → go/types, under mu
 	fset    *token.FileSet            // positions in source packages
 	loading map[string]bool           // source packages being checked (import cycles)
+	merged  map[string]bool           // compiled packages whose overlay is merged in
 	sizes   types.Sizes               // of the machine the shell runs on
 }
 
@@ -43,6 +44,7 @@ func New(symbols map[string]map[string]reflect.Value) *Importer {
 		sources: map[string]*Source{},
 		fset:    token.NewFileSet(),
 		loading: map[string]bool{},
+		merged:  map[string]bool{},
 		sizes:   types.SizesFor("gc", runtime.GOARCH),
 	}
 	imp.conv = &fromReflect{imp: imp, types: map[reflect.Type]types.Type{}}
@@ -121,34 +123,44 @@ func (imp *Importer) importLocked(path string) (*types.Package, error) {
 		return nil, fmt.Errorf("package %s is not available in the shell", path)
 	}
 	pkg := imp.pkg(path, t.name)
-	if imp.loaded[path] {
-		return pkg, nil
-	}
-	imp.loaded[path] = true
-	names := make([]string, 0, len(t.syms))
-	for n := range t.syms {
-		if !strings.HasPrefix(n, "_") && token.IsExported(n) {
-			names = append(names, n)
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if pkg.Scope().Lookup(n) != nil {
-			continue // a type already created as another package referred to it
-		}
-		pkg.Scope().Insert(imp.conv.object(pkg, n, t.syms[n]))
-	}
-	if ov, ok := overlayDirs[path]; ok {
-		src, err := imp.source(ov)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range src.Pkg.Scope().Names() {
-			if obj := src.Pkg.Scope().Lookup(n); obj.Exported() && pkg.Scope().Lookup(n) == nil {
-				pkg.Scope().Insert(obj)
+	if !imp.loaded[path] {
+		imp.loaded[path] = true
+		names := make([]string, 0, len(t.syms))
+		for n := range t.syms {
+			if !strings.HasPrefix(n, "_") && token.IsExported(n) {
+				names = append(names, n)
 			}
 		}
+		sort.Strings(names)
+		for _, n := range names {
+			if pkg.Scope().Lookup(n) != nil {
+				continue // a type already created as another package referred to it
+			}
+			pkg.Scope().Insert(imp.conv.object(pkg, n, t.syms[n]))
+		}
 	}
+	ov, ok := overlayDirs[path]
+	if !ok || imp.merged[path] {
+		pkg.MarkComplete()
+		return pkg, nil
+	}
+	if src, checking := imp.sources[ov]; checking && src == nil {
+		// The overlay's own import of the package it extends (go/types
+		// takes only complete packages; the overlay's objects are added
+		// after).
+		pkg.MarkComplete()
+		return pkg, nil
+	}
+	src, err := imp.source(ov)
+	if err != nil {
+		return nil, err
+	}
+	for _, n := range src.Pkg.Scope().Names() {
+		if obj := src.Pkg.Scope().Lookup(n); obj.Exported() && pkg.Scope().Lookup(n) == nil {
+			pkg.Scope().Insert(obj)
+		}
+	}
+	imp.merged[path] = true
 	pkg.MarkComplete()
 	return pkg, nil
 }

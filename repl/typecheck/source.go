@@ -187,7 +187,10 @@ func (imp *Importer) source(p string) (*Source, error) {
 	}
 	name := path.Base(p)
 	if src.Extends != "" {
-		name = path.Base(src.Extends)
+		name = guessName(src.Extends)
+		if t, ok := imp.tables[src.Extends]; ok {
+			name = t.name
+		}
 	}
 	pkg := types.NewPackage(p, name)
 	if err := types.NewChecker(&conf, imp.fset, pkg, nil).Files(files); err != nil && len(errs) == 0 {
