@@ -302,17 +302,20 @@ var helpText = map[string]string{
   User code cannot end the session in these ways; each is an ordinary error:
     runaway recursion     stops with "stack overflow" when a goroutine's stack
                           passes 64 MiB (about 100,000 nested calls)
-    make too large        make([]float64, 1<<40) is refused when the size does
-                          not fit in the memory budget (75% of the machine's
-                          memory; sparknet-shell --memory SIZE, e.g. 8GiB or 50%)
+    too much memory       make([]float64, 1<<40), new([1<<40]byte), a variable
+                          of such a type and strings.Repeat(s, 1<<40) are
+                          refused when they do not fit in the memory budget
+                          (75% of the machine's memory; sparknet-shell
+                          --memory SIZE, e.g. 8GiB or 50%), and code whose
+                          heap grows past the budget is stopped
     a panic               anywhere: an input, its goroutines, RDD callbacks
     os.Exit               ends the input (a script: the shell, with its status)
     endless loops         Ctrl-C stops them, and every goroutine they started
   The Go runtime ends the process, with no chance to recover, when:
     - goroutines write one map at the same time ("concurrent map writes");
-    - memory runs out little by little (append in an endless loop, a map
-      that keeps growing) before Ctrl-C, or in one allocation inside a
-      compiled function (strings.Repeat(s, 1<<40));
+    - memory runs out faster than the shell's watch sees the heap grow
+      (it looks every 50ms), or in one allocation inside another compiled
+      function (slices.Grow(s, 1<<40); ndarray checks its own sizes);
     - compiled code recurses without end;
     - an interpreted function that compiled code calls on a goroutine of its
       own panics (time.AfterFunc(d, f)); RDD and Caffe callbacks are guarded.`,

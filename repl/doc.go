@@ -26,10 +26,11 @@
 // not let a program recover from, as far as they can be seen coming:
 // interpreted calls that nest past Options.StackLimit stop with a
 // *StackOverflowError (every function body counts its calls and probes
-// the stack now and then); make refuses sizes beyond
-// Options.MemoryBudget with a *MemoryError (a run-time panic, as Go's own
-// "makeslice: len out of range"), and a heap that grows past the budget
-// stops the running code. StopGoroutines (Ctrl-C at an empty prompt) and
+// the stack now and then); make, strings.Repeat and bytes.Repeat refuse
+// sizes beyond Options.MemoryBudget with a *MemoryError (a run-time
+// panic, as Go's own "makeslice: len out of range"), an input that holds
+// a fixed-size value larger than the budget is refused before it runs,
+// and a heap that grows past the budget stops the running code. StopGoroutines (Ctrl-C at an empty prompt) and
 // Reset stop the goroutines that inputs left running.
 //
 // # The shell
@@ -126,7 +127,7 @@
 // recover stops: interpreted code that writes a map from two goroutines
 // at once ends the process, as does memory that runs out faster than the
 // session's watch sees it grow, one huge allocation inside a compiled
-// function (strings.Repeat(s, 1<<40)), and compiled code that recurses
+// function (slices.Grow(s, 1<<40)), and compiled code that recurses
 // without end. So does a panic in an interpreted function that compiled
 // code calls on a goroutine of its own (time.AfterFunc); callbacks of rdd
 // and caffe are guarded. :help limits lists these.

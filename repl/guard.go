@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/sparknet-go/sparknet/repl/internal/stack"
@@ -415,6 +416,44 @@ func (s *Session) watchMemory(stop <-chan struct{}) {
 	}
 }
 
+// guardSymbols replaces the standard library's functions that make a
+// value of a size their arguments give, and that the interpreter calls
+// as compiled code, with versions that check the size against the
+// memory budget first: strings.Repeat and bytes.Repeat.
+func (s *Session) guardSymbols(ex map[string]map[string]reflect.Value) {
+	replace := func(pkg, name string, f any) {
+		syms := map[string]reflect.Value{}
+		for n, v := range ex[pkg] {
+			syms[n] = v
+		}
+		syms[name] = reflect.ValueOf(f)
+		ex[pkg] = syms
+	}
+	replace("strings/strings", "Repeat", func(str string, count int) string {
+		s.checkRepeat("strings.Repeat", len(str), count)
+		return strings.Repeat(str, count)
+	})
+	replace("bytes/bytes", "Repeat", func(b []byte, count int) []byte {
+		s.checkRepeat("bytes.Repeat", len(b), count)
+		return bytes.Repeat(b, count)
+	})
+}
+
+// checkRepeat panics with a *MemoryError when count copies of n bytes do
+// not fit in the memory budget.
+func (s *Session) checkRepeat(fn string, n, count int) {
+	if n <= 0 || count <= 0 {
+		return
+	}
+	if int64(count) > s.budget/int64(n) {
+		need := int64(math.MaxInt64)
+		if int64(count) <= math.MaxInt64/int64(n) {
+			need = int64(n) * int64(count)
+		}
+		panic(&MemoryError{What: fmt.Sprintf("%s(%d bytes, %d)", fn, n, count), Need: need, Budget: s.budget})
+	}
+}
+
 // heapInUse returns the bytes of heap objects, live or not yet swept.
 func heapInUse() int64 {
 	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
@@ -469,9 +508,5 @@ func formatBytes(n int64) string {
 		f /= unit
 		i++
 	}
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	if f == math.Trunc(f) {
-		s = strconv.FormatFloat(f, 'f', 0, 64)
-	}
-	return s + " " + units[i]
+	return strings.TrimSuffix(strconv.FormatFloat(f, 'f', 1, 64), ".0") + " " + units[i]
 }

@@ -242,3 +242,40 @@ fmt.Println(ok, errors.Is(err, errBad), catch(func() { panic(7) }), catch(func()
 		t.Fatalf("a parameter named recover: %q", got)
 	}
 }
+
+// TestBigValues checks that values of fixed types beyond the memory
+// budget, which the interpreter would allocate when a function starts,
+// are refused before the input runs, and that strings.Repeat and
+// bytes.Repeat check their sizes.
+func TestBigValues(t *testing.T) {
+	s, out, _ := newLimitedSession(t, 0, 256<<20)
+	ctx := context.Background()
+	for _, tc := range []struct{ in, want string }{
+		{"x := new([1 << 30]byte)", "in[1]:1:6: new([1 << 30]byte) needs 1 GiB, more than the session's memory budget of 256 MiB"},
+		{"var big [1 << 28]int32", "variable big of type [268435456]int32 needs 1 GiB"},
+		{"type grid [1 << 15][1 << 15]float64\nfunc f() { fmt.Println(\"ran\"); g := grid{}; _ = g }", "variable g of type grid needs 8 GiB"},
+		{"p := struct{ a [1 << 31]byte }{}", "needs 2 GiB"},
+		{`strings.Repeat("ab", 1 << 30)`, "strings.Repeat(2 bytes, 1073741824) needs 2 GiB"},
+		{"import \"bytes\"\nbytes.Repeat([]byte{1}, 1 << 29)", "bytes.Repeat(1 bytes, 536870912) needs 512 MiB"},
+	} {
+		err := s.Eval(ctx, tc.in)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", tc.in, err, tc.want)
+		}
+	}
+	if strings.Contains(out.String(), "ran") {
+		t.Errorf("a refused input ran: %q", out.String())
+	}
+	out.Reset()
+	// Types that depend on type parameters have no size to check.
+	if err := s.Eval(ctx, "type box[T any] struct{ v T; a [4]T }\nfunc mk[T any](v T) box[T] { var b box[T]; b.v = v; return b }\nmk(3).v"); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := s.Eval(ctx, `ok := new([1 << 20]byte); len(ok) + len(strings.Repeat("ab", 3))`); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "1048582 (int)\n" {
+		t.Errorf("sizes within the budget: %q", got)
+	}
+}

@@ -384,6 +384,7 @@ func (s *Session) symbols() interp.Exports {
 		osSyms["Stderr"] = reflect.ValueOf(&stderr).Elem()
 	}
 	ex["os/os"] = osSyms
+	s.guardSymbols(ex)
 	ex[rtPath+"/rt"] = map[string]reflect.Value{
 		"Go":        reflect.ValueOf(s.spawn(false)),
 		"GoSlice":   reflect.ValueOf(s.spawn(true)),
