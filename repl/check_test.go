@@ -117,3 +117,19 @@ func TestCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestSyntaxErrorOnce checks that a syntax error is reported once, at
+// the input's line: not again where the parser, recovering, ran into
+// the text the shell wraps the input in.
+func TestSyntaxErrorOnce(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	for _, tc := range []struct{ in, want string }{
+		{"a?", "in[1]:1:2: illegal character U+003F '?'"},
+		{"x := 1\nfor i := 0; i < 3; i++ { x += i ? }", "in[2]:2:33: illegal character U+003F '?'"},
+	} {
+		err := s.Eval(context.Background(), tc.in)
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q: error %v, want exactly %q", tc.in, err, tc.want)
+		}
+	}
+}

@@ -67,6 +67,27 @@ var transcripts = []struct {
 		exit: 0,
 	},
 	{
+		name: "Go at the prompt",
+		steps: []step{
+			{`func f() (int, error) { return 7, fmt.Errorf("bad") }` + enter, ">>> "},
+			{"x := f()" + enter, "in[2]:1:6: assignment mismatch: 1 variable but f returns 2 values"},
+			{"f() + 1" + enter, "in[3]:1:1: multiple-value f() (value of type (int, error)) in single-value context"},
+			{"x" + enter, "in[4]:1:1: undefined: x"},
+			{"a?" + enter, "in[5]:1:2: illegal character U+003F '?'"},
+			{"type F float64" + enter, ">>> "},
+			{`fmt.Printf("%T %v\n", F(3), F(3))` + enter, "main.F 3"},
+			{"type point struct{ X int }" + enter, ">>> "},
+			{"type point struct{ X, Y int }" + enter, ">>> "},
+			{"point{1, 2}" + enter, "{X:1 Y:2} (main.point)"},
+			{"func g() { for i := 0; i < 3; i++ { defer fmt.Print(i) } }; g()" + enter, "210"},
+			{`m := map[string]int{"a": 1}` + enter, ">>> "},
+			{`v, ok := m["a"]` + enter, ">>> "},
+			{"fmt.Println(v, ok, min(v, 0), max(v, 2))" + enter, "1 true 0 2"},
+			{"var s []int; s[3]" + enter, "panic: runtime error: index out of range [3] with length 0"},
+		},
+		exit: -1,
+	},
+	{
 		name: "continuation",
 		steps: []step{
 			{"func add(a, b int) int {" + enter, "... "},
