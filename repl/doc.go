@@ -14,13 +14,40 @@
 //	s.Eval(ctx, "a := ndarray.Arange(0, 6, 1).Reshape(2, 3)")
 //	s.Eval(ctx, "a.Sum(0)")
 //
-// Inputs are rewritten where the interpreter would take the process down:
-// go statements run on goroutines that report a panic instead of
-// crashing, range over an integer becomes a counting loop, and defer at
-// the top level is refused. A panic in an input, in a goroutine it
-// started or in a callback an RDD worker ran comes back as an error;
-// interrupting an input (canceling its context) stops interpreted code
-// at once and compiled code that watches ctx.
+// # Go, checked
+//
+// Every input is type-checked with go/types before any of it runs, in
+// the session's scope: the earlier inputs' declarations, the imports,
+// sc and ctx. What Go rejects is an error in the compiler's words at
+// in[N]:line:col (file:line:col in a script), at most ten, one per line,
+// and nothing of the input runs:
+//
+//	>>> func f() (int, error) { return 7, nil }
+//	>>> x := f()
+//	in[2]:1:6: assignment mismatch: 1 variable but f returns 2 values
+//
+// The leniency of a prompt: unused variables at the top level and unused
+// imports are not errors, and a top-level declaration replaces an
+// earlier one of the same name, in an earlier input or the same one (a
+// type too: values of the old type keep it; x := x + 1 uses the old x).
+// Compiled packages are checked against the interpreter's symbol tables;
+// iter, cmp, slices, maps and the generic functions of errors, sync and
+// math/rand/v2 are the shell's own source (package typecheck), to Go
+// 1.26's API, which the interpreter runs too.
+//
+// The type information then drives rewrites that make the interpreter
+// run the Go of go.mod's version: per-iteration loop variables, range
+// over integers and functions, min, max and clear, all type arguments
+// spelled out, comma-ok everywhere, deferred calls that take their
+// arguments at the defer, the session's types keeping their names and
+// methods where compiled code sees them (fmt's %T and %v, the echo,
+// errors.Is and errors.As), Go's run-time errors. Other rewrites keep the
+// interpreter from taking the process down: go statements run on
+// goroutines that report a panic instead of crashing, and defer at the
+// top level is refused. A panic in an input, in a goroutine it started or
+// in a callback an RDD worker ran comes back as an error; interrupting an
+// input (canceling its context) stops interpreted code at once and
+// compiled code that watches ctx.
 //
 // User code cannot end the process with the failures the Go runtime does
 // not let a program recover from, as far as they can be seen coming:
@@ -132,7 +159,36 @@
 // code calls on a goroutine of its own (time.AfterFunc); callbacks of rdd
 // and caffe are guarded. :help limits lists these.
 //
-// BUG(repl): The interpreter's generic standard-library functions
-// (slices.Sort, maps.Keys) are unavailable, and range over a function is
-// refused with a message; range over an integer is rewritten.
+// BUG(repl): The interpreter keeps the first declaration of a method: a
+// method declared again is refused, with the advice to declare its type
+// again (then its methods).
+//
+// BUG(repl): The interpreter's generics fail in places the shell does not
+// rewrite: a generic function that calls another with its own type
+// parameters as type arguments, instantiated with a type that is not
+// predeclared; generic types whose methods are called with such types;
+// conversions to a type parameter instantiated with a declared type
+// (rand.N of a named integer). These fail to compile ("the interpreter
+// failed on this input"), not silently. The shell's slices, maps and iter
+// call no generic function from another for that reason; their sorts are
+// stable (Go's are for up to 12 elements only).
+//
+// BUG(repl): A value of a declared struct type whose methods have value
+// receivers loses its type when it becomes an error or fmt.Stringer
+// value (the interpreter wraps it): asserting it back to its type fails.
+// Methods with pointer receivers keep it.
+//
+// BUG(repl): An index or slice expression out of range panics with Go's
+// message, index and length included, outside loops; inside a loop
+// (where a check would cost an interpreted call per element) the message
+// leaves out the numbers: "runtime error: index out of range".
+//
+// BUG(repl): The names of the session's types reach compiled code where
+// the checker sees the value: fmt's functions, the echo, errors.As. A
+// value that compiled code stores and hands back (in an []any, a
+// container of its own) is named by its structure.
+//
+// BUG(repl): defer in the body of a range over a function is refused:
+// the body runs as a function of its own, so the deferred call would run
+// at the end of the iteration.
 package repl
