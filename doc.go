@@ -28,7 +28,8 @@
 // that holds the partition; K, the number of replicas, is the number of
 // partitions. The weights are summed in partition order, so results depend
 // on the seed and the partitioning only, not on scheduling or the number of
-// workers.
+// workers. Close gives the replicas back; a trainer that is not closed gives
+// them back once nothing refers to it and the garbage collector has run.
 //
 // # What is averaged
 //
@@ -60,7 +61,11 @@
 //
 // Snapshot writes the averaged weights as a Caffe model, every replica's
 // solver state and the trainer's counters; Resume continues from them to
-// the weights an uninterrupted run would have reached.
+// the weights an uninterrupted run would have reached. With
+// Options.Checkpoint the trainer writes them every CheckpointEvery rounds.
+// The checkpoints under a prefix belong to one run: Parallelize resumes them
+// (Options.Resume; ResumedFrom names the file), refuses them, or replaces
+// them (Options.Overwrite).
 //
 // # Clusters
 //

@@ -54,9 +54,18 @@ type Options struct {
 	Checkpoint      string
 	CheckpointEvery int
 	// Resume makes Parallelize continue from the latest snapshot under
-	// Checkpoint, when there is one. ResumeFromCheckpoints sets it for
-	// every trainer of the process (sparknet-shell --resume).
-	Resume bool
+	// Checkpoint, when there is one (Trainer.ResumedFrom names it).
+	// ResumeFromCheckpoints sets it for every trainer of the process
+	// (sparknet-shell --resume).
+	//
+	// A set of checkpoints belongs to one run: without Resume, Parallelize
+	// refuses a Checkpoint prefix that holds checkpoints already (another
+	// run's, which this one would overwrite round by round), unless
+	// Overwrite is set; then the old set is removed when this run writes
+	// its first checkpoint. OverwriteCheckpoints sets it for every trainer
+	// of the process (sparknet-shell --overwrite).
+	Resume    bool
+	Overwrite bool
 	// Solver passes options to every replica's solver (search folders for
 	// net files, for example). Threads, Seed and Rewrite are set by the
 	// trainer.
@@ -154,6 +163,11 @@ func (o Outer) check(k int) error {
 // where its checkpoints left off.
 var ResumeFromCheckpoints bool
 
+// OverwriteCheckpoints lets every trainer replace the checkpoints another
+// run left under its Checkpoint prefix, as if Options.Overwrite were set.
+// The shell sets it for --overwrite.
+var OverwriteCheckpoints bool
+
 func (o *Options) withDefaults() Options {
 	c := *o
 	if c.CheckpointEvery <= 0 {
@@ -161,6 +175,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if ResumeFromCheckpoints {
 		c.Resume = true
+	}
+	if OverwriteCheckpoints {
+		c.Overwrite = true
 	}
 	if c.Tau <= 0 {
 		c.Tau = 10

@@ -24,6 +24,14 @@ type replica struct {
 	iters    int
 }
 
+// stepFeed is what replica 0 needs to report its steps: the subscribers
+// and the round being run, set by the trainer before each round's tasks
+// start.
+type stepFeed struct {
+	subs       []func(StepEvent)
+	round, tau int
+}
+
 // ReplicaSeed is the seed of partition p's replica: its layers' random
 // numbers and its minibatch order derive from it.
 func ReplicaSeed(seed uint64, p int) uint64 { return seed + 1000003*uint64(p+1) }
@@ -54,13 +62,16 @@ func (t *Trainer) newReplica(p int, s *data.Samples) (*replica, error) {
 		}
 		r.batchers = append(r.batchers, b)
 	}
+	// The replica lives in a worker store: it refers to the trainer's
+	// step feed, not to the trainer, so that a trainer nobody uses any
+	// more can be collected and its replicas released.
+	feed := t.feed
 	solver.OnStep(func(e caffe.StepEvent) {
 		r.loss += float64(e.Loss)
 		r.iters++
-		if p == 0 && len(t.stepSubs) > 0 {
-			msg := t.current()
-			se := StepEvent{Round: msg.Round + 1, Step: r.iters, Tau: msg.Tau, Iter: e.Iter + 1, Loss: float64(e.Loss)}
-			for _, f := range t.stepSubs {
+		if p == 0 && len(feed.subs) > 0 {
+			se := StepEvent{Round: feed.round, Step: r.iters, Tau: feed.tau, Iter: e.Iter + 1, Loss: float64(e.Loss)}
+			for _, f := range feed.subs {
 				if f != nil {
 					f(se)
 				}

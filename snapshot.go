@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/sparknet-go/sparknet/caffe"
@@ -249,22 +252,162 @@ func (t *Trainer) Resume(ctx context.Context, path string) error {
 // LatestCheckpoint returns the .sparknet file of the latest round among
 // the snapshots with the given prefix, or "" when there is none.
 func LatestCheckpoint(prefix string) (string, error) {
-	matches, err := filepath.Glob(prefix + "_round_*.sparknet")
+	rounds, err := checkpointRounds(prefix)
+	if err != nil || len(rounds) == 0 {
+		return "", err
+	}
+	return checkpointPath(prefix, rounds[len(rounds)-1]), nil
+}
+
+func checkpointPath(prefix string, round int) string {
+	return fmt.Sprintf("%s_round_%d.sparknet", prefix, round)
+}
+
+// checkpointRounds lists the rounds of the snapshots with the given
+// prefix (those with a .sparknet file), in increasing order.
+func checkpointRounds(prefix string) ([]int, error) {
+	matches, err := filepath.Glob(globEscape(prefix) + "_round_*.sparknet")
 	if err != nil {
-		return "", fmt.Errorf("sparknet: checkpoints %s: %w", prefix, err)
+		return nil, fmt.Errorf("sparknet: checkpoints %s: %w", prefix, err)
 	}
-	best, bestRound := "", -1
+	var rounds []int
 	for _, m := range matches {
-		var r int
-		rest := strings.TrimSuffix(strings.TrimPrefix(m, prefix+"_round_"), ".sparknet")
-		if _, err := fmt.Sscanf(rest, "%d", &r); err != nil || fmt.Sprint(r) != rest {
-			continue
-		}
-		if r > bestRound {
-			best, bestRound = m, r
+		if r, ok := roundOf(prefix, m, ".sparknet"); ok {
+			rounds = append(rounds, r)
 		}
 	}
-	return best, nil
+	slices.Sort(rounds)
+	return rounds, nil
+}
+
+// roundOf parses PREFIX_round_R<suffix...>, where what follows the round
+// starts with dot; it reports the round when path has that form.
+func roundOf(prefix, path, dot string) (int, bool) {
+	rest, ok := strings.CutPrefix(path, prefix+"_round_")
+	if !ok {
+		return 0, false
+	}
+	i := strings.IndexByte(rest, '.')
+	if i <= 0 || !strings.HasPrefix(rest[i:], dot) {
+		return 0, false
+	}
+	r, err := strconv.Atoi(rest[:i])
+	if err != nil || r < 0 || strconv.Itoa(r) != rest[:i] {
+		return 0, false
+	}
+	return r, true
+}
+
+// checkpointFiles lists every file of the snapshots with the given prefix:
+// PREFIX_round_R.sparknet and the files beside it (.caffemodel,
+// .partN.solverstate, .outer, ...).
+func checkpointFiles(prefix string) ([]string, error) {
+	matches, err := filepath.Glob(globEscape(prefix) + "_round_*")
+	if err != nil {
+		return nil, fmt.Errorf("sparknet: checkpoints %s: %w", prefix, err)
+	}
+	var files []string
+	for _, m := range matches {
+		if _, ok := roundOf(prefix, m, "."); ok {
+			files = append(files, m)
+		}
+	}
+	return files, nil
+}
+
+// globEscape quotes the pattern characters of a path for filepath.Glob.
+func globEscape(path string) string {
+	if runtime.GOOS == "windows" {
+		return path // no escapes there; \ separates folders
+	}
+	var b strings.Builder
+	for _, c := range path {
+		if strings.ContainsRune(`*?[\`, c) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// claimCheckpoints makes the checkpoints under Options.Checkpoint this
+// run's (see Options.Resume): it resumes from the latest, refuses another
+// run's, or, with Overwrite, marks them for removal.
+func (t *Trainer) claimCheckpoints() error {
+	prefix := t.opts.Checkpoint
+	rounds, err := checkpointRounds(prefix)
+	if err != nil {
+		return err
+	}
+	if len(rounds) == 0 {
+		return nil
+	}
+	latest := checkpointPath(prefix, rounds[len(rounds)-1])
+	switch {
+	case t.opts.Resume:
+		if err := t.Resume(context.Background(), latest); err != nil {
+			return err
+		}
+		t.resumedFrom = latest
+		return nil
+	case t.opts.Overwrite:
+		t.replaceOld, err = checkpointFiles(prefix)
+		return err
+	}
+	when := ""
+	if fi, err := os.Stat(latest); err == nil {
+		when = ", written " + fi.ModTime().Format("2006-01-02 15:04:05")
+	}
+	list := make([]string, len(rounds))
+	for i, r := range rounds {
+		list[i] = strconv.Itoa(r)
+	}
+	what := "round " + list[0]
+	if len(list) > 1 {
+		what = "rounds " + strings.Join(list, ", ")
+	}
+	return fmt.Errorf("sparknet: the checkpoint prefix %s holds the checkpoints of another run (%s; the latest, %s%s), which this run would overwrite: "+
+		"continue that run with Options.Resume (sparknet-shell --resume), give another prefix, or replace them with Options.Overwrite (sparknet-shell --overwrite)",
+		prefix, what, latest, when)
+}
+
+// removeOldCheckpoints removes, before this run's first checkpoint, the
+// checkpoints of the run it replaces (Options.Overwrite).
+func (t *Trainer) removeOldCheckpoints() error {
+	old := t.replaceOld
+	t.replaceOld = nil
+	if len(old) == 0 || !t.sc.IsDriver() {
+		return nil
+	}
+	// The .sparknet files first: a crash halfway leaves no checkpoint
+	// that looks whole.
+	slices.SortStableFunc(old, func(a, b string) int {
+		return cmpBool(!strings.HasSuffix(a, ".sparknet"), !strings.HasSuffix(b, ".sparknet"))
+	})
+	for _, f := range old {
+		if err := os.Remove(f); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("removing the checkpoints of the run this one replaces: %w", err)
+		}
+	}
+	return nil
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case !a:
+		return -1
+	}
+	return 1
+}
+
+// ResumedFrom returns the checkpoint (its .sparknet file) that Parallelize
+// resumed from (Options.Resume), or "" when the trainer started afresh.
+func (t *Trainer) ResumedFrom() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.resumedFrom
 }
 
 // writeCollection writes a weight collection's binary encoding atomically.

@@ -62,3 +62,50 @@ func TestCheckpointFilesAreWholeAndReadable(t *testing.T) {
 		}
 	}
 }
+
+// A set of checkpoints belongs to one run: a second run with the same
+// prefix is refused, unless it resumes the first (and says from where) or
+// is told to overwrite it, which then leaves none of the first run's files.
+func TestCheckpointsBelongToOneRun(t *testing.T) {
+	sp := testSolverParam(t, "")
+	f := newFixture(t, "local[2]", 2)
+	prefix := filepath.Join(t.TempDir(), "ck", "tiny")
+	a := f.trainer(t, sp, Options{Tau: 2, Seed: 8, Checkpoint: prefix, CheckpointEvery: 2})
+	if err := a.RunTo(context.Background(), 4); err != nil {
+		t.Fatal(err)
+	}
+	if a.ResumedFrom() != "" {
+		t.Errorf("a fresh run says it resumed from %q", a.ResumedFrom())
+	}
+
+	_, err := Parallelize(f.sc, sp, f.train, Options{Tau: 2, Seed: 9, Checkpoint: prefix, CheckpointEvery: 2})
+	want := "sparknet: the checkpoint prefix " + prefix + " holds the checkpoints of another run (rounds 2, 4; the latest, " + prefix + "_round_4.sparknet, written "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || !strings.Contains(err.Error(), "Options.Overwrite (sparknet-shell --overwrite)") {
+		t.Fatalf("got %v\nwant %s...", err, want)
+	}
+
+	resumed := f.trainer(t, sp, Options{Tau: 2, Seed: 8, Checkpoint: prefix, CheckpointEvery: 2, Resume: true})
+	if got := resumed.ResumedFrom(); got != prefix+"_round_4.sparknet" || resumed.RoundsDone() != 4 {
+		t.Errorf("resumed from %q at round %d", got, resumed.RoundsDone())
+	}
+	resumed.Close()
+
+	b := f.trainer(t, sp, Options{Tau: 2, Seed: 9, Checkpoint: prefix, CheckpointEvery: 2, Overwrite: true})
+	if err := b.RunTo(context.Background(), 2); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(prefix + "_round_*")
+	for _, f := range files {
+		if strings.Contains(f, "_round_4") {
+			t.Errorf("%s of the overwritten run is left beside the new run's", f)
+		}
+	}
+	if p, _ := LatestCheckpoint(prefix); p != prefix+"_round_2.sparknet" {
+		t.Errorf("latest checkpoint %q", p)
+	}
+	// Round 2 is the new run's: resuming it gives its weights.
+	again := f.trainer(t, sp, Options{Tau: 2, Seed: 9, Checkpoint: prefix, CheckpointEvery: 2, Resume: true})
+	if d := again.Weights().MaxDiff(b.Weights()); d != 0 {
+		t.Errorf("round 2 holds other weights than the run that wrote it (%g)", d)
+	}
+}

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+	"weak"
 
 	"google.golang.org/protobuf/proto"
 
@@ -70,9 +71,17 @@ type Trainer struct {
 	steps  []func(StepEvent)
 	// observers marks the subscriptions OnParallelize hooks made.
 	observers observers
-	// stepSubs is the copy of steps a round's tasks read (the round holds mu).
-	stepSubs []func(StepEvent)
-	closed   bool
+	// feed is what replica 0 reads to report its steps (the round holds
+	// mu while it runs).
+	feed    *stepFeed
+	closed  bool
+	release runtime.Cleanup // releases the replicas when t is collected
+
+	// resumedFrom is the checkpoint Parallelize resumed from, or "".
+	resumedFrom string
+	// replaceOld lists the checkpoints of an earlier run under the prefix
+	// (Options.Overwrite), removed before this run's first checkpoint.
+	replaceOld []string
 }
 
 var trainerIDs atomic.Int64
@@ -105,6 +114,7 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 		k:     train.NumPartitions(),
 		dir:   o.Solver.Dir,
 		outer: outerState{Outer: o.Outer},
+		feed:  &stepFeed{},
 	}
 	if t.k == 0 {
 		return nil, errors.New("sparknet: the training RDD has no partitions")
@@ -134,15 +144,13 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 			return nil, fmt.Errorf("sparknet: %w", err)
 		}
 	}
-	if o.Resume && o.Checkpoint != "" {
-		path, err := LatestCheckpoint(o.Checkpoint)
-		if err != nil {
+	// A trainer that is never closed gives its replicas back once nothing
+	// refers to it: the replicas in the worker stores do not refer to it.
+	t.release = runtime.AddCleanup(t, releaseReplicas, replicaRelease{sc: sc, key: t.key, bc: t.bc})
+	if o.Checkpoint != "" {
+		if err := t.claimCheckpoints(); err != nil {
+			t.Close()
 			return nil, err
-		}
-		if path != "" {
-			if err := t.Resume(context.Background(), path); err != nil {
-				return nil, err
-			}
 		}
 	}
 	announce(t)
@@ -316,11 +324,15 @@ func (t *Trainer) Subscribe(f func(RoundEvent)) (unsubscribe func()) {
 	t.events = append(t.events, f)
 	i := len(t.events) - 1
 	t.observers.mark(&t.observers.events, i)
+	// The unsubscribe function does not keep the trainer alive.
+	w := weak.Make(t)
 	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if i < len(t.events) {
-			t.events[i] = nil
+		if t := w.Value(); t != nil {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if i < len(t.events) {
+				t.events[i] = nil
+			}
 		}
 	}
 }
@@ -334,11 +346,14 @@ func (t *Trainer) SubscribeSteps(f func(StepEvent)) (unsubscribe func()) {
 	t.steps = append(t.steps, f)
 	i := len(t.steps) - 1
 	t.observers.mark(&t.observers.steps, i)
+	w := weak.Make(t)
 	return func() {
-		t.mu.Lock()
-		defer t.mu.Unlock()
-		if i < len(t.steps) {
-			t.steps[i] = nil
+		if t := w.Value(); t != nil {
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			if i < len(t.steps) {
+				t.steps[i] = nil
+			}
 		}
 	}
 }
@@ -384,7 +399,7 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 		return RoundEvent{}, err
 	}
 	tau := t.opts.tauFor(t.round)
-	t.stepSubs = slices.Clone(t.steps)
+	t.feed.subs, t.feed.round, t.feed.tau = slices.Clone(t.steps), t.round+1, tau
 	ev := RoundEvent{Round: t.round + 1, Tau: tau, Replicas: t.k}
 	wbytes := t.weights.EncodedSize()
 	if t.history != nil {
@@ -451,6 +466,9 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 	}
 	t.emit(ev)
 	if o := t.opts; o.Checkpoint != "" && (t.round%o.CheckpointEvery == 0 || last) {
+		if err := t.removeOldCheckpoints(); err != nil {
+			return ev, fmt.Errorf("sparknet: round %d: checkpoint: %w", ev.Round, err)
+		}
 		if _, err := t.snapshot(ctx, o.Checkpoint); err != nil {
 			return ev, fmt.Errorf("sparknet: round %d: checkpoint: %w", ev.Round, err)
 		}
@@ -571,7 +589,11 @@ func (t *Trainer) emit(ev RoundEvent) {
 	}
 }
 
-// Close releases the broadcast and the replicas in the worker stores.
+// Close releases the broadcast and the replicas in the worker stores
+// (about the net's size in weights, gradients, solver history and
+// activations, per replica). A trainer that is not closed releases them
+// once nothing refers to it any more and the garbage collector has run;
+// sparknet-shell closes the trainers an input replaced.
 func (t *Trainer) Close() error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -579,18 +601,27 @@ func (t *Trainer) Close() error {
 		return nil
 	}
 	t.closed = true
-	if t.bc != nil {
-		t.bc.Destroy()
+	t.release.Stop()
+	releaseReplicas(replicaRelease{sc: t.sc, key: t.key, bc: t.bc})
+	return nil
+}
+
+// replicaRelease is what releasing a trainer's replicas needs, without
+// the trainer.
+type replicaRelease struct {
+	sc  *rdd.Context
+	key string
+	bc  *rdd.Broadcast
+}
+
+// releaseReplicas removes a trainer's entries from the stores of the
+// workers this process holds (under an SPMD engine every rank removes its
+// own: no job runs) and destroys its broadcast.
+func releaseReplicas(r replicaRelease) {
+	if r.bc != nil {
+		r.bc.Destroy()
 	}
-	_, err := t.sc.RunWorkers(context.Background(), func(tc *rdd.TaskContext) (any, error) {
-		for _, k := range tc.Store().Keys() {
-			if strings.HasPrefix(k, t.key+"/") {
-				tc.Store().Delete(k)
-			}
-		}
-		return nil, nil
-	})
-	return err
+	r.sc.DeleteStoreKeys(r.key + "/")
 }
 
 // String describes the trainer and where it stands.

@@ -291,6 +291,28 @@ func (sc *Context) ResetWorker(w int) error {
 	return nil
 }
 
+// DeleteStoreKeys removes the keys that start with prefix from the stores
+// of the workers this process holds (every worker under a local master,
+// this rank's under an SPMD engine) and returns how many it removed. It
+// runs no job, so it is not collective: any goroutine may call it at any
+// time, such as a cleanup that releases what an object no longer in use
+// kept on the workers.
+func (sc *Context) DeleteStoreKeys(prefix string) int {
+	n := 0
+	for _, w := range sc.workers {
+		if w == nil {
+			continue
+		}
+		for _, k := range w.store.Keys() {
+			if strings.HasPrefix(k, prefix) {
+				w.store.Delete(k)
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // ShuffleStats describes the shuffle output this process holds: how much
 // is in memory and how much was spilled to disk.
 func (sc *Context) ShuffleStats() ShuffleStats { return sc.shuffles.stats() }

@@ -125,7 +125,15 @@
 // made with a checkpoint prefix (sparknet.Options.Checkpoint) continue
 // from their latest checkpoint, so a script restarted after a failure
 // ends with the weights of an uninterrupted run when it trains with
-// Trainer.RunTo.
+// Trainer.RunTo; the session names the checkpoint each trainer resumes
+// from. A checkpoint prefix that holds another run's checkpoints is
+// refused unless --overwrite (sparknet.OverwriteCheckpoints) lets the new
+// run replace them.
+//
+// A trainer keeps its replicas in the worker stores until it is closed or
+// nothing refers to it; after an input that made trainers the session runs
+// the garbage collector, so that the trainers the input replaced (a cell
+// run again) give their replicas back at once.
 //
 // # The web UI
 //

@@ -550,6 +550,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 	s.ctx.set(ctx)
 	defer s.ctx.set(context.Background())
 	defer display.EndLive()
+	defer s.collectReplaced()
 	s.stderr.take()
 	v, err := s.executeLabeled(ctx, prog)
 	if err == nil {

@@ -72,6 +72,7 @@ func mainWith(args []string, opts Options) int {
 		toIPynb     = fs.Bool("to-ipynb", false, "convert the notebook-style Go files named to .ipynb (beside them, or --out for one file)")
 		interactive = fs.Bool("i", false, "show the banner and prompts even when the input is not a terminal (as under mpirun)")
 		resume      = fs.Bool("resume", false, "trainers with a checkpoint prefix (sparknet.Options.Checkpoint) continue from their latest checkpoint")
+		overwrite   = fs.Bool("overwrite", false, "trainers may replace the checkpoints another run left under their prefix (sparknet.Options.Overwrite)")
 		allRanks    = fs.Bool("all-ranks-output", false, "under --master mpi, let every rank print (by default only rank 0 does)")
 		showVer     = fs.Bool("version", false, "print the version and exit")
 		memory      = fs.String("memory", "", "the memory budget: make refuses, with an error, sizes that do not fit in it (`SIZE` such as 8GiB or 50%; default: 75% of the machine's memory)")
@@ -116,6 +117,10 @@ func mainWith(args []string, opts Options) int {
 	if *resume {
 		defer func(was bool) { sparknet.ResumeFromCheckpoints = was }(sparknet.ResumeFromCheckpoints)
 		sparknet.ResumeFromCheckpoints = true
+	}
+	if *overwrite {
+		defer func(was bool) { sparknet.OverwriteCheckpoints = was }(sparknet.OverwriteCheckpoints)
+		sparknet.OverwriteCheckpoints = true
 	}
 	if err := kernel.ImplementationError(); err != nil {
 		fmt.Fprintf(stderr, "sparknet-shell: %v; running the %s kernels\n", err, kernel.Implementation())

@@ -123,8 +123,10 @@ type Session struct {
 	stderr *traceFilter
 	exit   func(int)
 	sc     *rdd.Context
-	ctx    *inputContext
-	ui     *ui.UI // sc's web UI and event log, or nil
+	// trainers notices the trainers made on sc (see trainers.go).
+	trainers trainerWatch
+	ctx      *inputContext
+	ui       *ui.UI // sc's web UI and event log, or nil
 
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded
@@ -234,12 +236,14 @@ func New(opts Options) (*Session, error) {
 	}
 	s.unwatch = make(chan struct{})
 	go s.watchMemory(s.unwatch)
+	s.watchTrainers()
 	return s, nil
 }
 
 // Close stops the session's RDD context. Under an SPMD master every rank
 // must close its session (closing the context is collective).
 func (s *Session) Close() error {
+	s.stopWatchingTrainers()
 	if s.unwatch != nil {
 		close(s.unwatch)
 		s.unwatch = nil

@@ -19,6 +19,11 @@
 //
 //	sparknet-shell --resume scripts/mnist.go 100 50 checkpoints/lenet
 //
+// The checkpoints belong to the run that wrote them: a new run with the same
+// prefix is refused unless it resumes them, or is told to replace them:
+//
+//	sparknet-shell --overwrite scripts/mnist.go 100 50 checkpoints/lenet
+//
 // Under MPI every rank runs the script and only rank 0 prints:
 //
 //	mpirun -np 2 sparknet-shell --master mpi scripts/mnist.go
@@ -69,7 +74,7 @@ if err != nil {
 	os.Exit(1)
 }
 if done := trainer.RoundsDone(); done > 0 {
-	fmt.Printf("resumed from the checkpoint of round %d\n", done)
+	fmt.Printf("resumed from the checkpoint of round %d (%s)\n", done, trainer.ResumedFrom())
 }
 progress, stop := display.TrackTrainer(trainer, rounds-trainer.RoundsDone())
 start := time.Now()

@@ -14,6 +14,7 @@ func init() {
 		"LatestCheckpoint":      reflect.ValueOf(sparknet.LatestCheckpoint),
 		"OnParallelize":         reflect.ValueOf(sparknet.OnParallelize),
 		"OuterNesterov":         reflect.ValueOf(sparknet.OuterNesterov),
+		"OverwriteCheckpoints":  reflect.ValueOf(&sparknet.OverwriteCheckpoints).Elem(),
 		"Parallelize":           reflect.ValueOf(sparknet.Parallelize),
 		"PlainAverage":          reflect.ValueOf(sparknet.PlainAverage),
 		"ReplicaSeed":           reflect.ValueOf(sparknet.ReplicaSeed),
