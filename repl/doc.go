@@ -186,6 +186,11 @@
 // value (the interpreter wraps it): asserting it back to its type fails.
 // Methods with pointer receivers keep it.
 //
+// BUG(repl): Values of two declared types with the same underlying type
+// are equal as interface values (the interpreter gives both one reflect
+// type): any(A(1)) == any(B(1)) is true, and such keys of a map[any]
+// collide.
+//
 // BUG(repl): An index or slice expression out of range panics with Go's
 // message, index and length included, outside loops; inside a loop
 // (where a check would cost an interpreted call per element) the message

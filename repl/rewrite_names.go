@@ -159,7 +159,7 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 	if t == nil {
 		return nil
 	}
-	if tv := r.info.Types[x]; tv.IsNil() || tv.Value != nil && !refersToSession(t) {
+	if tv := r.info.Types[x]; tv.IsNil() || tv.Value != nil && !refersToMain(t) {
 		return nil
 	}
 	pos := x.Pos()
@@ -169,7 +169,7 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 	if conv := r.elements(x, t); conv != nil {
 		return conv
 	}
-	if !refersToSession(t) {
+	if !refersToMain(t) {
 		return nil
 	}
 	name := internalNames.ReplaceAllString(displayName(t), "$1")
@@ -552,7 +552,7 @@ func elemNeeds(e types.Type) bool {
 	if isInterface(e) {
 		return false
 	}
-	return (refersToSession(e) && fmtMethods(e)) || needsElements(e)
+	return (refersToMain(e) && fmtMethods(e)) || needsElements(e)
 }
 
 // elements passes a slice, array or map whose elements have fmt's
@@ -676,4 +676,69 @@ func (r *typedRewriter) freshTyped(x ast.Expr, t types.Type) ast.Expr {
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// methodExprs rewrites method expressions, which the interpreter calls
+// with the wrong arguments, into function literals:
+//
+//	T.M  →  func(r T, a A) R { return r.M(a) }
+func (r *typedRewriter) methodExprs(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		sel, ok := c.Node().(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		s := r.info.Selections[sel]
+		if s == nil || s.Kind() != types.MethodExpr {
+			return true
+		}
+		sig, ok := s.Type().(*types.Signature)
+		if !ok || sig.Params().Len() == 0 {
+			return true
+		}
+		pos := sel.Pos()
+		params := &ast.FieldList{Opening: pos, Closing: pos}
+		var args []ast.Expr
+		var recv *ast.Ident
+		for i := range sig.Params().Len() {
+			t := sig.Params().At(i).Type()
+			var tx ast.Expr
+			if sig.Variadic() && i == sig.Params().Len()-1 {
+				if et := r.typeExpr(t.(*types.Slice).Elem(), pos); et != nil {
+					tx = &ast.Ellipsis{Ellipsis: pos, Elt: et}
+				}
+			} else {
+				tx = r.typeExpr(t, pos)
+			}
+			if tx == nil {
+				return true
+			}
+			p := r.temp("p", pos)
+			params.List = append(params.List, &ast.Field{Names: []*ast.Ident{p}, Type: tx})
+			if i == 0 {
+				recv = p
+			} else {
+				args = append(args, ident(p.Name, pos))
+			}
+		}
+		call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(recv.Name, pos), Sel: ident(sel.Sel.Name, pos)}, Lparen: pos, Args: args, Rparen: pos}
+		if sig.Variadic() && len(args) > 0 {
+			call.Ellipsis = pos
+		}
+		ft := &ast.FuncType{Func: pos, Params: params}
+		var body ast.Stmt = &ast.ExprStmt{X: call}
+		if sig.Results().Len() > 0 {
+			ft.Results = &ast.FieldList{Opening: pos, Closing: pos}
+			for i := range sig.Results().Len() {
+				tx := r.typeExpr(sig.Results().At(i).Type(), pos)
+				if tx == nil {
+					return true
+				}
+				ft.Results.List = append(ft.Results.List, &ast.Field{Type: tx})
+			}
+			body = &ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}
+		}
+		c.Replace(&ast.FuncLit{Type: ft, Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{body}, Rbrace: pos}})
+		return true
+	})
 }

@@ -1,6 +1,7 @@
 package repl
 
 import (
+	"go/constant"
 	"strconv"
 	"strings"
 
@@ -310,6 +311,7 @@ func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 	var out []ast.Stmt
 	for _, st := range body.List {
+		r.runeConstant(st)
 		var lhs []*ast.Ident
 		var rhs ast.Expr
 		switch st := st.(type) {
@@ -335,24 +337,31 @@ func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 		var decls []ast.Stmt
 		assign := &ast.AssignStmt{TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{rhs}}
 		ok := true
-		for _, id := range lhs {
-			assign.Lhs = append(assign.Lhs, ident(id.Name, id.Pos()))
+		tuple, _ := r.typeOf(rhs).(*types.Tuple)
+		for i, id := range lhs {
 			obj := r.info.Defs[id]
 			var ot types.Type
+			name := id
 			switch {
 			case obj != nil && id.Name != "_":
 				ot = obj.Type()
 			case strings.HasPrefix(id.Name, rtName+"_ok"): // see mapLookups
 				ot = types.Typ[types.Bool]
+			case id.Name == "_" && tuple != nil && i < tuple.Len():
+				// The interpreter assigns _ at the top level to a
+				// variable of its own: a temporary takes the value.
+				ot, name = tuple.At(i).Type(), r.temp("blank", pos)
 			default:
+				assign.Lhs = append(assign.Lhs, ident(id.Name, id.Pos()))
 				continue // assigned, not declared
 			}
+			assign.Lhs = append(assign.Lhs, ident(name.Name, id.Pos()))
 			t := r.typeExpr(ot, pos)
 			if t == nil {
 				ok = false
 				break
 			}
-			decls = append(decls, varDecl(id, t))
+			decls = append(decls, varDecl(name, t))
 		}
 		if !ok {
 			out = append(out, st)
@@ -890,4 +899,104 @@ func copyPure(x ast.Expr) ast.Expr {
 		return &ast.StarExpr{Star: x.Star, X: copyPure(x.X)}
 	}
 	return x
+}
+
+// runeConstant makes x := 'a' at the top level declare a rune: the
+// interpreter gives a top-level variable of an untyped rune constant the
+// type int.
+func (r *typedRewriter) runeConstant(st ast.Stmt) {
+	var lhs []ast.Expr
+	var rhs []ast.Expr
+	switch st := st.(type) {
+	case *ast.AssignStmt:
+		if st.Tok != token.DEFINE {
+			return
+		}
+		lhs, rhs = st.Lhs, st.Rhs
+	case *ast.DeclStmt:
+		gd, ok := st.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR || len(gd.Specs) != 1 {
+			return
+		}
+		vs := gd.Specs[0].(*ast.ValueSpec)
+		if vs.Type != nil {
+			return
+		}
+		for _, n := range vs.Names {
+			lhs = append(lhs, n)
+		}
+		rhs = vs.Values
+	default:
+		return
+	}
+	if len(lhs) != len(rhs) {
+		return
+	}
+	for i, l := range lhs {
+		id, ok := l.(*ast.Ident)
+		if !ok {
+			continue
+		}
+		obj := r.info.Defs[id]
+		if obj == nil {
+			continue
+		}
+		if b, ok := obj.Type().(*types.Basic); !ok || b.Kind() != types.Int32 {
+			continue
+		}
+		if tv := r.info.Types[rhs[i]]; tv.Value == nil {
+			continue
+		}
+		pos := rhs[i].Pos()
+		rhs[i] = &ast.CallExpr{Fun: ident("rune", pos), Lparen: pos, Args: []ast.Expr{rhs[i]}, Rparen: pos}
+	}
+}
+
+// zeroDivisors rewrites a float (or complex) division by the constant
+// zero, which Go allows (the result is an infinity or a NaN) and the
+// interpreter refuses: the zero comes from the runtime instead.
+//
+//	f / 0  →  f / float64(_sn.Zero())
+func (r *typedRewriter) zeroDivisors(f *ast.File) {
+	zero := func(y ast.Expr, t types.Type) ast.Expr {
+		tv, ok := r.info.Types[y]
+		if !ok || tv.Value == nil || constant.Sign(tv.Value) != 0 {
+			return nil
+		}
+		b, ok := t.Underlying().(*types.Basic)
+		if !ok || b.Info()&(types.IsFloat|types.IsComplex) == 0 {
+			return nil
+		}
+		tx := r.typeExpr(t, y.Pos())
+		if tx == nil {
+			return nil
+		}
+		pos := y.Pos()
+		var z ast.Expr = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Zero", pos)}, Lparen: pos, Rparen: pos}
+		if b.Info()&types.IsComplex != 0 {
+			z = &ast.CallExpr{Fun: ident("complex", pos), Lparen: pos, Args: []ast.Expr{z, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}}, Rparen: pos}
+		}
+		return &ast.CallExpr{Fun: tx, Lparen: pos, Args: []ast.Expr{z}, Rparen: pos}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if n.Op == token.QUO {
+				if t := r.typeOf(n); t != nil {
+					if z := zero(n.Y, t); z != nil {
+						n.Y = z
+					}
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.QUO_ASSIGN && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+				if t := r.typeOf(n.Lhs[0]); t != nil {
+					if z := zero(n.Rhs[0], t); z != nil {
+						n.Rhs[0] = z
+					}
+				}
+			}
+		}
+		return true
+	})
 }

@@ -78,6 +78,8 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.receives(f)
 		r.indexChecks(f)
 		r.mapLookups(f)
+		r.methodExprs(f)
+		r.zeroDivisors(f)
 		r.names(f)
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)

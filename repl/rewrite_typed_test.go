@@ -130,6 +130,9 @@ func TestNames(t *testing.T) {
 		{in: "type Level int\nfunc (l Level) String() string { return [...]string{\"low\", \"high\"}[l] }\nfmt.Printf(\"%v %d %s %T\\n\", Level(1), Level(1), Level(0), Level(0))", out: "high 1 low main.Level\n"},
 		{in: "type Reading struct{ L Level; n int }\nfmt.Println([]Level{0, 1}, map[string]Level{\"a\": 1}, Reading{1, 2})\nfmt.Printf(\"%+v %T\\n\", Reading{0, 3}, []Level{})", out: "[low high] map[a:high] {high 2}\n{L:low n:3} []main.Level\n"},
 		{in: "[]Level{1, 0}", out: "[high low] ([]main.Level)\n"},
+		{in: "func local() { type count uint8; var c count = 2; fmt.Printf(\"%T %v\\n\", c, c) }; local()", out: "main.count 2\n"},
+		{in: "type Pt struct{ X int }\nfunc (p Pt) Add(d int) int { return p.X + d }\nadd := Pt.Add\nfmt.Println(add(Pt{1}, 2))", out: "3\n"},
+		{in: "r := 'x'; var f float64 = 1\nfmt.Printf(\"%T %v %v\\n\", r, f/0, -f/0)", out: "int32 +Inf -Inf\n"},
 	}
 	s, out, _ := newTestSession(t)
 	for _, st := range steps {

@@ -357,7 +357,18 @@ func (sc *scope) typeDecls(w *typeWriter, e *entry, tn *types.TypeName, name str
 
 // refersToSession reports whether t mentions a type the session
 // declared.
-func refersToSession(t types.Type) bool {
+func refersToSession(t types.Type) bool { return refersTo(t, isSession) }
+
+// refersToMain reports whether t mentions a type that the inputs
+// declared, at the top level or in a function: a type whose values the
+// interpreter makes with no name.
+func refersToMain(t types.Type) bool {
+	return refersTo(t, func(tn *types.TypeName) bool { return tn.Pkg() != nil && tn.Pkg().Path() == "main" })
+}
+
+// refersTo reports whether t mentions a named type whose name is
+// declared as in reports.
+func refersTo(t types.Type, in func(*types.TypeName) bool) bool {
 	found := false
 	var walk func(t types.Type)
 	walk = func(t types.Type) {
@@ -366,7 +377,7 @@ func refersToSession(t types.Type) bool {
 		}
 		switch t := t.(type) {
 		case *types.Named:
-			if isSession(t.Obj()) {
+			if in(t.Obj()) {
 				found = true
 				return
 			}

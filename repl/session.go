@@ -407,6 +407,7 @@ func (s *Session) symbols() interp.Exports {
 		"Struct":    reflect.ValueOf(newStruct),
 		"Index":     reflect.ValueOf(checkIndex),
 		"Bounds":    reflect.ValueOf(checkBounds),
+		"Zero":      reflect.ValueOf(func() float64 { return 0 }),
 		"Printf":    reflect.ValueOf(s.printf),
 		"Sprintf":   reflect.ValueOf(sprintf),
 		"Fprintf":   reflect.ValueOf(fprintf),
