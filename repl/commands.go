@@ -33,6 +33,7 @@ func init() {
 		"vars":    {"", "list the variables, functions and types defined so far", (*Shell).cmdVars},
 		"reset":   {"", "forget all variables, functions and types (sc stays)", (*Shell).cmdReset},
 		"stop":    {"", "stop the goroutines that earlier inputs left running (also Ctrl-C at an empty prompt)", (*Shell).cmdStop},
+		"ui":      {"", "show where the web UI of sc's jobs and training is, and its event log", (*Shell).cmdUI},
 		"history": {"", "list the inputs accepted so far", (*Shell).cmdHistory},
 		"save":    {"FILE", "write the accepted inputs as a script, one cell per input", (*Shell).cmdSave},
 		"paste":   {"", "read lines until :end (or Ctrl-D) and run them as one input", nil}, // see Shell.read
@@ -78,6 +79,22 @@ func (sh *Shell) command(line string) {
 }
 
 func (sh *Shell) cmdQuit(string) { sh.quit = true }
+
+func (sh *Shell) cmdUI(string) {
+	u := sh.s.UI()
+	switch {
+	case u == nil:
+		fmt.Fprintln(sh.out, "no web UI: start sparknet-shell without --no-ui (and $SPARKNET_UI_PORT unset), or give sc one with ui.Start(sc, ui.Options{Port: ui.DefaultPort})")
+		return
+	case u.URL() != "":
+		fmt.Fprintf(sh.out, "web UI at %s (jobs, workers, storage, training; JSON under %sapi/v1/)\n", u.URL(), u.URL())
+	default:
+		fmt.Fprintln(sh.out, "no web server (--no-ui)")
+	}
+	if dir := u.LogDir(); dir != "" {
+		fmt.Fprintf(sh.out, "event log: %s (%s)\n", u.LogPath(), "sparknet ui --events "+dir+" serves it when the run is over")
+	}
+}
 
 func (sh *Shell) cmdStop(string) {
 	if sh.s.Goroutines() == 0 {

@@ -141,8 +141,9 @@
 // command line serves it at http://127.0.0.1:4040/ or the next free
 // port (--ui-port, --no-ui, $SPARKNET_UI_PORT), writes the event log
 // with --event-log DIR ($SPARKNET_EVENT_LOG), and prints the address in
-// the banner, or on stderr for scripts, -e and notebooks. Under MPI, rank
-// 0 serves it and shows every rank.
+// the banner, or on stderr for scripts, -e, notebooks and the Jupyter
+// kernel; :ui shows it again. Under MPI, rank 0 serves it and shows every
+// rank.
 //
 // # Display
 //

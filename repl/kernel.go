@@ -158,6 +158,7 @@ func StartKernel(opts KernelOptions) (*Kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.announceUI(logw) // the notebook's :ui shows it too
 	k.s, k.out.s = s, s
 	k.sh = &Shell{s: s, opts: ShellOptions{Session: sopts}, out: s.Stdout(), errw: s.errOut()}
 	if s.group != nil && s.group.rank() != 0 {

@@ -56,9 +56,14 @@ func TestSessionUI(t *testing.T) {
 	if len(jobs) != 1 || jobs[0].Name != "Count" || jobs[0].Status != "SUCCEEDED" {
 		t.Errorf("jobs %+v", jobs)
 	}
-	sh := &Shell{s: s}
+	var shOut bytes.Buffer
+	sh := &Shell{s: s, out: &shOut, errw: &shOut}
 	if b := sh.Banner(); !strings.Contains(b, "Web UI at "+s.UIURL()) {
 		t.Errorf("banner:\n%s", b)
+	}
+	sh.command(":ui")
+	if got := shOut.String(); !strings.Contains(got, "web UI at "+s.UIURL()) || !strings.Contains(got, "event log: "+filepath.Join(dir, s.UI().App()+ui.LogExt)) {
+		t.Errorf(":ui says\n%s", got)
 	}
 	// :reset keeps sc and its UI.
 	if err := s.Reset(); err != nil {
@@ -167,5 +172,19 @@ func TestMainUIRanks(t *testing.T) {
 	}
 	if remote != 2 || recs[0].App.Ranks != 2 {
 		t.Errorf("%d remote task ends, %d ranks in the log of rank 0", remote, recs[0].App.Ranks)
+	}
+}
+
+func TestUICommandWithoutUI(t *testing.T) {
+	s, err := New(Options{Master: "local[1]", Stdout: io.Discard, Stderr: io.Discard})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var out bytes.Buffer
+	sh := &Shell{s: s, out: &out, errw: &out}
+	sh.command(":ui")
+	if !strings.Contains(out.String(), "no web UI: start sparknet-shell without --no-ui") {
+		t.Errorf(":ui says %q", out.String())
 	}
 }

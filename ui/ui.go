@@ -277,13 +277,21 @@ func (u *UI) URL() string { return u.url }
 // App is the application's ID, which names its event log.
 func (u *UI) App() string { return u.app.ID }
 
-// LogPath is the event log's file, once the UI is closed; "" without a
-// log.
+// LogPath is the event log's file once the UI is closed (while it runs
+// the file is named LogPath() + InProgressExt); "" without a log.
 func (u *UI) LogPath() string {
 	if u.log == nil {
 		return ""
 	}
 	return u.log.final
+}
+
+// LogDir is the folder of the event log, or "" without one.
+func (u *UI) LogDir() string {
+	if u.log == nil {
+		return ""
+	}
+	return u.opts.EventLog
 }
 
 // State is what the UI shows, for tests and tools, once the events that
