@@ -61,6 +61,6 @@
 //
 // Subscribers run on the goroutines of jobs and rounds, so the UI only
 // updates its state and buffers the log there; pages are drawn when a
-// browser asks, at most four times a second per open page. The benchmark
+// browser asks, at most once a second per open page. The benchmark
 // BenchmarkUIOverhead measures what it costs a training round.
 package ui

@@ -25,8 +25,8 @@ var assets embed.FS
 // tickInterval is how often a page with running work is redrawn so that
 // its clocks move.
 const (
-	pageInterval = 500 * time.Millisecond
-	tickInterval = time.Second
+	pageInterval = time.Second
+	tickInterval = 2 * time.Second
 )
 
 // app serves one application's pages and API from its state.
