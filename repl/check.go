@@ -45,7 +45,7 @@ type checked struct {
 	// ids of their entries); ynames are the names of its types in the
 	// interpreter, and ynameOf those of the session's types, by id.
 	ids     map[types.Object]int
-	ynames  map[*types.TypeName]string
+	ynames  map[types.Object]string
 	ynameOf map[int]string
 	// bodies are the functions that hold the top-level statements, by
 	// chunk (nil for other chunks).
@@ -408,7 +408,7 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		return nil, &CompileError{Errors: again}
 	}
 	c := &checked{file: file, imports: parts.imports, pkg: pkg, info: info, prelude: prelude, bodies: parts.bodies, hides: parts.hides, olds: olds,
-		ids: map[types.Object]int{}, ynames: map[*types.TypeName]string{}, ynameOf: map[int]string{}}
+		ids: map[types.Object]int{}, ynames: map[types.Object]string{}, ynameOf: map[int]string{}}
 	for _, e := range s.scope.entries {
 		c.ynameOf[e.id] = e.yname
 	}
@@ -458,6 +458,11 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 				c.ynames[tn] = internalName(s.scope.seq, tn.Name())
 			}
 			s.typesSeen[c.ynames[tn]] = true
+		}
+		// A function named like a package the file imports: the
+		// interpreter would refuse it as declared twice.
+		if fn, ok := obj.(*types.Func); ok && s.imported[file][fn.Name()] != "" {
+			c.ynames[fn] = internalName(s.scope.seq, fn.Name())
 		}
 	}
 	return c, nil

@@ -94,6 +94,9 @@ func TestCheck(t *testing.T) {
 		{"a package name can be taken", []evalStep{
 			{in: "data := []int{1, 2}"},
 			{in: "len(data)", out: "2 (int)\n"},
+			{in: "func rdd(n int) int { return 2 * n }"},
+			{in: "func display() int { return rdd(len(data)) }"},
+			{in: "display()", out: "4 (int)\n"},
 		}},
 	}
 	for _, tc := range tests {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/types"
 	"io"
 	"sort"
 	"strings"
@@ -175,10 +176,25 @@ func (s *Session) Vars() *display.Table {
 				text, _ := formatValue(x)
 				val = oneLine(text, 60)
 			}
+			// The checker's type of it, which names the session's types.
+			if e := s.scope.lookup(d.name); e != nil {
+				if n := internalNames.ReplaceAllString(types.TypeString(e.obj.Type(), packageName), "$1"); n != "" {
+					typ = n
+				}
+			}
 		}
 		t.Rows = append(t.Rows, []string{d.name, d.kind, typ, val})
 	}
 	return t
+}
+
+// packageName qualifies the names of types by their packages' names,
+// leaving the session's unqualified.
+func packageName(p *types.Package) string {
+	if p.Path() == "main" {
+		return ""
+	}
+	return p.Name()
 }
 
 // oneLine shortens s to one line of at most n characters.

@@ -219,11 +219,19 @@ func (s *Session) loadSource(path string) error {
 // (see entry.yname) wherever the input mentions them.
 func (s *Session) renameTypes(c *checked, files []*ast.File) {
 	rename := func(id *ast.Ident, obj types.Object) {
-		tn, ok := obj.(*types.TypeName)
-		if !ok || !isSession(tn) {
+		switch obj := obj.(type) {
+		case *types.TypeName:
+			if !isSession(obj) {
+				return
+			}
+		case *types.Func:
+			if obj.Pkg() == nil || obj.Pkg().Path() != "main" || obj.Signature().Recv() != nil {
+				return
+			}
+		default:
 			return
 		}
-		if n := c.typeNameIn(tn); n != "" {
+		if n := c.nameIn(obj); n != "" {
 			id.Name = n
 		}
 	}

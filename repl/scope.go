@@ -73,7 +73,8 @@ type entry struct {
 	live bool         // the name still means this entry
 	// yname is the name of a type in the interpreter: its own name the
 	// first time the interpreter meets that name, its internal name
-	// afterwards.
+	// afterwards; of a function named like an import, its internal
+	// name; "" otherwise.
 	yname string
 	// methods are the names of a type's methods that inputs declared
 	// and that ran.
@@ -88,12 +89,17 @@ func internalName(id int, name string) string { return fmt.Sprintf("_sn%d_%s", i
 
 // typeNameIn returns the name under which the interpreter knows the
 // session type tn of check c, or "" if tn is not one.
-func (c *checked) typeNameIn(tn *types.TypeName) string {
-	if n, ok := c.ynames[tn]; ok {
+func (c *checked) typeNameIn(tn *types.TypeName) string { return c.nameIn(tn) }
+
+// nameIn returns the name under which the interpreter knows the session
+// object obj of check c (a type, or a function named like an import),
+// or "" when it knows it by its own name or obj is not the session's.
+func (c *checked) nameIn(obj types.Object) string {
+	if n, ok := c.ynames[obj]; ok {
 		return n
 	}
-	for id, obj := range c.prelude.objs {
-		if obj == tn {
+	for id, o := range c.prelude.objs {
+		if o == obj {
 			return c.ynameOf[id]
 		}
 	}
@@ -503,9 +509,8 @@ func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
 	sc.entries = kept
 	for i, ds := range defs {
 		for _, obj := range ds {
-			e := &entry{name: obj.Name(), id: c.ids[obj], obj: obj, live: true}
+			e := &entry{name: obj.Name(), id: c.ids[obj], obj: obj, live: true, yname: c.ynames[obj]}
 			if tn, ok := obj.(*types.TypeName); ok {
-				e.yname = c.ynames[tn]
 				e.methods = map[string]bool{}
 				sc.typeOf[tn] = e.id
 			}
