@@ -131,6 +131,14 @@
 //
 // # Speed
 //
+// Convolutions with stride 1 and no dilation (all of LeNet's, CIFAR-10
+// quick's and AlexNet's but its first) run on the direct convolution of
+// package kernel, which works on blocks of images interleaved in vector
+// lanes and needs no column matrices; the others multiply column
+// matrices (im2col) of chunks of images. The direct convolution adds a
+// convolution's products in another order than the column products, so
+// results agree to rounding, not bit for bit; both are deterministic.
+//
 // Net.FLOPs and Net.LayerFLOPs count the floating-point operations of the
 // passes as the net runs them: the multiply-adds (two operations each) of
 // Convolution, Deconvolution and InnerProduct, forward, weight gradient and

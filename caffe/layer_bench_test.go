@@ -55,10 +55,16 @@ func BenchmarkLayer(b *testing.B) {
 // benchLayer times Forward+Backward (with the bottom gradient) of the
 // layer def on a random input of the given shape.
 func benchLayer(b *testing.B, def string, in []int, threads int) {
+	benchLayerDown(b, def, in, threads, true)
+}
+
+// benchLayerDown is benchLayer with the bottom gradient computed or not
+// (as for a net's first layer).
+func benchLayerDown(b *testing.B, def string, in []int, threads int, wantDown bool) {
 	x, y := randBlob(1, -1, 1, in...), NewBlob()
 	l := setupLayer(b, def, &LayerEnv{Phase: caffepb.Phase_TRAIN, Threads: threads}, blobs(x), blobs(y))
 	copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
-	bs, ts, down := blobs(x), blobs(y), []bool{true}
+	bs, ts, down := blobs(x), blobs(y), []bool{wantDown}
 	runBench(b, in[0], threads, layerFLOPs(l, bs, ts, down), func() {
 		if err := l.Forward(bs, ts); err != nil {
 			b.Fatal(err)
@@ -250,6 +256,31 @@ func BenchmarkLayerConvChunks(b *testing.B) {
 					benchLayer(b, c.def, c.in, 1)
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkLayerConvPaths compares the column products with the direct
+// convolution (convDirect) on the convolutions of the benchmark nets,
+// single-threaded, each pair run one after the other; the nets' first
+// convolutions compute no bottom gradient, as in the nets.
+//
+//	go test -run '^$' -bench LayerConvPaths ./caffe
+func BenchmarkLayerConvPaths(b *testing.B) {
+	defer func(v bool) { convDirect = v }(convDirect)
+	for _, c := range layerBenchCases {
+		if !strings.Contains(c.name, "conv") {
+			continue
+		}
+		for _, direct := range []bool{false, true} {
+			name := "columns"
+			if direct {
+				name = "direct"
+			}
+			b.Run(c.name+"/"+name, func(b *testing.B) {
+				convDirect = direct
+				benchLayerDown(b, c.def, c.in, 1, !strings.HasSuffix(c.name, "conv1"))
+			})
 		}
 	}
 }

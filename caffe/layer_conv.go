@@ -33,7 +33,10 @@ var (
 // stride + 1, rounded down. Several bottoms are convolved with the same
 // weights into as many tops.
 //
-// The products run over several images at once: the columns (im2col) of a
+// Convolutions with stride 1, no dilation and a kernel larger than 1×1
+// run on kernel.DirectConv when the kernels in use have it (see
+// layer_conv_direct.go). The others, the column path, are products over
+// several images at once: the columns (im2col) of a
 // chunk of images lie side by side, so Forward is one product
 // W[M, K] × cols[K, images·pixels] per group and chunk, and the weight
 // gradient one product dY·colsᵀ per chunk whose inner dimension spans the
@@ -66,6 +69,11 @@ type Convolution struct {
 	grads            []*convGrads   // one per part of Backward
 	colFor           int            // bottom whose columns are kept, or -1
 
+	// The direct path (layer_conv_direct.go), nil on the column path.
+	direct         *convDirectState
+	directGeom     [3]int
+	dFwdFn, dBwdFn func(w, p int)
+
 	// The current call, for the workers.
 	runner                 parallelRunner
 	fwdFn, bwdFn           func(w, p int)
@@ -83,6 +91,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	}
 	l := &Convolution{layerBase: newLayerBase("Convolution", def, env), convSpec: spec, colFor: -1}
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
+	l.dFwdFn, l.dBwdFn = l.directForwardWorker, l.directBackwardWorker
 	return l, nil
 }
 
@@ -146,6 +155,10 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 	}
 	l.imgSize = l.channels * l.height * l.width
 	l.outSize = l.numOutput * l.outH * l.outW
+	l.colFor = -1
+	if l.setupDirect() {
+		return nil
+	}
 
 	k, p := l.channels*l.kh*l.kw, l.outH*l.outW
 	l.chunk = max(1, min(l.num, convColBudget/(k*p)))
@@ -236,6 +249,10 @@ func sameShape(a, b *Blob) bool {
 
 // Forward convolves every bottom into its top.
 func (l *Convolution) Forward(bottom, top []*Blob) error {
+	if l.direct != nil {
+		l.forwardDirect(bottom, top)
+		return nil
+	}
 	for i := range bottom {
 		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
 		l.runner.run(l.workers, l.fwdParts, l.fwdFn)
@@ -332,6 +349,10 @@ func fillFloats(s []float32, v float32) {
 // which are then added in order, so that the result does not depend on
 // which goroutine ran which part.
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
+	if l.direct != nil {
+		l.backwardDirect(top, propagateDown, bottom)
+		return
+	}
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
 	m := l.numOutput

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 func TestLayerConvolutionHandComputed(t *testing.T) {
@@ -58,19 +59,21 @@ func directConv(g convGeomTest, x, w, b, dy []float32) (y, dx, dw, db []float32)
 	oh := (g.h+2*g.ph-(g.dh*(g.kh-1)+1))/g.sh + 1
 	ow := (g.w+2*g.pw-(g.dw*(g.kw-1)+1))/g.sw + 1
 	cg, og := g.c/g.group, g.out/g.group
-	y = make([]float32, g.n*g.out*oh*ow)
-	dx = make([]float32, len(x))
-	dw = make([]float32, len(w))
-	db = make([]float32, g.out)
+	// Sums in float64, so that the reference's own rounding does not
+	// count against the layer's.
+	y64 := make([]float64, g.n*g.out*oh*ow)
+	dx64 := make([]float64, len(x))
+	dw64 := make([]float64, len(w))
+	db64 := make([]float64, g.out)
 	for n := range g.n {
 		for o := range g.out {
 			gr := o / og
 			for oy := range oh {
 				for ox := range ow {
 					yi := ((n*g.out+o)*oh+oy)*ow + ox
-					var s float32
+					var s float64
 					if g.bias {
-						s = b[o]
+						s = float64(b[o])
 					}
 					for c := range cg {
 						for ki := range g.kh {
@@ -81,25 +84,42 @@ func directConv(g convGeomTest, x, w, b, dy []float32) (y, dx, dw, db []float32)
 								}
 								xi := ((n*g.c+gr*cg+c)*g.h+iy)*g.w + ix
 								wi := ((o*cg+c)*g.kh+ki)*g.kw + kj
-								s += x[xi] * w[wi]
-								dx[xi] += dy[yi] * w[wi]
-								dw[wi] += dy[yi] * x[xi]
+								s += float64(x[xi]) * float64(w[wi])
+								dx64[xi] += float64(dy[yi]) * float64(w[wi])
+								dw64[wi] += float64(dy[yi]) * float64(x[xi])
 							}
 						}
 					}
-					y[yi] = s
-					db[o] += dy[yi]
+					y64[yi] = s
+					db64[o] += float64(dy[yi])
 				}
 			}
 		}
 	}
-	return y, dx, dw, db
+	f32 := func(v []float64) []float32 {
+		r := make([]float32, len(v))
+		for i, e := range v {
+			r[i] = float32(e)
+		}
+		return r
+	}
+	return f32(y64), f32(dx64), f32(dw64), f32(db64)
 }
 
 // TestLayerConvolutionMatchesDirect compares forward and backward with the
 // direct loops over geometries and over the ways the layer splits the
-// batch into products (whole batch, one image at a time, chunks of two).
+// batch into products (whole batch, one image at a time, chunks of two),
+// on the column path and on the direct path (kernel.DirectConv, which
+// takes the stride-1 geometries).
 func TestLayerConvolutionMatchesDirect(t *testing.T) {
+	defer func(v bool) { convDirect = v }(convDirect)
+	for _, direct := range []bool{false, true} {
+		convDirect = direct
+		t.Run(fmt.Sprintf("direct=%v", direct), testConvolutionMatchesDirect)
+	}
+}
+
+func testConvolutionMatchesDirect(t *testing.T) {
 	geoms := []struct {
 		name string
 		g    convGeomTest
@@ -110,6 +130,8 @@ func TestLayerConvolutionMatchesDirect(t *testing.T) {
 		{"1x1", convGeomTest{n: 3, c: 3, h: 2, w: 3, out: 4, group: 1, kh: 1, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 		{"1x1-group", convGeomTest{n: 3, c: 4, h: 2, w: 2, out: 2, group: 2, kh: 1, kw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 		{"lenet-conv1", convGeomTest{n: 3, c: 1, h: 12, w: 12, out: 4, group: 1, kh: 5, kw: 5, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		{"blocks", convGeomTest{n: 37, c: 3, h: 6, w: 7, out: 5, group: 1, kh: 3, kw: 2, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		{"groups-pad", convGeomTest{n: 18, c: 4, h: 5, w: 5, out: 6, group: 2, kh: 3, kw: 3, ph: 2, pw: 2, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 	}
 	modes := []struct {
 		name    string
@@ -141,6 +163,11 @@ func TestLayerConvolutionMatchesDirect(t *testing.T) {
 
 				x, y := randBlob(1, -1, 1, g.n, g.c, g.h, g.w), NewBlob()
 				l := setupLayer(t, g.def(), &LayerEnv{Seed: 5, Threads: m.threads}, blobs(x), blobs(y))
+				directGeom := g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 && g.kh*g.kw > 1 && kernel.DirectConvLanes() > 0 &&
+					!(g.c/g.group <= 4 && g.out/g.group >= 32)
+				if got := l.(*Convolution).direct != nil; got != (convDirect && directGeom) {
+					t.Fatalf("direct path %v, want %v", got, convDirect && directGeom)
+				}
 				var b []float32
 				if g.bias {
 					b = l.Params()[1].DataSlice()

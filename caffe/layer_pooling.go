@@ -20,9 +20,10 @@ func init() {
 // less one when padding would make the last window start in the padding.
 // global_pooling pools each whole plane.
 //
-// A row of outputs whose windows lie inside the plane is computed by one
-// vector kernel call (kernel.MaxPoolRow, kernel.AvePoolRow); with several
-// threads the planes are shared out in parts.
+// The outputs whose windows lie inside the plane are computed by one
+// vector kernel call per plane (kernel.MaxPoolRows, kernel.AvePoolRows),
+// those at the edges by row kernels; with several threads the planes are
+// shared out in parts.
 type Pooling struct {
 	layerBase
 	method           caffepb.PoolingParameter_PoolMethod
@@ -35,6 +36,7 @@ type Pooling struct {
 	num, channels, height, width int
 	outH, outW                   int
 	innerLo, innerHi             int     // output columns whose window is inside
+	rowLo, rowHi                 int     // output rows whose window is inside
 	mask                         []int32 // MAX: the argmax of each output
 	// AVE: for each output column, its window's columns [colLo, colHi)
 	// clipped to the plane and its width with the padding (colSize).
@@ -215,6 +217,12 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 	for l.innerHi < l.outW && l.innerHi*l.strideW-l.padW+l.kw <= l.width {
 		l.innerHi++
 	}
+	// Output rows whose window lies inside the plane.
+	l.rowLo = min(l.outH, (l.padH+l.strideH-1)/l.strideH)
+	l.rowHi = l.rowLo
+	for l.rowHi < l.outH && l.rowHi*l.strideH-l.padH+l.kh <= l.height {
+		l.rowHi++
+	}
 	if l.method == caffepb.PoolingParameter_MAX {
 		n := l.num * l.channels * l.outH * l.outW
 		if cap(l.mask) < n {
@@ -282,13 +290,31 @@ func (l *Pooling) forwardWorker(_, p int) {
 }
 
 // maxPlane max-pools one H×W plane into the pooled plane y, recording the
-// index of each maximum. The windows whose columns lie inside the plane
-// (rows may be clipped) are computed a row of outputs at a time by
-// kernel.MaxPoolRow; the few at the left and right edges one by one.
+// index of each maximum. The windows that lie inside the plane are
+// computed by one kernel.MaxPoolRows call, those whose columns lie inside
+// (rows clipped) a row of outputs at a time by kernel.MaxPoolRow, and the
+// few at the left and right edges one by one.
 func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
 	w := l.width
 	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
+	inner := lo < hi && l.rowLo < l.rowHi
+	if inner {
+		c := (l.rowLo*l.strideH-l.padH)*w + lo*l.strideW - l.padW
+		o := l.rowLo*l.outW + lo
+		kernel.MaxPoolRows(y[o:], mask[o:], x[c:], l.rowHi-l.rowLo, hi-lo, l.kh, w, l.kw, l.strideW, int32(c), l.outW, l.strideH*w)
+	}
 	for ph := range l.outH {
+		if inner && ph >= l.rowLo && ph < l.rowHi {
+			yr, mr := y[ph*l.outW:(ph+1)*l.outW], mask[ph*l.outW:(ph+1)*l.outW]
+			hs := ph*l.strideH - l.padH
+			for pw := range lo {
+				l.maxWindow(x, hs, hs+l.kh, pw, yr[pw:pw+1], mr[pw:pw+1])
+			}
+			for pw := hi; pw < l.outW; pw++ {
+				l.maxWindow(x, hs, hs+l.kh, pw, yr[pw:pw+1], mr[pw:pw+1])
+			}
+			continue
+		}
 		hs := ph*l.strideH - l.padH
 		he := min(hs+l.kh, l.height)
 		hs = max(hs, 0)
@@ -339,12 +365,20 @@ func (l *Pooling) aveRows(ph int) (h0, h1, size int) {
 }
 
 // avePlane average-pools one plane: each window's sum, added in Caffe's
-// order, divided by its size with the padding. The windows whose columns
-// lie inside the plane are averaged a row of outputs at a time by
+// order, divided by its size with the padding. The windows that lie
+// inside the plane are averaged by one kernel.AvePoolRows call, those
+// whose columns lie inside a row of outputs at a time by
 // kernel.AvePoolRow, the few at the edges one by one.
 func (l *Pooling) avePlane(x, y []float32) {
 	w := l.width
 	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
+	inner := lo < hi && l.rowLo < l.rowHi
+	if inner {
+		// The windows inside the plane, in one call.
+		c := (l.rowLo*l.strideH-l.padH)*w + lo*l.strideW - l.padW
+		o := l.rowLo*l.outW + lo
+		kernel.AvePoolRows(y[o:], x[c:], l.rowHi-l.rowLo, hi-lo, l.kh, w, l.kw, l.strideW, float32(l.kh*l.kw), l.outW, l.strideH*w)
+	}
 	for ph := range l.outH {
 		h0, h1, rows := l.aveRows(ph)
 		yr := y[ph*l.outW : (ph+1)*l.outW]
@@ -352,7 +386,7 @@ func (l *Pooling) avePlane(x, y []float32) {
 			clear(yr)
 			continue
 		}
-		if lo < hi {
+		if lo < hi && !(inner && ph >= l.rowLo && ph < l.rowHi) {
 			c := h0*w + lo*l.strideW - l.padW
 			kernel.AvePoolRow(yr[lo:hi], x[c:], hi-lo, h1-h0, w, l.kw, l.strideW, float32(rows*l.kw))
 		}
@@ -391,15 +425,11 @@ func (l *Pooling) backwardWorker(w, p int) {
 	// Each plane is cleared just before its gradients are added, while it
 	// is in the cache.
 	if l.method == caffepb.PoolingParameter_MAX {
+		// Windows that do not overlap give each input at most one
+		// gradient, which the kernels scatter at once.
+		disjoint := l.kh <= l.strideH && l.kw <= l.strideW
 		for pl := lo; pl < hi; pl++ {
-			d := dx[pl*hw : (pl+1)*hw]
-			clear(d)
-			g := dy[pl*phw : (pl+1)*phw]
-			for i, m := range l.mask[pl*phw : (pl+1)*phw] {
-				if m >= 0 {
-					d[m] += g[i]
-				}
-			}
+			kernel.MaxPoolBackward(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw], disjoint)
 		}
 		return
 	}

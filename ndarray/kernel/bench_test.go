@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 
 	"github.com/sparknet-go/sparknet/ndarray/kernel/internal/openblas"
 )
@@ -215,4 +216,74 @@ func BenchmarkVector(b *testing.B) {
 		}
 	}
 	_ = sink
+}
+
+// directShapes are the stride-1 convolutions of LeNet, CIFAR-10 quick and
+// AlexNet (per group) that the direct convolution is meant for.
+var directShapes = []struct {
+	name               string
+	c, h, w, m, k, pad int
+}{
+	{"lenet-conv1", 1, 28, 28, 20, 5, 0},
+	{"lenet-conv2", 20, 12, 12, 50, 5, 0},
+	{"cifar-conv1", 3, 32, 32, 32, 5, 2},
+	{"cifar-conv2", 32, 16, 16, 32, 5, 2},
+	{"cifar-conv3", 32, 8, 8, 64, 5, 2},
+	{"alexnet-conv2", 48, 27, 27, 128, 5, 2},
+	{"alexnet-conv3", 256, 13, 13, 384, 3, 1},
+}
+
+// BenchmarkDirectConv times the passes of the direct convolution on one
+// block of images, single-threaded, and reports the FLOP rate per second
+// of the thread's CPU time and as a share of the FMA peak.
+func BenchmarkDirectConv(b *testing.B) {
+	for _, s := range directShapes {
+		for _, pass := range []string{"forward", "data", "weights"} {
+			b.Run(s.name+"/"+pass, func(b *testing.B) {
+				d := NewDirectConv(s.c, s.h, s.w, s.m, 1, s.k, s.k, s.pad, s.pad)
+				if d == nil {
+					b.Skip("no direct convolution with these kernels")
+				}
+				L := d.Lanes()
+				oh, ow := d.OutputSize()
+				rng := newRand(1)
+				x := randSlice(rng, L*s.c*s.h*s.w)
+				w := randSlice(rng, s.m*s.c*s.k*s.k)
+				y := make([]float32, L*s.m*oh*ow)
+				dx := make([]float32, len(x))
+				dw := make([]float32, len(w))
+				sc, bl := d.NewScratch(), d.NewBlocks(1)
+				d.PackForward(w)
+				d.PackBackward(w)
+				d.Forward(sc, bl, 0, x, L, y, nil)
+				d.LoadGrad(sc, y, L)
+				run := map[string]func(){
+					"forward": func() { d.Forward(sc, bl, 0, x, L, y, nil) },
+					"data":    func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
+					"weights": func() { d.LoadGrad(sc, y, L); d.WeightGrad(sc, bl, 0, L, dw) },
+				}[pass]
+				flops := 2 * float64(L*s.m*s.c*s.k*s.k*oh*ow)
+				benchFLOPs(b, flops, run)
+			})
+		}
+	}
+}
+
+// benchFLOPs runs f b.N times on a locked thread and reports its rate per
+// second of the thread's CPU time and as a share of the FMA peak.
+func benchFLOPs(b *testing.B, flops float64, f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	peak := MeasurePeak(20 * time.Millisecond)
+	f()
+	cpu0 := threadCPUTime()
+	for b.Loop() {
+		f()
+	}
+	cpu := threadCPUTime() - cpu0
+	if cpu > 0 {
+		rate := flops * float64(b.N) / cpu.Seconds() / 1e9
+		b.ReportMetric(rate, "GFLOP/cpu-s")
+		b.ReportMetric(100*rate/peak.GFLOPS(), "%peak-cpu")
+	}
 }

@@ -16,13 +16,25 @@
 //
 // # Layer kernels
 //
+// DirectConv computes 2-D convolutions with stride 1 and no dilation
+// without column matrices: on blocks of images interleaved in the lanes
+// of a vector (16 with AVX-512, 8 with AVX2), the forward pass and the
+// input gradient are register-tiled products whose B operand is read from
+// the padded input block through a table of offsets, and the weight
+// gradient sums over the pixels and images of a block in the lanes before
+// adding them. NewDirectConv returns nil where the kernels in use have no
+// direct convolution (the portable code) or the geometry is not one it
+// takes.
+//
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
 // several images side by side (rows ldc floats apart), so that a
 // convolution can multiply a chunk of images at once. Relu and ReluGrad are
 // Caffe's ReLU with negative_slope. MaxPoolRow and AvePoolRow compute a
 // row of pooled outputs with Caffe's rules (the first maximum wins; the
-// average divides by a given window size), the caller handling windows
-// that the plane's edges clip. CopyRows and AddRows copy or add a block of
+// average divides by a given window size), MaxPoolRows and AvePoolRows
+// many rows in one call, the caller handling windows that the plane's
+// edges clip; MaxPoolBackward routes the gradients to the maxima, scattering
+// them at once when the windows do not overlap. CopyRows and AddRows copy or add a block of
 // short rows without a call per row.
 //
 // The functions panic, with a message that starts with "kernel: ", on

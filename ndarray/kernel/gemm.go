@@ -41,6 +41,8 @@ type gemmImpl struct {
 	vec *vecImpl
 	// peak is the implementation's FMA peak probe.
 	peak peakProbe
+	// direct holds the direct-convolution kernels, or nil.
+	direct *directKernels
 }
 
 // workspace holds one goroutine's packing buffers.

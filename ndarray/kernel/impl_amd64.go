@@ -15,6 +15,26 @@ var (
 	}
 )
 
+type (
+	directTileFunc = func(k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool)
+	directGradFunc = func(dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
+)
+
+var (
+	directTileAVX512 = [...]directTileFunc{
+		directTileAVX512x1, directTileAVX512x2, directTileAVX512x3, directTileAVX512x4, directTileAVX512x5,
+		directTileAVX512x6, directTileAVX512x7, directTileAVX512x8, directTileAVX512x9, directTileAVX512x10,
+		directTileAVX512x11, directTileAVX512x12, directTileAVX512x13, directTileAVX512x14,
+	}
+	directGradAVX512 = [...]directGradFunc{
+		directGradAVX512x1, directGradAVX512x2, directGradAVX512x3, directGradAVX512x4, directGradAVX512x5,
+	}
+	directTileAVX2 = [...]directTileFunc{
+		directTileAVX2x1, directTileAVX2x2, directTileAVX2x3, directTileAVX2x4, directTileAVX2x5, directTileAVX2x6,
+	}
+	directGradAVX2 = [...]directGradFunc{directGradAVX2x1, directGradAVX2x2, directGradAVX2x3}
+)
+
 var avx512Gemm = &gemmImpl{
 	name: "avx512", mr: len(sgemmAVX512Kernels), nr: 32, kc: 256, mc: 256, nc: 1024,
 	kernel: func(mr, k int, a, b, c *float32, ldc, nr int, beta float32, loadC bool) {
@@ -26,6 +46,16 @@ var avx512Gemm = &gemmImpl{
 	packRows:       16,
 	vec:            avx512Vec,
 	peak:           peakProbe{run: fmaPeakAVX512, flops: 12 * 16 * 2, desc: "12 chains of 512-bit FMAs"},
+	direct: &directKernels{
+		lanes: 16, mr: len(directTileAVX512), gmr: len(directGradAVX512), gnr: 5,
+		tile: func(mr, k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool) {
+			directTileAVX512[mr-1](k, krows, kskip, a, x, off, xstep, y, ystep, npix, loadY)
+		},
+		grad: func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
+			directGradAVX512[mr-1](dy, dyRow, dyStep, x, offs, xRow, xStep, oh, ow, acc, accRow, load)
+		},
+		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512,
+	},
 }
 
 var avx2Gemm = &gemmImpl{
@@ -38,6 +68,16 @@ var avx2Gemm = &gemmImpl{
 	packRows:   8,
 	vec:        avx2Vec,
 	peak:       peakProbe{run: fmaPeakAVX2, flops: 12 * 8 * 2, desc: "12 chains of 256-bit FMAs"},
+	direct: &directKernels{
+		lanes: 8, mr: len(directTileAVX2), gmr: len(directGradAVX2), gnr: 4,
+		tile: func(mr, k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool) {
+			directTileAVX2[mr-1](k, krows, kskip, a, x, off, xstep, y, ystep, npix, loadY)
+		},
+		grad: func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
+			directGradAVX2[mr-1](dy, dyRow, dyStep, x, offs, xRow, xStep, oh, ow, acc, accRow, load)
+		},
+		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2,
+	},
 }
 
 var avx512Vec = &vecImpl{
@@ -46,6 +86,10 @@ var avx512Vec = &vecImpl{
 	exp:      func(dst, x []float32) { expBlocks(true, dst, x) },
 	copyRows: copyRowsAsm, addRows: addRowsAsm, relu: reluAVX512, reluGrad: reluGradAVX512,
 	maxPoolRow: maxPoolRowAsm, avePoolRow: avePoolRowAsm, div: divAVX512, sqrt: sqrtAVX512,
+	maxPoolRows: maxPoolRowsAsm, avePoolRows: avePoolRowsAsm,
+	maxPoolScatter: func(dx, dy []float32, mask []int32) {
+		maxPoolBackAVX512(&dx[0], len(dx), &dy[0], &mask[0], len(mask))
+	},
 	im2colRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
 		im2colRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
 	},
@@ -61,6 +105,7 @@ var avx2Vec = &vecImpl{
 	exp:      func(dst, x []float32) { expBlocks(false, dst, x) },
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,
 	maxPoolRow: maxPoolRowBlocksAVX2, avePoolRow: avePoolRowBlocksAVX2, div: divAVX2, sqrt: sqrtAVX2,
+	maxPoolRows: maxPoolRowsBlocksAVX2, avePoolRows: avePoolRowsBlocksAVX2,
 	im2colRows: im2colRowsAsmAVX2, col2imRows: col2imRowsAsmAVX2,
 }
 
@@ -125,6 +170,45 @@ func avePoolRowAsm(dst []float32, src []float32, n, rows, ld, kw, stride int, di
 		return
 	}
 	avePoolRowAVX512(&dst[0], &src[0], n, rows, ld, kw, stride, div)
+}
+
+// maxPoolRowsAsm and avePoolRowsAsm run the AVX-512 kernels for strides
+// 1 and 2 on checked arguments, and the row code for other strides.
+func maxPoolRowsAsm(dst []float32, arg []int32, src []float32, count, n, rows, ld, kw, stride int, base int32, dstRow, srcRow int) {
+	if stride > 2 {
+		maxPoolRowsGo(maxPoolRowGo)(dst, arg, src, count, n, rows, ld, kw, stride, base, dstRow, srcRow)
+		return
+	}
+	maxPoolRowsAVX512(&dst[0], &arg[0], &src[0], n, rows, ld, kw, stride, base, count, dstRow, srcRow)
+}
+
+func avePoolRowsAsm(dst []float32, src []float32, count, n, rows, ld, kw, stride int, div float32, dstRow, srcRow int) {
+	if stride > 2 {
+		avePoolRowsGo(avePoolRowGo)(dst, src, count, n, rows, ld, kw, stride, div, dstRow, srcRow)
+		return
+	}
+	avePoolRowsAVX512(&dst[0], &src[0], n, rows, ld, kw, stride, div, count, dstRow, srcRow)
+}
+
+// maxPoolRowsBlocksAVX2 and avePoolRowsBlocksAVX2 run the AVX2 kernels
+// for strides 1 and 2, with the whole blocks that the last row's source
+// allows in every row.
+func maxPoolRowsBlocksAVX2(dst []float32, arg []int32, src []float32, count, n, rows, ld, kw, stride int, base int32, dstRow, srcRow int) {
+	if stride > 2 {
+		maxPoolRowsGo(maxPoolRowGo)(dst, arg, src, count, n, rows, ld, kw, stride, base, dstRow, srcRow)
+		return
+	}
+	full := poolBlocks(len(src)-(count-1)*srcRow, n, rows, ld, kw, stride, 8)
+	maxPoolRowsAVX2(&dst[0], &arg[0], &src[0], n, full, rows, ld, kw, stride, base, count, dstRow, srcRow)
+}
+
+func avePoolRowsBlocksAVX2(dst []float32, src []float32, count, n, rows, ld, kw, stride int, div float32, dstRow, srcRow int) {
+	if stride > 2 {
+		avePoolRowsGo(avePoolRowGo)(dst, src, count, n, rows, ld, kw, stride, div, dstRow, srcRow)
+		return
+	}
+	full := poolBlocks(len(src)-(count-1)*srcRow, n, rows, ld, kw, stride, 8)
+	avePoolRowsAVX2(&dst[0], &src[0], n, full, rows, ld, kw, stride, div, count, dstRow, srcRow)
 }
 
 // poolBlocks returns how many blocks of width outputs of a pooling row

@@ -126,6 +126,96 @@ func AvePoolRow(dst []float32, src []float32, n, rows, ld, kw, stride int, div f
 	}
 }
 
+// MaxPoolRows is MaxPoolRow for count rows of outputs: row r writes n
+// outputs at dst[r*dstRow:] and arg[r*dstRow:] from the windows starting
+// at src[r*srcRow:], its indexes based at base + r*srcRow. One call pools
+// the rows of a plane whose windows lie inside it.
+func MaxPoolRows(dst []float32, arg []int32, src []float32, count, n, rows, ld, kw, stride int, base int32, dstRow, srcRow int) {
+	if !checkPoolRows("MaxPoolRows", len(dst), len(src), count, n, rows, ld, kw, stride, dstRow, srcRow, int64(base)) {
+		return
+	}
+	checkLen("MaxPoolRows", "arg", len(arg), (count-1)*dstRow+n)
+	active.vec.maxPoolRows(dst, arg, src, count, n, rows, ld, kw, stride, base, dstRow, srcRow)
+}
+
+// AvePoolRows is AvePoolRow for count rows of outputs, as MaxPoolRows.
+func AvePoolRows(dst []float32, src []float32, count, n, rows, ld, kw, stride int, div float32, dstRow, srcRow int) {
+	if checkPoolRows("AvePoolRows", len(dst), len(src), count, n, rows, ld, kw, stride, dstRow, srcRow, 0) {
+		active.vec.avePoolRows(dst, src, count, n, rows, ld, kw, stride, div, dstRow, srcRow)
+	}
+}
+
+// checkPoolRows checks the arguments of count pooling rows and reports
+// whether there is an output to compute.
+func checkPoolRows(name string, ndst, nsrc, count, n, rows, ld, kw, stride, dstRow, srcRow int, base int64) bool {
+	if count < 0 || dstRow < 0 || srcRow < 0 {
+		panic(fmt.Sprintf("kernel: %s: count %d, dstRow %d, srcRow %d, want >= 0", name, count, dstRow, srcRow))
+	}
+	if count == 0 || n == 0 {
+		checkPoolRow(name, ndst, nsrc, n, rows, ld, kw, stride)
+		return false
+	}
+	if dstRow < n && count > 1 {
+		panic(fmt.Sprintf("kernel: %s: dstRow = %d, want >= n = %d", name, dstRow, n))
+	}
+	last := (count - 1) * srcRow
+	if nsrc < last {
+		panic(fmt.Sprintf("kernel: %s: len(src) = %d, want >= %d for %d rows %d apart", name, nsrc, last, count, srcRow))
+	}
+	checkLen(name, "dst", ndst, (count-1)*dstRow+n)
+	if base+int64(last)+int64(rows-1)*int64(ld)+int64(n-1)*int64(stride)+int64(kw) > math.MaxInt32 {
+		panic(fmt.Sprintf("kernel: %s: a window offset does not fit an int32 index", name))
+	}
+	return checkPoolRow(name, ndst-(count-1)*dstRow, nsrc-last, n, rows, ld, kw, stride)
+}
+
+// maxPoolRowsGo and avePoolRowsGo compute the rows one at a time with a
+// row kernel.
+func maxPoolRowsGo(row func(dst []float32, arg []int32, src []float32, n, rows, ld, kw, stride int, base int32)) func(dst []float32, arg []int32, src []float32, count, n, rows, ld, kw, stride int, base int32, dstRow, srcRow int) {
+	return func(dst []float32, arg []int32, src []float32, count, n, rows, ld, kw, stride int, base int32, dstRow, srcRow int) {
+		for r := range count {
+			row(dst[r*dstRow:], arg[r*dstRow:], src[r*srcRow:], n, rows, ld, kw, stride, base+int32(r*srcRow))
+		}
+	}
+}
+
+func avePoolRowsGo(row func(dst []float32, src []float32, n, rows, ld, kw, stride int, div float32)) func(dst []float32, src []float32, count, n, rows, ld, kw, stride int, div float32, dstRow, srcRow int) {
+	return func(dst []float32, src []float32, count, n, rows, ld, kw, stride int, div float32, dstRow, srcRow int) {
+		for r := range count {
+			row(dst[r*dstRow:], src[r*srcRow:], n, rows, ld, kw, stride, div)
+		}
+	}
+}
+
+// MaxPoolBackward is the backward pass of a max pooling of one plane (or
+// several, their indexes counted from dx[0]): it sets dx to zero and adds
+// each output gradient dy[i] to dx[mask[i]], in order, skipping the
+// entries of mask outside dx (−1 marks an empty window). With disjoint
+// (the pooling windows do not overlap, so no two entries of mask are
+// equal) every element of dx gets at most one gradient, and the kernels
+// may scatter them at once.
+func MaxPoolBackward(dx, dy []float32, mask []int32, disjoint bool) {
+	checkLen("MaxPoolBackward", "dy", len(dy), len(mask))
+	clear(dx)
+	if len(mask) == 0 {
+		return
+	}
+	if disjoint && active.vec.maxPoolScatter != nil {
+		active.vec.maxPoolScatter(dx, dy, mask)
+		return
+	}
+	maxPoolBackwardGo(dx, dy, mask)
+}
+
+func maxPoolBackwardGo(dx, dy []float32, mask []int32) {
+	dy = dy[:len(mask)]
+	for i, m := range mask {
+		if uint(m) < uint(len(dx)) {
+			dx[m] += dy[i]
+		}
+	}
+}
+
 // checkPoolRow checks the arguments of a pooling row and reports whether
 // there is an output to compute.
 func checkPoolRow(name string, ndst, nsrc, n, rows, ld, kw, stride int) bool {

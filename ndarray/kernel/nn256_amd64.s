@@ -503,6 +503,268 @@ stored:
 	VZEROUPPER
 	RET
 
+// func maxPoolRowsAVX2(dst *float32, arg *int32, src *float32, n int, full int, rows int, ld int, kw int, stride int, base int32, count int, dstRow int, srcRow int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·maxPoolRowsAVX2(SB), NOSPLIT, $64-104
+	MOVQ         dst+0(FP), DI
+	MOVQ         arg+8(FP), BX
+	MOVQ         src+16(FP), SI
+	MOVQ         n+24(FP), CX
+	MOVQ         full+32(FP), R14
+	MOVQ         ld+48(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         kw+56(FP), R9
+	MOVQ         stride+64(FP), R10
+	VBROADCASTSS consts256<>+32(SB), Y15
+	VPCMPEQD     Y10, Y10, Y10
+	VPBROADCASTD consts256<>+36(SB), Y14
+	MOVQ         ld+48(FP), AX
+	VMOVQ        AX, X13
+	VPBROADCASTD X13, Y13
+	VMOVQ        R10, X2
+	VPBROADCASTD X2, Y2
+	VPMULLD      consts256<>+0(SB), Y2, Y12
+	MOVL         base+72(FP), AX
+	VMOVQ        AX, X3
+	VPBROADCASTD X3, Y3
+	VPADDD       Y3, Y12, Y12
+	VPSLLD       $0x03, Y2, Y11
+	MOVQ         DI, (SP)
+	MOVQ         BX, 8(SP)
+	MOVQ         SI, 16(SP)
+	MOVQ         count+80(FP), AX
+	MOVQ         AX, 24(SP)
+	VMOVDQU      Y12, 32(SP)
+
+rowStart:
+	MOVQ    (SP), DI
+	MOVQ    8(SP), BX
+	MOVQ    16(SP), SI
+	MOVQ    n+24(FP), CX
+	MOVQ    full+32(FP), R14
+	VMOVDQU 32(SP), Y12
+	MOVQ    R10, AX
+	SHLQ    $0x05, AX
+
+block:
+	TESTQ        R14, R14
+	JG           start
+	MOVQ         $0x00000008, DX
+	CMPQ         CX, DX
+	CMOVQLT      CX, DX
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     consts256<>+0(SB), Y7, Y7
+	LEAQ         -1(DX)(DX*1), DX
+	VMOVQ        DX, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     consts256<>+0(SB), Y8, Y8
+	SUBQ         $0x08, DX
+	VMOVQ        DX, X9
+	VPBROADCASTD X9, Y9
+	VPCMPGTD     consts256<>+0(SB), Y9, Y9
+
+start:
+	VMOVAPS Y15, Y0
+	VMOVDQA Y10, Y1
+	VMOVDQA Y12, Y5
+	MOVQ    SI, R11
+	MOVQ    rows+40(FP), R13
+
+row:
+	MOVQ    R11, R12
+	MOVQ    R9, DX
+	VMOVDQA Y5, Y4
+
+tap:
+	CMPQ    R10, $0x01
+	JNE     even
+	TESTQ   R14, R14
+	JLE     masked1
+	VMOVUPS (R12), Y2
+	JMP     fold
+
+masked1:
+	VMASKMOVPS (R12), Y7, Y2
+	JMP        fold
+
+even:
+	TESTQ   R14, R14
+	JLE     masked2
+	VMOVUPS (R12), Y2
+	VSHUFPS $0x88, 32(R12), Y2, Y2
+	JMP     permute
+
+masked2:
+	VMASKMOVPS (R12), Y8, Y2
+	VMASKMOVPS 32(R12), Y9, Y3
+	VSHUFPS    $0x88, Y3, Y2, Y2
+
+permute:
+	VPERMPD $0xd8, Y2, Y2
+
+fold:
+	VCMPPS    $0x1e, Y0, Y2, Y6
+	VBLENDVPS Y6, Y2, Y0, Y0
+	VBLENDVPS Y6, Y4, Y1, Y1
+	VPADDD    Y14, Y4, Y4
+	ADDQ      $0x04, R12
+	DECQ      DX
+	JNZ       tap
+	ADDQ      R8, R11
+	VPADDD    Y13, Y5, Y5
+	DECQ      R13
+	JNZ       row
+	TESTQ     R14, R14
+	JLE       storeMasked
+	VMOVUPS   Y0, (DI)
+	VMOVDQU   Y1, (BX)
+	JMP       stored
+
+storeMasked:
+	VMASKMOVPS Y0, Y7, (DI)
+	VPMASKMOVD Y1, Y7, (BX)
+
+stored:
+	ADDQ         $0x20, DI
+	ADDQ         $0x20, BX
+	VPADDD       Y11, Y12, Y12
+	ADDQ         AX, SI
+	DECQ         R14
+	SUBQ         $0x08, CX
+	JG           block
+	MOVQ         dstRow+88(FP), AX
+	SHLQ         $0x02, AX
+	ADDQ         AX, (SP)
+	ADDQ         AX, 8(SP)
+	MOVQ         srcRow+96(FP), AX
+	VMOVQ        AX, X2
+	VPBROADCASTD X2, Y2
+	VPADDD       32(SP), Y2, Y2
+	VMOVDQU      Y2, 32(SP)
+	SHLQ         $0x02, AX
+	ADDQ         AX, 16(SP)
+	DECQ         24(SP)
+	JNZ          rowStart
+	VZEROUPPER
+	RET
+
+// func avePoolRowsAVX2(dst *float32, src *float32, n int, full int, rows int, ld int, kw int, stride int, div float32, count int, dstRow int, srcRow int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·avePoolRowsAVX2(SB), NOSPLIT, $64-96
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         full+24(FP), R14
+	MOVQ         ld+40(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         kw+48(FP), R9
+	MOVQ         stride+56(FP), R10
+	VBROADCASTSS div+64(FP), Y11
+	MOVQ         DI, (SP)
+	MOVQ         BX, 8(SP)
+	MOVQ         SI, 16(SP)
+	MOVQ         count+72(FP), AX
+	MOVQ         AX, 24(SP)
+
+rowStart:
+	MOVQ (SP), DI
+	MOVQ 8(SP), BX
+	MOVQ 16(SP), SI
+	MOVQ n+16(FP), CX
+	MOVQ full+24(FP), R14
+	MOVQ R10, AX
+	SHLQ $0x05, AX
+
+block:
+	TESTQ        R14, R14
+	JG           start
+	MOVQ         $0x00000008, DX
+	CMPQ         CX, DX
+	CMOVQLT      CX, DX
+	VMOVQ        DX, X7
+	VPBROADCASTD X7, Y7
+	VPCMPGTD     consts256<>+0(SB), Y7, Y7
+	LEAQ         -1(DX)(DX*1), DX
+	VMOVQ        DX, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     consts256<>+0(SB), Y8, Y8
+	SUBQ         $0x08, DX
+	VMOVQ        DX, X9
+	VPBROADCASTD X9, Y9
+	VPCMPGTD     consts256<>+0(SB), Y9, Y9
+
+start:
+	VXORPS Y0, Y0, Y0
+	MOVQ   SI, R11
+	MOVQ   rows+32(FP), R13
+
+row:
+	MOVQ R11, R12
+	MOVQ R9, DX
+
+tap:
+	CMPQ    R10, $0x01
+	JNE     even
+	TESTQ   R14, R14
+	JLE     masked1
+	VMOVUPS (R12), Y2
+	JMP     fold
+
+masked1:
+	VMASKMOVPS (R12), Y7, Y2
+	JMP        fold
+
+even:
+	TESTQ   R14, R14
+	JLE     masked2
+	VMOVUPS (R12), Y2
+	VSHUFPS $0x88, 32(R12), Y2, Y2
+	JMP     permute
+
+masked2:
+	VMASKMOVPS (R12), Y8, Y2
+	VMASKMOVPS 32(R12), Y9, Y3
+	VSHUFPS    $0x88, Y3, Y2, Y2
+
+permute:
+	VPERMPD $0xd8, Y2, Y2
+
+fold:
+	VADDPS  Y2, Y0, Y0
+	ADDQ    $0x04, R12
+	DECQ    DX
+	JNZ     tap
+	ADDQ    R8, R11
+	DECQ    R13
+	JNZ     row
+	VDIVPS  Y11, Y0, Y0
+	TESTQ   R14, R14
+	JLE     storeMasked
+	VMOVUPS Y0, (DI)
+	JMP     stored
+
+storeMasked:
+	VMASKMOVPS Y0, Y7, (DI)
+
+stored:
+	ADDQ $0x20, DI
+	ADDQ AX, SI
+	DECQ R14
+	SUBQ $0x08, CX
+	JG   block
+	MOVQ dstRow+80(FP), AX
+	SHLQ $0x02, AX
+	ADDQ AX, (SP)
+	ADDQ AX, 8(SP)
+	MOVQ srcRow+88(FP), AX
+	SHLQ $0x02, AX
+	ADDQ AX, 16(SP)
+	DECQ 24(SP)
+	JNZ  rowStart
+	VZEROUPPER
+	RET
+
 // func im2colRowsAVX2(img *float32, col *float32, off int, ld int, rows int, cols int, lo int, hi int)
 // Requires: AVX, AVX2
 TEXT ·im2colRowsAVX2(SB), NOSPLIT, $0-64

@@ -13,6 +13,12 @@ func maxPoolRowAVX2(dst *float32, arg *int32, src *float32, n int, full int, row
 // avePoolRowAVX2 sets dst[o] to the sum of src[i*ld+o*stride+j] for i < rows and j < kw (added in that order) divided by div, for o < n; stride is 1 or 2, n, rows, kw >= 1, and the first full blocks of 8 outputs may read 8 (stride 1) or 16 floats from each window column.
 func avePoolRowAVX2(dst *float32, src *float32, n int, full int, rows int, ld int, kw int, stride int, div float32)
 
+// maxPoolRowsAVX2 computes count rows of outputs as maxPoolRowAVX2 does one: row r at dst[r*dstRow:] from the windows at src[r*srcRow:], its indexes at arg[r*dstRow:] based at base+r*srcRow; full applies to every row.
+func maxPoolRowsAVX2(dst *float32, arg *int32, src *float32, n int, full int, rows int, ld int, kw int, stride int, base int32, count int, dstRow int, srcRow int)
+
+// avePoolRowsAVX2 computes count rows of outputs as avePoolRowAVX2 does one: row r at dst[r*dstRow:] from the windows at src[r*srcRow:]; full applies to every row.
+func avePoolRowsAVX2(dst *float32, src *float32, n int, full int, rows int, ld int, kw int, stride int, div float32, count int, dstRow int, srcRow int)
+
 // im2colRowsAVX2 sets col[r*cols+o] to img[off+r*ld+o] for r < rows and lo <= o < hi, and to zero for the other o < cols (rows, cols >= 1; 0 <= lo < hi <= cols).
 func im2colRowsAVX2(img *float32, col *float32, off int, ld int, rows int, cols int, lo int, hi int)
 

@@ -461,6 +461,246 @@ fold:
 	VZEROUPPER
 	RET
 
+// func maxPoolRowsAVX512(dst *float32, arg *int32, src *float32, n int, rows int, ld int, kw int, stride int, base int32, count int, dstRow int, srcRow int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·maxPoolRowsAVX512(SB), NOSPLIT, $32-96
+	MOVQ         dst+0(FP), DI
+	MOVQ         arg+8(FP), BX
+	MOVQ         src+16(FP), SI
+	MOVQ         n+24(FP), CX
+	MOVQ         ld+40(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         kw+48(FP), R9
+	MOVQ         stride+56(FP), R10
+	VMOVDQU32    poolConsts<>+0(SB), Z29
+	VBROADCASTSS poolConsts<>+64(SB), Z31
+	VPTERNLOGD   $0xff, Z28, Z28, Z28
+	VPBROADCASTD poolConsts<>+68(SB), Z27
+	MOVQ         ld+40(FP), AX
+	VPBROADCASTD AX, Z26
+	VPSRLD       $0x01, Z29, Z30
+	MOVQ         R10, AX
+	VPBROADCASTD AX, Z2
+	VPMULLD      Z2, Z30, Z30
+	MOVL         base+64(FP), AX
+	VPBROADCASTD AX, Z25
+	VPADDD       Z30, Z25, Z25
+	MOVQ         R10, AX
+	SHLQ         $0x04, AX
+	VPBROADCASTD AX, Z24
+	MOVQ         DI, (SP)
+	MOVQ         BX, 8(SP)
+	MOVQ         SI, 16(SP)
+	MOVQ         count+72(FP), AX
+	MOVQ         AX, 24(SP)
+	VMOVDQA32    Z25, Z23
+
+rowStart:
+	MOVQ      (SP), DI
+	MOVQ      8(SP), BX
+	MOVQ      16(SP), SI
+	MOVQ      n+24(FP), CX
+	VMOVDQA32 Z23, Z25
+
+block:
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQLT   CX, AX
+	MOVL      $0xffffffff, DX
+	BZHIL     AX, DX, DX
+	KMOVW     DX, K1
+	LEAQ      -1(AX)(AX*1), AX
+	MOVL      $0xffffffff, DX
+	BZHIL     AX, DX, DX
+	KMOVW     DX, K2
+	SUBQ      $0x10, AX
+	XORQ      DX, DX
+	CMPQ      AX, DX
+	CMOVQLT   DX, AX
+	MOVL      $0xffffffff, DX
+	BZHIL     AX, DX, DX
+	KMOVW     DX, K3
+	VMOVAPS   Z31, Z0
+	VMOVDQA32 Z28, Z1
+	VMOVDQA32 Z25, Z5
+	MOVQ      SI, R11
+	MOVQ      rows+32(FP), R13
+
+row:
+	MOVQ      R11, R12
+	MOVQ      R9, DX
+	VMOVDQA32 Z5, Z4
+
+tap:
+	CMPQ      R10, $0x01
+	JNE       even
+	VMOVUPS.Z (R12), K1, Z2
+	JMP       fold
+
+even:
+	VMOVUPS.Z (R12), K2, Z2
+	VMOVUPS.Z 64(R12), K3, Z3
+	VPERMT2PS Z3, Z29, Z2
+
+fold:
+	VCMPPS       $0x1e, Z0, Z2, K4
+	VMOVAPS      Z2, K4, Z0
+	VMOVDQA32    Z4, K4, Z1
+	VPADDD       Z27, Z4, Z4
+	ADDQ         $0x04, R12
+	DECQ         DX
+	JNZ          tap
+	ADDQ         R8, R11
+	VPADDD       Z26, Z5, Z5
+	DECQ         R13
+	JNZ          row
+	VMOVUPS      Z0, K1, (DI)
+	VMOVDQU32    Z1, K1, (BX)
+	ADDQ         $0x40, BX
+	VPADDD       Z24, Z25, Z25
+	ADDQ         $0x40, DI
+	MOVQ         R10, AX
+	SHLQ         $0x06, AX
+	ADDQ         AX, SI
+	SUBQ         $0x10, CX
+	JG           block
+	MOVQ         dstRow+80(FP), AX
+	SHLQ         $0x02, AX
+	ADDQ         AX, (SP)
+	ADDQ         AX, 8(SP)
+	MOVQ         srcRow+88(FP), AX
+	VPBROADCASTD AX, Z22
+	VPADDD       Z22, Z23, Z23
+	SHLQ         $0x02, AX
+	ADDQ         AX, 16(SP)
+	DECQ         24(SP)
+	JNZ          rowStart
+	VZEROUPPER
+	RET
+
+// func avePoolRowsAVX512(dst *float32, src *float32, n int, rows int, ld int, kw int, stride int, div float32, count int, dstRow int, srcRow int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·avePoolRowsAVX512(SB), NOSPLIT, $32-88
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	MOVQ         ld+32(FP), R8
+	SHLQ         $0x02, R8
+	MOVQ         kw+40(FP), R9
+	MOVQ         stride+48(FP), R10
+	VMOVDQU32    poolConsts<>+0(SB), Z29
+	VBROADCASTSS div+56(FP), Z24
+	MOVQ         DI, (SP)
+	MOVQ         BX, 8(SP)
+	MOVQ         SI, 16(SP)
+	MOVQ         count+64(FP), AX
+	MOVQ         AX, 24(SP)
+
+rowStart:
+	MOVQ (SP), DI
+	MOVQ 8(SP), BX
+	MOVQ 16(SP), SI
+	MOVQ n+16(FP), CX
+
+block:
+	MOVQ    $0x00000010, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	MOVL    $0xffffffff, DX
+	BZHIL   AX, DX, DX
+	KMOVW   DX, K1
+	LEAQ    -1(AX)(AX*1), AX
+	MOVL    $0xffffffff, DX
+	BZHIL   AX, DX, DX
+	KMOVW   DX, K2
+	SUBQ    $0x10, AX
+	XORQ    DX, DX
+	CMPQ    AX, DX
+	CMOVQLT DX, AX
+	MOVL    $0xffffffff, DX
+	BZHIL   AX, DX, DX
+	KMOVW   DX, K3
+	VPXORD  Z0, Z0, Z0
+	MOVQ    SI, R11
+	MOVQ    rows+24(FP), R13
+
+row:
+	MOVQ R11, R12
+	MOVQ R9, DX
+
+tap:
+	CMPQ      R10, $0x01
+	JNE       even
+	VMOVUPS.Z (R12), K1, Z2
+	JMP       fold
+
+even:
+	VMOVUPS.Z (R12), K2, Z2
+	VMOVUPS.Z 64(R12), K3, Z3
+	VPERMT2PS Z3, Z29, Z2
+
+fold:
+	VADDPS  Z2, Z0, Z0
+	ADDQ    $0x04, R12
+	DECQ    DX
+	JNZ     tap
+	ADDQ    R8, R11
+	DECQ    R13
+	JNZ     row
+	VDIVPS  Z24, Z0, Z0
+	VMOVUPS Z0, K1, (DI)
+	ADDQ    $0x40, DI
+	MOVQ    R10, AX
+	SHLQ    $0x06, AX
+	ADDQ    AX, SI
+	SUBQ    $0x10, CX
+	JG      block
+	MOVQ    dstRow+72(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, (SP)
+	ADDQ    AX, 8(SP)
+	MOVQ    srcRow+80(FP), AX
+	SHLQ    $0x02, AX
+	ADDQ    AX, 16(SP)
+	DECQ    24(SP)
+	JNZ     rowStart
+	VZEROUPPER
+	RET
+
+// func maxPoolBackAVX512(dx *float32, ndx int, dy *float32, mask *int32, n int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·maxPoolBackAVX512(SB), NOSPLIT, $0-40
+	MOVQ         dx+0(FP), DI
+	MOVQ         dy+16(FP), SI
+	MOVQ         mask+24(FP), BX
+	MOVQ         n+32(FP), CX
+	VPXORD       Z31, Z31, Z31
+	MOVQ         ndx+8(FP), AX
+	VPBROADCASTD AX, Z30
+
+block:
+	TESTQ       CX, CX
+	JLE         done
+	MOVQ        $0x00000010, AX
+	CMPQ        CX, AX
+	CMOVQLT     CX, AX
+	MOVL        $0xffffffff, DX
+	BZHIL       AX, DX, DX
+	KMOVW       DX, K1
+	VMOVDQU32.Z (BX), K1, Z0
+	VPCMPUD     $0x01, Z30, Z0, K1, K2
+	VMOVUPS.Z   (SI), K1, Z1
+	VADDPS      Z31, Z1, Z1
+	VSCATTERDPS Z1, K2, (DI)(Z0*4)
+	ADDQ        $0x40, SI
+	ADDQ        $0x40, BX
+	SUBQ        $0x10, CX
+	JMP         block
+
+done:
+	VZEROUPPER
+	RET
+
 // func im2colRowsAVX512(img *float32, col *float32, off int, ld int, rows int, cols int, lo int, hi int, stride int)
 // Requires: AVX, AVX512F, BMI2, CMOV
 TEXT ·im2colRowsAVX512(SB), NOSPLIT, $0-72

@@ -36,6 +36,17 @@ func maxPoolRowAVX512(dst *float32, arg *int32, src *float32, n int, rows int, l
 // avePoolRowAVX512 sets dst[o] to the sum of src[i*ld+o*stride+j] for i < rows and j < kw (added in that order) divided by div, for o < n; stride is 1 or 2 and n, rows, kw >= 1.
 func avePoolRowAVX512(dst *float32, src *float32, n int, rows int, ld int, kw int, stride int, div float32)
 
+// maxPoolRowsAVX512 computes count rows of outputs as maxPoolRowAVX512 does one: row r at dst[r*dstRow:] from the windows at src[r*srcRow:], its indexes at arg[r*dstRow:] based at base+r*srcRow.
+func maxPoolRowsAVX512(dst *float32, arg *int32, src *float32, n int, rows int, ld int, kw int, stride int, base int32, count int, dstRow int, srcRow int)
+
+// avePoolRowsAVX512 computes count rows of outputs as avePoolRowAVX512 does one: row r at dst[r*dstRow:] from the windows at src[r*srcRow:].
+func avePoolRowsAVX512(dst *float32, src *float32, n int, rows int, ld int, kw int, stride int, div float32, count int, dstRow int, srcRow int)
+
+// maxPoolBackAVX512 sets dx[mask[i]] = 0 + dy[i] for i < n where 0 <= mask[i] < ndx; no two such mask[i] may be equal.
+//
+//go:noescape
+func maxPoolBackAVX512(dx *float32, ndx int, dy *float32, mask *int32, n int)
+
 // im2colRowsAVX512 sets col[r*cols+o] to img[off+r*ld+o*stride] for r < rows and lo <= o < hi, and to zero for the other o < cols (rows, cols >= 1; 0 <= lo < hi <= cols).
 func im2colRowsAVX512(img *float32, col *float32, off int, ld int, rows int, cols int, lo int, hi int, stride int)
 

@@ -206,6 +206,86 @@ func TestPoolRows(t *testing.T) {
 	})
 }
 
+// TestPoolRowsMulti checks MaxPoolRows and AvePoolRows against the row
+// kernels called row by row, on rows that overlap (srcRow smaller than a
+// window) and rows far apart.
+func TestPoolRowsMulti(t *testing.T) {
+	type geom struct{ count, n, rows, kw, stride, srcRow, dstRow int }
+	geoms := []geom{
+		{12, 12, 2, 2, 2, 48, 12}, {4, 4, 2, 2, 2, 16, 4}, {15, 15, 3, 3, 2, 64, 16}, {7, 17, 3, 3, 1, 19, 20},
+		{1, 33, 2, 2, 2, 66, 33}, {5, 9, 3, 3, 3, 30, 9}, {3, 40, 1, 1, 1, 45, 41},
+	}
+	forEachImpl(t, func(t *testing.T) {
+		for _, g := range geoms {
+			t.Run(fmt.Sprintf("%+v", g), func(t *testing.T) {
+				rng := newRand(uint64(g.n*100 + g.count))
+				ld := (g.n-1)*g.stride + g.kw + 1
+				nsrc := (g.count-1)*g.srcRow + (g.rows-1)*ld + (g.n-1)*g.stride + g.kw
+				src := randSlice(rng, nsrc)
+				for i := range src {
+					if rng.IntN(6) == 0 {
+						src[i] = 0.5
+					}
+				}
+				nd := (g.count-1)*g.dstRow + g.n + 1
+				got, want := make([]float32, nd), make([]float32, nd)
+				garg, warg := make([]int32, nd), make([]int32, nd)
+				for i := range got {
+					got[i], want[i] = sentinel, sentinel
+				}
+				MaxPoolRows(got, garg, src, g.count, g.n, g.rows, ld, g.kw, g.stride, 100, g.dstRow, g.srcRow)
+				for r := range g.count {
+					maxPoolRowGo(want[r*g.dstRow:], warg[r*g.dstRow:], src[r*g.srcRow:], g.n, g.rows, ld, g.kw, g.stride, 100+int32(r*g.srcRow))
+				}
+				checkExact(t, "MaxPoolRows", got, want)
+				for o := range garg {
+					if garg[o] != warg[o] {
+						t.Fatalf("MaxPoolRows: arg[%d] = %d, want %d", o, garg[o], warg[o])
+					}
+				}
+				div := float32(g.rows * g.kw)
+				AvePoolRows(got, src, g.count, g.n, g.rows, ld, g.kw, g.stride, div, g.dstRow, g.srcRow)
+				for r := range g.count {
+					avePoolRowGo(want[r*g.dstRow:], src[r*g.srcRow:], g.n, g.rows, ld, g.kw, g.stride, div)
+				}
+				checkExact(t, "AvePoolRows", got, want)
+			})
+		}
+	})
+}
+
+// TestMaxPoolBackward checks the disjoint (scattered) form against the
+// ordered additions, with empty windows and indexes outside dx.
+func TestMaxPoolBackward(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{1, 15, 16, 17, 144, 300} {
+			rng := newRand(uint64(n))
+			dx := make([]float32, 4*n+3)
+			mask := make([]int32, n)
+			perm := rng.Perm(len(dx))
+			for i := range mask {
+				mask[i] = int32(perm[i])
+				switch rng.IntN(10) {
+				case 0:
+					mask[i] = -1
+				case 1:
+					mask[i] = int32(len(dx) + rng.IntN(5))
+				}
+			}
+			dy := randSlice(rng, n)
+			dy[0] = float32(math.Copysign(0, -1))
+			want := make([]float32, len(dx))
+			maxPoolBackwardGo(want, dy, mask)
+			got := randSlice(rng, len(dx))
+			MaxPoolBackward(got, dy, mask, true)
+			checkExact(t, fmt.Sprintf("n=%d disjoint", n), got, want)
+			got = randSlice(rng, len(dx))
+			MaxPoolBackward(got, dy, mask, false)
+			checkExact(t, fmt.Sprintf("n=%d", n), got, want)
+		}
+	})
+}
+
 func TestMaxPoolRowEmptyWindow(t *testing.T) {
 	inf := float32(math.Inf(-1))
 	src := []float32{inf, inf, inf, 2}

@@ -26,8 +26,13 @@ type vecImpl struct {
 	reluGrad          func(dx, dy, x []float32, slope float32)
 	maxPoolRow        func(dst []float32, arg []int32, src []float32, n, rows, ld, kw, stride int, base int32)
 	avePoolRow        func(dst []float32, src []float32, n, rows, ld, kw, stride int, div float32)
-	div               func(dst, x, y []float32)
-	sqrt              func(dst, x []float32)
+	maxPoolRows       func(dst []float32, arg []int32, src []float32, count, n, rows, ld, kw, stride int, base int32, dstRow, srcRow int)
+	avePoolRows       func(dst []float32, src []float32, count, n, rows, ld, kw, stride int, div float32, dstRow, srcRow int)
+	// maxPoolScatter, if not nil, sets dx[mask[i]] = 0 + dy[i] for the
+	// entries of mask inside dx, which are distinct.
+	maxPoolScatter func(dx, dy []float32, mask []int32)
+	div            func(dst, x, y []float32)
+	sqrt           func(dst, x []float32)
 	// im2colRows and col2imRows copy one row of a column matrix from an
 	// image and add it back (see im2colRowsGo and col2imRowsGo).
 	im2colRows, col2imRows func(img, col []float32, off, ld, rows, cols, lo, hi, stride int)
@@ -42,6 +47,7 @@ var goVec = &vecImpl{
 	exp:      expGo,
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluGo, reluGrad: reluGradGo,
 	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divGo, sqrt: sqrtGo,
+	maxPoolRows: maxPoolRowsGo(maxPoolRowGo), avePoolRows: avePoolRowsGo(avePoolRowGo),
 	im2colRows: im2colRowsGo, col2imRows: col2imRowsGo,
 }
 

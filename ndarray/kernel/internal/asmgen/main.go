@@ -1,7 +1,8 @@
 // Command asmgen generates the amd64 assembly of package kernel with avo:
 // the SGEMM microkernels (AVX-512 and AVX2+FMA), the vector primitives and
 // the layer kernels (row copies, ReLU, pooling rows, im2col and col2im
-// rows, packing), for AVX-512 and for AVX2, and the FMA peak probes.
+// rows, packing) and the direct convolution, for AVX-512 and for AVX2,
+// and the FMA peak probes.
 //
 // Run it from the kernel package directory (go generate does):
 //
@@ -42,6 +43,7 @@ var outputs = []output{
 	{"nn", buildNN},
 	{"nn256", buildNN256},
 	{"peak", buildPeak},
+	{"direct", buildDirect},
 }
 
 func main() {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -32,8 +33,11 @@ func buildNN(c *build.Context) {
 	relu256(c)
 	reluGrad256(c)
 	tab := poolConsts(c)
-	pool512(c, tab, true)
-	pool512(c, tab, false)
+	pool512(c, tab, true, false)
+	pool512(c, tab, false, false)
+	pool512(c, tab, true, true)
+	pool512(c, tab, false, true)
+	maxPoolBack512(c)
 	convRows512(c, tab, true)
 	convRows512(c, tab, false)
 	col2imImageRows512(c)
@@ -332,7 +336,12 @@ func reluGrad256(c *build.Context) {
 // With stride 2 the window column j of 16 outputs is the even lanes of the
 // 32 floats at column j, which VPERMT2PS gathers into one vector; the
 // opmasks K2 and K3 limit those loads to the floats a block needs.
-func pool512(c *build.Context, tab operand.Mem, isMax bool) {
+//
+// With multi, it emits maxPoolRowsAVX512 or avePoolRowsAVX512, which
+// compute count such rows: row r of outputs at dst[r*dstRow] (and
+// arg[r*dstRow]) from the windows starting at src[r*srcRow], its indexes
+// based at base + r*srcRow.
+func pool512(c *build.Context, tab operand.Mem, isMax, multi bool) {
 	name := "avePoolRowAVX512"
 	sig := "func(dst *float32, src *float32, n, rows, ld, kw, stride int, div float32)"
 	doc := "avePoolRowAVX512 sets dst[o] to the sum of src[i*ld+o*stride+j] for i < rows and j < kw (added in that order) divided by div, for o < n; stride is 1 or 2 and n, rows, kw >= 1."
@@ -340,6 +349,16 @@ func pool512(c *build.Context, tab operand.Mem, isMax bool) {
 		name = "maxPoolRowAVX512"
 		sig = "func(dst *float32, arg *int32, src *float32, n, rows, ld, kw, stride int, base int32)"
 		doc = "maxPoolRowAVX512 sets dst[o] to the first largest src[i*ld+o*stride+j] (i < rows, j < kw, row-major) greater than -MaxFloat32, and arg[o] to base plus its offset, for o < n; an output with no such value gets -MaxFloat32 and -1. stride is 1 or 2 and n, rows, kw >= 1."
+	}
+	if multi {
+		name = strings.Replace(name, "Row", "Rows", 1)
+		sig = strings.TrimSuffix(sig, ")") + ", count, dstRow, srcRow int)"
+		doc = name + " computes count rows of outputs as " + strings.Replace(name, "Rows", "Row", 1) +
+			" does one: row r at dst[r*dstRow:] from the windows at src[r*srcRow:]"
+		if isMax {
+			doc += ", its indexes at arg[r*dstRow:] based at base+r*srcRow"
+		}
+		doc += "."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -383,6 +402,28 @@ func pool512(c *build.Context, tab operand.Mem, isMax bool) {
 		c.VPBROADCASTD(reg.EAX, reg.Z24)
 	} else {
 		c.VBROADCASTSS(paramAddr(c, "div"), reg.Z24)
+	}
+	var locals operand.Mem
+	rowIdx := reg.Z23
+	if multi {
+		// Locals: the row's dst, arg and src, and the rows left.
+		locals = c.AllocLocal(32)
+		c.MOVQ(dst, locals)
+		c.MOVQ(arg, locals.Offset(8))
+		c.MOVQ(src, locals.Offset(16))
+		c.Load(c.Param("count"), t)
+		c.MOVQ(t, locals.Offset(24))
+		if isMax {
+			c.VMOVDQA32(blockIdx, rowIdx)
+		}
+		c.Label("rowStart")
+		c.MOVQ(locals, dst)
+		c.MOVQ(locals.Offset(8), arg)
+		c.MOVQ(locals.Offset(16), src)
+		c.Load(c.Param("n"), n)
+		if isMax {
+			c.VMOVDQA32(rowIdx, blockIdx)
+		}
 	}
 
 	c.Label("block")
@@ -458,6 +499,61 @@ func pool512(c *build.Context, tab operand.Mem, isMax bool) {
 	c.ADDQ(t, src)
 	c.SUBQ(operand.U8(16), n)
 	c.JG(operand.LabelRef("block"))
+	if multi {
+		c.Load(c.Param("dstRow"), t)
+		c.SHLQ(operand.U8(2), t)
+		c.ADDQ(t, locals)
+		c.ADDQ(t, locals.Offset(8))
+		c.Load(c.Param("srcRow"), t)
+		if isMax {
+			c.VPBROADCASTD(reg.EAX, reg.Z22)
+			c.VPADDD(reg.Z22, rowIdx, rowIdx)
+		}
+		c.SHLQ(operand.U8(2), t)
+		c.ADDQ(t, locals.Offset(16))
+		c.DECQ(locals.Offset(24))
+		c.JNZ(operand.LabelRef("rowStart"))
+	}
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPoolBack512 emits maxPoolBackAVX512, the backward pass of a max
+// pooling whose windows do not overlap: for i < n with 0 <= mask[i] <
+// ndx, dx[mask[i]] = 0 + dy[i], sixteen at a time by VSCATTERDPS. The
+// windows being disjoint, no two outputs of a block share an index.
+func maxPoolBack512(c *build.Context) {
+	c.Function("maxPoolBackAVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dx *float32, ndx int, dy *float32, mask *int32, n int)")
+	c.Doc("maxPoolBackAVX512 sets dx[mask[i]] = 0 + dy[i] for i < n where 0 <= mask[i] < ndx; no two such mask[i] may be equal.")
+	dx, dy, mask, n, t := reg.RDI, reg.RSI, reg.RBX, reg.RCX, reg.RAX
+	c.Load(c.Param("dx"), dx)
+	c.Load(c.Param("dy"), dy)
+	c.Load(c.Param("mask"), mask)
+	c.Load(c.Param("n"), n)
+	zeros, limit := reg.Z31, reg.Z30
+	c.VPXORD(zeros, zeros, zeros)
+	c.Load(c.Param("ndx"), t)
+	c.VPBROADCASTD(reg.EAX, limit)
+	c.Label("block")
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	c.MOVQ(operand.U32(16), t)
+	c.CMPQ(n, t)
+	c.CMOVQLT(n, t)
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	c.VMOVDQU32_Z(operand.Mem{Base: mask}, reg.K1, reg.Z0)
+	c.VPCMPUD(operand.U8(1), limit, reg.Z0, reg.K1, reg.K2) // K2 = K1 and 0 <= mask < ndx (unsigned)
+	c.VMOVUPS_Z(operand.Mem{Base: dy}, reg.K1, reg.Z1)
+	c.VADDPS(zeros, reg.Z1, reg.Z1)
+	c.VSCATTERDPS(reg.Z1, reg.K2, operand.Mem{Base: dx, Index: reg.Z0, Scale: 4})
+	c.ADDQ(operand.U8(64), dy)
+	c.ADDQ(operand.U8(64), mask)
+	c.SUBQ(operand.U8(16), n)
+	c.JMP(operand.LabelRef("block"))
+	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -19,8 +20,10 @@ import (
 func buildNN256(c *build.Context) {
 	tab := consts256(c)
 	packA256(c, tab)
-	pool256(c, tab, true)
-	pool256(c, tab, false)
+	pool256(c, tab, true, false)
+	pool256(c, tab, false, false)
+	pool256(c, tab, true, true)
+	pool256(c, tab, false, true)
 	convRows256(c, tab, true)
 	convRows256(c, tab, false)
 }
@@ -182,7 +185,10 @@ func packA256(c *build.Context, tab operand.Mem) {
 // lie inside the source); later blocks read under lane masks Y7 (stride
 // 1), Y8 and Y9 (stride 2) only the floats their windows hold, and store
 // under Y7 only their outputs.
-func pool256(c *build.Context, tab operand.Mem, isMax bool) {
+//
+// With multi, it emits maxPoolRowsAVX2 or avePoolRowsAVX2 (see pool512),
+// full applying to every row.
+func pool256(c *build.Context, tab operand.Mem, isMax, multi bool) {
 	name := "avePoolRowAVX2"
 	sig := "func(dst *float32, src *float32, n, full, rows, ld, kw, stride int, div float32)"
 	doc := "avePoolRowAVX2 sets dst[o] to the sum of src[i*ld+o*stride+j] for i < rows and j < kw (added in that order) divided by div, for o < n; stride is 1 or 2, n, rows, kw >= 1, and the first full blocks of 8 outputs may read 8 (stride 1) or 16 floats from each window column."
@@ -190,6 +196,16 @@ func pool256(c *build.Context, tab operand.Mem, isMax bool) {
 		name = "maxPoolRowAVX2"
 		sig = "func(dst *float32, arg *int32, src *float32, n, full, rows, ld, kw, stride int, base int32)"
 		doc = "maxPoolRowAVX2 sets dst[o] to the first largest src[i*ld+o*stride+j] (i < rows, j < kw, row-major) greater than -MaxFloat32, and arg[o] to base plus its offset, for o < n; an output with no such value gets -MaxFloat32 and -1. stride is 1 or 2, n, rows, kw >= 1, and the first full blocks of 8 outputs may read 8 (stride 1) or 16 floats from each window column."
+	}
+	if multi {
+		name = strings.Replace(name, "Row", "Rows", 1)
+		sig = strings.TrimSuffix(sig, ")") + ", count, dstRow, srcRow int)"
+		doc = name + " computes count rows of outputs as " + strings.Replace(name, "Rows", "Row", 1) +
+			" does one: row r at dst[r*dstRow:] from the windows at src[r*srcRow:]"
+		if isMax {
+			doc += ", its indexes at arg[r*dstRow:] based at base+r*srcRow"
+		}
+		doc += "; full applies to every row."
 	}
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
@@ -231,6 +247,29 @@ func pool256(c *build.Context, tab operand.Mem, isMax bool) {
 		c.VPSLLD(operand.U8(3), cand, blockStep)
 	} else {
 		c.VBROADCASTSS(paramAddr(c, "div"), blockStep)
+	}
+	var locals operand.Mem
+	if multi {
+		// Locals: the row's dst, arg and src, the rows left, and the
+		// first block's indexes.
+		locals = c.AllocLocal(64)
+		c.MOVQ(dst, locals)
+		c.MOVQ(arg, locals.Offset(8))
+		c.MOVQ(src, locals.Offset(16))
+		c.Load(c.Param("count"), t)
+		c.MOVQ(t, locals.Offset(24))
+		if isMax {
+			c.VMOVDQU(blockIdx, locals.Offset(32))
+		}
+		c.Label("rowStart")
+		c.MOVQ(locals, dst)
+		c.MOVQ(locals.Offset(8), arg)
+		c.MOVQ(locals.Offset(16), src)
+		c.Load(c.Param("n"), n)
+		c.Load(c.Param("full"), full)
+		if isMax {
+			c.VMOVDQU(locals.Offset(32), blockIdx)
+		}
 	}
 	// t: the bytes from one block's first source float to the next's.
 	c.MOVQ(stride, t)
@@ -331,6 +370,23 @@ func pool256(c *build.Context, tab operand.Mem, isMax bool) {
 	c.DECQ(full)
 	c.SUBQ(operand.U8(8), n)
 	c.JG(operand.LabelRef("block"))
+	if multi {
+		c.Load(c.Param("dstRow"), t)
+		c.SHLQ(operand.U8(2), t)
+		c.ADDQ(t, locals)
+		c.ADDQ(t, locals.Offset(8))
+		c.Load(c.Param("srcRow"), t)
+		if isMax {
+			c.VMOVQ(t, cand.AsX())
+			c.VPBROADCASTD(cand.AsX(), cand)
+			c.VPADDD(locals.Offset(32), cand, cand)
+			c.VMOVDQU(cand, locals.Offset(32))
+		}
+		c.SHLQ(operand.U8(2), t)
+		c.ADDQ(t, locals.Offset(16))
+		c.DECQ(locals.Offset(24))
+		c.JNZ(operand.LabelRef("rowStart"))
+	}
 	c.VZEROUPPER()
 	c.RET()
 }

@@ -1,0 +1,198 @@
+package caffe
+
+import "github.com/sparknet-go/sparknet/ndarray/kernel"
+
+// convDirect switches the direct convolution (kernel.DirectConv) on for
+// the convolutions it takes; a variable so that tests and benchmarks can
+// compare it with the column products.
+var convDirect = true
+
+// convDirectState is a Convolution's direct path: the plan, the image
+// blocks' interleaved inputs and gradients, and one scratch per worker.
+// The batch is cut into blocks of plan.Lanes() images; Forward runs a
+// block per part, Backward cuts the blocks into parts, each adding its
+// share of the weight gradient to its own buffer (the first to the
+// weights' gradient), which are added in order, as on the column path.
+type convDirectState struct {
+	plan     *kernel.DirectConv
+	blocks   *kernel.DirectBlocks
+	scratch  []*kernel.DirectScratch
+	nblocks  int
+	workers  int
+	bwdParts int
+	xFor     int // bottom whose inputs the blocks hold, or -1
+	haveX    bool
+}
+
+// setupDirect plans the direct convolution when it applies: stride 1, no
+// dilation, a kernel larger than 1×1 (a 1×1 convolution is a plain
+// product), and kernels that have it. It reports whether the layer uses
+// it.
+//
+// A layer with few input channels and many outputs per group (CIFAR-10
+// quick's first: 3 channels in, 32 out) stays on the column path: its
+// outputs are many for its work, and interleaving them and their
+// gradients cost more than the column matrices (BenchmarkLayerConvPaths).
+func (l *Convolution) setupDirect() bool {
+	fewIn := l.channels/l.group <= 4 && l.numOutput/l.group >= 32
+	if !convDirect || fewIn || l.strideH != 1 || l.strideW != 1 || l.dilH != 1 || l.dilW != 1 || l.kh*l.kw == 1 {
+		l.direct = nil
+		return false
+	}
+	d := l.direct
+	if d == nil || !l.directFits() {
+		plan := kernel.NewDirectConv(l.channels, l.height, l.width, l.numOutput, l.group, l.kh, l.kw, l.padH, l.padW)
+		if plan == nil {
+			l.direct = nil
+			return false
+		}
+		d = &convDirectState{plan: plan}
+		l.directGeom = [...]int{l.channels, l.height, l.width}
+	}
+	lanes := d.plan.Lanes()
+	d.nblocks = (l.num + lanes - 1) / lanes
+	if d.blocks == nil || d.blocks.Slots() < d.nblocks {
+		d.blocks = d.plan.NewBlocks(d.nblocks)
+	}
+	d.workers = max(1, min(l.threads(), d.nblocks))
+	for len(d.scratch) < d.workers {
+		d.scratch = append(d.scratch, d.plan.NewScratch())
+	}
+	d.bwdParts = 1
+	if d.workers > 1 {
+		// As on the column path: several parts per goroutine, within
+		// the budget of the parts' weight-gradient buffers.
+		wsize := l.channels / l.group * l.kh * l.kw * l.numOutput
+		d.bwdParts = max(d.workers, min(d.nblocks, 4*d.workers, 1+convGradBudget/max(wsize, 1)))
+	}
+	for len(l.grads) < d.bwdParts {
+		l.grads = append(l.grads, &convGrads{})
+	}
+	wsize := l.channels / l.group * l.kh * l.kw * l.numOutput
+	for i, g := range l.grads[:d.bwdParts] {
+		if i > 0 {
+			g.dw = growFloats(g.dw, wsize)
+		}
+		g.db = growFloats(g.db, l.numOutput)
+	}
+	d.xFor = -1
+	l.direct = d
+	return true
+}
+
+// directFits reports whether the current plan was made for the input's
+// geometry (the batch size may change without a new plan).
+func (l *Convolution) directFits() bool {
+	return l.directGeom == [...]int{l.channels, l.height, l.width}
+}
+
+// forwardDirect convolves every bottom into its top, a block of images
+// per part.
+func (l *Convolution) forwardDirect(bottom, top []*Blob) {
+	d := l.direct
+	d.plan.PackForward(l.blobs[0].DataSlice())
+	for i := range bottom {
+		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
+		l.runner.run(d.workers, d.nblocks, l.dFwdFn)
+	}
+	l.x, l.y = nil, nil
+	d.xFor = len(bottom) - 1
+}
+
+// directForwardWorker convolves block p as goroutine w.
+func (l *Convolution) directForwardWorker(w, p int) {
+	d := l.direct
+	lanes := d.plan.Lanes()
+	lo := p * lanes
+	n := min(lanes, l.num-lo)
+	var bias []float32
+	if l.bias {
+		bias = l.blobs[1].DataSlice()
+	}
+	d.plan.Forward(d.scratch[w], d.blocks, p, l.x[lo*l.imgSize:(lo+n)*l.imgSize], n, l.y[lo*l.outSize:(lo+n)*l.outSize], bias)
+}
+
+// backwardDirect computes the gradients on the direct path.
+func (l *Convolution) backwardDirect(top []*Blob, propagateDown []bool, bottom []*Blob) {
+	d := l.direct
+	l.wantW = l.paramGrad(0)
+	l.wantB = l.bias && l.paramGrad(1)
+	m := l.numOutput
+	packed := false
+	for i := len(top) - 1; i >= 0; i-- {
+		l.wantDown = i < len(propagateDown) && propagateDown[i]
+		if !l.wantW && !l.wantB && !l.wantDown {
+			continue
+		}
+		if l.wantDown && !packed {
+			d.plan.PackBackward(l.blobs[0].DataSlice())
+			packed = true
+		}
+		d.haveX = d.xFor == i
+		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
+		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
+		d.xFor = -1
+		for p, g := range l.grads[:d.bwdParts] {
+			if l.wantB {
+				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
+			}
+			if p > 0 && g.wroteDW {
+				dw := l.blobs[0].DiffSlice()
+				kernel.Add(dw, dw, g.dw)
+			}
+		}
+	}
+	l.x, l.dx, l.dy = nil, nil, nil
+}
+
+// directBackwardWorker handles the blocks of part p as goroutine w, one
+// after the other: the bias gradient, the input gradient, and the weight
+// gradient, which the part adds to its buffer (part 0 to the weights'
+// gradient).
+func (l *Convolution) directBackwardWorker(w, p int) {
+	d := l.direct
+	g := l.grads[p]
+	clear(g.db)
+	g.wroteDW = false
+	dw := g.dw
+	if p == 0 {
+		dw = l.blobs[0].DiffSlice()
+	} else if l.wantW {
+		clear(dw)
+	}
+	s := d.scratch[w]
+	lanes := d.plan.Lanes()
+	lo, hi := span(p, d.bwdParts, d.nblocks)
+	pix := l.outH * l.outW
+	for b := lo; b < hi; b++ {
+		first := b * lanes
+		n := min(lanes, l.num-first)
+		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
+		if l.wantB {
+			for j := range n {
+				for c := range l.numOutput {
+					g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
+				}
+			}
+		}
+		if !l.wantW && !l.wantDown {
+			continue
+		}
+		if l.wantW && !d.haveX {
+			d.plan.LoadInput(d.blocks, b, l.x[first*l.imgSize:(first+n)*l.imgSize], n)
+		}
+		if l.wantW && !l.wantDown && d.plan.WeightGradFrom(s, d.blocks, b, dy, n, dw) {
+			// The weight gradient alone, band by band.
+			g.wroteDW = true
+			continue
+		}
+		d.plan.LoadGrad(s, dy, n)
+		if l.wantDown {
+			d.plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
+		}
+		if l.wantW {
+			d.plan.WeightGrad(s, d.blocks, b, n, dw)
+			g.wroteDW = true
+		}
+	}
+}

@@ -1,0 +1,669 @@
+package kernel
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Direct convolution on interleaved images.
+//
+// A DirectConv computes a 2-D convolution with stride 1 and no dilation
+// without column matrices. It works on blocks of L images (L = Lanes(),
+// the floats of a vector: 16 with AVX-512, 8 with AVX2) whose values are
+// interleaved: the L images' values of one channel at one pixel lie side
+// by side, so one vector holds a pixel of every image of the block, and
+// every multiply-add works on whole vectors whatever the size of the
+// image. The interleaved blocks are laid out pixel-major and padded:
+//
+//	input    [H+2·padH][W+2·padW][C][L]   (the border zero)
+//	output   [OH][OW][M][L]
+//	gradient [OH+2·(kh−1−padH)][OW+2·(kw−1−padW)][M][L]
+//
+// The forward pass is a product whose B operand is read from the input
+// block through a table of offsets, one per weight (kernel row, kernel
+// column, channel): a tile of up to MR output channels for two pixels
+// stays in registers while every weight of the tile is broadcast and
+// multiplied into the pixels' vectors. The input gradient is the same
+// product on the padded output gradient with the kernel flipped. The
+// weight gradient multiplies, for a tile of output channels and of
+// weights, the gradient vectors of every pixel into the input vectors the
+// weights saw, summing over pixels and images in the lanes, and adds the
+// lanes at the end.
+//
+// Each image block costs a transposition of its input and output (an
+// interleave), which is small beside the products for the convolutions
+// of small images with few channels that it is meant for.
+
+// directKernels is one implementation's direct-convolution kernels.
+type directKernels struct {
+	lanes    int // images per block (floats per vector)
+	mr       int // largest tile of the forward kernel (output channels)
+	gmr, gnr int // tile of the weight-gradient kernel: output channels × weights
+	// tile computes npix output pixels (pairs, then one) of mr channels:
+	// y[p][i][l] (+)= Σ_kk a[kk·mr+i] · x[p·xstep + off[kk]][l], with
+	// byte strides xstep and ystep between the pixels and byte offsets
+	// off; kk runs over krows runs of k weights, each run k+kskip after
+	// the last; loadY adds to what y holds.
+	tile func(mr, k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool)
+	// grad computes acc[i][j][l] (+)= Σ over oh×ow pixels of
+	// dy[pixel][i][l] · x[pixel + offs[j]][l] for i < mr, j < gnr, with
+	// byte strides between rows and pixels; acc rows accRow bytes apart.
+	grad func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
+	// interleave writes w pixels of n images (src rows srcStride bytes
+	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
+	// from n on get zero.
+	interleave func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
+	// deinterleave is the reverse for n images, adding bias.
+	deinterleave func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)
+	// laneSums adds to dst[i] the sum of the lanes of src vector i, i < n.
+	laneSums func(dst, src *float32, n int)
+}
+
+// directKC is the most weights a forward tile multiplies per call, so
+// that its packed weights stay in the L1 cache beside the input rows.
+const directKC = 256
+
+// DirectConv is the plan of a direct convolution of one geometry (see
+// the comment above): the offset tables, the packed weights
+// (PackForward, PackBackward)
+// and the kernels of the implementation in use when it was made.
+// Forward, BackwardData and WeightGrad may run concurrently on distinct
+// DirectScratch values once the weights are packed.
+type DirectConv struct {
+	k                *directKernels
+	lanes            int
+	c, h, w, m       int // per group: input channels, input size, outputs
+	groups           int
+	kh, kw           int
+	padH, padW       int
+	oh, ow           int
+	ph, pw           int // padded input
+	dh, dw           int // padded output gradient
+	kk               int // weights per output channel: c·kh·kw
+	kp               int // kk rounded up to a multiple of the gradient tile
+	offF, offB, offG []int32
+	fTiles, bTiles   []dtile
+	gTiles           []dtile
+	wf, wb           []float32 // packed weights, per group
+	cAll, mAll       int       // channels and outputs of all groups
+	cs, ms           int       // vectors per pixel of the input and output layouts
+	xSize, dySize    int       // floats of one interleaved input and gradient block
+	ySize            int       // floats of one interleaved output or input-gradient block
+	imgSize, outSize int       // floats of one image and one output (all groups)
+	packedF, packedB int       // floats of the packed weights of one group
+	accRows          int       // output channels the weight-gradient sums hold
+}
+
+// directAccBudget is the most floats the weight-gradient sums of all
+// output channels may take for WeightGradFrom.
+const directAccBudget = 1 << 20
+
+// dtile is a tile of rows [r0, r0+h).
+type dtile struct{ r0, h int }
+
+// tiles splits n rows into tiles of nearly equal height, at most mr.
+func tiles(n, mr int) []dtile {
+	if n <= 0 {
+		return nil
+	}
+	count := (n + mr - 1) / mr
+	base, extra := n/count, n%count
+	var ts []dtile
+	for t, r := 0, 0; t < count; t++ {
+		h := base
+		if t < extra {
+			h++
+		}
+		ts = append(ts, dtile{r, h})
+		r += h
+	}
+	return ts
+}
+
+// DirectConvLanes returns how many images the direct convolution of the
+// kernels in use processes at once, or 0 if they have none.
+func DirectConvLanes() int {
+	if active.direct == nil {
+		return 0
+	}
+	return active.direct.lanes
+}
+
+// NewDirectConv plans the direct convolution of images of channels ×
+// height × width into outputs channels with groups groups, a kh×kw
+// kernel, padding padH×padW, stride 1 and no dilation. It returns nil if
+// the kernels in use have no direct convolution or the geometry is one
+// it does not take: an empty output, or a padding as large as the kernel
+// (the input gradient would need negative padding).
+func NewDirectConv(channels, height, width, outputs, groups, kh, kw, padH, padW int) *DirectConv {
+	k := active.direct
+	if k == nil || groups <= 0 || channels%groups != 0 || outputs%groups != 0 || channels <= 0 || outputs <= 0 ||
+		kh <= 0 || kw <= 0 || padH < 0 || padW < 0 || padH >= kh || padW >= kw {
+		return nil
+	}
+	return newDirectConv(k, channels, height, width, outputs, groups, kh, kw, padH, padW)
+}
+
+func newDirectConv(k *directKernels, channels, height, width, outputs, groups, kh, kw, padH, padW int) *DirectConv {
+	d := &DirectConv{
+		k: k, lanes: k.lanes, c: channels / groups, h: height, w: width, m: outputs / groups, groups: groups,
+		kh: kh, kw: kw, padH: padH, padW: padW, cAll: channels, mAll: outputs,
+		oh: ConvOutSize(height, kh, padH, 1, 1), ow: ConvOutSize(width, kw, padW, 1, 1),
+	}
+	if d.oh <= 0 || d.ow <= 0 || height <= 0 || width <= 0 {
+		return nil
+	}
+	L := d.lanes
+	// A pixel's vectors are cs (ms) apart: the channels rounded up to
+	// an odd number, so that the vectors of neighbouring pixels, which
+	// the kernels read together, do not crowd a few sets of the cache.
+	d.cs, d.ms = channels|1, outputs|1
+	d.ph, d.pw = height+2*padH, width+2*padW
+	d.dh, d.dw = d.oh+2*(kh-1-padH), d.ow+2*(kw-1-padW)
+	d.kk = d.c * kh * kw
+	d.kp = (d.kk + k.gnr - 1) / k.gnr * k.gnr
+	const f = 4 // bytes per float
+	// Forward: weight (ki, kj, c) reads the input at the window's origin
+	// plus (ki, kj) pixels, channel c.
+	d.offF = make([]int32, 0, d.kk)
+	for ki := range kh {
+		for kj := range kw {
+			for c := range d.c {
+				d.offF = append(d.offF, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+			}
+		}
+	}
+	// Input gradient: flipped weight (ki', kj', m) reads the padded
+	// output gradient.
+	d.offB = make([]int32, 0, d.m*kh*kw)
+	for ki := range kh {
+		for kj := range kw {
+			for m := range d.m {
+				d.offB = append(d.offB, int32(((ki*d.dw+kj)*d.ms+m)*L*f))
+			}
+		}
+	}
+	// Weight gradient: weights in Caffe's order (c, ki, kj), padded to
+	// whole tiles by repeating the last (whose sums are dropped).
+	d.offG = make([]int32, 0, d.kp)
+	for c := range d.c {
+		for ki := range kh {
+			for kj := range kw {
+				d.offG = append(d.offG, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+			}
+		}
+	}
+	for len(d.offG) < d.kp {
+		d.offG = append(d.offG, d.offG[len(d.offG)-1])
+	}
+	d.fTiles = tiles(d.m, k.mr)
+	d.bTiles = tiles(d.c, k.mr)
+	d.gTiles = tiles(d.m, k.gmr)
+	d.packedF = d.m * d.kk
+	d.packedB = d.c * d.m * kh * kw
+	d.wf = make([]float32, groups*d.packedF)
+	d.wb = make([]float32, groups*d.packedB)
+	d.xSize = d.ph * d.pw * d.cs * L
+	d.dySize = d.dh * d.dw * d.ms * L
+	d.ySize = max(d.bandRows(d.ow, d.ms)*d.ow*d.ms, d.bandRows(width, d.cs)*width*d.cs) * L
+	d.accRows = k.gmr
+	if outputs*d.kp*L <= directAccBudget {
+		d.accRows = outputs
+	}
+	d.imgSize = channels * height * width
+	d.outSize = outputs * d.oh * d.ow
+	return d
+}
+
+// Lanes returns the images of a block.
+func (d *DirectConv) Lanes() int { return d.lanes }
+
+// OutputSize returns the output's height and width.
+func (d *DirectConv) OutputSize() (int, int) { return d.oh, d.ow }
+
+// PackForward packs the weights, Caffe's [outputs][channels/groups][kh][kw],
+// for Forward.
+func (d *DirectConv) PackForward(w []float32) {
+	if need := d.mAll * d.kk; len(w) < need {
+		panic(fmt.Sprintf("kernel: DirectConv.PackForward: len(w) = %d, want >= %d", len(w), need))
+	}
+	area := d.kh * d.kw
+	for g := range d.groups {
+		wg := w[g*d.m*d.kk:]
+		// Forward: tile t holds [k][i] = W[r0+i][c][ki][kj], k = (ki, kj, c).
+		pf := d.wf[g*d.packedF:]
+		for _, t := range d.fTiles {
+			dst := pf[t.r0*d.kk : (t.r0+t.h)*d.kk]
+			k := 0
+			for ki := range d.kh {
+				for kj := range d.kw {
+					for c := range d.c {
+						for i := range t.h {
+							dst[k*t.h+i] = wg[(t.r0+i)*d.kk+c*area+ki*d.kw+kj]
+						}
+						k++
+					}
+				}
+			}
+		}
+	}
+}
+
+// PackBackward packs the weights, flipped, for BackwardData.
+func (d *DirectConv) PackBackward(w []float32) {
+	if need := d.mAll * d.kk; len(w) < need {
+		panic(fmt.Sprintf("kernel: DirectConv.PackBackward: len(w) = %d, want >= %d", len(w), need))
+	}
+	area := d.kh * d.kw
+	for g := range d.groups {
+		wg := w[g*d.m*d.kk:]
+		// Tile t holds [k][i] = W[m][r0+i][kh-1-ki][kw-1-kj], k = (ki, kj, m).
+		kb := d.m * area
+		pb := d.wb[g*d.packedB:]
+		for _, t := range d.bTiles {
+			dst := pb[t.r0*kb : (t.r0+t.h)*kb]
+			k := 0
+			for ki := range d.kh {
+				for kj := range d.kw {
+					for m := range d.m {
+						for i := range t.h {
+							dst[k*t.h+i] = wg[m*d.kk+(t.r0+i)*area+(d.kh-1-ki)*d.kw+(d.kw-1-kj)]
+						}
+						k++
+					}
+				}
+			}
+		}
+	}
+}
+
+// DirectScratch holds one goroutine's buffers for a DirectConv: the
+// interleaved output gradient of the block in hand, an output block and
+// the weight-gradient sums of a tile.
+type DirectScratch struct {
+	d   *DirectConv
+	y   []float32
+	dy  []float32
+	acc []float32
+	n   int // images whose gradient dy holds (LoadGrad), or 0
+}
+
+// NewScratch returns one goroutine's buffers.
+func (d *DirectConv) NewScratch() *DirectScratch {
+	return &DirectScratch{d: d, y: make([]float32, d.ySize), dy: make([]float32, d.dySize), acc: make([]float32, d.accRows*d.kp*d.lanes)}
+}
+
+// DirectBlocks holds the interleaved inputs of image blocks, one slot per
+// block, kept from the forward pass for the weight gradient. Goroutines
+// may work on distinct slots at once.
+type DirectBlocks struct {
+	d     *DirectConv
+	slots int
+	x     []float32
+}
+
+// NewBlocks returns slots for slots image blocks.
+func (d *DirectConv) NewBlocks(slots int) *DirectBlocks {
+	slots = max(1, slots)
+	return &DirectBlocks{d: d, slots: slots, x: make([]float32, slots*d.xSize)}
+}
+
+// Slots returns the image blocks b holds.
+func (b *DirectBlocks) Slots() int { return b.slots }
+
+// check panics unless s and b (those not nil) belong to d, slot is one of
+// b's, n is a block's number of images and the slices (len, want pairs)
+// hold n images.
+func (d *DirectConv) check(name string, s *DirectScratch, b *DirectBlocks, slot, n int, lens ...int) {
+	if (s != nil && s.d != d) || (b != nil && b.d != d) {
+		panic(fmt.Sprintf("kernel: DirectConv.%s: buffers of another plan", name))
+	}
+	if b != nil && (slot < 0 || slot >= b.slots) {
+		panic(fmt.Sprintf("kernel: DirectConv.%s: slot %d of %d", name, slot, b.slots))
+	}
+	if n < 1 || n > d.lanes {
+		panic(fmt.Sprintf("kernel: DirectConv.%s: %d images, want 1 to %d", name, n, d.lanes))
+	}
+	for i := 0; i < len(lens); i += 2 {
+		if lens[i] < lens[i+1] {
+			panic(fmt.Sprintf("kernel: DirectConv.%s: slice %d holds %d floats, want >= %d", name, i/2, lens[i], lens[i+1]))
+		}
+	}
+}
+
+// LoadInput interleaves n images (NCHW, one after the other) into the
+// input of slot.
+func (d *DirectConv) LoadInput(b *DirectBlocks, slot int, x []float32, n int) {
+	d.check("LoadInput", nil, b, slot, n, len(x), n*d.imgSize)
+	L, f := d.lanes, 4
+	xs := b.x[slot*d.xSize:]
+	for c := range d.cAll {
+		for y := range d.h {
+			dst := &xs[((y+d.padH)*d.pw+d.padW)*d.cs*L+c*L]
+			d.k.interleave(dst, d.cs*L*f, &x[(c*d.h+y)*d.w], d.imgSize*f, d.w, n)
+		}
+	}
+}
+
+// Forward convolves n images x (NCHW) into y (n outputs, NCHW), adding
+// bias (per output channel) if not nil, with the weights packed by
+// PackForward. The
+// interleaved input stays in slot of b for WeightGrad.
+func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32) {
+	d.check("Forward", s, b, slot, n, len(y), n*d.outSize)
+	if bias != nil && len(bias) < d.mAll {
+		panic(fmt.Sprintf("kernel: DirectConv.Forward: len(bias) = %d, want >= %d", len(bias), d.mAll))
+	}
+	d.LoadInput(b, slot, x, n)
+	L := d.lanes
+	xs := b.x[slot*d.xSize:]
+	// A band of output rows at a time, stored while it is in the cache.
+	band := d.bandRows(d.ow, d.ms)
+	for y0 := 0; y0 < d.oh; y0 += band {
+		y1 := min(d.oh, y0+band)
+		for g := range d.groups {
+			pf := d.wf[g*d.packedF:]
+			for _, t := range d.fTiles {
+				for oy := y0; oy < y1; oy++ {
+					// Kernel rows ki read padded input row oy+ki; those in
+					// the border are skipped.
+					kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
+					d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
+						s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
+				}
+			}
+		}
+		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias)
+	}
+}
+
+// tileRow runs the tile kernel over one row of npix output pixels of a
+// tile of h channels, whose packed weights a and offsets off are in the
+// order (kernel row, kernel column, channel) with chans channels. Only
+// kernel rows [kiLo, kiHi) meet the input; along the row the input's
+// valid columns start pad columns into the padded row and number valid,
+// so a pixel's window holds columns of padding at the edges. The pixels
+// whose windows lie inside take every kernel column, in runs of at most
+// directKC weights; the edge pixels, in pairs, take the kernel columns
+// that meet the input, a rectangle of weights in one call. x and y start
+// at the row's first pixel, the pixels xstep and ystep floats apart.
+func (d *DirectConv) tileRow(h int, a []float32, off []int32, chans, kiLo, kiHi int, x []float32, xstep int, y []float32, ystep, npix, pad, valid int) {
+	const f = 4
+	kw := d.kw
+	x0 := min(npix, max(0, pad))
+	x1 := max(x0, min(npix, pad+valid-kw+1))
+	if x0 < x1 {
+		start, end := kiLo*kw*chans, kiHi*kw*chans
+		for k0 := start; k0 < end; k0 += directKC {
+			kb := min(directKC, end-k0)
+			d.k.tile(h, kb, 1, 0, &a[k0*h], &x[x0*xstep], &off[k0], xstep*f, &y[x0*ystep], ystep*f, x1-x0, k0 > start)
+		}
+	}
+	edge := func(px, n int) {
+		lo := max(0, pad-(px+n-1))
+		hi := min(kw, pad+valid-px)
+		k0 := (kiLo*kw + lo) * chans
+		d.k.tile(h, (hi-lo)*chans, kiHi-kiLo, (kw-(hi-lo))*chans, &a[k0*h], &x[px*xstep], &off[k0], xstep*f, &y[px*ystep], ystep*f, n, false)
+	}
+	for px := 0; px < x0; px += 2 {
+		edge(px, min(2, x0-px))
+	}
+	for px := x1; px < npix; px += 2 {
+		edge(px, min(2, npix-px))
+	}
+}
+
+// directBand is about how many bytes of interleaved output a band holds.
+const directBand = 96 << 10
+
+// bandRows returns the rows of a band of interleaved output of width w
+// and stride vectors per pixel.
+func (d *DirectConv) bandRows(w, stride int) int {
+	return max(1, directBand/(w*stride*d.lanes*4))
+}
+
+// store deinterleaves rows [y0, y1) of an output block of channels×oh×ow
+// pixels, stride vectors per pixel, held from src[0] on, into n images,
+// adding bias.
+func (d *DirectConv) store(src []float32, channels, stride, y0, y1, oh, ow int, dst []float32, n int, bias []float32) {
+	L, f := d.lanes, 4
+	size := channels * oh * ow
+	for c := range channels {
+		var b float32
+		if bias != nil {
+			b = bias[c]
+		}
+		for y := y0; y < y1; y++ {
+			d.k.deinterleave(&dst[(c*oh+y)*ow], size*f, &src[((y-y0)*ow*stride+c)*L], stride*L*f, ow, n, b)
+		}
+	}
+}
+
+// LoadGrad interleaves the output gradient of n images (NCHW) into s,
+// padded for the input gradient, for BackwardData and WeightGrad.
+func (d *DirectConv) LoadGrad(s *DirectScratch, dy []float32, n int) {
+	d.check("LoadGrad", s, nil, 0, n, len(dy), n*d.outSize)
+	L, f := d.lanes, 4
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
+	for m := range d.mAll {
+		for y := range d.oh {
+			dst := &s.dy[((y+p0)*d.dw+p1)*d.ms*L+m*L]
+			d.k.interleave(dst, d.ms*L*f, &dy[(m*d.oh+y)*d.ow], d.outSize*f, d.ow, n)
+		}
+	}
+	s.n = n
+}
+
+// loaded panics unless s holds the gradient of n images.
+func (d *DirectConv) loaded(name string, s *DirectScratch, n int) {
+	if s.n != n {
+		panic(fmt.Sprintf("kernel: DirectConv.%s: the scratch holds the gradient of %d images, not %d (LoadGrad first)", name, s.n, n))
+	}
+}
+
+// BackwardData computes the input gradient dx (n images, NCHW) from the
+// output gradient in s (LoadGrad) and the weights packed by PackBackward.
+// Each input row multiplies only the kernel rows that meet output rows
+// (the others would read the zero border of the padded gradient).
+func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
+	d.check("BackwardData", s, nil, 0, n, len(dx), n*d.imgSize)
+	d.loaded("BackwardData", s, n)
+	L := d.lanes
+	kb := d.m * d.kh * d.kw
+	p0 := d.kh - 1 - d.padH
+	band := d.bandRows(d.w, d.cs)
+	for y0 := 0; y0 < d.h; y0 += band {
+		y1 := min(d.h, y0+band)
+		for g := range d.groups {
+			pb := d.wb[g*d.packedB:]
+			for _, t := range d.bTiles {
+				for y := y0; y < y1; y++ {
+					// Kernel rows ki' read padded gradient row y+ki', which
+					// holds output rows from p0 to p0+oh-1.
+					kiLo, kiHi := max(0, p0-y), min(d.kh, p0+d.oh-y)
+					d.tileRow(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, s.dy[(y*d.dw*d.ms+g*d.m)*L:], d.ms*L,
+						s.y[(((y-y0)*d.w)*d.cs+g*d.c+t.r0)*L:], d.cs*L, d.w, d.kw-1-d.padW, d.ow)
+				}
+			}
+		}
+		d.store(s.y, d.cAll, d.cs, y0, y1, d.h, d.w, dx, n, nil)
+	}
+}
+
+// directGradPixels is how many floats of the output gradient of a tile
+// of output channels a weight-gradient call covers, so that they stay in
+// the L1 cache while the tiles of every weight read them.
+const directGradPixels = 24 << 10 / 4
+
+// WeightGrad adds to dw (Caffe's [outputs][channels/groups][kh][kw]) the
+// weight gradient of one block of n images: its input in slot of b
+// (Forward or LoadInput) and its output gradient in s (LoadGrad). The
+// lanes are summed over the block's pixels and images before they are
+// added.
+func (d *DirectConv) WeightGrad(s *DirectScratch, b *DirectBlocks, slot, n int, dw []float32) {
+	d.check("WeightGrad", s, b, slot, n, len(dw), d.mAll*d.kk)
+	d.loaded("WeightGrad", s, n)
+	L, f := d.lanes, 4
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
+	gnr := d.k.gnr
+	// Rows of output pixels per call.
+	rows := max(1, directGradPixels/(d.k.gmr*L*d.ow))
+	dyRow, xRow := d.dw*d.ms*L, d.pw*d.cs*L
+	for g := range d.groups {
+		for _, t := range d.gTiles {
+			for r0 := 0; r0 < d.oh; r0 += rows {
+				nr := min(rows, d.oh-r0)
+				dy := &s.dy[((p0+r0)*d.dw+p1)*d.ms*L+(g*d.m+t.r0)*L]
+				x := &b.x[slot*d.xSize+r0*xRow+g*d.c*L]
+				for k0 := 0; k0 < d.kp; k0 += gnr {
+					d.k.grad(t.h, dy, dyRow*f, d.ms*L*f, x, &d.offG[k0], xRow*f, d.cs*L*f,
+						nr, d.ow, &s.acc[k0*L], d.kp*L*f, r0 > 0)
+				}
+			}
+			for i := range t.h {
+				d.k.laneSums(&dw[(g*d.m+t.r0+i)*d.kk], &s.acc[i*d.kp*L], d.kk)
+			}
+		}
+	}
+}
+
+// WeightGradFrom is LoadGrad and WeightGrad in one for a layer that
+// needs no input gradient: the output gradient dy of n images (NCHW) is
+// interleaved a band of rows at a time, and each band's share of the
+// weight gradient summed while it is in the cache. It reports false,
+// doing nothing, for a geometry whose sums for every output channel do
+// not fit the scratch (the caller then uses LoadGrad and WeightGrad).
+func (d *DirectConv) WeightGradFrom(s *DirectScratch, b *DirectBlocks, slot int, dy []float32, n int, dw []float32) bool {
+	if d.accRows < d.mAll {
+		return false
+	}
+	d.check("WeightGradFrom", s, b, slot, n, len(dy), n*d.outSize, len(dw), d.mAll*d.kk)
+	L, f := d.lanes, 4
+	gnr := d.k.gnr
+	rows := max(1, directGradPixels/(d.k.gmr*L*d.ow))
+	xRow := d.pw * d.cs * L
+	s.n = 0 // dy will hold bands, not the padded gradient
+	for r0 := 0; r0 < d.oh; r0 += rows {
+		r1 := min(d.oh, r0+rows)
+		for m := range d.mAll {
+			for y := r0; y < r1; y++ {
+				d.k.interleave(&s.dy[((y-r0)*d.ow*d.ms+m)*L], d.ms*L*f, &dy[(m*d.oh+y)*d.ow], d.outSize*f, d.ow, n)
+			}
+		}
+		for g := range d.groups {
+			x := &b.x[slot*d.xSize+r0*xRow+g*d.c*L]
+			for _, t := range d.gTiles {
+				m0 := g*d.m + t.r0
+				for k0 := 0; k0 < d.kp; k0 += gnr {
+					d.k.grad(t.h, &s.dy[m0*L], d.ow*d.ms*L*f, d.ms*L*f, x, &d.offG[k0], xRow*f, d.cs*L*f,
+						r1-r0, d.ow, &s.acc[(m0*d.kp+k0)*L], d.kp*L*f, r0 > 0)
+				}
+			}
+		}
+	}
+	for m := range d.mAll {
+		d.k.laneSums(&dw[m*d.kk], &s.acc[m*d.kp*L], d.kk)
+	}
+	return true
+}
+
+// The portable kernels: the reference the assembly is tested against,
+// and the implementation for CPUs without it (used in tests).
+
+// at returns the float at byte offset off from p.
+func at(p *float32, off int) *float32 { return (*float32)(unsafe.Add(unsafe.Pointer(p), off)) }
+
+func directTileGo(lanes int) func(mr, k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool) {
+	return func(mr, k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool) {
+		span := max(0, (krows-1)*(k+kskip)+k)
+		as := unsafe.Slice(a, span*mr)
+		offs := unsafe.Slice(off, span)
+		for p := range npix {
+			for i := range mr {
+				for l := range lanes {
+					var s float32
+					for r := range krows {
+						for kk := r * (k + kskip); kk < r*(k+kskip)+k; kk++ {
+							s += as[kk*mr+i] * *at(x, p*xstep+int(offs[kk])+4*l)
+						}
+					}
+					dst := at(y, p*ystep+4*(i*lanes+l))
+					if loadY {
+						*dst += s
+					} else {
+						*dst = s
+					}
+				}
+			}
+		}
+	}
+}
+
+func directGradGo(lanes, nr int) func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
+	return func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
+		os := unsafe.Slice(offs, nr)
+		for i := range mr {
+			for j := range nr {
+				for l := range lanes {
+					dst := at(acc, i*accRow+4*(j*lanes+l))
+					var s float32
+					if load {
+						s = *dst
+					}
+					for oy := range oh {
+						for ox := range ow {
+							s += *at(dy, oy*dyRow+ox*dyStep+4*(i*lanes+l)) * *at(x, oy*xRow+ox*xStep+int(os[j])+4*l)
+						}
+					}
+					*dst = s
+				}
+			}
+		}
+	}
+}
+
+func interleaveGo(lanes int) func(dst *float32, dstStep int, src *float32, srcStride, w, n int) {
+	return func(dst *float32, dstStep int, src *float32, srcStride, w, n int) {
+		for x := range w {
+			for r := range lanes {
+				var v float32
+				if r < n {
+					v = *at(src, r*srcStride+4*x)
+				}
+				*at(dst, x*dstStep+4*r) = v
+			}
+		}
+	}
+}
+
+func deinterleaveGo(lanes int) func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32) {
+	return func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32) {
+		for r := range n {
+			for x := range w {
+				*at(dst, r*dstStride+4*x) = *at(src, x*srcStep+4*r) + bias
+			}
+		}
+	}
+}
+
+func laneSumsGo(lanes int) func(dst, src *float32, n int) {
+	return func(dst, src *float32, n int) {
+		d := unsafe.Slice(dst, n)
+		s := unsafe.Slice(src, n*lanes)
+		for i := range n {
+			sum := s[i*lanes]
+			for l := 1; l < lanes; l++ {
+				sum += s[i*lanes+l]
+			}
+			d[i] += sum
+		}
+	}
+}
+
+// goDirect is the portable direct convolution: 8 lanes, in Go. It is
+// slower than the column products and serves only as the reference.
+var goDirect = &directKernels{
+	lanes: 8, mr: 6, gmr: 3, gnr: 4,
+	tile: directTileGo(8), grad: directGradGo(8, 4),
+	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
+}
