@@ -82,6 +82,13 @@ var avx2Gemm = &gemmImpl{
 
 var avx512Vec = &vecImpl{
 	name: "avx512", axpy: axpyAVX512, axpby: axpbyAVX512, scale: scaleAVX512,
+	sgd: func(w, g, h []float32, decay, rate, momentum float32) {
+		if decay == 0 {
+			sgdNoDecayAVX512(w, g, h, decay, rate, momentum)
+		} else {
+			sgdAVX512(w, g, h, decay, rate, momentum)
+		}
+	},
 	add: addAVX512, mul: mulAVX512, dot: dotAVX512, sum: sumAVX512, max: maxAVX512,
 	exp:      func(dst, x []float32) { expBlocks(true, dst, x) },
 	copyRows: copyRowsAsm, addRows: addRowsAsm, relu: reluAVX512, reluGrad: reluGradAVX512,
@@ -101,6 +108,13 @@ var avx512Vec = &vecImpl{
 
 var avx2Vec = &vecImpl{
 	name: "avx2", axpy: axpyAVX2, axpby: axpbyAVX2, scale: scaleAVX2,
+	sgd: func(w, g, h []float32, decay, rate, momentum float32) {
+		if decay == 0 {
+			sgdNoDecayAVX2(w, g, h, decay, rate, momentum)
+		} else {
+			sgdAVX2(w, g, h, decay, rate, momentum)
+		}
+	},
 	add: addAVX2, mul: mulAVX2, dot: dotAVX2, sum: sumAVX2, max: maxAVX2,
 	exp:      func(dst, x []float32) { expBlocks(false, dst, x) },
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,

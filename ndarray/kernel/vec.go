@@ -19,6 +19,8 @@ type vecImpl struct {
 	sum   func(x []float32) float32
 	max   func(x []float32) float32
 	exp   func(dst, x []float32)
+	// sgd is SGDStep on checked slices.
+	sgd func(w, g, h []float32, decay, rate, momentum float32)
 
 	// The layer kernels (nn.go).
 	copyRows, addRows func(dst []float32, ldd int, src []float32, lds int, rows, cols int)
@@ -42,7 +44,7 @@ type vecImpl struct {
 }
 
 var goVec = &vecImpl{
-	name: "go", axpy: axpyRef, axpby: axpbyGo, scale: scaleRef,
+	name: "go", axpy: axpyRef, axpby: axpbyGo, scale: scaleRef, sgd: sgdGo,
 	add: addGo, mul: mulGo, dot: dotRef, sum: sumGo, max: maxGo,
 	exp:      expGo,
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluGo, reluGrad: reluGradGo,
@@ -121,6 +123,33 @@ func expGo(dst, x []float32) {
 	dst = dst[:len(x)]
 	for i, v := range x {
 		dst[i] = float32(math.Exp(float64(v)))
+	}
+}
+
+// SGDStep applies one step of SGD with momentum to a parameter w with
+// gradient g and momentum history h, as Caffe's SGD solver does in four
+// passes over memory, in one: the gradient gets the weight decay,
+// g + decay·w (no decay when decay is 0), h becomes rate·that +
+// momentum·h, g the step h (Caffe leaves the step in the gradient), and w
+// loses it. The results are those of Axpy, Axpby, a copy and Axpy to the
+// bit.
+func SGDStep(w, g, h []float32, decay, rate, momentum float32) {
+	checkLen("SGDStep", "g", len(g), len(w))
+	checkLen("SGDStep", "h", len(h), len(w))
+	active.vec.sgd(w, g[:len(w)], h[:len(w)], decay, rate, momentum)
+}
+
+// sgdGo is SGDStep with the portable primitives' operations.
+func sgdGo(w, g, h []float32, decay, rate, momentum float32) {
+	g, h = g[:len(w)], h[:len(w)]
+	for i, wi := range w {
+		d := g[i]
+		if decay != 0 {
+			d += decay * wi
+		}
+		hi := rate*d + momentum*h[i]
+		h[i], g[i] = hi, hi
+		w[i] = wi + -1*hi
 	}
 }
 

@@ -19,6 +19,16 @@ func axpyAVX512(alpha float32, x []float32, y []float32)
 //go:noescape
 func axpbyAVX512(alpha float32, x []float32, beta float32, y []float32)
 
+// sgdAVX512 sets w, g and h by one step of SGD with momentum: h = rate*(g + decay*w) + momentum*h, g = h, w -= h, for i < len(w).
+//
+//go:noescape
+func sgdAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
+
+// sgdNoDecayAVX512 sets w, g and h by one step of SGD with momentum without weight decay: h = rate*g + momentum*h, g = h, w -= h, for i < len(w).
+//
+//go:noescape
+func sgdNoDecayAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
+
 // scaleAVX512 sets x[i] *= alpha.
 //
 //go:noescape
@@ -63,6 +73,16 @@ func axpyAVX2(alpha float32, x []float32, y []float32)
 //
 //go:noescape
 func axpbyAVX2(alpha float32, x []float32, beta float32, y []float32)
+
+// sgdAVX2 sets w, g and h by one step of SGD with momentum: h = rate*(g + decay*w) + momentum*h, g = h, w -= h, for i < len(w).
+//
+//go:noescape
+func sgdAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
+
+// sgdNoDecayAVX2 sets w, g and h by one step of SGD with momentum without weight decay: h = rate*g + momentum*h, g = h, w -= h, for i < len(w).
+//
+//go:noescape
+func sgdNoDecayAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
 
 // scaleAVX2 sets x[i] *= alpha.
 //

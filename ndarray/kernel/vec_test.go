@@ -185,3 +185,31 @@ func TestExp(t *testing.T) {
 		}
 	})
 }
+
+// TestSGDStep checks the fused step against the passes it replaces, to
+// the bit, with and without decay, in every implementation.
+func TestSGDStep(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{1, 7, 16, 63, 64, 65, 1000} {
+			for _, decay := range []float32{0, 5e-4} {
+				rng := newRand(uint64(n))
+				w, g, h := randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+				ww, wg, wh := append([]float32(nil), w...), append([]float32(nil), g...), append([]float32(nil), h...)
+				const rate, momentum = 0.01, 0.9
+				SGDStep(w, g, h, decay, rate, momentum)
+				if decay != 0 {
+					Axpy(decay, ww, wg)
+				}
+				Axpby(rate, wg, momentum, wh)
+				copy(wg, wh)
+				Axpy(-1, wg, ww)
+				for i := range w {
+					if math.Float32bits(w[i]) != math.Float32bits(ww[i]) || math.Float32bits(g[i]) != math.Float32bits(wg[i]) ||
+						math.Float32bits(h[i]) != math.Float32bits(wh[i]) {
+						t.Fatalf("n=%d decay=%v: element %d: w, g, h = %v %v %v, want %v %v %v", n, decay, i, w[i], g[i], h[i], ww[i], wg[i], wh[i])
+					}
+				}
+			}
+		}
+	})
+}

@@ -40,6 +40,8 @@ func buildVec(c *build.Context) {
 		vecExp(c, isa, tab)
 		vecAxpy(c, isa)
 		vecAxpby(c, isa)
+		vecSGD(c, isa, true)
+		vecSGD(c, isa, false)
 		vecScale(c, isa)
 		vecBinary(c, isa, "add", "dst[i] = x[i] + y[i]", c.VADDPS, c.VADDSS)
 		vecBinary(c, isa, "mul", "dst[i] = x[i] * y[i]", c.VMULPS, c.VMULSS)
@@ -177,6 +179,58 @@ func vecAxpby(c *build.Context, isa vecISA) {
 			c.VFMADD231PS(operand.Mem{Base: x, Disp: u * w}, a, t)
 		}
 		store(c, t, operand.Mem{Base: y, Disp: u * w}, w)
+	}, nil)
+	finish(c)
+}
+
+// vecSGD emits sgd{AVX512,AVX2} (withDecay) or sgdNoDecay{...}: one step
+// of SGD with momentum in one pass, with the operations of the passes it
+// replaces (axpy for the decay, axpby for the momentum, a copy, axpy for
+// the update), so that results are the same to the bit:
+//
+//	d = fma(decay, w, g)            (d = g without decay)
+//	h = fma(rate, d, momentum·h)
+//	g = h
+//	w = w − h
+func vecSGD(c *build.Context, isa vecISA, withDecay bool) {
+	name, doc := "sgd", "w, g and h by one step of SGD with momentum: h = rate*(g + decay*w) + momentum*h, g = h, w -= h, for i < len(w)"
+	if !withDecay {
+		name, doc = "sgdNoDecay", "w, g and h by one step of SGD with momentum without weight decay: h = rate*g + momentum*h, g = h, w -= h, for i < len(w)"
+	}
+	vecFunc(c, isa, name, "func(w, g, h []float32, decay, rate, momentum float32)", doc)
+	n, w, g, h := reg.RCX, reg.RDI, reg.RSI, reg.RDX
+	c.Load(c.Param("w").Len(), n)
+	c.Load(c.Param("w").Base(), w)
+	c.Load(c.Param("g").Base(), g)
+	c.Load(c.Param("h").Base(), h)
+	c.VBROADCASTSS(paramAddr(c, "decay"), isa.vec(13))
+	c.VBROADCASTSS(paramAddr(c, "rate"), isa.vec(14))
+	c.VBROADCASTSS(paramAddr(c, "momentum"), isa.vec(15))
+	stride(c, isa, n, []reg.Register{w, g, h}, func(u, bytes int) {
+		gv, wv, hv := vreg(isa, u, bytes), vreg(isa, 4+u, bytes), vreg(isa, 8+u, bytes)
+		dec, rate, mom := vreg(isa, 13, bytes), vreg(isa, 14, bytes), vreg(isa, 15, bytes)
+		mg, mw, mh := operand.Mem{Base: g, Disp: u * bytes}, operand.Mem{Base: w, Disp: u * bytes}, operand.Mem{Base: h, Disp: u * bytes}
+		load(c, mg, gv, bytes)
+		load(c, mw, wv, bytes)
+		load(c, mh, hv, bytes)
+		if bytes == 4 {
+			if withDecay {
+				c.VFMADD231SS(wv, dec, gv)
+			}
+			c.VMULSS(mom, hv, hv)
+			c.VFMADD231SS(gv, rate, hv)
+			c.VSUBSS(hv, wv, wv)
+		} else {
+			if withDecay {
+				c.VFMADD231PS(wv, dec, gv)
+			}
+			c.VMULPS(mom, hv, hv)
+			c.VFMADD231PS(gv, rate, hv)
+			c.VSUBPS(hv, wv, wv)
+		}
+		store(c, hv, mh, bytes)
+		store(c, hv, mg, bytes)
+		store(c, wv, mw, bytes)
 	}, nil)
 	finish(c)
 }
