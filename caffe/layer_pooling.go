@@ -305,13 +305,13 @@ func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
 	}
 	for ph := range l.outH {
 		if inner && ph >= l.rowLo && ph < l.rowHi {
-			yr, mr := y[ph*l.outW:(ph+1)*l.outW], mask[ph*l.outW:(ph+1)*l.outW]
-			hs := ph*l.strideH - l.padH
-			for pw := range lo {
-				l.maxWindow(x, hs, hs+l.kh, pw, yr[pw:pw+1], mr[pw:pw+1])
-			}
-			for pw := hi; pw < l.outW; pw++ {
-				l.maxWindow(x, hs, hs+l.kh, pw, yr[pw:pw+1], mr[pw:pw+1])
+			if ph == l.rowLo {
+				// The edge columns of the inner rows, a column per call.
+				for pw := range l.outW {
+					if pw < lo || pw >= hi {
+						l.maxColumn(x, y, mask, pw)
+					}
+				}
 			}
 			continue
 		}
@@ -336,6 +336,24 @@ func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
 			l.maxWindow(x, hs, he, pw, yr[pw:pw+1], mr[pw:pw+1])
 		}
 	}
+}
+
+// maxColumn pools output column pw of the inner rows (whose windows'
+// rows lie inside the plane), its windows clipped to the plane's columns.
+func (l *Pooling) maxColumn(x, y []float32, mask []int32, pw int) {
+	w := l.width
+	ws := pw*l.strideW - l.padW
+	we := min(ws+l.kw, w)
+	ws = max(ws, 0)
+	if we <= ws {
+		for ph := l.rowLo; ph < l.rowHi; ph++ {
+			y[ph*l.outW+pw], mask[ph*l.outW+pw] = -math.MaxFloat32, -1
+		}
+		return
+	}
+	c := (l.rowLo*l.strideH-l.padH)*w + ws
+	o := l.rowLo*l.outW + pw
+	kernel.MaxPoolRows(y[o:], mask[o:], x[c:], l.rowHi-l.rowLo, 1, l.kh, w, we-ws, 1, int32(c), l.outW, l.strideH*w)
 }
 
 // maxWindow sets y[0] to the maximum of the window of output column pw
@@ -386,7 +404,19 @@ func (l *Pooling) avePlane(x, y []float32) {
 			clear(yr)
 			continue
 		}
-		if lo < hi && !(inner && ph >= l.rowLo && ph < l.rowHi) {
+		innerRow := inner && ph >= l.rowLo && ph < l.rowHi
+		if innerRow {
+			if ph == l.rowLo {
+				// The edge columns of the inner rows, a column per call.
+				for pw := range l.outW {
+					if pw < lo || pw >= hi {
+						l.aveColumn(x, y, pw)
+					}
+				}
+			}
+			continue
+		}
+		if lo < hi {
 			c := h0*w + lo*l.strideW - l.padW
 			kernel.AvePoolRow(yr[lo:hi], x[c:], hi-lo, h1-h0, w, l.kw, l.strideW, float32(rows*l.kw))
 		}
@@ -403,6 +433,23 @@ func (l *Pooling) avePlane(x, y []float32) {
 			kernel.AvePoolRow(yr[pw:pw+1], x[h0*w+w0:], 1, h1-h0, w, w1-w0, 1, div)
 		}
 	}
+}
+
+// aveColumn averages output column pw of the inner rows (whose windows'
+// rows lie inside the plane), its windows clipped to the plane's columns
+// and divided by their size with the padding.
+func (l *Pooling) aveColumn(x, y []float32, pw int) {
+	w0, w1 := l.colLo[pw], l.colHi[pw]
+	if w1 <= w0 {
+		for ph := l.rowLo; ph < l.rowHi; ph++ {
+			y[ph*l.outW+pw] = 0
+		}
+		return
+	}
+	c := (l.rowLo*l.strideH-l.padH)*l.width + w0
+	o := l.rowLo*l.outW + pw
+	div := float32(l.kh * l.colSize[pw])
+	kernel.AvePoolRows(y[o:], x[c:], l.rowHi-l.rowLo, 1, l.kh, l.width, w1-w0, 1, div, l.outW, l.strideH*l.width)
 }
 
 // Backward routes each output gradient to the window's maximum (MAX) or
@@ -463,9 +510,7 @@ func (l *Pooling) aveBackwardPlane(d, g, r []float32) {
 		}
 		for h := h0; h < h1; h++ {
 			dr := d[h*w : h*w+len(r)]
-			for c, v := range r {
-				dr[c] += v
-			}
+			kernel.Add(dr, dr, r)
 		}
 	}
 }
