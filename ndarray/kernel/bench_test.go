@@ -287,3 +287,40 @@ func benchFLOPs(b *testing.B, flops float64, f func()) {
 		b.ReportMetric(100*rate/peak.GFLOPS(), "%peak-cpu")
 	}
 }
+
+// BenchmarkSGDStep compares the fused SGD step with the four passes it
+// replaces (decay, momentum, copy, update) on a LeNet-sized and an
+// AlexNet-sized parameter set, reporting parameters per second of the
+// thread's CPU time.
+//
+//	go test -run '^$' -bench SGDStep ./ndarray/kernel
+func BenchmarkSGDStep(b *testing.B) {
+	for _, n := range []int{431080, 60965224} {
+		w, g, h := make([]float32, n), make([]float32, n), make([]float32, n)
+		SGDStep(w, g, h, 5e-4, 0.01, 0.9) // fault the pages in
+		for _, fused := range []bool{false, true} {
+			name := fmt.Sprintf("%d/passes", n)
+			if fused {
+				name = fmt.Sprintf("%d/fused", n)
+			}
+			b.Run(name, func(b *testing.B) {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				cpu0 := threadCPUTime()
+				for b.Loop() {
+					if fused {
+						SGDStep(w, g, h, 5e-4, 0.01, 0.9)
+						continue
+					}
+					Axpy(5e-4, w, g)
+					Axpby(0.01, g, 0.9, h)
+					copy(g, h)
+					Axpy(-1, g, w)
+				}
+				if cpu := threadCPUTime() - cpu0; cpu > 0 {
+					b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds()/1e9, "Gparam/cpu-s")
+				}
+			})
+		}
+	}
+}
