@@ -28,6 +28,7 @@ func TestLayerThreads(t *testing.T) {
 		{"LRN", `type: "LRN" lrn_param { local_size: 5 alpha: 0.5 beta: 0.75 }`, []int{5, 7, 9, 11}, true},
 		{"LRN/WITHIN", `type: "LRN" lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 norm_region: WITHIN_CHANNEL }`, []int{3, 4, 9, 11}, true},
 		{"Convolution", `type: "Convolution" convolution_param { num_output: 6 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 24, 24}, false},
+		{"Deconvolution", `type: "Deconvolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 10, 10}, false},
 		{"Convolution/group-stride", `type: "Convolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{7, 4, 31, 31}, false},
 	}
 	for _, c := range cases {
