@@ -70,8 +70,15 @@ type Solver struct {
 	currentStep int
 
 	lrMult, decayMult []float32
-	history           [][]*Blob     // [set][learnable param]
-	histSlices        [][][]float32 // [learnable param][set]
+	// The multi-threaded SGD step: its parts and runner, set up on first
+	// use, and the current rate.
+	sgdChunks  []sgdSpan
+	sgdRunner  parallelRunner
+	sgdFn      func(w, p int)
+	sgdRate    float32
+	sgdFrom    int
+	history    [][]*Blob     // [set][learnable param]
+	histSlices [][][]float32 // [learnable param][set]
 
 	losses    []float32 // ring of recent losses, for the smoothed loss
 	smoothed  float32
@@ -529,6 +536,28 @@ func (s *Solver) applyUpdate() float32 {
 	// SGD with L2 decay (or none) takes one pass over each parameter
 	// (kernel.SGDStep) instead of four, with the same results.
 	fused := s.typeName == "SGD" && (!s.l1 || wd == 0)
+	if fused && s.net.Threads() > 1 {
+		// Shared out among the threads in chunks.
+		if iterSize > 1 {
+			for _, b := range s.net.learnable {
+				kernel.Scale(1/float32(iterSize), b.DiffSlice())
+			}
+		}
+		s.sgdRate = rate
+		if s.sgdFn == nil {
+			s.sgdFn = s.sgdChunk
+			for k, b := range s.net.learnable {
+				for lo := 0; lo < b.Count(); lo += sgdChunkSize {
+					s.sgdChunks = append(s.sgdChunks, sgdSpan{k, lo, min(b.Count(), lo+sgdChunkSize)})
+				}
+			}
+		}
+		for done := 0; done < len(s.sgdChunks); done += 0xffff {
+			s.sgdFrom = done
+			s.sgdRunner.run(s.net.Threads(), min(0xffff, len(s.sgdChunks)-done), s.sgdFn)
+		}
+		return rate
+	}
 	for k, b := range s.net.learnable {
 		diff, data := b.DiffSlice(), b.DataSlice()
 		if iterSize > 1 {
@@ -558,6 +587,23 @@ func (s *Solver) applyUpdate() float32 {
 		s.net.Update()
 	}
 	return rate
+}
+
+// sgdChunkSize is how many values of a parameter a part of a
+// multi-threaded SGD step updates.
+const sgdChunkSize = 1 << 16
+
+// sgdSpan is a part of a multi-threaded SGD step: values [lo, hi) of
+// learnable parameter k.
+type sgdSpan struct{ k, lo, hi int }
+
+// sgdChunk runs part p of a multi-threaded SGD step (see applyUpdate).
+func (s *Solver) sgdChunk(_, p int) {
+	c := s.sgdChunks[s.sgdFrom+p]
+	b := s.net.learnable[c.k]
+	sp := s.param
+	kernel.SGDStep(b.DataSlice()[c.lo:c.hi], b.DiffSlice()[c.lo:c.hi], s.histSlices[c.k][0][c.lo:c.hi],
+		sp.GetWeightDecay()*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], sp.GetMomentum())
 }
 
 // clipGradients scales all gradients down when their global L2 norm
