@@ -12,8 +12,8 @@ import (
 )
 
 // layerBenchCases are the layers of LeNet (batch 64) and CIFAR-10 quick
-// (batch 100), and AlexNet's (batch 32) normalisation and pooling layers,
-// with their input shapes.
+// (batch 100), and AlexNet's (batch 32) stride-1 convolutions,
+// normalisation and pooling layers, with their input shapes.
 var layerBenchCases = []struct {
 	name string
 	def  string
@@ -32,6 +32,10 @@ var layerBenchCases = []struct {
 	{"cifar/conv3", `type: "Convolution" convolution_param { num_output: 64 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.01 } }`, []int{100, 32, 8, 8}},
 	{"cifar/pool3", `type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 }`, []int{100, 64, 8, 8}},
 	{"cifar/ip1", `type: "InnerProduct" inner_product_param { num_output: 64 weight_filler { type: "gaussian" std: 0.1 } }`, []int{100, 64, 4, 4}},
+	{"alexnet/conv2", `type: "Convolution" convolution_param { num_output: 256 pad: 2 kernel_size: 5 group: 2 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 96, 27, 27}},
+	{"alexnet/conv3", `type: "Convolution" convolution_param { num_output: 384 pad: 1 kernel_size: 3 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 256, 13, 13}},
+	{"alexnet/conv4", `type: "Convolution" convolution_param { num_output: 384 pad: 1 kernel_size: 3 group: 2 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 384, 13, 13}},
+	{"alexnet/conv5", `type: "Convolution" convolution_param { num_output: 256 pad: 1 kernel_size: 3 group: 2 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 384, 13, 13}},
 	{"alexnet/norm1", `type: "LRN" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }`, []int{32, 96, 55, 55}},
 	{"alexnet/pool1", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 96, 55, 55}},
 	{"alexnet/norm2", `type: "LRN" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }`, []int{32, 256, 27, 27}},

@@ -82,6 +82,7 @@ type DirectConv struct {
 	kk               int // weights per output channel: c·kh·kw
 	kp               int // kk rounded up to a multiple of the gradient tile
 	offF, offB, offG []int32
+	gPerm            []int32 // Caffe's index of each weight-gradient weight, or nil when in Caffe's order
 	fTiles, bTiles   []dtile
 	gTiles           []dtile
 	wf, wb           []float32 // packed weights, per group
@@ -93,6 +94,13 @@ type DirectConv struct {
 	packedF, packedB int       // floats of the packed weights of one group
 	accRows          int       // output channels the weight-gradient sums hold
 }
+
+// directChannelTiles is the least number of channels (per group) for
+// which the weight-gradient tiles run along the channels: faster for
+// AlexNet's 48 and more, slower for LeNet's 20 and CIFAR-10 quick's 32
+// (BenchmarkDirectConv, weights and weights-by-channel); a variable for
+// benchmarks.
+var directChannelTiles = 48
 
 // directAccBudget is the most floats the weight-gradient sums of all
 // output channels may take for WeightGradFrom.
@@ -183,13 +191,29 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 			}
 		}
 	}
-	// Weight gradient: weights in Caffe's order (c, ki, kj), padded to
-	// whole tiles by repeating the last (whose sums are dropped).
+	// Weight gradient: weights in Caffe's order (c, ki, kj), so that a
+	// tile's weights read neighbouring pixels that the next pixels read
+	// again; with many channels, in the order (ki, kj, c), so that a
+	// tile's weights read adjacent vectors of one pixel (gPerm maps the
+	// order to Caffe's). Padded to whole tiles by repeating the last
+	// weight, whose sums are dropped.
 	d.offG = make([]int32, 0, d.kp)
-	for c := range d.c {
+	if d.c >= directChannelTiles {
+		d.gPerm = make([]int32, 0, d.kk)
 		for ki := range kh {
 			for kj := range kw {
-				d.offG = append(d.offG, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+				for c := range d.c {
+					d.offG = append(d.offG, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+					d.gPerm = append(d.gPerm, int32((c*kh+ki)*kw+kj))
+				}
+			}
+		}
+	} else {
+		for c := range d.c {
+			for ki := range kh {
+				for kj := range kw {
+					d.offG = append(d.offG, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+				}
 			}
 		}
 	}
@@ -285,12 +309,14 @@ type DirectScratch struct {
 	y   []float32
 	dy  []float32
 	acc []float32
-	n   int // images whose gradient dy holds (LoadGrad), or 0
+	tmp []float32 // lane sums of one output channel's weight gradient
+	n   int       // images whose gradient dy holds (LoadGrad), or 0
 }
 
 // NewScratch returns one goroutine's buffers.
 func (d *DirectConv) NewScratch() *DirectScratch {
-	return &DirectScratch{d: d, y: make([]float32, d.ySize), dy: make([]float32, d.dySize), acc: make([]float32, d.accRows*d.kp*d.lanes)}
+	return &DirectScratch{d: d, y: make([]float32, d.ySize), dy: make([]float32, d.dySize), acc: make([]float32, d.accRows*d.kp*d.lanes),
+		tmp: make([]float32, d.kk)}
 }
 
 // DirectBlocks holds the interleaved inputs of image blocks, one slot per
@@ -521,7 +547,7 @@ func (d *DirectConv) WeightGrad(s *DirectScratch, b *DirectBlocks, slot, n int, 
 				}
 			}
 			for i := range t.h {
-				d.k.laneSums(&dw[(g*d.m+t.r0+i)*d.kk], &s.acc[i*d.kp*L], d.kk)
+				d.sumLanes(s, dw[(g*d.m+t.r0+i)*d.kk:], s.acc[i*d.kp*L:])
 			}
 		}
 	}
@@ -562,9 +588,25 @@ func (d *DirectConv) WeightGradFrom(s *DirectScratch, b *DirectBlocks, slot int,
 		}
 	}
 	for m := range d.mAll {
-		d.k.laneSums(&dw[m*d.kk], &s.acc[m*d.kp*L], d.kk)
+		d.sumLanes(s, dw[m*d.kk:], s.acc[m*d.kp*L:])
 	}
 	return true
+}
+
+// sumLanes adds to the weight gradient row dw (Caffe's order) the lane
+// sums of one output channel's weight-gradient vectors acc.
+func (d *DirectConv) sumLanes(s *DirectScratch, dw, acc []float32) {
+	if d.gPerm == nil {
+		d.k.laneSums(&dw[0], &acc[0], d.kk)
+		return
+	}
+	t := s.tmp[:d.kk]
+	clear(t)
+	d.k.laneSums(&t[0], &acc[0], d.kk)
+	dw = dw[:d.kk]
+	for i, j := range d.gPerm {
+		dw[j] += t[i]
+	}
 }
 
 // The portable kernels: the reference the assembly is tested against,

@@ -125,28 +125,35 @@ func TestDirectConv(t *testing.T) {
 			}
 		}
 	}
+	defer func(v int) { directChannelTiles = v }(directChannelTiles)
 	for _, im := range impls {
 		for _, g := range directGeoms {
-			t.Run(im.name+"/"+g.name, func(t *testing.T) {
-				rng := newRand(7)
-				oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
-				x := randSlice(rng, g.n*g.c*g.h*g.w)
-				w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
-				bias := randSlice(rng, g.m)
-				dy := randSlice(rng, g.n*g.m*oh*ow)
-				d := newDirectConv(im.k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-				if d == nil {
-					t.Fatal("no plan")
-				}
-				y, dx, dw := runDirect(d, g, x, w, bias, dy)
-				wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
-				for i := range wdw {
-					wdw[i]++
-				}
-				checkClose(t, "y", y, wy, 1e-5)
-				checkClose(t, "dx", dx, wdx, 1e-5)
-				checkClose(t, "dw", dw, wdw, 1e-5)
-			})
+			for _, byChannel := range []bool{false, true} {
+				t.Run(fmt.Sprintf("%s/%s/by-channel=%v", im.name, g.name, byChannel), func(t *testing.T) {
+					directChannelTiles = 1 << 30
+					if byChannel {
+						directChannelTiles = 1
+					}
+					rng := newRand(7)
+					oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
+					x := randSlice(rng, g.n*g.c*g.h*g.w)
+					w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+					bias := randSlice(rng, g.m)
+					dy := randSlice(rng, g.n*g.m*oh*ow)
+					d := newDirectConv(im.k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+					if d == nil {
+						t.Fatal("no plan")
+					}
+					y, dx, dw := runDirect(d, g, x, w, bias, dy)
+					wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
+					for i := range wdw {
+						wdw[i]++
+					}
+					checkClose(t, "y", y, wy, 1e-5)
+					checkClose(t, "dx", dx, wdx, 1e-5)
+					checkClose(t, "dw", dw, wdw, 1e-5)
+				})
+			}
 		}
 	}
 }
