@@ -1,7 +1,8 @@
 // Package kernel holds sparknet's float32 compute kernels: matrix products
-// (SGEMM in the four transpose cases Caffe uses), im2col and col2im for 2-D
-// convolution, vector primitives (axpy, axpby, scale, add, mul, div, dot,
-// sum, max, exp, sqrt) and the inner loops of other layers (ReLU, rows of
+// (SGEMM in the four transpose cases Caffe uses), im2col and col2im and a
+// direct convolution for 2-D convolution, vector primitives (axpy, axpby,
+// scale, add, mul, div, dot, sum, max, exp, sqrt, and SGDStep, a solver's
+// SGD step in one pass) and the inner loops of other layers (ReLU, rows of
 // max and average pooling, copies and sums of blocks of short rows).
 //
 // All matrices are row-major. Every function works on plain []float32
