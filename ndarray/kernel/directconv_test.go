@@ -283,3 +283,24 @@ func f64(s []float32) []float64 {
 	}
 	return d
 }
+
+// TestDirectConvFor checks that a plan for a few images takes the
+// narrowest kernels this CPU runs that hold them.
+func TestDirectConvFor(t *testing.T) {
+	wide := NewDirectConv(3, 8, 8, 4, 1, 3, 3, 1, 1)
+	if wide == nil {
+		t.Skip("no direct convolution with these kernels")
+	}
+	narrowest := wide.Lanes()
+	for _, im := range available() {
+		if im.direct != nil {
+			narrowest = min(narrowest, im.direct.lanes)
+		}
+	}
+	if d := NewDirectConvFor(4, 3, 8, 8, 4, 1, 3, 3, 1, 1); d == nil || d.Lanes() != narrowest {
+		t.Errorf("a plan for 4 images has %v lanes, want %d", d, narrowest)
+	}
+	if d := NewDirectConvFor(wide.Lanes(), 3, 8, 8, 4, 1, 3, 3, 1, 1); d == nil || d.Lanes() != wide.Lanes() {
+		t.Errorf("a plan for %d images has %v lanes", wide.Lanes(), d)
+	}
+}
