@@ -163,6 +163,12 @@
 //	model, state, err := s.Snapshot()           // <prefix>_iter_1000.caffemodel / .solverstate
 //	err = s.Restore(state)                      // Caffe's own .solverstate files too
 //
+// A solver state names its weights file by the path its snapshot prefix
+// gave; Restore looks beside the state first (the model of the same stem,
+// then the named file's base name, with or without .caffemodel as 2014
+// Caffe wrote them), so a copied snapshot folder restores its own weights,
+// and RestoredWeights says which file it loaded.
+//
 // A diverging loss (NaN or Inf) stops training with an error naming the
 // iteration and the first layer whose output is not finite.
 //

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -81,10 +82,10 @@ func (s *Solver) State(learnedNet string) *caffepb.SolverState {
 }
 
 // Restore continues from a snapshot: it reads the .solverstate at path
-// (any Caffe version), loads the weights file it names (or, when that is
-// not found, the .caffemodel of the same stem next to it, or one with the
-// named file's base name in the same folder), and sets the
-// iteration, the multistep counter and the history. The Data layers of
+// (any Caffe version), loads the weights file it names, looked for beside
+// the state first (the model of the same stem, then the named file's base
+// name) and only then where the name points (see RestoredWeights), and
+// sets the iteration, the multistep counter and the history. The Data layers of
 // the nets are moved on by the batches the run had read, so that the
 // training continues as the uninterrupted run would have.
 func (s *Solver) Restore(path string) error {
@@ -92,22 +93,24 @@ func (s *Solver) Restore(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.setState(st, filepath.Dir(path), strings.TrimSuffix(path, ".solverstate")+".caffemodel"); err != nil {
+	if err := s.setState(st, filepath.Dir(path), strings.TrimSuffix(path, ".solverstate")); err != nil {
 		return fmt.Errorf("%w (restoring %s)", err, path)
 	}
 	return nil
 }
 
-// SetState applies a SolverState: the weights file it names (found as
-// written, or by base name in dir, with or without the .caffemodel
-// extension), the iteration, the step counter and the history. Shapes are
+// SetState applies a SolverState: the weights file it names (found by
+// base name in dir first, else as written, with or without the
+// .caffemodel extension), the iteration, the step counter and the history. Shapes are
 // checked, with Caffe's legacy 4-D rule, before anything changes.
 func (s *Solver) SetState(st *caffepb.SolverState, dir string) error {
 	return s.setState(st, dir, "")
 }
 
-// setState is SetState with a last place to look for the weights file
-// (the .caffemodel next to a .solverstate of the same stem).
+// setState is SetState with one more place to look for the weights file:
+// companion, the path of the .solverstate without its extension, names
+// the model of the same stem next to it (with .caffemodel, or without an
+// extension as 2014 Caffe wrote it).
 func (s *Solver) setState(st *caffepb.SolverState, dir, companion string) error {
 	def := s.net.def
 	nl := len(def.Learnable)
@@ -137,6 +140,7 @@ func (s *Solver) setState(st *caffepb.SolverState, dir, companion string) error 
 		if _, err := s.net.LoadWeights(wpath); err != nil {
 			return err
 		}
+		s.restoredWeights = wpath
 	}
 	for i, bp := range st.GetHistory() {
 		set, k := i/nl, i%nl
@@ -149,22 +153,51 @@ func (s *Solver) setState(st *caffepb.SolverState, dir, companion string) error 
 	return s.skipData()
 }
 
-// findLearnedNet locates the weights file a solver state names.
+// findLearnedNet locates the weights file a solver state names. Caffe
+// writes the name as the snapshot prefix made it (absolute, or relative to
+// the folder Caffe ran in), so a copied or moved snapshot names a file
+// elsewhere. The files beside the state come first: the model of the
+// state's own stem (companion; Caffe writes the two as a pair, and a pair
+// renamed together keeps it), then the file of the name it gives; the path
+// as written comes last. Each is tried with and without .caffemodel, as
+// 2014 Caffe wrote models without an extension.
 func findLearnedNet(name, dir, companion string) (string, error) {
-	cands := []string{name, name + ".caffemodel"}
+	var cands []string
+	// add tries p, then p with its .caffemodel extension added or
+	// removed.
+	add := func(p string) {
+		if p == "" {
+			return
+		}
+		other := p + ".caffemodel"
+		if strings.HasSuffix(p, ".caffemodel") {
+			other = strings.TrimSuffix(p, ".caffemodel")
+		}
+		for _, c := range []string{p, other} {
+			if !slices.Contains(cands, c) {
+				cands = append(cands, c)
+			}
+		}
+	}
 	if companion != "" {
-		cands = append(cands, companion)
+		add(companion + ".caffemodel")
 	}
 	if dir != "" {
-		cands = append(cands, filepath.Join(dir, filepath.Base(name)), filepath.Join(dir, filepath.Base(name)+".caffemodel"))
+		add(filepath.Join(dir, filepath.Base(name)))
 	}
+	add(name)
 	for _, c := range cands {
-		if fi, err := os.Stat(c); err == nil && !fi.IsDir() {
+		if fi, err := os.Stat(c); err == nil && fi.Mode().IsRegular() {
 			return c, nil
 		}
 	}
 	return "", fmt.Errorf("caffe: the solver state's weights file %q was not found (tried %s)", name, strings.Join(cands, ", "))
 }
+
+// RestoredWeights returns the weights file the last Restore or SetState
+// loaded (the file its solver state names, found as findLearnedNet
+// looks), or "" when none was loaded.
+func (s *Solver) RestoredWeights() string { return s.restoredWeights }
 
 // batchSkipper is implemented by data layers that can move on by a
 // number of batches (DataLayer).

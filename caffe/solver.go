@@ -89,6 +89,8 @@ type Solver struct {
 	onStep     func(StepEvent)
 	onTest     func(TestEvent)
 	onSnapshot func(SnapshotEvent)
+
+	restoredWeights string // the weights file the last Restore or SetState loaded
 }
 
 // NetOutput is one output blob of a net: its values and loss weight.

@@ -65,10 +65,14 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "Learning from scratch (not in the weights): %s\n", strings.Join(kept, ", "))
 	}
 	if *snapshot != "" {
-		fmt.Fprintf(stdout, "Resuming from %s\n", *snapshot)
 		if err := solver.Restore(*snapshot); err != nil {
 			return err
 		}
+		fmt.Fprintf(stdout, "Resuming from %s at iteration %d", *snapshot, solver.Iter())
+		if w := solver.RestoredWeights(); w != "" {
+			fmt.Fprintf(stdout, ", weights %s", w)
+		}
+		fmt.Fprintln(stdout)
 	}
 	ctx, stop := interruptible()
 	defer stop()

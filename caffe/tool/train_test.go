@@ -117,7 +117,7 @@ func TestTrainTestTime(t *testing.T) {
 	// Resuming from the snapshot at 20 runs the last 20 iterations.
 	out, errOut, code = runTool(t, "train", "--solver="+filepath.Join(dir, "solver.prototxt"), "--data=mnist="+mnist, "--threads=1",
 		"--snapshot="+filepath.Join(dir, "snap", "softmax_iter_20.solverstate"), "--snapshot_prefix="+filepath.Join(dir, "resumed"))
-	if code != 0 || !strings.Contains(out, "Resuming from") || strings.Contains(out, "Iteration 10 ") ||
+	if code != 0 || !strings.Contains(out, "Resuming from "+filepath.Join(dir, "snap", "softmax_iter_20.solverstate")+" at iteration 20, weights "+filepath.Join(dir, "snap", "softmax_iter_20.caffemodel")) || strings.Contains(out, "Iteration 10 ") ||
 		!strings.Contains(out, "Trained 20 iterations") {
 		t.Errorf("resumed train exited %d:\n%s%s", code, out, errOut)
 	}
