@@ -7,10 +7,9 @@ import (
 	"sort"
 	"strings"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/data"
 	"github.com/sparknet-go/sparknet/rdd"
 )
@@ -192,7 +191,7 @@ func (t *Trainer) testTask(tc *rdd.TaskContext, rddID int) (any, error) {
 }
 
 func (t *Trainer) newTester(p int) (*tester, error) {
-	np := proto.Clone(t.testNP).(*caffepb.NetParameter)
+	np := format.CloneNet(t.testNP)
 	net, err := caffe.NewNet(np, caffe.NetOptions{Threads: t.opts.Threads, Seed: ReplicaSeed(t.opts.Seed, p), Dir: t.dir})
 	if err != nil {
 		return nil, fmt.Errorf("building the test net: %w", err)

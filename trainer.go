@@ -15,6 +15,7 @@ import (
 
 	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/caffe/format"
 	"github.com/sparknet-go/sparknet/ndarray"
 	"github.com/sparknet-go/sparknet/rdd"
 )
@@ -188,7 +189,7 @@ func (t *Trainer) sampleShape() error {
 // buildDefinitions prepares the replicas' solver (its train net inlined,
 // with Data layers turned into inputs) and the net Test runs.
 func (t *Trainer) buildDefinitions(solver *caffepb.SolverParameter) error {
-	sp := proto.Clone(solver).(*caffepb.SolverParameter)
+	sp := format.CloneSolver(solver)
 	trainNP, err := caffe.TrainNetParameter(sp)
 	if err != nil {
 		return fmt.Errorf("sparknet: %w", err)

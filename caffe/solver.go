@@ -186,7 +186,7 @@ func LoadSolverWith(path string, opts SolverOptions) (*Solver, error) {
 
 // NewSolver builds a solver and its train and test nets.
 func NewSolver(sp *caffepb.SolverParameter, opts SolverOptions) (*Solver, error) {
-	sp = proto.Clone(sp).(*caffepb.SolverParameter)
+	sp = format.CloneSolver(sp)
 	if err := format.UpgradeSolverParameter(sp); err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func NewSolver(sp *caffepb.SolverParameter, opts SolverOptions) (*Solver, error)
 
 // buildNet runs the rewrites and builds one net.
 func (s *Solver) buildNet(np *caffepb.NetParameter, state NetState, what string) (*Net, error) {
-	np = proto.Clone(np).(*caffepb.NetParameter)
+	np = format.CloneNet(np)
 	if format.NetNeedsUpgrade(np) {
 		if err := format.UpgradeNetParameter(np); err != nil {
 			return nil, fmt.Errorf("%w (%s)", err, what)

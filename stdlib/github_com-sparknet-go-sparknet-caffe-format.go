@@ -15,6 +15,7 @@ func init() {
 		"CheckBlob":              reflect.ValueOf(format.CheckBlob),
 		"ClampDim":               reflect.ValueOf(format.ClampDim),
 		"CloneNet":               reflect.ValueOf(format.CloneNet),
+		"CloneSolver":            reflect.ValueOf(format.CloneSolver),
 		"CopyBlobData":           reflect.ValueOf(format.CopyBlobData),
 		"CopyLayerPos":           reflect.ValueOf(format.CopyLayerPos),
 		"DecodeBinary":           reflect.ValueOf(format.DecodeBinary),

@@ -113,15 +113,36 @@ func CopyLayerPos(from, to *caffepb.LayerParameter) {
 // CloneNet deep-copies a net, keeping the positions of its layers.
 func CloneNet(np *caffepb.NetParameter) *caffepb.NetParameter {
 	c := proto.Clone(np).(*caffepb.NetParameter)
-	for i, l := range np.GetLayer() {
-		if src, ok := lookupSource(l); ok {
-			rememberSource(c.Layer[i], src)
-		}
-	}
-	for i, l := range np.GetLayers() {
-		if src, ok := lookupSource(l); ok {
-			rememberSource(c.Layers[i], src)
-		}
+	copyNetPositions(np, c)
+	return c
+}
+
+// CloneSolver deep-copies a solver definition, keeping the positions of
+// the layers of the nets it holds inline.
+func CloneSolver(sp *caffepb.SolverParameter) *caffepb.SolverParameter {
+	c := proto.Clone(sp).(*caffepb.SolverParameter)
+	copyNetPositions(sp.GetNetParam(), c.GetNetParam())
+	copyNetPositions(sp.GetTrainNetParam(), c.GetTrainNetParam())
+	for i, np := range sp.GetTestNetParam() {
+		copyNetPositions(np, c.TestNetParam[i])
 	}
 	return c
+}
+
+// copyNetPositions gives the layers of to, a copy of from, the positions
+// of from's layers.
+func copyNetPositions(from, to *caffepb.NetParameter) {
+	if from == nil || to == nil {
+		return
+	}
+	for i, l := range from.GetLayer() {
+		if src, ok := lookupSource(l); ok {
+			rememberSource(to.Layer[i], src)
+		}
+	}
+	for i, l := range from.GetLayers() {
+		if src, ok := lookupSource(l); ok {
+			rememberSource(to.Layers[i], src)
+		}
+	}
 }
