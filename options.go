@@ -168,6 +168,12 @@ var ResumeFromCheckpoints bool
 // The shell sets it for --overwrite.
 var OverwriteCheckpoints bool
 
+// InjectedLatency is the Latency of every trainer whose Options set none.
+// sparknet-shell sets it from --latency (or $SPARKNET_LATENCY), which
+// scripts/netcluster.sh passes to its hosts where the kernel cannot
+// delay packets itself (no netem).
+var InjectedLatency time.Duration
+
 func (o *Options) withDefaults() Options {
 	c := *o
 	if c.CheckpointEvery <= 0 {
@@ -178,6 +184,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if OverwriteCheckpoints {
 		c.Overwrite = true
+	}
+	if c.Latency == 0 {
+		c.Latency = InjectedLatency
 	}
 	if c.Tau <= 0 {
 		c.Tau = 10

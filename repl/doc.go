@@ -135,6 +135,11 @@
 // the garbage collector, so that the trainers the input replaced (a cell
 // run again) give their replicas back at once.
 //
+// --latency DELAY ($SPARKNET_LATENCY) sets sparknet.InjectedLatency: every
+// trainer whose options set no Latency waits DELAY for each broadcast and
+// each collection of a round, as over a network with that latency.
+// scripts/netcluster.sh passes it to its hosts on kernels without netem.
+//
 // # The web UI
 //
 // Options.UI starts the web UI and event log of sc (package ui): the

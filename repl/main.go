@@ -9,12 +9,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	sparknet "github.com/sparknet-go/sparknet"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 	"github.com/sparknet-go/sparknet/repl/jupyter"
 	"github.com/sparknet-go/sparknet/ui"
 )
+
+// EnvLatency is the default of --latency.
+const EnvLatency = "SPARKNET_LATENCY"
 
 // stringsFlag collects the values of a repeated flag.
 type stringsFlag []string
@@ -75,6 +79,7 @@ func mainWith(args []string, opts Options) int {
 		overwrite   = fs.Bool("overwrite", false, "trainers may replace the checkpoints another run left under their prefix (sparknet.Options.Overwrite)")
 		allRanks    = fs.Bool("all-ranks-output", false, "under --master mpi, let every rank print (by default only rank 0 does)")
 		showVer     = fs.Bool("version", false, "print the version and exit")
+		latency     = fs.String("latency", os.Getenv(EnvLatency), "inject `DELAY` (such as 5ms) into every trainer round as a network's latency, for trainers whose options set none (sparknet.Options.Latency); default $"+EnvLatency)
 		memory      = fs.String("memory", "", "the memory budget: make refuses, with an error, sizes that do not fit in it (`SIZE` such as 8GiB or 50%; default: 75% of the machine's memory)")
 	)
 	uiPort, uiOff, uiErr := uiDefaults()
@@ -121,6 +126,15 @@ func mainWith(args []string, opts Options) int {
 	if *overwrite {
 		defer func(was bool) { sparknet.OverwriteCheckpoints = was }(sparknet.OverwriteCheckpoints)
 		sparknet.OverwriteCheckpoints = true
+	}
+	if *latency != "" {
+		d, err := time.ParseDuration(strings.TrimSpace(*latency))
+		if err != nil || d < 0 {
+			fmt.Fprintf(stderr, "sparknet-shell: --latency %q: want a delay such as 100us, 0.1ms or 5ms\n", *latency)
+			return 2
+		}
+		defer func(was time.Duration) { sparknet.InjectedLatency = was }(sparknet.InjectedLatency)
+		sparknet.InjectedLatency = d
 	}
 	if err := kernel.ImplementationError(); err != nil {
 		fmt.Fprintf(stderr, "sparknet-shell: %v; running the %s kernels\n", err, kernel.Implementation())

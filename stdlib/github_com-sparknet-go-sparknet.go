@@ -11,6 +11,7 @@ func init() {
 	Symbols["github.com/sparknet-go/sparknet/sparknet"] = map[string]reflect.Value{
 		// function, constant and variable definitions
 		"ElasticAveraging":      reflect.ValueOf(sparknet.ElasticAveraging),
+		"InjectedLatency":       reflect.ValueOf(&sparknet.InjectedLatency).Elem(),
 		"LatestCheckpoint":      reflect.ValueOf(sparknet.LatestCheckpoint),
 		"OnParallelize":         reflect.ValueOf(sparknet.OnParallelize),
 		"OuterNesterov":         reflect.ValueOf(sparknet.OuterNesterov),

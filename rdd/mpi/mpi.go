@@ -124,6 +124,7 @@ import "C"
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"slices"
@@ -153,6 +154,7 @@ type Comm struct {
 
 	mu        sync.Mutex
 	finalized bool
+	hb        *heartbeat // the watch over the other ranks, nil when off
 }
 
 var _ rdd.Comm = (*Comm)(nil)
@@ -519,7 +521,11 @@ func allgatherv(send []byte, counts, displs []C.int, buf []byte) error {
 // Abort prints msg to standard error, naming this rank, and ends every
 // process of the job with MPI_Abort; it does not return. It may be
 // called from any goroutine, also while another waits in a collective.
-func (c *Comm) Abort(code int, msg string) {
+func (c *Comm) Abort(code int, msg string) { c.abort(code, msg, 10*time.Second) }
+
+// abort is Abort, leaving the process after wait should MPI_Abort not
+// return: it may not, when this rank's host cannot reach mpirun's.
+func (c *Comm) abort(code int, msg string, wait time.Duration) {
 	if code == 0 {
 		code = 1
 	}
@@ -529,7 +535,7 @@ func (c *Comm) Abort(code int, msg string) {
 	}
 	// Should MPI_Abort not end this process, leaving it is enough: mpirun
 	// ends a job when one of its processes exits without finalizing.
-	time.AfterFunc(10*time.Second, func() { os.Exit(code) })
+	time.AfterFunc(wait, func() { os.Exit(code) })
 	C.sn_abort(C.int(code))
 	os.Exit(code)
 }
@@ -537,6 +543,13 @@ func (c *Comm) Abort(code int, msg string) {
 // Close finalizes MPI. Every rank must call it (rdd's Context.Close does
 // so once all ranks have reached it); later calls return ErrFinalized.
 func (c *Comm) Close() error {
+	c.mu.Lock()
+	hb := c.hb
+	c.hb = nil
+	c.mu.Unlock()
+	if hb != nil {
+		hb.close()
+	}
 	err := c.do(func() error { return mpiError("MPI_Finalize", C.sn_finalize()) })
 	if err != nil {
 		return err
@@ -582,6 +595,61 @@ func open(master string) (rdd.Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := c.watch(); err != nil {
+		return nil, err
+	}
 	world.opened = true
 	return rdd.NewSPMDEngine(c), nil
+}
+
+// watch starts the heartbeats between the ranks (see heartbeat.go). It
+// is collective: every rank calls it as its Context opens, and every rank
+// watches only when all have heartbeats on.
+func (c *Comm) watch() error {
+	if c.size == 1 {
+		return nil
+	}
+	timeout, terr := heartbeatTimeout()
+	var conn *net.UDPConn
+	var me []byte // empty: off on this rank
+	if terr == nil && timeout > 0 {
+		var p peer
+		var err error
+		if conn, p, err = localPeer(); err != nil {
+			fmt.Fprintf(os.Stderr, "mpi: rank %d: %v; a host that stops answering will not end the job\n", c.rank, err)
+		} else {
+			if c.rank == 0 {
+				p.Token = newToken()
+			}
+			me = encodePeer(p)
+		}
+	}
+	all, err := c.Allgather(me)
+	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		return err
+	}
+	if terr != nil || conn == nil || slices.ContainsFunc(all, func(b []byte) bool { return len(b) == 0 }) {
+		if conn != nil {
+			conn.Close()
+		}
+		return terr
+	}
+	peers, err := decodePeers(all)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	hb := newHeartbeat(c.rank, conn, peers, timeout, func(r int, _ time.Duration, msg string) {
+		// A rank cut off from the others may not reach mpirun either:
+		// it leaves soon whether MPI_Abort returns or not.
+		c.abort(1, msg, 2*time.Second)
+	})
+	c.mu.Lock()
+	c.hb = hb
+	c.mu.Unlock()
+	hb.start()
+	return nil
 }
