@@ -264,8 +264,14 @@ exec 3<&0
 hostlist=$(IFS=,; echo "${hosts[*]}")
 export SPARKNET_NETCLUSTER_PREFIX=$prefix SPARKNET_NETCLUSTER_SUBNET=$subnet
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-envs=(-x SPARKNET_NETCLUSTER_PREFIX)
-if [ "$latency_us" -gt 0 ] && [ "$netem" = 0 ]; then
+# The ranks learn the setting from the environment (scripts/netbench.go
+# labels its measurements with it).
+latency_by=none
+[ "$latency_us" -gt 0 ] && latency_by=netem
+[ "$latency_us" -gt 0 ] && [ "$netem" = 0 ] && latency_by=trainer
+export SPARKNET_NETCLUSTER_HOSTS=$n SPARKNET_NETCLUSTER_BANDWIDTH=$bandwidth SPARKNET_NETCLUSTER_LATENCY=$latency SPARKNET_NETCLUSTER_LATENCY_BY=$latency_by
+envs=(-x SPARKNET_NETCLUSTER_PREFIX -x SPARKNET_NETCLUSTER_HOSTS -x SPARKNET_NETCLUSTER_BANDWIDTH -x SPARKNET_NETCLUSTER_LATENCY -x SPARKNET_NETCLUSTER_LATENCY_BY)
+if [ "$latency_by" = trainer ]; then
 	export SPARKNET_LATENCY="${latency_us}us"
 	envs+=(-x SPARKNET_LATENCY)
 fi
