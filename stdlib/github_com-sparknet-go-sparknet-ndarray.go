@@ -14,6 +14,7 @@ func init() {
 		// function, constant and variable definitions
 		"Arange":                 reflect.ValueOf(ndarray.Arange),
 		"Average":                reflect.ValueOf(ndarray.Average),
+		"BFloat16":               reflect.ValueOf(&ndarray.BFloat16).Elem(),
 		"BroadcastShape":         reflect.ValueOf(ndarray.BroadcastShape),
 		"DecodeNpy":              reflect.ValueOf(ndarray.DecodeNpy),
 		"DecodeWeightCollection": reflect.ValueOf(ndarray.DecodeWeightCollection),
@@ -24,7 +25,10 @@ func init() {
 		"FanAverage":             reflect.ValueOf(ndarray.FanAverage),
 		"FanIn":                  reflect.ValueOf(ndarray.FanIn),
 		"FanOut":                 reflect.ValueOf(ndarray.FanOut),
+		"Float16":                reflect.ValueOf(&ndarray.Float16).Elem(),
+		"FromBFloat16":           reflect.ValueOf(ndarray.FromBFloat16),
 		"FromDense":              reflect.ValueOf(ndarray.FromDense),
+		"FromFloat16":            reflect.ValueOf(ndarray.FromFloat16),
 		"FromFloat64s":           reflect.ValueOf(ndarray.FromFloat64s),
 		"FromSlice":              reflect.ValueOf(ndarray.FromSlice),
 		"FromValues":             reflect.ValueOf(ndarray.FromValues),
@@ -45,15 +49,52 @@ func init() {
 		"Save":                   reflect.ValueOf(ndarray.Save),
 		"SaveAs":                 reflect.ValueOf(ndarray.SaveAs),
 		"SaveNpz":                reflect.ValueOf(ndarray.SaveNpz),
+		"Sparse":                 reflect.ValueOf(&ndarray.Sparse).Elem(),
 		"Threads":                reflect.ValueOf(&ndarray.Threads).Elem(),
+		"ToBFloat16":             reflect.ValueOf(ndarray.ToBFloat16),
+		"ToFloat16":              reflect.ValueOf(ndarray.ToFloat16),
+		"TopK":                   reflect.ValueOf(ndarray.TopK),
 		"Try":                    reflect.ValueOf(ndarray.Try),
 		"WriteNpy":               reflect.ValueOf(ndarray.WriteNpy),
 		"Zeros":                  reflect.ValueOf(ndarray.Zeros),
 
 		// type definitions
 		"Array":            reflect.ValueOf((*ndarray.Array)(nil)),
+		"Encoding":         reflect.ValueOf((*ndarray.Encoding)(nil)),
 		"FanMode":          reflect.ValueOf((*ndarray.FanMode)(nil)),
 		"RNG":              reflect.ValueOf((*ndarray.RNG)(nil)),
 		"WeightCollection": reflect.ValueOf((*ndarray.WeightCollection)(nil)),
+
+		// interface wrapper definitions
+		"_Encoding": reflect.ValueOf((*_github_com_sparknet_go_sparknet_ndarray_Encoding)(nil)),
 	}
+}
+
+// _github_com_sparknet_go_sparknet_ndarray_Encoding is an interface wrapper for Encoding type
+type _github_com_sparknet_go_sparknet_ndarray_Encoding struct {
+	IValue      interface{}
+	WAddDecoded func(sum []float32, b []byte) error
+	WEncode     func(dst []byte, xs []float32) []byte
+	WEncodedLen func(xs []float32) int
+	WRound      func(xs []float32)
+	WString     func() string
+}
+
+func (W _github_com_sparknet_go_sparknet_ndarray_Encoding) AddDecoded(sum []float32, b []byte) error {
+	return W.WAddDecoded(sum, b)
+}
+func (W _github_com_sparknet_go_sparknet_ndarray_Encoding) Encode(dst []byte, xs []float32) []byte {
+	return W.WEncode(dst, xs)
+}
+func (W _github_com_sparknet_go_sparknet_ndarray_Encoding) EncodedLen(xs []float32) int {
+	return W.WEncodedLen(xs)
+}
+func (W _github_com_sparknet_go_sparknet_ndarray_Encoding) Round(xs []float32) {
+	W.WRound(xs)
+}
+func (W _github_com_sparknet_go_sparknet_ndarray_Encoding) String() string {
+	if W.WString == nil {
+		return ""
+	}
+	return W.WString()
 }
