@@ -54,7 +54,8 @@ func TestPaperSpeedup(t *testing.T) {
 		"**iterations per worker to reach accuracy 0.9**", `| K \ τ | 1 `,
 		"**speedup over the serial solver, S = 0**", "**speedup over the serial solver, S = C**",
 		"**speedup over the serial solver, S = 10C**", "**speedup over the serial solver, S = 100C**",
-		"paper_speedup.csv and ", "the small study took",
+		"paper_speedup.csv and ", "**measured wall time on 2 workers (local[2]), serial solver ", "raw speedup", "normalised speedup",
+		"paper_speedup_measured.csv", "the small study took",
 	} {
 		i := strings.Index(rest, want)
 		if i < 0 {
@@ -63,6 +64,7 @@ func TestPaperSpeedup(t *testing.T) {
 		rest = rest[i+len(want):]
 	}
 	checkSpeedupCSV(t, filepath.Join(outDir, "paper_speedup.csv"))
+	checkMeasuredCSV(t, filepath.Join(outDir, "paper_speedup_measured.csv"))
 
 	img, err := png.Decode(bytes.NewReader([]byte(readFile(t, filepath.Join(outDir, "paper_speedup.png")))))
 	if err != nil {
@@ -175,5 +177,62 @@ func TestPaperSpeedupArguments(t *testing.T) {
 				t.Errorf("exit status %d, output:\n%s\nwant status 2 and %q", res.code, res.out, tc.want)
 			}
 		})
+	}
+}
+
+// checkMeasuredCSV checks the measured times: one row per (K, τ), the raw
+// time the sum of compute and communication, the normalised one
+// rounds·τ·C plus the communication, and the speedups the serial time
+// over them.
+func checkMeasuredCSV(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "K,tau,hosts,master,iterations,rounds,compute_seconds,comm_seconds,raw_seconds,normalised_seconds,S_seconds_per_round,raw_speedup,normalised_speedup"
+	if len(rows) == 0 || strings.Join(rows[0], ",") != want {
+		t.Fatalf("CSV header %v, want %s", rows[:min(len(rows), 1)], want)
+	}
+	if len(rows) != 1+2*2 {
+		t.Fatalf("%d CSV rows, want 4 (K and τ 2×2) after the header", len(rows)-1)
+	}
+	num := func(s string) float64 {
+		v, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			t.Fatalf("CSV value %q: %v", s, err)
+		}
+		return v
+	}
+	var serial float64 // iterations·C, from the first reached row
+	for _, r := range rows[1:] {
+		if r[2] != "2" || r[3] != "local[2]" {
+			t.Errorf("row %v: hosts and master, want 2 and local[2]", r)
+		}
+		if r[4] == "" {
+			continue // not reached
+		}
+		compute, comm, raw, norm := num(r[6]), num(r[7]), num(r[8]), num(r[9])
+		if math.Abs(raw-(compute+comm)) > 2e-4 || comm < 0 || norm < comm {
+			t.Errorf("row %v: raw %g is not compute %g + comm %g, or normalised %g is below comm", r, raw, compute, comm, norm)
+		}
+		if math.Abs(num(r[10])*num(r[5])-comm) > 1e-4+1e-5*comm {
+			t.Errorf("row %v: S per round times rounds is not the comm seconds", r)
+		}
+		s := num(r[11]) * raw
+		if serial == 0 {
+			serial = s
+		}
+		if math.Abs(s-serial) > 1e-3*serial || math.Abs(num(r[12])*norm-serial) > 1e-3*serial {
+			t.Errorf("row %v: the speedups do not divide one serial time (%g)", r, serial)
+		}
+	}
+	if serial == 0 {
+		t.Errorf("no run reached the target:\n%v", rows)
 	}
 }
