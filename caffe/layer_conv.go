@@ -73,6 +73,9 @@ type Convolution struct {
 	direct         *convDirectState
 	directGeom     [3]int
 	dFwdFn, dBwdFn func(w, p int)
+	// The group the net runs fused with this layer (net_fuse.go), set
+	// during the fused pass only.
+	fused *convFusion
 
 	// The current call, for the workers.
 	runner                 parallelRunner
@@ -271,6 +274,9 @@ func (l *Convolution) forwardWorker(w, p int) {
 		start := c * l.chunk
 		l.forwardChunk(s, start, min(l.chunk, l.num-start))
 		s.colChunk = start
+		if f := l.fused; f != nil {
+			f.forwardBlock(start, min(l.chunk, l.num-start))
+		}
 	}
 }
 
@@ -396,6 +402,9 @@ func (l *Convolution) backwardWorker(w, p int) {
 	lo, hi := span(p, l.bwdParts, l.chunks)
 	for c := hi - 1; c >= lo; c-- {
 		start := c * l.chunk
+		if f := l.fused; f != nil {
+			f.backwardBlock(w, start, min(l.chunk, l.num-start))
+		}
 		l.backwardChunk(s, g, dw, p == 0, start, min(l.chunk, l.num-start))
 	}
 }

@@ -152,6 +152,9 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	}
 	plan, blocks, slot, s := d.block(p, w)
 	plan.Forward(s, blocks, slot, l.x[lo*l.imgSize:(lo+n)*l.imgSize], n, l.y[lo*l.outSize:(lo+n)*l.outSize], bias)
+	if f := l.fused; f != nil {
+		f.forwardBlock(lo, n)
+	}
 }
 
 // backwardDirect computes the gradients on the direct path.
@@ -211,6 +214,9 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 	for b := lo; b < hi; b++ {
 		first := b * lanes
 		n := min(lanes, l.num-first)
+		if f := l.fused; f != nil {
+			f.backwardBlock(w, first, n)
+		}
 		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
 		if l.wantB {
 			for j := range n {

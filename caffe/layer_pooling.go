@@ -277,9 +277,14 @@ const poolMinWork = 1 << 15
 
 // forwardWorker pools the planes of part p.
 func (l *Pooling) forwardWorker(_, p int) {
+	lo, hi := span(p, l.parts(), l.num*l.channels)
+	l.forwardPlanes(lo, hi)
+}
+
+// forwardPlanes pools the planes [lo, hi) of l.x into l.y.
+func (l *Pooling) forwardPlanes(lo, hi int) {
 	x, y := l.x, l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
-	lo, hi := span(p, l.parts(), l.num*l.channels)
 	for pl := lo; pl < hi; pl++ {
 		if l.method == caffepb.PoolingParameter_MAX {
 			l.maxPlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw])
@@ -466,9 +471,15 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 // backwardWorker computes the gradient of the planes of part p as
 // goroutine w.
 func (l *Pooling) backwardWorker(w, p int) {
+	lo, hi := span(p, l.parts(), l.num*l.channels)
+	l.backwardPlanes(w, lo, hi)
+}
+
+// backwardPlanes computes the gradient of the planes [lo, hi), l.x from
+// l.y, as goroutine w.
+func (l *Pooling) backwardPlanes(w, lo, hi int) {
 	dy, dx := l.y, l.x
 	hw, phw := l.height*l.width, l.outH*l.outW
-	lo, hi := span(p, l.parts(), l.num*l.channels)
 	// Each plane is cleared just before its gradients are added, while it
 	// is in the cache.
 	if l.method == caffepb.PoolingParameter_MAX {

@@ -61,6 +61,8 @@ type Net struct {
 	learnable []*Blob // by NetDef.Learnable index
 
 	inputs []netInput // set by LoadNet: the inputs and their transforms
+
+	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
 }
 
 type lossTop struct {
@@ -135,6 +137,7 @@ func newNetFromDef(def *NetDef, opts NetOptions) (n *Net, err error) {
 		n.learnable[i] = n.params[p]
 	}
 	n.analyseBackward()
+	n.findFusions()
 	return n, nil
 }
 
@@ -484,9 +487,19 @@ func (n *Net) reshapeLayer(i int) error {
 
 // Forward runs every layer and returns the loss: the sum over the tops
 // with a loss weight of weight × (sum of the top's values).
+//
+// A convolution, an in-place ReLU and a pooling of its output run as one
+// pass, a block of images at a time, with the same results (net_fuse.go).
 func (n *Net) Forward() (float32, error) {
 	var loss float32
-	for i := range n.layers {
+	for i := 0; i < len(n.layers); i++ {
+		if f := n.fusions[i]; f != nil {
+			if _, err := n.forwardFused(f); err != nil {
+				return 0, err
+			}
+			i = f.last
+			continue
+		}
 		l, err := n.ForwardLayer(i)
 		if err != nil {
 			return 0, err
@@ -547,6 +560,13 @@ func panicError(ld *LayerDef, r any) error {
 // they held: ClearParamDiffs starts afresh).
 func (n *Net) Backward() error {
 	for i := len(n.layers) - 1; i >= 0; i-- {
+		if f := n.fusionEndingAt(i); f != nil {
+			if err := n.backwardFused(f); err != nil {
+				return err
+			}
+			i = f.first
+			continue
+		}
 		if err := n.BackwardLayer(i); err != nil {
 			return err
 		}

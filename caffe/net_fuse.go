@@ -1,0 +1,238 @@
+package caffe
+
+import (
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
+
+// fuseLayers lets Net.Forward and Net.Backward run a convolution, an
+// in-place ReLU after it and the pooling of its output block by block
+// (convFusion); a variable so that tests and benchmarks can compare the
+// fused passes with the layers run one by one.
+var fuseLayers = true
+
+// convFusion is a Convolution on the direct path (kernel.DirectConv),
+// optionally an in-place ReLU of its top, and a MAX or AVE Pooling of
+// that top, which Net.Forward and Net.Backward run as one pass over the
+// batch, a block of images at a time: the pooling (and the rectifier) of a
+// block's images runs right after the convolution wrote them, while they
+// are in the core's cache, and in Backward the pooling's gradient (and
+// the rectifier's) of a block right before the convolution reads it. The
+// blocks are the convolution's parts, so with several threads the three
+// layers are shared out over images, with one hand-off instead of three.
+//
+// Each value is computed by the same operations, in the same order, as
+// when the layers run one by one, so the results are identical; only the
+// order of the passes over the batch changes. The layers' own Forward and
+// Backward remain, for Net.ForwardLayer and Net.BackwardLayer (and for
+// sparknet time, which times the layers one by one).
+type convFusion struct {
+	first, last int // the layers: first the convolution, last the pooling
+	conv        *Convolution
+	relu        *ReLU // nil without one
+	pool        *Pooling
+	poolReLU    *ReLU // an in-place ReLU of the pooling's top, or nil
+	// Set while the fused pass runs, for the convolution's workers.
+	y, dy []float32 // the convolution's top values and gradients
+	py    []float32 // Backward: the pooling's top values
+}
+
+// findFusions records the fusable groups of layers, by first layer.
+// A group is a Convolution with one bottom and one top; then, optionally,
+// a ReLU in place on that top; then a Pooling (MAX or AVE, one top) of
+// it; then, optionally, a ReLU in place on the pooling's top. No other
+// layer reads the convolution's top, and no top in the group carries a
+// loss weight.
+func (n *Net) findFusions() {
+	n.fusions = make([]*convFusion, len(n.layers))
+	readers := make([]int, len(n.blobs))
+	for i := range n.layers {
+		for _, b := range n.def.Layers[i].Bottoms {
+			readers[n.blobIndex[b]]++
+		}
+	}
+	noLoss := func(i int) bool {
+		for _, w := range n.def.Layers[i].LossWeights {
+			if w != 0 {
+				return false
+			}
+		}
+		return true
+	}
+	for i, l := range n.layers {
+		conv, ok := l.(*Convolution)
+		if !ok || len(n.bottoms[i]) != 1 || len(n.tops[i]) != 1 || !noLoss(i) {
+			continue
+		}
+		top := n.tops[i][0]
+		if n.bottoms[i][0] == top {
+			continue
+		}
+		f := &convFusion{first: i, conv: conv}
+		j := i + 1
+		want := 1
+		if j < len(n.layers) {
+			if r, ok := n.layers[j].(*ReLU); ok && len(n.bottoms[j]) == 1 && n.bottoms[j][0] == top && n.tops[j][0] == top && noLoss(j) {
+				f.relu = r
+				j++
+				want++
+			}
+		}
+		if j >= len(n.layers) {
+			continue
+		}
+		p, ok := n.layers[j].(*Pooling)
+		if !ok || len(n.bottoms[j]) != 1 || n.bottoms[j][0] != top || len(n.tops[j]) != 1 || n.tops[j][0] == top || !noLoss(j) ||
+			(p.method != caffepb.PoolingParameter_MAX && p.method != caffepb.PoolingParameter_AVE) {
+			continue
+		}
+		if readers[n.blobIndex[n.def.Layers[i].Tops[0]]] != want {
+			continue
+		}
+		f.pool, f.last = p, j
+		pt := n.tops[j][0]
+		if k := j + 1; k < len(n.layers) {
+			if r, ok := n.layers[k].(*ReLU); ok && len(n.bottoms[k]) == 1 && n.bottoms[k][0] == pt && n.tops[k][0] == pt && noLoss(k) {
+				f.poolReLU, f.last = r, k
+			}
+		}
+		n.fusions[i] = f
+	}
+}
+
+// fits reports whether the group, reshaped, can run fused: the
+// convolution's top is [N, C, H, W], which the pooling reads whole, and
+// the convolution runs on the direct path or shares its chunks of images
+// among all its threads (the column path, a chunk's images at a time).
+func (f *convFusion) fits() bool {
+	c, p := f.conv, f.pool
+	return fuseLayers && (c.direct != nil || c.chunks >= c.threads()) && c.axis == 1 && p.num == c.num &&
+		p.channels == c.numOutput && p.height == c.outH && p.width == c.outW
+}
+
+// forwardFused runs the group's Forward: reshapes where inputs changed,
+// then the fused pass, or the layers one by one when the group does not
+// fit. It reports the layer a failure belongs to.
+func (n *Net) forwardFused(f *convFusion) (int, error) {
+	for i := f.first; i <= f.last; i++ {
+		if shapesChanged(n.bottomShapes[i], n.bottoms[i]) {
+			if err := n.reshapeLayer(i); err != nil {
+				return i, err
+			}
+		}
+	}
+	if !f.fits() {
+		for i := f.first; i <= f.last; i++ {
+			if _, err := n.ForwardLayer(i); err != nil {
+				return i, err
+			}
+		}
+		return f.last, nil
+	}
+	err := n.guard(f.first, func() {
+		top := n.tops[f.first][0]
+		f.y = top.DataSlice()
+		f.pool.x, f.pool.y = f.y, n.tops[f.poolIndex()][0].DataSlice()
+		f.conv.fused = f
+		defer func() { f.conv.fused, f.y, f.pool.x, f.pool.y = nil, nil, nil, nil }()
+		if err := f.conv.Forward(n.bottoms[f.first], n.tops[f.first]); err != nil {
+			panic(err)
+		}
+	})
+	return f.first, err
+}
+
+// backwardFused runs the group's Backward, fused when every layer of it
+// runs backward and the convolution does (its weights, bias or input
+// want a gradient), else the layers one by one.
+func (n *Net) backwardFused(f *convFusion) error {
+	fused := f.fits()
+	for i := f.first; i <= f.last; i++ {
+		fused = fused && n.layerNeedBackward[i]
+		if i > f.first {
+			fused = fused && n.bottomNeedBackward[i][0]
+		}
+	}
+	c := f.conv
+	fused = fused && (c.paramGrad(0) || c.bias && c.paramGrad(1) || n.bottomNeedBackward[f.first][0])
+	if !fused {
+		for i := f.last; i >= f.first; i-- {
+			if err := n.BackwardLayer(i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return n.guard(f.first, func() {
+		top := n.tops[f.first][0]
+		f.y, f.dy = top.DataSlice(), top.DiffSlice()
+		pt := n.tops[f.poolIndex()][0]
+		f.py = pt.DataSlice()
+		f.pool.x, f.pool.y = f.dy, pt.DiffSlice()
+		c.fused = f
+		defer func() { c.fused, f.y, f.dy, f.py, f.pool.x, f.pool.y = nil, nil, nil, nil, nil, nil }()
+		c.Backward(n.tops[f.first], n.bottomNeedBackward[f.first], n.bottoms[f.first])
+	})
+}
+
+// guard runs fn, turning a panic into an error naming layer i.
+func (n *Net) guard(i int, fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = panicError(n.def.Layers[i], r)
+		}
+	}()
+	fn()
+	return nil
+}
+
+// forwardBlock rectifies and pools the images [lo, lo+k) that the
+// convolution has just written.
+func (f *convFusion) forwardBlock(lo, k int) {
+	c, p := f.conv, f.pool
+	if f.relu != nil {
+		y := f.y[lo*c.outSize : (lo+k)*c.outSize]
+		kernel.Relu(y, y, f.relu.slope)
+	}
+	p.forwardPlanes(lo*c.numOutput, (lo+k)*c.numOutput)
+	if f.poolReLU != nil {
+		size := p.channels * p.outH * p.outW
+		y := p.y[lo*size : (lo+k)*size]
+		kernel.Relu(y, y, f.poolReLU.slope)
+	}
+}
+
+// backwardBlock computes the convolution's top gradient of the images
+// [lo, lo+k) from the pooling's, through the rectifier, as goroutine w.
+func (f *convFusion) backwardBlock(w, lo, k int) {
+	c, p := f.conv, f.pool
+	if f.poolReLU != nil {
+		// In place: the pooling's top values are the rectifier's.
+		size := p.channels * p.outH * p.outW
+		a, b := lo*size, (lo+k)*size
+		kernel.ReluGrad(p.y[a:b], p.y[a:b], f.py[a:b], f.poolReLU.slope)
+	}
+	p.backwardPlanes(w, lo*c.numOutput, (lo+k)*c.numOutput)
+	if f.relu != nil {
+		a, b := lo*c.outSize, (lo+k)*c.outSize
+		kernel.ReluGrad(f.dy[a:b], f.dy[a:b], f.y[a:b], f.relu.slope)
+	}
+}
+
+// poolIndex returns the index of the group's pooling layer.
+func (f *convFusion) poolIndex() int {
+	if f.poolReLU != nil {
+		return f.last - 1
+	}
+	return f.last
+}
+
+// fusionEndingAt returns the group whose last layer is i, if any.
+func (n *Net) fusionEndingAt(i int) *convFusion {
+	for j := max(0, i-3); j < i; j++ {
+		if f := n.fusions[j]; f != nil && f.last == i {
+			return f
+		}
+	}
+	return nil
+}

@@ -1,0 +1,124 @@
+package caffe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestFusedPassesIdentical trains LeNet and CIFAR-10 quick a few steps
+// with the convolution, ReLU and pooling groups fused and with every
+// layer run alone, on one goroutine and on two, and requires every blob's
+// values and gradients and every weight to be identical bit for bit.
+func TestFusedPassesIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two nets a few steps four times")
+	}
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		groups      [][]string // the groups that run fused: first and last layer
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, [][]string{{"conv1", "pool1"}, {"conv2", "pool2"}}},
+		// conv1 (3 channels in) is on the column path, pooled and then
+		// rectified.
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [][]string{{"conv1", "relu1"}, {"conv2", "pool2"}, {"conv3", "pool3"}}},
+	}
+	for _, nt := range nets {
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/threads=%d", nt.name, threads), func(t *testing.T) {
+				run := func(fuse bool) *Solver {
+					fuseLayers = fuse
+					s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, threads)
+					if err := s.Step(context.Background(), 3); err != nil {
+						t.Fatal(err)
+					}
+					return s
+				}
+				fused, alone := run(true), run(false)
+				var groups [][]string
+				for _, f := range fused.Net().fusions {
+					fuseLayers = true
+					if f != nil && f.fits() {
+						names := fused.Net().LayerNames()
+						groups = append(groups, []string{names[f.first], names[f.last]})
+					}
+				}
+				if !slices.EqualFunc(groups, nt.groups, slices.Equal) {
+					t.Errorf("fused groups %v, want %v", groups, nt.groups)
+				}
+				for _, name := range fused.Net().BlobNames() {
+					a, b := fused.Net().Blob(name), alone.Net().Blob(name)
+					if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+						t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+					}
+					if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+						t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+					}
+				}
+				pa, pb := fused.Net().LearnableParams(), alone.Net().LearnableParams()
+				for k := range pa {
+					if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+						t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// sameBits reports whether a and b hold the same bits, and else the first
+// index where they differ.
+func sameBits(a, b []float32) (int, bool) {
+	if len(a) != len(b) {
+		return min(len(a), len(b)), false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return i, false
+		}
+	}
+	return 0, true
+}
+
+// TestFusionRules checks which layer sequences are fused: a convolution
+// whose top another layer also reads, a ReLU that is not in place, and a
+// pooling with a mask top are left alone.
+func TestFusionRules(t *testing.T) {
+	const head = `name: "f" input: "data" input_shape { dim: 2 dim: 3 dim: 8 dim: 8 }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv" convolution_param { num_output: 4 kernel_size: 3 pad: 1 } }
+`
+	tests := []struct {
+		name, rest string
+		fused      bool
+	}{
+		{"conv+pool", `layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }`, true},
+		{"conv+relu+pool", `layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
+layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: AVE kernel_size: 3 stride: 2 } }`, true},
+		{"relu not in place", `layer { name: "relu" type: "ReLU" bottom: "conv" top: "r" }
+layer { name: "pool" type: "Pooling" bottom: "r" top: "pool" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }`, false},
+		{"top read again", `layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: "other" type: "ReLU" bottom: "conv" top: "other" }`, false},
+		{"conv+pool+relu", `layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
+layer { name: "relu" type: "ReLU" bottom: "pool" top: "pool" }`, true},
+		{"mask top", `layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" top: "mask" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			np, err := ParseNetParameter("f.prototxt", []byte(head+tt.rest))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n, err := NewNet(np, NetOptions{Threads: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := n.fusions[n.layerByName["conv"]] != nil; got != tt.fused {
+				t.Errorf("fused %v, want %v", got, tt.fused)
+			}
+		})
+	}
+}
