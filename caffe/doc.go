@@ -139,6 +139,18 @@
 // convolution's products in another order than the column products, so
 // results agree to rounding, not bit for bit; both are deterministic.
 //
+// Net.Forward and Net.Backward run a convolution, an in-place ReLU of its
+// top, a MAX or AVE pooling of that top and an in-place ReLU of the
+// pooling's as one pass over the batch, a block of images at a time, so
+// that the pooling reads what the convolution wrote while it is in the
+// core's cache, and the pooling's gradient is read back the same way
+// (LeNet's conv1–pool1 and conv2–pool2, CIFAR-10 quick's three stages).
+// Every value is computed as when the layers run one by one, so the
+// results are identical. With several threads the group is shared out
+// over images, the convolution's blocks or chunks, with one hand-off.
+// Net.ForwardLayer and Net.BackwardLayer, and so TimeNet, run the layers
+// one by one.
+//
 // Net.FLOPs and Net.LayerFLOPs count the floating-point operations of the
 // passes as the net runs them: the multiply-adds (two operations each) of
 // Convolution, Deconvolution and InnerProduct, forward, weight gradient and
