@@ -11,15 +11,16 @@ import (
 // fused passes with the layers run one by one.
 var fuseLayers = true
 
-// convFusion is a Convolution on the direct path (kernel.DirectConv),
-// optionally an in-place ReLU of its top, and a MAX or AVE Pooling of
-// that top, which Net.Forward and Net.Backward run as one pass over the
-// batch, a block of images at a time: the pooling (and the rectifier) of a
-// block's images runs right after the convolution wrote them, while they
-// are in the core's cache, and in Backward the pooling's gradient (and
-// the rectifier's) of a block right before the convolution reads it. The
-// blocks are the convolution's parts, so with several threads the three
-// layers are shared out over images, with one hand-off instead of three.
+// convFusion is a Convolution, optionally an in-place ReLU of its top,
+// optionally a MAX or AVE Pooling of that top and an in-place ReLU of the
+// pooling's top, which Net.Forward and Net.Backward run as one pass over
+// the batch, a block of images at a time (the direct convolution's blocks,
+// the column path's chunks): the rectifier and the pooling of a block's
+// images run right after the convolution wrote them, while they are in
+// the core's cache, and in Backward their gradients of a block right
+// before the convolution reads them. The blocks are the convolution's
+// parts, so with several threads the layers are shared out over images,
+// with one hand-off instead of one per layer.
 //
 // Each value is computed by the same operations, in the same order, as
 // when the layers run one by one, so the results are identical; only the
@@ -27,11 +28,11 @@ var fuseLayers = true
 // Backward remain, for Net.ForwardLayer and Net.BackwardLayer (and for
 // sparknet time, which times the layers one by one).
 type convFusion struct {
-	first, last int // the layers: first the convolution, last the pooling
+	first, last int // the layers: first the convolution
 	conv        *Convolution
-	relu        *ReLU // nil without one
-	pool        *Pooling
-	poolReLU    *ReLU // an in-place ReLU of the pooling's top, or nil
+	relu        *ReLU    // an in-place ReLU of the convolution's top, or nil
+	pool        *Pooling // nil without one
+	poolReLU    *ReLU    // an in-place ReLU of the pooling's top, or nil
 	// Set while the fused pass runs, for the convolution's workers.
 	y, dy []float32 // the convolution's top values and gradients
 	py    []float32 // Backward: the pooling's top values
@@ -40,9 +41,10 @@ type convFusion struct {
 // findFusions records the fusable groups of layers, by first layer.
 // A group is a Convolution with one bottom and one top; then, optionally,
 // a ReLU in place on that top; then a Pooling (MAX or AVE, one top) of
-// it; then, optionally, a ReLU in place on the pooling's top. No other
-// layer reads the convolution's top, and no top in the group carries a
-// loss weight.
+// it that is the only other layer to read the convolution's top, and,
+// optionally, a ReLU in place on the pooling's top. Without the pooling,
+// the convolution and its ReLU make a group. No top in the group carries
+// a loss weight.
 func (n *Net) findFusions() {
 	n.fusions = make([]*convFusion, len(n.layers))
 	readers := make([]int, len(n.blobs))
@@ -78,15 +80,18 @@ func (n *Net) findFusions() {
 				want++
 			}
 		}
-		if j >= len(n.layers) {
-			continue
+		var p *Pooling
+		if j < len(n.layers) {
+			p, _ = n.layers[j].(*Pooling)
 		}
-		p, ok := n.layers[j].(*Pooling)
-		if !ok || len(n.bottoms[j]) != 1 || n.bottoms[j][0] != top || len(n.tops[j]) != 1 || n.tops[j][0] == top || !noLoss(j) ||
-			(p.method != caffepb.PoolingParameter_MAX && p.method != caffepb.PoolingParameter_AVE) {
-			continue
-		}
-		if readers[n.blobIndex[n.def.Layers[i].Tops[0]]] != want {
+		if p == nil || len(n.bottoms[j]) != 1 || n.bottoms[j][0] != top || len(n.tops[j]) != 1 || n.tops[j][0] == top || !noLoss(j) ||
+			(p.method != caffepb.PoolingParameter_MAX && p.method != caffepb.PoolingParameter_AVE) ||
+			readers[n.blobIndex[n.def.Layers[i].Tops[0]]] != want {
+			if f.relu != nil {
+				// The convolution and its ReLU.
+				f.last = i + 1
+				n.fusions[i] = f
+			}
 			continue
 		}
 		f.pool, f.last = p, j
@@ -106,8 +111,8 @@ func (n *Net) findFusions() {
 // among all its threads (the column path, a chunk's images at a time).
 func (f *convFusion) fits() bool {
 	c, p := f.conv, f.pool
-	return fuseLayers && (c.direct != nil || c.chunks >= c.threads()) && c.axis == 1 && p.num == c.num &&
-		p.channels == c.numOutput && p.height == c.outH && p.width == c.outW
+	return fuseLayers && (c.direct != nil || c.chunks >= c.threads()) && c.axis == 1 &&
+		(p == nil || p.num == c.num && p.channels == c.numOutput && p.height == c.outH && p.width == c.outW)
 }
 
 // forwardFused runs the group's Forward: reshapes where inputs changed,
@@ -132,9 +137,11 @@ func (n *Net) forwardFused(f *convFusion) (int, error) {
 	err := n.guard(f.first, func() {
 		top := n.tops[f.first][0]
 		f.y = top.DataSlice()
-		f.pool.x, f.pool.y = f.y, n.tops[f.poolIndex()][0].DataSlice()
+		if f.pool != nil {
+			f.pool.x, f.pool.y = f.y, n.tops[f.poolIndex()][0].DataSlice()
+		}
 		f.conv.fused = f
-		defer func() { f.conv.fused, f.y, f.pool.x, f.pool.y = nil, nil, nil, nil }()
+		defer f.release()
 		if err := f.conv.Forward(n.bottoms[f.first], n.tops[f.first]); err != nil {
 			panic(err)
 		}
@@ -166,13 +173,23 @@ func (n *Net) backwardFused(f *convFusion) error {
 	return n.guard(f.first, func() {
 		top := n.tops[f.first][0]
 		f.y, f.dy = top.DataSlice(), top.DiffSlice()
-		pt := n.tops[f.poolIndex()][0]
-		f.py = pt.DataSlice()
-		f.pool.x, f.pool.y = f.dy, pt.DiffSlice()
+		if f.pool != nil {
+			pt := n.tops[f.poolIndex()][0]
+			f.py = pt.DataSlice()
+			f.pool.x, f.pool.y = f.dy, pt.DiffSlice()
+		}
 		c.fused = f
-		defer func() { c.fused, f.y, f.dy, f.py, f.pool.x, f.pool.y = nil, nil, nil, nil, nil, nil }()
+		defer f.release()
 		c.Backward(n.tops[f.first], n.bottomNeedBackward[f.first], n.bottoms[f.first])
 	})
+}
+
+// release drops the slices of the pass.
+func (f *convFusion) release() {
+	f.conv.fused, f.y, f.dy, f.py = nil, nil, nil, nil
+	if f.pool != nil {
+		f.pool.x, f.pool.y = nil, nil
+	}
 }
 
 // guard runs fn, turning a panic into an error naming layer i.
@@ -194,6 +211,9 @@ func (f *convFusion) forwardBlock(lo, k int) {
 		y := f.y[lo*c.outSize : (lo+k)*c.outSize]
 		kernel.Relu(y, y, f.relu.slope)
 	}
+	if p == nil {
+		return
+	}
 	p.forwardPlanes(lo*c.numOutput, (lo+k)*c.numOutput)
 	if f.poolReLU != nil {
 		size := p.channels * p.outH * p.outW
@@ -212,7 +232,9 @@ func (f *convFusion) backwardBlock(w, lo, k int) {
 		a, b := lo*size, (lo+k)*size
 		kernel.ReluGrad(p.y[a:b], p.y[a:b], f.py[a:b], f.poolReLU.slope)
 	}
-	p.backwardPlanes(w, lo*c.numOutput, (lo+k)*c.numOutput)
+	if p != nil {
+		p.backwardPlanes(w, lo*c.numOutput, (lo+k)*c.numOutput)
+	}
 	if f.relu != nil {
 		a, b := lo*c.outSize, (lo+k)*c.outSize
 		kernel.ReluGrad(f.dy[a:b], f.dy[a:b], f.y[a:b], f.relu.slope)

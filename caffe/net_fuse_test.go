@@ -6,6 +6,10 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
 // TestFusedPassesIdentical trains LeNet and CIFAR-10 quick a few steps
@@ -98,6 +102,9 @@ layer { name: "conv" type: "Convolution" bottom: "data" top: "conv" convolution_
 		{"conv+pool", `layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }`, true},
 		{"conv+relu+pool", `layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
 layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: AVE kernel_size: 3 stride: 2 } }`, true},
+		{"conv+relu", `layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
+layer { name: "ip" type: "InnerProduct" bottom: "conv" top: "ip" inner_product_param { num_output: 2 } }`, true},
+		{"conv alone", `layer { name: "ip" type: "InnerProduct" bottom: "conv" top: "ip" inner_product_param { num_output: 2 } }`, false},
 		{"relu not in place", `layer { name: "relu" type: "ReLU" bottom: "conv" top: "r" }
 layer { name: "pool" type: "Pooling" bottom: "r" top: "pool" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }`, false},
 		{"top read again", `layer { name: "pool" type: "Pooling" bottom: "conv" top: "pool" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
@@ -118,6 +125,88 @@ layer { name: "relu" type: "ReLU" bottom: "pool" top: "pool" }`, true},
 			}
 			if got := n.fusions[n.layerByName["conv"]] != nil; got != tt.fused {
 				t.Errorf("fused %v, want %v", got, tt.fused)
+			}
+		})
+	}
+}
+
+// TestFusedPassesIdenticalGroups trains a net holding every kind of group
+// (a convolution and its ReLU; a convolution, ReLU, pooling and ReLU; a
+// column-path convolution and an AVE pooling) and a batch smaller than a
+// block of lanes, fused and layer by layer, and requires identical
+// weights and blobs.
+func TestFusedPassesIdenticalGroups(t *testing.T) {
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	const net = `name: "groups"
+layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: 5 dim: 3 dim: 12 dim: 12 } shape { dim: 5 } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 8 kernel_size: 3 pad: 1 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.1 } } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { num_output: 6 kernel_size: 3 pad: 1 weight_filler { type: "xavier" } } }
+layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" relu_param { negative_slope: 0.1 } }
+layer { name: "pool2" type: "Pooling" bottom: "conv2" top: "pool2" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
+layer { name: "relu3" type: "ReLU" bottom: "pool2" top: "pool2" }
+layer { name: "conv3" type: "Convolution" bottom: "pool2" top: "conv3" convolution_param { num_output: 4 kernel_size: 2 stride: 2 weight_filler { type: "xavier" } } }
+layer { name: "pool3" type: "Pooling" bottom: "conv3" top: "pool3" pooling_param { pool: AVE kernel_size: 2 stride: 1 } }
+layer { name: "ip" type: "InnerProduct" bottom: "pool3" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
+`
+	for _, threads := range []int{1, 2} {
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			run := func(fuse bool) *Net {
+				fuseLayers = fuse
+				np, err := ParseNetParameter("groups.prototxt", []byte(net))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sp := &caffepb.SolverParameter{NetParam: np, BaseLr: proto.Float32(0.1), Momentum: proto.Float32(0.9),
+					LrPolicy: proto.String("fixed"), Type: proto.String("SGD")}
+				s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, label := s.Net().Blob("data").DataSlice(), s.Net().Blob("label").DataSlice()
+				for i := range x {
+					x[i] = float32(math.Sin(float64(i) * 0.37))
+				}
+				for i := range label {
+					label[i] = float32(i % 3)
+				}
+				if err := s.Step(context.Background(), 3); err != nil {
+					t.Fatal(err)
+				}
+				return s.Net()
+			}
+			fused, alone := run(true), run(false)
+			var groups []string
+			fuseLayers = true
+			for _, f := range fused.fusions {
+				if f != nil && f.fits() {
+					groups = append(groups, fused.LayerNames()[f.first]+"–"+fused.LayerNames()[f.last])
+				}
+			}
+			want := []string{"conv1–relu1", "conv2–relu3", "conv3–pool3"}
+			if threads > 1 {
+				// conv3's five images make one chunk of columns, which
+				// its two threads do not share: it runs layer by layer.
+				want = want[:2]
+			}
+			if !slices.Equal(groups, want) {
+				t.Errorf("fused groups %v, want %v", groups, want)
+			}
+			for _, name := range fused.BlobNames() {
+				a, b := fused.Blob(name), alone.Blob(name)
+				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+					t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+				}
+				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+					t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+				}
+			}
+			pa, pb := fused.LearnableParams(), alone.LearnableParams()
+			for k := range pa {
+				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+					t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+				}
 			}
 		})
 	}
