@@ -31,7 +31,8 @@ import (
 //
 // Every file is written to a temporary file and renamed into place, the
 // state file last, so a crash never leaves a snapshot that Resume would
-// take for whole.
+// take for whole; the temporary files a crash leaves are removed by the
+// next snapshot with the prefix.
 
 // snapshotState is the JSON of a .sparknet file.
 type snapshotState struct {
@@ -71,6 +72,11 @@ func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 		}
 	}
 	stem := fmt.Sprintf("%s_round_%d", prefix, t.round)
+	if t.sc.IsDriver() {
+		// What killed writers of this run's or an earlier run's
+		// checkpoints left (.NAME.tmp... files) goes first.
+		fsio.RemoveStaleTempsPrefix(prefix + "_round_")
+	}
 	st := snapshotState{
 		Version: 1, Round: t.round, Iter: t.iter, K: t.k, Tau: t.opts.Tau, Warmup: t.opts.WarmupRounds,
 		Average: t.opts.Average.String(), Outer: t.opts.Outer.String(), Seed: t.opts.Seed,

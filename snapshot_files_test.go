@@ -6,13 +6,17 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Every file of a checkpoint is readable by all, as the Caffe files beside
-// it are, and the temporary files a killed run left are gone after the
-// next run writes the same checkpoint.
+// it are, and the temporary files killed runs left are gone after the
+// next run writes a checkpoint with the prefix, also those of checkpoints
+// it never writes again (round 10 of a run killed then); those of live
+// writers and of other prefixes stay.
 func TestCheckpointFilesAreWholeAndReadable(t *testing.T) {
 	sp := testSolverParam(t, "")
 	f := newFixture(t, "local[2]", 2)
@@ -33,6 +37,31 @@ func TestCheckpointFilesAreWholeAndReadable(t *testing.T) {
 		}
 		torn = append(torn, p)
 	}
+	// A killed writer of round 10, in today's and in the older naming.
+	old := time.Now().Add(-2 * time.Hour)
+	for _, name := range []string{
+		fmt.Sprintf(".tiny_round_10.part0.solverstate.tmp-%s-%d-0badf00d", host, cmd.Process.Pid),
+		".tiny_round_10.caffemodel.tmp4711",
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("torn"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(p, old, old)
+		torn = append(torn, p)
+	}
+	var kept []string
+	for _, name := range []string{
+		fmt.Sprintf(".tiny_round_10.caffemodel.tmp-%s-%d-0badf00d", host, os.Getppid()), // a live writer
+		fmt.Sprintf(".other_round_10.caffemodel.tmp-%s-%d-0badf00d", host, cmd.Process.Pid),
+		".tiny_round_10.caffemodel.tmp4712", // too recent to tell
+	} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("torn"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		kept = append(kept, p)
+	}
 	tr := f.trainer(t, sp, Options{Tau: 2, Seed: 8, Checkpoint: filepath.Join(dir, "tiny"), CheckpointEvery: 2})
 	if err := tr.RunTo(context.Background(), 2); err != nil {
 		t.Fatal(err)
@@ -50,7 +79,10 @@ func TestCheckpointFilesAreWholeAndReadable(t *testing.T) {
 			t.Fatal(err)
 		}
 		if strings.Contains(e.Name(), ".tmp") {
-			t.Errorf("temporary file %s left", e.Name())
+			if !slices.Contains(kept, filepath.Join(dir, e.Name())) {
+				t.Errorf("temporary file %s left", e.Name())
+			}
+			continue
 		}
 		if fi.Mode().Perm() != 0o644 {
 			t.Errorf("%s has mode %v, want 0644", e.Name(), fi.Mode().Perm())
@@ -59,6 +91,11 @@ func TestCheckpointFilesAreWholeAndReadable(t *testing.T) {
 	for _, p := range torn {
 		if _, err := os.Stat(p); err == nil {
 			t.Errorf("%s left by a killed run is still there", p)
+		}
+	}
+	for _, p := range kept {
+		if _, err := os.Stat(p); err != nil {
+			t.Errorf("%s was removed: %v", p, err)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func copyFile(t *testing.T, from, to string) {
@@ -89,5 +90,41 @@ func TestRestoreLooksBesideTheState(t *testing.T) {
 	err = newMNISTSolver(t, mnist, solver, filepath.Join(old, "d")).Restore(filepath.Join(old, "net_iter_4.solverstate"))
 	if err == nil || !strings.Contains(err.Error(), "was not found (tried "+filepath.Join(old, "net_iter_4")) {
 		t.Errorf("got %v", err)
+	}
+}
+
+// A snapshot removes the temporary files that killed writers of earlier
+// snapshots with its prefix left (of any iteration), and nothing else.
+func TestSnapshotRemovesStaleTemps(t *testing.T) {
+	mnist := writeFakeMNIST(t, 40)
+	dir := t.TempDir()
+	old := time.Now().Add(-2 * time.Hour)
+	stale := []string{".net_iter_2.caffemodel.tmp123", ".net_iter_2.solverstate.tmp77"}
+	kept := []string{".net_iter_2.caffemodel.tmp124", ".other_iter_2.caffemodel.tmp5", "net_iter_2.caffemodel.tmp9"}
+	for i, name := range append(append([]string{}, stale...), kept...) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("torn"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if i != len(stale) { // the first kept one is too recent to tell
+			os.Chtimes(p, old, old)
+		}
+	}
+	s := newMNISTSolver(t, mnist, `type: "SGD" base_lr: 0.05 lr_policy: "fixed" snapshot: 4 max_iter: 4`, filepath.Join(dir, "net"))
+	if err := s.Solve(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range stale {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			t.Errorf("%s is still there", name)
+		}
+	}
+	for _, name := range kept {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("%s was removed", name)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "net_iter_4.caffemodel")); err != nil {
+		t.Error(err)
 	}
 }

@@ -5,9 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/internal/fsio"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/caffe/format"
@@ -41,7 +44,8 @@ func (s *Solver) SnapshotPaths(iter int) (model, state string) {
 // Snapshot writes the train net's weights and the solver's state (the
 // iteration, the multistep counter and the update rule's history) in
 // Caffe's binary formats, each through a temporary file renamed into
-// place, and returns their paths.
+// place, and returns their paths. Temporary files that killed writers of
+// earlier snapshots with the same prefix left are removed first.
 func (s *Solver) Snapshot() (model, state string, err error) {
 	model, state = s.SnapshotPaths(s.iter)
 	if dir := filepath.Dir(model); dir != "" {
@@ -49,6 +53,7 @@ func (s *Solver) Snapshot() (model, state string, err error) {
 			return "", "", fmt.Errorf("caffe: snapshot: %w", err)
 		}
 	}
+	fsio.RemoveStaleTempsPrefix(strings.TrimSuffix(model, strconv.Itoa(s.iter)+".caffemodel"))
 	np := s.net.ToProto(s.param.GetSnapshotDiff())
 	if err := WriteCaffemodel(model, np); err != nil {
 		return "", "", fmt.Errorf("caffe: snapshot: %w", err)

@@ -11,7 +11,8 @@
 // flushes it to disk, makes it readable by all (0644) and renames it over
 // the target, so a crash or a kill never leaves a torn file; the temporary
 // files a killed writer left behind are removed by the next write of the
-// same file.
+// same file, and (RemoveStaleTempsPrefix) by the next snapshot of a run
+// writing numbered files with a common prefix.
 package fsio
 
 import (

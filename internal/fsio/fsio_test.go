@@ -186,6 +186,49 @@ func TestWriteFileRemovesStaleTemps(t *testing.T) {
 	}
 }
 
+// RemoveStaleTempsPrefix removes the stale temporary files of every file
+// with the prefix, though the file's own name may hold ".tmp".
+func TestRemoveStaleTempsPrefix(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	dead := cmd.Process.Pid
+	old := time.Now().Add(-2 * staleAge)
+	files := []struct {
+		name  string
+		old   bool
+		stays bool
+	}{
+		{name: fmt.Sprintf(".run.tmp_round_10.caffemodel.tmp-%s-%d-0a1b2c3d", hostname, dead)},
+		{name: ".run.tmp_round_20.part1.solverstate.tmp99", old: true},
+		{name: ".run.tmp_round_30.sparknet.tmp98", stays: true}, // too recent to tell
+		{name: fmt.Sprintf(".run.tmp_round_10.caffemodel.tmp-%s-%d-0a1b2c3d", hostname, os.Getppid()), stays: true},
+		{name: fmt.Sprintf(".run.tmp_iter_10.caffemodel.tmp-%s-%d-0a1b2c3d", hostname, dead), stays: true},
+		{name: "run.tmp_round_10.caffemodel", stays: true},
+	}
+	for _, f := range files {
+		p := filepath.Join(dir, f.name)
+		if err := os.WriteFile(p, []byte("torn"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if f.old {
+			os.Chtimes(p, old, old)
+		}
+	}
+	removed := RemoveStaleTempsPrefix(filepath.Join(dir, "run.tmp_round_"))
+	if len(removed) != 2 {
+		t.Errorf("removed %v, want 2 files", removed)
+	}
+	for _, f := range files {
+		_, err := os.Stat(filepath.Join(dir, f.name))
+		if exists := err == nil; exists != f.stays {
+			t.Errorf("%s: exists %v, want %v", f.name, exists, f.stays)
+		}
+	}
+}
+
 func TestFormatSize(t *testing.T) {
 	for n, want := range map[int64]string{0: "0 bytes", 1023: "1023 bytes", 1024: "1 KiB", 1536: "1.5 KiB", 1 << 30: "1 GiB", BinaryLimit: "2 GiB"} {
 		if got := FormatSize(n); got != want {

@@ -131,25 +131,69 @@ const staleAge = time.Hour
 // longer runs, and older ones (.NAME.tmpNNN) not modified for an hour.
 // It returns the files it removed.
 func RemoveStaleTemps(path string) []string {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	base := strings.TrimPrefix(filepath.Base(path), ".")
+	return removeStaleTemps(path, func(name string) []string {
+		rest, ok := strings.CutPrefix(name, "."+base+".tmp")
+		if !ok {
+			return nil
+		}
+		return []string{rest}
+	})
+}
+
+// RemoveStaleTempsPrefix is RemoveStaleTemps for every file whose path
+// starts with prefix: a run writing numbered files (checkpoints
+// PREFIX_round_10, PREFIX_round_20, ...) removes what killed writers of
+// any of them left, though it never writes the same name again.
+func RemoveStaleTempsPrefix(prefix string) []string {
+	base := filepath.Base(prefix)
+	if strings.HasSuffix(prefix, string(filepath.Separator)) {
+		base = ""
 	}
-	prefix := "." + strings.TrimPrefix(base, ".") + ".tmp"
+	base = strings.TrimPrefix(base, ".")
+	return removeStaleTemps(prefix, func(name string) []string {
+		after, ok := strings.CutPrefix(name, "."+base)
+		if !ok {
+			return nil
+		}
+		// The written file's own name may hold ".tmp": try each.
+		var rests []string
+		for {
+			i := strings.Index(after, ".tmp")
+			if i < 0 {
+				return rests
+			}
+			after = after[i+len(".tmp"):]
+			rests = append(rests, after)
+		}
+	})
+}
+
+// removeStaleTemps removes the entries of path's folder that split, given
+// an entry's name, finds to be temporary files (the parts after their
+// ".tmp") and that are stale.
+func removeStaleTemps(path string, split func(name string) []string) []string {
+	dir := filepath.Dir(path)
+	if strings.HasSuffix(path, string(filepath.Separator)) {
+		dir = path
+	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil
 	}
 	var removed []string
 	for _, e := range entries {
-		name := e.Name()
-		rest, ok := strings.CutPrefix(name, prefix)
-		if !ok || !e.Type().IsRegular() || !stale(rest, e) {
+		if !e.Type().IsRegular() {
 			continue
 		}
-		p := filepath.Join(dir, name)
-		if os.Remove(p) == nil {
-			removed = append(removed, p)
+		for _, rest := range split(e.Name()) {
+			if stale(rest, e) {
+				p := filepath.Join(dir, e.Name())
+				if os.Remove(p) == nil {
+					removed = append(removed, p)
+				}
+				break
+			}
 		}
 	}
 	return removed
