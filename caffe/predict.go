@@ -391,6 +391,7 @@ func (n *Net) PredictWith(x *ndarray.Array, o PredictOptions) (map[string]*ndarr
 	}
 	inSize, outSize := Shape(inSample).Count(), Shape(sample).Count()
 
+	built := slices.Clone(blob.Shape())
 	batch := o.Batch
 	if batch <= 0 {
 		batch = max(blob.Shape()[0], 1)
@@ -414,6 +415,9 @@ func (n *Net) PredictWith(x *ndarray.Array, o PredictOptions) (map[string]*ndarr
 			}
 		}
 		if _, err := n.Forward(); err != nil {
+			if !slices.Equal(sample, built[1:]) {
+				return nil, fmt.Errorf("%w (input %q of net %q took samples of %s; these are %s)", err, name, n.Name(), Shape(built[1:]), Shape(sample))
+			}
 			return nil, err
 		}
 		for _, out := range outputs {

@@ -248,6 +248,10 @@ func TestPredictCommand(t *testing.T) {
 		t.Errorf("npz holds %v (%v)", all, err)
 	}
 
+	narrow := filepath.Join(dir, "narrow.npy")
+	if err := ndarray.Save(narrow, ndarray.New(3, 1, 20, 28)); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		args []string
@@ -260,6 +264,9 @@ func TestPredictCommand(t *testing.T) {
 		{"endless input", []string{"predict", model, weights, "--input=/dev/zero", "--output=" + out}, 1, "/dev/zero: is a character device"},
 		{"folder as output", []string{"predict", model, weights, "--input=" + in, "--output=" + dir}, 2, "is a folder"},
 		{"an .npz of several arrays as input", []string{"predict", model, weights, "--input=" + npz, "--output=" + out}, 1, "holds 2 arrays (ip1, ip2)"},
+		{"samples of another shape", []string{"predict", model, weights, "--input=" + narrow, "--output=" + out}, 1,
+			"predicting the samples of " + narrow + " with " + shared(t, "mnist/lenet_train_test.prototxt") + `: caffe: layer "ip1" (InnerProduct): input of shape [3 50 2 4] has 400 values from axis 1, the weights expect K = 800 (input "data" of net "LeNet" took samples of 1x28x28; these are 1x20x28)`},
+		{"no weights", []string{"predict", model, "--input=" + in, "--output=" + out}, 2, "--weights is required: without trained weights the outputs of " + shared(t, "mnist/lenet_train_test.prototxt") + " come from its fillers' random values (layers with parameters: conv1, conv2, ip1, ip2)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, errOut, code := runTool(t, tc.args...)

@@ -54,6 +54,10 @@ func runPredict(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *weights == "" && net.Weights().Len() > 0 {
+		return usageErrorf("--weights is required: without trained weights the outputs of %s come from its fillers' random values (layers with parameters: %s)",
+			*model, shortNames(net.Weights().Layers()))
+	}
 	opts := caffe.PredictOptions{Transform: *transform, Batch: *batch}
 	if *blobs != "" {
 		opts.Outputs = strings.Split(*blobs, ",")
@@ -67,7 +71,7 @@ func runPredict(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	}
 	out, err := net.PredictWith(x, opts)
 	if err != nil {
-		return err
+		return fmt.Errorf("predicting the samples of %s with %s: %w", *input, *model, err)
 	}
 	if npz {
 		err = ndarray.SaveNpz(*output, out, false)
@@ -110,4 +114,12 @@ func readArray(path string) (*ndarray.Array, error) {
 		return a, nil
 	}
 	return nil, nil
+}
+
+// shortNames lists up to five names, then how many more there are.
+func shortNames(names []string) string {
+	if len(names) <= 5 {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:5], ", "), len(names)-5)
 }
