@@ -79,6 +79,7 @@ func TestBadInputs(t *testing.T) {
 		{"weights for other layers", []string{"test", model, "--weights=" + none, "--iterations=1"}, 1, []string{none + " has no weights for this net: the net's layers with parameters are ip1, ip2; its layers with weights are other"}},
 		{"weights for other layers in summary", []string{"summary", model, "--weights=" + none}, 1, []string{none + " has no weights for this net"}},
 		{"weights of another shape", []string{"summary", model, "--weights=" + misfit}, 1, []string{`cannot copy blob 0 of layer "ip1"`, "(loading " + misfit + ")"}},
+		{"weights for a net of unknown input shape", []string{"summary", softmax, "--weights=" + none}, 1, []string{"checking --weights=" + none + ": caffe: ", "the shape of parameter 0 is unknown; give the shapes of the net's inputs (with --input-shape=BLOB=N,C,H,W)"}},
 		{"weights of another shape in test", []string{"test", model, "--weights=" + misfit}, 1, []string{`cannot copy blob 0 of layer "ip1"`, "(loading " + misfit + ")"}},
 	}
 	for _, tc := range tests {

@@ -229,7 +229,7 @@ func checkWeights(stdout io.Writer, def *caffe.NetDef, shapes map[string][]int, 
 	}
 	dst, err := caffe.NewParamArrays(def, inferred)
 	if err != nil {
-		return fmt.Errorf("checking --weights: %w", err)
+		return fmt.Errorf("checking --weights=%s: %w (with --input-shape=BLOB=N,C,H,W)", weights, err)
 	}
 	model, err := caffe.ReadCaffemodel(weights)
 	if err != nil {
