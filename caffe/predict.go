@@ -365,6 +365,9 @@ func (n *Net) PredictWith(x *ndarray.Array, o PredictOptions) (map[string]*ndarr
 			shape, name, n.Name(), rank, Shape(blob.Shape()), rank)
 	}
 	total, sample := shape[0], shape[1:]
+	if total == 0 {
+		return nil, fmt.Errorf("caffe: Predict: the array %v holds no samples", shape)
+	}
 	values := x.Contiguous().Data()
 
 	// With the transform, each sample goes through the data layer's

@@ -263,7 +263,8 @@ func TestPredictErrors(t *testing.T) {
 	}{
 		{"nil", nil, PredictOptions{}, "the input array is nil"},
 		{"wrong rank", ndarray.New(2, 28, 28, 1, 1), PredictOptions{}, "the array is [2 28 28 1 1] but input \"data\" of net \"LeNet\" has 4 axes"},
-		{"wrong size", ndarray.New(2, 1, 20, 20), PredictOptions{}, "ip1"},
+		{"wrong size", ndarray.New(2, 1, 20, 20), PredictOptions{}, `layer "ip1" (InnerProduct): input of shape [2 50 2 2] has 200 values from axis 1, the weights expect K = 800 (input "data" of net "LeNet" took samples of 1x28x28; these are 1x20x20)`},
+		{"no samples", ndarray.New(0, 1, 28, 28), PredictOptions{}, "the array [0 1 28 28] holds no samples"},
 		{"transform of a deploy net", ndarray.New(2, 1, 28, 28), PredictOptions{Transform: true}, "has no transform_param"},
 		{"unknown blob", ndarray.New(2, 1, 28, 28), PredictOptions{Outputs: []string{"ip3"}}, `has no blob "ip3" (did you mean "ip1"?)`},
 	}
