@@ -184,6 +184,46 @@ func inferenceNet(np *caffepb.NetParameter, models []*caffepb.NetParameter) (*ca
 	return out, inputs, nil
 }
 
+// DataShapesFromWeights returns the shapes of the samples of the
+// definition's TEST-phase data layers whose data source would tell them
+// (N×C×H×W by the top they fill, N the layer's batch size), as LoadNet
+// finds them: the channels and size for which every layer's weights in
+// models fit. Data layers whose definition gives the shape (MemoryData)
+// are included too.
+func DataShapesFromWeights(np *caffepb.NetParameter, models ...*caffepb.NetParameter) (map[string][]int, error) {
+	out, inputs, err := inferenceNet(np, models)
+	if err != nil {
+		return nil, err
+	}
+	shapes := map[string][]int{}
+	for _, in := range inputs {
+		if in.transform == nil && !isReplacedDataLayer(np, in.layer) {
+			continue // an Input layer of the definition
+		}
+		for _, l := range out.Layer {
+			if l.GetName() == in.layer && len(l.Top) > 0 && l.Top[0] == in.top && len(l.GetInputParam().GetShape()) > 0 {
+				var shape []int
+				for _, d := range l.GetInputParam().GetShape()[0].GetDim() {
+					shape = append(shape, int(d))
+				}
+				shapes[in.top] = shape
+			}
+		}
+	}
+	return shapes, nil
+}
+
+// isReplacedDataLayer reports whether the layer named name in np is a
+// data layer (one LoadNet turns into an Input layer).
+func isReplacedDataLayer(np *caffepb.NetParameter, name string) bool {
+	for _, l := range np.GetLayer() {
+		if l.GetName() == name && l.GetType() != "Input" {
+			return true
+		}
+	}
+	return false
+}
+
 // dataLayerShape returns a data layer's batch size and, when its
 // definition gives it (MemoryData), the shape of its first top.
 func dataLayerShape(l *caffepb.LayerParameter) (batch int, shape []int) {

@@ -21,6 +21,7 @@ func init() {
 		"CheckFiller":             reflect.ValueOf(caffe.CheckFiller),
 		"ComputedLayerTypes":      reflect.ValueOf(caffe.ComputedLayerTypes),
 		"CopyWeights":             reflect.ValueOf(caffe.CopyWeights),
+		"DataShapesFromWeights":   reflect.ValueOf(caffe.DataShapesFromWeights),
 		"DataSources":             reflect.ValueOf(caffe.DataSources),
 		"DataTransform":           reflect.ValueOf(caffe.DataTransform),
 		"ErrDiverged":             reflect.ValueOf(&caffe.ErrDiverged).Elem(),

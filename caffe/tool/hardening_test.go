@@ -55,6 +55,7 @@ func TestBadInputs(t *testing.T) {
 	none := writeModel(t, filepath.Join(dir, "none.caffemodel"), ipLayer("other", 5, 784))
 	misfit := writeModel(t, filepath.Join(dir, "misfit.caffemodel"), ipLayer("ip1", 6, 784))
 	softmax := "--model=" + filepath.Join(dir, "softmax_train_test.prototxt")
+	unfit := writeModel(t, filepath.Join(dir, "unfit.caffemodel"), ipLayer("ip", 10, 1031)) // 1031 is no C×S×S
 	outDir := t.TempDir()
 	tests := []struct {
 		name string
@@ -79,7 +80,7 @@ func TestBadInputs(t *testing.T) {
 		{"weights for other layers", []string{"test", model, "--weights=" + none, "--iterations=1"}, 1, []string{none + " has no weights for this net: the net's layers with parameters are ip1, ip2; its layers with weights are other"}},
 		{"weights for other layers in summary", []string{"summary", model, "--weights=" + none}, 1, []string{none + " has no weights for this net"}},
 		{"weights of another shape", []string{"summary", model, "--weights=" + misfit}, 1, []string{`cannot copy blob 0 of layer "ip1"`, "(loading " + misfit + ")"}},
-		{"weights for a net of unknown input shape", []string{"summary", softmax, "--weights=" + none}, 1, []string{"checking --weights=" + none + ": caffe: ", "the shape of parameter 0 is unknown; give the shapes of the net's inputs (with --input-shape=BLOB=N,C,H,W)"}},
+		{"weights for a net of unknown input shape", []string{"summary", softmax, "--weights=" + unfit}, 1, []string{"checking --weights=" + unfit + ": caffe: no input shape of up to 8 channels and 512×512 fits the weights for data layer mnist", "(or give --input-shape=BLOB=N,C,H,W to see the layers that differ)"}},
 		{"weights of another shape in test", []string{"test", model, "--weights=" + misfit}, 1, []string{`cannot copy blob 0 of layer "ip1"`, "(loading " + misfit + ")"}},
 	}
 	for _, tc := range tests {
@@ -102,6 +103,17 @@ func TestBadInputs(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// summary --weights checks the weights of a net whose data layer's
+// database is absent against the sample shape they fit.
+func TestSummaryWeightsFitTheData(t *testing.T) {
+	dir := writeFiles(t)
+	w := writeModel(t, filepath.Join(dir, "fit.caffemodel"), ipLayer("ip", 10, 3*32*32))
+	out, errOut, code := runTool(t, "summary", "--model="+filepath.Join(dir, "softmax_train_test.prototxt"), "--weights="+w)
+	if want := "Weights " + w + ": loaded 1 layers (ip) for samples of data 3x32x32, the shape the weights fit\n"; code != 0 || strings.Count(out, want) != 2 {
+		t.Errorf("exit %d, want %q for both phases\nstdout: %s\nstderr: %s", code, want, out, errOut)
 	}
 }
 

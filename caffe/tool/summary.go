@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -134,7 +135,7 @@ func runSummary(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	nf.register(fs, "TEST")
 	shapes := shapeFlags{}
 	fs.Var(shapes, "input-shape", "the shape of a data or input blob, BLOB=D1,D2,... (repeatable), e.g. data=64,1,28,28")
-	weights := fs.String("weights", "", "a .caffemodel to check against the net: its blobs are loaded by layer name")
+	weights := fs.String("weights", "", "a .caffemodel to check against the net: its blobs are loaded by layer name (for data layers whose database is absent, at the sample shape they fit)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -184,7 +185,7 @@ func runSummary(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 				shown = append(shown, done{st, layers})
 				phaseShown[st.Phase] = true
 				if *weights != "" {
-					if err := checkWeights(stdout, def, shapes, *weights); err != nil {
+					if err := checkWeights(stdout, np, def, shapes, *weights); err != nil {
 						return err
 					}
 				}
@@ -221,19 +222,41 @@ func layerSources(def *caffe.NetDef) string {
 }
 
 // checkWeights loads a .caffemodel into parameter arrays of the shapes a
-// net definition infers, and reports what it loaded.
-func checkWeights(stdout io.Writer, def *caffe.NetDef, shapes map[string][]int, weights string) error {
+// net definition infers, and reports what it loaded. When the shapes of
+// some parameters depend on data the definition does not describe (a
+// data layer's database) and no --input-shape gives it, the data's shape
+// is the one the weights fit, as LoadNet finds it.
+func checkWeights(stdout io.Writer, np *caffepb.NetParameter, def *caffe.NetDef, shapes map[string][]int, weights string) error {
 	inferred, err := caffe.InferShapes(def, shapes)
 	if err != nil {
 		return err
 	}
-	dst, err := caffe.NewParamArrays(def, inferred)
-	if err != nil {
-		return fmt.Errorf("checking --weights=%s: %w (with --input-shape=BLOB=N,C,H,W)", weights, err)
-	}
 	model, err := caffe.ReadCaffemodel(weights)
 	if err != nil {
 		return err
+	}
+	dst, err := caffe.NewParamArrays(def, inferred)
+	fitted := ""
+	if err != nil && len(shapes) == 0 {
+		fit, ferr := caffe.DataShapesFromWeights(np, model)
+		if ferr != nil {
+			return fmt.Errorf("checking --weights=%s: %w (or give --input-shape=BLOB=N,C,H,W to see the layers that differ)", weights, ferr)
+		}
+		if len(fit) > 0 {
+			if again, ierr := caffe.InferShapes(def, fit); ierr == nil {
+				if d, nerr := caffe.NewParamArrays(def, again); nerr == nil {
+					dst, err = d, nil
+					var parts []string
+					for _, top := range slices.Sorted(maps.Keys(fit)) {
+						parts = append(parts, top+" "+caffe.Shape(fit[top][1:]).String())
+					}
+					fitted = fmt.Sprintf(" for samples of %s, the shape the weights fit", strings.Join(parts, ", "))
+				}
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("checking --weights=%s: %w (with --input-shape=BLOB=N,C,H,W)", weights, err)
 	}
 	report, err := caffe.CopyWeights(model, dst)
 	if err != nil {
@@ -242,7 +265,7 @@ func checkWeights(stdout io.Writer, def *caffe.NetDef, shapes map[string][]int, 
 	if err := report.Err(weights); err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Weights %s: loaded %d layers (%s)\n", weights, len(report.Copied), strings.Join(report.Copied, ", "))
+	fmt.Fprintf(stdout, "Weights %s: loaded %d layers (%s)%s\n", weights, len(report.Copied), strings.Join(report.Copied, ", "), fitted)
 	if len(report.Ignored) > 0 {
 		fmt.Fprintf(stdout, "  not in the net, ignored: %s\n", strings.Join(report.Ignored, ", "))
 	}
