@@ -72,19 +72,51 @@ func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 // the machine do not distort.
 func benchTrain(b *testing.B, model string, c, h, w int) {
 	for _, threads := range []int{1, 2} {
-		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
-			s := benchSolver(b, model, c, h, w, threads)
-			ctx := context.Background()
-			if err := s.Step(ctx, 1); err != nil {
-				b.Fatal(err)
-			}
-			fwd, bwd := s.Net().FLOPs()
-			runBench(b, s.Net().Blob("data").Dim(0), threads, fwd+bwd, func() {
-				if err := s.Step(ctx, 1); err != nil {
-					b.Fatal(err)
+		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) { benchTrainOn(b, model, c, h, w, threads) })
+	}
+}
+
+func benchTrainOn(b *testing.B, model string, c, h, w, threads int) {
+	s := benchSolver(b, model, c, h, w, threads)
+	ctx := context.Background()
+	if err := s.Step(ctx, 1); err != nil {
+		b.Fatal(err)
+	}
+	fwd, bwd := s.Net().FLOPs()
+	runBench(b, s.Net().Blob("data").Dim(0), threads, fwd+bwd, func() {
+		if err := s.Step(ctx, 1); err != nil {
+			b.Fatal(err)
+		}
+	})
+}
+
+// BenchmarkTrainFusion trains LeNet and CIFAR-10 quick with the
+// convolution, ReLU and pooling groups run layer by layer and fused
+// (fuseLayers), one after the other in the same run:
+//
+//	go test -run '^$' -bench TrainFusion -count 3 ./caffe
+func BenchmarkTrainFusion(b *testing.B) {
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32},
+	}
+	for _, nt := range nets {
+		for _, threads := range []int{1, 2} {
+			for _, fuse := range []bool{false, true} {
+				name := "layers"
+				if fuse {
+					name = "fused"
 				}
-			})
-		})
+				b.Run(fmt.Sprintf("%s/threads=%d/%s", nt.name, threads, name), func(b *testing.B) {
+					fuseLayers = fuse
+					benchTrainOn(b, nt.model, nt.c, nt.h, nt.w, threads)
+				})
+			}
+		}
 	}
 }
 
