@@ -494,7 +494,7 @@ func (n *Net) Forward() (float32, error) {
 	var loss float32
 	for i := 0; i < len(n.layers); i++ {
 		if f := n.fusions[i]; f != nil {
-			if _, err := n.forwardFused(f); err != nil {
+			if err := n.forwardFused(f); err != nil {
 				return 0, err
 			}
 			i = f.last

@@ -117,23 +117,24 @@ func (f *convFusion) fits() bool {
 
 // forwardFused runs the group's Forward: reshapes where inputs changed,
 // then the fused pass, or the layers one by one when the group does not
-// fit. It reports the layer a failure belongs to.
-func (n *Net) forwardFused(f *convFusion) (int, error) {
+// fit.
+func (n *Net) forwardFused(f *convFusion) error {
 	for i := f.first; i <= f.last; i++ {
 		if shapesChanged(n.bottomShapes[i], n.bottoms[i]) {
 			if err := n.reshapeLayer(i); err != nil {
-				return i, err
+				return err
 			}
 		}
 	}
 	if !f.fits() {
 		for i := f.first; i <= f.last; i++ {
 			if _, err := n.ForwardLayer(i); err != nil {
-				return i, err
+				return err
 			}
 		}
-		return f.last, nil
+		return nil
 	}
+	var ferr error
 	err := n.guard(f.first, func() {
 		top := n.tops[f.first][0]
 		f.y = top.DataSlice()
@@ -142,11 +143,12 @@ func (n *Net) forwardFused(f *convFusion) (int, error) {
 		}
 		f.conv.fused = f
 		defer f.release()
-		if err := f.conv.Forward(n.bottoms[f.first], n.tops[f.first]); err != nil {
-			panic(err)
-		}
+		ferr = f.conv.Forward(n.bottoms[f.first], n.tops[f.first])
 	})
-	return f.first, err
+	if err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // backwardFused runs the group's Backward, fused when every layer of it
