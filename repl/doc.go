@@ -194,8 +194,11 @@
 //
 // BUG(repl): Values of two declared types with the same underlying type
 // are equal as interface values (the interpreter gives both one reflect
-// type): any(A(1)) == any(B(1)) is true, and such keys of a map[any]
-// collide.
+// type): any(A(1)) == any(B(1)) is true, such keys of a map[any]
+// collide, and x.(A) is true of any int x. So in an interface that could
+// hold the underlying type too (an any), only values of the session's
+// struct types keep their type's name: %T of an any holding an A prints
+// int (in an interface with A's methods, A is named).
 //
 // BUG(repl): An index or slice expression out of range panics with Go's
 // message, index and length included, outside loops; inside a loop

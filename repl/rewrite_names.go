@@ -238,7 +238,7 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 	pos := x.Pos()
 	param := r.temp("v", pos)
 	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
-	for _, tn := range r.sessionTypes(at.Pos()) {
+	for _, tn := range r.telling(r.sessionTypes(at.Pos()), t) {
 		yname := r.c.typeNameIn(tn)
 		for _, ptr := range []bool{false, true} {
 			var ct types.Type = tn.Type()
@@ -285,8 +285,8 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 }
 
 // sessionTypes returns the session's types that code at pos sees: the
-// earlier inputs' and those this input declared before pos, defined
-// types that are not interfaces or generic.
+// earlier inputs' and those this input declared before pos, not
+// generic.
 func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
 	var out []*types.TypeName
 	scope := r.c.pkg.Scope()
@@ -299,7 +299,7 @@ func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
 			continue // declared after pos: not compiled yet
 		}
 		n, ok := tn.Type().(*types.Named)
-		if !ok || n.TypeParams().Len() > 0 || isInterface(n) || r.c.typeNameIn(tn) == "" {
+		if !ok || n.TypeParams().Len() > 0 || r.c.typeNameIn(tn) == "" {
 			continue
 		}
 		out = append(out, tn)
@@ -741,4 +741,36 @@ func (r *typedRewriter) methodExprs(f *ast.File) {
 		c.Replace(&ast.FuncLit{Type: ft, Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{body}, Rbrace: pos}})
 		return true
 	})
+}
+
+// telling returns the types of cands whose values an assertion tells
+// apart in an interface of type t. The interpreter's assertion to a type
+// succeeds for every value of its reflect type, and a declared type
+// that is not a struct has the reflect type of its underlying type: so
+// such a type is left out when t can hold values of its underlying type
+// (x.(A), with type A int, is true of any int in an any) or of another
+// candidate of the same underlying type.
+func (r *typedRewriter) telling(cands []*types.TypeName, t types.Type) []*types.TypeName {
+	var out []*types.TypeName
+	for i, tn := range cands {
+		u := tn.Type().Underlying()
+		if _, isStruct := u.(*types.Struct); isStruct {
+			out = append(out, tn)
+			continue
+		}
+		if types.AssignableTo(u, t) || types.AssignableTo(types.NewPointer(u), t) {
+			continue
+		}
+		alone := true
+		for j, other := range cands {
+			if j != i && types.Identical(other.Type().Underlying(), u) &&
+				(types.AssignableTo(other.Type(), t) || types.AssignableTo(types.NewPointer(other.Type()), t)) {
+				alone = false
+			}
+		}
+		if alone {
+			out = append(out, tn)
+		}
+	}
+	return out
 }
