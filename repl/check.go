@@ -454,7 +454,9 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		c.ids[obj] = s.scope.seq
 		if tn, ok := obj.(*types.TypeName); ok {
 			c.ynames[tn] = tn.Name()
-			if s.typesSeen[tn.Name()] {
+			// A type named like a package the file imports gets a
+			// name of its own too, as a function does below.
+			if s.typesSeen[tn.Name()] || s.imported[file][tn.Name()] != "" {
 				c.ynames[tn] = internalName(s.scope.seq, tn.Name())
 			}
 			s.typesSeen[c.ynames[tn]] = true

@@ -97,6 +97,22 @@ func TestCheck(t *testing.T) {
 			{in: "func rdd(n int) int { return 2 * n }"},
 			{in: "func display() int { return rdd(len(data)) }"},
 			{in: "display()", out: "4 (int)\n"},
+			{in: "type iter struct{ N int }\ncmp := iter{3}\nfunc maps(i iter) int { return i.N * 2 }"},
+			{in: "maps(cmp)", out: "6 (int)\n"},
+			{in: "fmt.Printf(\"%T\\n\", cmp)", out: "main.iter\n"},
+		}},
+		{"the standard library's generic packages need no import", []evalStep{
+			{in: "s := []int{3, 1, 2}; slices.Sort(s); s", out: "[1 2 3] ([]int)\n"},
+			{in: "slices.Max(s) + slices.Index(s, 2)", out: "4 (int)\n"},
+			{in: `m := map[string]int{"b": 2, "a": 1}; c := maps.Clone(m); c["z"] = 26`},
+			{in: "fmt.Println(slices.Sorted(maps.Keys(c)), len(m), cmp.Compare(len(m), len(c)))", out: "[a b z] 2 -1\n"},
+			{in: "func count(n int) iter.Seq[int] { return func(yield func(int) bool) { for i := range n { if !yield(i) { return } } } }"},
+			{in: "slices.Collect(count(3))", out: "[0 1 2] ([]int)\n"},
+			{in: "func Map[T, U any](xs []T, f func(T) U) []U { var out []U; for _, x := range xs { out = append(out, f(x)) }; return out }"},
+			{in: "Map([]int{1, 2}, func(i int) string { return fmt.Sprint(i * 2) })", out: "[2 4] ([]string)\n"},
+			{in: "type Number interface{ ~int | ~float64 }\nfunc Sum[T Number](xs ...T) T { var t T; for _, x := range xs { t += x }; return t }\ntype Celsius float64"},
+			{in: "fmt.Println(Sum(1, 2), Sum(1.5, 2), Sum(Celsius(3), 4))", out: "3 3.5 7\n"},
+			{in: "func Half[T ~int | ~float64](x T) T { return x / 2 }\nfmt.Println(Half(7), Half(7.0))", out: "3 3.5\n"},
 		}},
 	}
 	for _, tc := range tests {

@@ -30,10 +30,12 @@
 // imports are not errors, and a top-level declaration replaces an
 // earlier one of the same name, in an earlier input or the same one (a
 // type too: values of the old type keep it; x := x + 1 uses the old x).
-// Compiled packages are checked against the interpreter's symbol tables;
-// iter, cmp, slices, maps and the generic functions of errors, sync and
-// math/rand/v2 are the shell's own source (package typecheck), to Go
-// 1.26's API, which the interpreter runs too.
+// The packages of AutoImports need no import line (an input may still
+// use their names for its own declarations); the others are imported as
+// in Go. Compiled packages are checked against the interpreter's symbol
+// tables; iter, cmp, slices, maps and the generic functions of errors,
+// sync and math/rand/v2 are the shell's own source (package typecheck),
+// to Go 1.26's API, which the interpreter runs too.
 //
 // The type information then drives rewrites that make the interpreter
 // run the Go of go.mod's version: per-iteration loop variables, range

@@ -127,6 +127,34 @@ len(make([]float32, 1<<20)) + len(make([]int, 3, 10)) + cap(make(chan int, 7)) +
 	}
 }
 
+// TestMakeRange checks make's run-time errors in Go's words: negative
+// sizes, and a length past the capacity.
+func TestMakeRange(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	src := `func try(f func()) {
+	defer func() { fmt.Println(recover()) }()
+	f()
+}
+n, c := -1, 2
+try(func() { _ = make([]int, n) })
+try(func() { _ = make([]int, 1, n) })
+try(func() { _ = make([]int, 3, c) })
+try(func() { _ = make(chan int, n) })
+try(func() { fmt.Println(len(make(map[int]int, n))) })`
+	if err := s.Eval(context.Background(), src); err != nil {
+		t.Fatal(err)
+	}
+	want := "runtime error: makeslice: len out of range\nruntime error: makeslice: cap out of range\n" +
+		"runtime error: makeslice: cap out of range\nmakechan: size out of range\n0\n<nil>\n"
+	if got := out.String(); got != want {
+		t.Fatalf("make's errors printed %q, want %q", got, want)
+	}
+	err := s.Eval(context.Background(), "k := make([]float64, n)")
+	if err == nil || !strings.Contains(err.Error(), "panic: runtime error: makeslice: len out of range") {
+		t.Fatalf("an unrecovered make: %v", err)
+	}
+}
+
 func TestMemoryWatch(t *testing.T) {
 	s, _, _ := newLimitedSession(t, 0, 64<<20)
 	src := `var keep [][]byte

@@ -69,8 +69,25 @@ var (
 		"reflect: string index out of range":              "index out of range",
 		"reflect.Value.Slice: slice index out of bounds":  "slice bounds out of range",
 		"reflect.Value.Slice3: slice index out of bounds": "slice bounds out of range",
+		"reflect.MakeSlice: negative len":                 "makeslice: len out of range",
+		"reflect.MakeSlice: negative cap":                 "makeslice: cap out of range",
+		"reflect.MakeSlice: len > cap":                    "makeslice: cap out of range",
+	}
+	// plainReflectPanics are those that Go's runtime words without
+	// "runtime error: ".
+	plainReflectPanics = map[string]string{
+		"reflect.MakeChan: negative buffer size": "makechan: size out of range",
 	}
 )
+
+// plainRuntimeError is a run-time panic whose message Go's runtime does
+// not start with "runtime error: " (makechan's).
+type plainRuntimeError struct{ msg string }
+
+func (e plainRuntimeError) Error() string { return e.msg }
+
+// RuntimeError marks it as a runtime.Error.
+func (plainRuntimeError) RuntimeError() {}
 
 // goPanicValue returns the panic value v as Go would have it: the
 // runtime's error for a panic of reflection or of the interpreter on
@@ -99,6 +116,9 @@ func goPanicValue(v any) any {
 	}
 	if words, ok := reflectPanics[msg]; ok {
 		return goRuntimeError{words}
+	}
+	if words, ok := plainReflectPanics[msg]; ok {
+		return plainRuntimeError{words}
 	}
 	return v
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sparknet-go/sparknet/rdd"
 	"github.com/sparknet-go/sparknet/repl/display"
+	"github.com/sparknet-go/sparknet/repl/typecheck"
 	"github.com/sparknet-go/sparknet/stdlib"
 	"github.com/sparknet-go/sparknet/ui"
 	"github.com/traefik/yaegi/interp"
@@ -93,6 +94,18 @@ var AutoImports = map[string]string{
 	"math":     "math",
 	"strings":  "strings",
 	"sort":     "sort",
+	"slices":   "slices",
+	"maps":     "maps",
+	"cmp":      "cmp",
+	"iter":     "iter",
+	"bytes":    "bytes",
+	"unicode":  "unicode",
+	"utf8":     "unicode/utf8",
+	"bufio":    "bufio",
+	"io":       "io",
+	"regexp":   "regexp",
+	"sync":     "sync",
+	"context":  "context",
 	"time":     "time",
 	"os":       "os",
 	"errors":   "errors",
@@ -451,6 +464,9 @@ func (s *Session) prepare(file string, own map[string]string) error {
 	var b strings.Builder
 	b.WriteString("package main\nimport (\n")
 	for _, name := range sortedKeys(names) {
+		if typecheck.SourceID(names[name]) != "" {
+			continue // a source package: imported where an input uses it
+		}
 		fmt.Fprintf(&b, "\t%s %q\n", name, names[name])
 	}
 	b.WriteString(")\n")

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -58,6 +59,7 @@ type Shell struct {
 	s      *Session
 	opts   ShellOptions
 	out    io.Writer // normal output (the session's)
+	ends   *lineEnds // out, on a terminal
 	errw   io.Writer // error reports
 	rl     *readline.Instance
 	lines  *bufio.Reader // input when not a terminal
@@ -97,6 +99,21 @@ func stderrOf(o Options) io.Writer {
 // NewShell starts a session for an interactive shell.
 func NewShell(opts ShellOptions) (*Shell, error) {
 	sh := &Shell{opts: opts}
+	in := opts.Stdin
+	if in == nil {
+		in = os.Stdin
+	}
+	tty, isFile := in.(*os.File)
+	if isFile && isatty.IsTerminal(tty.Fd()) {
+		// The line editor redraws the prompt's line: output that does
+		// not end its line must be ended, or the prompt hides it.
+		out := opts.Session.Stdout
+		if out == nil {
+			out = os.Stdout
+		}
+		sh.ends = &lineEnds{w: out}
+		opts.Session.Stdout = sh.ends
+	}
 	s, err := New(opts.Session)
 	if err != nil {
 		return nil, err
@@ -107,11 +124,7 @@ func NewShell(opts ShellOptions) (*Shell, error) {
 	if s.group != nil && s.group.rank() != 0 {
 		return sh, nil // rank 0 reads the input for every rank
 	}
-	in := opts.Stdin
-	if in == nil {
-		in = os.Stdin
-	}
-	if f, ok := in.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+	if f := tty; sh.ends != nil {
 		rl, err := readline.NewEx(&readline.Config{
 			Prompt:            Prompt,
 			HistoryFile:       opts.HistoryFile,
@@ -319,6 +332,7 @@ func (sh *Shell) runInput(in input) {
 	} else {
 		sh.eval(in.Code)
 	}
+	sh.endLine()
 	if !spmd {
 		return
 	}
@@ -417,6 +431,7 @@ func (sh *Shell) eval(src string) error {
 // the ranks of an SPMD master run an input, it keeps the error for them
 // to compare.
 func (sh *Shell) report(err error) {
+	sh.endLine()
 	if err == nil {
 		return
 	}
@@ -453,4 +468,44 @@ func historyFile() string {
 		return ""
 	}
 	return filepath.Join(home, ".sparknet_shell_history")
+}
+
+// endLine ends the line that the output left open, if any.
+func (sh *Shell) endLine() {
+	if sh.ends != nil {
+		sh.ends.end()
+	}
+}
+
+// lineEnds passes output through to w and remembers whether it left a
+// line open.
+type lineEnds struct {
+	mu   sync.Mutex
+	w    io.Writer
+	open bool
+}
+
+func (l *lineEnds) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(p) > 0 {
+		// A line cleared for redrawing ("\r\x1b[K", as a progress
+		// bar's) is not open.
+		l.open = p[len(p)-1] != '\n' && !bytes.HasSuffix(p, []byte("\r\x1b[K"))
+	}
+	return l.w.Write(p)
+}
+
+// Unwrap returns the writer that l writes to (display.IsTerminal looks
+// through it).
+func (l *lineEnds) Unwrap() io.Writer { return l.w }
+
+// end writes a newline if the output so far does not end with one.
+func (l *lineEnds) end() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open {
+		l.w.Write([]byte{'\n'})
+		l.open = false
+	}
 }

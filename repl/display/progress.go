@@ -85,8 +85,16 @@ func liveFor(terminal bool, getenv func(string) string) bool {
 	return true
 }
 
-// IsTerminal reports whether w is a terminal.
+// IsTerminal reports whether w is a terminal, or a writer that writes
+// to one and says so with an Unwrap method.
 func IsTerminal(w io.Writer) bool {
+	for {
+		u, ok := w.(interface{ Unwrap() io.Writer })
+		if !ok {
+			break
+		}
+		w = u.Unwrap()
+	}
 	f, ok := w.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }
