@@ -304,6 +304,18 @@ func (s *Session) members(head string) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if path, ok := s.imported[inputFile][head]; ok && head != rtName {
+		// The checker's view of the package has the members of the
+		// shell's source packages and overlays too (slices.Sort,
+		// errors.AsType).
+		if pkg, err := sharedImporter().Import(path); err == nil {
+			var names []string
+			for _, n := range pkg.Scope().Names() {
+				if token.IsExported(n) {
+					names = append(names, n)
+				}
+			}
+			return names
+		}
 		for key, syms := range s.exports {
 			if strings.TrimSuffix(key, "/"+key[strings.LastIndexByte(key, '/')+1:]) == path {
 				var names []string

@@ -32,6 +32,10 @@ func TestComplete(t *testing.T) {
 		{":help ke", "ke", []string{"keys"}, nil},
 		{":doc ndarray.Ze", "Ze", []string{"Zeros"}, nil},
 		{"rdd.New", "New", []string{"NewContext"}, nil},
+		{"slices.So", "So", []string{"Sort", "SortFunc", "Sorted"}, nil},
+		{"maps.Ke", "Ke", []string{"Keys"}, nil},
+		{"errors.A", "A", []string{"As", "AsType"}, nil},
+		{"iter.", "", []string{"Seq", "Seq2", "Pull"}, nil},
 		{"_s", "_s", nil, []string{rtName}},
 		// After calls and indexes, from the signatures: nothing is called.
 		{`alpha.Reshape(1, 2).Resh`, "Resh", []string{"Reshape"}, nil},
