@@ -344,6 +344,11 @@ var helpText = map[string]string{
     a panic               anywhere: an input, its goroutines, RDD callbacks
     os.Exit               ends the input (a script: the shell, with its status)
     endless loops         Ctrl-C stops them, and every goroutine they started
+    a deadlock            an input whose goroutines all wait on channels and
+                          locks for each other stops with Go's "all goroutines
+                          are asleep - deadlock!" (a goroutine stuck in a
+                          sync.Mutex's Lock waits on, and channels that
+                          compiled code feeds are not seen)
   The Go runtime ends the process, with no chance to recover, when:
     - goroutines write one map at the same time ("concurrent map writes");
     - memory runs out faster than the shell's watch sees the heap grow

@@ -59,8 +59,13 @@
 // sizes beyond Options.MemoryBudget with a *MemoryError (a run-time
 // panic, as Go's own "makeslice: len out of range"), an input that holds
 // a fixed-size value larger than the budget is refused before it runs,
-// and a heap that grows past the budget stops the running code. StopGoroutines (Ctrl-C at an empty prompt) and
-// Reset stop the goroutines that inputs left running.
+// and a heap that grows past the budget stops the running code.
+// StopGoroutines (Ctrl-C at an empty prompt) and Reset stop the
+// goroutines that inputs left running. An input whose goroutines all
+// wait for each other on channels, selects and locks, with no timer,
+// signal or ctx that could wake one, stops with a *DeadlockError in the
+// words of Go's runtime ("all goroutines are asleep - deadlock!")
+// instead of hanging.
 //
 // # The shell
 //
@@ -201,6 +206,14 @@
 // hold the underlying type too (an any), only values of the session's
 // struct types keep their type's name: %T of an any holding an A prints
 // int (in an interface with A's methods, A is named).
+//
+// BUG(repl): Goroutines of an earlier input that took part in a
+// deadlock go on waiting on their channels when the input stops (the
+// interpreter cannot wake them): a later send on such a channel may go to
+// them. One waiting in a compiled call (a sync.Mutex's Lock) waits for
+// ever. Deadlock detection does not see channels that compiled code makes
+// and feeds from goroutines of its own (ui.State.Changed): waiting on one
+// alone can be taken for a deadlock.
 //
 // BUG(repl): An index or slice expression out of range panics with Go's
 // message, index and length included, outside loops; inside a loop

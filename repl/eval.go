@@ -470,7 +470,8 @@ func (s *Session) dropImported(f *ast.File) {
 func ranSome(err error) bool {
 	var pe *PanicError
 	var ee *ExitError
-	return errors.As(err, &pe) || errors.As(err, &ee) || errors.Is(err, ErrInterrupted)
+	var de *DeadlockError
+	return errors.As(err, &pe) || errors.As(err, &ee) || errors.As(err, &de) || errors.Is(err, ErrInterrupted)
 }
 
 // run compiles and executes node.
@@ -548,7 +549,11 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 	ctx, done := s.guardContext(ctx)
 	defer done()
 	s.ctx.set(ctx)
+	s.ctx.doneAsked.Store(false)
 	defer s.ctx.set(context.Background())
+	unwatch := make(chan struct{})
+	go s.watchDeadlock(unwatch)
+	defer close(unwatch)
 	defer display.EndLive()
 	defer s.collectReplaced()
 	s.stderr.take()
@@ -558,7 +563,11 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		s.sc.CancelJobs()
-		s.waitStopped(2 * time.Second)
+		// The goroutines of a deadlock wait, and go on waiting where the
+		// stop cannot reach them (see the BUGs): no use waiting for them.
+		if _, dead := context.Cause(ctx).(*DeadlockError); !dead {
+			s.waitStopped(2 * time.Second)
+		}
 		if err := s.stopped(ctx); err != nil {
 			return reflect.Value{}, err
 		}

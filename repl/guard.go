@@ -422,6 +422,9 @@ func (s *Session) watchMemory(stop <-chan struct{}) {
 // memory budget first: strings.Repeat and bytes.Repeat.
 func (s *Session) guardSymbols(ex map[string]map[string]reflect.Value) {
 	replace := func(pkg, name string, f any) {
+		if ex[pkg] == nil {
+			return
+		}
 		syms := map[string]reflect.Value{}
 		for n, v := range ex[pkg] {
 			syms[n] = v
@@ -437,6 +440,7 @@ func (s *Session) guardSymbols(ex map[string]map[string]reflect.Value) {
 		s.checkRepeat("bytes.Repeat", len(b), count)
 		return bytes.Repeat(b, count)
 	})
+	s.wakerSymbols(replace)
 }
 
 // checkRepeat panics with a *MemoryError when count copies of n bytes do

@@ -307,3 +307,52 @@ func TestBigValues(t *testing.T) {
 		t.Errorf("sizes within the budget: %q", got)
 	}
 }
+
+// TestDeadlock checks that an input whose goroutines all wait for each
+// other stops with a *DeadlockError, and that waits something else ends
+// (a sleeping goroutine, a deadline, ctx) are left alone.
+func TestDeadlock(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	ctx := context.Background()
+	for _, in := range []string{
+		"ch, ch2 := make(chan int), make(chan int)",
+		"go func() { v := <-ch; ch2 <- v }()", // waits from an earlier input
+	} {
+		if err := s.Eval(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err := s.Eval(ctx, "fmt.Println(\"waiting\")\n<-ch2")
+	var de *DeadlockError
+	if !errors.As(err, &de) {
+		t.Fatalf("a deadlock ended with %v", err)
+	}
+	if msg := err.Error(); !strings.HasPrefix(msg, "fatal error: all goroutines are asleep - deadlock!\n\tat in[3]:2:1") ||
+		!strings.Contains(msg, "2 goroutines waiting") {
+		t.Fatalf("a deadlock's message: %q", msg)
+	}
+	out.Reset()
+	for _, in := range []string{
+		`c := make(chan int); go func() { time.Sleep(150 * time.Millisecond); c <- 1 }(); <-c`,
+		`c, cancel := context.WithTimeout(context.Background(), 150*time.Millisecond); <-c.Done(); cancel()`,
+		`<-time.After(150 * time.Millisecond)`,
+		`1 + 1`,
+	} {
+		if err := s.Eval(ctx, "import \"context\"\n"+in); err != nil {
+			t.Fatalf("%s: %v", in, err)
+		}
+	}
+	if got := out.String(); !strings.HasPrefix(got, "1 (int)\n") || !strings.HasSuffix(got, "(time.Time)\n2 (int)\n") {
+		t.Fatalf("printed %q", got)
+	}
+	// Waiting for Ctrl-C is no deadlock.
+	cctx, cancel := context.WithTimeout(ctx, 250*time.Millisecond)
+	defer cancel()
+	if err := s.Eval(cctx, "<-ctx.Done()"); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("waiting for ctx: %v", err)
+	}
+	// (Last: the input's goroutine waits on in the compiled Lock.)
+	if err := s.Eval(ctx, "var mu sync.Mutex\nmu.Lock()\nmu.Lock()"); !errors.As(err, &de) || !strings.Contains(err.Error(), "sync.Mutex.Lock") {
+		t.Fatalf("a lock taken twice: %v", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"runtime/pprof"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -138,6 +139,9 @@ func (s *Session) trace(frames []frame, top string) []string {
 type inputContext struct {
 	mu  sync.Mutex
 	cur context.Context
+	// doneAsked is set when Done is called while an input runs: a
+	// goroutine may wait for Ctrl-C (see watchDeadlock).
+	doneAsked atomic.Bool
 }
 
 func (c *inputContext) set(ctx context.Context) {
@@ -154,7 +158,10 @@ func (c *inputContext) get() context.Context {
 
 func (c *inputContext) Deadline() (time.Time, bool) { return c.get().Deadline() }
 
-func (c *inputContext) Done() <-chan struct{} { return c.get().Done() }
+func (c *inputContext) Done() <-chan struct{} {
+	c.doneAsked.Store(true)
+	return c.get().Done()
+}
 
 func (c *inputContext) Err() error { return c.get().Err() }
 

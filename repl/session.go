@@ -152,6 +152,7 @@ type Session struct {
 	stopping   atomic.Bool  // a stop of goroutines between inputs is under way
 	park       atomic.Pointer[parking]
 	unwatch    chan struct{} // closed to end watchMemory
+	wakers     wakers        // what interpreted code made that can wake a goroutine (see watchDeadlock)
 	busy       busyClock     // the time the session runs code
 
 	mu         sync.Mutex // serializes evaluation
@@ -317,6 +318,7 @@ func (s *Session) Inputs() []Input { return slices.Clone(s.inputs) }
 // reset makes a fresh interpreter: variables, functions and types are
 // forgotten; sc stays.
 func (s *Session) reset() error {
+	s.wakers.until.Store(0)
 	args := s.opts.Args
 	if args == nil {
 		args = []string{"sparknet-shell"}

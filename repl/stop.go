@@ -78,6 +78,12 @@ func (s *Session) stopped(ctx context.Context) error {
 			trace = append(trace, s.mapPositions("in "+cause.Func+" at "+pos))
 		}
 	case *MemoryError:
+	case *DeadlockError:
+		if i := int(s.at.Load()); i < len(s.atPos) {
+			trace = append(trace, s.mapPositions("at "+s.atPos[i]))
+		}
+		s.stderr.take()
+		return &DeadlockError{Waiting: cause.Waiting, Trace: trace}
 	default:
 		return nil
 	}

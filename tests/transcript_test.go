@@ -194,6 +194,7 @@ var transcripts = []struct {
 			{"func down(n int) int { return down(n+1) + 1 }" + enter, ">>> "},
 			{"down(0)" + enter, "stack overflow: calls of down nest too deeply"},
 			{"x := make([]float64, 1<<40)" + enter, "make([]float64, 1099511627776) needs 8 TiB, more than the session's memory budget"},
+			{"ch := make(chan int); <-ch" + enter, "fatal error: all goroutines are asleep - deadlock!"},
 			{"n := 0" + enter, ">>> "},
 			{"go func() { for { n++ } }()" + enter, ">>> "},
 			{ctrlC, "stopped 1 goroutine started by earlier inputs"},
