@@ -305,7 +305,7 @@ func TestSuggestions(t *testing.T) {
 		{"xyzzy", "undefined: xyzzy"},
 		// the interpreter crashes on packages that were not imported
 		{"var p *caffepb.NetParameter", `undefined: caffepb; add import "github.com/sparknet-go/sparknet/caffe/caffepb"`},
-		{"f := func(b *bytes.Buffer) {}", `undefined: bytes; add import "bytes"`},
+		{"f := func(r *csv.Reader) {}", `undefined: csv; add import "encoding/csv"`},
 		// the interpreter leaves out callees that are method values
 		{"var a *ndarray.Array; a.Sum()", "in[8]:1:29: not enough arguments in call to a.Sum\n\thave ()\n\twant (int)"},
 		{"r, err := sc.Parallelize(nil, 0)", "assignment mismatch: 2 variables but sc.Parallelize returns 1 value"},
