@@ -101,6 +101,12 @@ func TestCheck(t *testing.T) {
 			{in: "maps(cmp)", out: "6 (int)\n"},
 			{in: "fmt.Printf(\"%T\\n\", cmp)", out: "main.iter\n"},
 		}},
+		{"comma-ok assertions of a nil interface to an interface type", []evalStep{
+			{in: "var x any\nvar e error\nv, ok := x.(error)\nvar s, ok2 = e.(fmt.Stringer)\nfmt.Println(v, ok, s, ok2)", out: "<nil> false <nil> false\n"},
+			{in: "func kind(e error) string { if _, ok := e.(interface{ Timeout() bool }); ok { return \"timeout\" }; switch e.(type) { case fmt.Stringer: return \"stringer\"; case nil: return \"nil\" }; return \"other\" }"},
+			{in: "fmt.Println(kind(nil), kind(errors.New(\"x\")))", out: "nil other\n"},
+			{in: "var sv fmt.Stringer = time.Second\nvar a any = sv\nst, isStringer := a.(fmt.Stringer)\nfmt.Println(st, isStringer)", out: "1s true\n"},
+		}},
 		{"the standard library's generic packages need no import", []evalStep{
 			{in: "s := []int{3, 1, 2}; slices.Sort(s); s", out: "[1 2 3] ([]int)\n"},
 			{in: "slices.Max(s) + slices.Index(s, 2)", out: "4 (int)\n"},

@@ -367,8 +367,15 @@ func (r *typedRewriter) typeSwitch(ts *ast.TypeSwitchStmt, label *ast.Ident) ast
 					continue
 				}
 			}
+			var test ast.Expr = &ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: te, Rparen: pos}
+			if tv, ok := r.info.Types[te]; ok && tv.IsType() {
+				// An interface case: nil matches none (see safeAssert).
+				if safe := r.safeAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); safe != nil {
+					test = safe
+				}
+			}
 			assert := &ast.AssignStmt{Lhs: []ast.Expr{ident("_", pos), ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: te, Rparen: pos}}}
+				Rhs: []ast.Expr{test}}
 			addTest(assert, ident("ok", pos), k)
 		}
 		if bound != nil {

@@ -80,6 +80,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.mapLookups(f)
 		r.methodExprs(f)
 		r.zeroDivisors(f)
+		r.nilAssertions(f)
 		r.names(f)
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
