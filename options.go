@@ -66,6 +66,11 @@ type Options struct {
 	// of the process (sparknet-shell --overwrite).
 	Resume    bool
 	Overwrite bool
+	// Compress sends the replicas' changes of the weights compressed
+	// (bfloat16, float16 or top-k sparse, with error feedback) instead of
+	// their float32 weights; the zero value sends the weights.
+	// WeightsOnly averaging only.
+	Compress Compression
 	// Solver passes options to every replica's solver (search folders for
 	// net files, for example). Threads, Seed and Rewrite are set by the
 	// trainer.

@@ -22,6 +22,7 @@ type replica struct {
 	history  *ndarray.WeightCollection // views of the solver's state
 	loss     float64                   // losses of the current round's iterations
 	iters    int
+	residual []float32 // compressed averaging: what the replica has not sent yet (error feedback)
 }
 
 // stepFeed is what replica 0 needs to report its steps: the subscribers

@@ -28,6 +28,8 @@ import (
 //	P_round_r.outer               the outer optimizer's momentum (OuterNesterov only)
 //	P_round_r.pull                the center replicas pull toward next (elastic averaging only)
 //	P_round_r.history             the averaged solver history (WeightsAndHistory only)
+//	P_round_r.part<p>.residual    each replica's error feedback (compressed averaging)
+//	P_round_r.sum_residual        the error feedback of the compressed sum (bfloat16, float16)
 //
 // Every file is written to a temporary file and renamed into place, the
 // state file last, so a crash never leaves a snapshot that Resume would
@@ -51,6 +53,12 @@ type snapshotState struct {
 	Momentum string   `json:"outer_momentum,omitempty"`
 	Pull     string   `json:"pull_center,omitempty"`
 	History  string   `json:"history,omitempty"`
+	// Compressed averaging: the compression, each replica's error
+	// feedback (what it has not sent yet) and that of the sum, laid out
+	// as the weights.
+	Compress    string   `json:"compress,omitempty"`
+	Residuals   []string `json:"replica_residuals,omitempty"`
+	SumResidual string   `json:"sum_residual,omitempty"`
 }
 
 // Snapshot writes the trainer's state with the given path prefix (folders
@@ -107,6 +115,25 @@ func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 			}
 		}
 	}
+	compressed := t.opts.Compress.Enabled()
+	if compressed {
+		st.Compress = t.opts.Compress.String()
+		// Every process takes part: under SPMD each holds a piece.
+		res, err := t.gatherSumResidual()
+		if err != nil {
+			return "", fmt.Errorf("sparknet: snapshot: %w", err)
+		}
+		if res != nil {
+			st.SumResidual = filepath.Base(stem + ".sum_residual")
+			if t.sc.IsDriver() {
+				w := t.weights.Clone()
+				unflatten(w, res)
+				if err := writeCollection(stem+".sum_residual", w); err != nil {
+					return "", err
+				}
+			}
+		}
+	}
 	elastic := t.outer.kind == outerElastic
 	if t.round > 0 {
 		if err := t.snapshotReplicas(ctx, stem, elastic); err != nil {
@@ -118,6 +145,9 @@ func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 		st.Parts = append(st.Parts, base+".solverstate")
 		if elastic {
 			st.PartNets = append(st.PartNets, base+".caffemodel")
+		}
+		if compressed {
+			st.Residuals = append(st.Residuals, base+".residual")
 		}
 	}
 	path := stem + ".sparknet"
@@ -149,6 +179,17 @@ func (t *Trainer) snapshotReplicas(ctx context.Context, stem string, elastic boo
 		}
 		if elastic {
 			if err := r.solver.Net().SaveWeights(base + ".caffemodel"); err != nil {
+				return nil, err
+			}
+		}
+		if t.opts.Compress.Enabled() {
+			w := r.weights.Clone()
+			if r.residual != nil {
+				unflatten(w, r.residual)
+			} else {
+				w.ScaleInPlace(0)
+			}
+			if err := writeCollection(base+".residual", w); err != nil {
 				return nil, err
 			}
 		}
@@ -193,6 +234,10 @@ func (t *Trainer) Resume(ctx context.Context, path string) error {
 		return mismatch("averaging", t.opts.Average, st.Average)
 	case st.Outer != t.opts.Outer.String():
 		return mismatch("outer optimizer", t.opts.Outer, st.Outer)
+	case compressionName(st.Compress) != t.opts.Compress.String():
+		return mismatch("compression", t.opts.Compress, compressionName(st.Compress))
+	case st.Round > 0 && t.opts.Compress.Enabled() && len(st.Residuals) != t.k:
+		return fmt.Errorf("sparknet: resume: %s lists %d replica error-feedback files for %d replicas", path, len(st.Residuals), t.k)
 	case st.Round > 0 && len(st.Parts) != t.k:
 		return fmt.Errorf("sparknet: resume: %s lists %d replica states for %d replicas", path, len(st.Parts), t.k)
 	}
@@ -215,6 +260,14 @@ func (t *Trainer) Resume(ctx context.Context, path string) error {
 	}
 	if t.history, err = read(st.History); err != nil {
 		return err
+	}
+	t.sumResidual = nil
+	if st.SumResidual != "" {
+		w, err := read(st.SumResidual)
+		if err != nil {
+			return err
+		}
+		t.sumResidual = flatten(nil, w)
 	}
 	t.round, t.iter = st.Round, st.Iter
 	if st.Round == 0 {
@@ -239,6 +292,13 @@ func (t *Trainer) Resume(ctx context.Context, path string) error {
 			if _, err := r.solver.Net().LoadWeights(at(st.PartNets[p])); err != nil {
 				return nil, err
 			}
+		}
+		if len(st.Residuals) > p {
+			w, err := readCollection(at(st.Residuals[p]), r.weights)
+			if err != nil {
+				return nil, err
+			}
+			r.residual = flatten(nil, w)
 		}
 		skip := st.Iter * int(max(t.sp.GetIterSize(), 1))
 		for _, b := range r.batchers {

@@ -65,6 +65,11 @@ type Trainer struct {
 	localMu sync.Mutex
 	local   map[int]*partResult // SPMD: this rank's replicas' results of the round
 
+	// sumResidual is what rounding the sum of compressed changes left
+	// out, per value (Options.Compress with an Encoding); under an SPMD
+	// engine each process keeps its piece current (rdd.EncodedPiece).
+	sumResidual []float32
+
 	mu     sync.Mutex
 	round  int
 	iter   int
@@ -122,6 +127,12 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 	}
 	if err := o.Outer.check(t.k); err != nil {
 		return nil, err
+	}
+	if err := o.Compress.check(); err != nil {
+		return nil, fmt.Errorf("sparknet: Options.Compress: %w", err)
+	}
+	if o.Compress.Enabled() && o.Average != WeightsOnly {
+		return nil, fmt.Errorf("sparknet: compressed averaging (%s) sends the weights only; it cannot average the solver history too (Average %s)", o.Compress, o.Average)
 	}
 	if err := t.sampleShape(); err != nil {
 		return nil, err
@@ -274,6 +285,7 @@ type partResult struct {
 	Loss    float64 // sum of the iterations' losses
 	Iters   int
 	Seconds float64
+	Encoded int64 // compressed averaging: the bytes of the replica's change
 }
 
 func init() {
@@ -407,43 +419,77 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 		wbytes += t.history.EncodedSize()
 	}
 
-	// Broadcast.
+	compressed := t.opts.Compress.Enabled()
+	moved := 2 * int64(t.k) * int64(wbytes)
+
+	// Broadcast. Compressed, what the replicas start from is the
+	// compressed sum every process already holds, charged with the
+	// collection below.
 	start := time.Now()
 	msg := t.message(tau)
 	if err := t.publish(msg); err != nil {
 		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
 	}
-	if err := t.injectCost(ctx, int64(t.k)*int64(wbytes)); err != nil {
+	bcast := int64(t.k) * int64(wbytes)
+	if compressed {
+		bcast = 0
+	}
+	if err := t.injectCost(ctx, bcast); err != nil {
 		return ev, err
 	}
 	comm := time.Since(start)
 
-	// Local iterations.
-	start = time.Now()
-	res, err := t.train.RunPartitions(ctx, t.trainTask)
-	if err != nil {
-		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
-	}
-	compute := time.Since(start)
-
-	// Collect and reduce in partition order.
-	start = time.Now()
-	if err := t.injectCost(ctx, int64(t.k)*int64(wbytes)); err != nil {
-		return ev, err
-	}
-	results := make([]*partResult, len(res))
-	for p, r := range res {
-		results[p] = r.(*partResult)
-	}
-	if t.comm != nil {
-		err = t.reduceSPMD()
+	var results []*partResult
+	var compute time.Duration
+	if compressed {
+		// Local iterations, and the compressed changes summed.
+		start = time.Now()
+		es, m, err := t.reduceCompressed(ctx)
+		if err != nil {
+			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+		}
+		compute = time.Since(start) - es.ReduceTime
+		start = time.Now()
+		moved = m
+		if err := t.injectCost(ctx, moved); err != nil {
+			return ev, err
+		}
+		if t.outer.kind == outerElastic {
+			t.pullAt = t.weights.Clone()
+		}
+		t.outer.step(t.weights, t.compressedSum(es.Sum), t.k)
+		comm += time.Since(start) + es.ReduceTime
+		for _, v := range es.Values {
+			results = append(results, v.(*partResult))
+		}
 	} else {
-		err = t.reduce(results)
+		// Local iterations.
+		start = time.Now()
+		res, err := t.train.RunPartitions(ctx, t.trainTask)
+		if err != nil {
+			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+		}
+		compute = time.Since(start)
+
+		// Collect and reduce in partition order.
+		start = time.Now()
+		if err := t.injectCost(ctx, int64(t.k)*int64(wbytes)); err != nil {
+			return ev, err
+		}
+		results = make([]*partResult, len(res))
+		for p, r := range res {
+			results[p] = r.(*partResult)
+		}
+		if t.comm != nil {
+			err = t.reduceSPMD()
+		} else {
+			err = t.reduce(results)
+		}
+		if err != nil {
+			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+		}
+		comm += time.Since(start)
 	}
-	if err != nil {
-		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
-	}
-	comm += time.Since(start)
 
 	var loss float64
 	var iters int
@@ -457,7 +503,7 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 	ev.TrainLoss = loss / float64(max(iters, 1))
 	ev.ComputeSeconds = compute.Seconds()
 	ev.CommSeconds = comm.Seconds()
-	ev.BytesMoved = 2 * int64(t.k) * int64(wbytes)
+	ev.BytesMoved = moved
 	if o := t.opts; o.Test != nil && (o.TestEvery > 0 && t.round%o.TestEvery == 0 || last) {
 		res, err := t.test(ctx, o.Test)
 		if err != nil {

@@ -10,6 +10,9 @@ import (
 func init() {
 	Symbols["github.com/sparknet-go/sparknet/sparknet"] = map[string]reflect.Value{
 		// function, constant and variable definitions
+		"CompressBFloat16":      reflect.ValueOf(sparknet.CompressBFloat16),
+		"CompressFloat16":       reflect.ValueOf(sparknet.CompressFloat16),
+		"CompressTopK":          reflect.ValueOf(sparknet.CompressTopK),
 		"ElasticAveraging":      reflect.ValueOf(sparknet.ElasticAveraging),
 		"InjectedLatency":       reflect.ValueOf(&sparknet.InjectedLatency).Elem(),
 		"LatestCheckpoint":      reflect.ValueOf(sparknet.LatestCheckpoint),
@@ -17,6 +20,7 @@ func init() {
 		"OuterNesterov":         reflect.ValueOf(sparknet.OuterNesterov),
 		"OverwriteCheckpoints":  reflect.ValueOf(&sparknet.OverwriteCheckpoints).Elem(),
 		"Parallelize":           reflect.ValueOf(sparknet.Parallelize),
+		"ParseCompression":      reflect.ValueOf(sparknet.ParseCompression),
 		"PlainAverage":          reflect.ValueOf(sparknet.PlainAverage),
 		"ReplicaSeed":           reflect.ValueOf(sparknet.ReplicaSeed),
 		"ResumeFromCheckpoints": reflect.ValueOf(&sparknet.ResumeFromCheckpoints).Elem(),
@@ -25,12 +29,13 @@ func init() {
 		"WeightsOnly":           reflect.ValueOf(sparknet.WeightsOnly),
 
 		// type definitions
-		"Averaging":  reflect.ValueOf((*sparknet.Averaging)(nil)),
-		"Options":    reflect.ValueOf((*sparknet.Options)(nil)),
-		"Outer":      reflect.ValueOf((*sparknet.Outer)(nil)),
-		"RoundEvent": reflect.ValueOf((*sparknet.RoundEvent)(nil)),
-		"StepEvent":  reflect.ValueOf((*sparknet.StepEvent)(nil)),
-		"TestResult": reflect.ValueOf((*sparknet.TestResult)(nil)),
-		"Trainer":    reflect.ValueOf((*sparknet.Trainer)(nil)),
+		"Averaging":   reflect.ValueOf((*sparknet.Averaging)(nil)),
+		"Compression": reflect.ValueOf((*sparknet.Compression)(nil)),
+		"Options":     reflect.ValueOf((*sparknet.Options)(nil)),
+		"Outer":       reflect.ValueOf((*sparknet.Outer)(nil)),
+		"RoundEvent":  reflect.ValueOf((*sparknet.RoundEvent)(nil)),
+		"StepEvent":   reflect.ValueOf((*sparknet.StepEvent)(nil)),
+		"TestResult":  reflect.ValueOf((*sparknet.TestResult)(nil)),
+		"Trainer":     reflect.ValueOf((*sparknet.Trainer)(nil)),
 	}
 }
