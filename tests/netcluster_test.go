@@ -135,6 +135,35 @@ func TestMPINetcluster(t *testing.T) {
 		}
 	})
 
+	// Compressed, the changes cross the links in bfloat16 (rdd.SumEncoded):
+	// the sum is a local master's bit for bit on any number of hosts, and
+	// with a replica per host (and no checkpoints, whose error feedback
+	// is gathered in float32) every host sends half what a float32
+	// allreduce needs.
+	t.Run("3 hosts, bfloat16", func(t *testing.T) {
+		train := filepath.Join(repoRoot, "tests", "testdata", "cluster_train.go")
+		const rounds = 3
+		stats := filepath.Join(dir, "stats3bf16.csv")
+		r := runCluster(t, dir, 3, []string{"--stats", stats}, train, strconv.Itoa(rounds), "3", "", "-", "bfloat16")
+		l := runShell(t, dir, "", 5*time.Minute, "--master", "local[3]", train, strconv.Itoa(rounds), "3", "", "-", "bfloat16")
+		if l.code != 0 {
+			t.Fatalf("local[3]: exit status %d:\n%s", l.code, l.out)
+		}
+		if got, want := finalWeights(t, r.out), finalWeights(t, l.out); got != want {
+			t.Errorf("bfloat16 on 3 hosts: %s\nunder local[3]: %s", got, want)
+		}
+		// A float32 allreduce of n values among 3 ranks sends at least
+		// 2·(2/3)·4n bytes from every rank; bfloat16 halves that.
+		float32Bytes := float64(rounds) * 2 * 2 / 3 * 4 * 431080
+		for i, row := range readStats(t, stats) {
+			tx := row["tx_bytes"]
+			t.Logf("host%d sent %.2f MB in %d rounds (a float32 allreduce: at least %.2f MB)", i, tx/1e6, rounds, float32Bytes/1e6)
+			if tx > 0.7*float32Bytes || tx < 0.4*float32Bytes {
+				t.Errorf("host%d sent %d bytes, want about half of %d", i, int64(tx), int64(float32Bytes))
+			}
+		}
+	})
+
 	t.Run("3 hosts", func(t *testing.T) {
 		runCluster(t, dir, 3, nil, mnist, "2", "5", "net3/lenet")
 		local(3, "2", "5", "local3/lenet")
@@ -166,18 +195,19 @@ func TestMPINetclusterHostDown(t *testing.T) {
 	netclusterScript(t)
 	train := filepath.Join(repoRoot, "tests", "testdata", "cluster_train.go")
 	for _, tc := range []struct {
-		name  string
-		parts string // 0: one replica per host
-		host  int
-		named *regexp.Regexp
+		name     string
+		parts    string // 0: one replica per host
+		compress string
+		host     int
+		named    *regexp.Regexp
 	}{
-		{"kill", "6", 2, regexp.MustCompile(`process rank 2 with PID \d+ on node 10\.231\.0\.3 exited on signal 9`)},
-		{"cut", "6", 1, regexp.MustCompile(`host1 \(rank 1, 10\.231\.0\.2\) has not been heard from|Remote daemon: \S+ on node 10\.231\.0\.2`)},
+		{"kill", "6", "bfloat16", 2, regexp.MustCompile(`process rank 2 with PID \d+ on node 10\.231\.0\.3 exited on signal 9`)},
+		{"cut", "6", "none", 1, regexp.MustCompile(`host1 \(rank 1, 10\.231\.0\.2\) has not been heard from|Remote daemon: \S+ on node 10\.231\.0\.2`)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			ck := filepath.Join(dir, "ck", "lenet")
-			j := startCluster(t, dir, 3, "200mbit", nil, train, "1000", tc.parts, ck, dir)
+			j := startCluster(t, dir, 3, "200mbit", nil, train, "1000", tc.parts, ck, dir, tc.compress)
 			// Two checkpoints, then the host goes.
 			deadline := time.Now().Add(3 * time.Minute)
 			for !fileExists(ck + "_round_2.sparknet") {
@@ -215,6 +245,9 @@ func TestMPINetclusterHostDown(t *testing.T) {
 			if r.code == 0 {
 				t.Fatalf("the job succeeded:\n%s", r.out)
 			}
+			if elapsed := time.Since(start); elapsed > 5*time.Second {
+				t.Errorf("the job took %v to end after host%d went down, want at most 5s", elapsed.Round(10*time.Millisecond), tc.host)
+			}
 			if !tc.named.MatchString(r.out) {
 				t.Errorf("the output does not name host%d (%s):\n%s", tc.host, tc.named, r.out)
 			}
@@ -223,12 +256,25 @@ func TestMPINetclusterHostDown(t *testing.T) {
 				t.Fatalf("latest checkpoint: round %d, %v", last, err)
 			}
 			// The 2 hosts left go on from the latest checkpoint.
-			resumed := runCluster(t, dir, 2, nil, "--resume", train, strconv.Itoa(last+2), tc.parts, ck)
+			resumed := runCluster(t, dir, 2, nil, "--resume", train, strconv.Itoa(last+2), tc.parts, ck, "-", tc.compress)
 			want := []string{"resumed from the checkpoint of round " + strconv.Itoa(last), "round " + strconv.Itoa(last+2) + ": loss", "final weights"}
 			for _, w := range want {
 				if !strings.Contains(resumed.out, w) {
 					t.Errorf("the resumed run lacks %q:\n%s", w, resumed.out)
 				}
+			}
+			if tc.compress != "bfloat16" {
+				return
+			}
+			// Compressed sums are a local master's bit for bit on any
+			// number of processes, so 3 hosts, then 2 after the resume,
+			// end with the weights of one uninterrupted local run.
+			whole := runShell(t, dir, "", 5*time.Minute, "--master", "local[2]", train, strconv.Itoa(last+2), tc.parts, filepath.Join(dir, "whole", "lenet"), "-", tc.compress)
+			if whole.code != 0 {
+				t.Fatalf("local[2]: exit status %d:\n%s", whole.code, whole.out)
+			}
+			if got, want := finalWeights(t, resumed.out), finalWeights(t, whole.out); got != want {
+				t.Errorf("3 hosts, a host killed, resumed on 2: %s\nuninterrupted under local[2]: %s", got, want)
 			}
 		})
 	}
