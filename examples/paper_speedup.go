@@ -126,6 +126,17 @@ if !hasOne {
 sort.Ints(Ks)
 sort.Ints(taus)
 const seed = 1
+shownDir := outDir
+if !sc.IsDriver() {
+	// Under MPI every rank runs the study; rank 0 writes the files the
+	// study names, the others write theirs where nobody reads them.
+	tmp, err := os.MkdirTemp("", "paper_speedup")
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	outDir = tmp
+}
 if err := os.MkdirAll(outDir, 0o755); err != nil {
 	fmt.Println(err)
 	os.Exit(1)
@@ -140,7 +151,7 @@ if full {
 }
 fmt.Printf("%s study: K %v, τ %v, target accuracy %.4g on %d test images, at most %d iterations per worker, a test every %d iterations\n",
 	study, Ks, taus, target, testN, budget, spacing)
-fmt.Printf("%d workers (%s); output in %s\n", sc.Workers(), sc.Master(), outDir)
+fmt.Printf("%d workers (%s); output in %s\n", sc.Workers(), sc.Master(), shownDir)
 studyStart := time.Now()
 
 // %% The data and the net
@@ -465,4 +476,4 @@ fmt.Printf("the %s study took %s\n", study, display.FormatDuration(time.Since(st
 // %% The heat maps
 // The speedup tables as one picture: red cells are slower than the serial
 // solver, blue ones faster.
-panels
+display.Show(panels)
