@@ -19,11 +19,19 @@
 // A line per round goes to the CSV file (appended; a header when it is
 // new): the setting (hosts, bandwidth, latency and how it was made, from
 // netcluster.sh's environment), compute and communication seconds (the
-// trainer's, the injected latency included in communication), the wire
+// trainer's, the injected latency included in communication; on a machine
+// whose cores the hosts share, communication also holds the wait for the
+// slowest rank), the seconds of one allreduce of the weights alone, timed
+// after the round once every rank has reached it (the network's own
+// cost; its bytes are not counted with the round's), the wire
 // bytes sent and received by the busiest rank and on average, and the
 // machine's load average, since on a shared machine the times vary.
 //
-//	sparknet-shell --master mpi scripts/netbench.go [MODEL [ROUNDS [TAU [CSV]]]]
+// COMPRESS (default none) is a sparknet.ParseCompression name: bfloat16,
+// float16 or top-1% average compressed changes (Options.Compress), which
+// cross the links in the compressed form.
+//
+//	sparknet-shell --master mpi scripts/netbench.go [MODEL [ROUNDS [TAU [CSV [COMPRESS]]]]]
 
 import (
 	"bufio"
@@ -34,7 +42,7 @@ import (
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 )
 
-model, rounds, tau, csvPath := "lenet", 10, 10, ""
+model, rounds, tau, csvPath, compressName := "lenet", 10, 10, "", "none"
 if len(os.Args) > 1 {
 	model = os.Args[1]
 }
@@ -46,6 +54,14 @@ if len(os.Args) > 3 {
 }
 if len(os.Args) > 4 {
 	csvPath = os.Args[4]
+}
+if len(os.Args) > 5 {
+	compressName = os.Args[5]
+}
+compress, err := sparknet.ParseCompression(compressName)
+if err != nil {
+	fmt.Println(err)
+	os.Exit(2)
 }
 if rounds < 2 || tau < 1 {
 	fmt.Println("netbench: want at least 2 rounds and tau >= 1")
@@ -67,7 +83,6 @@ latencyBy := setting("SPARKNET_NETCLUSTER_LATENCY_BY", "none")
 
 var solver *caffepb.SolverParameter
 var train *rdd.RDD
-var err error
 switch model {
 case "lenet":
 	solver, err = caffe.LoadSolverParameter(filepath.Join(here, "lenet_solver.prototxt"))
@@ -116,7 +131,7 @@ default:
 	os.Exit(2)
 }
 
-trainer, err := sparknet.Parallelize(sc, solver, train.Cache(), sparknet.Options{Tau: tau, Seed: 1})
+trainer, err := sparknet.Parallelize(sc, solver, train.Cache(), sparknet.Options{Tau: tau, Seed: 1, Compress: compress})
 if err != nil {
 	fmt.Println(err)
 	os.Exit(1)
@@ -171,11 +186,31 @@ loadAverage := func() string {
 	return ""
 }
 
-fmt.Printf("netbench: %s (%d weights, %.1f MB), %d hosts, %s, latency %s (%s), %d rounds of %d iterations\n",
-	model, weights, float64(weights)*4/1e6, hosts, bandwidth, latency, latencyBy, rounds, tau)
+fmt.Printf("netbench: %s (%d weights, %.1f MB), %d hosts, %s, latency %s (%s), %d rounds of %d iterations, compression %s\n",
+	model, weights, float64(weights)*4/1e6, hosts, bandwidth, latency, latencyBy, rounds, tau, compress)
+// pureAllreduce times an allreduce of as many float32 as the weights once
+// every rank has arrived (a barrier first): the cost of the network alone,
+// where the round's communication also holds the wait for the slowest
+// rank's compute. 0 without MPI.
+allreduceBuf := make([]float32, weights)
+pureAllreduce := func() float64 {
+	comm := sc.Comm()
+	if comm == nil {
+		return 0
+	}
+	if err := comm.Barrier(); err != nil {
+		panic(err)
+	}
+	start := time.Now()
+	if err := comm.AllreduceFloat32Sum(allreduceBuf); err != nil {
+		panic(err)
+	}
+	return time.Since(start).Seconds()
+}
 type row struct {
 	round             int
 	compute, comm     float64
+	allreduce         float64
 	maxTx, maxRx      int64
 	meanTx, meanRx    float64
 	load              string
@@ -196,10 +231,11 @@ for r := 1; r <= rounds; r++ {
 		x.meanTx += float64(tx) / float64(hosts)
 		x.meanRx += float64(rx) / float64(hosts)
 	}
-	before = after
+	x.allreduce = pureAllreduce()
+	before = everyRank() // the bytes of the lone allreduce are not the round's
 	rows = append(rows, x)
-	fmt.Printf("round %2d: compute %7.3fs  communication %7.3fs  sent %8.2f MB  received %8.2f MB per rank (most)  load %s\n",
-		r, x.compute, x.comm, float64(x.maxTx)/1e6, float64(x.maxRx)/1e6, x.load)
+	fmt.Printf("round %2d: compute %7.3fs  communication %7.3fs  (allreduce alone %7.3fs)  sent %8.2f MB  received %8.2f MB per rank (most)  load %s\n",
+		r, x.compute, x.comm, x.allreduce, float64(x.maxTx)/1e6, float64(x.maxRx)/1e6, x.load)
 }
 
 // The summary leaves out round 1 (it builds the replicas): medians.
@@ -213,9 +249,10 @@ median := func(f func(row) float64) float64 {
 }
 compute := median(func(x row) float64 { return x.compute })
 comm := median(func(x row) float64 { return x.comm })
+alone := median(func(x row) float64 { return x.allreduce })
 sent := median(func(x row) float64 { return float64(x.maxTx) })
-fmt.Printf("median of rounds 2-%d: compute %.3fs, communication %.3fs (%.0f%% of the round), %.2f MB sent per rank, %.2f× the weights\n",
-	rounds, compute, comm, 100*comm/(compute+comm), sent/1e6, sent/(4*float64(weights)))
+fmt.Printf("median of rounds 2-%d: compute %.3fs, communication %.3fs (%.0f%% of the round; an allreduce alone %.3fs), %.2f MB sent per rank, %.2f× the weights\n",
+	rounds, compute, comm, 100*comm/(compute+comm), alone, sent/1e6, sent/(4*float64(weights)))
 
 if csvPath != "" && sc.IsDriver() {
 	_, statErr := os.Stat(csvPath)
@@ -226,12 +263,12 @@ if csvPath != "" && sc.IsDriver() {
 	}
 	w := csv.NewWriter(f)
 	if statErr != nil {
-		w.Write([]string{"model", "weights", "hosts", "bandwidth", "latency", "latency_by", "tau", "round",
-			"compute_s", "comm_s", "max_tx_bytes", "max_rx_bytes", "mean_tx_bytes", "mean_rx_bytes", "load"})
+		w.Write([]string{"model", "compression", "weights", "hosts", "bandwidth", "latency", "latency_by", "tau", "round",
+			"compute_s", "comm_s", "allreduce_s", "max_tx_bytes", "max_rx_bytes", "mean_tx_bytes", "mean_rx_bytes", "load"})
 	}
 	for _, x := range rows {
-		w.Write([]string{model, strconv.Itoa(weights), strconv.Itoa(hosts), bandwidth, latency, latencyBy, strconv.Itoa(tau), strconv.Itoa(x.round),
-			strconv.FormatFloat(x.compute, 'f', 4, 64), strconv.FormatFloat(x.comm, 'f', 4, 64),
+		w.Write([]string{model, compress.String(), strconv.Itoa(weights), strconv.Itoa(hosts), bandwidth, latency, latencyBy, strconv.Itoa(tau), strconv.Itoa(x.round),
+			strconv.FormatFloat(x.compute, 'f', 4, 64), strconv.FormatFloat(x.comm, 'f', 4, 64), strconv.FormatFloat(x.allreduce, 'f', 4, 64),
 			strconv.FormatInt(x.maxTx, 10), strconv.FormatInt(x.maxRx, 10),
 			strconv.FormatFloat(x.meanTx, 'f', 0, 64), strconv.FormatFloat(x.meanRx, 'f', 0, 64), x.load})
 	}
