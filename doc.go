@@ -42,7 +42,10 @@
 // Options.Outer chooses the outer optimizer: PlainAverage (SparkNet),
 // ElasticAveraging (EASGD) or OuterNesterov (Nesterov momentum on the
 // averaged change, as DiLoCo). Options.WarmupRounds gives post-local SGD:
-// τ = 1 for the first rounds, then τ.
+// τ = 1 for the first rounds, then τ. Options.Compress (CompressBFloat16,
+// CompressFloat16, CompressTopK) makes replicas send their change of the
+// weights compressed, with error feedback, and get the compressed sum
+// back; between processes it travels compressed (rdd.SumEncoded).
 //
 // # Observing and slowing down
 //
@@ -61,7 +64,8 @@
 //
 // Snapshot writes the averaged weights as a Caffe model, every replica's
 // solver state and the trainer's counters; Resume continues from them to
-// the weights an uninterrupted run would have reached. With
+// the weights an uninterrupted run would have reached, also on another
+// number of processes or workers (the state is per replica). With
 // Options.Checkpoint the trainer writes them every CheckpointEvery rounds.
 // The checkpoints under a prefix belong to one run: Parallelize resumes them
 // (Options.Resume; ResumedFrom names the file), refuses them, or replaces

@@ -190,11 +190,14 @@
 //	}
 //
 // Context.Comm is the job's communicator (nil under a local master); a
-// trainer sums the weights of its ranks with AllreduceWeights. The ranks
-// check at every collective that all of them make the same call: when
-// they diverge (one rank closes its Context, or fails alone and says so
-// with Context.Agree, while the others run a job), the job is aborted
-// with a message saying what each rank was doing, instead of hanging.
+// trainer sums the weights of its ranks with AllreduceWeights, or, when
+// its replicas send compressed changes, with SumEncoded, which moves them
+// encoded (bfloat16, float16, sparse) and sums them in partition order on
+// any number of ranks. The ranks check at every collective that all of
+// them make the same call: when they diverge (one rank closes its
+// Context, or fails alone and says so with Context.Agree, while the
+// others run a job), the job is aborted with a message saying what each
+// rank was doing, instead of hanging.
 // NewLocalComms makes a communicator whose ranks are goroutines, to run
 // SPMD code in one process.
 //
