@@ -41,7 +41,7 @@ type Pooling struct {
 	// AVE: for each output column, its window's columns [colLo, colHi)
 	// clipped to the plane and its width with the padding (colSize).
 	colLo, colHi, colSize []int
-	spread                []float32 // AVE backward: one row of W per worker
+	spread                []float32 // AVE backward: outH rows of W per worker
 
 	// The current call, for the workers: x and y are the bottom's and
 	// top's values in Forward, their gradients in Backward.
@@ -237,7 +237,7 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 		we := min(ws+l.kw, l.width+l.padW)
 		l.colLo[pw], l.colHi[pw], l.colSize[pw] = max(ws, 0), min(we, l.width), we-ws
 	}
-	l.spread = growFloats(l.spread, l.threads()*l.width)
+	l.spread = growFloats(l.spread, l.threads()*l.outH*l.width)
 	return nil
 }
 
@@ -491,37 +491,64 @@ func (l *Pooling) backwardPlanes(w, lo, hi int) {
 		}
 		return
 	}
-	r := l.spread[w*l.width : (w+1)*l.width]
+	size := l.outH * l.width
+	r := l.spread[w*size : (w+1)*size]
 	for pl := lo; pl < hi; pl++ {
-		d := dx[pl*hw : (pl+1)*hw]
-		clear(d)
-		l.aveBackwardPlane(d, dy[pl*phw:(pl+1)*phw], r)
+		l.aveBackwardPlane(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], r)
 	}
 }
 
 // aveBackwardPlane spreads each output gradient of one plane, divided by
-// its window's size, over the window (d starts at zero). A row of outputs
-// is first spread along one plane row, r, which is then added to each of
-// the rows the windows cover.
+// its window's size, over the window. Each row of outputs is first spread
+// along one plane row of r (outH rows of the plane's width), each value
+// added to the row's sum from zero in the order of the outputs; then each
+// row of the plane is the sum of the spread rows of the windows that
+// cover it, added in the order of the outputs: the additions of Caffe's
+// loop over the outputs, grouped by output row, with one pass over each
+// plane row instead of one per window covering it. (A sum that starts
+// from zero is never −0, so the first spread row is copied as it is.)
 func (l *Pooling) aveBackwardPlane(d, g, r []float32) {
 	w := l.width
 	for ph := range l.outH {
-		h0, h1, rows := l.aveRows(ph)
-		if h1 <= h0 {
-			continue
-		}
-		clear(r)
+		rr := r[ph*w : (ph+1)*w]
+		clear(rr)
+		_, _, rows := l.aveRows(ph)
 		colLo, colHi, colSize := l.colLo[:l.outW], l.colHi[:l.outW], l.colSize[:l.outW]
 		for pw, v := range g[ph*l.outW : (ph+1)*l.outW] {
 			v /= float32(rows * colSize[pw])
-			run := r[colLo[pw]:colHi[pw]]
+			run := rr[colLo[pw]:colHi[pw]]
 			for c := range run {
 				run[c] += v
 			}
 		}
-		for h := h0; h < h1; h++ {
-			dr := d[h*w : h*w+len(r)]
-			kernel.Add(dr, dr, r)
+	}
+	// The output rows whose windows cover plane row h are [ph0, ph1):
+	// both bounds only grow with h.
+	ph0, ph1 := 0, 0
+	for h := range l.height {
+		for ph1 < l.outH {
+			if h0, _, _ := l.aveRows(ph1); h0 > h {
+				break
+			}
+			ph1++
+		}
+		for ph0 < ph1 {
+			if _, h1, _ := l.aveRows(ph0); h1 > h {
+				break
+			}
+			ph0++
+		}
+		dr := d[h*w : (h+1)*w]
+		switch ph1 - ph0 {
+		case 0:
+			clear(dr)
+		case 1:
+			copy(dr, r[ph0*w:(ph0+1)*w])
+		default:
+			kernel.Add(dr, r[ph0*w:(ph0+1)*w], r[(ph0+1)*w:(ph0+2)*w])
+			for ph := ph0 + 2; ph < ph1; ph++ {
+				kernel.Add(dr, dr, r[ph*w:(ph+1)*w])
+			}
 		}
 	}
 }

@@ -344,9 +344,49 @@ func TestLayerPoolingMatchesDirect(t *testing.T) {
 				if i := firstDiff(x.DiffSlice(), wantDx, tol); i >= 0 {
 					t.Errorf("backward differs at %d: got %v, want %v", i, x.DiffSlice()[i], wantDx[i])
 				}
+				if method == "AVE" {
+					// Exactly: the shares summed along each row of
+					// outputs first, then added to the plane's rows.
+					want := aveBackwardByRows(dy, n*c, g.h, g.w, g.kh, g.kw, g.p, g.s, g.s2, oh, ow)
+					if i := firstDiff(x.DiffSlice(), want, 0); i >= 0 {
+						t.Errorf("backward differs from the row order at %d: got %v, want %v", i, x.DiffSlice()[i], want[i])
+					}
+				}
 			})
 		}
 	}
+}
+
+// aveBackwardByRows is the AVE backward pass of planes planes in the
+// order the layer adds the shares: for each row of outputs, their shares
+// divided by the window sizes (with the padding) summed along a row from
+// zero, in the order of the outputs, and that row added to each plane row
+// the windows cover.
+func aveBackwardByRows(dy []float32, planes, h, w, kh, kw, p, sh, sw, oh, ow int) []float32 {
+	dx := make([]float32, planes*h*w)
+	r := make([]float32, w)
+	for pl := range planes {
+		d, g := dx[pl*h*w:(pl+1)*h*w], dy[pl*oh*ow:(pl+1)*oh*ow]
+		for ph := range oh {
+			hs := ph*sh - p
+			he := min(hs+kh, h+p)
+			clear(r)
+			for pw := range ow {
+				ws := pw*sw - p
+				we := min(ws+kw, w+p)
+				v := g[ph*ow+pw] / float32((he-hs)*(we-ws))
+				for c := max(ws, 0); c < min(we, w); c++ {
+					r[c] += v
+				}
+			}
+			for y := max(hs, 0); y < min(he, h); y++ {
+				for c := range w {
+					d[y*w+c] += r[c]
+				}
+			}
+		}
+	}
+	return dx
 }
 
 // firstDiff returns the first index where got and want differ by more
