@@ -496,11 +496,109 @@ TEXT ·maxPoolRowsAVX512(SB), NOSPLIT, $32-96
 	VMOVDQA32    Z25, Z23
 
 rowStart:
-	MOVQ      (SP), DI
-	MOVQ      8(SP), BX
-	MOVQ      16(SP), SI
-	MOVQ      n+24(FP), CX
-	VMOVDQA32 Z23, Z25
+	MOVQ         (SP), DI
+	MOVQ         8(SP), BX
+	MOVQ         16(SP), SI
+	MOVQ         n+24(FP), CX
+	VMOVDQA32    Z23, Z25
+	MOVQ         srcRow+88(FP), R14
+	VPBROADCASTD R14, Z21
+	SHLQ         $0x02, R14
+	CMPQ         24(SP), $0x02
+	JLT          block
+
+blockPair:
+	MOVQ      $0x00000010, AX
+	CMPQ      CX, AX
+	CMOVQLT   CX, AX
+	MOVL      $0xffffffff, DX
+	BZHIL     AX, DX, DX
+	KMOVW     DX, K1
+	LEAQ      -1(AX)(AX*1), AX
+	MOVL      $0xffffffff, DX
+	BZHIL     AX, DX, DX
+	KMOVW     DX, K2
+	SUBQ      $0x10, AX
+	XORQ      DX, DX
+	CMPQ      AX, DX
+	CMOVQLT   DX, AX
+	MOVL      $0xffffffff, DX
+	BZHIL     AX, DX, DX
+	KMOVW     DX, K3
+	VMOVAPS   Z31, Z0
+	VMOVDQA32 Z28, Z1
+	VMOVDQA32 Z25, Z5
+	VMOVAPS   Z31, Z6
+	VMOVDQA32 Z28, Z7
+	VPADDD    Z21, Z25, Z11
+	MOVQ      SI, R11
+	MOVQ      rows+32(FP), R13
+
+rowPair:
+	MOVQ      R11, R12
+	MOVQ      R9, DX
+	VMOVDQA32 Z5, Z4
+	VMOVDQA32 Z11, Z10
+
+tapPair:
+	CMPQ      R10, $0x01
+	JNE       evenPair
+	VMOVUPS.Z (R12), K1, Z2
+	VMOVUPS.Z (R12)(R14*1), K1, Z8
+	JMP       foldPair
+
+evenPair:
+	VMOVUPS.Z (R12), K2, Z2
+	VMOVUPS.Z 64(R12), K3, Z3
+	VPERMT2PS Z3, Z29, Z2
+	VMOVUPS.Z (R12)(R14*1), K2, Z8
+	VMOVUPS.Z 64(R12)(R14*1), K3, Z9
+	VPERMT2PS Z9, Z29, Z8
+
+foldPair:
+	VCMPPS    $0x1e, Z0, Z2, K4
+	VCMPPS    $0x1e, Z6, Z8, K5
+	VMOVAPS   Z2, K4, Z0
+	VMOVDQA32 Z4, K4, Z1
+	VPADDD    Z27, Z4, Z4
+	VMOVAPS   Z8, K5, Z6
+	VMOVDQA32 Z10, K5, Z7
+	VPADDD    Z27, Z10, Z10
+	ADDQ      $0x04, R12
+	DECQ      DX
+	JNZ       tapPair
+	ADDQ      R8, R11
+	VPADDD    Z26, Z5, Z5
+	VPADDD    Z26, Z11, Z11
+	DECQ      R13
+	JNZ       rowPair
+	VMOVUPS   Z0, K1, (DI)
+	VMOVDQU32 Z1, K1, (BX)
+	MOVQ      dstRow+80(FP), AX
+	SHLQ      $0x02, AX
+	VMOVUPS   Z6, K1, (DI)(AX*1)
+	VMOVDQU32 Z7, K1, (BX)(AX*1)
+	ADDQ      $0x40, BX
+	VPADDD    Z24, Z25, Z25
+	ADDQ      $0x40, DI
+	MOVQ      R10, AX
+	SHLQ      $0x06, AX
+	ADDQ      AX, SI
+	SUBQ      $0x10, CX
+	JG        blockPair
+	MOVQ      dstRow+80(FP), AX
+	SHLQ      $0x03, AX
+	ADDQ      AX, (SP)
+	ADDQ      AX, 8(SP)
+	MOVQ      R14, AX
+	SHLQ      $0x01, AX
+	ADDQ      AX, 16(SP)
+	VPADDD    Z21, Z23, Z23
+	VPADDD    Z21, Z23, Z23
+	SUBQ      $0x02, 24(SP)
+	JNZ       rowStart
+	VZEROUPPER
+	RET
 
 block:
 	MOVQ      $0x00000010, AX
@@ -543,38 +641,35 @@ even:
 	VPERMT2PS Z3, Z29, Z2
 
 fold:
-	VCMPPS       $0x1e, Z0, Z2, K4
-	VMOVAPS      Z2, K4, Z0
-	VMOVDQA32    Z4, K4, Z1
-	VPADDD       Z27, Z4, Z4
-	ADDQ         $0x04, R12
-	DECQ         DX
-	JNZ          tap
-	ADDQ         R8, R11
-	VPADDD       Z26, Z5, Z5
-	DECQ         R13
-	JNZ          row
-	VMOVUPS      Z0, K1, (DI)
-	VMOVDQU32    Z1, K1, (BX)
-	ADDQ         $0x40, BX
-	VPADDD       Z24, Z25, Z25
-	ADDQ         $0x40, DI
-	MOVQ         R10, AX
-	SHLQ         $0x06, AX
-	ADDQ         AX, SI
-	SUBQ         $0x10, CX
-	JG           block
-	MOVQ         dstRow+80(FP), AX
-	SHLQ         $0x02, AX
-	ADDQ         AX, (SP)
-	ADDQ         AX, 8(SP)
-	MOVQ         srcRow+88(FP), AX
-	VPBROADCASTD AX, Z22
-	VPADDD       Z22, Z23, Z23
-	SHLQ         $0x02, AX
-	ADDQ         AX, 16(SP)
-	DECQ         24(SP)
-	JNZ          rowStart
+	VCMPPS    $0x1e, Z0, Z2, K4
+	VMOVAPS   Z2, K4, Z0
+	VMOVDQA32 Z4, K4, Z1
+	VPADDD    Z27, Z4, Z4
+	ADDQ      $0x04, R12
+	DECQ      DX
+	JNZ       tap
+	ADDQ      R8, R11
+	VPADDD    Z26, Z5, Z5
+	DECQ      R13
+	JNZ       row
+	VMOVUPS   Z0, K1, (DI)
+	VMOVDQU32 Z1, K1, (BX)
+	ADDQ      $0x40, BX
+	VPADDD    Z24, Z25, Z25
+	ADDQ      $0x40, DI
+	MOVQ      R10, AX
+	SHLQ      $0x06, AX
+	ADDQ      AX, SI
+	SUBQ      $0x10, CX
+	JG        block
+	MOVQ      dstRow+80(FP), AX
+	SHLQ      $0x02, AX
+	ADDQ      AX, (SP)
+	ADDQ      AX, 8(SP)
+	ADDQ      R14, 16(SP)
+	VPADDD    Z21, Z23, Z23
+	DECQ      24(SP)
+	JNZ       rowStart
 	VZEROUPPER
 	RET
 
@@ -601,6 +696,85 @@ rowStart:
 	MOVQ 8(SP), BX
 	MOVQ 16(SP), SI
 	MOVQ n+16(FP), CX
+	MOVQ srcRow+80(FP), R14
+	SHLQ $0x02, R14
+	CMPQ 24(SP), $0x02
+	JLT  block
+
+blockPair:
+	MOVQ    $0x00000010, AX
+	CMPQ    CX, AX
+	CMOVQLT CX, AX
+	MOVL    $0xffffffff, DX
+	BZHIL   AX, DX, DX
+	KMOVW   DX, K1
+	LEAQ    -1(AX)(AX*1), AX
+	MOVL    $0xffffffff, DX
+	BZHIL   AX, DX, DX
+	KMOVW   DX, K2
+	SUBQ    $0x10, AX
+	XORQ    DX, DX
+	CMPQ    AX, DX
+	CMOVQLT DX, AX
+	MOVL    $0xffffffff, DX
+	BZHIL   AX, DX, DX
+	KMOVW   DX, K3
+	VPXORD  Z0, Z0, Z0
+	VPXORD  Z6, Z6, Z6
+	MOVQ    SI, R11
+	MOVQ    rows+24(FP), R13
+
+rowPair:
+	MOVQ R11, R12
+	MOVQ R9, DX
+
+tapPair:
+	CMPQ      R10, $0x01
+	JNE       evenPair
+	VMOVUPS.Z (R12), K1, Z2
+	VMOVUPS.Z (R12)(R14*1), K1, Z8
+	JMP       foldPair
+
+evenPair:
+	VMOVUPS.Z (R12), K2, Z2
+	VMOVUPS.Z 64(R12), K3, Z3
+	VPERMT2PS Z3, Z29, Z2
+	VMOVUPS.Z (R12)(R14*1), K2, Z8
+	VMOVUPS.Z 64(R12)(R14*1), K3, Z9
+	VPERMT2PS Z9, Z29, Z8
+
+foldPair:
+	VADDPS  Z2, Z0, Z0
+	VADDPS  Z8, Z6, Z6
+	ADDQ    $0x04, R12
+	DECQ    DX
+	JNZ     tapPair
+	ADDQ    R8, R11
+	DECQ    R13
+	JNZ     rowPair
+	VDIVPS  Z24, Z0, Z0
+	VDIVPS  Z24, Z6, Z6
+	VMOVUPS Z0, K1, (DI)
+	MOVQ    dstRow+72(FP), AX
+	SHLQ    $0x02, AX
+	VMOVUPS Z6, K1, (DI)(AX*1)
+	ADDQ    $0x40, DI
+	MOVQ    R10, AX
+	SHLQ    $0x06, AX
+	ADDQ    AX, SI
+	SUBQ    $0x10, CX
+	JG      blockPair
+	MOVQ    dstRow+72(FP), AX
+	SHLQ    $0x03, AX
+	ADDQ    AX, (SP)
+	ADDQ    AX, 8(SP)
+	MOVQ    R14, AX
+	SHLQ    $0x01, AX
+	ADDQ    AX, 16(SP)
+	SUBQ    $0x02, 24(SP)
+	JNZ     rowStart
+	VZEROUPPER
+	RET
 
 block:
 	MOVQ    $0x00000010, AX
@@ -659,9 +833,7 @@ fold:
 	SHLQ    $0x02, AX
 	ADDQ    AX, (SP)
 	ADDQ    AX, 8(SP)
-	MOVQ    srcRow+80(FP), AX
-	SHLQ    $0x02, AX
-	ADDQ    AX, 16(SP)
+	ADDQ    R14, 16(SP)
 	DECQ    24(SP)
 	JNZ     rowStart
 	VZEROUPPER

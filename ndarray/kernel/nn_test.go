@@ -333,6 +333,28 @@ func BenchmarkLayerKernels(b *testing.B) {
 				MaxPoolRow(y[r*16:], arg[r*16:], x[r*64:], 16, 3, 32, 3, 2, 0)
 			}
 		})
+		// Whole planes of pooling rows: LeNet's two poolings (rows of 12
+		// and 4 outputs) and CIFAR-10 quick's inner windows (15 and 7).
+		for _, g := range []struct {
+			name                              string
+			planes, count, n, rows, ld, kw, s int
+		}{
+			{"MaxPoolRows2x2s2-12", 40, 12, 12, 2, 24, 2, 2},
+			{"MaxPoolRows2x2s2-4", 100, 4, 4, 2, 8, 2, 2},
+			{"MaxPoolRows3x3s2-15", 20, 15, 15, 3, 32, 3, 2},
+			{"AvePoolRows3x3s2-7", 80, 7, 7, 3, 16, 3, 2},
+		} {
+			run(g.name, g.planes*g.count*g.n, func() {
+				for p := range g.planes {
+					o, i := p*g.count*g.n, p*g.ld*g.ld
+					if g.name[0] == 'M' {
+						MaxPoolRows(y[o:], arg[o:], x[i:], g.count, g.n, g.rows, g.ld, g.kw, g.s, 0, g.n, g.s*g.ld)
+					} else {
+						AvePoolRows(y[o:], x[i:], g.count, g.n, g.rows, g.ld, g.kw, g.s, 9, g.n, g.s*g.ld)
+					}
+				}
+			})
+		}
 		run("AvePoolRow3x3s2", 16*32, func() {
 			for r := 0; r < 32; r++ {
 				AvePoolRow(y[r*16:], x[r*64:], 16, 3, 32, 3, 2, 9)

@@ -340,7 +340,9 @@ func reluGrad256(c *build.Context) {
 // With multi, it emits maxPoolRowsAVX512 or avePoolRowsAVX512, which
 // compute count such rows: row r of outputs at dst[r*dstRow] (and
 // arg[r*dstRow]) from the windows starting at src[r*srcRow], its indexes
-// based at base + r*srcRow.
+// based at base + r*srcRow. These take the rows two at a time while two
+// are left, with a second set of vectors, so that the two rows' chains of
+// compares (or additions) overlap.
 func pool512(c *build.Context, tab operand.Mem, isMax, multi bool) {
 	name := "avePoolRowAVX512"
 	sig := "func(dst *float32, src *float32, n, rows, ld, kw, stride int, div float32)"
@@ -426,94 +428,179 @@ func pool512(c *build.Context, tab operand.Mem, isMax, multi bool) {
 		}
 	}
 
-	c.Label("block")
-	// K1: the outputs of this block; K2, K3: the floats its stride-2 loads
-	// need (2·count−1 of the 32).
-	c.MOVQ(operand.U32(16), t)
-	c.CMPQ(n, t)
-	c.CMOVQLT(n, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	c.LEAQ(operand.Mem{Base: t, Index: t, Scale: 1, Disp: -1}, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K2)
-	c.SUBQ(operand.U8(16), t)
-	c.XORQ(reg.RDX, reg.RDX)
-	c.CMPQ(t, reg.RDX)
-	c.CMOVQLT(reg.RDX, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K3)
+	// blocks emits the loop over the blocks of one row of outputs, or,
+	// with pair, of two rows at once (the second srcRow floats after the
+	// first, its outputs dstRow after), whose independent compares (or
+	// additions) overlap; rows of few outputs otherwise wait on each
+	// window value's compare before the next.
+	srow := reg.R14 // pair: srcRow in bytes
+	best2, idx2, cand2, hi2, cidx2, ridx2 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11
+	srcRowV := reg.Z21 // max, multi: srcRow in every lane
+	blocks := func(pair bool, tag string) {
+		second := func(m operand.Mem) operand.Mem { return operand.Mem{Base: m.Base, Index: srow, Scale: 1, Disp: m.Disp} }
+		c.Label("block" + tag)
+		// K1: the outputs of this block; K2, K3: the floats its stride-2
+		// loads need (2·count−1 of the 32).
+		c.MOVQ(operand.U32(16), t)
+		c.CMPQ(n, t)
+		c.CMOVQLT(n, t)
+		setMask(c, reg.EAX, reg.EDX, reg.K1)
+		c.LEAQ(operand.Mem{Base: t, Index: t, Scale: 1, Disp: -1}, t)
+		setMask(c, reg.EAX, reg.EDX, reg.K2)
+		c.SUBQ(operand.U8(16), t)
+		c.XORQ(reg.RDX, reg.RDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQLT(reg.RDX, t)
+		setMask(c, reg.EAX, reg.EDX, reg.K3)
 
-	if isMax {
-		c.VMOVAPS(negMax, best)
-		c.VMOVDQA32(minus1, idx)
-		c.VMOVDQA32(blockIdx, ridx)
-	} else {
-		c.VPXORD(best, best, best)
-	}
-	c.MOVQ(src, row)
-	c.Load(c.Param("rows"), rowsLeft)
-	c.Label("row")
-	c.MOVQ(row, col)
-	c.MOVQ(kw, taps)
-	if isMax {
-		c.VMOVDQA32(ridx, cidx)
-	}
-	c.Label("tap")
-	c.CMPQ(stride, operand.U8(1))
-	c.JNE(operand.LabelRef("even"))
-	c.VMOVUPS_Z(operand.Mem{Base: col}, reg.K1, cand)
-	c.JMP(operand.LabelRef("fold"))
-	c.Label("even")
-	c.VMOVUPS_Z(operand.Mem{Base: col}, reg.K2, cand)
-	c.VMOVUPS_Z(operand.Mem{Base: col, Disp: 64}, reg.K3, hi)
-	c.VPERMT2PS(hi, evens, cand)
-	c.Label("fold")
-	if isMax {
-		c.VCMPPS(operand.U8(cmpGTOQ), best, cand, reg.K4)
-		c.VMOVAPS(cand, reg.K4, best)
-		c.VMOVDQA32(cidx, reg.K4, idx)
-		c.VPADDD(ones, cidx, cidx)
-	} else {
-		c.VADDPS(cand, best, best)
-	}
-	c.ADDQ(operand.U8(4), col)
-	c.DECQ(taps)
-	c.JNZ(operand.LabelRef("tap"))
-	c.ADDQ(ldb, row)
-	if isMax {
-		c.VPADDD(ldv, ridx, ridx)
-	}
-	c.DECQ(rowsLeft)
-	c.JNZ(operand.LabelRef("row"))
-
-	if !isMax {
-		c.VDIVPS(reg.Z24, best, best)
-	}
-	c.VMOVUPS(best, reg.K1, operand.Mem{Base: dst})
-	if isMax {
-		c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: arg})
-		c.ADDQ(operand.U8(64), arg)
-		c.VPADDD(reg.Z24, blockIdx, blockIdx)
-	}
-	c.ADDQ(operand.U8(64), dst)
-	c.MOVQ(stride, t)
-	c.SHLQ(operand.U8(6), t)
-	c.ADDQ(t, src)
-	c.SUBQ(operand.U8(16), n)
-	c.JG(operand.LabelRef("block"))
-	if multi {
-		c.Load(c.Param("dstRow"), t)
-		c.SHLQ(operand.U8(2), t)
-		c.ADDQ(t, locals)
-		c.ADDQ(t, locals.Offset(8))
-		c.Load(c.Param("srcRow"), t)
 		if isMax {
-			c.VPBROADCASTD(reg.EAX, reg.Z22)
-			c.VPADDD(reg.Z22, rowIdx, rowIdx)
+			c.VMOVAPS(negMax, best)
+			c.VMOVDQA32(minus1, idx)
+			c.VMOVDQA32(blockIdx, ridx)
+			if pair {
+				c.VMOVAPS(negMax, best2)
+				c.VMOVDQA32(minus1, idx2)
+				c.VPADDD(srcRowV, blockIdx, ridx2)
+			}
+		} else {
+			c.VPXORD(best, best, best)
+			if pair {
+				c.VPXORD(best2, best2, best2)
+			}
 		}
-		c.SHLQ(operand.U8(2), t)
-		c.ADDQ(t, locals.Offset(16))
-		c.DECQ(locals.Offset(24))
-		c.JNZ(operand.LabelRef("rowStart"))
+		c.MOVQ(src, row)
+		c.Load(c.Param("rows"), rowsLeft)
+		c.Label("row" + tag)
+		c.MOVQ(row, col)
+		c.MOVQ(kw, taps)
+		if isMax {
+			c.VMOVDQA32(ridx, cidx)
+			if pair {
+				c.VMOVDQA32(ridx2, cidx2)
+			}
+		}
+		c.Label("tap" + tag)
+		c.CMPQ(stride, operand.U8(1))
+		c.JNE(operand.LabelRef("even" + tag))
+		c.VMOVUPS_Z(operand.Mem{Base: col}, reg.K1, cand)
+		if pair {
+			c.VMOVUPS_Z(second(operand.Mem{Base: col}), reg.K1, cand2)
+		}
+		c.JMP(operand.LabelRef("fold" + tag))
+		c.Label("even" + tag)
+		c.VMOVUPS_Z(operand.Mem{Base: col}, reg.K2, cand)
+		c.VMOVUPS_Z(operand.Mem{Base: col, Disp: 64}, reg.K3, hi)
+		c.VPERMT2PS(hi, evens, cand)
+		if pair {
+			c.VMOVUPS_Z(second(operand.Mem{Base: col}), reg.K2, cand2)
+			c.VMOVUPS_Z(second(operand.Mem{Base: col, Disp: 64}), reg.K3, hi2)
+			c.VPERMT2PS(hi2, evens, cand2)
+		}
+		c.Label("fold" + tag)
+		if isMax {
+			c.VCMPPS(operand.U8(cmpGTOQ), best, cand, reg.K4)
+			if pair {
+				c.VCMPPS(operand.U8(cmpGTOQ), best2, cand2, reg.K5)
+			}
+			c.VMOVAPS(cand, reg.K4, best)
+			c.VMOVDQA32(cidx, reg.K4, idx)
+			c.VPADDD(ones, cidx, cidx)
+			if pair {
+				c.VMOVAPS(cand2, reg.K5, best2)
+				c.VMOVDQA32(cidx2, reg.K5, idx2)
+				c.VPADDD(ones, cidx2, cidx2)
+			}
+		} else {
+			c.VADDPS(cand, best, best)
+			if pair {
+				c.VADDPS(cand2, best2, best2)
+			}
+		}
+		c.ADDQ(operand.U8(4), col)
+		c.DECQ(taps)
+		c.JNZ(operand.LabelRef("tap" + tag))
+		c.ADDQ(ldb, row)
+		if isMax {
+			c.VPADDD(ldv, ridx, ridx)
+			if pair {
+				c.VPADDD(ldv, ridx2, ridx2)
+			}
+		}
+		c.DECQ(rowsLeft)
+		c.JNZ(operand.LabelRef("row" + tag))
+
+		if !isMax {
+			c.VDIVPS(reg.Z24, best, best)
+			if pair {
+				c.VDIVPS(reg.Z24, best2, best2)
+			}
+		}
+		c.VMOVUPS(best, reg.K1, operand.Mem{Base: dst})
+		if isMax {
+			c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: arg})
+		}
+		if pair {
+			c.Load(c.Param("dstRow"), t)
+			c.SHLQ(operand.U8(2), t)
+			c.VMOVUPS(best2, reg.K1, operand.Mem{Base: dst, Index: t, Scale: 1})
+			if isMax {
+				c.VMOVDQU32(idx2, reg.K1, operand.Mem{Base: arg, Index: t, Scale: 1})
+			}
+		}
+		if isMax {
+			c.ADDQ(operand.U8(64), arg)
+			c.VPADDD(reg.Z24, blockIdx, blockIdx)
+		}
+		c.ADDQ(operand.U8(64), dst)
+		c.MOVQ(stride, t)
+		c.SHLQ(operand.U8(6), t)
+		c.ADDQ(t, src)
+		c.SUBQ(operand.U8(16), n)
+		c.JG(operand.LabelRef("block" + tag))
 	}
+	if !multi {
+		blocks(false, "")
+		c.VZEROUPPER()
+		c.RET()
+		return
+	}
+	// multi: the rows two at a time while two are left, then the last.
+	c.Load(c.Param("srcRow"), srow)
+	if isMax {
+		c.VPBROADCASTD(reg.R14L, srcRowV)
+	}
+	c.SHLQ(operand.U8(2), srow)
+	c.CMPQ(locals.Offset(24), operand.U8(2))
+	c.JLT(operand.LabelRef("block"))
+	blocks(true, "Pair")
+	// Past two rows.
+	c.Load(c.Param("dstRow"), t)
+	c.SHLQ(operand.U8(3), t)
+	c.ADDQ(t, locals)
+	c.ADDQ(t, locals.Offset(8))
+	c.MOVQ(srow, t)
+	c.SHLQ(operand.U8(1), t)
+	c.ADDQ(t, locals.Offset(16))
+	if isMax {
+		c.VPADDD(srcRowV, rowIdx, rowIdx)
+		c.VPADDD(srcRowV, rowIdx, rowIdx)
+	}
+	c.SUBQ(operand.U8(2), locals.Offset(24))
+	c.JNZ(operand.LabelRef("rowStart"))
+	c.VZEROUPPER()
+	c.RET()
+	blocks(false, "")
+	// multi: the last row (of an odd count).
+	c.Load(c.Param("dstRow"), t)
+	c.SHLQ(operand.U8(2), t)
+	c.ADDQ(t, locals)
+	c.ADDQ(t, locals.Offset(8))
+	c.ADDQ(srow, locals.Offset(16))
+	if isMax {
+		c.VPADDD(srcRowV, rowIdx, rowIdx)
+	}
+	c.DECQ(locals.Offset(24))
+	c.JNZ(operand.LabelRef("rowStart"))
 	c.VZEROUPPER()
 	c.RET()
 }
