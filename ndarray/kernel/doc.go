@@ -33,8 +33,9 @@
 // Caffe's ReLU with negative_slope. MaxPoolRow and AvePoolRow compute a
 // row of pooled outputs with Caffe's rules (the first maximum wins; the
 // average divides by a given window size), MaxPoolRows and AvePoolRows
-// many rows in one call, the caller handling windows that the plane's
-// edges clip; MaxPoolBackward routes the gradients to the maxima, scattering
+// many rows in one call (with AVX-512 two rows at a time, so that their
+// chains of compares overlap), the caller handling windows that the
+// plane's edges clip; MaxPoolBackward routes the gradients to the maxima, scattering
 // them at once when the windows do not overlap. CopyRows and AddRows copy or add a block of
 // short rows without a call per row.
 //
