@@ -172,25 +172,44 @@ func (t *Trainer) compressedTask(tc *rdd.TaskContext) (rdd.PartitionVector, erro
 	r := v.(*replica)
 	msg := t.current()
 	n := t.weights.NumParams()
-	x := flatten(make([]float32, 0, n), r.weights)
-	w0 := flatten(make([]float32, 0, n), msg.Weights)
 	if r.residual == nil {
 		r.residual = make([]float32, n)
 	}
-	for i := range x {
-		x[i] = x[i] - w0[i] + r.residual[i] // the change, with what is owed
+	if len(r.send) != n {
+		r.send = make([]float32, n)
 	}
-	send := x
+	// The change, with what is owed, accumulates in the residual, layer
+	// by layer; what is sent of it is taken out again below.
+	x, off := r.residual, 0
+	for _, name := range r.weights.Layers() {
+		ws, bs := r.weights.Get(name), msg.Weights.Get(name)
+		if len(ws) != len(bs) {
+			return rdd.PartitionVector{}, fmt.Errorf("partition %d: layer %s has %d blobs, the broadcast weights %d", tc.Partition(), name, len(ws), len(bs))
+		}
+		for j, a := range ws {
+			xd, bd := a.Data(), bs[j].Data()
+			if len(xd) != len(bd) || off+len(xd) > n {
+				return rdd.PartitionVector{}, fmt.Errorf("partition %d: layer %s's blob %d does not match the broadcast weights", tc.Partition(), name, j)
+			}
+			dst := x[off : off+len(xd)]
+			for i := range dst {
+				dst[i] += xd[i] - bd[i]
+			}
+			off += len(xd)
+		}
+	}
+	// The replica's buffer is read by the sum after the task and not
+	// again before the next round.
+	send := r.send
+	copy(send, x)
 	c := t.opts.Compress
 	if c.TopK != 0 {
-		send = append([]float32(nil), x...)
 		ndarray.TopK(send, c.keep(n))
 	} else {
-		send = append([]float32(nil), x...)
 		c.Encoding.Round(send)
 	}
 	for i := range x {
-		r.residual[i] = x[i] - send[i]
+		x[i] -= send[i]
 	}
 	pr := res.(*partResult)
 	stats := &partResult{Loss: pr.Loss, Iters: pr.Iters, Seconds: pr.Seconds, Encoded: int64(c.encoding().EncodedLen(send))}
@@ -239,12 +258,18 @@ func (t *Trainer) reduceCompressed(ctx context.Context) (*rdd.EncodedSum, int64,
 // stand for.
 func (t *Trainer) compressedSum(changes []float32) *ndarray.WeightCollection {
 	sum := t.weights.Clone()
-	w := flatten(make([]float32, 0, len(changes)), sum)
 	k := float32(t.k)
-	for i := range w {
-		w[i] = float32(k*w[i]) + changes[i] // the conversion rounds: never fused
+	off := 0
+	for _, name := range sum.Layers() {
+		for _, a := range sum.Get(name) {
+			d := a.Data()
+			ch := changes[off : off+len(d)]
+			for i := range d {
+				d[i] = float32(k*d[i]) + ch[i] // the conversion rounds: never fused
+			}
+			off += len(d)
+		}
 	}
-	unflatten(sum, w)
 	return sum
 }
 

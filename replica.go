@@ -23,6 +23,7 @@ type replica struct {
 	loss     float64                   // losses of the current round's iterations
 	iters    int
 	residual []float32 // compressed averaging: what the replica has not sent yet (error feedback)
+	send     []float32 // compressed averaging: the change sent this round
 }
 
 // stepFeed is what replica 0 needs to report its steps: the subscribers
