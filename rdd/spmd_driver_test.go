@@ -49,7 +49,8 @@ func TestSPMD(t *testing.T) {
 			t.Errorf("rank %d printed\n%s\nlocal[%d] printed\n%s", r, got[r], n, want)
 		}
 	}
-	for _, line := range []string{"partition 1 failed after 4 attempts", "allreduceWeights: [6 18 12 24] [4] 6 6 65536 <nil>"} {
+	for _, line := range []string{"partition 1 failed after 4 attempts", "allreduceWeights: [6 18 12 24] [4] 6 6 65536 <nil>",
+		"sumWeights: [6 18 12 24] [4] 6 6 65536 [-3] [0 10 20 30] <nil>", "sumWeights of 2: [1 3 2 4] [2] 1 1 65536 [-0.5] [0 10] <nil>"} {
 		if !strings.Contains(want, line) {
 			t.Errorf("driver output lacks %q:\n%s", line, want)
 		}

@@ -86,6 +86,10 @@ func Driver(sc *rdd.Context) string {
 	say("runWorkers", v11, err)
 	ws, err := weightSum(sc, samples)
 	say("allreduceWeights", ws, err)
+	ws, err = sumWeights(samples)
+	say("sumWeights", ws, err)
+	ws, err = sumWeights(sc.ParallelizeSamples(s, 2)) // fewer partitions than ranks
+	say("sumWeights of 2", ws, err)
 	_, err = xs.Map(func(x any) any {
 		if x.(int) == 17 { // partition 1, on rank 1 of 3
 			panic("seventeen")
@@ -133,6 +137,27 @@ func weightSum(sc *rdd.Context, r *rdd.RDD) (string, error) {
 	}
 	ip := total.Get("ip")[0]
 	return fmt.Sprint(total.Get("conv")[0].Contiguous().Data(), total.Get("conv")[1].Data(), ip.At(0), ip.At(1<<16-1), ip.Size()), nil
+}
+
+// sumWeights sums two collections made by every partition with
+// SumWeights, and describes the sums and the partitions' values.
+func sumWeights(r *rdd.RDD) (string, error) {
+	res, err := r.SumWeights(nil, func(tc *rdd.TaskContext) (rdd.PartitionWeights, error) {
+		p := float32(tc.Partition())
+		w := ndarray.NewWeightCollection()
+		w.Set("conv", ndarray.FromValues(p, 2*p, 3*p, 4*p).Reshape(2, 2).T(), ndarray.FromValues(1))
+		w.Set("ip", ndarray.Full(p, 3, 1<<15).Slice(0, 0, 2).Reshape(1<<16))
+		h := ndarray.NewWeightCollection()
+		h.Set("m", ndarray.FromValues(-0.5*p))
+		return rdd.PartitionWeights{Weights: []*ndarray.WeightCollection{w, h}, Value: 10 * tc.Partition()}, nil
+	})
+	if err != nil {
+		return "", err
+	}
+	w, h := res.Sums[0], res.Sums[1]
+	ip := w.Get("ip")[0]
+	return fmt.Sprint(w.Get("conv")[0].Contiguous().Data(), w.Get("conv")[1].Data(), ip.At(0), ip.At(1<<16-1), ip.Size(),
+		h.Get("m")[0].Data(), res.Values), nil
 }
 
 // zeroLike returns zeros shaped as w.
