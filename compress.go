@@ -161,13 +161,6 @@ func (t *Trainer) compressedTask(tc *rdd.TaskContext) (rdd.PartitionVector, erro
 	if err != nil {
 		return rdd.PartitionVector{}, err
 	}
-	if t.comm != nil {
-		// The replica's weights are read below, not left for an
-		// allreduce.
-		t.localMu.Lock()
-		delete(t.local, tc.Partition())
-		t.localMu.Unlock()
-	}
 	v, _ := tc.Store().Lookup(t.replicaKey(tc.Partition()))
 	r := v.(*replica)
 	msg := t.current()
@@ -211,8 +204,8 @@ func (t *Trainer) compressedTask(tc *rdd.TaskContext) (rdd.PartitionVector, erro
 	for i := range x {
 		x[i] -= send[i]
 	}
-	pr := res.(*partResult)
-	stats := &partResult{Loss: pr.Loss, Iters: pr.Iters, Seconds: pr.Seconds, Encoded: int64(c.encoding().EncodedLen(send))}
+	stats := res.Value.(*partStats)
+	stats.Encoded = int64(c.encoding().EncodedLen(send))
 	return rdd.PartitionVector{Values: send, Value: stats}, nil
 }
 
@@ -248,7 +241,7 @@ func (t *Trainer) reduceCompressed(ctx context.Context) (*rdd.EncodedSum, int64,
 	}
 	var moved int64
 	for _, v := range es.Values {
-		moved += v.(*partResult).Encoded
+		moved += v.(*partStats).Encoded
 	}
 	moved += int64(t.k) * int64(enc.EncodedLen(es.Sum))
 	return es, moved, nil

@@ -39,13 +39,38 @@
 // driven by the global iteration count, the iterations each replica has run
 // (Trainer.Iter), which grows by τ per round.
 //
-// Options.Outer chooses the outer optimizer: PlainAverage (SparkNet),
+// Options.Outer chooses the outer optimizer, which turns the sum of the
+// replicas' weights into the next global weights: PlainAverage (SparkNet),
 // ElasticAveraging (EASGD) or OuterNesterov (Nesterov momentum on the
-// averaged change, as DiLoCo). Options.WarmupRounds gives post-local SGD:
-// τ = 1 for the first rounds, then τ. Options.Compress (CompressBFloat16,
-// CompressFloat16, CompressTopK) makes replicas send their change of the
-// weights compressed, with error feedback, and get the compressed sum
-// back; between processes it travels compressed (rdd.SumEncoded).
+// averaged change, as DiLoCo), one file each, or an Outer of your own.
+// Outer is an interface: a driver-side Step that reads and updates an
+// OuterState the trainer keeps (and snapshots), an optional replica-side
+// Pull (OuterPuller) for optimizers whose replicas keep their weights:
+//
+//	type halfway struct{}
+//
+//	func (halfway) Step(w, sum *ndarray.WeightCollection, k int, _ *sparknet.OuterState) error {
+//		w.ScaleInPlace(0.5).Axpy(0.5/float32(k), sum) // halfway to the average
+//		return nil
+//	}
+//	func (halfway) String() string { return "halfway" }
+//
+// Options.WarmupRounds gives post-local SGD: τ = 1 for the first rounds,
+// then τ. Options.Compress (CompressBFloat16, CompressFloat16,
+// CompressTopK) makes replicas send their change of the weights
+// compressed, with error feedback, and get the compressed sum back;
+// between processes it travels compressed (rdd.SumEncoded).
+//
+// # One round
+//
+// A round is one job: the round's message (the global weights and
+// counters) is broadcast, every replica runs its τ iterations, and
+// rdd.RDD.SumWeights sums the replicas' weights in partition order — under
+// an SPMD engine each process sums its own replicas and the processes'
+// sums meet in an allreduce — before the outer step; with compression,
+// rdd.RDD.SumEncoded sums their compressed changes instead, and the outer
+// step gets the sum of the weights they stand for. The trainer does not
+// know which engine runs it.
 //
 // # Observing and slowing down
 //

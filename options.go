@@ -20,8 +20,10 @@ type Options struct {
 	// (SparkNet; each replica keeps its momentum) or the weights and the
 	// solver history (momentum, Adam moments, ...).
 	Average Averaging
-	// Outer turns the replicas' weights into the next global weights. The
-	// zero value is the plain average.
+	// Outer turns the replicas' weights into the next global weights:
+	// PlainAverage (nil means it), ElasticAveraging, OuterNesterov, or an
+	// Outer of your own. It keeps its state across rounds, so give every
+	// trainer its own.
 	Outer Outer
 	// WarmupRounds runs the first rounds with τ = 1 before switching to
 	// Tau (post-local SGD).
@@ -99,69 +101,6 @@ func (a Averaging) String() string {
 	return fmt.Sprintf("Averaging(%d)", int(a))
 }
 
-// Outer is the outer optimizer: how the replicas' weights after a round
-// become the next global weights. Make one with PlainAverage,
-// ElasticAveraging or OuterNesterov; the zero value is PlainAverage.
-type Outer struct {
-	kind     outerKind
-	alpha    float32
-	lr       float32
-	momentum float32
-}
-
-type outerKind int
-
-const (
-	outerAverage outerKind = iota
-	outerElastic
-	outerNesterov
-)
-
-// PlainAverage is SparkNet's outer step: the next global weights are the
-// mean of the replicas' weights.
-func PlainAverage() Outer { return Outer{} }
-
-// ElasticAveraging is synchronous EASGD (Zhang, Choromanska and LeCun,
-// 2015) with moving rate alpha: after its τ steps each replica's weights
-// x_i are pulled toward the center c, x_i -= alpha (x_i - c), and the
-// center moves toward them, c += alpha Σ (x_i - c). Replicas keep their
-// own weights between rounds; the center is the trainer's Weights.
-// alpha·K below 1 is stable; 0.9/K is a common choice.
-func ElasticAveraging(alpha float32) Outer { return Outer{kind: outerElastic, alpha: alpha} }
-
-// OuterNesterov treats the averaged change of a round as a gradient for an
-// outer SGD with Nesterov momentum, as DiLoCo (Douillard et al., 2023):
-// g = w - mean(x_i); m = momentum·m + g; w -= lr·(g + momentum·m). lr 1
-// and momentum 0 give the plain average; DiLoCo uses lr 0.7, momentum 0.9.
-func OuterNesterov(lr, momentum float32) Outer {
-	return Outer{kind: outerNesterov, lr: lr, momentum: momentum}
-}
-
-// String names the outer optimizer and its settings.
-func (o Outer) String() string {
-	switch o.kind {
-	case outerElastic:
-		return fmt.Sprintf("elastic(alpha=%g)", o.alpha)
-	case outerNesterov:
-		return fmt.Sprintf("nesterov(lr=%g, momentum=%g)", o.lr, o.momentum)
-	}
-	return "average"
-}
-
-func (o Outer) check(k int) error {
-	switch o.kind {
-	case outerElastic:
-		if o.alpha <= 0 || o.alpha*float32(k) >= 2 {
-			return fmt.Errorf("sparknet: elastic averaging needs 0 < alpha and alpha·K < 2 (alpha %g, K %d); try %g", o.alpha, k, 0.9/float32(k))
-		}
-	case outerNesterov:
-		if o.lr <= 0 || o.momentum < 0 || o.momentum >= 1 {
-			return fmt.Errorf("sparknet: outer Nesterov needs lr > 0 and 0 <= momentum < 1 (lr %g, momentum %g)", o.lr, o.momentum)
-		}
-	}
-	return nil
-}
-
 // ResumeFromCheckpoints makes every trainer with a Checkpoint prefix
 // resume from its latest snapshot, as if Options.Resume were set. The shell
 // sets it for --resume, so a script restarted after a failure continues
@@ -199,6 +138,7 @@ func (o *Options) withDefaults() Options {
 	if c.Threads <= 0 {
 		c.Threads = 1
 	}
+	c.Outer = outerOrDefault(c.Outer)
 	return c
 }
 

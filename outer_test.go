@@ -51,9 +51,11 @@ func TestOuterSteps(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			w := wc(1, 1)
-			s := outerState{Outer: c.outer}
+			var state OuterState
 			for i := 0; i < c.steps; i++ {
-				s.step(w, sum, 2)
+				if err := c.outer.Step(w, sum, 2, &state); err != nil {
+					t.Fatal(err)
+				}
 			}
 			if got := values(w); !near(got, c.want) {
 				t.Errorf("got %v, want %v", got, c.want)
@@ -63,9 +65,8 @@ func TestOuterSteps(t *testing.T) {
 }
 
 func TestElasticPull(t *testing.T) {
-	s := outerState{Outer: ElasticAveraging(0.25)}
 	x := wc(2, 4)
-	s.pull(x, wc(1, 1)) // x -= 0.25 (x - c) = (1.75, 3.25)
+	ElasticAveraging(0.25).(OuterPuller).Pull(x, wc(1, 1)) // x -= 0.25 (x - c) = (1.75, 3.25)
 	if got := values(x); !near(got, []float32{1.75, 3.25}) {
 		t.Errorf("pull gave %v", got)
 	}
@@ -79,5 +80,77 @@ func TestWarmupTau(t *testing.T) {
 	}
 	if d := (&Options{}).withDefaults(); d.Tau != 10 || d.Threads != 1 {
 		t.Errorf("defaults %+v", d)
+	}
+}
+
+// Outer Nesterov keeps its momentum in the state it is given, so one
+// value serves several trainers, and a restored state takes the same next
+// step.
+func TestOuterNesterovState(t *testing.T) {
+	o := OuterNesterov(0.5, 0.5)
+	var a, b OuterState
+	w := wc(1, 1)
+	if err := o.Step(w, wc(6, 4), 2, &a); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Names(); len(got) != 1 || got[0] != "momentum" {
+		t.Fatalf("state %v", got)
+	}
+	enc, err := a.Get("momentum").MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ndarray.DecodeWeightCollection(enc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Set("momentum", m)
+	w2 := w.Clone()
+	if err := o.Step(w, wc(6, 4), 2, &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.Step(w2, wc(6, 4), 2, &b); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := values(w2), values(w); got[0] != want[0] || got[1] != want[1] {
+		t.Errorf("restored step %v, original %v", got, want)
+	}
+	if err := o.Step(wc(1, 2, 3), wc(1, 2, 3), 2, &b); err == nil {
+		t.Error("a momentum of another layout was accepted")
+	}
+}
+
+// A user's outer optimizer plugs in through the interface.
+type halfway struct{ steps int }
+
+func (h *halfway) Step(w, sum *ndarray.WeightCollection, k int, _ *OuterState) error {
+	h.steps++
+	avg := sum.Scale(1 / float32(k))
+	w.ScaleInPlace(0.5).Axpy(0.5, avg)
+	return nil
+}
+
+func (h *halfway) String() string { return "halfway" }
+
+func TestOuterChecks(t *testing.T) {
+	for _, c := range []struct {
+		outer Outer
+		k     int
+		ok    bool
+	}{
+		{ElasticAveraging(0.25), 4, true},
+		{ElasticAveraging(0.5), 4, false},
+		{ElasticAveraging(0), 1, false},
+		{OuterNesterov(0.7, 0.9), 4, true},
+		{OuterNesterov(0, 0.9), 4, false},
+		{OuterNesterov(0.7, 1), 4, false},
+	} {
+		err := c.outer.(interface{ Check(int) error }).Check(c.k)
+		if (err == nil) != c.ok {
+			t.Errorf("%s with K=%d: %v", c.outer, c.k, err)
+		}
+	}
+	if o := (&Options{}).withDefaults().Outer; o == nil || o.String() != "average" {
+		t.Errorf("the default outer optimizer is %v", o)
 	}
 }

@@ -109,27 +109,30 @@ func feed(net *caffe.Net, in caffe.DataInput, s *data.Samples, dir string, order
 	return b, nil
 }
 
-// trainTask runs one round on one partition.
-func (t *Trainer) trainTask(tc *rdd.TaskContext) (any, error) {
+// trainTask runs one round on one partition and reports the replica's
+// weights (and solver history, when that is averaged too) for the sum.
+func (t *Trainer) trainTask(tc *rdd.TaskContext) (rdd.PartitionWeights, error) {
 	p := tc.Partition()
 	v, err := tc.Store().GetOrCreate(t.replicaKey(p), func() (any, error) { return t.newReplica(p, tc.Samples()) })
 	if err != nil {
-		return nil, err
+		return rdd.PartitionWeights{}, err
 	}
 	r := v.(*replica)
 	msg := t.current()
+	puller, pulls := t.outer.(OuterPuller)
 	switch {
-	case t.outer.kind != outerElastic || msg.Round == 0 && r.solver.Iter() == 0:
+	case !pulls || msg.Round == 0 && r.solver.Iter() == 0:
 		if err := r.solver.Net().SetWeights(msg.Weights); err != nil {
-			return nil, err
+			return rdd.PartitionWeights{}, err
 		}
 	case msg.Pull != nil:
-		// EASGD: the elastic pull toward the previous round's center.
-		t.outer.pull(r.weights, msg.Pull)
+		// The replica keeps its weights and is pulled toward the center
+		// of the round before (EASGD).
+		puller.Pull(r.weights, msg.Pull)
 	}
 	if msg.History != nil {
 		if err := r.solver.SetHistory(msg.History); err != nil {
-			return nil, err
+			return rdd.PartitionWeights{}, err
 		}
 	}
 	r.solver.SetIter(msg.Iter)
@@ -141,22 +144,12 @@ func (t *Trainer) trainTask(tc *rdd.TaskContext) (any, error) {
 			// The same weights and batches would diverge again.
 			err = rdd.NoRetry(err)
 		}
-		return nil, err
+		return rdd.PartitionWeights{}, err
 	}
-	res := &partResult{Weights: r.weights, Loss: r.loss, Iters: r.iters, Seconds: time.Since(start).Seconds()}
+	stats := &partStats{Loss: r.loss, Iters: r.iters, Seconds: time.Since(start).Seconds()}
+	ws := []*ndarray.WeightCollection{r.weights}
 	if t.opts.Average == WeightsAndHistory {
-		res.History = r.history
+		ws = append(ws, r.history)
 	}
-	if t.comm != nil {
-		// SPMD: the weights stay on this rank for its share of the
-		// allreduce; only the loss crosses to the other ranks.
-		t.localMu.Lock()
-		if t.local == nil {
-			t.local = map[int]*partResult{}
-		}
-		t.local[p] = res
-		t.localMu.Unlock()
-		return &partResult{Loss: res.Loss, Iters: res.Iters, Seconds: res.Seconds}, nil
-	}
-	return res, nil
+	return rdd.PartitionWeights{Weights: ws, Value: stats}, nil
 }

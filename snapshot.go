@@ -24,9 +24,9 @@ import (
 //	P_round_r.sparknet            the trainer's state (JSON): round, iteration, settings, file names
 //	P_round_r.caffemodel          the global weights, a Caffe model of the train net
 //	P_round_r.part<p>.solverstate each replica's solver state (history, iteration), Caffe's format
-//	P_round_r.part<p>.caffemodel  each replica's own weights (elastic averaging only)
-//	P_round_r.outer               the outer optimizer's momentum (OuterNesterov only)
-//	P_round_r.pull                the center replicas pull toward next (elastic averaging only)
+//	P_round_r.part<p>.caffemodel  each replica's own weights (outer optimizers that pull replicas: elastic averaging)
+//	P_round_r.outer.NAME          each collection of the outer optimizer's state (OuterNesterov: momentum)
+//	P_round_r.pull                the center replicas pull toward next (outer optimizers that pull replicas)
 //	P_round_r.history             the averaged solver history (WeightsAndHistory only)
 //	P_round_r.part<p>.residual    each replica's error feedback (compressed averaging)
 //	P_round_r.sum_residual        the error feedback of the compressed sum (bfloat16, float16)
@@ -50,9 +50,13 @@ type snapshotState struct {
 	Model    string   `json:"model"`
 	Parts    []string `json:"replica_states"`
 	PartNets []string `json:"replica_models,omitempty"`
-	Momentum string   `json:"outer_momentum,omitempty"`
-	Pull     string   `json:"pull_center,omitempty"`
-	History  string   `json:"history,omitempty"`
+	// OuterState names the file of each collection of the outer
+	// optimizer's state (OuterState) by its name.
+	OuterState map[string]string `json:"outer_state,omitempty"`
+	// Momentum is where earlier snapshots kept OuterNesterov's momentum.
+	Momentum string `json:"outer_momentum,omitempty"`
+	Pull     string `json:"pull_center,omitempty"`
+	History  string `json:"history,omitempty"`
 	// Compressed averaging: the compression, each replica's error
 	// feedback (what it has not sent yet) and that of the sum, laid out
 	// as the weights.
@@ -100,7 +104,6 @@ func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 		ext   string
 		w     *ndarray.WeightCollection
 	}{
-		{&st.Momentum, ".outer", t.outer.buf},
 		{&st.Pull, ".pull", t.pullAt},
 		{&st.History, ".history", t.history},
 	}
@@ -115,8 +118,7 @@ func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 			}
 		}
 	}
-	compressed := t.opts.Compress.Enabled()
-	if compressed {
+	if t.opts.Compress.Enabled() {
 		st.Compress = t.opts.Compress.String()
 		// Every process takes part: under SPMD each holds a piece.
 		res, err := t.gatherSumResidual()
@@ -134,19 +136,31 @@ func (t *Trainer) snapshot(ctx context.Context, prefix string) (string, error) {
 			}
 		}
 	}
-	elastic := t.outer.kind == outerElastic
+	for _, name := range t.outerState.Names() {
+		if st.OuterState == nil {
+			st.OuterState = map[string]string{}
+		}
+		ext := ".outer." + name
+		st.OuterState[name] = filepath.Base(stem + ext)
+		if t.sc.IsDriver() {
+			if err := writeCollection(stem+ext, t.outerState.Get(name)); err != nil {
+				return "", err
+			}
+		}
+	}
+	_, pulls := t.outer.(OuterPuller)
 	if t.round > 0 {
-		if err := t.snapshotReplicas(ctx, stem, elastic); err != nil {
+		if err := t.snapshotReplicas(ctx, stem, pulls); err != nil {
 			return "", fmt.Errorf("sparknet: snapshot: %w", err)
 		}
 	}
 	for p := 0; p < t.k && t.round > 0; p++ {
 		base := filepath.Base(fmt.Sprintf("%s.part%d", stem, p))
 		st.Parts = append(st.Parts, base+".solverstate")
-		if elastic {
+		if pulls {
 			st.PartNets = append(st.PartNets, base+".caffemodel")
 		}
-		if compressed {
+		if t.opts.Compress.Enabled() {
 			st.Residuals = append(st.Residuals, base+".residual")
 		}
 	}
@@ -252,9 +266,22 @@ func (t *Trainer) Resume(ctx context.Context, path string) error {
 		}
 		return readCollection(at(name), t.weights)
 	}
-	if t.outer.buf, err = read(st.Momentum); err != nil {
-		return err
+	if st.Momentum != "" {
+		// A snapshot that predates named outer states: Nesterov's momentum.
+		if st.OuterState == nil {
+			st.OuterState = map[string]string{}
+		}
+		st.OuterState["momentum"] = st.Momentum
 	}
+	var outerState OuterState
+	for name, file := range st.OuterState {
+		w, err := readCollection(at(file), t.weights)
+		if err != nil {
+			return err
+		}
+		outerState.Set(name, w)
+	}
+	t.outerState = outerState
 	if t.pullAt, err = read(st.Pull); err != nil {
 		return err
 	}

@@ -56,14 +56,10 @@ type Trainer struct {
 	driver     *caffe.Net
 	weights    *ndarray.WeightCollection // views of the driver net's parameters: the global weights
 	history    *ndarray.WeightCollection // averaged solver history (WeightsAndHistory), else nil
-	outer      outerState
-	pullAt     *ndarray.WeightCollection // EASGD: the center replicas pull toward before their next round
-	bc         *rdd.Broadcast
-	comm       rdd.Comm      // SPMD: the communicator; nil under a local master
-	cur        *roundMessage // SPMD: the round's message, the same on every rank
-
-	localMu sync.Mutex
-	local   map[int]*partResult // SPMD: this rank's replicas' results of the round
+	outer      Outer
+	outerState OuterState                // what the outer optimizer keeps across rounds
+	pullAt     *ndarray.WeightCollection // an OuterPuller's center, which replicas pull toward before their next round
+	bc         *rdd.Broadcast            // the round's message
 
 	// sumResidual is what rounding the sum of compressed changes left
 	// out, per value (Options.Compress with an Encoding); under an SPMD
@@ -119,14 +115,16 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 		key:   fmt.Sprintf("sparknet/trainer%d", trainerIDs.Add(1)),
 		k:     train.NumPartitions(),
 		dir:   o.Solver.Dir,
-		outer: outerState{Outer: o.Outer},
+		outer: o.Outer,
 		feed:  &stepFeed{},
 	}
 	if t.k == 0 {
 		return nil, errors.New("sparknet: the training RDD has no partitions")
 	}
-	if err := o.Outer.check(t.k); err != nil {
-		return nil, err
+	if c, ok := t.outer.(interface{ Check(k int) error }); ok {
+		if err := guardOuter("Check", func() error { return c.Check(t.k) }); err != nil {
+			return nil, err
+		}
 	}
 	if err := o.Compress.check(); err != nil {
 		return nil, fmt.Errorf("sparknet: Options.Compress: %w", err)
@@ -150,12 +148,9 @@ func Parallelize(sc *rdd.Context, solver *caffepb.SolverParameter, train *rdd.RD
 		return nil, fmt.Errorf("sparknet: building the train net: %w", err)
 	}
 	t.weights = t.driver.Weights()
-	t.comm = sc.Comm()
-	if t.comm == nil {
-		if t.bc, err = sc.Broadcast(t.message(0)); err != nil {
-			return nil, fmt.Errorf("sparknet: %w", err)
-		}
-	}
+	// Every process holds the global weights alike (they come out of the
+	// same reductions), so the round's message is not sent.
+	t.bc = sc.BroadcastReplicated(t.message(0))
 	// A trainer that is never closed gives its replicas back once nothing
 	// refers to it: the replicas in the worker stores do not refer to it.
 	t.release = runtime.AddCleanup(t, releaseReplicas, replicaRelease{sc: sc, key: t.key, bc: t.bc})
@@ -251,37 +246,22 @@ type roundMessage struct {
 	Tau     int
 	Weights *ndarray.WeightCollection
 	History *ndarray.WeightCollection // WeightsAndHistory only
-	Pull    *ndarray.WeightCollection // EASGD: the center to pull toward first
+	Pull    *ndarray.WeightCollection // an OuterPuller's center to pull toward first
 }
 
 func (t *Trainer) message(tau int) *roundMessage {
 	return &roundMessage{Round: t.round, Iter: t.iter, Tau: tau, Weights: t.weights, History: t.history, Pull: t.pullAt}
 }
 
-// publish makes a message the one tasks read. Under a local master it is
-// broadcast to the workers; under an SPMD engine every rank already holds
-// the same global weights (they come out of an allreduce), so each rank
-// keeps its own copy of the message and nothing crosses the network.
-func (t *Trainer) publish(msg *roundMessage) error {
-	if t.comm != nil {
-		t.cur = msg
-		return nil
-	}
-	return t.bc.Update(msg)
-}
+// publish makes a message the one tasks read.
+func (t *Trainer) publish(msg *roundMessage) error { return t.bc.SetReplicated(msg) }
 
 // current returns the message published last, inside a task.
-func (t *Trainer) current() *roundMessage {
-	if t.comm != nil {
-		return t.cur
-	}
-	return t.bc.Value().(*roundMessage)
-}
+func (t *Trainer) current() *roundMessage { return t.bc.Value().(*roundMessage) }
 
-// partResult is what a replica returns after its τ iterations.
-type partResult struct {
-	Weights *ndarray.WeightCollection
-	History *ndarray.WeightCollection
+// partStats is what a replica reports besides its weights after its τ
+// iterations.
+type partStats struct {
 	Loss    float64 // sum of the iterations' losses
 	Iters   int
 	Seconds float64
@@ -290,7 +270,7 @@ type partResult struct {
 
 func init() {
 	// Results cross processes under an SPMD engine.
-	if err := rdd.Register(&partResult{}); err != nil {
+	if err := rdd.Register(&partStats{}); err != nil {
 		panic(err)
 	}
 	if err := rdd.Register(&testSums{}); err != nil {
@@ -439,63 +419,44 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 	}
 	comm := time.Since(start)
 
-	var results []*partResult
-	var compute time.Duration
+	// Local iterations, and the replicas' reports summed in partition
+	// order: their weights, or compressed, their changes.
+	start = time.Now()
+	var sums []*ndarray.WeightCollection
+	var values []any
+	var reduceTime time.Duration
 	if compressed {
-		// Local iterations, and the compressed changes summed.
-		start = time.Now()
 		es, m, err := t.reduceCompressed(ctx)
 		if err != nil {
 			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
 		}
-		compute = time.Since(start) - es.ReduceTime
-		start = time.Now()
-		moved = m
-		if err := t.injectCost(ctx, moved); err != nil {
-			return ev, err
-		}
-		if t.outer.kind == outerElastic {
-			t.pullAt = t.weights.Clone()
-		}
-		t.outer.step(t.weights, t.compressedSum(es.Sum), t.k)
-		comm += time.Since(start) + es.ReduceTime
-		for _, v := range es.Values {
-			results = append(results, v.(*partResult))
-		}
+		sums = []*ndarray.WeightCollection{t.compressedSum(es.Sum)}
+		values, reduceTime, moved = es.Values, es.ReduceTime, m
 	} else {
-		// Local iterations.
-		start = time.Now()
-		res, err := t.train.RunPartitions(ctx, t.trainTask)
+		ws, err := t.train.SumWeights(ctx, t.trainTask)
 		if err != nil {
 			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
 		}
-		compute = time.Since(start)
-
-		// Collect and reduce in partition order.
-		start = time.Now()
-		if err := t.injectCost(ctx, int64(t.k)*int64(wbytes)); err != nil {
-			return ev, err
-		}
-		results = make([]*partResult, len(res))
-		for p, r := range res {
-			results[p] = r.(*partResult)
-		}
-		if t.comm != nil {
-			err = t.reduceSPMD()
-		} else {
-			err = t.reduce(results)
-		}
-		if err != nil {
-			return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
-		}
-		comm += time.Since(start)
+		sums, values, reduceTime = ws.Sums, ws.Values, ws.ReduceTime
 	}
+	compute := time.Since(start) - reduceTime
+
+	// The outer step.
+	start = time.Now()
+	if err := t.injectCost(ctx, moved-bcast); err != nil {
+		return ev, err
+	}
+	if err := t.reduce(sums); err != nil {
+		return ev, fmt.Errorf("sparknet: round %d: %w", ev.Round, err)
+	}
+	comm += time.Since(start) + reduceTime
 
 	var loss float64
 	var iters int
-	for _, r := range results {
-		loss += r.Loss
-		iters += r.Iters
+	for _, v := range values {
+		st := v.(*partStats)
+		loss += st.Loss
+		iters += st.Iters
 	}
 	t.round++
 	t.iter += tau
@@ -523,90 +484,25 @@ func (t *Trainer) round1(ctx context.Context, last bool) (RoundEvent, error) {
 	return ev, nil
 }
 
-// reduce sums the replicas' results in partition order and takes the
-// outer step.
-func (t *Trainer) reduce(results []*partResult) error {
-	sum := results[0].Weights.Clone()
-	for _, r := range results[1:] {
-		if err := sum.Compatible(r.Weights); err != nil {
-			return err
-		}
-		sum.AddInPlace(r.Weights)
-	}
+// reduce hands the sum of the replicas' weights to the outer optimizer
+// and averages the solver history (WeightsAndHistory).
+func (t *Trainer) reduce(sums []*ndarray.WeightCollection) error {
+	sum := sums[0]
 	if err := sum.Compatible(t.weights); err != nil {
 		return err
 	}
-	if t.outer.kind == outerElastic {
+	if _, pulls := t.outer.(OuterPuller); pulls {
 		// Replicas pull toward the center of this round before the next.
 		t.pullAt = t.weights.Clone()
 	}
-	t.outer.step(t.weights, sum, t.k)
-	if t.opts.Average == WeightsAndHistory {
-		h := results[0].History.Clone()
-		for _, r := range results[1:] {
-			h.AddInPlace(r.History)
-		}
-		t.history = h.ScaleInPlace(1 / float32(t.k))
-	}
-	return nil
-}
-
-// reduceSPMD sums the results of this rank's replicas in partition order,
-// sums the ranks' sums with an allreduce and takes the outer step, the
-// same on every rank.
-func (t *Trainer) reduceSPMD() error {
-	t.localMu.Lock()
-	local := t.local
-	t.local = nil
-	t.localMu.Unlock()
-	sum := t.weights.Scale(0)
-	var hist *ndarray.WeightCollection
-	for p := 0; p < t.k; p++ {
-		r, ok := local[p]
-		if !ok {
-			continue
-		}
-		if err := sum.Compatible(r.Weights); err != nil {
-			return err
-		}
-		sum.AddInPlace(r.Weights)
-		if r.History != nil {
-			if hist == nil {
-				hist = r.History.Scale(0)
-			}
-			hist.AddInPlace(r.History)
-		}
-	}
-	if err := rdd.AllreduceWeights(t.comm, sum); err != nil {
-		return err
-	}
-	if t.outer.kind == outerElastic {
-		t.pullAt = t.weights.Clone()
-	}
-	t.outer.step(t.weights, sum, t.k)
-	if t.opts.Average == WeightsAndHistory {
-		if hist == nil {
-			// This rank holds no replica: contribute zeros of the right layout.
-			hist = t.historyLayout()
-		}
-		if err := rdd.AllreduceWeights(t.comm, hist); err != nil {
-			return err
-		}
-		t.history = hist.ScaleInPlace(1 / float32(t.k))
-	}
-	return nil
-}
-
-// historyLayout returns zeros shaped like a replica's solver history.
-func (t *Trainer) historyLayout() *ndarray.WeightCollection {
-	if t.history != nil {
-		return t.history.Scale(0)
-	}
-	s, err := caffe.NewSolver(t.sp, caffe.SolverOptions{Threads: 1})
+	err := guardOuter("Step", func() error { return t.outer.Step(t.weights, sum, t.k, &t.outerState) })
 	if err != nil {
-		return ndarray.NewWeightCollection()
+		return fmt.Errorf("outer step (%s): %w", t.outer, err)
 	}
-	return s.History().Clone()
+	if t.opts.Average == WeightsAndHistory {
+		t.history = sums[1].ScaleInPlace(1 / float32(t.k))
+	}
+	return nil
 }
 
 // injectCost sleeps for the configured latency plus bytes/bandwidth.

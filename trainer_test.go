@@ -267,6 +267,7 @@ func TestResumeMatchesUninterruptedRun(t *testing.T) {
 		{"history", Options{Tau: 2, Seed: 3, Average: WeightsAndHistory, WarmupRounds: 1}, "Adam"},
 		{"elastic", Options{Tau: 3, Seed: 3, Outer: ElasticAveraging(0.3)}, ""},
 		{"nesterov", Options{Tau: 3, Seed: 3, Outer: OuterNesterov(0.7, 0.9), Order: data.Shuffle}, "Nesterov"},
+		{"user outer", Options{Tau: 3, Seed: 3, Outer: &halfway{}}, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sp := testSolverParam(t, tc.typ)

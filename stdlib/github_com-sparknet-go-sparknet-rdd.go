@@ -61,6 +61,7 @@ func init() {
 		"Pair":             reflect.ValueOf((*rdd.Pair)(nil)),
 		"PanicError":       reflect.ValueOf((*rdd.PanicError)(nil)),
 		"PartitionVector":  reflect.ValueOf((*rdd.PartitionVector)(nil)),
+		"PartitionWeights": reflect.ValueOf((*rdd.PartitionWeights)(nil)),
 		"Partitioner":      reflect.ValueOf((*rdd.Partitioner)(nil)),
 		"RDD":              reflect.ValueOf((*rdd.RDD)(nil)),
 		"RDDStatus":        reflect.ValueOf((*rdd.RDDStatus)(nil)),
@@ -72,6 +73,7 @@ func init() {
 		"TaskContext":      reflect.ValueOf((*rdd.TaskContext)(nil)),
 		"TaskError":        reflect.ValueOf((*rdd.TaskError)(nil)),
 		"TaskInfo":         reflect.ValueOf((*rdd.TaskInfo)(nil)),
+		"WeightSums":       reflect.ValueOf((*rdd.WeightSums)(nil)),
 		"WorkerStatus":     reflect.ValueOf((*rdd.WorkerStatus)(nil)),
 
 		// interface wrapper definitions

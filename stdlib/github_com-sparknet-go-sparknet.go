@@ -4,6 +4,7 @@ package stdlib
 
 import (
 	"github.com/sparknet-go/sparknet"
+	"github.com/sparknet-go/sparknet/ndarray"
 	"reflect"
 )
 
@@ -33,9 +34,53 @@ func init() {
 		"Compression": reflect.ValueOf((*sparknet.Compression)(nil)),
 		"Options":     reflect.ValueOf((*sparknet.Options)(nil)),
 		"Outer":       reflect.ValueOf((*sparknet.Outer)(nil)),
+		"OuterPuller": reflect.ValueOf((*sparknet.OuterPuller)(nil)),
+		"OuterState":  reflect.ValueOf((*sparknet.OuterState)(nil)),
 		"RoundEvent":  reflect.ValueOf((*sparknet.RoundEvent)(nil)),
 		"StepEvent":   reflect.ValueOf((*sparknet.StepEvent)(nil)),
 		"TestResult":  reflect.ValueOf((*sparknet.TestResult)(nil)),
 		"Trainer":     reflect.ValueOf((*sparknet.Trainer)(nil)),
+
+		// interface wrapper definitions
+		"_Outer":       reflect.ValueOf((*_github_com_sparknet_go_sparknet_Outer)(nil)),
+		"_OuterPuller": reflect.ValueOf((*_github_com_sparknet_go_sparknet_OuterPuller)(nil)),
 	}
+}
+
+// _github_com_sparknet_go_sparknet_Outer is an interface wrapper for Outer type
+type _github_com_sparknet_go_sparknet_Outer struct {
+	IValue  interface{}
+	WStep   func(w *ndarray.WeightCollection, sum *ndarray.WeightCollection, k int, state *sparknet.OuterState) error
+	WString func() string
+}
+
+func (W _github_com_sparknet_go_sparknet_Outer) Step(w *ndarray.WeightCollection, sum *ndarray.WeightCollection, k int, state *sparknet.OuterState) error {
+	return W.WStep(w, sum, k, state)
+}
+func (W _github_com_sparknet_go_sparknet_Outer) String() string {
+	if W.WString == nil {
+		return ""
+	}
+	return W.WString()
+}
+
+// _github_com_sparknet_go_sparknet_OuterPuller is an interface wrapper for OuterPuller type
+type _github_com_sparknet_go_sparknet_OuterPuller struct {
+	IValue  interface{}
+	WPull   func(x *ndarray.WeightCollection, c *ndarray.WeightCollection)
+	WStep   func(w *ndarray.WeightCollection, sum *ndarray.WeightCollection, k int, state *sparknet.OuterState) error
+	WString func() string
+}
+
+func (W _github_com_sparknet_go_sparknet_OuterPuller) Pull(x *ndarray.WeightCollection, c *ndarray.WeightCollection) {
+	W.WPull(x, c)
+}
+func (W _github_com_sparknet_go_sparknet_OuterPuller) Step(w *ndarray.WeightCollection, sum *ndarray.WeightCollection, k int, state *sparknet.OuterState) error {
+	return W.WStep(w, sum, k, state)
+}
+func (W _github_com_sparknet_go_sparknet_OuterPuller) String() string {
+	if W.WString == nil {
+		return ""
+	}
+	return W.WString()
 }
