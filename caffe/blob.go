@@ -135,10 +135,19 @@ func (b *Blob) DataSlice() []float32 { return b.data[:b.count:b.count] }
 func (b *Blob) DiffSlice() []float32 { return b.diff[:b.count:b.count] }
 
 // Data returns the values as an ndarray view sharing storage.
-func (b *Blob) Data() *ndarray.Array { return ndarray.FromSlice(b.DataSlice(), b.shape...) }
+func (b *Blob) Data() *ndarray.Array { return b.view(b.DataSlice()) }
 
 // Diff returns the gradient as an ndarray view sharing storage.
-func (b *Blob) Diff() *ndarray.Array { return ndarray.FromSlice(b.DiffSlice(), b.shape...) }
+func (b *Blob) Diff() *ndarray.Array { return b.view(b.DiffSlice()) }
+
+// view returns an array of the blob's shape over s: a scalar blob's has
+// no dimensions, as Caffe's (and so its saved shape has none).
+func (b *Blob) view(s []float32) *ndarray.Array {
+	if len(b.shape) == 0 {
+		return ndarray.FromSlice(s).Reshape()
+	}
+	return ndarray.FromSlice(s, b.shape...)
+}
 
 // SetData copies a's values into the blob; a must have the blob's count.
 func (b *Blob) SetData(a *ndarray.Array) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -308,5 +309,60 @@ layer { name: "z" type: "InnerProduct" bottom: "b" top: "z" param { name: "w" sh
 	shapes, _ = InferShapes(def, nil)
 	if _, err := NewParamArrays(def, shapes); err == nil || !strings.Contains(err.Error(), `layer "ip" (InnerProduct): the shape of parameter 0 is unknown`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// A scalar parameter (PReLU's channel_shared slope) has Caffe's shape, no
+// dimensions, in its blob, its weight collection and the .caffemodel, so
+// that models load both ways: Caffe's files, written with "shape {}", load
+// into sparknet's nets, and LoadNet finds the input shape of a net saved
+// by sparknet from the weights.
+func TestScalarParamShape(t *testing.T) {
+	src := `name: "n"
+layer { name: "data" type: "Data" top: "data" top: "label" data_param { source: "unused" batch_size: 4 } }
+layer { name: "ip" type: "InnerProduct" bottom: "data" top: "ip" inner_product_param { num_output: 3 } }
+layer { name: "prelu" type: "PReLU" bottom: "ip" top: "act" prelu_param { channel_shared: true } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "act" bottom: "label" top: "loss" }`
+	dir := t.TempDir()
+	def := filepath.Join(dir, "n.prototxt")
+	if err := os.WriteFile(def, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	np := mustParseNet(t, src)
+	if _, err := ReplaceDataLayers(np, 1, 5, 5); err != nil {
+		t.Fatal(err)
+	}
+	net, err := NewNet(np, NetOptions{Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	net.Params("prelu")[0].DataSlice()[0] = 0.5
+	if got := net.Weights().Get("prelu")[0].Shape(); len(got) != 0 {
+		t.Errorf("the slope's array has shape %v, want []", got)
+	}
+	model := filepath.Join(dir, "n.caffemodel")
+	if err := net.SaveWeights(model); err != nil {
+		t.Fatal(err)
+	}
+	saved, err := ReadCaffemodel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range saved.Layer {
+		if l.GetName() == "prelu" {
+			if b := l.Blobs[0]; b.Shape == nil || len(b.Shape.Dim) != 0 || len(b.Data) != 1 {
+				t.Errorf("the saved slope is %v, want shape {} and one value", b)
+			}
+		}
+	}
+	loaded, err := LoadNet(def, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := loaded.Params("prelu")[0].DataSlice()[0]; got != 0.5 {
+		t.Errorf("LoadNet: slope %g, want 0.5", got)
+	}
+	if got := loaded.Blob("data").Shape(); len(got) != 4 || got[1] != 1 || got[2] != 5 || got[3] != 5 {
+		t.Errorf("LoadNet found the input shape %v, want N×1×5×5", got)
 	}
 }
