@@ -73,11 +73,17 @@
 // A type registered by RegisterLayer alone takes any number of blobs and
 // has no shape rule: shape inference sets a layer up on blobs of its
 // input's shape, and a net counts its parameter blobs once it is set up.
-// RegisterLayerType registers blob counts, flags and a shape rule too. The
-// shell registers layers written in it (types implementing Layer) the same
-// way. Caffe's Python layers run the Go layer registered under
-// "module.layer" of their python_param (see RegisterLayer), so nets
-// written for pycaffe layers load once those are registered.
+// RegisterLayerType registers blob counts, flags and a shape rule too;
+// registering a name twice is an error, and ReplaceLayerType replaces a
+// program's own type (sparknet's stay). A shell session registers layers
+// written in it, interpreted types implementing Layer, the same way, and
+// ReplaceLayerType lets the cell that defines one run again (see
+// examples/custom_layer.go): interpreted layers are slower, but run
+// wherever a net runs, on the trainer's workers too. Caffe's Python layers
+// run the Go layer registered under "module.layer" (or "layer") of their
+// python_param, which gets param_str in its definition, so nets written
+// for pycaffe layers load once those are registered; without one they
+// still process and summarise, and building them says what to register.
 // GradientCheck checks a layer's Backward against numeric differences.
 //
 // # Weights

@@ -1,7 +1,6 @@
 package caffe
 
 import (
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -107,26 +106,50 @@ func (c BlobCount) String() string {
 
 var registry = struct {
 	sync.RWMutex
-	m     map[string]*LayerType
-	names []string // sorted
-}{m: map[string]*LayerType{}}
+	m       map[string]*LayerType
+	names   []string        // sorted
+	builtin map[string]bool // sparknet's own types, which ReplaceLayerType leaves alone
+}{m: map[string]*LayerType{}, builtin: map[string]bool{}}
 
 // RegisterLayerType makes a layer type available to nets. Registering a
-// name twice is an error. A type without a constructor is known (nets
-// naming it process and summarise) but does not run.
-func RegisterLayerType(t LayerType) error {
+// name twice is an error (ReplaceLayerType replaces a program's own type).
+// A type without a constructor is known (nets naming it process and
+// summarise) but does not run.
+func RegisterLayerType(t LayerType) error { return register(t, false) }
+
+// ReplaceLayerType registers t, replacing a type of the same name that a
+// program registered before, so that a shell cell or notebook cell that
+// defines a layer can run again. Nets built before keep the layers they
+// made; nets built after get the new type. sparknet's own types cannot be
+// replaced.
+func ReplaceLayerType(t LayerType) error { return register(t, true) }
+
+// register adds t to the registry; replace allows it to replace a type
+// registered by a program.
+func register(t LayerType, replace bool) error {
+	what := "RegisterLayerType"
+	if replace {
+		what = "ReplaceLayerType"
+	}
 	if t.Name == "" {
-		return errors.New("caffe: RegisterLayerType: the layer type needs a name")
+		return fmt.Errorf("caffe: %s: the layer type needs a name", what)
 	}
 	for _, c := range []BlobCount{t.Bottoms, t.Tops} {
 		if c.checked && (c.min < 0 || c.max >= 0 && c.max < c.min) {
-			return fmt.Errorf("caffe: RegisterLayerType(%q): blob count %d to %d is not a range", t.Name, c.min, c.max)
+			return fmt.Errorf("caffe: %s(%q): blob count %d to %d is not a range", what, t.Name, c.min, c.max)
 		}
 	}
 	registry.Lock()
 	defer registry.Unlock()
 	if _, dup := registry.m[t.Name]; dup {
-		return fmt.Errorf("caffe: layer type %q registered twice", t.Name)
+		switch {
+		case registry.builtin[t.Name]:
+			return fmt.Errorf("caffe: layer type %q is one of sparknet's and cannot be registered again; give yours another name", t.Name)
+		case !replace:
+			return fmt.Errorf("caffe: layer type %q registered twice (ReplaceLayerType replaces it)", t.Name)
+		}
+		registry.m[t.Name] = &t
+		return nil
 	}
 	registry.m[t.Name] = &t
 	i := sort.SearchStrings(registry.names, t.Name)
@@ -151,6 +174,9 @@ func mustRegisterLayerType(t LayerType) {
 	if err := RegisterLayerType(t); err != nil {
 		panic(err)
 	}
+	registry.Lock()
+	registry.builtin[t.Name] = true
+	registry.Unlock()
 }
 
 // ruleOf turns a method of a layer type into the type's shape rule: the

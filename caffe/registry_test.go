@@ -79,12 +79,16 @@ func TestRegisterLayerTypeErrors(t *testing.T) {
 		want string
 	}{
 		{"no name", LayerType{New: newReLU}, "needs a name"},
-		{"twice", LayerType{Name: "ReLU", New: newReLU}, `"ReLU" registered twice`},
+		{"sparknet's own", LayerType{Name: "ReLU", New: newReLU}, `"ReLU" is one of sparknet's and cannot be registered again`},
+		{"twice", LayerType{Name: "TimesW", New: newTimesW}, `"TimesW" registered twice (ReplaceLayerType replaces it)`},
 		{"bad range", LayerType{Name: "RegistryTestBadRange", Bottoms: Between(3, 1)}, "is not a range"},
 	} {
 		if err := RegisterLayerType(tt.t); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
+	}
+	if err := ReplaceLayerType(LayerType{Name: "Convolution", New: newTimesW}); err == nil || !strings.Contains(err.Error(), "one of sparknet's") {
+		t.Errorf("replacing Convolution: %v", err)
 	}
 	if err := RegisterLayer("RegistryTestNil", nil); err == nil {
 		t.Error("a nil constructor was registered")
@@ -178,6 +182,9 @@ func userNet(typ string) string {
 	extra := ""
 	if typ == "Python" {
 		extra = `python_param { module: "mylayers" layer: "TimesW" param_str: "unused" }`
+	} else if class, ok := strings.CutPrefix(typ, "Python:"); ok {
+		module, layer, _ := strings.Cut(class, ".")
+		typ, extra = "Python", fmt.Sprintf(`python_param { module: %q layer: %q }`, module, layer)
 	}
 	return input("x", 4, 3) + input("target", 4, 3) + fmt.Sprintf(`
 layer { name: "user" type: %q bottom: "x" top: "y" %s }
@@ -274,6 +281,46 @@ func TestUserLayerEndToEnd(t *testing.T) {
 				t.Errorf("after one SGD step w = %g, want %g", got, 2-0.01*325)
 			}
 		})
+	}
+}
+
+// ReplaceLayerType replaces a program's own type, as a shell cell that
+// defines a layer does when it runs again: nets built after use the new
+// constructor, under its old name and as a Python layer's.
+func TestReplaceLayerType(t *testing.T) {
+	build := func(typ string) Layer {
+		t.Helper()
+		net, err := NewNet(mustParseNet(t, userNet(typ)), NetOptions{Threads: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return net.Layer("user")
+	}
+	if err := ReplaceLayerType(LayerType{Name: "RegistryTestReplaced", New: newTimesW}); err != nil {
+		t.Fatal(err) // a new name: registered
+	}
+	if err := RegisterLayer("replaced.Layer", newTimesW); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range []string{"RegistryTestReplaced", "Python:replaced.Layer"} {
+		if _, ok := build(typ).(*timesW); !ok {
+			t.Fatalf("%s: not the first constructor's layer", typ)
+		}
+	}
+	n := len(LayerTypeNames())
+	newReLUAsUser := func(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) { return newReLU(def, env) }
+	for _, name := range []string{"RegistryTestReplaced", "replaced.Layer"} {
+		if err := ReplaceLayerType(LayerType{Name: name, New: newReLUAsUser}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(LayerTypeNames()) != n {
+		t.Errorf("replacing added names: %d, then %d", n, len(LayerTypeNames()))
+	}
+	for _, typ := range []string{"RegistryTestReplaced", "Python:replaced.Layer"} {
+		if l := build(typ); l.Type() != "ReLU" {
+			t.Errorf("%s: the net has a %s layer, want the replacement's ReLU", typ, l.Type())
+		}
 	}
 }
 

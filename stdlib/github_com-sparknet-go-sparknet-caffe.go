@@ -68,6 +68,7 @@ func init() {
 		"RegisterLayerType":       reflect.ValueOf(caffe.RegisterLayerType),
 		"RegisterSolverType":      reflect.ValueOf(caffe.RegisterSolverType),
 		"ReplaceDataLayers":       reflect.ValueOf(caffe.ReplaceDataLayers),
+		"ReplaceLayerType":        reflect.ValueOf(caffe.ReplaceLayerType),
 		"SetDataSources":          reflect.ValueOf(caffe.SetDataSources),
 		"SolverTypes":             reflect.ValueOf(caffe.SolverTypes),
 		"SplitDataSource":         reflect.ValueOf(caffe.SplitDataSource),
