@@ -24,6 +24,11 @@
 //	fmt.Println(res.Accuracy)
 //	t.Net().SaveWeights("lenet_sparknet.caffemodel")
 //
+// The replicas build their nets through caffe's registry of layer types,
+// so a net naming a layer that the program or shell session registered
+// (caffe.RegisterLayer, or a Python layer mapped to a registered Go layer)
+// trains like any other; its parameters are averaged with the rest.
+//
 // There is one model replica per partition, kept in the store of the worker
 // that holds the partition; K, the number of replicas, is the number of
 // partitions. The weights are summed in partition order, so results depend
