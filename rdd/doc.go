@@ -161,6 +161,29 @@
 // RunWorkers runs a function once on every worker, to set up or tear down
 // what the stores hold.
 //
+// # Summing weights
+//
+// SumWeights is that loop's reduce as one action, and what package
+// sparknet's trainer runs every round: every partition's task returns its
+// replica's weight collections (and a small value, such as its loss), and
+// the action returns their sums, added in partition order so that the
+// result depends on the partitioning alone. Under an SPMD engine each
+// process adds the partitions it holds and the processes' sums meet in an
+// allreduce, so only sums cross processes and every process gets the same
+// bits; the caller does not know which engine runs. BroadcastReplicated
+// and SetReplicated share a value that every process already holds alike
+// (one computed from actions' results), without sending it:
+//
+//	bc := sc.BroadcastReplicated(weights)
+//	sums, err := train.SumWeights(ctx, func(tc *rdd.TaskContext) (rdd.PartitionWeights, error) {
+//		n := replicaOf(tc)                        // from the worker's store
+//		n.SetWeights(bc.Value().(*ndarray.WeightCollection))
+//		loss, err := n.Train(tc.Context(), tau)
+//		return rdd.PartitionWeights{Weights: []*ndarray.WeightCollection{n.Weights()}, Value: loss}, err
+//	})
+//	weights = sums.Sums[0].Scale(1 / float32(train.NumPartitions()))
+//	err = bc.SetReplicated(weights)
+//
 // # Failures
 //
 // A task that returns an error or panics is tried again on its worker,
@@ -189,9 +212,10 @@
 //		fmt.Println(n, err)
 //	}
 //
-// Context.Comm is the job's communicator (nil under a local master); a
-// trainer sums the weights of its ranks with AllreduceWeights, or, when
-// its replicas send compressed changes, with SumEncoded, which moves them
+// Context.Comm is the job's communicator (nil under a local master), for
+// collectives of one's own (AllreduceWeights sums weight collections
+// across ranks); SumWeights uses it for the sums of training, and
+// SumEncoded, for replicas that send compressed changes, moves them
 // encoded (bfloat16, float16, sparse) and sums them in partition order on
 // any number of ranks. The ranks check at every collective that all of
 // them make the same call: when they diverge (one rank closes its
