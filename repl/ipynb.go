@@ -23,7 +23,7 @@ import (
 
 // The teaching notebooks in examples/ ship as .ipynb too; TestExampleNotebooksCurrent
 // fails when one is stale.
-//go:generate go run ../cmd/sparknet-shell --to-ipynb ../examples/mnist_sparknet.go ../examples/ndarray_basics.go ../examples/paper_speedup.go ../examples/predict.go ../examples/rdd_basics.go
+//go:generate go run ../cmd/sparknet-shell --to-ipynb ../examples/custom_layer.go ../examples/mnist_sparknet.go ../examples/ndarray_basics.go ../examples/paper_speedup.go ../examples/predict.go ../examples/rdd_basics.go
 
 // isIPynb reports whether path names a Jupyter notebook.
 func isIPynb(path string) bool { return strings.EqualFold(filepath.Ext(path), ".ipynb") }

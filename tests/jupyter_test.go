@@ -115,6 +115,8 @@ func TestNotebooksWithJupyter(t *testing.T) {
 		html   int      // text/html outputs, at least
 		mnist  bool
 	}{
+		{"custom_layer", []string{"LearnedLeakyReLU: exactly 1 bottom, exactly 1 top, runs: true", "gradient check passed: 300 inputs and the slope",
+			"agree on 300 of 300 outputs", "LearnedLeakyReLU", "2 rounds of 5 iterations in", "the learned slope: ", "the interpreted layer took", "the two runs' weights: 0\n", "lenet_leaky.caffemodel: slope "}, 0, 1, true},
 		{"ndarray_basics", []string{"Array[2 3] float32", "column sums:", "true (bool)", "WeightCollection{2 layers"}, 0, 3, false},
 		{"rdd_basics", []string{"rdd.Context{master: local[2], workers: 2}", "(4) Filter[4]", "1330 (int)", "cached partitions: 4",
 			"total: 1900 elements seen: 20", "│ worker │ tasks │", "unlucky number"}, 0, 1, false},

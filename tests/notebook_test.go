@@ -42,6 +42,15 @@ func TestExampleNotebooks(t *testing.T) {
 			mnist: true,
 		},
 		{
+			name: "custom_layer",
+			file: "custom_layer.go",
+			want: []string{"# A layer written in the shell", "LearnedLeakyReLU: exactly 1 bottom, exactly 1 top, runs: true",
+				"gradient check passed: 300 inputs and the slope", "agree on 300 of 300 outputs",
+				"| leaky1 | LearnedLeakyReLU | leaky1 64x500", "431081 parameter values",
+				"2 rounds of 5 iterations in", "the learned slope: ", "the interpreted layer took", "the two runs' weights: 0\n", "lenet_leaky.caffemodel: slope "},
+			mnist: true,
+		},
+		{
 			name:   "mnist",
 			file:   "mnist_sparknet.go",
 			want:   []string{"# SparkNet averaging on MNIST", "training images: 60000", "| Convolution ", "round 1/2", "round 2/2", "![training](mnist_sparknet-1.png)", "| ip2   |    1 | 10"},
