@@ -52,11 +52,11 @@ func (r *rewriter) guard(node ast.Node) {
 					return false
 				}
 				tp := withTypeParams(typeParams, n)
-				probe(n.Body, funcName(n), n.Type.Func)
+				probe(n.Body, funcName(n), n.Type)
 				walk(n.Body, tp)
 				return false
 			case *ast.FuncLit:
-				probe(n.Body, "func literal", n.Type.Func)
+				probe(n.Body, "func literal", n.Type)
 				walk(n.Body, typeParams)
 				return false
 			case *ast.CallExpr:
@@ -77,7 +77,9 @@ func (r *rewriter) guard(node ast.Node) {
 // The statements take the position pos of the function's func keyword:
 // the interpreter places a panic that passes through a function at its
 // first statement, which this makes the function's declaration.
-func probe(body *ast.BlockStmt, name string, pos token.Pos) {
+func probe(body *ast.BlockStmt, name string, ft *ast.FuncType) {
+	pos := ft.Func
+	blankParams(ft)
 	count := &ast.IncDecStmt{X: ident(callsVar, pos), TokPos: pos, Tok: token.INC}
 	check := &ast.IfStmt{
 		If: pos,
@@ -94,6 +96,23 @@ func probe(body *ast.BlockStmt, name string, pos token.Pos) {
 		}},
 	}
 	body.List = append([]ast.Stmt{count, check}, body.List...)
+}
+
+// blankParams names the unnamed parameters of a function "_". The
+// interpreter passes the arguments of a function whose parameters have no
+// names into the wrong variables once its body starts with the probe's
+// statements (func(*int) int { ... } then fails with "reflect.Set: value
+// of type *int is not assignable to type int"); blank names change nothing
+// else.
+func blankParams(ft *ast.FuncType) {
+	if ft.Params == nil {
+		return
+	}
+	for _, f := range ft.Params.List {
+		if len(f.Names) == 0 {
+			f.Names = []*ast.Ident{ident("_", f.Type.Pos())}
+		}
+	}
 }
 
 // funcName is the name of a declared function or method, as T.M for a

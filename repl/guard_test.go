@@ -356,3 +356,25 @@ func TestDeadlock(t *testing.T) {
 		t.Fatalf("a lock taken twice: %v", err)
 	}
 }
+
+// Functions whose parameters have no names get their arguments: func
+// literals (a layer factory passed to caffe.RegisterLayer, say),
+// functions and methods, called from the session and from compiled code.
+func TestUnnamedParameters(t *testing.T) {
+	s, out, _ := newLimitedSession(t, 0, 0)
+	ctx := context.Background()
+	src := `x := 1
+g := func(*int, string) int { return 7 }
+func h(*int) int { return 8 }
+type T struct{}
+func (T) M(*int, ...string) int { return 9 }
+k := func(int) int { return 10 }
+fmt.Println(g(&x, ""), h(&x), T{}.M(&x), k(1))
+fmt.Println(strings.Map(func(rune) rune { return 'z' }, "ab"))`
+	if err := s.Eval(ctx, src); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "7 8 9 10\nzz\n" {
+		t.Errorf("printed %q", got)
+	}
+}
