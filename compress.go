@@ -2,8 +2,6 @@ package sparknet
 
 import (
 	"context"
-	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -268,36 +266,9 @@ func (t *Trainer) compressedSum(changes []float32) *ndarray.WeightCollection {
 
 // gatherSumResidual returns the whole error-feedback vector of the sum,
 // for a snapshot: under an SPMD engine every process holds its piece of
-// it (rdd.EncodedPiece), which the processes gather.
+// it, which rdd gathers.
 func (t *Trainer) gatherSumResidual() ([]float32, error) {
-	if t.sumResidual == nil {
-		return nil, nil
-	}
-	comm := t.sc.Comm()
-	if comm == nil {
-		return t.sumResidual, nil
-	}
-	n := len(t.sumResidual)
-	lo, hi := rdd.EncodedPiece(n, comm.Rank(), comm.Size())
-	b := make([]byte, 0, 4*(hi-lo))
-	for _, v := range t.sumResidual[lo:hi] {
-		b = binary.LittleEndian.AppendUint32(b, math.Float32bits(v))
-	}
-	all, err := comm.Allgather(b)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]float32, n)
-	for j, piece := range all {
-		lo, hi := rdd.EncodedPiece(n, j, comm.Size())
-		if len(piece) != 4*(hi-lo) {
-			return nil, errors.New("the error feedback of the sum: a process sent a piece of the wrong length")
-		}
-		for i := lo; i < hi; i++ {
-			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(piece[4*(i-lo):]))
-		}
-	}
-	return out, nil
+	return t.sc.GatherPieces(t.sumResidual)
 }
 
 // compressionName is the name a snapshot records ("" before compression
