@@ -23,6 +23,24 @@ type InnerProduct struct {
 	axis      int
 	m, k      int
 	yT        []float32 // [N, M]: the output transposed (see Forward)
+
+	// The products run on the layers' goroutines (parallelRunner), split
+	// as kernel.SgemmParallel splits them: the goroutines that ran the
+	// layer before are still polling for work and take the parts at
+	// once, where the GEMM's own goroutines would have to be woken.
+	runner parallelRunner
+	gemm   ipGemm
+	gemmFn func(w, p int)
+}
+
+// ipGemm is the product that InnerProduct's runner computes.
+type ipGemm struct {
+	split          kernel.GemmSplit
+	transA, transB bool
+	m, n, k        int
+	a, b, c        []float32
+	lda, ldb, ldc  int
+	beta           float32
 }
 
 var _ Layer = (*InnerProduct)(nil)
@@ -38,13 +56,34 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	if err := CheckFiller(p.GetBiasFiller()); err != nil {
 		return nil, fmt.Errorf("bias_filler: %w", err)
 	}
-	return &InnerProduct{
+	l := &InnerProduct{
 		layerBase: newLayerBase("InnerProduct", def, env),
 		n:         int(p.GetNumOutput()),
 		bias:      p.GetBiasTerm(),
 		transpose: p.GetTranspose(),
 		axisParam: int(p.GetAxis()),
-	}, nil
+	}
+	l.gemmFn = l.gemmPart
+	return l, nil
+}
+
+// sgemm computes C = A·B + beta·C (A, B transposed as asked) over the
+// layer's threads; the result is SgemmParallel's, bit for bit.
+func (l *InnerProduct) sgemm(transA, transB bool, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sp := kernel.SplitSgemm(l.threads(), m, n, k)
+	if sp.Parts <= 1 {
+		kernel.Sgemm(transA, transB, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	l.gemm = ipGemm{split: sp, transA: transA, transB: transB, m: m, n: n, k: k, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, beta: beta}
+	l.runner.run(l.threads(), sp.Parts, l.gemmFn)
+	l.gemm = ipGemm{}
+}
+
+// gemmPart computes part p of l.gemm.
+func (l *InnerProduct) gemmPart(_, p int) {
+	g := &l.gemm
+	kernel.SgemmPart(g.split, p, g.transA, g.transB, g.m, g.n, g.k, 1, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
 }
 
 // geometry returns, for an input of shape b, the axis the inputs are
@@ -136,11 +175,11 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 			}
 			beta = 1
 		}
-		kernel.SgemmParallel(l.threads(), false, false, m, n, k, 1, x, k, w, n, beta, y, n)
+		l.sgemm(false, false, m, n, k, x, k, w, n, beta, y, n)
 		return nil
 	}
 	yT := l.yT[:n*m]
-	kernel.SgemmParallel(l.threads(), false, true, n, m, k, 1, w, k, x, k, 0, yT, m)
+	l.sgemm(false, true, n, m, k, w, k, x, k, 0, yT, m)
 	for j := range n {
 		var c float32
 		if b != nil {
@@ -161,9 +200,9 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 	if l.paramGrad(0) {
 		dw := l.blobs[0].DiffSlice()
 		if l.transpose {
-			kernel.SgemmParallel(l.threads(), true, false, k, n, m, 1, x, k, dy, n, 1, dw, n)
+			l.sgemm(true, false, k, n, m, x, k, dy, n, 1, dw, n)
 		} else {
-			kernel.SgemmParallel(l.threads(), true, false, n, k, m, 1, dy, n, x, k, 1, dw, k)
+			l.sgemm(true, false, n, k, m, dy, n, x, k, 1, dw, k)
 		}
 	}
 	if l.bias && l.paramGrad(1) {
@@ -175,9 +214,9 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 	if len(propagateDown) > 0 && propagateDown[0] {
 		w, dx := l.blobs[0].DataSlice(), bottom[0].DiffSlice()
 		if l.transpose {
-			kernel.SgemmParallel(l.threads(), false, true, m, k, n, 1, dy, n, w, n, 0, dx, k)
+			l.sgemm(false, true, m, k, n, dy, n, w, n, 0, dx, k)
 		} else {
-			kernel.SgemmParallel(l.threads(), false, false, m, k, n, 1, dy, n, w, k, 0, dx, k)
+			l.sgemm(false, false, m, k, n, dy, n, w, k, 0, dx, k)
 		}
 	}
 }

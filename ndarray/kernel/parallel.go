@@ -162,36 +162,67 @@ func (call *gemmCall) runPart(i int) {
 
 // run computes part i: a block of columns (or rows) of C.
 func (call *gemmCall) run(i int) {
-	lo := i * call.size
-	a, b, c := call.a, call.b, call.c
-	m, n := call.m, call.n
-	if call.byRows {
-		m = min(m-lo, call.size)
-		c = c[lo*call.ldc:]
-		if call.transA {
+	s := GemmSplit{byRows: call.byRows, size: call.size}
+	call.g.part(s, i, call.transA, call.transB, call.m, call.n, call.k, call.alpha, call.a, call.lda, call.b, call.ldb, call.beta, call.c, call.ldc)
+}
+
+// GemmSplit is how SgemmParallel cuts a product into parts along M or N
+// (never along K, so every element of C is summed in the same order as by
+// Sgemm). SplitSgemm makes one and SgemmPart computes one part, so that a
+// caller with goroutines of its own (a layer of a net) can run the parts
+// of a product on them, split exactly as SgemmParallel would.
+type GemmSplit struct {
+	Parts  int  // the number of parts; 1 when the product is not split
+	byRows bool // split along M rather than N
+	size   int  // extent of every part but the last
+}
+
+// SplitSgemm returns how SgemmParallel splits an m×n×k product over
+// threads goroutines.
+func SplitSgemm(threads, m, n, k int) GemmSplit { return active.split(threads, m, n, k) }
+
+// SgemmPart computes part i < s.Parts of the product that SgemmParallel
+// would compute with the split s (from SplitSgemm with the same m, n, k):
+// the parts may run in any order and at once on different goroutines.
+func SgemmPart(s GemmSplit, i int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm("SgemmPart", transA, transB, m, n, k, a, lda, b, ldb, c, ldc)
+	if i < 0 || i >= s.Parts {
+		panic(fmt.Sprintf("kernel: SgemmPart: part %d of %d", i, s.Parts))
+	}
+	if s.Parts == 1 {
+		active.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	active.part(s, i, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// part computes part i of a split product.
+func (g *gemmImpl) part(s GemmSplit, i int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	lo := i * s.size
+	if s.byRows {
+		m = min(m-lo, s.size)
+		c = c[lo*ldc:]
+		if transA {
 			a = a[lo:]
 		} else {
-			a = a[lo*call.lda:]
+			a = a[lo*lda:]
 		}
 	} else {
-		n = min(n-lo, call.size)
+		n = min(n-lo, s.size)
 		c = c[lo:]
-		if call.transB {
-			b = b[lo*call.ldb:]
+		if transB {
+			b = b[lo*ldb:]
 		} else {
 			b = b[lo:]
 		}
 	}
-	call.g.sgemm(call.transA, call.transB, m, n, call.k, call.alpha, a, call.lda, b, call.ldb, call.beta, c, call.ldc)
+	g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// parallel splits the product along N, or along M when M is the larger
-// side, into parts that are multiples of the microkernel tile, and runs
-// them on the calling goroutine and up to threads-1 workers.
-func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+// split decides how parallel cuts a product.
+func (g *gemmImpl) split(threads, m, n, k int) GemmSplit {
 	if threads <= 1 || m*n*k < parallelMinWork || runtime.GOMAXPROCS(0) == 1 {
-		g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+		return GemmSplit{Parts: 1}
 	}
 	byRows := m > n
 	extent, align := n, g.nr
@@ -206,9 +237,22 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	size := split(extent, (extent+parts-1)/parts, align)
 	parts = (extent + size - 1) / size
 	if parts <= 1 {
+		return GemmSplit{Parts: 1}
+	}
+	return GemmSplit{Parts: parts, byRows: byRows, size: size}
+}
+
+// parallel splits the product along N, or along M when M is the larger
+// side, into parts that are multiples of the microkernel tile, and runs
+// them on the calling goroutine and up to threads-1 workers.
+func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	sp := g.split(threads, m, n, k)
+	parts := sp.Parts
+	if parts <= 1 {
 		g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
+	threads = min(threads, runtime.GOMAXPROCS(0))
 	extra := min(threads, parts) - 1 // workers besides the calling goroutine
 
 	call := gemmCalls.get(newGemmCall)
@@ -216,7 +260,7 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 	call.g, call.transA, call.transB = g, transA, transB
 	call.m, call.n, call.k, call.alpha, call.beta = m, n, k, alpha, beta
 	call.a, call.b, call.c, call.lda, call.ldb, call.ldc = a, b, c, lda, ldb, ldc
-	call.byRows, call.size = byRows, size
+	call.byRows, call.size = sp.byRows, sp.size
 	call.panicked = nil
 	call.pending.Store(int64(parts))
 	call.gen++
