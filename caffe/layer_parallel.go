@@ -62,6 +62,25 @@ var (
 // the cores are oversubscribed.
 const layerSpin = 50 * time.Microsecond
 
+// passSpin is how long a pooled goroutine polls while a net's pass
+// (Net.Forward, Net.Backward) or a solver's steps run: the work between
+// two layers that split theirs (a data layer, a ReLU, a small inner
+// product, the loss, clearing the gradients) runs on the calling goroutine
+// alone, often for longer than layerSpin, and a pooled goroutine that
+// blocked meanwhile is woken too late for the next layer's parts. It is
+// bounded so that a pass that hands out no more work soon releases the
+// core.
+const passSpin = time.Millisecond
+
+// passesRunning counts the passes under way (beginPass, endPass).
+var passesRunning atomic.Int32
+
+// beginPass marks a pass as running, so that the pooled goroutines keep
+// polling for up to passSpin; endPass ends it.
+func beginPass() { passesRunning.Add(1) }
+
+func endPass() { passesRunning.Add(-1) }
+
 // ensureLayerPool starts pooled goroutines until there are n.
 func ensureLayerPool(n int) {
 	layerPoolMu.Lock()
@@ -81,9 +100,11 @@ func layerPoolGoroutine() {
 	}
 }
 
-// pollLayerWork polls the queue for layerSpin.
+// pollLayerWork polls the queue for layerSpin, or for passSpin while a
+// pass runs.
 func pollLayerWork() (runnerRef, bool) {
-	for deadline := time.Now().Add(layerSpin); time.Now().Before(deadline); {
+	start := time.Now()
+	for now := start; now.Sub(start) < layerSpin || passesRunning.Load() > 0 && now.Sub(start) < passSpin; now = time.Now() {
 		select {
 		case ref := <-layerWork:
 			return ref, true

@@ -491,6 +491,8 @@ func (n *Net) reshapeLayer(i int) error {
 // A convolution, an in-place ReLU and a pooling of its output run as one
 // pass, a block of images at a time, with the same results (net_fuse.go).
 func (n *Net) Forward() (float32, error) {
+	beginPass()
+	defer endPass()
 	var loss float32
 	for i := 0; i < len(n.layers); i++ {
 		if f := n.fusions[i]; f != nil {
@@ -559,6 +561,8 @@ func panicError(ld *LayerDef, r any) error {
 // first, leaving the parameters' gradients in their diffs (added to what
 // they held: ClearParamDiffs starts afresh).
 func (n *Net) Backward() error {
+	beginPass()
+	defer endPass()
 	for i := len(n.layers) - 1; i >= 0; i-- {
 		if f := n.fusionEndingAt(i); f != nil {
 			if err := n.backwardFused(f); err != nil {

@@ -460,6 +460,8 @@ func (s *Solver) Step(ctx context.Context, n int) error {
 	iterSize := int(sp.GetIterSize())
 	ti := int(sp.GetTestInterval())
 	display := int(sp.GetDisplay())
+	beginPass() // the layers' goroutines keep polling between iterations
+	defer endPass()
 	for stop := s.iter + n; s.iter < stop; {
 		if err := ctx.Err(); err != nil {
 			return err
