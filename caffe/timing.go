@@ -69,12 +69,18 @@ type TimeOptions struct {
 // Caffe's time command does, on wall-clock and CPU clocks, and counts
 // their FLOPs; with opts.Peak it measures the FMA peak of a core in the
 // same run, so that the net's FLOP rate can be given as a share of it.
-// The calling goroutine is locked to its OS thread while it runs.
+// With one thread the calling goroutine is locked to its OS thread while
+// it runs, so that the thread's CPU clock is the net's; with more, it is
+// not (the process's CPU clock is read), since a locked goroutine that
+// waits for the other threads is woken by a hand-off between OS threads,
+// which training does not pay.
 func TimeNet(ctx context.Context, net *Net, opts TimeOptions) (*NetTiming, error) {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	nl := net.NumLayers()
 	t := &NetTiming{Iterations: max(1, opts.Iterations), Threads: net.Threads(), Layers: make([]LayerTiming, nl)}
+	if t.Threads <= 1 {
+		runtime.LockOSThread()
+		defer runtime.UnlockOSThread()
+	}
 	cpu := cputime.Thread
 	switch {
 	case !cputime.Supported():
