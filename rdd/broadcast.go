@@ -52,13 +52,7 @@ func (b *Broadcast) Update(v any) error {
 	if err != nil {
 		return fmt.Errorf("rdd: Broadcast %d: %w", b.id, err)
 	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.destroyed {
-		return fmt.Errorf("rdd: broadcast %d updated after Destroy", b.id)
-	}
-	b.value = shared
-	return nil
+	return b.SetReplicated(shared)
 }
 
 // Destroy releases the value; later uses are errors.

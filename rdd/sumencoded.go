@@ -70,28 +70,18 @@ func (r *RDD) SumEncoded(ctx context.Context, n int, enc ndarray.Encoding, f fun
 	}
 	var mu sync.Mutex
 	held := map[int][]float32{} // this process's partitions
-	var values []any
-	err := r.sc.runJob(ctx, "SumEncoded", r.nparts, func(j *jobState) error {
-		var err error
-		values, err = r.sc.runRDD(j, r, allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
-			tc.blk = &b
-			var pv PartitionVector
-			var ferr error
-			if err := call("SumEncoded", tc.info.Partition, func() { pv, ferr = f(tc) }); err != nil {
-				return nil, err
-			}
-			if ferr != nil {
-				return nil, ferr
-			}
-			if len(pv.Values) != n {
-				return nil, fmt.Errorf("rdd: SumEncoded: partition %d returned %d values, want %d", tc.info.Partition, len(pv.Values), n)
-			}
-			mu.Lock()
-			held[tc.info.Partition] = pv.Values
-			mu.Unlock()
-			return pv.Value, nil
-		})
-		return err
+	values, err := r.runEach(ctx, "SumEncoded", func(tc *TaskContext) (any, error) {
+		pv, err := f(tc)
+		if err != nil {
+			return nil, err
+		}
+		if len(pv.Values) != n {
+			return nil, fmt.Errorf("rdd: SumEncoded: partition %d returned %d values, want %d", tc.info.Partition, len(pv.Values), n)
+		}
+		mu.Lock()
+		held[tc.info.Partition] = pv.Values
+		mu.Unlock()
+		return pv.Value, nil
 	})
 	if err != nil {
 		return nil, err

@@ -58,30 +58,20 @@ func (r *RDD) SumWeights(ctx context.Context, f func(tc *TaskContext) (Partition
 	}
 	var mu sync.Mutex
 	held := map[int][]*ndarray.WeightCollection{} // this process's partitions
-	var values []any
-	err := r.sc.runJob(ctx, "SumWeights", r.nparts, func(j *jobState) error {
-		var err error
-		values, err = r.sc.runRDD(j, r, allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
-			tc.blk = &b
-			var pw PartitionWeights
-			var ferr error
-			if err := call("SumWeights", tc.info.Partition, func() { pw, ferr = f(tc) }); err != nil {
-				return nil, err
+	values, err := r.runEach(ctx, "SumWeights", func(tc *TaskContext) (any, error) {
+		pw, err := f(tc)
+		if err != nil {
+			return nil, err
+		}
+		for i, w := range pw.Weights {
+			if w == nil {
+				return nil, fmt.Errorf("rdd: SumWeights: partition %d returned a nil collection at %d", tc.info.Partition, i)
 			}
-			if ferr != nil {
-				return nil, ferr
-			}
-			for i, w := range pw.Weights {
-				if w == nil {
-					return nil, fmt.Errorf("rdd: SumWeights: partition %d returned a nil collection at %d", tc.info.Partition, i)
-				}
-			}
-			mu.Lock()
-			held[tc.info.Partition] = pw.Weights
-			mu.Unlock()
-			return pw.Value, nil
-		})
-		return err
+		}
+		mu.Lock()
+		held[tc.info.Partition] = pw.Weights
+		mu.Unlock()
+		return pw.Value, nil
 	})
 	if err != nil {
 		return nil, err

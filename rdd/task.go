@@ -75,14 +75,21 @@ func (tc *TaskContext) Len() int {
 // canceled when the job is abandoned. Failed attempts (errors or panics)
 // are retried like any task.
 func (r *RDD) RunPartitions(ctx context.Context, f func(tc *TaskContext) (any, error)) ([]any, error) {
+	return r.runEach(ctx, "RunPartitions", f)
+}
+
+// runEach runs f once for every partition as the job named action, as
+// RunPartitions does: a panic in f fails the attempt with the action's
+// name and the partition, and failed attempts are retried.
+func (r *RDD) runEach(ctx context.Context, action string, f func(tc *TaskContext) (any, error)) ([]any, error) {
 	var out []any
-	err := r.sc.runJob(ctx, "RunPartitions", r.nparts, func(j *jobState) error {
+	err := r.sc.runJob(ctx, action, r.nparts, func(j *jobState) error {
 		var err error
 		out, err = r.sc.runRDD(j, r, allPartitions(r.nparts), func(tc *TaskContext, b block) (any, error) {
 			tc.blk = &b
 			var v any
 			var ferr error
-			if err := call("RunPartitions", tc.info.Partition, func() { v, ferr = f(tc) }); err != nil {
+			if err := call(action, tc.info.Partition, func() { v, ferr = f(tc) }); err != nil {
 				return nil, err
 			}
 			return v, ferr
