@@ -7,8 +7,8 @@ import "github.com/sparknet-go/sparknet/ndarray/kernel"
 // compare it with the column products.
 var convDirect = true
 
-// convDirectState is a Convolution's direct path: the plan, the image
-// blocks' interleaved inputs and gradients, and one scratch per worker.
+// convDirectState is a Convolution's direct path: the plan, and one
+// interleaved input block and one scratch per worker.
 // The batch is cut into blocks of plan.Lanes() images; Forward runs a
 // block per part, Backward cuts the blocks into parts, each adding its
 // share of the weight gradient to its own buffer (the first to the
@@ -30,8 +30,6 @@ type convDirectState struct {
 	tailN       int
 	workers     int
 	bwdParts    int
-	xFor        int // bottom whose inputs the blocks hold, or -1
-	haveX       bool
 }
 
 // setupDirect plans the direct convolution when it applies: stride 1, no
@@ -61,10 +59,10 @@ func (l *Convolution) setupDirect() bool {
 	}
 	lanes := d.plan.Lanes()
 	d.nblocks = (l.num + lanes - 1) / lanes
-	if d.blocks == nil || d.blocks.Slots() < d.nblocks {
-		d.blocks = d.plan.NewBlocks(d.nblocks)
-	}
 	d.workers = max(1, min(l.threads(), d.nblocks))
+	if d.blocks == nil || d.blocks.Slots() < d.workers {
+		d.blocks = d.plan.NewBlocks(d.workers)
+	}
 	for len(d.scratch) < d.workers {
 		d.scratch = append(d.scratch, d.plan.NewScratch())
 	}
@@ -104,18 +102,17 @@ func (l *Convolution) setupDirect() bool {
 		}
 		g.db = growFloats(g.db, l.numOutput)
 	}
-	d.xFor = -1
 	l.direct = d
 	return true
 }
 
-// block returns the plan, the buffers, the slot and goroutine w's scratch
-// of image block b.
+// block returns the plan of image block b and goroutine w's input slot
+// and scratch for it.
 func (d *convDirectState) block(b, w int) (*kernel.DirectConv, *kernel.DirectBlocks, int, *kernel.DirectScratch) {
 	if d.tail != nil && b == d.nblocks-1 {
 		return d.tail, d.tailBlocks, 0, d.tailScratch[w]
 	}
-	return d.plan, d.blocks, b, d.scratch[w]
+	return d.plan, d.blocks, w, d.scratch[w]
 }
 
 // directFits reports whether the current plan was made for the input's
@@ -137,7 +134,6 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 		l.runner.run(d.workers, d.nblocks, l.dFwdFn)
 	}
 	l.x, l.y = nil, nil
-	d.xFor = len(bottom) - 1
 }
 
 // directForwardWorker convolves block p as goroutine w.
@@ -176,10 +172,8 @@ func (l *Convolution) backwardDirect(top []*Blob, propagateDown []bool, bottom [
 			}
 			packed = true
 		}
-		d.haveX = d.xFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
-		d.xFor = -1
 		for p, g := range l.grads[:d.bwdParts] {
 			if l.wantB {
 				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
@@ -228,21 +222,13 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		if !l.wantW && !l.wantDown {
 			continue
 		}
-		plan, blocks, slot, s := d.block(b, w)
-		if l.wantW && !d.haveX {
-			plan.LoadInput(blocks, slot, l.x[first*l.imgSize:(first+n)*l.imgSize], n)
-		}
-		if l.wantW && !l.wantDown && plan.WeightGradFrom(s, blocks, slot, dy, n, dw) {
-			// The weight gradient alone, band by band.
-			g.wroteDW = true
-			continue
-		}
-		plan.LoadGrad(s, dy, n)
+		plan, _, _, s := d.block(b, w)
 		if l.wantDown {
+			plan.LoadGrad(s, dy, n)
 			plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 		}
 		if l.wantW {
-			plan.WeightGrad(s, blocks, slot, n, dw)
+			plan.WeightGrad(s, l.x[first*l.imgSize:(first+n)*l.imgSize], dy, n, dw)
 			g.wroteDW = true
 		}
 	}

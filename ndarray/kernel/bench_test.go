@@ -238,14 +238,8 @@ var directShapes = []struct {
 // of the thread's CPU time and as a share of the FMA peak.
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"forward", "data", "weights", "weights-by-channel"} {
+		for _, pass := range []string{"forward", "data", "weights"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
-				defer func(v int) { directChannelTiles = v }(directChannelTiles)
-				if pass == "weights-by-channel" {
-					directChannelTiles = 1
-				} else if pass == "weights" {
-					directChannelTiles = 1 << 30
-				}
 				d := NewDirectConv(s.c, s.h, s.w, s.m, 1, s.k, s.k, s.pad, s.pad)
 				if d == nil {
 					b.Skip("no direct convolution with these kernels")
@@ -264,10 +258,9 @@ func BenchmarkDirectConv(b *testing.B) {
 				d.Forward(sc, bl, 0, x, L, y, nil)
 				d.LoadGrad(sc, y, L)
 				run := map[string]func(){
-					"forward":            func() { d.Forward(sc, bl, 0, x, L, y, nil) },
-					"data":               func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
-					"weights":            func() { d.LoadGrad(sc, y, L); d.WeightGrad(sc, bl, 0, L, dw) },
-					"weights-by-channel": func() { d.LoadGrad(sc, y, L); d.WeightGrad(sc, bl, 0, L, dw) },
+					"forward": func() { d.Forward(sc, bl, 0, x, L, y, nil) },
+					"data":    func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
+					"weights": func() { d.WeightGrad(sc, x, y, L, dw) },
 				}[pass]
 				flops := 2 * float64(L*s.m*s.c*s.k*s.k*oh*ow)
 				benchFLOPs(b, flops, run)

@@ -28,7 +28,11 @@ import (
 // weight gradient multiplies, for a tile of output channels and of
 // weights, the gradient vectors of every pixel into the input vectors the
 // weights saw, summing over pixels and images in the lanes, and adds the
-// lanes at the end.
+// lanes at the end. It reads its operands in layouts of its own, so that
+// each kernel call streams through memory in order:
+//
+//	input    [C][H+2·padH][W+2·padW][L]   (channel-major, the border zero)
+//	gradient [tile of outputs][OH][OW][rows of the tile][L]
 //
 // Each image block costs a transposition of its input and output (an
 // interleave), which is small beside the products for the convolutions
@@ -48,7 +52,13 @@ type directKernels struct {
 	// grad computes acc[i][j][l] (+)= Σ over oh×ow pixels of
 	// dy[pixel][i][l] · x[pixel + offs[j]][l] for i < mr, j < gnr, with
 	// byte strides between rows and pixels; acc rows accRow bytes apart.
+	// WeightGrad uses gradSeq; grad, on any layout, is the reference it
+	// is tested against.
 	grad func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
+	// gradSeq is grad for dy's pixels one after the other (mr vectors
+	// each), x's one vector apart in a row and xSkip bytes more between
+	// rows: the same sums in the same order.
+	gradSeq func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
 	// interleave writes w pixels of n images (src rows srcStride bytes
 	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
 	// from n on get zero.
@@ -68,7 +78,7 @@ const directKC = 256
 // (PackForward, PackBackward)
 // and the kernels of the implementation in use when it was made.
 // Forward, BackwardData and WeightGrad may run concurrently on distinct
-// DirectScratch values once the weights are packed.
+// DirectScratch values (and input slots) once the weights are packed.
 type DirectConv struct {
 	k                *directKernels
 	lanes            int
@@ -82,9 +92,11 @@ type DirectConv struct {
 	kk               int // weights per output channel: c·kh·kw
 	kp               int // kk rounded up to a multiple of the gradient tile
 	offF, offB, offG []int32
-	gPerm            []int32 // Caffe's index of each weight-gradient weight, or nil when in Caffe's order
 	fTiles, bTiles   []dtile
 	gTiles           []dtile
+	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
+	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
+	gRows            int       // output rows of a weight-gradient call
 	wf, wb           []float32 // packed weights, per group
 	cAll, mAll       int       // channels and outputs of all groups
 	cs, ms           int       // vectors per pixel of the input and output layouts
@@ -92,19 +104,19 @@ type DirectConv struct {
 	ySize            int       // floats of one interleaved output or input-gradient block
 	imgSize, outSize int       // floats of one image and one output (all groups)
 	packedF, packedB int       // floats of the packed weights of one group
-	accRows          int       // output channels the weight-gradient sums hold
+	xcSize, dypSize  int       // floats of the weight gradient's input and gradient of one group
 }
 
-// directChannelTiles is the least number of channels (per group) for
-// which the weight-gradient tiles run along the channels: faster for
-// AlexNet's 48 and more, slower for LeNet's 20 and CIFAR-10 quick's 32
-// (BenchmarkDirectConv, weights and weights-by-channel); a variable for
-// benchmarks.
-var directChannelTiles = 48
-
-// directAccBudget is the most floats the weight-gradient sums of all
-// output channels may take for WeightGradFrom.
-const directAccBudget = 1 << 20
+// The blocking of the weight gradient (see WeightGrad): the output
+// channels of directGradGroup tiles and a chunk of directGradChunk
+// weights share the input and the gradient in the caches, each call
+// covering about directGradPixels floats of a tile's gradient;
+// variables for benchmarks.
+var (
+	directGradGroup  = 4
+	directGradChunk  = 40
+	directGradPixels = 24 << 10 / 4
+)
 
 // dtile is a tile of rows [r0, r0+h).
 type dtile struct{ r0, h int }
@@ -220,29 +232,14 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 			}
 		}
 	}
-	// Weight gradient: weights in Caffe's order (c, ki, kj), so that a
-	// tile's weights read neighbouring pixels that the next pixels read
-	// again; with many channels, in the order (ki, kj, c), so that a
-	// tile's weights read adjacent vectors of one pixel (gPerm maps the
-	// order to Caffe's). Padded to whole tiles by repeating the last
+	// Weight gradient: weights in Caffe's order (c, ki, kj) read the
+	// channel-major input; padded to whole tiles by repeating the last
 	// weight, whose sums are dropped.
 	d.offG = make([]int32, 0, d.kp)
-	if d.c >= directChannelTiles {
-		d.gPerm = make([]int32, 0, d.kk)
+	for c := range d.c {
 		for ki := range kh {
 			for kj := range kw {
-				for c := range d.c {
-					d.offG = append(d.offG, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
-					d.gPerm = append(d.gPerm, int32((c*kh+ki)*kw+kj))
-				}
-			}
-		}
-	} else {
-		for c := range d.c {
-			for ki := range kh {
-				for kj := range kw {
-					d.offG = append(d.offG, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
-				}
+				d.offG = append(d.offG, int32(((c*d.ph+ki)*d.pw+kj)*L*f))
 			}
 		}
 	}
@@ -259,10 +256,11 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	d.xSize = d.ph * d.pw * d.cs * L
 	d.dySize = d.dh * d.dw * d.ms * L
 	d.ySize = max(d.bandRows(d.ow, d.ms)*d.ow*d.ms, d.bandRows(width, d.cs)*width*d.cs) * L
-	d.accRows = k.gmr
-	if outputs*d.kp*L <= directAccBudget {
-		d.accRows = outputs
-	}
+	d.gGroup = max(1, min(directGradGroup, len(d.gTiles)))
+	d.gChunk = max(k.gnr, min(d.kp, directGradChunk/k.gnr*k.gnr))
+	d.gRows = max(1, directGradPixels/(k.gmr*L*d.ow))
+	d.xcSize = d.c * d.ph * d.pw * L
+	d.dypSize = d.m * d.oh * d.ow * L
 	d.imgSize = channels * height * width
 	d.outSize = outputs * d.oh * d.ow
 	return d
@@ -331,26 +329,26 @@ func (d *DirectConv) PackBackward(w []float32) {
 }
 
 // DirectScratch holds one goroutine's buffers for a DirectConv: the
-// interleaved output gradient of the block in hand, an output block and
-// the weight-gradient sums of a tile.
+// interleaved output gradient of the block in hand, an output block, and
+// the weight gradient's input, output gradient and sums.
 type DirectScratch struct {
 	d   *DirectConv
 	y   []float32
 	dy  []float32
+	xc  []float32 // channel-major input of a group, the border zero
+	dyp []float32 // output gradient of a group, tile by tile
 	acc []float32
-	tmp []float32 // lane sums of one output channel's weight gradient
-	n   int       // images whose gradient dy holds (LoadGrad), or 0
+	n   int // images whose gradient dy holds (LoadGrad), or 0
 }
 
-// NewScratch returns one goroutine's buffers.
+// NewScratch returns one goroutine's buffers. The weight gradient's are
+// made on its first use.
 func (d *DirectConv) NewScratch() *DirectScratch {
-	return &DirectScratch{d: d, y: make([]float32, d.ySize), dy: make([]float32, d.dySize), acc: make([]float32, d.accRows*d.kp*d.lanes),
-		tmp: make([]float32, d.kk)}
+	return &DirectScratch{d: d, y: make([]float32, d.ySize), dy: make([]float32, d.dySize)}
 }
 
-// DirectBlocks holds the interleaved inputs of image blocks, one slot per
-// block, kept from the forward pass for the weight gradient. Goroutines
-// may work on distinct slots at once.
+// DirectBlocks holds the interleaved inputs of image blocks for Forward,
+// a slot each. Goroutines may work on distinct slots at once.
 type DirectBlocks struct {
 	d     *DirectConv
 	slots int
@@ -402,8 +400,7 @@ func (d *DirectConv) LoadInput(b *DirectBlocks, slot int, x []float32, n int) {
 
 // Forward convolves n images x (NCHW) into y (n outputs, NCHW), adding
 // bias (per output channel) if not nil, with the weights packed by
-// PackForward. The
-// interleaved input stays in slot of b for WeightGrad.
+// PackForward, interleaving the input into slot of b.
 func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32) {
 	d.check("Forward", s, b, slot, n, len(y), n*d.outSize)
 	if bias != nil && len(bias) < d.mAll {
@@ -495,7 +492,7 @@ func (d *DirectConv) store(src []float32, channels, stride, y0, y1, oh, ow int, 
 }
 
 // LoadGrad interleaves the output gradient of n images (NCHW) into s,
-// padded for the input gradient, for BackwardData and WeightGrad.
+// padded for the input gradient, for BackwardData.
 func (d *DirectConv) LoadGrad(s *DirectScratch, dy []float32, n int) {
 	d.check("LoadGrad", s, nil, 0, n, len(dy), n*d.outSize)
 	L, f := d.lanes, 4
@@ -545,96 +542,65 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 	}
 }
 
-// directGradPixels is how many floats of the output gradient of a tile
-// of output channels a weight-gradient call covers, so that they stay in
-// the L1 cache while the tiles of every weight read them.
-const directGradPixels = 24 << 10 / 4
-
 // WeightGrad adds to dw (Caffe's [outputs][channels/groups][kh][kw]) the
-// weight gradient of one block of n images: its input in slot of b
-// (Forward or LoadInput) and its output gradient in s (LoadGrad). The
-// lanes are summed over the block's pixels and images before they are
-// added.
-func (d *DirectConv) WeightGrad(s *DirectScratch, b *DirectBlocks, slot, n int, dw []float32) {
-	d.check("WeightGrad", s, b, slot, n, len(dw), d.mAll*d.kk)
-	d.loaded("WeightGrad", s, n)
+// weight gradient of n images: their input x and output gradient dy
+// (NCHW). The lanes are summed over the block's pixels and images before
+// they are added.
+//
+// A group's input is interleaved channel-major and its gradient tile by
+// tile, so that the kernel's calls read both in order. The output
+// channels of a few tiles share a chunk of weights (channels of the
+// input): their calls run a band of output rows at a time, the sums in
+// the scratch between bands, and the chunk's sums are added to dw before
+// the next. Each weight's sum runs over the rows and pixels in order,
+// whatever the blocking.
+func (d *DirectConv) WeightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32) {
+	d.check("WeightGrad", s, nil, 0, n, len(x), n*d.imgSize, len(dy), n*d.outSize, len(dw), d.mAll*d.kk)
 	L, f := d.lanes, 4
-	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
-	gnr := d.k.gnr
-	// Rows of output pixels per call.
-	rows := max(1, directGradPixels/(d.k.gmr*L*d.ow))
-	dyRow, xRow := d.dw*d.ms*L, d.pw*d.cs*L
+	if s.xc == nil {
+		s.xc = make([]float32, d.xcSize)
+		s.dyp = make([]float32, d.dypSize)
+		s.acc = make([]float32, d.gGroup*d.k.gmr*d.gChunk*L)
+	}
+	gnr, P := d.k.gnr, d.oh*d.ow
+	chunk := d.gChunk
 	for g := range d.groups {
+		for c := range d.c {
+			for y := range d.h {
+				d.k.interleave(&s.xc[((c*d.ph+y+d.padH)*d.pw+d.padW)*L], L*f, &x[((g*d.c+c)*d.h+y)*d.w], d.imgSize*f, d.w, n)
+			}
+		}
 		for _, t := range d.gTiles {
-			for r0 := 0; r0 < d.oh; r0 += rows {
-				nr := min(rows, d.oh-r0)
-				dy := &s.dy[((p0+r0)*d.dw+p1)*d.ms*L+(g*d.m+t.r0)*L]
-				x := &b.x[slot*d.xSize+r0*xRow+g*d.c*L]
-				for k0 := 0; k0 < d.kp; k0 += gnr {
-					d.k.grad(t.h, dy, dyRow*f, d.ms*L*f, x, &d.offG[k0], xRow*f, d.cs*L*f,
-						nr, d.ow, &s.acc[k0*L], d.kp*L*f, r0 > 0)
-				}
-			}
 			for i := range t.h {
-				d.sumLanes(s, dw[(g*d.m+t.r0+i)*d.kk:], s.acc[i*d.kp*L:])
-			}
-		}
-	}
-}
-
-// WeightGradFrom is LoadGrad and WeightGrad in one for a layer that
-// needs no input gradient: the output gradient dy of n images (NCHW) is
-// interleaved a band of rows at a time, and each band's share of the
-// weight gradient summed while it is in the cache. It reports false,
-// doing nothing, for a geometry whose sums for every output channel do
-// not fit the scratch (the caller then uses LoadGrad and WeightGrad).
-func (d *DirectConv) WeightGradFrom(s *DirectScratch, b *DirectBlocks, slot int, dy []float32, n int, dw []float32) bool {
-	if d.accRows < d.mAll {
-		return false
-	}
-	d.check("WeightGradFrom", s, b, slot, n, len(dy), n*d.outSize, len(dw), d.mAll*d.kk)
-	L, f := d.lanes, 4
-	gnr := d.k.gnr
-	rows := max(1, directGradPixels/(d.k.gmr*L*d.ow))
-	xRow := d.pw * d.cs * L
-	s.n = 0 // dy will hold bands, not the padded gradient
-	for r0 := 0; r0 < d.oh; r0 += rows {
-		r1 := min(d.oh, r0+rows)
-		for m := range d.mAll {
-			for y := r0; y < r1; y++ {
-				d.k.interleave(&s.dy[((y-r0)*d.ow*d.ms+m)*L], d.ms*L*f, &dy[(m*d.oh+y)*d.ow], d.outSize*f, d.ow, n)
-			}
-		}
-		for g := range d.groups {
-			x := &b.x[slot*d.xSize+r0*xRow+g*d.c*L]
-			for _, t := range d.gTiles {
-				m0 := g*d.m + t.r0
-				for k0 := 0; k0 < d.kp; k0 += gnr {
-					d.k.grad(t.h, &s.dy[m0*L], d.ow*d.ms*L*f, d.ms*L*f, x, &d.offG[k0], xRow*f, d.cs*L*f,
-						r1-r0, d.ow, &s.acc[(m0*d.kp+k0)*L], d.kp*L*f, r0 > 0)
+				m := g*d.m + t.r0 + i
+				for y := range d.oh {
+					d.k.interleave(&s.dyp[(t.r0*P+y*d.ow*t.h+i)*L], t.h*L*f, &dy[(m*d.oh+y)*d.ow], d.outSize*f, d.ow, n)
 				}
 			}
 		}
-	}
-	for m := range d.mAll {
-		d.sumLanes(s, dw[m*d.kk:], s.acc[m*d.kp*L:])
-	}
-	return true
-}
-
-// sumLanes adds to the weight gradient row dw (Caffe's order) the lane
-// sums of one output channel's weight-gradient vectors acc.
-func (d *DirectConv) sumLanes(s *DirectScratch, dw, acc []float32) {
-	if d.gPerm == nil {
-		d.k.laneSums(&dw[0], &acc[0], d.kk)
-		return
-	}
-	t := s.tmp[:d.kk]
-	clear(t)
-	d.k.laneSums(&t[0], &acc[0], d.kk)
-	dw = dw[:d.kk]
-	for i, j := range d.gPerm {
-		dw[j] += t[i]
+		for t0 := 0; t0 < len(d.gTiles); t0 += d.gGroup {
+			group := d.gTiles[t0:min(len(d.gTiles), t0+d.gGroup)]
+			first := group[0].r0
+			for k0 := 0; k0 < d.kp; k0 += chunk {
+				k1 := min(d.kp, k0+chunk)
+				for r0 := 0; r0 < d.oh; r0 += d.gRows {
+					nr := min(d.gRows, d.oh-r0)
+					for _, t := range group {
+						dyt := &s.dyp[(t.r0*P+r0*d.ow*t.h)*L]
+						for k := k0; k < k1; k += gnr {
+							d.k.gradSeq(t.h, dyt, &s.xc[r0*d.pw*L], &d.offG[k], (d.pw-d.ow)*L*f,
+								nr, d.ow, &s.acc[((t.r0-first)*chunk+k-k0)*L], chunk*L*f, r0 > 0)
+						}
+					}
+				}
+				for _, t := range group {
+					for i := range t.h {
+						r := t.r0 + i
+						d.k.laneSums(&dw[(g*d.m+r)*d.kk+k0], &s.acc[(r-first)*chunk*L], min(k1, d.kk)-k0)
+					}
+				}
+			}
+		}
 	}
 }
 
@@ -693,6 +659,14 @@ func directGradGo(lanes, nr int) func(mr int, dy *float32, dyRow, dyStep int, x 
 	}
 }
 
+func directGradSeqGo(lanes, nr int) func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
+	grad := directGradGo(lanes, nr)
+	return func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
+		const f = 4
+		grad(mr, dy, ow*mr*lanes*f, mr*lanes*f, x, offs, ow*lanes*f+xSkip, lanes*f, oh, ow, acc, accRow, load)
+	}
+}
+
 func interleaveGo(lanes int) func(dst *float32, dstStep int, src *float32, srcStride, w, n int) {
 	return func(dst *float32, dstStep int, src *float32, srcStride, w, n int) {
 		for x := range w {
@@ -735,6 +709,6 @@ func laneSumsGo(lanes int) func(dst, src *float32, n int) {
 // slower than the column products and serves only as the reference.
 var goDirect = &directKernels{
 	lanes: 8, mr: 6, gmr: 3, gnr: 4,
-	tile: directTileGo(8), grad: directGradGo(8, 4),
+	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
 }

@@ -105,7 +105,7 @@ func runDirect(d *DirectConv, g directGeom, x, w, bias, dy []float32) (y, dx, dw
 		lo, hi := b*L, min(g.n, (b+1)*L)
 		d.LoadGrad(s, dy[lo*out:hi*out], hi-lo)
 		d.BackwardData(s, dx[lo*img:hi*img], hi-lo)
-		d.WeightGrad(s, bl, b, hi-lo, dw)
+		d.WeightGrad(s, x[lo*img:hi*img], dy[lo*out:hi*out], hi-lo, dw)
 	}
 	return y, dx, dw
 }
@@ -125,15 +125,11 @@ func TestDirectConv(t *testing.T) {
 			}
 		}
 	}
-	defer func(v int) { directChannelTiles = v }(directChannelTiles)
 	for _, im := range impls {
 		for _, g := range directGeoms {
-			for _, byChannel := range []bool{false, true} {
-				t.Run(fmt.Sprintf("%s/%s/by-channel=%v", im.name, g.name, byChannel), func(t *testing.T) {
-					directChannelTiles = 1 << 30
-					if byChannel {
-						directChannelTiles = 1
-					}
+			for _, blocking := range directGradBlockings {
+				t.Run(fmt.Sprintf("%s/%s/grad=%v", im.name, g.name, blocking), func(t *testing.T) {
+					defer blocking.set()()
 					rng := newRand(7)
 					oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
 					x := randSlice(rng, g.n*g.c*g.h*g.w)
@@ -158,48 +154,6 @@ func TestDirectConv(t *testing.T) {
 	}
 }
 
-// TestDirectConvWeightGradFrom checks that the banded weight gradient
-// equals LoadGrad and WeightGrad.
-func TestDirectConvWeightGradFrom(t *testing.T) {
-	for _, g := range directGeoms {
-		t.Run(g.name, func(t *testing.T) {
-			d := newDirectConv(goDirect, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-			if !directBandedTest(t, d, g) {
-				t.Skip("the sums of all channels do not fit")
-			}
-		})
-		if im := active; im.direct != nil {
-			t.Run(im.name+"/"+g.name, func(t *testing.T) {
-				d := newDirectConv(im.direct, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-				if !directBandedTest(t, d, g) {
-					t.Skip("the sums of all channels do not fit")
-				}
-			})
-		}
-	}
-}
-
-func directBandedTest(t *testing.T, d *DirectConv, g directGeom) bool {
-	L := d.Lanes()
-	n := min(L, g.n)
-	oh, ow := d.OutputSize()
-	rng := newRand(9)
-	x := randSlice(rng, n*g.c*g.h*g.w)
-	dy := randSlice(rng, n*g.m*oh*ow)
-	w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
-	s, b := d.NewScratch(), d.NewBlocks(1)
-	d.PackForward(w)
-	d.Forward(s, b, 0, x, n, make([]float32, n*g.m*oh*ow), nil)
-	got, want := make([]float32, len(w)), make([]float32, len(w))
-	if !d.WeightGradFrom(s, b, 0, dy, n, got) {
-		return false
-	}
-	d.LoadGrad(s, dy, n)
-	d.WeightGrad(s, b, 0, n, want)
-	checkClose(t, "dw", got, f64(want), 1e-5)
-	return true
-}
-
 // TestDirectConvKernels compares each assembly kernel with the portable
 // one on the same operands, for every tile height.
 func TestDirectConvKernels(t *testing.T) {
@@ -209,7 +163,7 @@ func TestDirectConvKernels(t *testing.T) {
 			continue
 		}
 		L := k.lanes
-		ref := &directKernels{lanes: L, mr: k.mr, gmr: k.gmr, gnr: k.gnr, tile: directTileGo(L), grad: directGradGo(L, k.gnr),
+		ref := &directKernels{lanes: L, mr: k.mr, gmr: k.gmr, gnr: k.gnr, tile: directTileGo(L), grad: directGradGo(L, k.gnr), gradSeq: directGradSeqGo(L, k.gnr),
 			interleave: interleaveGo(L), deinterleave: deinterleaveGo(L), laneSums: laneSumsGo(L)}
 		rng := newRand(11)
 		src := randSlice(rng, 4096)

@@ -18,6 +18,7 @@ var (
 type (
 	directTileFunc = func(k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool)
 	directGradFunc = func(dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
+	directSeqFunc  = func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
 )
 
 var (
@@ -32,7 +33,11 @@ var (
 	directTileAVX2 = [...]directTileFunc{
 		directTileAVX2x1, directTileAVX2x2, directTileAVX2x3, directTileAVX2x4, directTileAVX2x5, directTileAVX2x6,
 	}
-	directGradAVX2 = [...]directGradFunc{directGradAVX2x1, directGradAVX2x2, directGradAVX2x3}
+	directGradAVX2      = [...]directGradFunc{directGradAVX2x1, directGradAVX2x2, directGradAVX2x3}
+	directGradSeqAVX2   = [...]directSeqFunc{directGradSeqAVX2x1, directGradSeqAVX2x2, directGradSeqAVX2x3}
+	directGradSeqAVX512 = [...]directSeqFunc{
+		directGradSeqAVX512x1, directGradSeqAVX512x2, directGradSeqAVX512x3, directGradSeqAVX512x4, directGradSeqAVX512x5,
+	}
 )
 
 var avx512Gemm = &gemmImpl{
@@ -53,6 +58,9 @@ var avx512Gemm = &gemmImpl{
 		},
 		grad: func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
 			directGradAVX512[mr-1](dy, dyRow, dyStep, x, offs, xRow, xStep, oh, ow, acc, accRow, load)
+		},
+		gradSeq: func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
+			directGradSeqAVX512[mr-1](dy, x, offs, xSkip, oh, ow, acc, accRow, load)
 		},
 		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512,
 	},
@@ -75,6 +83,9 @@ var avx2Gemm = &gemmImpl{
 		},
 		grad: func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
 			directGradAVX2[mr-1](dy, dyRow, dyStep, x, offs, xRow, xStep, oh, ow, acc, accRow, load)
+		},
+		gradSeq: func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
+			directGradSeqAVX2[mr-1](dy, x, offs, xSkip, oh, ow, acc, accRow, load)
 		},
 		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2,
 	},

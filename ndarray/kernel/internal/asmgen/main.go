@@ -44,6 +44,7 @@ var outputs = []output{
 	{"nn256", buildNN256},
 	{"peak", buildPeak},
 	{"direct", buildDirect},
+	{"directgrad", buildDirectGrad},
 }
 
 func main() {

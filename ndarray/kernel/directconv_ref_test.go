@@ -1,0 +1,178 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// weightGradPixelMajor is the weight gradient as the direct convolution
+// first computed it, kept as the reference that WeightGrad must match bit
+// for bit: the grad kernel reads the interleaved input in its pixel-major
+// layout (as Forward keeps it) and the padded pixel-major output gradient
+// (LoadGrad), a tile of output channels and a band of output rows at a
+// time, the weights in Caffe's order (c, ki, kj) or, byChannel, in the
+// order (ki, kj, c); the lanes of each output channel's sums are added
+// to dw.
+func weightGradPixelMajor(d *DirectConv, x, dy []float32, n int, dw []float32, byChannel bool) {
+	L, f := d.lanes, 4
+	b, s := d.NewBlocks(1), d.NewScratch()
+	d.LoadInput(b, 0, x, n)
+	d.LoadGrad(s, dy, n)
+	gnr, gmr := d.k.gnr, d.k.gmr
+	kp := (d.kk + gnr - 1) / gnr * gnr
+	var off, perm []int32
+	for c := range d.c {
+		for ki := range d.kh {
+			for kj := range d.kw {
+				off = append(off, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+				perm = append(perm, int32(len(perm)))
+			}
+		}
+	}
+	if byChannel {
+		off, perm = off[:0], perm[:0]
+		for ki := range d.kh {
+			for kj := range d.kw {
+				for c := range d.c {
+					off = append(off, int32(((ki*d.pw+kj)*d.cs+c)*L*f))
+					perm = append(perm, int32((c*d.kh+ki)*d.kw+kj))
+				}
+			}
+		}
+	}
+	for len(off) < kp {
+		off = append(off, off[len(off)-1])
+	}
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
+	rows := max(1, 6144/(gmr*L*d.ow))
+	dyRow, xRow := d.dw*d.ms*L, d.pw*d.cs*L
+	acc := make([]float32, gmr*kp*L)
+	tmp := make([]float32, d.kk)
+	for g := range d.groups {
+		for _, t := range tiles(d.m, gmr) {
+			for r0 := 0; r0 < d.oh; r0 += rows {
+				nr := min(rows, d.oh-r0)
+				dyp := &s.dy[((p0+r0)*d.dw+p1)*d.ms*L+(g*d.m+t.r0)*L]
+				xp := &b.x[r0*xRow+g*d.c*L]
+				for k0 := 0; k0 < kp; k0 += gnr {
+					d.k.grad(t.h, dyp, dyRow*f, d.ms*L*f, xp, &off[k0], xRow*f, d.cs*L*f, nr, d.ow, &acc[k0*L], kp*L*f, r0 > 0)
+				}
+			}
+			for i := range t.h {
+				row := dw[(g*d.m+t.r0+i)*d.kk:]
+				clear(tmp)
+				d.k.laneSums(&tmp[0], &acc[i*kp*L], d.kk)
+				for k, j := range perm {
+					row[j] += tmp[k]
+				}
+			}
+		}
+	}
+}
+
+// TestDirectConvWeightGradExact checks that WeightGrad gives bit for bit
+// the sums of the pixel-major reference, in both of its weight orders,
+// for every implementation, full and partial blocks, from a nonzero dw.
+func TestDirectConvWeightGradExact(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	geoms := append(directGeoms[:len(directGeoms):len(directGeoms)],
+		directGeom{name: "cifar-conv2", n: 16, c: 32, h: 16, w: 16, m: 32, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		directGeom{name: "alexnet-conv4-like", n: 16, c: 64, h: 13, w: 13, m: 24, g: 2, kh: 3, kw: 3, p: 1, pw: 1})
+	for name, k := range impls {
+		for _, g := range geoms {
+			for _, n := range []int{k.lanes, 3} {
+				t.Run(fmt.Sprintf("%s/%s/n=%d", name, g.name, n), func(t *testing.T) {
+					d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+					oh, ow := d.OutputSize()
+					rng := newRand(13)
+					x := randSlice(rng, n*g.c*g.h*g.w)
+					dy := randSlice(rng, n*g.m*oh*ow)
+					start := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+					want := append([]float32(nil), start...)
+					weightGradPixelMajor(d, x, dy, n, want, false)
+					byChannel := append([]float32(nil), start...)
+					weightGradPixelMajor(d, x, dy, n, byChannel, true)
+					for _, blocking := range directGradBlockings {
+						restore := blocking.set()
+						d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+						restore()
+						got := append([]float32(nil), start...)
+						d.WeightGrad(d.NewScratch(), x, dy, n, got)
+						for i := range want {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(got[i]) != math.Float32bits(byChannel[i]) {
+								t.Fatalf("blocking %v: dw[%d] = %v, want %v (by channel %v) bit for bit", blocking, i, got[i], want[i], byChannel[i])
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
+
+// gradBlocking is a blocking of the weight gradient (see WeightGrad).
+type gradBlocking struct{ group, chunk, pixels int }
+
+// set sets the blocking for the plans made next and returns the function
+// that restores the one before.
+func (b gradBlocking) set() func() {
+	g, c, p := directGradGroup, directGradChunk, directGradPixels
+	directGradGroup, directGradChunk, directGradPixels = b.group, b.chunk, b.pixels
+	return func() { directGradGroup, directGradChunk, directGradPixels = g, c, p }
+}
+
+// directGradBlockings are the default blocking and two extremes: one
+// tile, one call's weights and one row per call; every tile, every
+// weight and every row in one call.
+var directGradBlockings = []gradBlocking{
+	{directGradGroup, directGradChunk, directGradPixels},
+	{1, 1, 1},
+	{1 << 20, 1 << 20, 1 << 30},
+}
+
+// TestDirectGradSeq checks that each implementation's gradSeq kernel
+// gives bit for bit the sums of its grad kernel on the same operands, for
+// every tile height, rows of odd and even widths, with and without sums
+// to add to.
+func TestDirectGradSeq(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	for name, k := range impls {
+		L, f := k.lanes, 4
+		rng := newRand(17)
+		src := randSlice(rng, 8192)
+		dy := randSlice(rng, 8192)
+		for mr := 1; mr <= k.gmr; mr++ {
+			for _, oh := range []int{1, 3} {
+				for _, ow := range []int{1, 2, 5, 8} {
+					for _, load := range []bool{false, true} {
+						t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v", name, mr, oh, ow, load), func(t *testing.T) {
+							offs := []int32{0, int32(f * L), int32(f * 9 * L), int32(f * 10 * L), int32(f * 21 * L)}[:k.gnr]
+							skip := 3 * L * f
+							accRow := f * (k.gnr*L + L)
+							got := randSlice(newRand(4), mr*accRow/f)
+							want := append([]float32(nil), got...)
+							k.gradSeq(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load)
+							k.grad(mr, &dy[0], ow*mr*L*f, mr*L*f, &src[0], &offs[0], ow*L*f+skip, L*f, oh, ow, &want[0], accRow, load)
+							for i := range want {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+								}
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// buildDirectGrad emits the weight-gradient kernels of the direct
+// convolution for operands laid out in the order the kernel reads them
+// (see package kernel's DirectConv.WeightGrad):
+//
+//	directGradSeq*xMR   the weight gradient of MR output channels and GNR
+//	                    weights, summed over the pixels of a block in lanes;
+//	                    the gradient's pixels follow each other (MR vectors
+//	                    each) and so do the input's in a row
+func buildDirectGrad(c *build.Context) {
+	for _, isa := range []directISA{direct512, direct256} {
+		for mr := 1; mr <= isa.gmr; mr++ {
+			directGradSeq(c, isa, mr)
+		}
+	}
+}
+
+// directGradSeq emits directGradSeq{AVX512,AVX2}xMR:
+//
+//	acc[i][j] (+)= Σ over oh×ow pixels p of dy[p][i] · x[p + offs[j]]
+//
+// for i < mr and j < gnr, a vector each. The pixels of dy are mr vectors
+// apart, row after row; those of x one vector apart in a row, and a row's
+// end xSkip bytes before the next row's start; acc rows (i) are accRow
+// bytes apart, its vectors (j) adjacent. The pixels of a row go two at a
+// time, each pixel's products in the same order as one at a time, so that
+// every sum runs over the pixels in order.
+func directGradSeq(c *build.Context, isa directISA, mr int) {
+	name := fmt.Sprintf("directGradSeq%sx%d", isa.suffix, mr)
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)")
+	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and %d weights over a block (see directKernels.gradSeq).", name, mr, isa.gnr))
+	nr := isa.gnr
+	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
+	offReg := []reg.Register{reg.R8, reg.R9, reg.R10, reg.R11, reg.R12}[:nr]
+	acc := func(i, j int) reg.VecPhysical { return isa.vec(i*nr + j) }
+	dyv := func(i int) reg.VecPhysical { return isa.vec(isa.gmr*nr + i) }
+	xv := isa.vec(isa.gmr*nr + isa.gmr)
+
+	c.Load(c.Param("offs"), t)
+	for j, r := range offReg {
+		c.MOVLQSX(operand.Mem{Base: t, Disp: 4 * j}, r)
+	}
+	c.Load(c.Param("acc"), t)
+	c.CMPB(paramAddr(c, "load"), operand.U8(0))
+	c.JEQ(operand.LabelRef("zero"))
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			c.VMOVUPS(operand.Mem{Base: t, Disp: j * isa.bytes}, acc(i, j))
+		}
+		if i < mr-1 {
+			c.ADDQ(paramAddr(c, "accRow"), t)
+		}
+	}
+	c.JMP(operand.LabelRef("start"))
+	c.Label("zero")
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			zero(c, isa, acc(i, j))
+		}
+	}
+	c.Label("start")
+	c.Load(c.Param("dy"), dy)
+	c.Load(c.Param("x"), x)
+	c.Load(c.Param("xSkip"), skip)
+	c.Load(c.Param("ow"), ow)
+	c.Load(c.Param("oh"), oy)
+	c.TESTQ(oy, oy)
+	c.JLE(operand.LabelRef("store"))
+	c.TESTQ(ow, ow)
+	c.JLE(operand.LabelRef("store"))
+
+	// pixel emits pixel h of the iteration's (dy and x vectors h on).
+	pixel := func(h int) {
+		for i := 0; i < mr; i++ {
+			c.VMOVUPS(operand.Mem{Base: dy, Disp: (h*mr + i) * isa.bytes}, dyv(i))
+		}
+		for j, r := range offReg {
+			c.VMOVUPS(operand.Mem{Base: x, Index: r, Scale: 1, Disp: h * isa.bytes}, xv)
+			for i := 0; i < mr; i++ {
+				c.VFMADD231PS(xv, dyv(i), acc(i, j))
+			}
+		}
+	}
+	c.Label("row")
+	c.MOVQ(ow, ox)
+	c.CMPQ(ox, operand.U8(2))
+	c.JL(operand.LabelRef("single"))
+	c.Label("pair")
+	pixel(0)
+	pixel(1)
+	c.ADDQ(operand.U32(2*isa.bytes), x)
+	c.ADDQ(operand.U32(2*mr*isa.bytes), dy)
+	c.SUBQ(operand.U8(2), ox)
+	c.CMPQ(ox, operand.U8(2))
+	c.JGE(operand.LabelRef("pair"))
+	c.Label("single")
+	c.TESTQ(ox, ox)
+	c.JZ(operand.LabelRef("rowEnd"))
+	pixel(0)
+	c.ADDQ(operand.U32(isa.bytes), x)
+	c.ADDQ(operand.U32(mr*isa.bytes), dy)
+	c.Label("rowEnd")
+	c.ADDQ(skip, x)
+	c.DECQ(oy)
+	c.JNZ(operand.LabelRef("row"))
+
+	c.Label("store")
+	c.Load(c.Param("acc"), t)
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			c.VMOVUPS(acc(i, j), operand.Mem{Base: t, Disp: j * isa.bytes})
+		}
+		if i < mr-1 {
+			c.ADDQ(paramAddr(c, "accRow"), t)
+		}
+	}
+	c.VZEROUPPER()
+	c.RET()
+}
