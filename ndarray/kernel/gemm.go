@@ -43,6 +43,8 @@ type gemmImpl struct {
 	peak peakProbe
 	// direct holds the direct-convolution kernels, or nil.
 	direct *directKernels
+	// fc holds the kernels of the fully connected products (fc.go).
+	fc *fcKernels
 }
 
 // workspace holds one goroutine's packing buffers.

@@ -45,6 +45,7 @@ var outputs = []output{
 	{"peak", buildPeak},
 	{"direct", buildDirect},
 	{"directgrad", buildDirectGrad},
+	{"fc", buildFC},
 }
 
 func main() {

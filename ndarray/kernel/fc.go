@@ -1,0 +1,353 @@
+package kernel
+
+import (
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// The fully connected products at small batch. A fully connected layer
+// with weights W (N×K), input X (M×K) and output Y (M×N) computes
+//
+//	forward         Yᵀ = W·Xᵀ         FCForward    (m, n, k = N, M, K)
+//	input gradient  dX = dY·W         FCInputGrad  (m, n, k = M, K, N)
+//	weight gradient dW += dYᵀ·X       FCWeightGrad (m, n, k = N, K, M)
+//
+// With M small the weights (or their gradient) are by far the largest
+// operand, and Sgemm, which packs its operands into blocks, copies them
+// once more on every call. These products read them where they lie,
+// streaming each weight once through the cache, and pack only the small
+// operand. Each computes every element of C with the same multiply-adds
+// in the same order as Sgemm with the same arguments (K cut into the same
+// blocks of kc, each summed from zero and then added to C), so the results
+// are Sgemm's bit for bit; only the order in which the elements are
+// computed differs.
+//
+// Each product can be cut into parts that run at once on different
+// goroutines (see FCParts); the parts compute disjoint blocks of C, so the
+// result does not depend on how many there are.
+
+// fcRowsFunc and fcPackedFunc are the kernels of one implementation, for
+// tiles of mr rows: fcRows reads A in place (rows lda floats apart), B as
+// k rows ldb floats apart (a packed panel or in place); fcPacked reads A
+// packed k-major and B in place, and with pf != 0 prefetches into L2 the
+// bytes pf after each B row it reads. Both update the first nr columns of
+// the tile of C as the SGEMM microkernels do.
+type (
+	fcRowsFunc   = func(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc, nr int, beta float32, loadC bool)
+	fcPackedFunc = func(k int, a, b *float32, ldb, pf int, t *float32, ldt int, c *float32, ldc, nr int, beta float32, loadC bool)
+)
+
+// fcKernels holds an implementation's fully connected kernels.
+type fcKernels struct {
+	rows   func(mr, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc, nr int, beta float32, loadC bool)
+	packed func(mr, k int, a, b *float32, ldb, pf int, t *float32, ldt int, c *float32, ldc, nr int, beta float32, loadC bool)
+}
+
+func init() {
+	goGemm.fc = &fcKernels{
+		rows: func(mr, k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc, nr int, beta float32, loadC bool) {
+			goFCKernel(mr, k, a, lda, 1, b, ldb, nil, 0, c, ldc, nr, beta, loadC)
+		},
+		packed: func(mr, k int, a, b *float32, ldb, _ int, t *float32, ldt int, c *float32, ldc, nr int, beta float32, loadC bool) {
+			goFCKernel(mr, k, a, 1, mr, b, ldb, t, ldt, c, ldc, nr, beta, loadC)
+		},
+	}
+}
+
+// goFCKernel is the portable kernel: A element (i, p) at a[i*aRow+p*aStep],
+// B row p at b[p*ldb:], goNR floats read, the sums starting from the tile
+// at t (rows ldt apart) if t is not nil. It computes what goKernel does.
+func goFCKernel(mr, k int, a *float32, aRow, aStep int, b *float32, ldb int, t *float32, ldt int, c *float32, ldc, nr int, beta float32, loadC bool) {
+	const NR = goNR
+	var acc [goMR * NR]float32
+	if t != nil {
+		ts := unsafe.Slice(t, (mr-1)*ldt+NR)
+		for i := 0; i < mr; i++ {
+			copy(acc[i*NR:(i+1)*NR], ts[i*ldt:])
+		}
+	}
+	as := unsafe.Slice(a, (mr-1)*aRow+(k-1)*aStep+1)
+	bs := unsafe.Slice(b, (k-1)*ldb+NR)
+	for p := 0; p < k; p++ {
+		bp := (*[NR]float32)(bs[p*ldb:])
+		for i := 0; i < mr; i++ {
+			av := as[i*aRow+p*aStep]
+			r := (*[NR]float32)(acc[i*NR:])
+			for j := range r {
+				r[j] += av * bp[j]
+			}
+		}
+	}
+	cs := unsafe.Slice(c, (mr-1)*ldc+nr)
+	for i := 0; i < mr; i++ {
+		row := cs[i*ldc : i*ldc+nr]
+		r := acc[i*NR : i*NR+nr]
+		if loadC {
+			for j := range row {
+				row[j] = r[j] + beta*row[j]
+			}
+		} else {
+			copy(row, r)
+		}
+	}
+}
+
+// fcPackBudget is the most floats of packed or reused operand the
+// products keep for a pass over the large one: about half of L2.
+var fcPackBudget = 1 << 18
+
+// FCParts returns how many parts the products of this package split an
+// m×n×k product into for threads goroutines: 1 (not split) for one
+// thread, one processor or a small product, else one part a goroutine.
+func FCParts(threads, m, n, k int) int {
+	if threads <= 1 || m*n*k < parallelMinWork || runtime.GOMAXPROCS(0) == 1 {
+		return 1
+	}
+	return min(threads, runtime.GOMAXPROCS(0))
+}
+
+// fcRange returns the extent [lo, hi) of part of parts along an extent,
+// the parts multiples of align but the last.
+func fcRange(extent, parts, part, align int) (lo, hi int) {
+	size := split(extent, (extent+parts-1)/parts, align)
+	lo = min(extent, part*size)
+	return lo, min(extent, lo+size)
+}
+
+// checkFCPart panics unless part is one of parts.
+func checkFCPart(name string, parts, part int) {
+	if parts < 1 || part < 0 || part >= parts {
+		panic(fmt.Sprintf("kernel: %s: part %d of %d", name, part, parts))
+	}
+}
+
+// FCForward computes part part of parts of C = A·Bᵀ + beta·C, where A is
+// m×k (lda), B is n×k (ldb) and C m×n (ldc): the same as
+// Sgemm(false, true, m, n, k, 1, a, lda, b, ldb, beta, c, ldc), bit for
+// bit. A (the weights) is read in place, B packed; a part is a block of
+// rows of C.
+func FCForward(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm("FCForward", false, true, m, n, k, a, lda, b, ldb, c, ldc)
+	checkFCPart("FCForward", parts, part)
+	g := active
+	if m == 0 || n == 0 || k == 0 || n == 1 {
+		if part == 0 {
+			g.sgemm(false, true, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+		}
+		return
+	}
+	lo, hi := fcRange(m, parts, part, g.mr)
+	if lo < hi {
+		g.fcForward(lo, hi, n, k, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// FCInputGrad computes part part of parts of C = A·B + beta·C, where A is
+// m×k (lda), B is k×n (ldb) and C m×n (ldc): the same as
+// Sgemm(false, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc), bit for
+// bit. B (the weights) is read in place, A packed; a part is a block of
+// columns of C.
+func FCInputGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm("FCInputGrad", false, false, m, n, k, a, lda, b, ldb, c, ldc)
+	checkFCPart("FCInputGrad", parts, part)
+	g := active
+	if m == 0 || n == 0 || k == 0 || m == 1 || (n == 1 && ldb == 1) {
+		if part == 0 {
+			g.sgemm(false, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+		}
+		return
+	}
+	lo, hi := fcRange(n, parts, part, g.nr)
+	if lo < hi {
+		g.fcInputGrad(lo, hi, m, k, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// FCWeightGrad computes part part of parts of C = Aᵀ·B + beta·C, where A
+// is k×m (lda), B is k×n (ldb) and C m×n (ldc): the same as
+// Sgemm(true, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc), bit for
+// bit. C (the weight gradient) is streamed once, row block by row block;
+// B is read in place; a part is a block of rows of C.
+func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkGemm("FCWeightGrad", true, false, m, n, k, a, lda, b, ldb, c, ldc)
+	checkFCPart("FCWeightGrad", parts, part)
+	g := active
+	if m == 0 || n == 0 || k == 0 || m == 1 {
+		if part == 0 {
+			g.sgemm(true, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+		}
+		return
+	}
+	lo, hi := fcRange(m, parts, part, g.mr)
+	if lo < hi {
+		g.fcWeightGrad(lo, hi, n, k, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// fcBlockBeta returns the beta and loadC with which the depth block at pc
+// updates C, as sgemm does: the first block applies beta, later ones add.
+func fcBlockBeta(pc int, beta float32) (float32, bool) {
+	if pc > 0 {
+		return 1, true
+	}
+	return beta, beta != 0
+}
+
+// fcForward computes rows [m0, m1) of C = A·Bᵀ + beta·C. Bᵀ is packed into
+// panels for as many depth blocks as fit the budget; then every tile of mr
+// rows of A runs along those blocks, reading its rows once, in order,
+// while the panels come from L2.
+func (g *gemmImpl) fcForward(m0, m1, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	nr, mr := g.nr, g.mr
+	kc := split(k, g.kc, 1)
+	panels := (n + nr - 1) / nr
+	blockFloats := kc * panels * nr
+	blocks := max(1, fcPackBudget/blockFloats)
+	ws := workspaces.get(nil)
+	defer workspaces.put(ws)
+	_, pb := ws.buffers(0, blocks*blockFloats)
+	for k0 := 0; k0 < k; k0 += blocks * kc {
+		k1 := min(k, k0+blocks*kc)
+		for pc := k0; pc < k1; pc += kc {
+			kb := min(kc, k-pc)
+			blk := pb[(pc-k0)/kc*blockFloats:]
+			for q := 0; q < panels; q++ {
+				g.packBTransPanel(b, ldb, pc, q*nr, kb, min(nr, n-q*nr), blk[q*kb*nr:(q+1)*kb*nr])
+			}
+		}
+		for i := m0; i < m1; i += mr {
+			h := min(mr, m1-i)
+			for pc := k0; pc < k1; pc += kc {
+				kb := min(kc, k-pc)
+				bb, load := fcBlockBeta(pc, beta)
+				blk := pb[(pc-k0)/kc*blockFloats:]
+				for q := 0; q < panels; q++ {
+					g.fc.rows(h, kb, &a[i*lda+pc], lda, &blk[q*kb*nr], nr, &c[i*ldc+q*nr], ldc, min(nr, n-q*nr), bb, load)
+				}
+			}
+		}
+	}
+}
+
+// fcSubRows is how many rows of B fcInputGrad reads at once: a depth
+// block is cut into pieces of this many rows, and the sums of a piece
+// resume those of the previous one, kept in a buffer.
+const fcSubRows = 32
+
+// fcPrefetchPanels is how many panels ahead along its rows fcInputGrad
+// prefetches B.
+const fcPrefetchPanels = 2
+
+// fcInputGrad computes columns [n0, n1) of C = A·B + beta·C, in chunks of
+// columns whose block of C (and the buffer below) stay in L2. Within a
+// depth block it runs along fcSubRows rows of B at a time across the whole
+// chunk, so that B is read a few rows at a time, each in order (the first
+// tile of every panel prefetching those rows fcPrefetchPanels panels
+// ahead); the partial sums of the tiles wait in a buffer of the chunk's
+// size between pieces. A panel narrower than nr (the last) is copied.
+func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	nr, mr := g.nr, g.mr
+	kc := split(k, g.kc, 1)
+	mc := split(m, g.mc, 1)
+	cw := max(nr, fcPackBudget/4/m/nr*nr)
+	ws := workspaces.get(nil)
+	defer workspaces.put(ws)
+	pa, buf := ws.buffers(mc*kc, kc*nr+m*cw)
+	pe, sums := buf[:kc*nr], buf[kc*nr:]
+	for j0 := n0; j0 < n1; j0 += cw {
+		j1 := min(n1, j0+cw)
+		je := j1 - (j1-j0)%nr // the edge panel, if je < j1
+		for pc := 0; pc < k; pc += kc {
+			kb := min(kc, k-pc)
+			bb, load := fcBlockBeta(pc, beta)
+			if je < j1 {
+				for p := 0; p < kb; p++ {
+					row := pe[p*nr : (p+1)*nr]
+					copy(row, b[(pc+p)*ldb+je:][:j1-je])
+					clear(row[j1-je:])
+				}
+			}
+			for ic := 0; ic < m; ic += mc {
+				mb := min(mc, m-ic)
+				tiles := (mb + mr - 1) / mr
+				g.packA(false, 1, a, lda, ic, pc, mb, kb, tiles, pa)
+				base, extra := mb/tiles, mb%tiles
+				for s := 0; s < kb; s += fcSubRows {
+					sb := min(fcSubRows, kb-s)
+					for j := j0; j < j1; j += nr {
+						w := min(nr, j1-j)
+						bp, ldp, pf := &pe[s*nr], nr, 0
+						if w == nr {
+							bp, ldp, pf = &b[(pc+s)*ldb+j], ldb, fcPrefetchPanels*4*nr
+						}
+						aoff, row := 0, 0
+						for t := 0; t < tiles; t++ {
+							h := base
+							if t < extra {
+								h++
+							}
+							tile := sums[(ic+row)*cw+j-j0:]
+							var from *float32
+							if s > 0 {
+								from = &tile[0]
+							}
+							if s+sb == kb {
+								g.fc.packed(h, sb, &pa[aoff+s*h], bp, ldp, pf, from, cw, &c[(ic+row)*ldc+j], ldc, w, bb, load)
+							} else {
+								g.fc.packed(h, sb, &pa[aoff+s*h], bp, ldp, pf, from, cw, &tile[0], cw, nr, 0, false)
+							}
+							aoff += h * kb
+							row += h
+							pf = 0
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// fcWeightGrad computes rows [m0, m1) of C = Aᵀ·B + beta·C, in chunks of
+// columns whose block of B stays in L2: every tile of mr rows of C is
+// updated along the chunk, row by row in order, from its packed rows of
+// Aᵀ and the panels of B read in place (a panel narrower than nr, the
+// last, copied once per chunk).
+func (g *gemmImpl) fcWeightGrad(m0, m1, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	nr, mr := g.nr, g.mr
+	kc := split(k, g.kc, 1)
+	cw := max(nr, fcPackBudget/k/nr*nr)
+	ws := workspaces.get(nil)
+	defer workspaces.put(ws)
+	pa, pe := ws.buffers(mr*k, k*nr)
+	for j0 := 0; j0 < n; j0 += cw {
+		j1 := min(n, j0+cw)
+		je := j1 - (j1-j0)%nr // the edge panel, if je < j1
+		if je < j1 {
+			w := j1 - je
+			for p := 0; p < k; p++ {
+				row := pe[p*nr : (p+1)*nr]
+				copy(row, b[p*ldb+je:][:w])
+				clear(row[w:])
+			}
+		}
+		for i := m0; i < m1; i += mr {
+			h := min(mr, m1-i)
+			for pc := 0; pc < k; pc += kc {
+				g.packA(true, 1, a, lda, i, pc, h, min(kc, k-pc), 1, pa[pc*h:])
+			}
+			for pc := 0; pc < k; pc += kc {
+				kb := min(kc, k-pc)
+				bb, load := fcBlockBeta(pc, beta)
+				for j := j0; j < j1; j += nr {
+					w := min(nr, j1-j)
+					bp, ldp := &b[pc*ldb+j], ldb
+					if w < nr {
+						bp, ldp = &pe[pc*nr], nr
+					}
+					g.fc.packed(h, kb, &pa[pc*h], bp, ldp, 0, nil, 0, &c[i*ldc+j], ldc, w, bb, load)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,206 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// fcProduct is one of the fully connected products and the Sgemm call it
+// must reproduce bit for bit.
+type fcProduct struct {
+	name           string
+	transA, transB bool
+	run            func(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+}
+
+var fcProducts = []fcProduct{
+	{"FCForward", false, true, FCForward},
+	{"FCInputGrad", false, false, FCInputGrad},
+	{"FCWeightGrad", true, false, FCWeightGrad},
+}
+
+// fcShapes are (m, n, k) triples: batches 1..100 on each side the
+// products put them, sizes that are not multiples of the tiles, depths of
+// one and of several blocks.
+func fcShapes() [][3]int {
+	var s [][3]int
+	for _, batch := range []int{1, 2, 3, 5, 13, 14, 15, 31, 32, 33, 64, 100} {
+		for _, nk := range [][2]int{{1, 7}, {17, 33}, {100, 300}, {257, 37}, {45, 600}} {
+			big, other := nk[0], nk[1]
+			s = append(s,
+				[3]int{big, batch, other}, // forward: m = N, n = M, k = K
+				[3]int{batch, big, other}, // input gradient: m = M, n = K, k = N
+				[3]int{big, other, batch}, // weight gradient: m = N, n = K, k = M
+			)
+		}
+	}
+	return append(s, [3]int{40, 20, 2600}, [3]int{20, 2600, 40}, [3]int{3, 1, 1}, [3]int{1, 3, 1})
+}
+
+// checkFCProduct runs p on one shape and compares every float of C, the
+// gaps between its rows included, with Sgemm's, bit for bit.
+func checkFCProduct(t *testing.T, p fcProduct, m, n, k int, beta float32, parts, pad int) {
+	t.Helper()
+	rng := newRand(uint64(m*1000003 + n*1009 + k + parts))
+	ar, ac := m, k
+	if p.transA {
+		ar, ac = k, m
+	}
+	br, bc := k, n
+	if p.transB {
+		br, bc = n, k
+	}
+	lda, ldb, ldc := ac+pad, bc+pad, n+pad
+	a := randSlice(rng, max(0, (ar-1)*lda+ac))
+	b := randSlice(rng, max(0, (br-1)*ldb+bc))
+	c0 := randSlice(rng, max(0, m*ldc))
+	if beta == 0 {
+		for i := range c0 {
+			if i%ldc < n {
+				c0[i] = float32(math.NaN()) // must not be read
+			}
+		}
+	}
+	want := append([]float32(nil), c0...)
+	Sgemm(p.transA, p.transB, m, n, k, 1, a, lda, b, ldb, beta, want, ldc)
+	got := append([]float32(nil), c0...)
+	for part := 0; part < parts; part++ {
+		p.run(parts, part, m, n, k, a, lda, b, ldb, beta, got, ldc)
+	}
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s m=%d n=%d k=%d beta=%g parts=%d pad=%d: C[%d][%d] = %g (%#x), Sgemm gives %g (%#x)",
+				p.name, m, n, k, beta, parts, pad, i/ldc, i%ldc, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		}
+	}
+}
+
+// TestFCProductsMatchSgemm checks the three products against Sgemm bit
+// for bit on every implementation, over odd shapes, strides, betas and
+// numbers of parts, and with a small packing budget (more chunks).
+func TestFCProductsMatchSgemm(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, budget := range []int{fcPackBudget, 3000} {
+			t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
+				defer func(b int) { fcPackBudget = b }(fcPackBudget)
+				fcPackBudget = budget
+				for i, s := range fcShapes() {
+					for _, p := range fcProducts {
+						beta := []float32{0, 1, 0.5}[i%3]
+						parts := 1 + i%3
+						pad := []int{0, 3}[i%2]
+						checkFCProduct(t, p, s[0], s[1], s[2], beta, parts, pad)
+					}
+				}
+			})
+		}
+	})
+}
+
+// TestFCProductsBadArguments checks the argument and part checks.
+func TestFCProductsBadArguments(t *testing.T) {
+	a, b, c := make([]float32, 12), make([]float32, 12), make([]float32, 12)
+	expectPanic(t, "part 2 of 2", func() { FCForward(2, 2, 3, 4, 3, a, 3, b, 3, 0, c, 4) })
+	expectPanic(t, "lda", func() { FCInputGrad(1, 0, 3, 4, 3, a, 2, b, 4, 0, c, 4) })
+	expectPanic(t, "len(c)", func() { FCWeightGrad(1, 0, 4, 4, 3, a, 4, b, 4, 0, c, 4) })
+}
+
+// TestFCProductsNoAllocs checks that the products allocate nothing once
+// their buffers exist.
+func TestFCProductsNoAllocs(t *testing.T) {
+	m, n, k := 64, 100, 300
+	a, b, c := make([]float32, m*k), make([]float32, k*n), make([]float32, m*n)
+	for _, p := range fcProducts {
+		run := func() { p.run(1, 0, m, n, k, a, max(k, m), b, n, 1, c, n) }
+		if p.transA {
+			run = func() { p.run(1, 0, m, n, k, a, m, b, n, 1, c, n) }
+		} else if p.transB {
+			run = func() { p.run(1, 0, m, n, k, a, k, b, k, 1, c, n) }
+		} else {
+			run = func() { p.run(1, 0, m, n, k, a, k, b, n, 1, c, n) }
+		}
+		run()
+		if allocs := testing.AllocsPerRun(10, run); allocs != 0 {
+			t.Errorf("%s: %v allocations per call", p.name, allocs)
+		}
+	}
+}
+
+// fcBenchLayers are fully connected layers at their training batch:
+// AlexNet's fc6, fc7 and fc8 (batch 32), LeNet's ip1 (64) and CIFAR-10
+// quick's ip1 (100), as batch M, outputs N and inputs K.
+var fcBenchLayers = []struct {
+	name    string
+	m, n, k int
+}{
+	{"alexnet-fc6", 32, 4096, 9216},
+	{"alexnet-fc7", 32, 4096, 4096},
+	{"alexnet-fc8", 32, 1000, 4096},
+	{"lenet-ip1", 64, 500, 800},
+	{"cifar-ip1", 100, 64, 1024},
+}
+
+// BenchmarkFC times the three products of each layer with the fully
+// connected kernels (path=fc) and with Sgemm (path=sgemm) on one thread,
+// reporting GFLOP per second of the thread's CPU time, the share of the
+// FMA peak and the weight bytes streamed per second of CPU time (the
+// weights read, or for the weight gradient read and written).
+//
+//	go test -run '^$' -bench FC ./ndarray/kernel
+func BenchmarkFC(b *testing.B) {
+	for _, l := range fcBenchLayers {
+		M, N, K := l.m, l.n, l.k
+		rng := newRand(1)
+		w, x, dy := randSlice(rng, N*K), randSlice(rng, M*K), randSlice(rng, M*N)
+		yT, dx, dw := make([]float32, N*M), make([]float32, M*K), make([]float32, N*K)
+		wBytes := float64(4 * N * K)
+		for _, op := range []struct {
+			name  string
+			bytes float64
+			fc    func()
+			gemm  func()
+		}{
+			{"forward", wBytes,
+				func() { FCForward(1, 0, N, M, K, w, K, x, K, 0, yT, M) },
+				func() { Sgemm(false, true, N, M, K, 1, w, K, x, K, 0, yT, M) }},
+			{"input-grad", wBytes,
+				func() { FCInputGrad(1, 0, M, K, N, dy, N, w, K, 0, dx, K) },
+				func() { Sgemm(false, false, M, K, N, 1, dy, N, w, K, 0, dx, K) }},
+			{"weight-grad", 2 * wBytes,
+				func() { FCWeightGrad(1, 0, N, K, M, dy, N, x, K, 1, dw, K) },
+				func() { Sgemm(true, false, N, K, M, 1, dy, N, x, K, 1, dw, K) }},
+		} {
+			for _, path := range []string{"fc", "sgemm"} {
+				f := op.fc
+				if path == "sgemm" {
+					f = op.gemm
+				}
+				b.Run(fmt.Sprintf("%s/%s/path=%s", l.name, op.name, path), func(b *testing.B) {
+					benchFCBytes(b, 2*float64(M*N*K), op.bytes, f)
+				})
+			}
+		}
+	}
+}
+
+// benchFCBytes is benchFLOPs that also reports bytes streamed per second
+// of the thread's CPU time.
+func benchFCBytes(b *testing.B, flops, bytes float64, f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	peak := MeasurePeak(20 * time.Millisecond)
+	f()
+	cpu0 := threadCPUTime()
+	for b.Loop() {
+		f()
+	}
+	if cpu := threadCPUTime() - cpu0; cpu > 0 {
+		rate := flops * float64(b.N) / cpu.Seconds() / 1e9
+		b.ReportMetric(rate, "GFLOP/cpu-s")
+		b.ReportMetric(100*rate/peak.GFLOPS(), "%peak-cpu")
+		b.ReportMetric(bytes*float64(b.N)/cpu.Seconds()/1e9, "GB/cpu-s")
+	}
+}
