@@ -13,7 +13,8 @@ import (
 
 // layerBenchCases are the layers of LeNet (batch 64) and CIFAR-10 quick
 // (batch 100), and AlexNet's (batch 32) stride-1 convolutions,
-// normalisation and pooling layers, with their input shapes.
+// normalisation, pooling and fully connected layers, with their input
+// shapes.
 var layerBenchCases = []struct {
 	name string
 	def  string
@@ -40,6 +41,9 @@ var layerBenchCases = []struct {
 	{"alexnet/pool1", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 96, 55, 55}},
 	{"alexnet/norm2", `type: "LRN" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }`, []int{32, 256, 27, 27}},
 	{"alexnet/pool2", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 256, 27, 27}},
+	{"alexnet/fc6", `type: "InnerProduct" inner_product_param { num_output: 4096 weight_filler { type: "gaussian" std: 0.005 } }`, []int{32, 256, 6, 6}},
+	{"alexnet/fc7", `type: "InnerProduct" inner_product_param { num_output: 4096 weight_filler { type: "gaussian" std: 0.005 } }`, []int{32, 4096}},
+	{"alexnet/fc8", `type: "InnerProduct" inner_product_param { num_output: 1000 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 4096}},
 }
 
 // BenchmarkLayer times Forward+Backward of each layer on one and two

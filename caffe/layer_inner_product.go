@@ -33,8 +33,11 @@ type InnerProduct struct {
 	gemmFn func(w, p int)
 }
 
-// ipGemm is the product that InnerProduct's runner computes.
+// ipGemm is the product that InnerProduct's runner computes: one of the
+// fully connected products (fc) in parts, or a split Sgemm.
 type ipGemm struct {
+	fc             fcProduct
+	parts          int
 	split          kernel.GemmSplit
 	transA, transB bool
 	m, n, k        int
@@ -80,9 +83,31 @@ func (l *InnerProduct) sgemm(transA, transB bool, m, n, k int, a []float32, lda 
 	l.gemm = ipGemm{}
 }
 
+// fcProduct is one of kernel.FCForward, FCInputGrad and FCWeightGrad.
+type fcProduct func(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int)
+
+// fc computes a product of W stored [N, K] with kernel's fully connected
+// products, which read the weights (or their gradient) in place and give
+// Sgemm's results bit for bit, in parts over the layer's threads; the
+// result does not depend on the number of parts.
+func (l *InnerProduct) fc(f fcProduct, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	parts := kernel.FCParts(l.threads(), m, n, k)
+	if parts <= 1 {
+		f(1, 0, m, n, k, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	l.gemm = ipGemm{fc: f, parts: parts, m: m, n: n, k: k, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, beta: beta}
+	l.runner.run(l.threads(), parts, l.gemmFn)
+	l.gemm = ipGemm{}
+}
+
 // gemmPart computes part p of l.gemm.
 func (l *InnerProduct) gemmPart(_, p int) {
 	g := &l.gemm
+	if g.fc != nil {
+		g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+		return
+	}
 	kernel.SgemmPart(g.split, p, g.transA, g.transB, g.m, g.n, g.k, 1, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
 }
 
@@ -157,8 +182,9 @@ func (l *InnerProduct) Reshape(bottom, top []*Blob) error {
 }
 
 // Forward computes top = bottom·Wᵀ + b. With W stored [N, K] it computes
-// topᵀ = W·bottomᵀ, so that the large operand W is read along its rows,
-// and transposes the result while adding the bias.
+// topᵀ = W·bottomᵀ, so that the large operand W is read along its rows (in
+// place, by kernel.FCForward), and transposes the result while adding the
+// bias.
 func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 	x, y := bottom[0].DataSlice(), top[0].DataSlice()
 	w := l.blobs[0].DataSlice()
@@ -179,7 +205,7 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 		return nil
 	}
 	yT := l.yT[:n*m]
-	l.sgemm(false, true, n, m, k, w, k, x, k, 0, yT, m)
+	l.fc(kernel.FCForward, n, m, k, w, k, x, k, 0, yT, m)
 	for j := range n {
 		var c float32
 		if b != nil {
@@ -202,7 +228,7 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 		if l.transpose {
 			l.sgemm(true, false, k, n, m, x, k, dy, n, 1, dw, n)
 		} else {
-			l.sgemm(true, false, n, k, m, dy, n, x, k, 1, dw, k)
+			l.fc(kernel.FCWeightGrad, n, k, m, dy, n, x, k, 1, dw, k)
 		}
 	}
 	if l.bias && l.paramGrad(1) {
@@ -216,7 +242,7 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 		if l.transpose {
 			l.sgemm(false, true, m, k, n, dy, n, w, n, 0, dx, k)
 		} else {
-			l.sgemm(false, false, m, k, n, dy, n, w, k, 0, dx, k)
+			l.fc(kernel.FCInputGrad, m, k, n, dy, n, w, k, 0, dx, k)
 		}
 	}
 }

@@ -2,8 +2,11 @@ package caffe
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 func TestLayerInnerProductForward(t *testing.T) {
@@ -112,5 +115,51 @@ func TestLayerInnerProductAllocs(t *testing.T) {
 	})
 	if allocs != 0 {
 		t.Errorf("%v allocations per Reshape+Forward+Backward, want 0", allocs)
+	}
+}
+
+// TestLayerInnerProductMatchesSgemm checks Forward and Backward on one and
+// two threads, bit for bit, against the products computed with Sgemm as
+// the layer defines them (topᵀ = W·bottomᵀ, dW += dyᵀ·x, dx = dy·W), on
+// batches of 1..100 and sizes that are not multiples of the tiles.
+func TestLayerInnerProductMatchesSgemm(t *testing.T) {
+	for _, s := range []struct{ m, n, k int }{{1, 7, 5}, {3, 33, 70}, {32, 300, 600}, {64, 500, 800}, {100, 65, 1030}} {
+		for _, threads := range []int{1, 2} {
+			x, y := randBlob(1, -1, 1, s.m, s.k), NewBlob()
+			def := fmt.Sprintf(`type: "InnerProduct" inner_product_param { num_output: %d weight_filler { type: "gaussian" std: 0.1 } bias_filler { type: "gaussian" std: 1 } }`, s.n)
+			l := setupLayer(t, def, &LayerEnv{Threads: threads}, blobs(x), blobs(y))
+			w, bias := l.Params()[0].DataSlice(), l.Params()[1].DataSlice()
+			dw0 := randBlob(3, -1, 1, s.n, s.k).DataSlice()
+			copy(l.Params()[0].DiffSlice(), dw0)
+			if err := l.Forward(blobs(x), blobs(y)); err != nil {
+				t.Fatal(err)
+			}
+			copy(y.DiffSlice(), randBlob(2, -1, 1, s.m, s.n).DataSlice())
+			l.Backward(blobs(y), []bool{true}, blobs(x))
+
+			m, n, k := s.m, s.n, s.k
+			yT := make([]float32, n*m)
+			kernel.Sgemm(false, true, n, m, k, 1, w, k, x.DataSlice(), k, 0, yT, m)
+			wantY := make([]float32, m*n)
+			for j := range n {
+				for i := range m {
+					wantY[i*n+j] = yT[j*m+i] + bias[j]
+				}
+			}
+			wantDW := append([]float32(nil), dw0...)
+			kernel.Sgemm(true, false, n, k, m, 1, y.DiffSlice(), n, x.DataSlice(), k, 1, wantDW, k)
+			wantDX := make([]float32, m*k)
+			kernel.Sgemm(false, false, m, k, n, 1, y.DiffSlice(), n, w, k, 0, wantDX, k)
+			for _, c := range []struct {
+				name      string
+				got, want []float32
+			}{{"top", y.DataSlice(), wantY}, {"weight gradient", l.Params()[0].DiffSlice(), wantDW}, {"bottom gradient", x.DiffSlice(), wantDX}} {
+				for i := range c.want {
+					if math.Float32bits(c.got[i]) != math.Float32bits(c.want[i]) {
+						t.Fatalf("m=%d n=%d k=%d threads=%d: %s[%d] = %g, Sgemm gives %g", m, n, k, threads, c.name, i, c.got[i], c.want[i])
+					}
+				}
+			}
+		}
 	}
 }
