@@ -44,6 +44,7 @@ var layerBenchCases = []struct {
 	{"alexnet/fc6", `type: "InnerProduct" inner_product_param { num_output: 4096 weight_filler { type: "gaussian" std: 0.005 } }`, []int{32, 256, 6, 6}},
 	{"alexnet/fc7", `type: "InnerProduct" inner_product_param { num_output: 4096 weight_filler { type: "gaussian" std: 0.005 } }`, []int{32, 4096}},
 	{"alexnet/fc8", `type: "InnerProduct" inner_product_param { num_output: 1000 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 4096}},
+	{"alexnet/pool5", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 256, 13, 13}},
 }
 
 // BenchmarkLayer times Forward+Backward of each layer on one and two

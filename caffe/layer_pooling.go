@@ -295,11 +295,18 @@ func (l *Pooling) forwardPlanes(lo, hi int) {
 }
 
 // maxPlane max-pools one H×W plane into the pooled plane y, recording the
-// index of each maximum. The windows that lie inside the plane are
+// index of each maximum. Unpadded 3×3 windows of stride 2 are pooled by
+// kernel.MaxPoolPlane; otherwise the windows that lie inside the plane are
 // computed by one kernel.MaxPoolRows call, those whose columns lie inside
 // (rows clipped) a row of outputs at a time by kernel.MaxPoolRow, and the
 // few at the left and right edges one by one.
 func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
+	if l.padH == 0 && l.padW == 0 && l.kh == 3 && l.kw == 3 && l.strideH == 2 && l.strideW == 2 {
+		// The overlapping 3×3 windows of stride 2, the whole plane in
+		// one kernel call.
+		kernel.MaxPoolPlane(y, mask, x, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
+		return
+	}
 	w := l.width
 	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
 	inner := lo < hi && l.rowLo < l.rowHi
@@ -483,11 +490,19 @@ func (l *Pooling) backwardPlanes(w, lo, hi int) {
 	// Each plane is cleared just before its gradients are added, while it
 	// is in the cache.
 	if l.method == caffepb.PoolingParameter_MAX {
-		// Windows that do not overlap give each input at most one
+		// Without padding the kernels know the windows of a plane (3×3
+		// windows of stride 2 are then written an input at a time);
+		// windows that do not overlap give each input at most one
 		// gradient, which the kernels scatter at once.
 		disjoint := l.kh <= l.strideH && l.kw <= l.strideW
+		unpadded := l.padH == 0 && l.padW == 0
 		for pl := lo; pl < hi; pl++ {
-			kernel.MaxPoolBackward(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw], disjoint)
+			d, g, m := dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw]
+			if unpadded {
+				kernel.MaxPoolBackwardPlane(d, g, m, l.height, l.width, l.outH, l.outW, l.kh, l.kw, l.strideH, l.strideW)
+			} else {
+				kernel.MaxPoolBackward(d, g, m, disjoint)
+			}
 		}
 		return
 	}

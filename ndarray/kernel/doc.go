@@ -36,7 +36,13 @@
 // many rows in one call (with AVX-512 two rows at a time, so that their
 // chains of compares overlap), the caller handling windows that the
 // plane's edges clip; MaxPoolBackward routes the gradients to the maxima, scattering
-// them at once when the windows do not overlap. CopyRows and AddRows copy or add a block of
+// them at once when the windows do not overlap. MaxPoolPlane and
+// MaxPoolBackwardPlane pool a whole unpadded plane and route its
+// gradients; for the overlapping 3×3 windows of stride 2 they run one
+// assembly call per plane (AVX-512 and AVX2) that reduces each input row
+// along the windows' columns once, and that writes each input gradient
+// once as the sum, in output order, of the outputs that chose it (no
+// scatter), with the same results as the scalar rules. CopyRows and AddRows copy or add a block of
 // short rows without a call per row.
 //
 // The functions panic, with a message that starts with "kernel: ", on

@@ -108,6 +108,12 @@ var avx512Vec = &vecImpl{
 	maxPoolScatter: func(dx, dy []float32, mask []int32) {
 		maxPoolBackAVX512(&dx[0], len(dx), &dy[0], &mask[0], len(mask))
 	},
+	maxPoolBack3s2: func(dx, dy []float32, mask []int32, height, width, outH, outW int) {
+		maxPoolBack3s2AVX512(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+	},
+	maxPool3s2: func(y []float32, mask []int32, x []float32, height, width, outH, outW int) {
+		maxPool3s2AVX512(&y[0], &mask[0], &x[0], height, width, outH, outW)
+	},
 	im2colRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
 		im2colRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
 	},
@@ -131,6 +137,12 @@ var avx2Vec = &vecImpl{
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,
 	maxPoolRow: maxPoolRowBlocksAVX2, avePoolRow: avePoolRowBlocksAVX2, div: divAVX2, sqrt: sqrtAVX2,
 	maxPoolRows: maxPoolRowsBlocksAVX2, avePoolRows: avePoolRowsBlocksAVX2,
+	maxPoolBack3s2: func(dx, dy []float32, mask []int32, height, width, outH, outW int) {
+		maxPoolBack3s2AVX2(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+	},
+	maxPool3s2: func(y []float32, mask []int32, x []float32, height, width, outH, outW int) {
+		maxPool3s2AVX2(&y[0], &mask[0], &x[0], height, width, outH, outW)
+	},
 	im2colRows: im2colRowsAsmAVX2, col2imRows: col2imRowsAsmAVX2,
 }
 

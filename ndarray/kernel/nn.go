@@ -207,6 +207,91 @@ func MaxPoolBackward(dx, dy []float32, mask []int32, disjoint bool) {
 	maxPoolBackwardGo(dx, dy, mask)
 }
 
+// MaxPoolPlane max-pools one height×width plane x without padding,
+// kh×kw windows strideH×strideW apart clipped to the plane, into outH×outW
+// outputs y, and sets mask to the index in x of each output's maximum, by
+// MaxPoolRow's rules (Caffe's: the first largest value greater than
+// −MaxFloat32 in row-major window order). Every window must start inside
+// the plane. The 3×3 windows of stride 2 (the overlapping max pooling of
+// CIFAR-10 quick and AlexNet) are computed by one kernel call per plane
+// that reduces each input row along its windows' columns once and then
+// takes the window rows in order, which chooses the same element;
+// other shapes run MaxPoolRow a row of outputs at a time.
+//
+// MaxPoolPlane panics if a size is out of range, a window starts past
+// the plane or a slice is too short.
+func MaxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	const name = "MaxPoolPlane"
+	if height < 1 || width < 1 || outH < 1 || outW < 1 || kh < 1 || kw < 1 || strideH < 1 || strideW < 1 {
+		panic(fmt.Sprintf("kernel: %s: plane %d×%d, outputs %d×%d, window %d×%d, stride %d×%d: want all >= 1",
+			name, height, width, outH, outW, kh, kw, strideH, strideW))
+	}
+	if (outH-1)*strideH >= height || (outW-1)*strideW >= width {
+		panic(fmt.Sprintf("kernel: %s: %d×%d outputs of stride %d×%d: the last window starts past the %d×%d plane",
+			name, outH, outW, strideH, strideW, height, width))
+	}
+	if int64(height)*int64(width) > math.MaxInt32 {
+		panic(fmt.Sprintf("kernel: %s: a %d×%d plane does not fit int32 indexes", name, height, width))
+	}
+	checkLen(name, "x", len(x), height*width)
+	checkLen(name, "y", len(y), outH*outW)
+	checkLen(name, "mask", len(mask), outH*outW)
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.maxPool3s2 != nil {
+		active.vec.maxPool3s2(y, mask, x, height, width, outH, outW)
+		return
+	}
+	// The outputs [0, inner) of a row have their windows' columns inside.
+	inner := 0
+	if width >= kw {
+		inner = min(outW, (width-kw)/strideW+1)
+	}
+	for ph := range outH {
+		h0 := ph * strideH
+		rows := min(h0+kh, height) - h0
+		yr, mr := y[ph*outW:(ph+1)*outW], mask[ph*outW:(ph+1)*outW]
+		if inner > 0 {
+			MaxPoolRow(yr, mr, x[h0*width:], inner, rows, width, kw, strideW, int32(h0*width))
+		}
+		for pw := inner; pw < outW; pw++ {
+			w0 := pw * strideW
+			c := h0*width + w0
+			MaxPoolRow(yr[pw:], mr[pw:], x[c:], 1, rows, width, width-w0, 1, int32(c))
+		}
+	}
+}
+
+// MaxPoolBackwardPlane is MaxPoolBackward for one height×width plane
+// max-pooled without padding, kh×kw windows strideH×strideW apart, into
+// outH×outW outputs, where every entry of mask is −1 or an element of its
+// output's window (as the pooling's forward pass records them): dx is
+// cleared and each output gradient dy[i] added to dx[mask[i]], in output
+// order. The overlapping 3×3 windows of stride 2 are computed without a
+// scatter, each element of dx written once as the sum, in that same
+// order, of the gradients of the outputs whose windows cover it and that
+// chose it; other shapes run MaxPoolBackward.
+//
+// MaxPoolBackwardPlane panics if a size is out of range or a slice too
+// short.
+func MaxPoolBackwardPlane(dx, dy []float32, mask []int32, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	if height < 1 || width < 1 || outH < 1 || outW < 1 || kh < 1 || kw < 1 || strideH < 1 || strideW < 1 {
+		panic(fmt.Sprintf("kernel: MaxPoolBackwardPlane: plane %d×%d, outputs %d×%d, window %d×%d, stride %d×%d: want all >= 1",
+			height, width, outH, outW, kh, kw, strideH, strideW))
+	}
+	checkLen("MaxPoolBackwardPlane", "dx", len(dx), height*width)
+	checkLen("MaxPoolBackwardPlane", "dy", len(dy), outH*outW)
+	checkLen("MaxPoolBackwardPlane", "mask", len(mask), outH*outW)
+	dx, dy, mask = dx[:height*width], dy[:outH*outW], mask[:outH*outW]
+	inside := (outH-1)*strideH < height && (outW-1)*strideW < width // every window starts in the plane
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack3s2 != nil {
+		active.vec.maxPoolBack3s2(dx, dy, mask, height, width, outH, outW)
+		if r := 2*outH + 1; r < height {
+			clear(dx[r*width:])
+		}
+		return
+	}
+	MaxPoolBackward(dx, dy, mask, kh <= strideH && kw <= strideW)
+}
+
 func maxPoolBackwardGo(dx, dy []float32, mask []int32) {
 	dy = dy[:len(mask)]
 	for i, m := range mask {

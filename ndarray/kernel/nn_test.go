@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -89,6 +90,18 @@ func TestRelu(t *testing.T) {
 }
 
 // checkExact compares got with want element by element (NaNs equal).
+// checkBits is checkExact telling −0 from +0: the bits must match (any
+// NaN matches a NaN).
+func checkBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range got {
+		g, w := got[i], want[i]
+		if math.Float32bits(g) != math.Float32bits(w) && !(g != g && w != w) {
+			t.Fatalf("%s: element %d = %g (%#x), want %g (%#x)", what, i, g, math.Float32bits(g), w, math.Float32bits(w))
+		}
+	}
+}
+
 func checkExact(t *testing.T, what string, got, want []float32) {
 	t.Helper()
 	for i := range got {
@@ -318,10 +331,17 @@ func BenchmarkLayerKernels(b *testing.B) {
 					b.Fatal(err)
 				}
 				defer SetImplementation(prev)
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				cpu0 := threadCPUTime()
 				for b.Loop() {
 					f()
 				}
+				cpu := threadCPUTime() - cpu0
 				b.ReportMetric(float64(elems)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gelem/s")
+				if cpu > 0 {
+					b.ReportMetric(float64(elems)*float64(b.N)/cpu.Seconds()/1e9, "Gelem/cpu-s")
+				}
 			})
 		}
 		run("CopyRows16", 256*16, func() { CopyRows(y, 16, x, 20, 256, 16) })
@@ -355,10 +375,194 @@ func BenchmarkLayerKernels(b *testing.B) {
 				}
 			})
 		}
+		// Overlapping max pooling and its gradient, a plane at a time:
+		// CIFAR-10 quick's pool1 (32×32 to 16×16) and AlexNet's pool1
+		// (55×55 to 27×27), per plane by MaxPoolBackwardPlane and by the
+		// scatter of MaxPoolBackward; Gelem/s counts the outputs.
+		for _, g := range []struct {
+			name                string
+			planes, height, out int
+		}{{"3x3s2-32", 16, 32, 16}, {"3x3s2-55", 4, 55, 27}} {
+			hw, o := g.height*g.height, g.out*g.out
+			mask := make([]int32, g.planes*o)
+			for p := range g.planes {
+				copy(mask[p*o:], maxPoolPlaneMask(x[p*hw:], g.height, g.height, g.out, g.out, 3, 2))
+			}
+			run("MaxPoolPlane"+g.name, g.planes*o, func() {
+				for p := range g.planes {
+					MaxPoolPlane(y[p*o:], arg[p*o:], x[p*hw:], g.height, g.height, g.out, g.out, 3, 3, 2, 2)
+				}
+			})
+			run("MaxPoolBackwardPlane"+g.name, g.planes*o, func() {
+				for p := range g.planes {
+					MaxPoolBackwardPlane(y[p*hw:(p+1)*hw], x[p*o:], mask[p*o:(p+1)*o], g.height, g.height, g.out, g.out, 3, 3, 2, 2)
+				}
+			})
+			run("MaxPoolBackwardScatter"+g.name, g.planes*o, func() {
+				for p := range g.planes {
+					MaxPoolBackward(y[p*hw:(p+1)*hw], x[p*o:], mask[p*o:(p+1)*o], false)
+				}
+			})
+		}
 		run("AvePoolRow3x3s2", 16*32, func() {
 			for r := 0; r < 32; r++ {
 				AvePoolRow(y[r*16:], x[r*64:], 16, 3, 32, 3, 2, 9)
 			}
 		})
 	}
+}
+
+// poolPlaneSizes returns the output extents of a k-wide, stride-s pooling
+// without padding of in values, rounding up and down (both at least 1).
+func poolPlaneSizes(in, k, s int) []int {
+	var outs []int
+	for _, ceil := range []bool{true, false} {
+		f := float64(in-k) / float64(s)
+		var o int
+		if ceil {
+			o = int(math.Ceil(f)) + 1
+		} else {
+			o = int(math.Floor(f)) + 1
+		}
+		if o >= 1 && (o-1)*s < in && (len(outs) == 0 || outs[0] != o) {
+			outs = append(outs, o)
+		}
+	}
+	return outs
+}
+
+// maxPoolPlaneMask returns the argmax mask of a max pooling of the plane
+// x, windows clipped to it, with the scalar row kernel.
+func maxPoolPlaneMask(x []float32, height, width, outH, outW, k, s int) []int32 {
+	mask := make([]int32, outH*outW)
+	y := make([]float32, 1)
+	for ph := range outH {
+		for pw := range outW {
+			h0, w0 := ph*s, pw*s
+			h1, w1 := min(h0+k, height), min(w0+k, width)
+			c := h0*width + w0
+			maxPoolRowGo(y, mask[ph*outW+pw:], x[c:], 1, h1-h0, width, w1-w0, 1, int32(c))
+		}
+	}
+	return mask
+}
+
+// TestMaxPoolBackwardPlane checks the plane gradient bit for bit against
+// the scalar loop over the outputs: planes of odd and even sizes, outputs
+// rounded up (the last window clipped) and down, masks of a forward pass
+// over many ties and masks drawn at random in each window (with −1),
+// gradients of mixed magnitudes (so that another order of additions
+// shows) and of both signed zeros.
+func TestMaxPoolBackwardPlane(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	forEachImpl(t, func(t *testing.T) {
+		for _, k := range []struct{ k, s int }{{3, 2}, {2, 2}, {3, 1}} {
+			for _, height := range []int{1, 2, 3, 4, 5, 7, 8, 13, 16, 32, 33} {
+				for _, width := range []int{1, 2, 3, 4, 5, 6, 9, 15, 16, 17, 27, 31, 32, 33, 34, 35, 55, 64, 66, 67} {
+					for _, outH := range poolPlaneSizes(height, k.k, k.s) {
+						for _, outW := range poolPlaneSizes(width, k.k, k.s) {
+							rng := newRand(uint64(height*1000 + width))
+							x := make([]float32, height*width)
+							for i := range x {
+								x[i] = float32(rng.IntN(3))
+							}
+							masks := [][]int32{maxPoolPlaneMask(x, height, width, outH, outW, k.k, k.s), make([]int32, outH*outW)}
+							for ph := range outH {
+								for pw := range outW {
+									h0, w0 := ph*k.s, pw*k.s
+									h1, w1 := min(h0+k.k, height), min(w0+k.k, width)
+									m := int32((h0+rng.IntN(h1-h0))*width + w0 + rng.IntN(w1-w0))
+									if rng.IntN(8) == 0 {
+										m = -1
+									}
+									masks[1][ph*outW+pw] = m
+								}
+							}
+							dy := make([]float32, outH*outW)
+							for i := range dy {
+								switch rng.IntN(6) {
+								case 0:
+									dy[i] = negZero
+								case 1:
+									dy[i] = 1e8
+								case 2:
+									dy[i] = -1e8
+								default:
+									dy[i] = 2*rng.Float32() - 1
+								}
+							}
+							for j, mask := range masks {
+								want := make([]float32, height*width)
+								maxPoolBackwardGo(want, dy, mask)
+								got := randSlice(rng, height*width+3)
+								tail := append([]float32(nil), got[height*width:]...)
+								MaxPoolBackwardPlane(got, dy, mask, height, width, outH, outW, k.k, k.k, k.s, k.s)
+								what := fmt.Sprintf("%d×%d s%d, %d×%d -> %d×%d, mask %d", k.k, k.k, k.s, height, width, outH, outW, j)
+								checkBits(t, what, got[:height*width], want)
+								checkBits(t, what+" past the plane", got[height*width:], tail)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestMaxPoolPlane checks the plane pooling bit for bit (values and
+// indexes) against the scalar row kernel window by window: planes of odd
+// and even sizes, outputs rounded up (the last windows clipped) and down,
+// inputs with many ties, signed zeros, −Inf, −MaxFloat32 and NaN.
+func TestMaxPoolPlane(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	special := []float32{negZero, 0, float32(math.Inf(-1)), -math.MaxFloat32, float32(math.NaN()), float32(math.Inf(1))}
+	forEachImpl(t, func(t *testing.T) {
+		for _, k := range []struct{ k, s int }{{3, 2}, {2, 2}, {3, 1}} {
+			for _, height := range []int{1, 2, 3, 4, 5, 7, 8, 13, 16, 32, 33} {
+				for _, width := range []int{1, 2, 3, 4, 5, 6, 9, 15, 16, 17, 18, 19, 27, 31, 32, 33, 34, 35, 36, 55, 64, 66, 67} {
+					for _, outH := range poolPlaneSizes(height, k.k, k.s) {
+						for _, outW := range poolPlaneSizes(width, k.k, k.s) {
+							for trial := range 3 {
+								rng := newRand(uint64(height*1000 + width*10 + trial))
+								x := make([]float32, height*width+5)
+								for i := range x {
+									switch {
+									case trial == 1 && rng.IntN(3) == 0:
+										x[i] = special[rng.IntN(len(special))]
+									case trial == 2:
+										x[i] = special[rng.IntN(4)]
+									default:
+										x[i] = float32(rng.IntN(3)) - 1
+									}
+								}
+								wantM := maxPoolPlaneMask(x, height, width, outH, outW, k.k, k.s)
+								want := make([]float32, outH*outW)
+								for i, m := range wantM {
+									if m < 0 {
+										want[i] = -math.MaxFloat32
+									} else {
+										want[i] = x[m]
+									}
+								}
+								got, gotM := randSlice(rng, outH*outW+3), make([]int32, outH*outW+3)
+								tail := append([]float32(nil), got[outH*outW:]...)
+								MaxPoolPlane(got, gotM, x, height, width, outH, outW, k.k, k.k, k.s, k.s)
+								what := fmt.Sprintf("%d×%d s%d, %d×%d -> %d×%d, trial %d", k.k, k.k, k.s, height, width, outH, outW, trial)
+								checkBits(t, what, got[:outH*outW], want)
+								checkBits(t, what+" past the outputs", got[outH*outW:], tail)
+								for i := range wantM {
+									if gotM[i] != wantM[i] {
+										t.Fatalf("%s: mask[%d] = %d, want %d", what, i, gotM[i], wantM[i])
+									}
+								}
+								if gotM[outH*outW] != 0 {
+									t.Fatalf("%s: mask written past the outputs", what)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
 }

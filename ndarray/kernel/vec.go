@@ -33,8 +33,15 @@ type vecImpl struct {
 	// maxPoolScatter, if not nil, sets dx[mask[i]] = 0 + dy[i] for the
 	// entries of mask inside dx, which are distinct.
 	maxPoolScatter func(dx, dy []float32, mask []int32)
-	div            func(dst, x, y []float32)
-	sqrt           func(dst, x []float32)
+	// maxPoolBack3s2, if not nil, computes the gradient of a 3×3,
+	// stride-2 max pooling without padding of a plane as
+	// MaxPoolBackwardPlane, its rows past 2·outH left to the caller.
+	maxPoolBack3s2 func(dx, dy []float32, mask []int32, height, width, outH, outW int)
+	// maxPool3s2, if not nil, computes a 3×3, stride-2 max pooling
+	// without padding of a plane as MaxPoolPlane.
+	maxPool3s2 func(y []float32, mask []int32, x []float32, height, width, outH, outW int)
+	div        func(dst, x, y []float32)
+	sqrt       func(dst, x []float32)
 	// im2colRows and col2imRows copy one row of a column matrix from an
 	// image and add it back (see im2colRowsGo and col2imRowsGo).
 	im2colRows, col2imRows func(img, col []float32, off, ld, rows, cols, lo, hi, stride int)

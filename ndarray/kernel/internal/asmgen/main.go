@@ -46,6 +46,7 @@ var outputs = []output{
 	{"direct", buildDirect},
 	{"directgrad", buildDirectGrad},
 	{"fc", buildFC},
+	{"poolplane", buildPoolPlane},
 }
 
 func main() {

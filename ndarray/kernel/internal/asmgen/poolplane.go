@@ -1,0 +1,697 @@
+package main
+
+import (
+	"math"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The plane kernels of 3×3, stride-2 max pooling without padding (the
+// overlapping pooling of CIFAR-10 quick and AlexNet).
+//
+// The gradient kernels write each input gradient once instead of
+// scattering the output gradients: an input at column c of a window row
+// is the column j = c − 2·pw of the windows of outputs pw = ⌊c/2⌋ (j = 0
+// or 1) and, for even c, pw = c/2 − 1 (j = 2). A block of outputs is
+// spread over its columns twice by lane permutes, once as the outputs
+// ⌊c/2⌋ ("A") and once as c/2 − 1 ("B"); an input column receives the
+// gradient of such an output when the output's argmax is that input. An
+// input row 2·ph is the last window row of output row ph − 1 and the
+// first of ph, so it is written with ph − 1's gradients first and read
+// back to add ph's. The additions are those of the scalar loop over the
+// outputs in order (from a cleared plane): per input, the outputs whose
+// window covers it in row-major order, (ph−1, pw−1), (ph−1, pw),
+// (ph, pw−1), (ph, pw); adding +0 for an output that does not choose the
+// input changes nothing, as a sum from +0 is never −0.
+
+func buildPoolPlane(c *build.Context) {
+	tab := poolPlaneConsts(c)
+	maxPool3s2_512(c, tab)
+	maxPool3s2_256(c, tab)
+	maxPoolBack3s2_512(c, tab)
+	maxPoolBack3s2_256(c, tab)
+}
+
+// poolPlaneConsts emits the lane tables: at 0, the 32 lanes 0, 0, 1, 1,
+// …, 15, 15 (output ⌊c/2⌋ of column c); at 128, the 32 lanes 15, 15,
+// 16, 16, …, 30, 30 (output c/2 − 1 of column c, lane 15 being the
+// previous block's last output when the tables are the previous block's
+// outputs and this block's); at 256, the lanes 0 … 15 (column offsets).
+func poolPlaneConsts(c *build.Context) operand.Mem {
+	m := c.StaticGlobal("poolPlaneConsts")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for l := 0; l < 32; l++ {
+		c.AddDatum(4*l, operand.U32(l/2))
+	}
+	for l := 0; l < 32; l++ {
+		c.AddDatum(128+4*l, operand.U32(15+l/2))
+	}
+	for l := 0; l < 16; l++ {
+		c.AddDatum(256+4*l, operand.U32(l))
+	}
+	// At 320 and 384: the AVX2 tables of blocks of 8 outputs, A (0, 0,
+	// 1, 1, …, 7, 7) and B (c/2 − 1; column 0 takes the previous block's
+	// last output apart); at 448, 480, 512: eight 8s, 16s and 7s.
+	for l := 0; l < 16; l++ {
+		c.AddDatum(320+4*l, operand.U32(l/2))
+	}
+	for l := 0; l < 16; l++ {
+		c.AddDatum(384+4*l, operand.U32(max(0, l/2-1)))
+	}
+	for i, v := range []uint32{8, 16, 7} {
+		for l := 0; l < 8; l++ {
+			c.AddDatum(448+32*i+4*l, operand.U32(v))
+		}
+	}
+	// At 544, 608: the lanes 0, 2, …, 30 and 1, 3, …, 31; at 672: the
+	// AVX2 forward kernel's column offsets 2·l of its lane order (0, 1,
+	// 4, 5, 2, 3, 6, 7); at 704: −MaxFloat32, 1, 2, −1, eight each.
+	for l := 0; l < 16; l++ {
+		c.AddDatum(544+4*l, operand.U32(2*l))
+	}
+	for l := 0; l < 16; l++ {
+		c.AddDatum(608+4*l, operand.U32(2*l+1))
+	}
+	for l, o := range []int{0, 1, 4, 5, 2, 3, 6, 7} {
+		c.AddDatum(672+4*l, operand.U32(2*o))
+	}
+	for i, v := range []uint32{math.Float32bits(-math.MaxFloat32), 1, 2, 0xffffffff} {
+		for l := 0; l < 8; l++ {
+			c.AddDatum(704+32*i+4*l, operand.U32(v))
+		}
+	}
+	return m
+}
+
+// Comparison predicate of VCMPPS: less than or equal, ordered.
+const cmpLEOQ = 0x12
+
+// maxPool3s2_512 emits maxPool3s2AVX512, the forward pass of a 3×3,
+// stride-2 max pooling without padding of one height×width plane into
+// outH×outW outputs, windows clipped to the plane. It takes strips of 16
+// output columns, top to bottom. Each input row of a strip is reduced
+// along its window columns first: the even columns 2·pw (a value not
+// greater than −MaxFloat32, or NaN, becoming −MaxFloat32, which is never
+// chosen), then the odd 2·pw+1 and the even 2·pw+2 where strictly
+// greater, the columns past the plane read as −MaxFloat32. An output is
+// then the first of its window rows' results that is strictly greater
+// than those above it, and −1 marks an output with nothing greater than
+// −MaxFloat32. This is Caffe's choice: the first largest value in
+// row-major window order. Input row 2·ph+2, the last window row of output
+// row ph, is reduced once for ph and ph+1.
+func maxPool3s2_512(c *build.Context, tab operand.Mem) {
+	c.Function("maxPool3s2AVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(y *float32, mask *int32, x *float32, height, width, outH, outW int)")
+	c.Doc("maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
+	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	xp, yp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
+	t := reg.RAX
+	c.Load(c.Param("y"), yS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("x"), xS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+
+	hv0, hr0, hv1, hr1, hv2, hr2 := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5
+	v0, v1, u0, u1, o, e2 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11
+	best, rel, idx := reg.Z12, reg.Z13, reg.Z14
+	base := reg.Z23
+	negMax, evens, odds, minus1, one, two, rw1, rw2 := reg.Z31, reg.Z30, reg.Z29, reg.Z28, reg.Z27, reg.Z26, reg.Z25, reg.Z24
+	c.VBROADCASTSS(tab.Offset(704), negMax)
+	c.VMOVDQU32(tab.Offset(544), evens)
+	c.VMOVDQU32(tab.Offset(608), odds)
+	c.VPTERNLOGD(operand.U8(0xff), minus1, minus1, minus1)
+	c.VPBROADCASTD(tab.Offset(736), one)
+	c.VPBROADCASTD(tab.Offset(768), two)
+	c.VPBROADCASTD(reg.R8L, rw1)
+	c.VPADDD(rw1, rw1, rw2)
+
+	clamp := func() {
+		c.MOVL(operand.U32(0), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQLT(reg.RDX, t)
+		c.MOVL(operand.U32(16), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQGT(reg.RDX, t)
+	}
+	c.Label("strip")
+	// K1: the strip's outputs; K3, K4, K5, K6: the columns inside the
+	// plane of its loads at columns 32b, 32b+16, 32b+2 and 32b+18.
+	c.MOVQ(nl, t)
+	clamp()
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	for i, off := range []int{0, 16, 2, 18} {
+		c.MOVQ(width, t)
+		c.SUBQ(cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		clamp()
+		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i])
+	}
+	c.MOVQ(cb, t)
+	c.VPBROADCASTD(reg.EAX, base)
+	c.VPADDD(evens, base, base)
+	c.MOVQ(xS, xp)
+	c.MOVQ(yS, yp)
+	c.MOVQ(mS, mp)
+	c.XORQ(ph2, ph2)
+
+	// horiz reduces the input row at row along its window columns into
+	// hv (values) and hr (window column 0, 1 or 2).
+	horiz := func(row operand.Mem, hv, hr reg.VecPhysical) {
+		at := func(off int) operand.Mem { m := row; m.Disp += off; return m }
+		for i, r := range []reg.VecPhysical{v0, v1, u0, u1} {
+			c.VMOVAPS(negMax, r)
+			c.VMOVUPS(at([]int{0, 64, 8, 72}[i]), []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i], r)
+		}
+		c.VMOVDQA32(evens, hv)
+		c.VPERMI2PS(v1, v0, hv)
+		c.VMAXPS(negMax, hv, hv)
+		c.VMOVDQA32(odds, o)
+		c.VPERMI2PS(v1, v0, o)
+		c.VMOVDQA32(evens, e2)
+		c.VPERMI2PS(u1, u0, e2)
+		c.VPXORD(hr, hr, hr)
+		c.VCMPPS(operand.U8(cmpGTOQ), hv, o, reg.K2)
+		c.VMOVAPS(o, reg.K2, hv)
+		c.VMOVDQA32(one, reg.K2, hr)
+		c.VCMPPS(operand.U8(cmpGTOQ), hv, e2, reg.K2)
+		c.VMOVAPS(e2, reg.K2, hv)
+		c.VMOVDQA32(two, reg.K2, hr)
+	}
+	horiz(operand.Mem{Base: xp}, hv0, hr0)
+	c.Label("outRow")
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	c.VMOVAPS(hv0, best)
+	c.VMOVDQA32(hr0, rel)
+	c.CMPQ(rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("store"))
+	horiz(operand.Mem{Base: xp, Index: width, Scale: 4}, hv1, hr1)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, hv1, reg.K2)
+	c.VMOVAPS(hv1, reg.K2, best)
+	c.VPADDD(rw1, hr1, reg.K2, rel)
+	c.CMPQ(rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("store"))
+	horiz(operand.Mem{Base: xp, Index: width, Scale: 8}, hv2, hr2)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, hv2, reg.K2)
+	c.VMOVAPS(hv2, reg.K2, best)
+	c.VPADDD(rw2, hr2, reg.K2, rel)
+	c.Label("store")
+	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
+	c.VMOVDQA32(minus1, idx)
+	c.VPADDD(base, rel, reg.K2, idx)
+	c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
+	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	c.VMOVAPS(hv2, hv0)
+	c.VMOVDQA32(hr2, hr0)
+	c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
+	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	c.VPADDD(rw2, base, base)
+	c.ADDQ(operand.U8(2), ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+
+	c.ADDQ(operand.U32(128), xS)
+	c.ADDQ(operand.U8(64), yS)
+	c.ADDQ(operand.U8(64), mS)
+	c.ADDQ(operand.U8(32), cb)
+	c.SUBQ(operand.U8(16), nl)
+	c.JG(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPool3s2_256 emits maxPool3s2AVX2, maxPool3s2AVX512 for AVX2: strips
+// of 8 outputs, whose even and odd window columns VSHUFPS separates
+// within 128-bit lanes, so that the lanes hold the outputs 0, 1, 4, 5, 2,
+// 3, 6, 7 until VPERMQ puts them in order at the store. The opmasks of
+// the loads and stores are vectors kept on the stack.
+func maxPool3s2_256(c *build.Context, tab operand.Mem) {
+	c.Function("maxPool3s2AVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(y *float32, mask *int32, x *float32, height, width, outH, outW int)")
+	c.Doc("maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.")
+	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	xp, yp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
+	t := reg.RAX
+	c.Load(c.Param("y"), yS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("x"), xS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+	// Locals: the masks of the stores and of the loads at columns 16b,
+	// 16b+8, 16b+2, 16b+10; width and 2·width in every lane.
+	loc := c.AllocLocal(7 * 32)
+	masks := func(i int) operand.Mem { return loc.Offset(32 * i) }
+	rw1, rw2 := loc.Offset(160), loc.Offset(192)
+
+	hv0, hr0, hv1, hr1 := reg.Y0, reg.Y1, reg.Y2, reg.Y3
+	v0, v1, u0, u1 := reg.Y4, reg.Y5, reg.Y6, reg.Y7
+	best, rel, k, base := reg.Y8, reg.Y9, reg.Y10, reg.Y11
+	negMax := reg.Y15
+	c.VBROADCASTSS(tab.Offset(704), negMax)
+	c.VMOVQ(width, reg.X10)
+	c.VPBROADCASTD(reg.X10, k)
+	c.VMOVDQU(k, rw1)
+	c.VPADDD(k, k, k)
+	c.VMOVDQU(k, rw2)
+
+	c.Label("strip")
+	c.VMOVQ(nl, reg.X10)
+	c.VPBROADCASTD(reg.X10, k)
+	c.VPCMPGTD(tab.Offset(256), k, k)
+	c.VMOVDQU(k, masks(0))
+	for i, off := range []int{0, 8, 2, 10} {
+		c.MOVQ(width, t)
+		c.SUBQ(cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		c.VMOVQ(t, reg.X10)
+		c.VPBROADCASTD(reg.X10, k)
+		c.VPCMPGTD(tab.Offset(256), k, k)
+		c.VMOVDQU(k, masks(1+i))
+	}
+	c.VMOVQ(cb, reg.X10)
+	c.VPBROADCASTD(reg.X10, base)
+	c.VPADDD(tab.Offset(672), base, base)
+	c.MOVQ(xS, xp)
+	c.MOVQ(yS, yp)
+	c.MOVQ(mS, mp)
+	c.XORQ(ph2, ph2)
+
+	horiz := func(row operand.Mem, hv, hr reg.VecPhysical) {
+		at := func(off int) operand.Mem { m := row; m.Disp += off; return m }
+		for i, r := range []reg.VecPhysical{v0, v1, u0, u1} {
+			c.VMOVDQU(masks(1+i), k)
+			c.VMASKMOVPS(at([]int{0, 32, 8, 40}[i]), k, r)
+			c.VBLENDVPS(k, r, negMax, r)
+		}
+		c.VSHUFPS(operand.U8(0x88), v1, v0, hv)
+		c.VMAXPS(negMax, hv, hv)
+		c.VSHUFPS(operand.U8(0xdd), v1, v0, v0) // odd columns
+		c.VSHUFPS(operand.U8(0x88), u1, u0, u0) // columns 2·pw+2
+		c.VCMPPS(operand.U8(cmpGTOQ), hv, v0, k)
+		c.VBLENDVPS(k, v0, hv, hv)
+		c.VANDPS(tab.Offset(736), k, hr)
+		c.VCMPPS(operand.U8(cmpGTOQ), hv, u0, k)
+		c.VBLENDVPS(k, u0, hv, hv)
+		c.VBLENDVPS(k, tab.Offset(768), hr, hr)
+	}
+	horiz(operand.Mem{Base: xp}, hv0, hr0)
+	c.Label("outRow")
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	c.VMOVAPS(hv0, best)
+	c.VMOVDQA(hr0, rel)
+	c.CMPQ(rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("store"))
+	horiz(operand.Mem{Base: xp, Index: width, Scale: 4}, hv1, hr1)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, hv1, k)
+	c.VBLENDVPS(k, hv1, best, best)
+	c.VPADDD(rw1, hr1, hr1)
+	c.VBLENDVPS(k, hr1, rel, rel)
+	c.CMPQ(rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("store"))
+	horiz(operand.Mem{Base: xp, Index: width, Scale: 8}, hv0, hr0)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, hv0, k)
+	c.VBLENDVPS(k, hv0, best, best)
+	c.VPADDD(rw2, hr0, hr1)
+	c.VBLENDVPS(k, hr1, rel, rel)
+	c.Label("store")
+	c.VPADDD(base, rel, rel)
+	c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
+	c.VBLENDVPS(k, tab.Offset(800), rel, rel)
+	c.VPERMQ(operand.U8(0xd8), best, best)
+	c.VPERMQ(operand.U8(0xd8), rel, rel)
+	c.VMOVDQU(masks(0), k)
+	c.VMASKMOVPS(best, k, operand.Mem{Base: yp})
+	c.VPMASKMOVD(rel, k, operand.Mem{Base: mp})
+	c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
+	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	c.VPADDD(rw2, base, base)
+	c.ADDQ(operand.U8(2), ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+
+	c.ADDQ(operand.U8(64), xS)
+	c.ADDQ(operand.U8(32), yS)
+	c.ADDQ(operand.U8(32), mS)
+	c.ADDQ(operand.U8(16), cb)
+	c.SUBQ(operand.U8(8), nl)
+	c.JG(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPoolBack3s2_512 emits maxPoolBack3s2AVX512: the gradient of a 3×3,
+// stride-2 max pooling without padding of one height×width plane from its
+// outH×outW output gradients dy and argmax mask. It takes strips of 16
+// outputs, whose windows cover the 32 input columns [32b, 32b+32) (and
+// column 32b+32, which the next strip writes), top to bottom: output row
+// ph writes input rows 2·ph (completing the sums that row ph − 1 began)
+// and 2·ph+1, and begins row 2·ph+2 in registers. The rows past 2·outH
+// are left to the caller.
+func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
+	c.Function("maxPoolBack3s2AVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)")
+	c.Doc("maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
+	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
+	t := reg.RAX
+	c.Load(c.Param("dx"), dxS)
+	c.Load(c.Param("dy"), dyS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+
+	m, d := reg.Z0, reg.Z1
+	maLo, maHi, mbLo, mbHi := reg.Z2, reg.Z3, reg.Z4, reg.Z5
+	daLo, daHi, dbLo, dbHi := reg.Z6, reg.Z7, reg.Z8, reg.Z9
+	prevM, prevD := reg.Z10, reg.Z11
+	colLo, colHi := reg.Z12, reg.Z13
+	accLo, accHi, pendLo, pendHi := reg.Z14, reg.Z15, reg.Z27, reg.Z28
+	rw := []reg.VecPhysical{reg.Z16, reg.Z17, reg.Z18} // 0, width, 2·width
+	dupLo, dupHi, bLo, bHi := reg.Z19, reg.Z20, reg.Z21, reg.Z22
+	minus1, iota, c16 := reg.Z23, reg.Z24, reg.Z25
+
+	c.VMOVDQU32(tab, dupLo)
+	c.VMOVDQU32(tab.Offset(64), dupHi)
+	c.VMOVDQU32(tab.Offset(128), bLo)
+	c.VMOVDQU32(tab.Offset(192), bHi)
+	c.VMOVDQU32(tab.Offset(256), iota)
+	c.VPTERNLOGD(operand.U8(0xff), minus1, minus1, minus1)
+	c.VPXORD(rw[0], rw[0], rw[0])
+	c.VPBROADCASTD(reg.R8L, rw[1])
+	c.VPADDD(rw[1], rw[1], rw[2])
+	c.VPBROADCASTD(tab.Offset(480), c16)
+	// K2: the even columns, the only ones the B outputs reach.
+	c.MOVL(operand.U32(0x5555), reg.EAX)
+	c.KMOVW(reg.EAX, reg.K2)
+
+	// (setMask reads the count's low byte: each is clamped to [0, 16].)
+	clamp := func() {
+		c.MOVL(operand.U32(0), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQLT(reg.RDX, t)
+		c.MOVL(operand.U32(16), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQGT(reg.RDX, t)
+	}
+	c.Label("strip")
+	// K1: the strip's outputs; K3, K4: its columns inside the plane.
+	c.MOVQ(nl, t)
+	clamp()
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	clamp()
+	setMask(c, reg.EAX, reg.EDX, reg.K3)
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.SUBQ(operand.U8(16), t)
+	clamp()
+	setMask(c, reg.EAX, reg.EDX, reg.K4)
+	// colLo, colHi: each column's offset in the plane, in row 2·ph.
+	c.MOVQ(cb, t)
+	c.VPBROADCASTD(reg.EAX, colLo)
+	c.VPADDD(iota, colLo, colLo)
+	c.VPADDD(c16, colLo, colHi)
+	c.VPXORD(pendLo, pendLo, pendLo)
+	c.VPXORD(pendHi, pendHi, pendHi)
+	c.MOVQ(dxS, dxp)
+	c.MOVQ(dyS, dyp)
+	c.MOVQ(mS, mp)
+	c.XORQ(ph2, ph2)
+
+	c.Label("outRow")
+	// rowsHere: the output row's window rows inside the plane (1 to 3).
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	c.VMOVDQA32(minus1, m)
+	c.VMOVDQU32(operand.Mem{Base: mp}, reg.K1, m)
+	c.VMOVUPS_Z(operand.Mem{Base: dyp}, reg.K1, d)
+	// The previous strip's last output of this row, for column 32b.
+	c.VMOVDQA32(minus1, prevM)
+	c.VPXORD(prevD, prevD, prevD)
+	c.TESTQ(cb, cb)
+	c.JZ(operand.LabelRef("first"))
+	c.VPBROADCASTD(operand.Mem{Base: mp, Disp: -4}, prevM)
+	c.VBROADCASTSS(operand.Mem{Base: dyp, Disp: -4}, prevD)
+	c.Label("first")
+	// A: output ⌊c/2⌋ of column c; B: output c/2 − 1.
+	c.VPERMD(m, dupLo, maLo)
+	c.VPERMD(m, dupHi, maHi)
+	c.VPERMPS(d, dupLo, daLo)
+	c.VPERMPS(d, dupHi, daHi)
+	c.VPERMT2D(m, bLo, prevM)
+	c.VPERMD(m, bHi, mbHi)
+	c.VPERMT2PS(d, bLo, prevD)
+	c.VPERMPS(d, bHi, dbHi)
+	mbLo, dbLo = prevM, prevD
+	// The argmaxes relative to each column of row 2·ph: 0, width or
+	// 2·width when the output chose that column of window row 0, 1 or 2.
+	c.VPSUBD(colLo, maLo, maLo)
+	c.VPSUBD(colHi, maHi, maHi)
+	c.VPSUBD(colLo, mbLo, mbLo)
+	c.VPSUBD(colHi, mbHi, mbHi)
+	for r := 0; r < 3; r++ {
+		row := operand.Mem{Base: dxp}
+		lo, hi := accLo, accHi
+		switch r {
+		case 0:
+			c.VMOVAPS(pendLo, accLo)
+			c.VMOVAPS(pendHi, accHi)
+		case 1:
+			row = operand.Mem{Base: dxp, Index: width, Scale: 4}
+			c.CMPQ(rowsHere, operand.U8(2))
+			c.JLT(operand.LabelRef("next"))
+		case 2:
+			c.CMPQ(rowsHere, operand.U8(3))
+			c.JLT(operand.LabelRef("next"))
+			lo, hi = pendLo, pendHi
+		}
+		if r > 0 {
+			c.VPXORD(lo, lo, lo)
+			c.VPXORD(hi, hi, hi)
+		}
+		c.VPCMPEQD(rw[r], mbLo, reg.K2, reg.K5)
+		c.VPCMPEQD(rw[r], mbHi, reg.K2, reg.K6)
+		c.VADDPS(dbLo, lo, reg.K5, lo)
+		c.VADDPS(dbHi, hi, reg.K6, hi)
+		c.VPCMPEQD(rw[r], maLo, reg.K5)
+		c.VPCMPEQD(rw[r], maHi, reg.K6)
+		c.VADDPS(daLo, lo, reg.K5, lo)
+		c.VADDPS(daHi, hi, reg.K6, hi)
+		if r < 2 {
+			hiRow := row
+			hiRow.Disp += 64
+			c.VMOVUPS(lo, reg.K3, row)
+			c.VMOVUPS(hi, reg.K4, hiRow)
+		}
+	}
+	c.Label("next")
+	c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
+	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	c.VPADDD(rw[2], colLo, colLo)
+	c.VPADDD(rw[2], colHi, colHi)
+	c.ADDQ(operand.U8(2), ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+	// Row 2·outH, when inside the plane, has only the last row's sums.
+	c.CMPQ(rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("stripEnd"))
+	c.VMOVUPS(pendLo, reg.K3, operand.Mem{Base: dxp})
+	c.VMOVUPS(pendHi, reg.K4, operand.Mem{Base: dxp, Disp: 64})
+	c.Label("stripEnd")
+	c.ADDQ(operand.U32(128), dxS)
+	c.ADDQ(operand.U8(64), dyS)
+	c.ADDQ(operand.U8(64), mS)
+	c.ADDQ(operand.U8(32), cb)
+	c.SUBQ(operand.U8(16), nl)
+	c.CMPQ(cb, width)
+	c.JLT(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPoolBack3s2_256 emits maxPoolBack3s2AVX2, maxPoolBack3s2AVX512 for
+// AVX2: strips of 8 outputs over 16 input columns, taken as two halves of
+// 8 columns; the selected gradients are masked by AND and added (+0 for
+// the others, which changes no sum).
+func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
+	c.Function("maxPoolBack3s2AVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)")
+	c.Doc("maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
+	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
+	t := reg.RAX
+	c.Load(c.Param("dx"), dxS)
+	c.Load(c.Param("dy"), dyS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+
+	m, d, colBase, minus1 := reg.Y0, reg.Y1, reg.Y2, reg.Y3
+	ma, mb, da, db, acc, tmp := reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9
+	pend := []reg.VecPhysical{reg.Y10, reg.Y11}
+	// Locals: 0, width and 2·width in every lane; the lanes of the
+	// strip's outputs; its columns inside the plane (two halves).
+	loc := c.AllocLocal(6 * 32)
+	rw := func(r int) operand.Mem { return loc.Offset(32 * r) }
+	lanes, st := loc.Offset(96), func(h int) operand.Mem { return loc.Offset(128 + 32*h) }
+	c.VPCMPEQD(minus1, minus1, minus1)
+	c.VPXOR(tmp, tmp, tmp)
+	c.VMOVDQU(tmp, rw(0))
+	c.VMOVQ(width, reg.X9)
+	c.VPBROADCASTD(reg.X9, tmp)
+	c.VMOVDQU(tmp, rw(1))
+	c.VPADDD(tmp, tmp, tmp)
+	c.VMOVDQU(tmp, rw(2))
+
+	c.Label("strip")
+	c.VMOVQ(nl, reg.X9)
+	c.VPBROADCASTD(reg.X9, tmp)
+	c.VPCMPGTD(tab.Offset(256), tmp, tmp)
+	c.VMOVDQU(tmp, lanes)
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.VMOVQ(t, reg.X9)
+	c.VPBROADCASTD(reg.X9, acc)
+	c.VPCMPGTD(tab.Offset(256), acc, tmp)
+	c.VMOVDQU(tmp, st(0))
+	c.VPCMPGTD(tab.Offset(288), acc, tmp)
+	c.VMOVDQU(tmp, st(1))
+	c.VMOVQ(cb, reg.X9)
+	c.VPBROADCASTD(reg.X9, colBase)
+	c.VPADDD(tab.Offset(256), colBase, colBase)
+	c.VXORPS(pend[0], pend[0], pend[0])
+	c.VXORPS(pend[1], pend[1], pend[1])
+	c.MOVQ(dxS, dxp)
+	c.MOVQ(dyS, dyp)
+	c.MOVQ(mS, mp)
+	c.XORQ(ph2, ph2)
+
+	c.Label("outRow")
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	c.VMOVDQU(lanes, tmp)
+	c.VPMASKMOVD(operand.Mem{Base: mp}, tmp, m)
+	c.VBLENDVPS(tmp, m, minus1, m)
+	c.VMASKMOVPS(operand.Mem{Base: dyp}, tmp, d)
+	for h := 0; h < 2; h++ {
+		next := "half1"
+		if h == 1 {
+			next = "next"
+		}
+		c.VMOVDQU(tab.Offset(320+32*h), tmp)
+		c.VPERMD(m, tmp, ma)
+		c.VPERMPS(d, tmp, da)
+		c.VMOVDQU(tab.Offset(384+32*h), tmp)
+		c.VPERMD(m, tmp, mb)
+		c.VPERMPS(d, tmp, db)
+		if h == 0 {
+			// Column 16b: the previous strip's last output of the row.
+			c.TESTQ(cb, cb)
+			c.JZ(operand.LabelRef("first"))
+			c.VPBROADCASTD(operand.Mem{Base: mp, Disp: -4}, tmp)
+			c.VPBLENDD(operand.U8(0x01), tmp, mb, mb)
+			c.VBROADCASTSS(operand.Mem{Base: dyp, Disp: -4}, tmp)
+			c.VBLENDPS(operand.U8(0x01), tmp, db, db)
+			c.JMP(operand.LabelRef("carried"))
+			c.Label("first")
+			c.VPBLENDD(operand.U8(0x01), minus1, mb, mb)
+			c.Label("carried")
+		}
+		c.VPBLENDD(operand.U8(0xaa), minus1, mb, mb)
+		c.VPSUBD(colBase, ma, ma)
+		c.VPSUBD(colBase, mb, mb)
+		if h == 1 {
+			c.VPSUBD(tab.Offset(448), ma, ma)
+			c.VPSUBD(tab.Offset(448), mb, mb)
+		}
+		for r := 0; r < 3; r++ {
+			row := operand.Mem{Base: dxp, Disp: 32 * h}
+			a := acc
+			switch r {
+			case 0:
+				c.VMOVAPS(pend[h], acc)
+			case 1:
+				row = operand.Mem{Base: dxp, Index: width, Scale: 4, Disp: 32 * h}
+				c.CMPQ(rowsHere, operand.U8(2))
+				c.JLT(operand.LabelRef(next))
+				c.VXORPS(acc, acc, acc)
+			case 2:
+				c.CMPQ(rowsHere, operand.U8(3))
+				c.JLT(operand.LabelRef(next))
+				a = pend[h]
+				c.VXORPS(a, a, a)
+			}
+			c.VPCMPEQD(rw(r), mb, tmp)
+			c.VANDPS(db, tmp, tmp)
+			c.VADDPS(tmp, a, a)
+			c.VPCMPEQD(rw(r), ma, tmp)
+			c.VANDPS(da, tmp, tmp)
+			c.VADDPS(tmp, a, a)
+			if r < 2 {
+				c.VMOVDQU(st(h), tmp)
+				c.VMASKMOVPS(a, tmp, row)
+			}
+		}
+		c.Label(next)
+	}
+	c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
+	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	c.VPADDD(rw(2), colBase, colBase)
+	c.ADDQ(operand.U8(2), ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+	c.CMPQ(rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("stripEnd"))
+	c.VMOVDQU(st(0), tmp)
+	c.VMASKMOVPS(pend[0], tmp, operand.Mem{Base: dxp})
+	c.VMOVDQU(st(1), tmp)
+	c.VMASKMOVPS(pend[1], tmp, operand.Mem{Base: dxp, Disp: 32})
+	c.Label("stripEnd")
+	c.ADDQ(operand.U8(64), dxS)
+	c.ADDQ(operand.U8(32), dyS)
+	c.ADDQ(operand.U8(32), mS)
+	c.ADDQ(operand.U8(16), cb)
+	c.SUBQ(operand.U8(8), nl)
+	c.CMPQ(cb, width)
+	c.JLT(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
