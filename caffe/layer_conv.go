@@ -1,6 +1,8 @@
 package caffe
 
 import (
+	"slices"
+
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -69,10 +71,13 @@ type Convolution struct {
 	grads            []*convGrads   // one per part of Backward
 	colFor           int            // bottom whose columns are kept, or -1
 
-	// The direct path (layer_conv_direct.go), nil on the column path.
-	direct         *convDirectState
-	directGeom     [3]int
-	dFwdFn, dBwdFn func(w, p int)
+	// The direct path (layer_conv_direct.go), nil on the column path;
+	// wgrad, a column-path layer's weight gradient on the direct path
+	// (when its input wants no gradient), or nil; dBwd, the state of a
+	// direct Backward in progress.
+	direct, wgrad, dBwd *convDirectState
+	directGeom          [3]int
+	dFwdFn, dBwdFn      func(w, p int)
 	// The group the net runs fused with this layer (net_fuse.go), set
 	// during the fused pass only.
 	fused *convFusion
@@ -356,7 +361,11 @@ func fillFloats(s []float32, v float32) {
 // which goroutine ran which part.
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	if l.direct != nil {
-		l.backwardDirect(top, propagateDown, bottom)
+		l.backwardDirect(l.direct, top, propagateDown, bottom)
+		return
+	}
+	if l.wgrad != nil && !slices.Contains(propagateDown[:min(len(top), len(propagateDown))], true) {
+		l.backwardDirect(l.wgrad, top, propagateDown, bottom)
 		return
 	}
 	l.wantW = l.paramGrad(0)

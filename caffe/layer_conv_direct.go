@@ -38,21 +38,37 @@ type convDirectState struct {
 // it.
 //
 // A layer with few input channels and many outputs per group (CIFAR-10
-// quick's first: 3 channels in, 32 out) stays on the column path: its
-// outputs are many for its work, and interleaving them and their
-// gradients cost more than the column matrices (BenchmarkLayerConvPaths).
+// quick's first: 3 channels in, 32 out) runs forward and its input's
+// gradient on the column path: its outputs are many for its work, and
+// interleaving them and their gradients cost more than the column
+// matrices (BenchmarkLayerConvPaths). Its weight gradient alone, when
+// its input wants none (a net's first layer), is faster on the direct
+// path, and runs there (wgrad).
 func (l *Convolution) setupDirect() bool {
 	fewIn := l.channels/l.group <= 4 && l.numOutput/l.group >= 32
-	if !convDirect || fewIn || l.strideH != 1 || l.strideW != 1 || l.dilH != 1 || l.dilW != 1 || l.kh*l.kw == 1 {
+	if !convDirect || l.strideH != 1 || l.strideW != 1 || l.dilH != 1 || l.dilW != 1 || l.kh*l.kw == 1 {
+		l.direct, l.wgrad = nil, nil
+		return false
+	}
+	if fewIn {
+		l.wgrad = l.directState(l.wgrad, false)
 		l.direct = nil
 		return false
 	}
-	d := l.direct
+	l.direct = l.directState(l.direct, true)
+	l.wgrad = nil
+	return l.direct != nil
+}
+
+// directState returns the state of the direct path for the layer's
+// current shape, reusing d's plan when it fits, or nil when the kernels
+// have no plan for the geometry; forward tells whether it runs Forward
+// too (which needs input blocks).
+func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectState {
 	if d == nil || !l.directFits() {
 		plan := kernel.NewDirectConv(l.channels, l.height, l.width, l.numOutput, l.group, l.kh, l.kw, l.padH, l.padW)
 		if plan == nil {
-			l.direct = nil
-			return false
+			return nil
 		}
 		d = &convDirectState{plan: plan}
 		l.directGeom = [...]int{l.channels, l.height, l.width}
@@ -60,7 +76,7 @@ func (l *Convolution) setupDirect() bool {
 	lanes := d.plan.Lanes()
 	d.nblocks = (l.num + lanes - 1) / lanes
 	d.workers = max(1, min(l.threads(), d.nblocks))
-	if d.blocks == nil || d.blocks.Slots() < d.workers {
+	if forward && (d.blocks == nil || d.blocks.Slots() < d.workers) {
 		d.blocks = d.plan.NewBlocks(d.workers)
 	}
 	for len(d.scratch) < d.workers {
@@ -74,7 +90,7 @@ func (l *Convolution) setupDirect() bool {
 			if d.tail != nil && d.tail.Lanes() >= lanes {
 				d.tail = nil
 			}
-			if d.tail != nil {
+			if d.tail != nil && forward {
 				d.tailBlocks = d.tail.NewBlocks(1)
 			}
 		}
@@ -102,8 +118,7 @@ func (l *Convolution) setupDirect() bool {
 		}
 		g.db = growFloats(g.db, l.numOutput)
 	}
-	l.direct = d
-	return true
+	return d
 }
 
 // block returns the plan of image block b and goroutine w's input slot
@@ -153,9 +168,9 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	}
 }
 
-// backwardDirect computes the gradients on the direct path.
-func (l *Convolution) backwardDirect(top []*Blob, propagateDown []bool, bottom []*Blob) {
-	d := l.direct
+// backwardDirect computes the gradients on the direct path of d.
+func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateDown []bool, bottom []*Blob) {
+	l.dBwd = d
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
 	m := l.numOutput
@@ -184,7 +199,7 @@ func (l *Convolution) backwardDirect(top []*Blob, propagateDown []bool, bottom [
 			}
 		}
 	}
-	l.x, l.dx, l.dy = nil, nil, nil
+	l.x, l.dx, l.dy, l.dBwd = nil, nil, nil, nil
 }
 
 // directBackwardWorker handles the blocks of part p as goroutine w, one
@@ -192,7 +207,7 @@ func (l *Convolution) backwardDirect(top []*Blob, propagateDown []bool, bottom [
 // gradient, which the part adds to its buffer (part 0 to the weights'
 // gradient).
 func (l *Convolution) directBackwardWorker(w, p int) {
-	d := l.direct
+	d := l.dBwd
 	g := l.grads[p]
 	clear(g.db)
 	g.wroteDW = false

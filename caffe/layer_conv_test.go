@@ -132,6 +132,9 @@ func testConvolutionMatchesDirect(t *testing.T) {
 		{"lenet-conv1", convGeomTest{n: 3, c: 1, h: 12, w: 12, out: 4, group: 1, kh: 5, kw: 5, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 		{"blocks", convGeomTest{n: 37, c: 3, h: 6, w: 7, out: 5, group: 1, kh: 3, kw: 2, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 		{"groups-pad", convGeomTest{n: 18, c: 4, h: 5, w: 5, out: 6, group: 2, kh: 3, kw: 3, ph: 2, pw: 2, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		// Few channels in, many out: the column path, its weight gradient
+		// alone on the direct path.
+		{"few-in", convGeomTest{n: 19, c: 3, h: 6, w: 7, out: 32, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 	}
 	modes := []struct {
 		name    string
@@ -202,6 +205,23 @@ func testConvolutionMatchesDirect(t *testing.T) {
 					if !closeSlices(l.Params()[1].DiffSlice(), wantDb, 1e-5) {
 						t.Errorf("bias gradient differs:\n got %v\nwant %v", l.Params()[1].DiffSlice(), wantDb)
 					}
+				}
+				// Backward without the bottom gradient (on the direct path
+				// for a column-path layer that has one for its weights).
+				wantWgrad := convDirect && !directGeom && g.sh == 1 && g.sw == 1 && g.dh == 1 && g.dw == 1 &&
+					g.kh*g.kw > 1 && kernel.DirectConvLanes() > 0
+				if got := l.(*Convolution).wgrad != nil; got != wantWgrad {
+					t.Fatalf("direct weight gradient %v, want %v", got, wantWgrad)
+				}
+				for _, p := range l.Params() {
+					fillFloats(p.DiffSlice(), 1)
+				}
+				l.Backward(blobs(y), []bool{false}, blobs(x))
+				if !closeSlices(l.Params()[0].DiffSlice(), wantDw, 1e-5) {
+					t.Errorf("weight gradient without the bottom's differs:\n got %v\nwant %v", l.Params()[0].DiffSlice(), wantDw)
+				}
+				if g.bias && !closeSlices(l.Params()[1].DiffSlice(), wantDb, 1e-5) {
+					t.Errorf("bias gradient without the bottom's differs:\n got %v\nwant %v", l.Params()[1].DiffSlice(), wantDb)
 				}
 				// Backward again without the bottom gradient and with the
 				// weight gradient switched off: only the bias moves.
