@@ -137,12 +137,16 @@
 //
 // # Speed
 //
-// Convolutions with stride 1 and no dilation (all of LeNet's, CIFAR-10
-// quick's and AlexNet's but its first) run on the direct convolution of
-// package kernel, which works on blocks of images interleaved in vector
-// lanes and needs no column matrices; the others multiply column
-// matrices (im2col) of chunks of images. The direct convolution adds a
-// convolution's products in another order than the column products, so
+// Convolutions with stride 1 and no dilation (all of LeNet's, and
+// CIFAR-10 quick's and AlexNet's but their first) run on the direct
+// convolution of package kernel, which works on blocks of images
+// interleaved in vector lanes and needs no column matrices; the others
+// multiply column matrices (im2col) of chunks of images. A stride-1 layer
+// with few input channels and many outputs (CIFAR-10 quick's first)
+// multiplies column matrices, but its weight gradient, when its input
+// wants none (a net's first layer), runs on the direct convolution. The
+// direct convolution adds a convolution's products in another order than
+// the column products, so
 // results agree to rounding, not bit for bit; both are deterministic.
 //
 // Net.Forward and Net.Backward run a convolution, an in-place ReLU of its

@@ -37,7 +37,9 @@ var (
 //
 // Convolutions with stride 1, no dilation and a kernel larger than 1×1
 // run on kernel.DirectConv when the kernels in use have it (see
-// layer_conv_direct.go). The others, the column path, are products over
+// layer_conv_direct.go; one with few input channels and many outputs only
+// its weight gradient, when its input wants none). The others, the column
+// path, are products over
 // several images at once: the columns (im2col) of a
 // chunk of images lie side by side, so Forward is one product
 // W[M, K] × cols[K, images·pixels] per group and chunk, and the weight

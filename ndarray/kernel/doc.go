@@ -23,7 +23,8 @@
 // input gradient are register-tiled products whose B operand is read from
 // the padded input block through a table of offsets, and the weight
 // gradient sums over the pixels and images of a block in the lanes before
-// adding them. NewDirectConv returns nil where the kernels in use have no
+// adding them, reading the input channel-major and the output gradient
+// tile by tile, in order. NewDirectConv returns nil where the kernels in use have no
 // direct convolution (the portable code) or the geometry is not one it
 // takes.
 //
