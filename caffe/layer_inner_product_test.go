@@ -123,7 +123,7 @@ func TestLayerInnerProductAllocs(t *testing.T) {
 // the layer defines them (topᵀ = W·bottomᵀ, dW += dyᵀ·x, dx = dy·W), on
 // batches of 1..100 and sizes that are not multiples of the tiles.
 func TestLayerInnerProductMatchesSgemm(t *testing.T) {
-	for _, s := range []struct{ m, n, k int }{{1, 7, 5}, {3, 33, 70}, {32, 300, 600}, {64, 500, 800}, {100, 65, 1030}} {
+	for _, s := range []struct{ m, n, k int }{{1, 7, 5}, {3, 33, 70}, {32, 300, 600}, {64, 500, 800}, {100, 65, 1030}, {5, 1030, 1030}} {
 		for _, threads := range []int{1, 2} {
 			x, y := randBlob(1, -1, 1, s.m, s.k), NewBlob()
 			def := fmt.Sprintf(`type: "InnerProduct" inner_product_param { num_output: %d weight_filler { type: "gaussian" std: 0.1 } bias_filler { type: "gaussian" std: 1 } }`, s.n)

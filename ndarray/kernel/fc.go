@@ -97,6 +97,13 @@ func goFCKernel(mr, k int, a *float32, aRow, aStep int, b *float32, ldb int, t *
 // products keep for a pass over the large one: about half of L2.
 var fcPackBudget = 1 << 18
 
+// fcStreamFrom is the size of the weights (k×n for FCInputGrad, m×n for
+// FCWeightGrad), in floats, from which the gradients stream them: smaller
+// weights stay in the cache, where Sgemm's packed blocks are as fast (on
+// AVX2 faster: its tiles of 6 rows would cut the input gradient's sums into
+// more pieces). The forward product streams them at every size.
+var fcStreamFrom = 1 << 20
+
 // FCParts returns how many parts the products of this package split an
 // m×n×k product into for threads goroutines: 1 (not split) for one
 // thread, one processor or a small product, else one part a goroutine.
@@ -146,8 +153,9 @@ func FCForward(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb 
 // FCInputGrad computes part part of parts of C = A·B + beta·C, where A is
 // m×k (lda), B is k×n (ldb) and C m×n (ldc): the same as
 // Sgemm(false, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc), bit for
-// bit. B (the weights) is read in place, A packed; a part is a block of
-// columns of C.
+// bit. B (the weights) is read in place, A packed, when B is too large
+// for the cache (else Sgemm computes it); a part is a block of columns of
+// C.
 func FCInputGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm("FCInputGrad", false, false, m, n, k, a, lda, b, ldb, c, ldc)
 	checkFCPart("FCInputGrad", parts, part)
@@ -159,7 +167,11 @@ func FCInputGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ld
 		return
 	}
 	lo, hi := fcRange(n, parts, part, g.nr)
-	if lo < hi {
+	switch {
+	case lo >= hi:
+	case k*n < fcStreamFrom:
+		g.sgemm(false, false, m, hi-lo, k, 1, a, lda, b[lo:], ldb, beta, c[lo:], ldc)
+	default:
 		g.fcInputGrad(lo, hi, m, k, a, lda, b, ldb, beta, c, ldc)
 	}
 }
@@ -167,8 +179,9 @@ func FCInputGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ld
 // FCWeightGrad computes part part of parts of C = Aᵀ·B + beta·C, where A
 // is k×m (lda), B is k×n (ldb) and C m×n (ldc): the same as
 // Sgemm(true, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc), bit for
-// bit. C (the weight gradient) is streamed once, row block by row block;
-// B is read in place; a part is a block of rows of C.
+// bit. C (the weight gradient) is streamed once, row block by row block,
+// and B is read in place, when C is too large for the cache (else Sgemm
+// computes it); a part is a block of rows of C.
 func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	checkGemm("FCWeightGrad", true, false, m, n, k, a, lda, b, ldb, c, ldc)
 	checkFCPart("FCWeightGrad", parts, part)
@@ -180,7 +193,11 @@ func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, l
 		return
 	}
 	lo, hi := fcRange(m, parts, part, g.mr)
-	if lo < hi {
+	switch {
+	case lo >= hi:
+	case m*n < fcStreamFrom && hi-lo > 1: // one row would take Sgemm's single-row path
+		g.sgemm(true, false, hi-lo, n, k, 1, a[lo:], lda, b, ldb, beta, c[lo*ldc:], ldc)
+	default:
 		g.fcWeightGrad(lo, hi, n, k, a, lda, b, ldb, beta, c, ldc)
 	}
 }

@@ -80,12 +80,19 @@ func checkFCProduct(t *testing.T, p fcProduct, m, n, k int, beta float32, parts,
 
 // TestFCProductsMatchSgemm checks the three products against Sgemm bit
 // for bit on every implementation, over odd shapes, strides, betas and
-// numbers of parts, and with a small packing budget (more chunks).
+// numbers of parts, with a small packing budget (more chunks), and with
+// the small gradients left to Sgemm.
 func TestFCProductsMatchSgemm(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
-		for _, budget := range []int{fcPackBudget, 3000} {
+		for _, budget := range []int{fcPackBudget, 3000, 0} {
 			t.Run(fmt.Sprintf("budget=%d", budget), func(t *testing.T) {
-				defer func(b int) { fcPackBudget = b }(fcPackBudget)
+				defer func(b, s int) { fcPackBudget, fcStreamFrom = b, s }(fcPackBudget, fcStreamFrom)
+				if budget == 0 {
+					// The sizes that Sgemm computes (small gradients).
+					budget = fcPackBudget
+				} else {
+					fcStreamFrom = 0
+				}
 				fcPackBudget = budget
 				for i, s := range fcShapes() {
 					for _, p := range fcProducts {
@@ -95,6 +102,10 @@ func TestFCProductsMatchSgemm(t *testing.T) {
 						checkFCProduct(t, p, s[0], s[1], s[2], beta, parts, pad)
 					}
 				}
+				// A last part of one row (14 + 1, 28 + 1 rows).
+				checkFCProduct(t, fcProducts[2], 15, 20, 5, 0.5, 2, 0)
+				checkFCProduct(t, fcProducts[2], 29, 20, 5, 1, 2, 1)
+				checkFCProduct(t, fcProducts[0], 29, 20, 5, 1, 2, 1)
 			})
 		}
 	})
