@@ -28,6 +28,15 @@
 // direct convolution (the portable code) or the geometry is not one it
 // takes.
 //
+// FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
+// connected layer at small batch (the output transposed, the input
+// gradient, the weight gradient), which read the weights, or stream their
+// gradient, in place instead of packing them on every call, with
+// AVX-512, AVX2 and portable kernels. They compute Sgemm's results bit for
+// bit (the same multiply-adds in the same order) and split into parts
+// that goroutines run at once (FCParts), with results that do not depend
+// on the number of parts.
+//
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
 // several images side by side (rows ldc floats apart), so that a
 // convolution can multiply a chunk of images at once. Relu and ReluGrad are
