@@ -104,14 +104,21 @@ var fcPackBudget = 1 << 18
 // more pieces). The forward product streams them at every size.
 var fcStreamFrom = 1 << 20
 
-// FCParts returns how many parts the products of this package split an
+// FCParts returns how many parts the fully connected products split an
 // m×n×k product into for threads goroutines: 1 (not split) for one
-// thread, one processor or a small product, else one part a goroutine.
+// thread, one processor or a small product, else one part a goroutine, or
+// for a large product parallelPartsPerThread parts a goroutine, so that
+// a goroutine that gets a core to itself takes over the parts of one that
+// does not.
 func FCParts(threads, m, n, k int) int {
 	if threads <= 1 || m*n*k < parallelMinWork || runtime.GOMAXPROCS(0) == 1 {
 		return 1
 	}
-	return min(threads, runtime.GOMAXPROCS(0))
+	parts := min(threads, runtime.GOMAXPROCS(0))
+	if m*n*k >= 16*parallelMinWork {
+		parts *= parallelPartsPerThread
+	}
+	return parts
 }
 
 // fcRange returns the extent [lo, hi) of part of parts along an extent,
