@@ -22,12 +22,13 @@ var fcProducts = []fcProduct{
 	{"FCWeightGrad", true, false, FCWeightGrad},
 }
 
-// fcShapes are (m, n, k) triples: batches 1..100 on each side the
-// products put them, sizes that are not multiples of the tiles, depths of
-// one and of several blocks.
+// fcShapes are (m, n, k) triples: batches 1..100 (and 300, more than a
+// block of rows or of depth) on each side the products put them, sizes
+// that are not multiples of the tiles, depths of one and of several
+// blocks.
 func fcShapes() [][3]int {
 	var s [][3]int
-	for _, batch := range []int{1, 2, 3, 5, 13, 14, 15, 31, 32, 33, 64, 100} {
+	for _, batch := range []int{1, 2, 3, 5, 13, 14, 15, 31, 32, 33, 64, 100, 300} {
 		for _, nk := range [][2]int{{1, 7}, {17, 33}, {100, 300}, {257, 37}, {45, 600}} {
 			big, other := nk[0], nk[1]
 			s = append(s,
