@@ -20,9 +20,11 @@ func init() {
 // power layers). n is local_size and must be odd.
 //
 // The layer works a channel plane at a time, so that a plane's values stay
-// in the cache from the sums to the output. Forward keeps s^−β for
-// Backward, which recomputes s (cheaper than storing it); with several
-// threads the images are shared out among them.
+// in the cache from the sums to the output; the cross-channel mode makes
+// one pass per plane (the kernel package's LRN kernels). Backward
+// recomputes s and s^−β by the same operations as Forward rather than
+// storing them, which costs less than the memory traffic of a stored
+// copy; with several threads the images are shared out among them.
 type LRN struct {
 	layerBase
 	size               int
@@ -30,7 +32,7 @@ type LRN struct {
 	within             bool
 	num, chans, height int
 	width              int
-	pow                []float32 // s^−β for every input value
+	chunk              int // ACROSS: the positions of a plane worked on together
 	scratch            []*lrnScratch
 
 	// The current call, for the workers.
@@ -39,11 +41,20 @@ type LRN struct {
 	x, y, dx, dy []float32
 }
 
+// lrnChunk is the most positions of the channel planes that the
+// cross-channel mode works on at once, so that the rings of the window's
+// planes of large images stay in the core's second-level cache. (Smaller
+// chunks, to stay in the first-level cache, measured slower: the passes
+// over the planes then read and write short runs of each.)
+const lrnChunk = 4096
+
 // lrnScratch is one worker's buffers.
 type lrnScratch struct {
-	sq    []float32 // ACROSS: the squares of n+1 channels, a ring; WITHIN: one plane
-	scale []float32 // H·W: s of the current plane
-	ratio []float32 // ACROSS: (C+n−1)·H·W, dy·y/s of an image with zero planes around
+	sq    []float32 // WITHIN: the squares of one plane
+	scale []float32 // H·W: s of the current plane (ACROSS: of a chunk)
+	pow   []float32 // ACROSS: a ring of the window's n chunks of s^−β; WITHIN: one plane
+	ratio []float32 // ACROSS: a ring of the window's n chunks of dy·y/s
+	zero  []float32 // ACROSS: a chunk of zeros, the planes past the channels' ends
 	accum []float32 // H·W
 	box   []float32 // H·W
 }
@@ -105,16 +116,22 @@ func (l *LRN) Reshape(bottom, top []*Blob) error {
 	l.num, l.chans, l.height, l.width = b.Dim(0), b.Dim(1), b.Dim(2), b.Dim(3)
 	top[0].ReshapeLike(b)
 	hw := l.height * l.width
-	l.pow = growFloats(l.pow, b.Count())
+	// The cross-channel mode works on chunks of at most lrnChunk
+	// positions of the planes, whole vectors but for the last.
+	parts := max(1, (hw+lrnChunk-1)/lrnChunk)
+	l.chunk = max(1, ((hw+parts-1)/parts+15)/16*16)
 	for len(l.scratch) < l.workers() {
 		l.scratch = append(l.scratch, &lrnScratch{})
 	}
 	for _, s := range l.scratch[:l.workers()] {
 		if l.within {
 			s.sq = growFloats(s.sq, hw)
+			s.pow = growFloats(s.pow, hw)
 		} else {
-			s.sq = growFloats(s.sq, (l.size+1)*hw)
-			s.ratio = growFloats(s.ratio, (l.chans+l.size-1)*hw)
+			s.pow = growFloats(s.pow, l.size*l.chunk)
+			s.ratio = growFloats(s.ratio, l.size*l.chunk)
+			s.zero = growFloats(s.zero, l.chunk)
+			clear(s.zero)
 		}
 		s.scale = growFloats(s.scale, hw)
 		s.accum = growFloats(s.accum, hw)
@@ -139,24 +156,70 @@ func (l *LRN) forwardWorker(w, n int) {
 	s := l.scratch[w]
 	hw := l.height * l.width
 	size := l.chans * hw
-	x := l.x[n*size : (n+1)*size]
+	x, y := l.x[n*size:(n+1)*size], l.y[n*size:(n+1)*size]
+	if !l.within {
+		for j := 0; j < hw; j += l.chunk {
+			l.acrossForward(s, x, y, j, min(j+l.chunk, hw))
+		}
+		return
+	}
 	for c := range l.chans {
-		sc := l.planeScale(s, x, c)
-		p := l.pow[n*size+c*hw : n*size+(c+1)*hw]
+		sc := l.withinScale(s, x[c*hw:(c+1)*hw])
+		p := s.pow[:hw]
 		powNeg(p, sc, l.beta, s.box)
-		kernel.Mul(l.y[n*size+c*hw:n*size+(c+1)*hw], x[c*hw:(c+1)*hw], p)
+		kernel.Mul(y[c*hw:(c+1)*hw], x[c*hw:(c+1)*hw], p)
 	}
 }
 
-// planeScale returns the scale s of channel c of the image x, in the
-// worker's scale buffer; the channels of an image must come in order.
-func (l *LRN) planeScale(s *lrnScratch, x []float32, c int) []float32 {
-	if l.within {
-		l.withinScale(s, x[c*l.height*l.width:(c+1)*l.height*l.width])
-	} else {
-		l.acrossScale(s, x, c)
+// acrossForward normalises the positions [j0, j1) of every channel plane
+// of one image, a channel at a time: the running scale moved on (the
+// square of the channel entering the window added, that of the one
+// leaving it subtracted, as in Caffe's CPU code), s^−β and the output in
+// one pass for β = ¾ (kernel.LRNForward75).
+func (l *LRN) acrossForward(s *lrnScratch, x, y []float32, j0, j1 int) {
+	hw := l.height * l.width
+	pre := (l.size - 1) / 2
+	aos := l.alpha / float32(l.size)
+	sc := l.startScale(s, x, j0, j1)
+	for c := range l.chans {
+		xc, yc := x[c*hw+j0:c*hw+j1], y[c*hw+j0:c*hw+j1]
+		xin, xout := l.plane(s, x, c+pre, j0, j1), l.plane(s, x, c-1-pre, j0, j1)
+		if l.beta == 0.75 {
+			kernel.LRNForward75(yc, sc, xc, xin, xout, aos)
+			continue
+		}
+		kernel.LRNScale(sc, xin, xout, aos)
+		p := s.pow[:j1-j0]
+		powNeg(p, sc, l.beta, s.box)
+		kernel.Mul(yc, xc, p)
 	}
-	return s.scale
+}
+
+// plane returns the positions [j0, j1) of channel c of the image x, or
+// zeros for a channel past the ends.
+func (l *LRN) plane(s *lrnScratch, x []float32, c, j0, j1 int) []float32 {
+	if c < 0 || c >= l.chans {
+		return s.zero[:j1-j0]
+	}
+	hw := l.height * l.width
+	return x[c*hw+j0 : c*hw+j1]
+}
+
+// startScale sets the worker's scale buffer to the running scale of the
+// positions [j0, j1) just before channel 0's window is complete: k + α/n
+// · the squares of channels 0 to pre−1, added one by one as the channels
+// enter the window (the zero channels before the first add nothing).
+// Moving the window on by one channel (kernel.LRNScale, channel pre
+// entering and a zero plane leaving) gives channel 0's scale, and each
+// next move the next channel's.
+func (l *LRN) startScale(s *lrnScratch, x []float32, j0, j1 int) []float32 {
+	sc := s.scale[:j1-j0]
+	fillFloats(sc, l.k)
+	aos := l.alpha / float32(l.size)
+	for ch := range (l.size - 1) / 2 {
+		kernel.LRNScale(sc, l.plane(s, x, ch, j0, j1), s.zero[:j1-j0], aos)
+	}
+	return sc
 }
 
 // powNeg sets p[i] = s[i]^−beta for positive s, using scratch (not
@@ -192,47 +255,9 @@ func powNeg(p, s []float32, beta float32, scratch []float32) {
 	}
 }
 
-// acrossScale updates the scale to channel c's, as Caffe's CPU code
-// computes it: channel 0's window summed, then each next channel's scale
-// from the previous one by adding the square of the channel entering the
-// window and subtracting that of the one leaving it. The squares are kept
-// in a ring of n+1 planes, so that the entering channel's square does not
-// overwrite the leaving one's.
-func (l *LRN) acrossScale(s *lrnScratch, x []float32, c int) {
-	hw := l.height * l.width
-	pre := (l.size - 1) / 2
-	aos := l.alpha / float32(l.size)
-	slots := l.size + 1
-	// ring returns the plane of the ring for channel ch.
-	ring := func(ch int) []float32 {
-		i := (ch%slots + slots) % slots
-		return s.sq[i*hw : (i+1)*hw]
-	}
-	// square fills the ring plane of channel ch (zero past the ends).
-	square := func(ch int) []float32 {
-		r := ring(ch)
-		if ch < 0 || ch >= l.chans {
-			clear(r)
-		} else {
-			kernel.Mul(r, x[ch*hw:(ch+1)*hw], x[ch*hw:(ch+1)*hw])
-		}
-		return r
-	}
-	sc := s.scale[:hw]
-	if c == 0 {
-		fillFloats(sc, l.k)
-		for ch := -pre; ch <= pre; ch++ {
-			kernel.Axpy(aos, square(ch), sc)
-		}
-		return
-	}
-	kernel.Axpy(aos, square(c+pre), sc)
-	kernel.Axpy(-aos, ring(c-1-pre), sc)
-}
-
 // withinScale sets the scale of one plane, s = 1 + α/n² · (box sum of x²
 // over n×n).
-func (l *LRN) withinScale(s *lrnScratch, plane []float32) {
+func (l *LRN) withinScale(s *lrnScratch, plane []float32) []float32 {
 	hw := l.height * l.width
 	inv := l.alpha / float32(l.size*l.size)
 	sq := s.sq[:hw]
@@ -242,6 +267,7 @@ func (l *LRN) withinScale(s *lrnScratch, plane []float32) {
 	for i, v := range out {
 		out[i] = 1 + inv*v
 	}
+	return out
 }
 
 // boxSum writes into out the sum of in over the size×size window centred
@@ -285,58 +311,85 @@ func (l *LRN) backwardWorker(w, n int) {
 	size := l.chans * l.height * l.width
 	i, j := n*size, (n+1)*size
 	if l.within {
-		l.withinBackward(s, l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j], l.pow[i:j])
+		l.withinBackward(s, l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j])
 	} else {
-		l.acrossBackward(s, l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j], l.pow[i:j])
+		hw := l.height * l.width
+		for p := 0; p < hw; p += l.chunk {
+			l.acrossBackward(s, l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j], p, min(p+l.chunk, hw))
+		}
 	}
 }
 
-// acrossBackward computes one image's dx = dy·s^−β − 2αβ/n · x · Σ (dy·y/s
-// over the window of channels), with a running sum over channels as
-// Caffe's CPU code.
-func (l *LRN) acrossBackward(s *lrnScratch, x, y, dy, dx, pow []float32) {
-	hw := l.height * l.width
-	pre := l.size - (l.size+1)/2
+// acrossBackward computes the gradient of the positions [j0, j1) of one
+// image, dx = dy·s^−β − 2αβ/n · x · Σ (dy·y/s over the window of
+// channels), with a running sum over channels as Caffe's CPU code. One
+// pass over the channels recomputes the scale, s^−β and the ratio dy·y/s
+// of the channel pre ahead of the current one into rings of the window's
+// n planes, adds the ratio to the running sum, computes the current
+// channel's gradient and takes the ratio of the channel leaving the
+// window off the sum (kernel.LRNRatio75 and kernel.LRNBackward).
+func (l *LRN) acrossBackward(s *lrnScratch, x, y, dy, dx []float32, j0, j1 int) {
+	hw, m := l.height*l.width, j1-j0
+	pre := (l.size - 1) / 2
+	aos := l.alpha / float32(l.size)
 	ratio := 2 * l.alpha * l.beta / float32(l.size)
-	padded, acc, t := s.ratio, s.accum[:hw], s.box[:hw]
-	clear(padded[:pre*hw])
-	clear(padded[(pre+l.chans)*hw:])
-	for c := range l.chans {
-		sc := l.planeScale(s, x, c)
-		mid := padded[(pre+c)*hw : (pre+c+1)*hw]
-		kernel.Mul(mid, dy[c*hw:(c+1)*hw], y[c*hw:(c+1)*hw])
-		kernel.Div(mid, mid, sc)
+	acc := s.accum[:m]
+	sc := l.startScale(s, x, j0, j1)
+	// ring returns the ratio and power planes of channel ch.
+	ring := func(ch int) (r, p []float32) {
+		i := (ch % l.size) * m
+		return s.ratio[i : i+m], s.pow[i : i+m]
+	}
+	// ratioOf computes the ratio and power planes of channel ch, the next
+	// in order, and returns the ratio plane (zeros past the last channel).
+	ratioOf := func(ch int) []float32 {
+		if ch >= l.chans {
+			return s.zero[:m]
+		}
+		r, p := ring(ch)
+		xin, xout := l.plane(s, x, ch+pre, j0, j1), l.plane(s, x, ch-1-pre, j0, j1)
+		dyc, yc := dy[ch*hw+j0:ch*hw+j1], y[ch*hw+j0:ch*hw+j1]
+		if l.beta == 0.75 {
+			kernel.LRNRatio75(r, p, sc, xin, xout, dyc, yc, aos)
+		} else {
+			kernel.LRNRatio(r, sc, xin, xout, dyc, yc, aos)
+			powNeg(p, sc, l.beta, s.box)
+		}
+		return r
 	}
 	clear(acc)
-	for c := range l.size - 1 {
-		kernel.Add(acc, acc, padded[c*hw:(c+1)*hw])
+	for ch := range pre {
+		kernel.Add(acc, acc, ratioOf(ch))
 	}
 	for c := range l.chans {
-		kernel.Add(acc, acc, padded[(c+l.size-1)*hw:(c+l.size)*hw])
-		dxc := dx[c*hw : (c+1)*hw]
-		kernel.Mul(dxc, dy[c*hw:(c+1)*hw], pow[c*hw:(c+1)*hw])
-		// dx −= ratio · (x · acc), with x·acc rounded first as in Caffe.
-		kernel.Mul(t, x[c*hw:(c+1)*hw], acc)
-		kernel.Axpy(-ratio, t, dxc)
-		kernel.Axpy(-1, padded[c*hw:(c+1)*hw], acc)
+		rin := ratioOf(c + pre)
+		rout := s.zero[:m]
+		if c >= pre {
+			rout, _ = ring(c - pre)
+		}
+		_, p := ring(c)
+		o := c*hw + j0
+		kernel.LRNBackward(dx[o:o+m], acc, rin, rout, x[o:o+m], dy[o:o+m], p, ratio)
 	}
 }
 
 // withinBackward computes one image's dx = dy·s^−β − 2αβ/n² · x ·
 // boxsum(dy·y/s).
-func (l *LRN) withinBackward(s *lrnScratch, x, y, dy, dx, pow []float32) {
+func (l *LRN) withinBackward(s *lrnScratch, x, y, dy, dx []float32) {
 	hw := l.height * l.width
 	ratio := 2 * l.alpha * l.beta / float32(l.size*l.size)
 	box := s.box[:hw]
 	for c := range l.chans {
 		off := c * hw
-		sc := l.planeScale(s, x, c)
+		sc := l.withinScale(s, x[off:off+hw])
+		p := s.pow[:hw]
+		powNeg(p, sc, l.beta, box)
 		t := s.sq[:hw] // free once the scale is computed
 		kernel.Mul(t, dy[off:off+hw], y[off:off+hw])
 		kernel.Div(t, t, sc)
 		l.boxSum(s, t, box)
 		kernel.Mul(box, box, x[off:off+hw])
-		kernel.Mul(dx[off:off+hw], dy[off:off+hw], pow[off:off+hw])
+		kernel.Mul(dx[off:off+hw], dy[off:off+hw], p)
 		kernel.Axpy(-ratio, box, dx[off:off+hw])
 	}
 }

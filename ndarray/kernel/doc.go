@@ -53,7 +53,10 @@
 // along the windows' columns once, and that writes each input gradient
 // once as the sum, in output order, of the outputs that chose it (no
 // scatter), with the same results as the scalar rules. CopyRows and AddRows copy or add a block of
-// short rows without a call per row.
+// short rows without a call per row. LRNScale, LRNForward75, LRNRatio,
+// LRNRatio75 and LRNBackward are the steps of cross-channel local response
+// normalisation over a channel plane, each one pass that computes what
+// the separate primitives would, to the bit.
 //
 // The functions panic, with a message that starts with "kernel: ", on
 // arguments that describe no valid matrix or image (a negative size, a

@@ -47,6 +47,7 @@ var outputs = []output{
 	{"directgrad", buildDirectGrad},
 	{"fc", buildFC},
 	{"poolplane", buildPoolPlane},
+	{"lrn", buildLRN},
 }
 
 func main() {

@@ -1,0 +1,135 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// TestLRNKernelsMatchPrimitives checks each fused LRN kernel against the
+// passes it replaces, made with the primitives of the same
+// implementation, bit for bit.
+func TestLRNKernelsMatchPrimitives(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range vecLengths {
+			t.Run(fmt.Sprint(n), func(t *testing.T) {
+				rng := newRand(uint64(n + 29))
+				xin, xout, x := randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+				dy, y, rin, rout := randSlice(rng, n), randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+				sc0, acc0 := randSlice(rng, n), randSlice(rng, n)
+				for i := range sc0 {
+					sc0[i] = 1 + sc0[i]*sc0[i]*1e3
+				}
+				if n > 3 {
+					xout[1], dy[2], rin[3] = 0, float32(math.Copysign(0, -1)), 0
+					acc0[3] = float32(math.Copysign(0, -1))
+				}
+				const a = 1.7e-4
+				sq, tmp := make([]float32, n), make([]float32, n)
+				// The scale as the layer computed it with the primitives.
+				wantSc := append([]float32(nil), sc0...)
+				Mul(sq, xin, xin)
+				Axpy(a, sq, wantSc)
+				Mul(sq, xout, xout)
+				Axpy(-a, sq, wantSc)
+
+				sc := append(make([]float32, 0, n+1), sc0...)
+				sc = append(sc, sentinel)[:n]
+				LRNScale(sc, xin, xout, a)
+				checkBits(t, "LRNScale", sc[:n+1], append(wantSc, sentinel))
+
+				// β = ¾: 1/(√s·√√s), then x·pow.
+				wantPow, wantY := make([]float32, n), make([]float32, n)
+				Sqrt(wantPow, wantSc)
+				Sqrt(tmp, wantPow)
+				Mul(wantPow, wantPow, tmp)
+				for i := range tmp {
+					tmp[i] = 1
+				}
+				Div(wantPow, tmp, wantPow)
+				Mul(wantY, x, wantPow)
+				copy(sc, sc0)
+				gotY := make([]float32, n)
+				LRNForward75(gotY, sc, x, xin, xout, a)
+				checkBits(t, "LRNForward75 scale", sc, wantSc)
+				checkBits(t, "LRNForward75 y", gotY, wantY)
+
+				wantR := make([]float32, n)
+				Mul(wantR, dy, y)
+				Div(wantR, wantR, wantSc)
+				copy(sc, sc0)
+				gotR := make([]float32, n)
+				LRNRatio(gotR, sc, xin, xout, dy, y, a)
+				checkBits(t, "LRNRatio scale", sc, wantSc)
+				checkBits(t, "LRNRatio r", gotR, wantR)
+				copy(sc, sc0)
+				clear(gotR)
+				gotPow := make([]float32, n)
+				LRNRatio75(gotR, gotPow, sc, xin, xout, dy, y, a)
+				checkBits(t, "LRNRatio75 scale", sc, wantSc)
+				checkBits(t, "LRNRatio75 r", gotR, wantR)
+				checkBits(t, "LRNRatio75 pow", gotPow, wantPow)
+
+				const ratio = 2 * a * 0.75 / 5
+				wantAcc, wantDx := append([]float32(nil), acc0...), make([]float32, n)
+				Add(wantAcc, wantAcc, rin)
+				Mul(wantDx, dy, wantPow)
+				Mul(tmp, x, wantAcc)
+				Axpy(-ratio, tmp, wantDx)
+				Axpy(-1, rout, wantAcc)
+				acc, gotDx := append([]float32(nil), acc0...), make([]float32, n)
+				LRNBackward(gotDx, acc, rin, rout, x, dy, wantPow, ratio)
+				checkBits(t, "LRNBackward dx", gotDx, wantDx)
+				checkBits(t, "LRNBackward acc", acc, wantAcc)
+			})
+		}
+	})
+}
+
+// TestLRNKernelsPortable checks the assembly kernels against the portable
+// ones on the same inputs (within rounding: the portable code may not
+// fuse the multiply-adds).
+func TestLRNKernelsPortable(t *testing.T) {
+	const n = 1031
+	rng := newRand(7)
+	xin, xout, x, dy, y := randSlice(rng, n), randSlice(rng, n), randSlice(rng, n), randSlice(rng, n), randSlice(rng, n)
+	sc0 := randSlice(rng, n)
+	for i := range sc0 {
+		sc0[i] = 1 + sc0[i]*sc0[i]
+	}
+	const a = 0.3
+	run := func(k *lrnKernels) (sc, yy, pow, r, dx, acc []float32) {
+		sc, yy, pow, r, dx = append([]float32(nil), sc0...), make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+		k.forward75(yy, sc, x, xin, xout, a, -a)
+		k.ratio75(r, pow, sc, xin, xout, dy, y, a, -a)
+		k.ratio(r, sc, xout, xin, dy, r, a, -a)
+		k.scale(sc, xout, xin, a, -a)
+		acc = append([]float32(nil), y...)
+		k.backward(dx, acc, r, xin, x, dy, pow, -0.01)
+		return
+	}
+	for _, name := range Implementations() {
+		prev, err := SetImplementation(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := lrnFor(active.vec)
+		SetImplementation(prev)
+		if k == goLRN {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			want := [][]float32{}
+			sc, yy, pow, r, dx, acc := run(goLRN)
+			want = append(want, sc, yy, pow, r, dx, acc)
+			sc, yy, pow, r, dx, acc = run(k)
+			for i, got := range [][]float32{sc, yy, pow, r, dx, acc} {
+				for j := range got {
+					if d := math.Abs(float64(got[j] - want[i][j])); d > 1e-6*(1+math.Abs(float64(want[i][j]))) {
+						t.Fatalf("output %d, element %d: %g, portable %g", i, j, got[j], want[i][j])
+					}
+				}
+			}
+		})
+	}
+}
