@@ -13,8 +13,8 @@ import (
 
 // layerBenchCases are the layers of LeNet (batch 64) and CIFAR-10 quick
 // (batch 100), and AlexNet's (batch 32) stride-1 convolutions,
-// normalisation, pooling and fully connected layers, with their input
-// shapes.
+// normalisation, pooling and fully connected layers and a rectifier and
+// dropout of the fully connected part, with their input shapes.
 var layerBenchCases = []struct {
 	name string
 	def  string
@@ -45,6 +45,8 @@ var layerBenchCases = []struct {
 	{"alexnet/fc7", `type: "InnerProduct" inner_product_param { num_output: 4096 weight_filler { type: "gaussian" std: 0.005 } }`, []int{32, 4096}},
 	{"alexnet/fc8", `type: "InnerProduct" inner_product_param { num_output: 1000 weight_filler { type: "gaussian" std: 0.01 } }`, []int{32, 4096}},
 	{"alexnet/pool5", `type: "Pooling" pooling_param { pool: MAX kernel_size: 3 stride: 2 }`, []int{32, 256, 13, 13}},
+	{"alexnet/relu6", `type: "ReLU"`, []int{32, 4096}},
+	{"alexnet/drop6", `type: "Dropout" dropout_param { dropout_ratio: 0.5 }`, []int{32, 4096}},
 }
 
 // BenchmarkLayer times Forward+Backward of each layer on one and two

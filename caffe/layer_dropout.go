@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray"
@@ -18,8 +19,11 @@ type Dropout struct {
 	neuron
 	ratio float32
 	scale float32
-	rng   *ndarray.RNG
-	mask  []bool
+	// keepBelow is the number of 24-bit draws that keep a value: a draw
+	// u keeps it when u/2²⁴ < 1 − ratio, which is u < keepBelow.
+	keepBelow uint64
+	rng       *ndarray.RNG
+	mask      []uint32 // all ones where the value is kept, else 0
 }
 
 var _ Layer = (*Dropout)(nil)
@@ -34,6 +38,7 @@ func newDropout(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 		return nil, fmt.Errorf("dropout_ratio %g must be in [0, 1)", ratio)
 	}
 	l := &Dropout{neuron: neuron{newLayerBase("Dropout", def, env)}, ratio: ratio, scale: 1 / (1 - ratio)}
+	l.keepBelow = uint64(math.Ceil(float64(1-ratio) * (1 << 24)))
 	l.rng = ndarray.NewRNG(l.env.Seed ^ dropoutStream)
 	return l, nil
 }
@@ -53,7 +58,7 @@ func (l *Dropout) Reshape(bottom, top []*Blob) error {
 	}
 	n := bottom[0].Count()
 	if cap(l.mask) < n {
-		l.mask = make([]bool, n)
+		l.mask = make([]uint32, n)
 	}
 	l.mask = l.mask[:n]
 	return nil
@@ -67,16 +72,15 @@ func (l *Dropout) Forward(bottom, top []*Blob) error {
 		copy(y, x)
 		return nil
 	}
-	keep := 1 - l.ratio
+	// A value is kept when the stream's next Float32 is below 1 − ratio,
+	// as Caffe's bernoulli draws; the comparison is made on the draw's 24
+	// bits, and the value masked without a branch.
 	mask := l.mask[:len(x)]
 	for i, v := range x {
-		m := l.rng.Float32() < keep
+		u := l.rng.Uint64() >> 32 & (1<<24 - 1)
+		m := uint32(int64(u-l.keepBelow) >> 63) // all ones if u < keepBelow
 		mask[i] = m
-		if m {
-			y[i] = v * l.scale
-		} else {
-			y[i] = 0
-		}
+		y[i] = math.Float32frombits(math.Float32bits(v*l.scale) & m)
 	}
 	return nil
 }
@@ -94,10 +98,6 @@ func (l *Dropout) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	}
 	mask := l.mask[:len(dy)]
 	for i, g := range dy {
-		if mask[i] {
-			dx[i] = g * l.scale
-		} else {
-			dx[i] = 0
-		}
+		dx[i] = math.Float32frombits(math.Float32bits(g*l.scale) & mask[i])
 	}
 }

@@ -166,3 +166,33 @@ func bitsEqual(t *testing.T, what string, got, want []float32) {
 		}
 	}
 }
+
+func TestLayerLRNDropoutAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	for _, def := range []string{
+		`type: "LRN" lrn_param { local_size: 5 alpha: 0.0001 beta: 0.75 }`,
+		`type: "LRN" lrn_param { local_size: 3 beta: 0.6 }`,
+		`type: "LRN" lrn_param { local_size: 3 norm_region: WITHIN_CHANNEL }`,
+		`type: "Dropout" dropout_param { dropout_ratio: 0.5 }`,
+	} {
+		for _, threads := range []int{1, 2} {
+			x, y := randBlob(1, -1, 1, 4, 8, 9, 9), NewBlob()
+			l := setupLayer(t, def, &LayerEnv{Phase: caffepb.Phase_TRAIN, Threads: threads}, blobs(x), blobs(y))
+			bs, ts, down := blobs(x), blobs(y), []bool{true}
+			allocs := testing.AllocsPerRun(5, func() {
+				if err := l.Reshape(bs, ts); err != nil {
+					t.Fatal(err)
+				}
+				if err := l.Forward(bs, ts); err != nil {
+					t.Fatal(err)
+				}
+				l.Backward(ts, down, bs)
+			})
+			if allocs != 0 {
+				t.Errorf("%s, %d threads: %v allocations per Reshape+Forward+Backward, want 0", def, threads, allocs)
+			}
+		}
+	}
+}

@@ -11,15 +11,24 @@ import (
 
 // RNG is the random source of the fills: a PCG generator seeded from one
 // number.
-type RNG struct{ r *rand.Rand }
+type RNG struct {
+	r   *rand.Rand
+	pcg *rand.PCG // r's source
+}
 
 // NewRNG returns a generator seeded with seed.
 func NewRNG(seed uint64) *RNG {
-	return &RNG{r: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	p := rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	return &RNG{r: rand.New(p), pcg: p}
 }
 
-// Float32 returns a uniform value in [0, 1).
+// Float32 returns a uniform value in [0, 1): bits 32 to 55 of the next
+// Uint64, over 2²⁴.
 func (g *RNG) Float32() float32 { return g.r.Float32() }
+
+// Uint64 returns the next 64 uniform bits of the stream that the other
+// methods draw from (Float32 takes one such value).
+func (g *RNG) Uint64() uint64 { return g.pcg.Uint64() }
 
 // NormFloat64 returns a standard normal value.
 func (g *RNG) NormFloat64() float64 { return g.r.NormFloat64() }
