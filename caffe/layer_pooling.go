@@ -301,9 +301,7 @@ func (l *Pooling) forwardPlanes(lo, hi int) {
 // (rows clipped) a row of outputs at a time by kernel.MaxPoolRow, and the
 // few at the left and right edges one by one.
 func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
-	if l.padH == 0 && l.padW == 0 && l.kh == 3 && l.kw == 3 && l.strideH == 2 && l.strideW == 2 {
-		// The overlapping 3×3 windows of stride 2, the whole plane in
-		// one kernel call.
+	if l.plane3s2() {
 		kernel.MaxPoolPlane(y, mask, x, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
 		return
 	}
@@ -348,6 +346,14 @@ func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
 			l.maxWindow(x, hs, he, pw, yr[pw:pw+1], mr[pw:pw+1])
 		}
 	}
+}
+
+// plane3s2 reports whether the pooling has the unpadded, overlapping 3×3
+// windows of stride 2 (CIFAR-10 quick's and AlexNet's) that the kernels
+// pool a whole plane at a time (kernel.MaxPoolPlane, kernel.AvePoolPlane
+// and their gradients).
+func (l *Pooling) plane3s2() bool {
+	return l.padH == 0 && l.padW == 0 && l.kh == 3 && l.kw == 3 && l.strideH == 2 && l.strideW == 2
 }
 
 // maxColumn pools output column pw of the inner rows (whose windows'
@@ -395,11 +401,16 @@ func (l *Pooling) aveRows(ph int) (h0, h1, size int) {
 }
 
 // avePlane average-pools one plane: each window's sum, added in Caffe's
-// order, divided by its size with the padding. The windows that lie
+// order, divided by its size with the padding. Unpadded 3×3 windows of
+// stride 2 are pooled by kernel.AvePoolPlane; otherwise the windows that lie
 // inside the plane are averaged by one kernel.AvePoolRows call, those
 // whose columns lie inside a row of outputs at a time by
 // kernel.AvePoolRow, the few at the edges one by one.
 func (l *Pooling) avePlane(x, y []float32) {
+	if l.plane3s2() {
+		kernel.AvePoolPlane(y, x, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
+		return
+	}
 	w := l.width
 	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
 	inner := lo < hi && l.rowLo < l.rowHi
@@ -509,7 +520,11 @@ func (l *Pooling) backwardPlanes(w, lo, hi int) {
 	size := l.outH * l.width
 	r := l.spread[w*size : (w+1)*size]
 	for pl := lo; pl < hi; pl++ {
-		l.aveBackwardPlane(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], r)
+		if l.plane3s2() {
+			kernel.AvePoolBackwardPlane(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
+		} else {
+			l.aveBackwardPlane(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], r)
+		}
 	}
 }
 

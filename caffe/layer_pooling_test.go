@@ -296,6 +296,9 @@ func TestLayerPoolingMatchesDirect(t *testing.T) {
 		{"rect-s3", 10, 40, 2, 4, 1, 3, 3, false},
 		{"rect-mixed-strides", 11, 37, 3, 2, 0, 1, 2, false},
 		{"wide-row", 5, 70, 3, 3, 0, 2, 2, false},
+		{"cifar-3x3s2-16", 16, 16, 3, 3, 0, 2, 2, false},
+		{"3x3s2-floor-even", 16, 34, 3, 3, 0, 2, 2, true},
+		{"3x3s2-ceil-odd-even", 7, 36, 3, 3, 0, 2, 2, false},
 	}
 	for _, g := range geoms {
 		for _, method := range []string{"MAX", "AVE"} {

@@ -222,14 +222,7 @@ func MaxPoolBackward(dx, dy []float32, mask []int32, disjoint bool) {
 // the plane or a slice is too short.
 func MaxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
 	const name = "MaxPoolPlane"
-	if height < 1 || width < 1 || outH < 1 || outW < 1 || kh < 1 || kw < 1 || strideH < 1 || strideW < 1 {
-		panic(fmt.Sprintf("kernel: %s: plane %d×%d, outputs %d×%d, window %d×%d, stride %d×%d: want all >= 1",
-			name, height, width, outH, outW, kh, kw, strideH, strideW))
-	}
-	if (outH-1)*strideH >= height || (outW-1)*strideW >= width {
-		panic(fmt.Sprintf("kernel: %s: %d×%d outputs of stride %d×%d: the last window starts past the %d×%d plane",
-			name, outH, outW, strideH, strideW, height, width))
-	}
+	checkPlane(name, height, width, outH, outW, kh, kw, strideH, strideW)
 	if int64(height)*int64(width) > math.MaxInt32 {
 		panic(fmt.Sprintf("kernel: %s: a %d×%d plane does not fit int32 indexes", name, height, width))
 	}
@@ -256,6 +249,141 @@ func MaxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, o
 			w0 := pw * strideW
 			c := h0*width + w0
 			MaxPoolRow(yr[pw:], mr[pw:], x[c:], 1, rows, width, width-w0, 1, int32(c))
+		}
+	}
+}
+
+// checkPlane checks the arguments of the plane pooling kernels.
+func checkPlane(name string, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	if height < 1 || width < 1 || outH < 1 || outW < 1 || kh < 1 || kw < 1 || strideH < 1 || strideW < 1 {
+		panic(fmt.Sprintf("kernel: %s: plane %d×%d, outputs %d×%d, window %d×%d, stride %d×%d: want all >= 1",
+			name, height, width, outH, outW, kh, kw, strideH, strideW))
+	}
+	if (outH-1)*strideH >= height || (outW-1)*strideW >= width {
+		panic(fmt.Sprintf("kernel: %s: %d×%d outputs of stride %d×%d: the last window starts past the %d×%d plane",
+			name, outH, outW, strideH, strideW, height, width))
+	}
+}
+
+// AvePoolPlane average-pools one height×width plane x without padding,
+// kh×kw windows strideH×strideW apart clipped to the plane, into outH×outW
+// outputs y: each window's sum, added in row-major order from zero,
+// divided by its size clipped to the plane (Caffe's divisor without
+// padding). Every window must start inside the plane. The 3×3 windows of
+// stride 2 (CIFAR-10 quick's pool2 and pool3) are computed by one kernel
+// call per plane, whose sums of an input row's window columns start the
+// next output row's sums; other shapes run AvePoolRow a row at a time.
+// It panics as MaxPoolPlane.
+func AvePoolPlane(y, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	const name = "AvePoolPlane"
+	checkPlane(name, height, width, outH, outW, kh, kw, strideH, strideW)
+	checkLen(name, "x", len(x), height*width)
+	checkLen(name, "y", len(y), outH*outW)
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.avePool3s2 != nil {
+		active.vec.avePool3s2(y, x, height, width, outH, outW)
+		return
+	}
+	inner := 0
+	if width >= kw {
+		inner = min(outW, (width-kw)/strideW+1)
+	}
+	for ph := range outH {
+		h0 := ph * strideH
+		rows := min(h0+kh, height) - h0
+		yr := y[ph*outW : (ph+1)*outW]
+		if inner > 0 {
+			AvePoolRow(yr, x[h0*width:], inner, rows, width, kw, strideW, float32(rows*kw))
+		}
+		for pw := inner; pw < outW; pw++ {
+			w0 := pw * strideW
+			AvePoolRow(yr[pw:], x[h0*width+w0:], 1, rows, width, width-w0, 1, float32(rows*(width-w0)))
+		}
+	}
+}
+
+// AvePoolBackwardPlane is the backward pass of AvePoolPlane: dx is the
+// gradient of the plane from the output gradients dy, in the order of
+// additions of Caffe's loop over the outputs grouped by output row: each
+// output row's gradients, divided by their windows' sizes, are added along
+// their windows' columns from zero in the order of the outputs (a spread
+// row), and each element of dx is the sum of the spread rows of the
+// output rows whose windows cover it, in their order (the first as it is).
+// The 3×3 windows of stride 2 are computed by one kernel call per plane;
+// other shapes element by element. It panics as MaxPoolPlane.
+func AvePoolBackwardPlane(dx, dy []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	const name = "AvePoolBackwardPlane"
+	checkPlane(name, height, width, outH, outW, kh, kw, strideH, strideW)
+	checkLen(name, "dx", len(dx), height*width)
+	checkLen(name, "dy", len(dy), outH*outW)
+	dx, dy = dx[:height*width], dy[:outH*outW]
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 {
+		if active.vec.avePoolBack3s2 != nil {
+			active.vec.avePoolBack3s2(dx, dy, height, width, outH, outW)
+		} else {
+			avePoolBack3s2Go(dx, dy, height, width, outH, outW)
+		}
+		if r := 2*outH + 1; r < height {
+			clear(dx[r*width:])
+		}
+		return
+	}
+	// The outputs whose windows cover index i along an axis are
+	// [(i−k)/s+1, i/s], within [0, out).
+	cover := func(i, k, s, out int) (int, int) {
+		lo := 0
+		if i >= k {
+			lo = (i-k)/s + 1
+		}
+		return lo, min(out, i/s+1)
+	}
+	for h := range height {
+		ph0, ph1 := cover(h, kh, strideH, outH)
+		for w := range width {
+			pw0, pw1 := cover(w, kw, strideW, outW)
+			var d float32
+			for ph := ph0; ph < ph1; ph++ {
+				rows := float32(min(ph*strideH+kh, height) - ph*strideH)
+				var r float32 // the spread row's element, from zero
+				for pw := pw0; pw < pw1; pw++ {
+					r += dy[ph*outW+pw] / (rows * float32(min(pw*strideW+kw, width)-pw*strideW))
+				}
+				if ph == ph0 {
+					d = r
+				} else {
+					d += r
+				}
+			}
+			dx[h*width+w] = d
+		}
+	}
+}
+
+// avePoolBack3s2Go is AvePoolBackwardPlane for 3×3 windows of stride 2
+// (rows [0, 2·outH+1) of dx): input row 2·ph+1 is covered by output row ph
+// alone, so it holds ph's spread row, and row 2·ph is the spread row of
+// ph − 1 (in row 2·ph − 1) plus ph's.
+func avePoolBack3s2Go(dx, dy []float32, height, width, outH, outW int) {
+	for ph := range outH {
+		rows := min(3, height-2*ph)
+		// ph's spread row, in row 2·ph+1 or, at the plane's bottom, 2·ph.
+		r := 2*ph + min(1, rows-1)
+		sp := dx[r*width : (r+1)*width]
+		clear(sp)
+		for pw, g := range dy[ph*outW : (ph+1)*outW] {
+			w0, w1 := 2*pw, min(2*pw+3, width)
+			v := g / float32(rows*(w1-w0))
+			for c := w0; c < w1; c++ {
+				sp[c] += v
+			}
+		}
+		top := dx[2*ph*width : (2*ph+1)*width]
+		if ph > 0 {
+			Add(top, dx[(2*ph-1)*width:2*ph*width], sp)
+		} else if r != 0 {
+			copy(top, sp)
+		}
+		if rows == 3 && ph == outH-1 {
+			copy(dx[(2*ph+2)*width:(2*ph+3)*width], sp)
 		}
 	}
 }

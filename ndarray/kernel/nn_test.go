@@ -404,6 +404,24 @@ func BenchmarkLayerKernels(b *testing.B) {
 				}
 			})
 		}
+		// CIFAR-10 quick's AVE poolings, pool2 (16×16 to 8×8) and pool3
+		// (8×8 to 4×4), a plane at a time; Gelem/s counts the outputs.
+		for _, g := range []struct {
+			name                string
+			planes, height, out int
+		}{{"3x3s2-16", 32, 16, 8}, {"3x3s2-8", 64, 8, 4}} {
+			hw, o := g.height*g.height, g.out*g.out
+			run("AvePoolPlane"+g.name, g.planes*o, func() {
+				for p := range g.planes {
+					AvePoolPlane(y[p*o:], x[p*hw:], g.height, g.height, g.out, g.out, 3, 3, 2, 2)
+				}
+			})
+			run("AvePoolBackwardPlane"+g.name, g.planes*o, func() {
+				for p := range g.planes {
+					AvePoolBackwardPlane(y[p*hw:(p+1)*hw], x[p*o:], g.height, g.height, g.out, g.out, 3, 3, 2, 2)
+				}
+			})
+		}
 		run("AvePoolRow3x3s2", 16*32, func() {
 			for r := 0; r < 32; r++ {
 				AvePoolRow(y[r*16:], x[r*64:], 16, 3, 32, 3, 2, 9)
@@ -559,6 +577,108 @@ func TestMaxPoolPlane(t *testing.T) {
 									t.Fatalf("%s: mask written past the outputs", what)
 								}
 							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// avePlaneRef is the average pooling of a plane without padding, window
+// by window with the scalar row kernel.
+func avePlaneRef(x []float32, height, width, outH, outW, k, s int) []float32 {
+	y := make([]float32, outH*outW)
+	for ph := range outH {
+		for pw := range outW {
+			h0, w0 := ph*s, pw*s
+			h1, w1 := min(h0+k, height), min(w0+k, width)
+			avePoolRowGo(y[ph*outW+pw:], x[h0*width+w0:], 1, h1-h0, width, w1-w0, 1, float32((h1-h0)*(w1-w0)))
+		}
+	}
+	return y
+}
+
+// aveBackwardRef is the gradient of avePlaneRef in the order of Caffe's
+// loop over the outputs grouped by output row: each output row spread
+// along a row of its own (from zero, in the order of the outputs), then
+// each plane row the first covering spread row plus the others in order.
+func aveBackwardRef(dy []float32, height, width, outH, outW, k, s int) []float32 {
+	spread := make([]float32, outH*width)
+	for ph := range outH {
+		rows := min(ph*s+k, height) - ph*s
+		for pw := range outW {
+			w0, w1 := pw*s, min(pw*s+k, width)
+			v := dy[ph*outW+pw] / float32(rows*(w1-w0))
+			for c := w0; c < w1; c++ {
+				spread[ph*width+c] += v
+			}
+		}
+	}
+	dx := make([]float32, height*width)
+	for h := range height {
+		first := true
+		for ph := range outH {
+			if h < ph*s || h >= min(ph*s+k, height) {
+				continue
+			}
+			for c := range width {
+				if first {
+					dx[h*width+c] = spread[ph*width+c]
+				} else {
+					dx[h*width+c] += spread[ph*width+c]
+				}
+			}
+			first = false
+		}
+	}
+	return dx
+}
+
+// TestAvePoolPlane checks the plane average pooling and its gradient bit
+// for bit against the window-by-window and spread-row references: planes
+// of odd and even sizes, outputs rounded up (the last windows clipped,
+// their divisors smaller) and down, values of mixed magnitudes (so that
+// another order of additions shows) and signed zeros.
+func TestAvePoolPlane(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	forEachImpl(t, func(t *testing.T) {
+		for _, k := range []struct{ k, s int }{{3, 2}, {2, 2}, {3, 1}} {
+			for _, height := range []int{1, 2, 3, 4, 5, 7, 8, 13, 16, 32, 33} {
+				for _, width := range []int{1, 2, 3, 4, 5, 6, 9, 15, 16, 17, 18, 19, 27, 31, 32, 33, 34, 35, 36, 55, 64, 66, 67} {
+					for _, outH := range poolPlaneSizes(height, k.k, k.s) {
+						for _, outW := range poolPlaneSizes(width, k.k, k.s) {
+							rng := newRand(uint64(height*1000 + width))
+							mixed := func(n int) []float32 {
+								v := make([]float32, n)
+								for i := range v {
+									switch rng.IntN(6) {
+									case 0:
+										v[i] = negZero
+									case 1:
+										v[i] = 1e8
+									case 2:
+										v[i] = -1e8
+									default:
+										v[i] = 2*rng.Float32() - 1
+									}
+								}
+								return v
+							}
+							what := fmt.Sprintf("%d×%d s%d, %d×%d -> %d×%d", k.k, k.k, k.s, height, width, outH, outW)
+							x := mixed(height * width)
+							got := randSlice(rng, outH*outW+3)
+							tail := append([]float32(nil), got[outH*outW:]...)
+							AvePoolPlane(got, x, height, width, outH, outW, k.k, k.k, k.s, k.s)
+							checkBits(t, what, got[:outH*outW], avePlaneRef(x, height, width, outH, outW, k.k, k.s))
+							checkBits(t, what+" past the outputs", got[outH*outW:], tail)
+
+							dy := mixed(outH * outW)
+							gotDx := randSlice(rng, height*width+3)
+							tail = append([]float32(nil), gotDx[height*width:]...)
+							AvePoolBackwardPlane(gotDx, dy, height, width, outH, outW, k.k, k.k, k.s, k.s)
+							checkBits(t, what+" gradient", gotDx[:height*width], aveBackwardRef(dy, height, width, outH, outW, k.k, k.s))
+							checkBits(t, what+" gradient past the plane", gotDx[height*width:], tail)
 						}
 					}
 				}

@@ -212,7 +212,15 @@ DATA poolPlaneConsts<>+816(SB)/4, $0xffffffff
 DATA poolPlaneConsts<>+820(SB)/4, $0xffffffff
 DATA poolPlaneConsts<>+824(SB)/4, $0xffffffff
 DATA poolPlaneConsts<>+828(SB)/4, $0xffffffff
-GLOBL poolPlaneConsts<>(SB), RODATA|NOPTR, $832
+DATA poolPlaneConsts<>+832(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+836(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+840(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+844(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+848(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+852(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+856(SB)/4, $0x00000003
+DATA poolPlaneConsts<>+860(SB)/4, $0x00000003
+GLOBL poolPlaneConsts<>(SB), RODATA|NOPTR, $864
 
 // func maxPool3s2AVX512(y *float32, mask *int32, x *float32, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
@@ -898,6 +906,562 @@ stripEnd:
 	ADDQ $0x40, DI
 	ADDQ $0x20, SI
 	ADDQ $0x20, BX
+	ADDQ $0x10, CX
+	SUBQ $0x08, R14
+	CMPQ CX, R8
+	JLT  strip
+	VZEROUPPER
+	RET
+
+// func avePool3s2AVX512(y *float32, x *float32, height int, width int, outH int, outW int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·avePool3s2AVX512(SB), NOSPLIT, $0-48
+	MOVQ         y+0(FP), DI
+	MOVQ         x+8(FP), SI
+	MOVQ         width+24(FP), R8
+	MOVQ         outW+40(FP), R14
+	XORQ         CX, CX
+	VMOVDQU32    poolPlaneConsts<>+544(SB), Z30
+	VMOVDQU32    poolPlaneConsts<>+608(SB), Z29
+	VPXORD       Z28, Z28, Z28
+	VPBROADCASTD poolPlaneConsts<>+832(SB), Z27
+
+strip:
+	MOVQ         R14, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K1
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K3
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x10, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K4
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x02, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K5
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x12, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K6
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	VPBROADCASTD AX, Z3
+	VPSUBD       Z30, Z3, Z3
+	VPMINSD      Z27, Z3, Z3
+	VCVTDQ2PS    Z3, Z3
+	MOVQ         SI, R12
+	MOVQ         DI, R11
+	XORQ         R10, R10
+	VPXORD       Z0, Z0, Z0
+	VMOVUPS.Z    (R12), K3, Z6
+	VMOVUPS.Z    64(R12), K4, Z7
+	VMOVUPS.Z    8(R12), K5, Z8
+	VMOVUPS.Z    72(R12), K6, Z9
+	VMOVDQA32    Z30, Z10
+	VPERMI2PS    Z7, Z6, Z10
+	VMOVDQA32    Z29, Z11
+	VPERMI2PS    Z7, Z6, Z11
+	VMOVDQA32    Z30, Z12
+	VPERMI2PS    Z9, Z8, Z12
+	VADDPS       Z10, Z0, Z0
+	VADDPS       Z11, Z0, Z0
+	VADDPS       Z12, Z0, Z0
+
+outRow:
+	MOVQ      height+16(FP), R9
+	SUBQ      R10, R9
+	CMPQ      R9, $0x03
+	MOVL      $0x00000003, DX
+	CMOVQGT   DX, R9
+	VMOVAPS   Z0, Z1
+	CMPQ      R9, $0x02
+	JLT       divide
+	VMOVUPS.Z (R12)(R8*4), K3, Z6
+	VMOVUPS.Z 64(R12)(R8*4), K4, Z7
+	VMOVUPS.Z 8(R12)(R8*4), K5, Z8
+	VMOVUPS.Z 72(R12)(R8*4), K6, Z9
+	VMOVDQA32 Z30, Z10
+	VPERMI2PS Z7, Z6, Z10
+	VMOVDQA32 Z29, Z11
+	VPERMI2PS Z7, Z6, Z11
+	VMOVDQA32 Z30, Z12
+	VPERMI2PS Z9, Z8, Z12
+	VADDPS    Z10, Z1, Z1
+	VADDPS    Z11, Z1, Z1
+	VADDPS    Z12, Z1, Z1
+	CMPQ      R9, $0x03
+	JLT       divide
+	VMOVUPS.Z (R12)(R8*8), K3, Z6
+	VMOVUPS.Z 64(R12)(R8*8), K4, Z7
+	VMOVUPS.Z 8(R12)(R8*8), K5, Z8
+	VMOVUPS.Z 72(R12)(R8*8), K6, Z9
+	VMOVDQA32 Z30, Z10
+	VPERMI2PS Z7, Z6, Z10
+	VMOVDQA32 Z29, Z11
+	VPERMI2PS Z7, Z6, Z11
+	VMOVDQA32 Z30, Z12
+	VPERMI2PS Z9, Z8, Z12
+	VADDPS    Z10, Z1, Z1
+	VADDPS    Z11, Z1, Z1
+	VADDPS    Z12, Z1, Z1
+	VPXORD    Z0, Z0, Z0
+	VADDPS    Z10, Z0, Z0
+	VADDPS    Z11, Z0, Z0
+	VADDPS    Z12, Z0, Z0
+
+divide:
+	MOVQ         R9, AX
+	VCVTSI2SSQ   AX, X5, X5
+	VBROADCASTSS X5, Z4
+	VMULPS       Z4, Z3, Z2
+	VDIVPS       Z2, Z1, Z1
+	VMOVUPS      Z1, K1, (R11)
+	LEAQ         (R12)(R8*8), R12
+	MOVQ         outW+40(FP), AX
+	LEAQ         (R11)(AX*4), R11
+	ADDQ         $0x02, R10
+	MOVQ         outH+32(FP), AX
+	SHLQ         $0x01, AX
+	CMPQ         R10, AX
+	JLT          outRow
+	ADDQ         $0x00000080, SI
+	ADDQ         $0x40, DI
+	ADDQ         $0x20, CX
+	SUBQ         $0x10, R14
+	JG           strip
+	VZEROUPPER
+	RET
+
+// func avePool3s2AVX2(y *float32, x *float32, height int, width int, outH int, outW int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·avePool3s2AVX2(SB), NOSPLIT, $160-48
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	MOVQ width+24(FP), R8
+	MOVQ outW+40(FP), R14
+	XORQ CX, CX
+
+strip:
+	VMOVQ        R14, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y8
+	VMOVDQU      Y8, (SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	VMOVQ        AX, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y8
+	VMOVDQU      Y8, 32(SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x08, AX
+	VMOVQ        AX, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y8
+	VMOVDQU      Y8, 64(SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x02, AX
+	VMOVQ        AX, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y8
+	VMOVDQU      Y8, 96(SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x0a, AX
+	VMOVQ        AX, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y8
+	VMOVDQU      Y8, 128(SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	VMOVQ        AX, X3
+	VPBROADCASTD X3, Y3
+	VPSUBD       poolPlaneConsts<>+672(SB), Y3, Y3
+	VPMINSD      poolPlaneConsts<>+832(SB), Y3, Y3
+	VCVTDQ2PS    Y3, Y3
+	MOVQ         SI, R12
+	MOVQ         DI, R11
+	XORQ         R10, R10
+	VXORPS       Y0, Y0, Y0
+	VMOVDQU      32(SP), Y8
+	VMASKMOVPS   (R12), Y8, Y4
+	VMOVDQU      64(SP), Y8
+	VMASKMOVPS   32(R12), Y8, Y5
+	VMOVDQU      96(SP), Y8
+	VMASKMOVPS   8(R12), Y8, Y6
+	VMOVDQU      128(SP), Y8
+	VMASKMOVPS   40(R12), Y8, Y7
+	VSHUFPS      $0x88, Y7, Y6, Y6
+	VSHUFPS      $0x88, Y5, Y4, Y8
+	VSHUFPS      $0xdd, Y5, Y4, Y5
+	VMOVAPS      Y8, Y4
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y0, Y0
+
+outRow:
+	MOVQ       height+16(FP), R9
+	SUBQ       R10, R9
+	CMPQ       R9, $0x03
+	MOVL       $0x00000003, DX
+	CMOVQGT    DX, R9
+	VMOVAPS    Y0, Y1
+	CMPQ       R9, $0x02
+	JLT        divide
+	VMOVDQU    32(SP), Y8
+	VMASKMOVPS (R12)(R8*4), Y8, Y4
+	VMOVDQU    64(SP), Y8
+	VMASKMOVPS 32(R12)(R8*4), Y8, Y5
+	VMOVDQU    96(SP), Y8
+	VMASKMOVPS 8(R12)(R8*4), Y8, Y6
+	VMOVDQU    128(SP), Y8
+	VMASKMOVPS 40(R12)(R8*4), Y8, Y7
+	VSHUFPS    $0x88, Y7, Y6, Y6
+	VSHUFPS    $0x88, Y5, Y4, Y8
+	VSHUFPS    $0xdd, Y5, Y4, Y5
+	VMOVAPS    Y8, Y4
+	VADDPS     Y4, Y1, Y1
+	VADDPS     Y5, Y1, Y1
+	VADDPS     Y6, Y1, Y1
+	CMPQ       R9, $0x03
+	JLT        divide
+	VMOVDQU    32(SP), Y8
+	VMASKMOVPS (R12)(R8*8), Y8, Y4
+	VMOVDQU    64(SP), Y8
+	VMASKMOVPS 32(R12)(R8*8), Y8, Y5
+	VMOVDQU    96(SP), Y8
+	VMASKMOVPS 8(R12)(R8*8), Y8, Y6
+	VMOVDQU    128(SP), Y8
+	VMASKMOVPS 40(R12)(R8*8), Y8, Y7
+	VSHUFPS    $0x88, Y7, Y6, Y6
+	VSHUFPS    $0x88, Y5, Y4, Y8
+	VSHUFPS    $0xdd, Y5, Y4, Y5
+	VMOVAPS    Y8, Y4
+	VADDPS     Y4, Y1, Y1
+	VADDPS     Y5, Y1, Y1
+	VADDPS     Y6, Y1, Y1
+	VXORPS     Y0, Y0, Y0
+	VADDPS     Y4, Y0, Y0
+	VADDPS     Y5, Y0, Y0
+	VADDPS     Y6, Y0, Y0
+
+divide:
+	MOVQ         R9, AX
+	VCVTSI2SSQ   AX, X9, X9
+	VBROADCASTSS X9, Y9
+	VMULPS       Y9, Y3, Y2
+	VDIVPS       Y2, Y1, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVDQU      (SP), Y8
+	VMASKMOVPS   Y1, Y8, (R11)
+	LEAQ         (R12)(R8*8), R12
+	MOVQ         outW+40(FP), AX
+	LEAQ         (R11)(AX*4), R11
+	ADDQ         $0x02, R10
+	MOVQ         outH+32(FP), AX
+	SHLQ         $0x01, AX
+	CMPQ         R10, AX
+	JLT          outRow
+	ADDQ         $0x40, SI
+	ADDQ         $0x20, DI
+	ADDQ         $0x10, CX
+	SUBQ         $0x08, R14
+	JG           strip
+	VZEROUPPER
+	RET
+
+// func avePoolBack3s2AVX512(dx *float32, dy *float32, height int, width int, outH int, outW int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·avePoolBack3s2AVX512(SB), NOSPLIT, $0-48
+	MOVQ         dx+0(FP), DI
+	MOVQ         dy+8(FP), SI
+	MOVQ         width+24(FP), R8
+	MOVQ         outW+40(FP), R14
+	XORQ         CX, CX
+	VMOVDQU32    poolPlaneConsts<>+0(SB), Z19
+	VMOVDQU32    poolPlaneConsts<>+64(SB), Z20
+	VMOVDQU32    poolPlaneConsts<>+128(SB), Z21
+	VMOVDQU32    poolPlaneConsts<>+192(SB), Z22
+	VMOVDQU32    poolPlaneConsts<>+544(SB), Z30
+	VPXORD       Z28, Z28, Z28
+	VPBROADCASTD poolPlaneConsts<>+832(SB), Z27
+	MOVL         $0x00005555, AX
+	KMOVW        AX, K2
+
+strip:
+	MOVQ         R14, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K1
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K3
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x10, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K4
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	VPBROADCASTD AX, Z10
+	VPSUBD       Z30, Z10, Z10
+	VPMINSD      Z27, Z10, Z10
+	VCVTDQ2PS    Z10, Z10
+	MOVQ         DI, R11
+	MOVQ         SI, R12
+	XORQ         R10, R10
+
+outRow:
+	MOVQ         height+16(FP), R9
+	SUBQ         R10, R9
+	CMPQ         R9, $0x03
+	MOVL         $0x00000003, DX
+	CMOVQGT      DX, R9
+	MOVQ         R9, AX
+	VCVTSI2SSQ   AX, X12, X12
+	VBROADCASTSS X12, Z12
+	VMULPS       Z12, Z10, Z11
+	VMOVUPS.Z    (R12), K1, Z0
+	VDIVPS.Z     Z11, Z0, K1, Z1
+	VPXORD       Z13, Z13, Z13
+	TESTQ        CX, CX
+	JZ           first
+	MOVQ         R9, AX
+	LEAQ         (AX)(AX*2), AX
+	VCVTSI2SSQ   AX, X12, X12
+	VBROADCASTSS X12, Z12
+	VBROADCASTSS -4(R12), Z13
+	VDIVPS       Z12, Z13, Z13
+
+first:
+	VPERMPS     Z1, Z19, Z2
+	VPERMPS     Z1, Z20, Z3
+	VPERMT2PS.Z Z1, Z21, K2, Z13
+	VPERMPS.Z   Z1, Z22, K2, Z5
+	VADDPS      Z28, Z13, Z8
+	VADDPS      Z2, Z8, Z8
+	VADDPS      Z28, Z5, Z9
+	VADDPS      Z3, Z9, Z9
+	VMOVAPS     Z8, Z2
+	VMOVAPS     Z9, Z3
+	TESTQ       R10, R10
+	JZ          top
+	VADDPS      Z8, Z6, Z2
+	VADDPS      Z9, Z7, Z3
+
+top:
+	VMOVUPS Z2, K3, (R11)
+	VMOVUPS Z3, K4, 64(R11)
+	VMOVAPS Z8, Z6
+	VMOVAPS Z9, Z7
+	CMPQ    R9, $0x02
+	JLT     next
+	VMOVUPS Z8, K3, (R11)(R8*4)
+	VMOVUPS Z9, K4, 64(R11)(R8*4)
+
+next:
+	LEAQ    (R11)(R8*8), R11
+	MOVQ    outW+40(FP), AX
+	LEAQ    (R12)(AX*4), R12
+	ADDQ    $0x02, R10
+	MOVQ    outH+32(FP), AX
+	SHLQ    $0x01, AX
+	CMPQ    R10, AX
+	JLT     outRow
+	CMPQ    R9, $0x03
+	JLT     stripEnd
+	VMOVUPS Z6, K3, (R11)
+	VMOVUPS Z7, K4, 64(R11)
+
+stripEnd:
+	ADDQ $0x00000080, DI
+	ADDQ $0x40, SI
+	ADDQ $0x20, CX
+	SUBQ $0x10, R14
+	CMPQ CX, R8
+	JLT  strip
+	VZEROUPPER
+	RET
+
+// func avePoolBack3s2AVX2(dx *float32, dy *float32, height int, width int, outH int, outW int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·avePoolBack3s2AVX2(SB), NOSPLIT, $96-48
+	MOVQ   dx+0(FP), DI
+	MOVQ   dy+8(FP), SI
+	MOVQ   width+24(FP), R8
+	MOVQ   outW+40(FP), R14
+	XORQ   CX, CX
+	VXORPS Y9, Y9, Y9
+
+strip:
+	VMOVQ        R14, X8
+	VPBROADCASTD X8, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y8
+	VMOVDQU      Y8, (SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	VMOVQ        AX, X4
+	VPBROADCASTD X4, Y4
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y4, Y8
+	VMOVDQU      Y8, 32(SP)
+	VPCMPGTD     poolPlaneConsts<>+288(SB), Y4, Y8
+	VMOVDQU      Y8, 64(SP)
+	VPSUBD       poolPlaneConsts<>+544(SB), Y4, Y4
+	VPMINSD      poolPlaneConsts<>+832(SB), Y4, Y4
+	VCVTDQ2PS    Y4, Y4
+	MOVQ         DI, R11
+	MOVQ         SI, R12
+	XORQ         R10, R10
+
+outRow:
+	MOVQ         height+16(FP), R9
+	SUBQ         R10, R9
+	CMPQ         R9, $0x03
+	MOVL         $0x00000003, DX
+	CMOVQGT      DX, R9
+	MOVQ         R9, AX
+	VCVTSI2SSQ   AX, X6, X6
+	VBROADCASTSS X6, Y6
+	VMULPS       Y6, Y4, Y5
+	VMOVDQU      (SP), Y8
+	VMASKMOVPS   (R12), Y8, Y0
+	VDIVPS       Y5, Y0, Y0
+	VANDPS       Y8, Y0, Y0
+	VXORPS       Y7, Y7, Y7
+	TESTQ        CX, CX
+	JZ           first
+	MOVQ         R9, AX
+	LEAQ         (AX)(AX*2), AX
+	VCVTSI2SSQ   AX, X6, X6
+	VBROADCASTSS X6, Y6
+	VBROADCASTSS -4(R12), Y7
+	VDIVPS       Y6, Y7, Y7
+
+first:
+	VMOVDQU  poolPlaneConsts<>+320(SB), Y8
+	VPERMPS  Y0, Y8, Y1
+	VMOVDQU  poolPlaneConsts<>+384(SB), Y8
+	VPERMPS  Y0, Y8, Y2
+	VBLENDPS $0x01, Y7, Y2, Y2
+	VBLENDPS $0xaa, Y9, Y2, Y2
+	VADDPS   Y9, Y2, Y3
+	VADDPS   Y1, Y3, Y3
+	VMOVAPS  Y3, Y1
+	TESTQ    R10, R10
+	JZ       top0
+	VADDPS   Y3, Y10, Y1
+
+top0:
+	VMOVDQU    32(SP), Y8
+	VMASKMOVPS Y1, Y8, (R11)
+	VMOVAPS    Y3, Y10
+	CMPQ       R9, $0x02
+	JLT        skip0
+	VMASKMOVPS Y3, Y8, (R11)(R8*4)
+
+skip0:
+	VMOVDQU  poolPlaneConsts<>+352(SB), Y8
+	VPERMPS  Y0, Y8, Y1
+	VMOVDQU  poolPlaneConsts<>+416(SB), Y8
+	VPERMPS  Y0, Y8, Y2
+	VBLENDPS $0xaa, Y9, Y2, Y2
+	VADDPS   Y9, Y2, Y3
+	VADDPS   Y1, Y3, Y3
+	VMOVAPS  Y3, Y1
+	TESTQ    R10, R10
+	JZ       top1
+	VADDPS   Y3, Y11, Y1
+
+top1:
+	VMOVDQU    64(SP), Y8
+	VMASKMOVPS Y1, Y8, 32(R11)
+	VMOVAPS    Y3, Y11
+	CMPQ       R9, $0x02
+	JLT        skip1
+	VMASKMOVPS Y3, Y8, 32(R11)(R8*4)
+
+skip1:
+	LEAQ       (R11)(R8*8), R11
+	MOVQ       outW+40(FP), AX
+	LEAQ       (R12)(AX*4), R12
+	ADDQ       $0x02, R10
+	MOVQ       outH+32(FP), AX
+	SHLQ       $0x01, AX
+	CMPQ       R10, AX
+	JLT        outRow
+	CMPQ       R9, $0x03
+	JLT        stripEnd
+	VMOVDQU    32(SP), Y8
+	VMASKMOVPS Y10, Y8, (R11)
+	VMOVDQU    64(SP), Y8
+	VMASKMOVPS Y11, Y8, 32(R11)
+
+stripEnd:
+	ADDQ $0x40, DI
+	ADDQ $0x20, SI
 	ADDQ $0x10, CX
 	SUBQ $0x08, R14
 	CMPQ CX, R8

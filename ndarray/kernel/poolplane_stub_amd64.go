@@ -15,3 +15,15 @@ func maxPoolBack3s2AVX512(dx *float32, dy *float32, mask *int32, height int, wid
 
 // maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.
 func maxPoolBack3s2AVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+
+// avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.
+func avePool3s2AVX512(y *float32, x *float32, height int, width int, outH int, outW int)
+
+// avePool3s2AVX2 is avePool3s2AVX512 for AVX2.
+func avePool3s2AVX2(y *float32, x *float32, height int, width int, outH int, outW int)
+
+// avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.
+func avePoolBack3s2AVX512(dx *float32, dy *float32, height int, width int, outH int, outW int)
+
+// avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.
+func avePoolBack3s2AVX2(dx *float32, dy *float32, height int, width int, outH int, outW int)

@@ -40,8 +40,14 @@ type vecImpl struct {
 	// maxPool3s2, if not nil, computes a 3×3, stride-2 max pooling
 	// without padding of a plane as MaxPoolPlane.
 	maxPool3s2 func(y []float32, mask []int32, x []float32, height, width, outH, outW int)
-	div        func(dst, x, y []float32)
-	sqrt       func(dst, x []float32)
+	// avePool3s2 and avePoolBack3s2, if not nil, compute a 3×3,
+	// stride-2 average pooling without padding of a plane and its
+	// gradient as AvePoolPlane and AvePoolBackwardPlane (the rows of dx
+	// past 2·outH left to the caller).
+	avePool3s2     func(y, x []float32, height, width, outH, outW int)
+	avePoolBack3s2 func(dx, dy []float32, height, width, outH, outW int)
+	div            func(dst, x, y []float32)
+	sqrt           func(dst, x []float32)
 	// im2colRows and col2imRows copy one row of a column matrix from an
 	// image and add it back (see im2colRowsGo and col2imRowsGo).
 	im2colRows, col2imRows func(img, col []float32, off, ld, rows, cols, lo, hi, stride int)

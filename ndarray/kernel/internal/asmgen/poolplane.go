@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/mmcloughlin/avo/attr"
@@ -33,6 +34,10 @@ func buildPoolPlane(c *build.Context) {
 	maxPool3s2_256(c, tab)
 	maxPoolBack3s2_512(c, tab)
 	maxPoolBack3s2_256(c, tab)
+	avePool3s2_512(c, tab)
+	avePool3s2_256(c, tab)
+	avePoolBack3s2_512(c, tab)
+	avePoolBack3s2_256(c, tab)
 }
 
 // poolPlaneConsts emits the lane tables: at 0, the 32 lanes 0, 0, 1, 1,
@@ -82,6 +87,10 @@ func poolPlaneConsts(c *build.Context) operand.Mem {
 		for l := 0; l < 8; l++ {
 			c.AddDatum(704+32*i+4*l, operand.U32(v))
 		}
+	}
+	// At 832: eight int32 3s.
+	for l := 0; l < 8; l++ {
+		c.AddDatum(832+4*l, operand.U32(3))
 	}
 	return m
 }
@@ -691,6 +700,482 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
 	c.ADDQ(operand.U8(16), cb)
 	c.SUBQ(operand.U8(8), nl)
 	c.CMPQ(cb, width)
+	c.JLT(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// The average pooling kernels (3×3, stride 2, no padding) keep Caffe's
+// order of additions: a window's sum from zero in row-major order, then a
+// division by the window's size clipped to the plane (rows × columns);
+// the gradient as the layer's spread rows, each output gradient divided by
+// its window's size and added along its window's columns from zero in the
+// order of the outputs, and each plane row the sum of the spread rows of
+// the (one or two) output rows whose windows cover it, in that order. The
+// columns past the plane read as +0, which changes no sum from +0.
+
+// aveCommon loads the arguments of the AVE kernels and returns the
+// registers of the strip loop.
+type aveRegs struct {
+	dstS, srcS, width, rowsHere, ph2, dstp, srcp, cb, nl, t reg.Register
+}
+
+func aveArgs(c *build.Context, dst, src string) aveRegs {
+	r := aveRegs{reg.RDI, reg.RSI, reg.R8, reg.R9, reg.R10, reg.R11, reg.R12, reg.RCX, reg.R14, reg.RAX}
+	c.Load(c.Param(dst), r.dstS)
+	c.Load(c.Param(src), r.srcS)
+	c.Load(c.Param("width"), r.width)
+	c.Load(c.Param("outW"), r.nl)
+	c.XORQ(r.cb, r.cb)
+	return r
+}
+
+// rowsFloat sets the low float of x to float32(rowsHere·mul) and
+// broadcasts it to v.
+func rowsFloat(c *build.Context, r aveRegs, mul int, x, v reg.VecPhysical) {
+	c.MOVQ(r.rowsHere, r.t)
+	if mul == 3 {
+		c.LEAQ(operand.Mem{Base: r.t, Index: r.t, Scale: 2}, r.t)
+	}
+	c.VCVTSI2SSQ(r.t, x, x)
+	c.VBROADCASTSS(x, v)
+}
+
+// avePool3s2_512 emits avePool3s2AVX512: strips of 16 outputs, top to
+// bottom; each new input row's window columns are separated by VPERMI2PS
+// as in maxPool3s2AVX512, and the sum of input row 2·ph+2's columns (from
+// zero) is the start of output row ph+1's sum.
+func avePool3s2_512(c *build.Context, tab operand.Mem) {
+	c.Function("avePool3s2AVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(y *float32, x *float32, height, width, outH, outW int)")
+	c.Doc("avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.")
+	r := aveArgs(c, "y", "x")
+	t := r.t
+	v0, v1, u0, u1, e, o, e2 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12
+	p0, sum, div, csz, rf := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4
+	evens, odds, zero, three := reg.Z30, reg.Z29, reg.Z28, reg.Z27
+	c.VMOVDQU32(tab.Offset(544), evens)
+	c.VMOVDQU32(tab.Offset(608), odds)
+	c.VPXORD(zero, zero, zero)
+	c.VPBROADCASTD(tab.Offset(832), three)
+	clamp := func() {
+		c.MOVL(operand.U32(0), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQLT(reg.RDX, t)
+		c.MOVL(operand.U32(16), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQGT(reg.RDX, t)
+	}
+	c.Label("strip")
+	c.MOVQ(r.nl, t)
+	clamp()
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	for i, off := range []int{0, 16, 2, 18} {
+		c.MOVQ(r.width, t)
+		c.SUBQ(r.cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		clamp()
+		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i])
+	}
+	// csz: each output's window columns inside the plane, min(3, W − 2·pw).
+	c.MOVQ(r.width, t)
+	c.SUBQ(r.cb, t)
+	c.VPBROADCASTD(reg.EAX, csz)
+	c.VPSUBD(evens, csz, csz)
+	c.VPMINSD(three, csz, csz)
+	c.VCVTDQ2PS(csz, csz)
+	c.MOVQ(r.srcS, r.srcp)
+	c.MOVQ(r.dstS, r.dstp)
+	c.XORQ(r.ph2, r.ph2)
+
+	// horiz adds the window columns of the input row at row to acc, in
+	// order; the row's three columns are left in e, o, e2.
+	horiz := func(row operand.Mem, acc reg.VecPhysical, load bool) {
+		at := func(off int) operand.Mem { m := row; m.Disp += off; return m }
+		if load {
+			for i, v := range []reg.VecPhysical{v0, v1, u0, u1} {
+				c.VMOVUPS_Z(at([]int{0, 64, 8, 72}[i]), []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i], v)
+			}
+			c.VMOVDQA32(evens, e)
+			c.VPERMI2PS(v1, v0, e)
+			c.VMOVDQA32(odds, o)
+			c.VPERMI2PS(v1, v0, o)
+			c.VMOVDQA32(evens, e2)
+			c.VPERMI2PS(u1, u0, e2)
+		}
+		c.VADDPS(e, acc, acc)
+		c.VADDPS(o, acc, acc)
+		c.VADDPS(e2, acc, acc)
+	}
+	c.VPXORD(p0, p0, p0)
+	horiz(operand.Mem{Base: r.srcp}, p0, true)
+	c.Label("outRow")
+	c.Load(c.Param("height"), r.rowsHere)
+	c.SUBQ(r.ph2, r.rowsHere)
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.MOVL(operand.U32(3), reg.EDX)
+	c.CMOVQGT(reg.RDX, r.rowsHere)
+	c.VMOVAPS(p0, sum)
+	c.CMPQ(r.rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("divide"))
+	horiz(operand.Mem{Base: r.srcp, Index: r.width, Scale: 4}, sum, true)
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("divide"))
+	horiz(operand.Mem{Base: r.srcp, Index: r.width, Scale: 8}, sum, true)
+	c.VPXORD(p0, p0, p0)
+	horiz(operand.Mem{}, p0, false)
+	c.Label("divide")
+	rowsFloat(c, r, 1, reg.X5, rf)
+	c.VMULPS(rf, csz, div)
+	c.VDIVPS(div, sum, sum)
+	c.VMOVUPS(sum, reg.K1, operand.Mem{Base: r.dstp})
+	c.LEAQ(operand.Mem{Base: r.srcp, Index: r.width, Scale: 8}, r.srcp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: r.dstp, Index: t, Scale: 4}, r.dstp)
+	c.ADDQ(operand.U8(2), r.ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(r.ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+
+	c.ADDQ(operand.U32(128), r.srcS)
+	c.ADDQ(operand.U8(64), r.dstS)
+	c.ADDQ(operand.U8(32), r.cb)
+	c.SUBQ(operand.U8(16), r.nl)
+	c.JG(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// avePool3s2_256 emits avePool3s2AVX2, avePool3s2AVX512 for AVX2: strips
+// of 8 outputs in the lane order of maxPool3s2AVX2.
+func avePool3s2_256(c *build.Context, tab operand.Mem) {
+	c.Function("avePool3s2AVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(y *float32, x *float32, height, width, outH, outW int)")
+	c.Doc("avePool3s2AVX2 is avePool3s2AVX512 for AVX2.")
+	r := aveArgs(c, "y", "x")
+	t := r.t
+	loc := c.AllocLocal(5 * 32)
+	masks := func(i int) operand.Mem { return loc.Offset(32 * i) }
+	v0, v1, u0, u1, k := reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8
+	p0, sum, div, csz, rf := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y9
+
+	c.Label("strip")
+	c.VMOVQ(r.nl, reg.X8)
+	c.VPBROADCASTD(reg.X8, k)
+	c.VPCMPGTD(tab.Offset(256), k, k)
+	c.VMOVDQU(k, masks(0))
+	for i, off := range []int{0, 8, 2, 10} {
+		c.MOVQ(r.width, t)
+		c.SUBQ(r.cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		c.VMOVQ(t, reg.X8)
+		c.VPBROADCASTD(reg.X8, k)
+		c.VPCMPGTD(tab.Offset(256), k, k)
+		c.VMOVDQU(k, masks(1+i))
+	}
+	// csz in the kernel's lane order (outputs 0, 1, 4, 5, 2, 3, 6, 7).
+	c.MOVQ(r.width, t)
+	c.SUBQ(r.cb, t)
+	c.VMOVQ(t, reg.X3)
+	c.VPBROADCASTD(reg.X3, csz)
+	c.VPSUBD(tab.Offset(672), csz, csz)
+	c.VPMINSD(tab.Offset(832), csz, csz)
+	c.VCVTDQ2PS(csz, csz)
+	c.MOVQ(r.srcS, r.srcp)
+	c.MOVQ(r.dstS, r.dstp)
+	c.XORQ(r.ph2, r.ph2)
+
+	horiz := func(row operand.Mem, acc reg.VecPhysical, load bool) {
+		at := func(off int) operand.Mem { m := row; m.Disp += off; return m }
+		if load {
+			for i, v := range []reg.VecPhysical{v0, v1, u0, u1} {
+				c.VMOVDQU(masks(1+i), k)
+				c.VMASKMOVPS(at([]int{0, 32, 8, 40}[i]), k, v)
+			}
+			c.VSHUFPS(operand.U8(0x88), u1, u0, u0) // columns 2·pw+2
+			c.VSHUFPS(operand.U8(0x88), v1, v0, k)  // columns 2·pw
+			c.VSHUFPS(operand.U8(0xdd), v1, v0, v1) // columns 2·pw+1
+			c.VMOVAPS(k, v0)
+		}
+		c.VADDPS(v0, acc, acc)
+		c.VADDPS(v1, acc, acc)
+		c.VADDPS(u0, acc, acc)
+	}
+	c.VXORPS(p0, p0, p0)
+	horiz(operand.Mem{Base: r.srcp}, p0, true)
+	c.Label("outRow")
+	c.Load(c.Param("height"), r.rowsHere)
+	c.SUBQ(r.ph2, r.rowsHere)
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.MOVL(operand.U32(3), reg.EDX)
+	c.CMOVQGT(reg.RDX, r.rowsHere)
+	c.VMOVAPS(p0, sum)
+	c.CMPQ(r.rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("divide"))
+	horiz(operand.Mem{Base: r.srcp, Index: r.width, Scale: 4}, sum, true)
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("divide"))
+	horiz(operand.Mem{Base: r.srcp, Index: r.width, Scale: 8}, sum, true)
+	c.VXORPS(p0, p0, p0)
+	horiz(operand.Mem{}, p0, false)
+	c.Label("divide")
+	rowsFloat(c, r, 1, reg.X9, rf)
+	c.VMULPS(rf, csz, div)
+	c.VDIVPS(div, sum, sum)
+	c.VPERMQ(operand.U8(0xd8), sum, sum)
+	c.VMOVDQU(masks(0), k)
+	c.VMASKMOVPS(sum, k, operand.Mem{Base: r.dstp})
+	c.LEAQ(operand.Mem{Base: r.srcp, Index: r.width, Scale: 8}, r.srcp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: r.dstp, Index: t, Scale: 4}, r.dstp)
+	c.ADDQ(operand.U8(2), r.ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(r.ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+
+	c.ADDQ(operand.U8(64), r.srcS)
+	c.ADDQ(operand.U8(32), r.dstS)
+	c.ADDQ(operand.U8(16), r.cb)
+	c.SUBQ(operand.U8(8), r.nl)
+	c.JG(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// avePoolBack3s2_512 emits avePoolBack3s2AVX512: strips of 16 outputs
+// over the 32 input columns [32b, 32b+32), top to bottom. An output row's
+// spread row over the strip's columns is (+0 + B) + A, A the gradient of
+// output ⌊c/2⌋ and B (even columns) that of output c/2 − 1 (for column
+// 32b the previous strip's last output, divided again: the same division),
+// each divided by its window's size; input row 2·ph is the previous
+// spread row plus this one, row 2·ph+1 this one.
+func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
+	c.Function("avePoolBack3s2AVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dx *float32, dy *float32, height, width, outH, outW int)")
+	c.Doc("avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.")
+	r := aveArgs(c, "dx", "dy")
+	t := r.t
+	g, v, aLo, aHi, bLo, bHi, pLo, pHi := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7
+	rLo, rHi, csz, div, rf, vp := reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13
+	dupLo, dupHi, bTabLo, bTabHi, evens, zero, three := reg.Z19, reg.Z20, reg.Z21, reg.Z22, reg.Z30, reg.Z28, reg.Z27
+	c.VMOVDQU32(tab, dupLo)
+	c.VMOVDQU32(tab.Offset(64), dupHi)
+	c.VMOVDQU32(tab.Offset(128), bTabLo)
+	c.VMOVDQU32(tab.Offset(192), bTabHi)
+	c.VMOVDQU32(tab.Offset(544), evens)
+	c.VPXORD(zero, zero, zero)
+	c.VPBROADCASTD(tab.Offset(832), three)
+	c.MOVL(operand.U32(0x5555), reg.EAX)
+	c.KMOVW(reg.EAX, reg.K2)
+	clamp := func() {
+		c.MOVL(operand.U32(0), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQLT(reg.RDX, t)
+		c.MOVL(operand.U32(16), reg.EDX)
+		c.CMPQ(t, reg.RDX)
+		c.CMOVQGT(reg.RDX, t)
+	}
+	c.Label("strip")
+	c.MOVQ(r.nl, t)
+	clamp()
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	for i, off := range []int{0, 16} {
+		c.MOVQ(r.width, t)
+		c.SUBQ(r.cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		clamp()
+		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4}[i])
+	}
+	c.MOVQ(r.width, t)
+	c.SUBQ(r.cb, t)
+	c.VPBROADCASTD(reg.EAX, csz)
+	c.VPSUBD(evens, csz, csz)
+	c.VPMINSD(three, csz, csz)
+	c.VCVTDQ2PS(csz, csz)
+	c.MOVQ(r.dstS, r.dstp)
+	c.MOVQ(r.srcS, r.srcp)
+	c.XORQ(r.ph2, r.ph2)
+
+	c.Label("outRow")
+	c.Load(c.Param("height"), r.rowsHere)
+	c.SUBQ(r.ph2, r.rowsHere)
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.MOVL(operand.U32(3), reg.EDX)
+	c.CMOVQGT(reg.RDX, r.rowsHere)
+	rowsFloat(c, r, 1, reg.X12, rf)
+	c.VMULPS(rf, csz, div)
+	c.VMOVUPS_Z(operand.Mem{Base: r.srcp}, reg.K1, g)
+	c.VDIVPS_Z(div, g, reg.K1, v)
+	// vp: the previous strip's last output of the row, divided by its
+	// window's size, 3 columns by the rows.
+	c.VPXORD(vp, vp, vp)
+	c.TESTQ(r.cb, r.cb)
+	c.JZ(operand.LabelRef("first"))
+	rowsFloat(c, r, 3, reg.X12, rf)
+	c.VBROADCASTSS(operand.Mem{Base: r.srcp, Disp: -4}, vp)
+	c.VDIVPS(rf, vp, vp)
+	c.Label("first")
+	c.VPERMPS(v, dupLo, aLo)
+	c.VPERMPS(v, dupHi, aHi)
+	c.VPERMT2PS_Z(v, bTabLo, reg.K2, vp)
+	c.VPERMPS_Z(v, bTabHi, reg.K2, bHi)
+	bLo = vp
+	for _, h := range [][3]reg.VecPhysical{{bLo, aLo, rLo}, {bHi, aHi, rHi}} {
+		c.VADDPS(zero, h[0], h[2])
+		c.VADDPS(h[1], h[2], h[2])
+	}
+	// Row 2·ph: the previous spread row plus this one (this one alone for
+	// ph = 0).
+	c.VMOVAPS(rLo, aLo)
+	c.VMOVAPS(rHi, aHi)
+	c.TESTQ(r.ph2, r.ph2)
+	c.JZ(operand.LabelRef("top"))
+	c.VADDPS(rLo, pLo, aLo)
+	c.VADDPS(rHi, pHi, aHi)
+	c.Label("top")
+	c.VMOVUPS(aLo, reg.K3, operand.Mem{Base: r.dstp})
+	c.VMOVUPS(aHi, reg.K4, operand.Mem{Base: r.dstp, Disp: 64})
+	c.VMOVAPS(rLo, pLo)
+	c.VMOVAPS(rHi, pHi)
+	c.CMPQ(r.rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("next"))
+	c.VMOVUPS(rLo, reg.K3, operand.Mem{Base: r.dstp, Index: r.width, Scale: 4})
+	c.VMOVUPS(rHi, reg.K4, operand.Mem{Base: r.dstp, Index: r.width, Scale: 4, Disp: 64})
+	c.Label("next")
+	c.LEAQ(operand.Mem{Base: r.dstp, Index: r.width, Scale: 8}, r.dstp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: r.srcp, Index: t, Scale: 4}, r.srcp)
+	c.ADDQ(operand.U8(2), r.ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(r.ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+	// Row 2·outH, when inside the plane: the last spread row alone.
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("stripEnd"))
+	c.VMOVUPS(pLo, reg.K3, operand.Mem{Base: r.dstp})
+	c.VMOVUPS(pHi, reg.K4, operand.Mem{Base: r.dstp, Disp: 64})
+	c.Label("stripEnd")
+	c.ADDQ(operand.U32(128), r.dstS)
+	c.ADDQ(operand.U8(64), r.srcS)
+	c.ADDQ(operand.U8(32), r.cb)
+	c.SUBQ(operand.U8(16), r.nl)
+	c.CMPQ(r.cb, r.width)
+	c.JLT(operand.LabelRef("strip"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// avePoolBack3s2_256 emits avePoolBack3s2AVX2, avePoolBack3s2AVX512 for
+// AVX2: strips of 8 outputs over 16 columns, in two halves.
+func avePoolBack3s2_256(c *build.Context, tab operand.Mem) {
+	c.Function("avePoolBack3s2AVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dx *float32, dy *float32, height, width, outH, outW int)")
+	c.Doc("avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.")
+	r := aveArgs(c, "dx", "dy")
+	t := r.t
+	loc := c.AllocLocal(3 * 32)
+	lanes, st := loc, func(h int) operand.Mem { return loc.Offset(32 + 32*h) }
+	v, a, b, rr, csz, div, rf, vp, tmp, zero := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y9
+	prev := []reg.VecPhysical{reg.Y10, reg.Y11}
+	c.VXORPS(zero, zero, zero)
+
+	c.Label("strip")
+	c.VMOVQ(r.nl, reg.X8)
+	c.VPBROADCASTD(reg.X8, tmp)
+	c.VPCMPGTD(tab.Offset(256), tmp, tmp)
+	c.VMOVDQU(tmp, lanes)
+	c.MOVQ(r.width, t)
+	c.SUBQ(r.cb, t)
+	c.VMOVQ(t, reg.X4)
+	c.VPBROADCASTD(reg.X4, csz)
+	c.VPCMPGTD(tab.Offset(256), csz, tmp)
+	c.VMOVDQU(tmp, st(0))
+	c.VPCMPGTD(tab.Offset(288), csz, tmp)
+	c.VMOVDQU(tmp, st(1))
+	// csz: min(3, W − 2·pw) for the strip's outputs, in order.
+	c.VPSUBD(tab.Offset(544), csz, csz)
+	c.VPMINSD(tab.Offset(832), csz, csz)
+	c.VCVTDQ2PS(csz, csz)
+	c.MOVQ(r.dstS, r.dstp)
+	c.MOVQ(r.srcS, r.srcp)
+	c.XORQ(r.ph2, r.ph2)
+
+	c.Label("outRow")
+	c.Load(c.Param("height"), r.rowsHere)
+	c.SUBQ(r.ph2, r.rowsHere)
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.MOVL(operand.U32(3), reg.EDX)
+	c.CMOVQGT(reg.RDX, r.rowsHere)
+	rowsFloat(c, r, 1, reg.X6, rf)
+	c.VMULPS(rf, csz, div)
+	c.VMOVDQU(lanes, tmp)
+	c.VMASKMOVPS(operand.Mem{Base: r.srcp}, tmp, v)
+	c.VDIVPS(div, v, v)
+	c.VANDPS(tmp, v, v) // the lanes past the outputs: +0 (not 0/div's NaN)
+	c.VXORPS(vp, vp, vp)
+	c.TESTQ(r.cb, r.cb)
+	c.JZ(operand.LabelRef("first"))
+	rowsFloat(c, r, 3, reg.X6, rf)
+	c.VBROADCASTSS(operand.Mem{Base: r.srcp, Disp: -4}, vp)
+	c.VDIVPS(rf, vp, vp)
+	c.Label("first")
+	for h := 0; h < 2; h++ {
+		c.VMOVDQU(tab.Offset(320+32*h), tmp)
+		c.VPERMPS(v, tmp, a)
+		c.VMOVDQU(tab.Offset(384+32*h), tmp)
+		c.VPERMPS(v, tmp, b)
+		if h == 0 {
+			c.VBLENDPS(operand.U8(0x01), vp, b, b)
+		}
+		c.VBLENDPS(operand.U8(0xaa), zero, b, b)
+		c.VADDPS(zero, b, rr)
+		c.VADDPS(a, rr, rr)
+		c.VMOVAPS(rr, a)
+		c.TESTQ(r.ph2, r.ph2)
+		c.JZ(operand.LabelRef(fmt.Sprintf("top%d", h)))
+		c.VADDPS(rr, prev[h], a)
+		c.Label(fmt.Sprintf("top%d", h))
+		c.VMOVDQU(st(h), tmp)
+		c.VMASKMOVPS(a, tmp, operand.Mem{Base: r.dstp, Disp: 32 * h})
+		c.VMOVAPS(rr, prev[h])
+		c.CMPQ(r.rowsHere, operand.U8(2))
+		c.JLT(operand.LabelRef(fmt.Sprintf("skip%d", h)))
+		c.VMASKMOVPS(rr, tmp, operand.Mem{Base: r.dstp, Index: r.width, Scale: 4, Disp: 32 * h})
+		c.Label(fmt.Sprintf("skip%d", h))
+	}
+	c.LEAQ(operand.Mem{Base: r.dstp, Index: r.width, Scale: 8}, r.dstp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: r.srcp, Index: t, Scale: 4}, r.srcp)
+	c.ADDQ(operand.U8(2), r.ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(r.ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+	c.CMPQ(r.rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("stripEnd"))
+	for h := 0; h < 2; h++ {
+		c.VMOVDQU(st(h), tmp)
+		c.VMASKMOVPS(prev[h], tmp, operand.Mem{Base: r.dstp, Disp: 32 * h})
+	}
+	c.Label("stripEnd")
+	c.ADDQ(operand.U8(64), r.dstS)
+	c.ADDQ(operand.U8(32), r.srcS)
+	c.ADDQ(operand.U8(16), r.cb)
+	c.SUBQ(operand.U8(8), r.nl)
+	c.CMPQ(r.cb, r.width)
 	c.JLT(operand.LabelRef("strip"))
 	c.VZEROUPPER()
 	c.RET()
