@@ -52,18 +52,14 @@
 // assembly call per plane (AVX-512 and AVX2) that reduces each input row
 // along the windows' columns once, and that writes each input gradient
 // once as the sum, in output order, of the outputs that chose it (no
-<<<<<<< HEAD
-// scatter), with the same results as the scalar rules. CopyRows and AddRows copy or add a block of
-// short rows without a call per row. LRNScale, LRNForward75, LRNRatio,
-// LRNRatio75 and LRNBackward are the steps of cross-channel local response
-// normalisation over a channel plane, each one pass that computes what
-// the separate primitives would, to the bit.
-=======
 // scatter), with the same results as the scalar rules. AvePoolPlane and
 // AvePoolBackwardPlane do the same for average pooling, in the order of
-// additions of the row kernels and of the layer's spread rows. CopyRows and AddRows copy or add a block of
-// short rows without a call per row.
->>>>>>> df82e84 (kernel, caffe: 3×3 stride-2 AVE pooling and its gradient a plane per assembly call (AVX-512, AVX2), row sums shared by two output rows, spread rows by lane permutes, the same additions bit for bit; Go fallback builds the spread rows in place)
+// additions of the row kernels and of the layer's spread rows. CopyRows
+// and AddRows copy or add a block of short rows without a call per row.
+// LRNScale, LRNForward75, LRNRatio, LRNRatio75 and LRNBackward are the
+// steps of cross-channel local response normalisation over a channel
+// plane, each one pass that computes what the separate primitives would,
+// to the bit.
 //
 // The functions panic, with a message that starts with "kernel: ", on
 // arguments that describe no valid matrix or image (a negative size, a
