@@ -14,9 +14,13 @@ var convDirect = true
 // share of the weight gradient to its own buffer (the first to the
 // weights' gradient), which are added in order, as on the column path.
 //
-// A last block of at most half the lanes runs on a plan of narrower
-// kernels when the CPU has them (AVX2's 8 lanes beside AVX-512's 16), so
-// that CIFAR-10's batch of 100 costs six and a half blocks, not seven.
+// A last block of at most half the lanes runs on the column products
+// (colTail: one chunk of its images, as on the column path), whose cost
+// follows its images, where a block of lanes costs as much as a full one:
+// CIFAR-10's batch of 100 costs six blocks and the products of four
+// images, not seven blocks. Where the direct path computes only the
+// weight gradient (wgrad), the last block runs on a plan of narrower
+// kernels when the CPU has them (AVX2's 8 lanes beside AVX-512's 16).
 type convDirectState struct {
 	plan    *kernel.DirectConv
 	blocks  *kernel.DirectBlocks
@@ -28,6 +32,7 @@ type convDirectState struct {
 	tailBlocks  *kernel.DirectBlocks
 	tailScratch []*kernel.DirectScratch
 	tailN       int
+	colTail     bool
 	workers     int
 	bwdParts    int
 }
@@ -82,7 +87,12 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 	for len(d.scratch) < d.workers {
 		d.scratch = append(d.scratch, d.plan.NewScratch())
 	}
-	if n := l.num % lanes; n > 0 && n <= lanes/2 {
+	n := l.num % lanes
+	d.colTail = forward && n > 0 && n <= lanes/2
+	if d.colTail {
+		l.setupColTail(n, d.workers)
+	}
+	if n > 0 && n <= lanes/2 && !d.colTail {
 		if d.tail == nil || d.tailN != n {
 			d.tail = kernel.NewDirectConvFor(n, l.channels, l.height, l.width, l.numOutput, l.group, l.kh, l.kw, l.padH, l.padW)
 			d.tailScratch = d.tailScratch[:0]
@@ -119,6 +129,25 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 		g.db = growFloats(g.db, l.numOutput)
 	}
 	return d
+}
+
+// setupColTail sets the column path up for one chunk of n images on
+// each of workers goroutines: the direct path's last block.
+func (l *Convolution) setupColTail(n, workers int) {
+	k, p := l.channels*l.kh*l.kw, l.outH*l.outW
+	l.chunk, l.keep, l.gemmThreads = n, false, 1
+	if l.bias && len(l.ones) < n*p {
+		l.ones = make([]float32, n*p)
+		fillFloats(l.ones, 1)
+	}
+	for len(l.scratch) < workers {
+		l.scratch = append(l.scratch, &convScratch{})
+	}
+	for _, s := range l.scratch[:workers] {
+		s.col = growFloats(s.col, k*n*p)
+		s.buf = growFloats(s.buf, l.numOutput*n*p)
+		s.colChunk = -1
+	}
 }
 
 // block returns the plan of image block b and goroutine w's input slot
@@ -161,6 +190,13 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	if l.bias {
 		bias = l.blobs[1].DataSlice()
 	}
+	if d.colTail && p == d.nblocks-1 {
+		l.forwardChunk(l.scratch[w], lo, n)
+		if f := l.fused; f != nil {
+			f.forwardBlock(lo, n)
+		}
+		return
+	}
 	plan, blocks, slot, s := d.block(p, w)
 	plan.Forward(s, blocks, slot, l.x[lo*l.imgSize:(lo+n)*l.imgSize], n, l.y[lo*l.outSize:(lo+n)*l.outSize], bias)
 	if f := l.fused; f != nil {
@@ -171,6 +207,9 @@ func (l *Convolution) directForwardWorker(w, p int) {
 // backwardDirect computes the gradients on the direct path of d.
 func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateDown []bool, bottom []*Blob) {
 	l.dBwd = d
+	// A column tail builds its columns again: the worker's buffer may
+	// hold another chunk's.
+	l.haveCols = false
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
 	m := l.numOutput
@@ -225,6 +264,10 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		n := min(lanes, l.num-first)
 		if f := l.fused; f != nil {
 			f.backwardBlock(w, first, n)
+		}
+		if d.colTail && b == d.nblocks-1 {
+			l.backwardChunk(l.scratch[w], g, dw, true, first, n)
+			continue
 		}
 		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
 		if l.wantB {
