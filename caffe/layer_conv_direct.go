@@ -1,6 +1,9 @@
 package caffe
 
-import "github.com/sparknet-go/sparknet/ndarray/kernel"
+import (
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
 
 // convDirect switches the direct convolution (kernel.DirectConv) on for
 // the convolutions it takes; a variable so that tests and benchmarks can
@@ -35,6 +38,15 @@ type convDirectState struct {
 	colTail     bool
 	workers     int
 	bwdParts    int
+	// The max pooling of the output on the interleaved blocks, for a
+	// fused group (net_fuse.go): the plans (tailPool for the tail's),
+	// the pooling's geometry they were made for, and each block's
+	// interleaved argmax mask, maskSize int32s apart.
+	pool, tailPool *kernel.DirectPool
+	poolTail       *kernel.DirectConv // the tail plan tailPool pools
+	poolGeom       [6]int
+	masks          []int32
+	maskSize       int
 }
 
 // setupDirect plans the direct convolution when it applies: stride 1, no
@@ -159,6 +171,63 @@ func (d *convDirectState) block(b, w int) (*kernel.DirectConv, *kernel.DirectBlo
 	return d.plan, d.blocks, w, d.scratch[w]
 }
 
+// setupDirectPool plans the max pooling p of the output on the
+// interleaved blocks and reports whether the fused group can use it: a
+// MAX pooling without padding of windows that do not overlap, each inside
+// the output (kernel.DirectConv.NewMaxPool), of the convolution's own
+// values (no rectifier between them).
+func (l *Convolution) setupDirectPool(f *convFusion) bool {
+	d, p := l.direct, f.pool
+	if d == nil || p == nil || f.relu != nil || p.method != caffepb.PoolingParameter_MAX || p.padH != 0 || p.padW != 0 {
+		return false
+	}
+	geom := [...]int{p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW}
+	if d.poolGeom != geom {
+		// (A new plan comes with a new state.)
+		d.poolGeom = geom
+		d.pool = d.plan.NewMaxPool(p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW)
+		d.tailPool, d.poolTail = nil, nil
+	}
+	if d.pool == nil {
+		return false
+	}
+	if d.tail != nil && d.poolTail != d.tail {
+		d.tailPool, d.poolTail = d.tail.NewMaxPool(p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW), d.tail
+	}
+	if d.tail != nil && d.tailPool == nil {
+		return false
+	}
+	// The main plan's lanes are the most.
+	d.maskSize = d.pool.MaskSize()
+	if need := d.nblocks * d.maskSize; len(d.masks) < need {
+		d.masks = make([]int32, need)
+	}
+	return true
+}
+
+// blockPool returns the pooling plan and the interleaved mask of block b.
+func (d *convDirectState) blockPool(b int) (*kernel.DirectPool, []int32) {
+	m := d.masks[b*d.maskSize : (b+1)*d.maskSize]
+	if d.tail != nil && b == d.nblocks-1 {
+		return d.tailPool, m
+	}
+	return d.pool, m
+}
+
+// writePoolMask writes the pooling's mask in its own layout from the
+// blocks' interleaved masks, for a backward pass of the pooling alone.
+func (l *Convolution) writePoolMask(p *Pooling) {
+	d := l.direct
+	lanes := d.plan.Lanes()
+	size := p.channels * p.outH * p.outW
+	for b := range d.nblocks {
+		lo := b * lanes
+		n := min(lanes, l.num-lo)
+		pool, m := d.blockPool(b)
+		pool.Mask(p.mask[lo*size:(lo+n)*size], m, n)
+	}
+}
+
 // directFits reports whether the current plan was made for the input's
 // geometry (the batch size may change without a new plan).
 func (l *Convolution) directFits() bool {
@@ -198,7 +267,14 @@ func (l *Convolution) directForwardWorker(w, p int) {
 		return
 	}
 	plan, blocks, slot, s := d.block(p, w)
-	plan.Forward(s, blocks, slot, l.x[lo*l.imgSize:(lo+n)*l.imgSize], n, l.y[lo*l.outSize:(lo+n)*l.outSize], bias)
+	x, y := l.x[lo*l.imgSize:(lo+n)*l.imgSize], l.y[lo*l.outSize:(lo+n)*l.outSize]
+	if f := l.fused; f != nil && f.lanes {
+		pool, mask := d.blockPool(p)
+		size := f.pool.channels * f.pool.outH * f.pool.outW
+		plan.ForwardPool(s, blocks, slot, x, n, y, bias, pool, f.pool.y[lo*size:(lo+n)*size], mask)
+	} else {
+		plan.Forward(s, blocks, slot, x, n, y, bias)
+	}
 	if f := l.fused; f != nil {
 		f.forwardBlock(lo, n)
 	}
@@ -270,6 +346,10 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 			continue
 		}
 		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
+		if f := l.fused; f != nil && f.lanes {
+			l.directBackwardPooled(w, g, dw, b, first, n)
+			continue
+		}
 		if l.wantB {
 			for j := range n {
 				for c := range l.numOutput {
@@ -288,6 +368,44 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		if l.wantW {
 			plan.WeightGrad(s, l.x[first*l.imgSize:(first+n)*l.imgSize], dy, n, dw)
 			g.wroteDW = true
+		}
+	}
+}
+
+// directBackwardPooled is directBackwardWorker's work on block b (images
+// [first, first+n)) of a fused group whose pooling ran on the interleaved
+// blocks: the pooling's gradient is routed through the block's mask into
+// the interleaved layouts of the input and weight gradients and into the
+// output gradient, then come the bias gradient, each as on the unfused
+// path.
+func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b, first, n int) {
+	d, f := l.direct, l.fused
+	plan, _, _, s := d.block(b, w)
+	pool, mask := d.blockPool(b)
+	size := f.pool.channels * f.pool.outH * f.pool.outW
+	pdy := f.pool.y[first*size : (first+n)*size]
+	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
+	if l.wantDown || !l.wantW {
+		plan.LoadGradPooled(s, pool, pdy, mask, n, dy)
+	}
+	if l.wantDown {
+		plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
+	}
+	if l.wantW {
+		// The output gradient once: LoadGradPooled wrote it already.
+		out := dy
+		if l.wantDown {
+			out = nil
+		}
+		plan.WeightGradPooled(s, l.x[first*l.imgSize:(first+n)*l.imgSize], pool, pdy, mask, n, out, dw)
+		g.wroteDW = true
+	}
+	if l.wantB {
+		pix := l.outH * l.outW
+		for j := range n {
+			for c := range l.numOutput {
+				g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
+			}
 		}
 	}
 }

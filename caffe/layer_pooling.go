@@ -38,6 +38,9 @@ type Pooling struct {
 	innerLo, innerHi             int     // output columns whose window is inside
 	rowLo, rowHi                 int     // output rows whose window is inside
 	mask                         []int32 // MAX: the argmax of each output
+	// MAX: the fused group (net_fuse.go) whose direct convolution holds
+	// the mask of the last forward pass interleaved, or nil.
+	pending *convFusion
 	// AVE: for each output column, its window's columns [colLo, colHi)
 	// clipped to the plane and its width with the padding (colSize).
 	colLo, colHi, colSize []int
@@ -206,6 +209,7 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 		return l.errorf("%w", err)
 	}
 	l.num, l.channels, l.height, l.width = b.Dim(0), b.Dim(1), b.Dim(2), b.Dim(3)
+	l.pending = nil
 	l.kh, l.kw = kh, kw
 	l.outH, l.outW = oh, ow
 	for _, t := range top {
@@ -245,6 +249,7 @@ func (l *Pooling) Reshape(bottom, top []*Blob) error {
 // out among them.
 func (l *Pooling) Forward(bottom, top []*Blob) error {
 	l.x, l.y = bottom[0].DataSlice(), top[0].DataSlice()
+	l.pending = nil
 	l.runner.run(l.workers(), l.parts(), l.fwdFn)
 	if l.method == caffepb.PoolingParameter_MAX && len(top) > 1 {
 		m := top[1].DataSlice()
@@ -480,6 +485,10 @@ func (l *Pooling) aveColumn(x, y []float32, pw int) {
 func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	if !wantDown(propagateDown) {
 		return
+	}
+	if f := l.pending; f != nil {
+		f.conv.writePoolMask(l)
+		l.pending = nil
 	}
 	l.y, l.x = top[0].DiffSlice(), bottom[0].DiffSlice()
 	l.runner.run(l.workers(), l.parts(), l.bwdFn)

@@ -33,6 +33,9 @@ type convFusion struct {
 	relu        *ReLU    // an in-place ReLU of the convolution's top, or nil
 	pool        *Pooling // nil without one
 	poolReLU    *ReLU    // an in-place ReLU of the pooling's top, or nil
+	// lanes: the pass pools on the direct convolution's interleaved
+	// blocks (Convolution.setupDirectPool), the mask staying there.
+	lanes bool
 	// Set while the fused pass runs, for the convolution's workers.
 	y, dy []float32 // the convolution's top values and gradients
 	py    []float32 // Backward: the pooling's top values
@@ -143,6 +146,13 @@ func (n *Net) forwardFused(f *convFusion) error {
 		}
 		f.conv.fused = f
 		defer f.release()
+		f.lanes = f.conv.setupDirectPool(f)
+		if f.pool != nil {
+			f.pool.pending = nil
+			if f.lanes {
+				f.pool.pending = f
+			}
+		}
 		ferr = f.conv.Forward(n.bottoms[f.first], n.tops[f.first])
 	})
 	if err == nil {
@@ -182,13 +192,14 @@ func (n *Net) backwardFused(f *convFusion) error {
 		}
 		c.fused = f
 		defer f.release()
+		f.lanes = f.pool != nil && f.pool.pending == f
 		c.Backward(n.tops[f.first], n.bottomNeedBackward[f.first], n.bottoms[f.first])
 	})
 }
 
 // release drops the slices of the pass.
 func (f *convFusion) release() {
-	f.conv.fused, f.y, f.dy, f.py = nil, nil, nil, nil
+	f.conv.fused, f.y, f.dy, f.py, f.lanes = nil, nil, nil, nil, false
 	if f.pool != nil {
 		f.pool.x, f.pool.y = nil, nil
 	}
@@ -216,7 +227,9 @@ func (f *convFusion) forwardBlock(lo, k int) {
 	if p == nil {
 		return
 	}
-	p.forwardPlanes(lo*c.numOutput, (lo+k)*c.numOutput)
+	if !f.lanes {
+		p.forwardPlanes(lo*c.numOutput, (lo+k)*c.numOutput)
+	}
 	if f.poolReLU != nil {
 		size := p.channels * p.outH * p.outW
 		y := p.y[lo*size : (lo+k)*size]
@@ -234,7 +247,7 @@ func (f *convFusion) backwardBlock(w, lo, k int) {
 		a, b := lo*size, (lo+k)*size
 		kernel.ReluGrad(p.y[a:b], p.y[a:b], f.py[a:b], f.poolReLU.slope)
 	}
-	if p != nil {
+	if p != nil && !f.lanes {
 		p.backwardPlanes(w, lo*c.numOutput, (lo+k)*c.numOutput)
 	}
 	if f.relu != nil {

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // TestFusedPassesIdentical trains LeNet and CIFAR-10 quick a few steps
@@ -209,5 +210,99 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 				}
 			}
 		})
+	}
+}
+
+// TestFusedPoolOnBlocks checks the groups whose max pooling runs on the
+// direct convolution's interleaved blocks against the layers run alone,
+// bit for bit: a batch whose last block is narrower (21 images), windows
+// with gaps between them (1×2 windows 2×3 apart), and a pooling whose
+// backward pass runs alone after a fused forward pass, which must first
+// write the mask the blocks hold.
+func TestFusedPoolOnBlocks(t *testing.T) {
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	const net = `name: "blocks"
+layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: 21 dim: 2 dim: 14 dim: 14 } shape { dim: 21 } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 12 kernel_size: 3 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.1 } } }
+layer { name: "pool1" type: "Pooling" bottom: "conv1" top: "pool1" pooling_param { pool: MAX kernel_size: 2 stride: 2 } }
+layer { name: "conv2" type: "Convolution" bottom: "pool1" top: "conv2" convolution_param { num_output: 7 kernel_size: 2 weight_filler { type: "xavier" } bias_filler { type: "constant" value: -0.2 } } }
+layer { name: "pool2" type: "Pooling" bottom: "conv2" top: "pool2" pooling_param { pool: MAX kernel_h: 1 kernel_w: 2 stride_h: 2 stride_w: 3 } }
+layer { name: "relu2" type: "ReLU" bottom: "pool2" top: "pool2" }
+layer { name: "ip" type: "InnerProduct" bottom: "pool2" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
+`
+	for _, threads := range []int{1, 2} {
+		for _, mode := range []string{"fused", "fused forward"} {
+			t.Run(fmt.Sprintf("threads=%d/%s", threads, mode), func(t *testing.T) {
+				run := func(fuse bool) *Net {
+					fuseLayers = fuse
+					np, err := ParseNetParameter("blocks.prototxt", []byte(net))
+					if err != nil {
+						t.Fatal(err)
+					}
+					n, err := NewNet(np, NetOptions{Threads: threads, Seed: 5})
+					if err != nil {
+						t.Fatal(err)
+					}
+					x, label := n.Blob("data").DataSlice(), n.Blob("label").DataSlice()
+					for i := range x {
+						x[i] = float32(math.Sin(float64(i) * 0.61))
+						if i%97 == 3 {
+							x[i] = 0 // ties
+						}
+					}
+					for i := range label {
+						label[i] = float32(i % 3)
+					}
+					if _, err := n.Forward(); err != nil {
+						t.Fatal(err)
+					}
+					if fuse {
+						for _, name := range []string{"pool1", "pool2"} {
+							if p := n.Layer(name).(*Pooling); p.pending == nil && convDirect && kernel.DirectConvLanes() > 0 {
+								t.Errorf("%s: not pooled on the interleaved blocks", name)
+							}
+						}
+					}
+					if mode == "fused forward" && fuse {
+						for i := len(n.layers) - 1; i >= 0; i-- {
+							if err := n.BackwardLayer(i); err != nil {
+								t.Fatal(err)
+							}
+						}
+					} else if err := n.Backward(); err != nil {
+						t.Fatal(err)
+					}
+					return n
+				}
+				fused, alone := run(true), run(false)
+				for _, name := range fused.BlobNames() {
+					a, b := fused.Blob(name), alone.Blob(name)
+					if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+						t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+					}
+					if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+						t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+					}
+				}
+				for _, name := range []string{"conv1", "conv2", "ip"} {
+					a, b := fused.Layer(name).Params(), alone.Layer(name).Params()
+					for k := range a {
+						if i, ok := sameBits(a[k].DiffSlice(), b[k].DiffSlice()); !ok {
+							t.Errorf("%s parameter %d gradient %d: fused %v, alone %v", name, k, i, a[k].DiffSlice()[i], b[k].DiffSlice()[i])
+						}
+					}
+				}
+				for _, name := range []string{"pool1", "pool2"} {
+					p := fused.Layer(name).(*Pooling)
+					if p.pending != nil {
+						p.pending.conv.writePoolMask(p)
+					}
+					if !slices.Equal(p.mask, alone.Layer(name).(*Pooling).mask) {
+						t.Errorf("%s: the masks differ", name)
+					}
+				}
+			})
+		}
 	}
 }

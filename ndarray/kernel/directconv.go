@@ -65,8 +65,21 @@ type directKernels struct {
 	interleave func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
 	// deinterleave is the reverse for n images, adding bias.
 	deinterleave func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)
+	// deinterleaveStream is deinterleave with non-temporal stores where
+	// they apply, for outputs not read again soon.
+	deinterleaveStream func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)
 	// laneSums adds to dst[i] the sum of the lanes of src vector i, i < n.
 	laneSums func(dst, src *float32, n int)
+	// maxPool max-pools n windows of kh×kw pixel vectors, the windows sw
+	// pixels apart (see directpool.go): each output vector is the
+	// window's maximum of its values plus bias, stored at dst + o·dstStep,
+	// and its index at arg + o·argStep, base + o·sw + i·ld + j for window
+	// row i and column j; pixels pixStep bytes apart, rows rowStep.
+	maxPool func(dst *float32, dstStep int, arg *int32, argStep int, src *float32, pixStep, rowStep, n, kh, kw, sw int, base, ld int32, bias float32)
+	// unpool is maxPool's backward pass: each window's pixels get 0
+	// (those whose index is not the window's vector at arg) or 0 plus the
+	// gradient vector at grad + o·gradStep.
+	unpool func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32)
 }
 
 // directKC is the most weights a forward tile multiplies per call, so
@@ -338,7 +351,9 @@ type DirectScratch struct {
 	xc  []float32 // channel-major input of a group, the border zero
 	dyp []float32 // output gradient of a group, tile by tile
 	acc []float32
-	n   int // images whose gradient dy holds (LoadGrad), or 0
+	// pooled vectors of a band (ForwardPool), or the pooling's gradient
+	pool []float32
+	n    int // images whose gradient dy holds (LoadGrad), or 0
 }
 
 // NewScratch returns one goroutine's buffers. The weight gradient's are
@@ -390,6 +405,13 @@ func (d *DirectConv) LoadInput(b *DirectBlocks, slot int, x []float32, n int) {
 	d.check("LoadInput", nil, b, slot, n, len(x), n*d.imgSize)
 	L, f := d.lanes, 4
 	xs := b.x[slot*d.xSize:]
+	if d.padW == 0 {
+		// The padded rows are the image's: one run of pixels per channel.
+		for c := range d.cAll {
+			d.k.interleave(&xs[d.padH*d.pw*d.cs*L+c*L], d.cs*L*f, &x[c*d.h*d.w], d.imgSize*f, d.h*d.w, n)
+		}
+		return
+	}
 	for c := range d.cAll {
 		for y := range d.h {
 			dst := &xs[((y+d.padH)*d.pw+d.padW)*d.cs*L+c*L]
@@ -425,7 +447,7 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 				}
 			}
 		}
-		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias)
+		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, false)
 	}
 }
 
@@ -476,18 +498,22 @@ func (d *DirectConv) bandRows(w, stride int) int {
 
 // store deinterleaves rows [y0, y1) of an output block of channels×oh×ow
 // pixels, stride vectors per pixel, held from src[0] on, into n images,
-// adding bias.
-func (d *DirectConv) store(src []float32, channels, stride, y0, y1, oh, ow int, dst []float32, n int, bias []float32) {
+// adding bias. The rows follow each other in both layouts, so each
+// channel's rows are one run of pixels. With stream, dst is written by
+// non-temporal stores where they apply.
+func (d *DirectConv) store(src []float32, channels, stride, y0, y1, oh, ow int, dst []float32, n int, bias []float32, stream bool) {
 	L, f := d.lanes, 4
+	deinterleave := d.k.deinterleave
+	if stream {
+		deinterleave = d.k.deinterleaveStream
+	}
 	size := channels * oh * ow
 	for c := range channels {
 		var b float32
 		if bias != nil {
 			b = bias[c]
 		}
-		for y := y0; y < y1; y++ {
-			d.k.deinterleave(&dst[(c*oh+y)*ow], size*f, &src[((y-y0)*ow*stride+c)*L], stride*L*f, ow, n, b)
-		}
+		deinterleave(&dst[(c*oh+y0)*ow], size*f, &src[c*L], stride*L*f, (y1-y0)*ow, n, b)
 	}
 }
 
@@ -538,7 +564,7 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 				}
 			}
 		}
-		d.store(s.y, d.cAll, d.cs, y0, y1, d.h, d.w, dx, n, nil)
+		d.store(s.y, d.cAll, d.cs, y0, y1, d.h, d.w, dx, n, nil, false)
 	}
 }
 
@@ -556,6 +582,13 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 // whatever the blocking.
 func (d *DirectConv) WeightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32) {
 	d.check("WeightGrad", s, nil, 0, n, len(x), n*d.imgSize, len(dy), n*d.outSize, len(dw), d.mAll*d.kk)
+	d.weightGrad(s, x, dy, n, dw, nil, nil, nil)
+}
+
+// weightGrad is WeightGrad; with a pooling p, the output gradient comes
+// from the pooling's gradient pdy and the block's mask (see
+// WeightGradPooled), and is written to dy unless dy is nil.
+func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32, p *DirectPool, pdy []float32, mask []int32) {
 	L, f := d.lanes, 4
 	if s.xc == nil {
 		s.xc = make([]float32, d.xcSize)
@@ -570,11 +603,13 @@ func (d *DirectConv) WeightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				d.k.interleave(&s.xc[((c*d.ph+y+d.padH)*d.pw+d.padW)*L], L*f, &x[((g*d.c+c)*d.h+y)*d.w], d.imgSize*f, d.w, n)
 			}
 		}
-		for _, t := range d.gTiles {
-			for i := range t.h {
-				m := g*d.m + t.r0 + i
-				for y := range d.oh {
-					d.k.interleave(&s.dyp[(t.r0*P+y*d.ow*t.h+i)*L], t.h*L*f, &dy[(m*d.oh+y)*d.ow], d.outSize*f, d.ow, n)
+		if p != nil {
+			d.unpoolTiles(s, p, g, pdy, mask, n, dy)
+		} else {
+			for _, t := range d.gTiles {
+				for i := range t.h {
+					m := g*d.m + t.r0 + i
+					d.k.interleave(&s.dyp[(t.r0*P+i)*L], t.h*L*f, &dy[m*P], d.outSize*f, P, n)
 				}
 			}
 		}
@@ -711,4 +746,5 @@ var goDirect = &directKernels{
 	lanes: 8, mr: 6, gmr: 3, gnr: 4,
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
+	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 }

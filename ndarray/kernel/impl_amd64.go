@@ -63,6 +63,7 @@ var avx512Gemm = &gemmImpl{
 			directGradSeqAVX512[mr-1](dy, x, offs, xSkip, oh, ow, acc, accRow, load)
 		},
 		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512,
+		maxPool: dpoolMaxAVX512, unpool: dunpoolAVX512, deinterleaveStream: deinterleaveStreamAVX512,
 	},
 }
 
@@ -88,6 +89,7 @@ var avx2Gemm = &gemmImpl{
 			directGradSeqAVX2[mr-1](dy, x, offs, xSkip, oh, ow, acc, accRow, load)
 		},
 		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2,
+		maxPool: dpoolMaxAVX2, unpool: dunpoolAVX2, deinterleaveStream: deinterleaveStreamAVX2,
 	},
 }
 

@@ -48,6 +48,7 @@ var outputs = []output{
 	{"fc", buildFC},
 	{"poolplane", buildPoolPlane},
 	{"lrn", buildLRN},
+	{"dpool", buildDirectPool},
 }
 
 func main() {

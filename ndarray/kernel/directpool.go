@@ -1,0 +1,262 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"unsafe"
+)
+
+// Max pooling on the direct convolution's interleaved blocks.
+//
+// A convolution followed by a max pooling of its output can pool each
+// band of interleaved output rows right after the tile kernels wrote it,
+// while it is in the L1 cache: a vector holds one pixel of one channel of
+// every image of the block, so a window's maximum is a few vector
+// compares, where the pooling of the stored output reads each image's
+// planes back. The pooling's argmax mask stays interleaved, one per image
+// block, for the backward pass, which routes the pooling's gradient
+// through it straight into the interleaved output gradient the weight
+// gradient reads. Both passes still write the convolution's output and
+// output gradient in Caffe's layout.
+//
+// The results are those of the pooling of the stored output: the bias is
+// added before the compare, the first maximal element of a window in
+// row-major order wins, values not greater than −MaxFloat32 are never
+// chosen (an output whose window holds only such values is −MaxFloat32
+// with index −1), and each routed gradient is 0 plus the pooling's
+// gradient, as Caffe's backward pass adds it to a cleared input.
+
+// DirectPool is a max pooling of a DirectConv's output: windows of kh×kw
+// pixels, stride sh×sw, no padding, every window inside the output, no
+// two windows overlapping, and as many windows as Caffe's pooling has
+// (every output row and column before the last window's start).
+type DirectPool struct {
+	d              *DirectConv
+	kh, kw, sh, sw int
+	ph, pw         int // pooled height and width
+	band           int // output rows of a forward band, a multiple of sh
+	exact          bool
+	maskSize       int // int32s of one block's interleaved mask
+	poolSize       int // floats of one pooled image
+}
+
+// NewMaxPool plans the max pooling of d's output into ph×pw outputs with
+// kh×kw windows and stride sh×sw, no padding. It returns nil where the
+// interleaved pooling does not apply: the kernels lack it, windows
+// overlap or reach past the output, or a band of output rows cannot hold
+// a row of windows.
+func (d *DirectConv) NewMaxPool(kh, kw, sh, sw, ph, pw int) *DirectPool {
+	if d.k.maxPool == nil || kh < 1 || kw < 1 || kh > sh || kw > sw || ph < 1 || pw < 1 ||
+		(ph-1)*sh+kh > d.oh || (pw-1)*sw+kw > d.ow || ph*sh < d.oh || pw*sw < d.ow {
+		return nil
+	}
+	band := d.bandRows(d.ow, d.ms) / sh * sh
+	if band < sh {
+		return nil
+	}
+	return &DirectPool{
+		d: d, kh: kh, kw: kw, sh: sh, sw: sw, ph: ph, pw: pw, band: band,
+		exact:    kh == sh && kw == sw && ph*sh == d.oh && pw*sw == d.ow,
+		maskSize: ph * pw * d.mAll * d.lanes,
+		poolSize: d.mAll * ph * pw,
+	}
+}
+
+// MaskSize returns the int32s of one image block's interleaved mask.
+func (p *DirectPool) MaskSize() int { return p.maskSize }
+
+// ForwardPool is Forward followed by the max pooling of its output: it
+// convolves n images x into y as Forward does and pools y into py (n
+// pooled images, NCHW), keeping the block's argmax indexes (into each
+// output plane) interleaved in mask (MaskSize int32s) for BackwardPooled
+// and Mask.
+func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32, p *DirectPool, py []float32, mask []int32) {
+	if p == nil || p.d != d {
+		panic("kernel: DirectConv.ForwardPool: a pooling of another plan")
+	}
+	d.check("ForwardPool", s, b, slot, n, len(y), n*d.outSize, len(py), n*p.poolSize, len(mask), p.maskSize)
+	if bias != nil && len(bias) < d.mAll {
+		panic(fmt.Sprintf("kernel: DirectConv.ForwardPool: len(bias) = %d, want >= %d", len(bias), d.mAll))
+	}
+	d.LoadInput(b, slot, x, n)
+	L, f := d.lanes, 4
+	xs := b.x[slot*d.xSize:]
+	if need := p.band / p.sh * p.pw * d.ms * L; len(s.pool) < need {
+		s.pool = make([]float32, need)
+	}
+	negZero := float32(math.Copysign(0, -1)) // x + −0 is x for every x
+	for y0 := 0; y0 < d.oh; y0 += p.band {
+		y1 := min(d.oh, y0+p.band)
+		for g := range d.groups {
+			pf := d.wf[g*d.packedF:]
+			for _, t := range d.fTiles {
+				for oy := y0; oy < y1; oy++ {
+					kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
+					d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
+						s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
+				}
+			}
+		}
+		// Nothing reads the output again soon: the pooling's input is
+		// the interleaved band.
+		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, true)
+		// The rows of windows that start in the band lie inside it.
+		r0, r1 := y0/p.sh, min(p.ph, (y1+p.sh-1)/p.sh)
+		for c := range d.mAll {
+			var bc float32
+			if bias != nil {
+				bc = bias[c]
+			}
+			for r := r0; r < r1; r++ {
+				d.k.maxPool(&s.pool[((r-r0)*p.pw*d.ms+c)*L], d.ms*L*f, &mask[(r*p.pw*d.mAll+c)*L], d.mAll*L*f,
+					&s.y[((r*p.sh-y0)*d.ow*d.ms+c)*L], d.ms*L*f, d.ow*d.ms*L*f, p.pw, p.kh, p.kw, p.sw,
+					int32(r*p.sh*d.ow), int32(d.ow), bc)
+			}
+			d.k.deinterleave(&py[(c*p.ph+r0)*p.pw], p.poolSize*f, &s.pool[c*L], d.ms*L*f, (r1-r0)*p.pw, n, negZero)
+		}
+	}
+}
+
+// Mask writes the argmax indexes of n images that ForwardPool kept
+// interleaved in mask into dst (n pooled images, NCHW), as the pooling of
+// the stored output records them.
+func (p *DirectPool) Mask(dst []int32, mask []int32, n int) {
+	d := p.d
+	d.check("Mask", nil, nil, 0, n, len(dst), n*p.poolSize, len(mask), p.maskSize)
+	L := d.lanes
+	for i := range n {
+		for c := range d.mAll {
+			for r := range p.ph * p.pw {
+				dst[i*p.poolSize+c*p.ph*p.pw+r] = mask[(r*d.mAll+c)*L+i]
+			}
+		}
+	}
+}
+
+// LoadGradPooled is the max pooling's backward pass and LoadGrad in one:
+// it routes the pooling's gradient pdy (n pooled images, NCHW) through the
+// block's mask (ForwardPool) into s, interleaved and padded for
+// BackwardData and WeightGrad, and writes it to dy (n images, NCHW), the
+// pooling's input gradient.
+func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n int, dy []float32) {
+	d.check("LoadGradPooled", s, nil, 0, n, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(dy), n*d.outSize)
+	L := d.lanes
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
+	d.unpoolRows(s, p, pdy, mask, n, 0, p.ph, d.oh, s.dy[(p0*d.dw+p1)*d.ms*L:], d.dw*d.ms*L)
+	for c := range d.mAll {
+		for y := range d.oh {
+			d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*4, &s.dy[(((y+p0)*d.dw+p1)*d.ms+c)*L], d.ms*L*4, d.ow, n, 0)
+		}
+	}
+	s.n = n
+}
+
+// WeightGradPooled is WeightGrad for the gradient of a max pooling of
+// the output: the pooling's gradient pdy (n pooled images, NCHW) is
+// routed through the block's mask (ForwardPool) straight into the weight
+// gradient's layout of the output gradient, and written to dy (n images,
+// NCHW) as the pooling's backward pass would, unless dy is nil (the
+// caller wrote it by LoadGradPooled).
+func (d *DirectConv) WeightGradPooled(s *DirectScratch, x []float32, p *DirectPool, pdy []float32, mask []int32, n int, dy, dw []float32) {
+	if p == nil || p.d != d {
+		panic("kernel: DirectConv.WeightGradPooled: a pooling of another plan")
+	}
+	d.check("WeightGradPooled", s, nil, 0, n, len(x), n*d.imgSize, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(dw), d.mAll*d.kk)
+	if dy != nil {
+		d.check("WeightGradPooled", nil, nil, 0, n, len(dy), n*d.outSize)
+	}
+	d.weightGrad(s, x, dy, n, dw, p, pdy, mask)
+}
+
+// unpoolTiles routes the pooling's gradient of group g's output channels
+// into the weight gradient's layout of the output gradient (s.dyp, tile
+// by tile) and writes it to dy unless dy is nil.
+func (d *DirectConv) unpoolTiles(s *DirectScratch, p *DirectPool, g int, pdy []float32, mask []int32, n int, dy []float32) {
+	L, f := d.lanes, 4
+	P, PP := d.oh*d.ow, p.ph*p.pw
+	if need := PP * L; len(s.pool) < need {
+		s.pool = make([]float32, max(need, p.band/p.sh*p.pw*d.ms*L))
+	}
+	for _, t := range d.gTiles {
+		if !p.exact {
+			clear(s.dyp[t.r0*P*L : (t.r0+t.h)*P*L])
+		}
+		step := t.h * L * f
+		for i := range t.h {
+			m := g*d.m + t.r0 + i
+			d.k.interleave(&s.pool[0], L*f, &pdy[m*PP], p.poolSize*f, PP, n)
+			dst := s.dyp[(t.r0*P+i)*L:]
+			for r := range p.ph {
+				d.k.unpool(&dst[r*p.sh*d.ow*t.h*L], step, d.ow*step, &s.pool[r*p.pw*L], L*f,
+					&mask[(r*p.pw*d.mAll+m)*L], d.mAll*L*f, p.pw, p.kh, p.kw, p.sw, int32(r*p.sh*d.ow), int32(d.ow))
+			}
+			if dy != nil {
+				d.k.deinterleave(&dy[m*P], d.outSize*f, &dst[0], step, P, n, 0)
+			}
+		}
+	}
+}
+
+// unpoolRows routes the gradient of pooled rows [r0, r1) into the
+// interleaved gradient band at dst (output row r0·sh first, rows rowLen
+// floats apart), clearing the band's rows output rows first unless the
+// windows tile them.
+func (d *DirectConv) unpoolRows(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n, r0, r1, rows int, dst []float32, rowLen int) {
+	L, f := d.lanes, 4
+	if need := (r1 - r0) * p.pw * L; len(s.pool) < need {
+		s.pool = make([]float32, max(need, p.band/p.sh*p.pw*d.ms*L))
+	}
+	if !p.exact {
+		for y := range rows {
+			clear(dst[y*rowLen : y*rowLen+d.ow*d.ms*L])
+		}
+	}
+	for c := range d.mAll {
+		d.k.interleave(&s.pool[0], L*f, &pdy[(c*p.ph+r0)*p.pw], p.poolSize*f, (r1-r0)*p.pw, n)
+		for r := r0; r < r1; r++ {
+			d.k.unpool(&dst[((r-r0)*p.sh*rowLen)+c*L], d.ms*L*f, rowLen*f, &s.pool[(r-r0)*p.pw*L], L*f,
+				&mask[(r*p.pw*d.mAll+c)*L], d.mAll*L*f, p.pw, p.kh, p.kw, p.sw, int32(r*p.sh*d.ow), int32(d.ow))
+		}
+	}
+}
+
+func goDirectPoolMax(lanes int) func(dst *float32, dstStep int, arg *int32, argStep int, src *float32, pixStep, rowStep, n, kh, kw, sw int, base, ld int32, bias float32) {
+	return func(dst *float32, dstStep int, arg *int32, argStep int, src *float32, pixStep, rowStep, n, kh, kw, sw int, base, ld int32, bias float32) {
+		for o := range n {
+			for l := range lanes {
+				best, idx := float32(-math.MaxFloat32), int32(-1)
+				for i := range kh {
+					for j := range kw {
+						v := *at(src, (o*sw+j)*pixStep+i*rowStep+4*l) + bias
+						if v > best {
+							best, idx = v, base+int32(o*sw+j)+int32(i)*ld
+						}
+					}
+				}
+				*at(dst, o*dstStep+4*l) = best
+				*(*int32)(unsafe.Add(unsafe.Pointer(arg), o*argStep+4*l)) = idx
+			}
+		}
+	}
+}
+
+func goDirectUnpool(lanes int) func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32) {
+	return func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32) {
+		for o := range n {
+			for l := range lanes {
+				var zero float32
+				g := zero + *at(grad, o*gradStep+4*l)
+				m := *(*int32)(unsafe.Add(unsafe.Pointer(arg), o*argStep+4*l))
+				for i := range kh {
+					for j := range kw {
+						var v float32
+						if m == base+int32(o*sw+j)+int32(i)*ld {
+							v = g
+						}
+						*at(dst, (o*sw+j)*pixStep+i*rowStep+4*l) = v
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,249 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"testing"
+	"unsafe"
+)
+
+// directPoolGeom is a convolution and the max pooling of its output.
+type directPoolGeom struct {
+	conv           directGeom
+	kh, kw, sh, sw int
+}
+
+var directPoolGeoms = []directPoolGeom{
+	{conv: directGeom{name: "lenet-conv1", n: 16, c: 1, h: 28, w: 28, m: 20, g: 1, kh: 5, kw: 5}, kh: 2, kw: 2, sh: 2, sw: 2},
+	{conv: directGeom{name: "lenet-conv2", n: 13, c: 20, h: 12, w: 12, m: 50, g: 1, kh: 5, kw: 5}, kh: 2, kw: 2, sh: 2, sw: 2},
+	{conv: directGeom{name: "odd-3x3", n: 5, c: 3, h: 9, w: 9, m: 7, g: 1, kh: 3, kw: 3, p: 1, pw: 1}, kh: 3, kw: 3, sh: 3, sw: 3},
+	{conv: directGeom{name: "gaps", n: 7, c: 4, h: 11, w: 9, m: 6, g: 2, kh: 3, kw: 2, p: 1}, kh: 1, kw: 2, sh: 2, sw: 3},
+}
+
+// poolPlanes max-pools planes of h×w values by Caffe's rule (the first
+// maximal element wins, values not above −MaxFloat32 never do).
+func poolPlanes(x []float32, planes, h, w, kh, kw, sh, sw, ph, pw int) ([]float32, []int32) {
+	y, mask := make([]float32, planes*ph*pw), make([]int32, planes*ph*pw)
+	for p := range planes {
+		for r := range ph {
+			for c := range pw {
+				best, idx := float32(-math.MaxFloat32), int32(-1)
+				for i := range kh {
+					for j := range kw {
+						at := (r*sh+i)*w + c*sw + j
+						if v := x[p*h*w+at]; v > best {
+							best, idx = v, int32(at)
+						}
+					}
+				}
+				y[(p*ph+r)*pw+c], mask[(p*ph+r)*pw+c] = best, idx
+			}
+		}
+	}
+	return y, mask
+}
+
+func sameBits(t *testing.T, what string, got, want []float32) {
+	t.Helper()
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("%s[%d] = %v (%#x), want %v (%#x)", what, i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+		}
+	}
+}
+
+// TestDirectPool checks ForwardPool, Mask, LoadGradPooled and
+// WeightGradFromPooled against Forward, the pooling of its stored output,
+// Caffe's backward pass of the pooling, LoadGrad, WeightGrad and
+// WeightGradFrom, bit for bit, for every implementation, on random values,
+// on values with many ties and on values with NaN and −Inf.
+func TestDirectPool(t *testing.T) {
+	impls := []struct {
+		name string
+		k    *directKernels
+	}{{"go-reference", goDirect}}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls = append(impls, struct {
+				name string
+				k    *directKernels
+			}{im.name, im.direct})
+		}
+	}
+	for _, im := range impls {
+		for _, pg := range directPoolGeoms {
+			for _, values := range []string{"random", "ties", "nan"} {
+				t.Run(fmt.Sprintf("%s/%s/%s", im.name, pg.conv.name, values), func(t *testing.T) {
+					testDirectPool(t, im.k, pg, values)
+				})
+			}
+		}
+	}
+}
+
+func testDirectPool(t *testing.T, k *directKernels, pg directPoolGeom, values string) {
+	g := pg.conv
+	d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+	oh, ow := d.OutputSize()
+	ph, pw := (oh-pg.kh+pg.sh-1)/pg.sh+1, (ow-pg.kw+pg.sw-1)/pg.sw+1
+	p := d.NewMaxPool(pg.kh, pg.kw, pg.sh, pg.sw, ph, pw)
+	if p == nil {
+		t.Fatal("NewMaxPool: nil")
+	}
+	L := d.Lanes()
+	n := min(L, g.n)
+	rng := newRand(17)
+	img, out, pout := g.c*g.h*g.w, g.m*oh*ow, g.m*ph*pw
+	x := randSlice(rng, n*img)
+	w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+	bias := randSlice(rng, g.m)
+	switch values {
+	case "ties":
+		for i := range x {
+			x[i] = float32(int(4 * x[i]))
+		}
+		for i := range w {
+			w[i] = float32(int(2 * w[i]))
+		}
+		bias[0] = 0
+	case "nan":
+		x[3] = float32(math.NaN())
+		x[img+5] = float32(math.Inf(-1))
+		x[len(x)-7] = float32(math.Inf(1))
+		w[1] = 0
+	}
+	pdy := randSlice(rng, n*pout)
+	pdy[0] = float32(math.Copysign(0, -1))
+	d.PackForward(w)
+	d.PackBackward(w)
+
+	// The layers one by one.
+	s, b := d.NewScratch(), d.NewBlocks(1)
+	y := make([]float32, n*out)
+	d.Forward(s, b, 0, x, n, y, bias)
+	py, pmask := poolPlanes(y, n*g.m, oh, ow, pg.kh, pg.kw, pg.sh, pg.sw, ph, pw)
+	dy := make([]float32, n*out)
+	for pl := range n * g.m {
+		MaxPoolBackward(dy[pl*oh*ow:(pl+1)*oh*ow], pdy[pl*ph*pw:(pl+1)*ph*pw], pmask[pl*ph*pw:(pl+1)*ph*pw], true)
+	}
+	dx := make([]float32, n*img)
+	dw := randSlice(newRand(31), len(w))
+	dw0 := append([]float32(nil), dw...)
+	d.LoadGrad(s, dy, n)
+	d.BackwardData(s, dx, n)
+	d.WeightGrad(s, x, dy, n, dw)
+
+	// Fused.
+	s2, b2 := d.NewScratch(), d.NewBlocks(1)
+	y2, py2, mask := make([]float32, n*out), make([]float32, n*pout), make([]int32, p.MaskSize())
+	d.ForwardPool(s2, b2, 0, x, n, y2, bias, p, py2, mask)
+	sameBits(t, "y", y2, y)
+	sameBits(t, "pooled", py2, py)
+	m2 := make([]int32, n*pout)
+	p.Mask(m2, mask, n)
+	for i := range pmask {
+		if m2[i] != pmask[i] {
+			t.Fatalf("mask[%d] = %d, want %d", i, m2[i], pmask[i])
+		}
+	}
+	// The weight gradient alone, writing the output gradient.
+	dy2 := randSlice(newRand(32), n*out)
+	dw2 := append([]float32(nil), dw0...)
+	d.WeightGradPooled(s2, x, p, pdy, mask, n, dy2, dw2)
+	sameBits(t, "dy (weight gradient)", dy2, dy)
+	sameBits(t, "dw (weight gradient)", dw2, dw)
+	// Both gradients: the output gradient by LoadGradPooled.
+	dy3 := randSlice(newRand(33), n*out)
+	dx3, dw3 := make([]float32, n*img), append([]float32(nil), dw0...)
+	d.LoadGradPooled(s2, p, pdy, mask, n, dy3)
+	sameBits(t, "dy", dy3, dy)
+	d.BackwardData(s2, dx3, n)
+	d.WeightGradPooled(s2, x, p, pdy, mask, n, nil, dw3)
+	sameBits(t, "dx", dx3, dx)
+	sameBits(t, "dw", dw3, dw)
+}
+
+// TestDirectPoolDeclines checks that NewMaxPool declines the poolings it
+// does not take: clipped windows, overlapping windows, too few windows.
+func TestDirectPoolDeclines(t *testing.T) {
+	d := newDirectConv(goDirect, 3, 9, 10, 7, 1, 3, 3, 1, 1) // 9×10 output
+	for _, c := range []struct{ kh, kw, sh, sw, ph, pw int }{
+		{3, 3, 3, 3, 3, 4}, // the last column of windows is clipped
+		{3, 3, 2, 2, 4, 4}, // windows overlap
+		{2, 2, 2, 2, 3, 5}, // the last output row has no window
+	} {
+		if d.NewMaxPool(c.kh, c.kw, c.sh, c.sw, c.ph, c.pw) != nil {
+			t.Errorf("NewMaxPool%v: want nil", c)
+		}
+	}
+	if d.NewMaxPool(3, 2, 3, 2, 3, 5) == nil {
+		t.Errorf("NewMaxPool(3, 2, 3, 2, 3, 5): nil")
+	}
+}
+
+// TestDirectPoolKernels compares the assembly pooling kernels and the
+// streaming deinterleave with the portable ones, bit for bit, on aligned
+// and unaligned rows.
+func TestDirectPoolKernels(t *testing.T) {
+	for _, im := range available() {
+		k := im.direct
+		if k == nil {
+			continue
+		}
+		L := k.lanes
+		rng := newRand(23)
+		src := randSlice(rng, 8192)
+		for i := range src {
+			if i%11 == 0 {
+				src[i] = src[i+1] // ties
+			}
+		}
+		src[5] = float32(math.NaN())
+		src[L+2] = float32(math.Inf(-1))
+		for _, c := range []struct{ n, kh, kw, sw int }{{1, 1, 1, 1}, {6, 2, 2, 2}, {3, 3, 2, 3}, {4, 1, 3, 4}} {
+			t.Run(fmt.Sprintf("%s/pool/%v", im.name, c), func(t *testing.T) {
+				pix, row := 4*(3*L), 4*(3*L)*(c.n*c.sw+2)
+				dstStep, argStep := 4*(2*L), 4*(3*L)
+				got, want := make([]float32, c.n*dstStep/4), make([]float32, c.n*dstStep/4)
+				gotArg, wantArg := make([]int32, c.n*argStep/4), make([]int32, c.n*argStep/4)
+				k.maxPool(&got[0], dstStep, &gotArg[0], argStep, &src[L], pix, row, c.n, c.kh, c.kw, c.sw, 7, 40, 0.25)
+				goDirectPoolMax(L)(&want[0], dstStep, &wantArg[0], argStep, &src[L], pix, row, c.n, c.kh, c.kw, c.sw, 7, 40, 0.25)
+				sameBits(t, "pooled", got, want)
+				for i := range wantArg {
+					if gotArg[i] != wantArg[i] {
+						t.Fatalf("index %d = %d, want %d", i, gotArg[i], wantArg[i])
+					}
+				}
+				grad := randSlice(newRand(24), c.n*dstStep/4)
+				grad[0] = float32(math.Copysign(0, -1))
+				size := c.kh*row/4 + c.n*c.sw*pix/4
+				gotDx, wantDx := randSlice(newRand(25), size), make([]float32, size)
+				copy(wantDx, gotDx)
+				k.unpool(&gotDx[0], pix, row, &grad[0], dstStep, &wantArg[0], argStep, c.n, c.kh, c.kw, c.sw, 7, 40)
+				goDirectUnpool(L)(&wantDx[0], pix, row, &grad[0], dstStep, &wantArg[0], argStep, c.n, c.kh, c.kw, c.sw, 7, 40)
+				sameBits(t, "routed", gotDx, wantDx)
+			})
+		}
+		for _, w := range []int{1, L - 1, L, 2 * L, 3*L + 5} {
+			for _, n := range []int{1, L/2 + 1, L} {
+				for _, shift := range []int{0, 1} {
+					t.Run(fmt.Sprintf("%s/stream/w=%d/n=%d/shift=%d", im.name, w, n, shift), func(t *testing.T) {
+						buf := make([]float32, n*(w+2*L)+4*L)
+						// The first row at a vector boundary (plus shift floats),
+						// the rows w+L floats apart.
+						off := shift
+						for uintptr(unsafe.Pointer(&buf[off-shift]))%uintptr(4*L) != 0 {
+							off++
+						}
+						stride := 4 * (w + L)
+						got := buf[off:]
+						want := append([]float32(nil), got...)
+						k.deinterleaveStream(&got[0], stride, &src[0], 4*(2*L), w, n, 0.5)
+						deinterleaveGo(L)(&want[0], stride, &src[0], 4*(2*L), w, n, 0.5)
+						sameBits(t, "deinterleaved", got, want)
+					})
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,325 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The max-pooling kernels of the direct convolution's interleaved blocks
+// (see package kernel's directpool.go): each vector holds one pixel of
+// one channel of every image of a block, so a window's maximum, and the
+// index of the first maximal element, is a few vector compares.
+//
+//	dpoolMax*    n outputs of one row of one channel: the maximum of the
+//	             window of each, its values plus a bias, and its index
+//	dunpool*     the gradient of n windows: each window's gradient, plus
+//	             zero, goes to the element its index names, zero to the
+//	             others
+//	deinterleaveStream*  deinterleave* with non-temporal stores of the
+//	             whole aligned vectors, for outputs not read again soon
+
+func buildDirectPool(c *build.Context) {
+	tab := directPoolConsts(c)
+	for _, isa := range []directISA{direct512, direct256} {
+		dpoolMax(c, isa)
+		dunpool(c, isa)
+	}
+	deinterleaveStream512(c)
+	deinterleaveStream256(c, tab)
+}
+
+// directPoolConsts emits the int32 lane numbers 0..7 for AVX2 lane masks.
+func directPoolConsts(c *build.Context) operand.Mem {
+	m := c.StaticGlobal("directPoolConsts")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for l := 0; l < 8; l++ {
+		c.AddDatum(4*l, operand.U32(l))
+	}
+	return m
+}
+
+// deinterleaveStream512 emits deinterleaveStreamAVX512: deinterleave512
+// whose whole rows of 16 pixels at 64-byte aligned addresses are stored
+// by VMOVNTPS, the others under the opmask; an SFENCE orders the stores
+// before the return.
+func deinterleaveStream512(c *build.Context) {
+	c.Function("deinterleaveStreamAVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)")
+	c.Doc("deinterleaveStreamAVX512 is deinterleaveAVX512 with non-temporal stores of whole aligned rows (see directKernels.deinterleaveStream).")
+	dst, dstStride, src, srcStep, w, n := reg.RDI, reg.R11, reg.RSI, reg.R8, reg.RCX, reg.RDX
+	p, width := reg.R9, reg.R10
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("dstStride"), dstStride)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("srcStep"), srcStep)
+	c.Load(c.Param("w"), w)
+	c.Load(c.Param("n"), n)
+	bias := paramAddr(c, "bias")
+	c.TESTQ(w, w)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("block")
+	c.MOVQ(operand.U32(16), width)
+	c.CMPQ(w, width)
+	c.CMOVQLT(w, width)
+	c.MOVL(operand.U32(0xffff), reg.R12L)
+	c.BZHIL(reg.R10L, reg.R12L, reg.R12L)
+	c.KMOVW(reg.R12L, reg.K1)
+	loadRows(c, direct512, 16, width, src, srcStep, "", func(r int, m operand.Mem) {
+		c.VMOVUPS(m, zmm(r))
+	})
+	c.ADDQ(srcStep, src)
+	transpose16(c)
+	c.MOVQ(dst, p)
+	for r := 0; r < 16; r++ {
+		if r > 0 {
+			c.CMPQ(n, operand.U8(r))
+			c.JLE(operand.LabelRef("stored"))
+		}
+		c.VADDPS_BCST(bias, zmm(r), zmm(r))
+		masked, next := fmt.Sprintf("masked%d", r), fmt.Sprintf("next%d", r)
+		c.CMPQ(width, operand.U8(16))
+		c.JNE(operand.LabelRef(masked))
+		c.TESTQ(operand.U32(63), p)
+		c.JNZ(operand.LabelRef(masked))
+		c.VMOVNTPS(zmm(r), operand.Mem{Base: p})
+		c.JMP(operand.LabelRef(next))
+		c.Label(masked)
+		c.VMOVUPS(zmm(r), reg.K1, operand.Mem{Base: p})
+		c.Label(next)
+		c.ADDQ(dstStride, p)
+	}
+	c.Label("stored")
+	c.ADDQ(operand.U8(64), dst)
+	c.SUBQ(width, w)
+	c.JG(operand.LabelRef("block"))
+	c.SFENCE()
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// deinterleaveStream256 emits deinterleaveStreamAVX2 (see
+// deinterleaveStream512): whole rows of 8 pixels at 32-byte aligned
+// addresses by VMOVNTPS, the others under a VMASKMOVPS lane mask.
+func deinterleaveStream256(c *build.Context, tab operand.Mem) {
+	c.Function("deinterleaveStreamAVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)")
+	c.Doc("deinterleaveStreamAVX2 is deinterleaveAVX2 with non-temporal stores of whole aligned rows (see directKernels.deinterleaveStream).")
+	dst, dstStride, src, srcStep, w, n := reg.RDI, reg.R11, reg.RSI, reg.R8, reg.RCX, reg.RDX
+	p, width := reg.R9, reg.R10
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("dstStride"), dstStride)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("srcStep"), srcStep)
+	c.Load(c.Param("w"), w)
+	c.Load(c.Param("n"), n)
+	c.TESTQ(w, w)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("block")
+	c.MOVQ(operand.U32(8), width)
+	c.CMPQ(w, width)
+	c.CMOVQLT(w, width)
+	loadRows(c, direct256, 8, width, src, srcStep, "", func(r int, m operand.Mem) {
+		c.VMOVUPS(m, ymm(r))
+	})
+	c.ADDQ(srcStep, src)
+	transpose8(c)
+	lanesBelowDirect(c, tab, width, reg.Y0)
+	c.VBROADCASTSS(paramAddr(c, "bias"), reg.Y1)
+	c.MOVQ(dst, p)
+	for r := 0; r < 8; r++ {
+		if r > 0 {
+			c.CMPQ(n, operand.U8(r))
+			c.JLE(operand.LabelRef("stored"))
+		}
+		c.VADDPS(reg.Y1, ymm(8+r), ymm(8+r))
+		masked, next := fmt.Sprintf("masked%d", r), fmt.Sprintf("next%d", r)
+		c.CMPQ(width, operand.U8(8))
+		c.JNE(operand.LabelRef(masked))
+		c.TESTQ(operand.U32(31), p)
+		c.JNZ(operand.LabelRef(masked))
+		c.VMOVNTPS(ymm(8+r), operand.Mem{Base: p})
+		c.JMP(operand.LabelRef(next))
+		c.Label(masked)
+		c.VMASKMOVPS(ymm(8+r), reg.Y0, operand.Mem{Base: p})
+		c.Label(next)
+		c.ADDQ(dstStride, p)
+	}
+	c.Label("stored")
+	c.ADDQ(operand.U8(32), dst)
+	c.SUBQ(width, w)
+	c.JG(operand.LabelRef("block"))
+	c.SFENCE()
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// dpoolMax emits dpoolMax{AVX512,AVX2}: for o < n,
+//
+//	best = −MaxFloat32, idx = −1
+//	for i < kh, j < kw: v = vector at src + o·sw·pixStep + i·rowStep + j·pixStep, plus bias
+//	                    if v > best (ordered): best, idx = v, base + o·sw + i·ld + j
+//	store best at dst + o·dstStep, idx at arg + o·argStep
+//
+// Caffe's rule: the first maximal element of the window in row-major
+// order wins, and −Inf and NaN are never chosen.
+func dpoolMax(c *build.Context, isa directISA) {
+	c.Function("dpoolMax" + isa.suffix)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *float32, dstStep int, arg *int32, argStep int, src *float32, pixStep, rowStep, n, kh, kw, sw int, base, ld int32, bias float32)")
+	c.Doc("dpoolMax" + isa.suffix + " max-pools n windows of interleaved pixel vectors, recording the index of each maximum (see directKernels.maxPool).")
+	dst, arg, src, pixStep, rowStep, n := reg.RDI, reg.RSI, reg.RBX, reg.R10, reg.R11, reg.RCX
+	idx0, outStride, rowPtr, colPtr, rowIdx, colIdx, i, j := reg.RAX, reg.R14, reg.R12, reg.R13, reg.RDX, reg.R8, reg.R15, reg.R9
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("arg"), arg)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("pixStep"), pixStep)
+	c.Load(c.Param("rowStep"), rowStep)
+	c.Load(c.Param("n"), n)
+	c.Load(c.Param("sw"), outStride)
+	c.IMULQ(pixStep, outStride)
+	c.MOVL(paramAddr(c, "base"), idx0.As32())
+	v, best, idx, bias, lowest, none := isa.vec(0), isa.vec(1), isa.vec(2), isa.vec(isa.regs-1), isa.vec(isa.regs-2), isa.vec(isa.regs-3)
+	cmp, bidx := isa.vec(3), isa.vec(4)
+	c.VBROADCASTSS(paramAddr(c, "bias"), bias)
+	c.MOVL(operand.U32(0xff7fffff), rowIdx.As32()) // −MaxFloat32
+	if isa.bytes == 64 {
+		c.VPBROADCASTD(rowIdx.As32(), lowest)
+		c.VPTERNLOGD(operand.U8(0xff), none, none, none)
+	} else {
+		c.MOVD(rowIdx.As32(), lowest.AsX())
+		c.VPBROADCASTD(lowest.AsX(), lowest)
+		c.VPCMPEQD(none, none, none)
+	}
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("output")
+	if isa.bytes == 64 {
+		c.VMOVAPS(lowest, best)
+		c.VMOVDQA32(none, idx)
+	} else {
+		c.VMOVAPS(lowest, best)
+		c.VMOVDQA(none, idx)
+	}
+	c.MOVQ(src, rowPtr)
+	c.MOVL(idx0.As32(), rowIdx.As32())
+	c.Load(c.Param("kh"), i)
+	c.Label("row")
+	c.MOVQ(rowPtr, colPtr)
+	c.MOVL(rowIdx.As32(), colIdx.As32())
+	c.Load(c.Param("kw"), j)
+	c.Label("col")
+	c.VADDPS(operand.Mem{Base: colPtr}, bias, v)
+	if isa.bytes == 64 {
+		c.VCMPPS(operand.U8(0x1e), best, v, reg.K1) // K1 = v > best, ordered
+		c.VMOVAPS(v, reg.K1, best)
+		c.VPBROADCASTD(colIdx.As32(), reg.K1, idx)
+	} else {
+		c.VCMPPS(operand.U8(0x1e), best, v, cmp)
+		c.VBLENDVPS(cmp, v, best, best)
+		c.MOVD(colIdx.As32(), bidx.AsX())
+		c.VPBROADCASTD(bidx.AsX(), bidx)
+		c.VBLENDVPS(cmp, bidx, idx, idx)
+	}
+	c.ADDQ(pixStep, colPtr)
+	c.INCL(colIdx.As32())
+	c.DECQ(j)
+	c.JNZ(operand.LabelRef("col"))
+	c.ADDQ(rowStep, rowPtr)
+	c.ADDL(paramAddr(c, "ld"), rowIdx.As32())
+	c.DECQ(i)
+	c.JNZ(operand.LabelRef("row"))
+	c.VMOVUPS(best, operand.Mem{Base: dst})
+	if isa.bytes == 64 {
+		c.VMOVDQU32(idx, operand.Mem{Base: arg})
+	} else {
+		c.VMOVDQU(idx, operand.Mem{Base: arg})
+	}
+	c.ADDQ(paramAddr(c, "dstStep"), dst)
+	c.ADDQ(paramAddr(c, "argStep"), arg)
+	c.ADDQ(outStride, src)
+	c.ADDQ(paramAddr(c, "sw"), idx0) // the low half is the index
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("output"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// dunpool emits dunpool{AVX512,AVX2}: for o < n, with g the vector at
+// grad + o·gradStep plus zero and m the index vector at arg + o·argStep,
+//
+//	for i < kh, j < kw: the vector at dst + o·sw·pixStep + i·rowStep + j·pixStep
+//	                    = g where m = base + o·sw + i·ld + j, else 0
+func dunpool(c *build.Context, isa directISA) {
+	c.Function("dunpool" + isa.suffix)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32)")
+	c.Doc("dunpool" + isa.suffix + " routes the gradients of n max-pooling windows of interleaved pixel vectors to their maxima (see directKernels.unpool).")
+	dst, arg, grad, pixStep, rowStep, n := reg.RDI, reg.RSI, reg.RBX, reg.R10, reg.R11, reg.RCX
+	idx0, outStride, rowPtr, colPtr, rowIdx, colIdx, i, j := reg.RAX, reg.R14, reg.R12, reg.R13, reg.RDX, reg.R8, reg.R15, reg.R9
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("arg"), arg)
+	c.Load(c.Param("grad"), grad)
+	c.Load(c.Param("pixStep"), pixStep)
+	c.Load(c.Param("rowStep"), rowStep)
+	c.Load(c.Param("n"), n)
+	c.Load(c.Param("sw"), outStride)
+	c.IMULQ(pixStep, outStride)
+	c.MOVL(paramAddr(c, "base"), idx0.As32())
+	g, m, at, out, zeros := isa.vec(0), isa.vec(1), isa.vec(2), isa.vec(3), isa.vec(isa.regs-1)
+	zero(c, isa, zeros)
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("output")
+	c.VMOVUPS(operand.Mem{Base: grad}, g)
+	c.VADDPS(zeros, g, g)
+	c.VMOVUPS(operand.Mem{Base: arg}, m)
+	c.MOVQ(dst, rowPtr)
+	c.MOVL(idx0.As32(), rowIdx.As32())
+	c.Load(c.Param("kh"), i)
+	c.Label("row")
+	c.MOVQ(rowPtr, colPtr)
+	c.MOVL(rowIdx.As32(), colIdx.As32())
+	c.Load(c.Param("kw"), j)
+	c.Label("col")
+	if isa.bytes == 64 {
+		c.VPBROADCASTD(colIdx.As32(), at)
+		c.VPCMPEQD(at, m, reg.K1)
+		c.VMOVAPS_Z(g, reg.K1, out)
+	} else {
+		c.MOVD(colIdx.As32(), at.AsX())
+		c.VPBROADCASTD(at.AsX(), at)
+		c.VPCMPEQD(at, m, out)
+		c.VANDPS(g, out, out)
+	}
+	c.VMOVUPS(out, operand.Mem{Base: colPtr})
+	c.ADDQ(pixStep, colPtr)
+	c.INCL(colIdx.As32())
+	c.DECQ(j)
+	c.JNZ(operand.LabelRef("col"))
+	c.ADDQ(rowStep, rowPtr)
+	c.ADDL(paramAddr(c, "ld"), rowIdx.As32())
+	c.DECQ(i)
+	c.JNZ(operand.LabelRef("row"))
+	c.ADDQ(paramAddr(c, "gradStep"), grad)
+	c.ADDQ(paramAddr(c, "argStep"), arg)
+	c.ADDQ(outStride, dst)
+	c.ADDQ(paramAddr(c, "sw"), idx0) // the low half is the index
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("output"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
