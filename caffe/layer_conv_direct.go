@@ -39,14 +39,13 @@ type convDirectState struct {
 	workers     int
 	bwdParts    int
 	// The max pooling of the output on the interleaved blocks, for a
-	// fused group (net_fuse.go): the plans (tailPool for the tail's),
-	// the pooling's geometry they were made for, and each block's
-	// interleaved argmax mask, maskSize int32s apart.
-	pool, tailPool *kernel.DirectPool
-	poolTail       *kernel.DirectConv // the tail plan tailPool pools
-	poolGeom       [6]int
-	masks          []int32
-	maskSize       int
+	// fused group (net_fuse.go): the plan, the pooling's geometry it was
+	// made for, and each block's interleaved argmax mask, maskSize
+	// int32s apart. (A state that runs Forward has no tail plan.)
+	pool     *kernel.DirectPool
+	poolGeom [6]int
+	masks    []int32
+	maskSize int
 }
 
 // setupDirect plans the direct convolution when it applies: stride 1, no
@@ -175,10 +174,10 @@ func (d *convDirectState) block(b, w int) (*kernel.DirectConv, *kernel.DirectBlo
 // interleaved blocks and reports whether the fused group can use it: a
 // MAX pooling without padding of windows that do not overlap, each inside
 // the output (kernel.DirectConv.NewMaxPool), of the convolution's own
-// values (no rectifier between them).
+// values (no rectifier between them), every block on the direct path.
 func (l *Convolution) setupDirectPool(f *convFusion) bool {
 	d, p := l.direct, f.pool
-	if d == nil || p == nil || f.relu != nil || p.method != caffepb.PoolingParameter_MAX || p.padH != 0 || p.padW != 0 {
+	if d == nil || d.colTail || p == nil || f.relu != nil || p.method != caffepb.PoolingParameter_MAX || p.padH != 0 || p.padW != 0 {
 		return false
 	}
 	geom := [...]int{p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW}
@@ -186,18 +185,10 @@ func (l *Convolution) setupDirectPool(f *convFusion) bool {
 		// (A new plan comes with a new state.)
 		d.poolGeom = geom
 		d.pool = d.plan.NewMaxPool(p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW)
-		d.tailPool, d.poolTail = nil, nil
 	}
-	if d.pool == nil {
+	if d.pool == nil || d.tail != nil {
 		return false
 	}
-	if d.tail != nil && d.poolTail != d.tail {
-		d.tailPool, d.poolTail = d.tail.NewMaxPool(p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW), d.tail
-	}
-	if d.tail != nil && d.tailPool == nil {
-		return false
-	}
-	// The main plan's lanes are the most.
 	d.maskSize = d.pool.MaskSize()
 	if need := d.nblocks * d.maskSize; len(d.masks) < need {
 		d.masks = make([]int32, need)
@@ -207,11 +198,7 @@ func (l *Convolution) setupDirectPool(f *convFusion) bool {
 
 // blockPool returns the pooling plan and the interleaved mask of block b.
 func (d *convDirectState) blockPool(b int) (*kernel.DirectPool, []int32) {
-	m := d.masks[b*d.maskSize : (b+1)*d.maskSize]
-	if d.tail != nil && b == d.nblocks-1 {
-		return d.tailPool, m
-	}
-	return d.pool, m
+	return d.pool, d.masks[b*d.maskSize : (b+1)*d.maskSize]
 }
 
 // writePoolMask writes the pooling's mask in its own layout from the
