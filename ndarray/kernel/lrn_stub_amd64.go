@@ -4,31 +4,6 @@
 
 package kernel
 
-// lrnScaleAVX512 sets sc[i] = fma(na, xout[i]², fma(a, xin[i]², sc[i])) for i < len(sc), with the squares rounded (na = −a).
-//
-//go:noescape
-func lrnScaleAVX512(sc []float32, xin []float32, xout []float32, a float32, na float32)
-
-// lrnForward75AVX512 sets sc[i] as lrnScale, then y[i] = x[i]·(1/(√sc[i]·√√sc[i])), each operation rounded, for i < len(sc).
-//
-//go:noescape
-func lrnForward75AVX512(y []float32, sc []float32, x []float32, xin []float32, xout []float32, a float32, na float32)
-
-// lrnRatioAVX512 sets sc[i] as lrnScale, then r[i] = (dy[i]·y[i]) / sc[i], each operation rounded, for i < len(sc).
-//
-//go:noescape
-func lrnRatioAVX512(r []float32, sc []float32, xin []float32, xout []float32, dy []float32, y []float32, a float32, na float32)
-
-// lrnRatio75AVX512 sets sc[i] as lrnScale, then r[i] = (dy[i]·y[i]) / sc[i] and pow[i] = 1/(√sc[i]·√√sc[i]), each operation rounded, for i < len(sc).
-//
-//go:noescape
-func lrnRatio75AVX512(r []float32, pow []float32, sc []float32, xin []float32, xout []float32, dy []float32, y []float32, a float32, na float32)
-
-// lrnBackwardAVX512 sets acc[i] += rin[i], dx[i] = fma(nratio, x[i]·acc[i], dy[i]·pow[i]) and acc[i] −= rout[i], each operation rounded, for i < len(acc).
-//
-//go:noescape
-func lrnBackwardAVX512(dx []float32, acc []float32, rin []float32, rout []float32, x []float32, dy []float32, pow []float32, nratio float32)
-
 // lrnScaleAVX2 sets sc[i] = fma(na, xout[i]², fma(a, xin[i]², sc[i])) for i < len(sc), with the squares rounded (na = −a).
 //
 //go:noescape
