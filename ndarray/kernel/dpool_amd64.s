@@ -125,7 +125,7 @@ done:
 	RET
 
 // func dpoolMaxAVX2(dst *float32, dstStep int, arg *int32, argStep int, src *float32, pixStep int, rowStep int, n int, kh int, kw int, sw int, base int32, ld int32, bias float32)
-// Requires: AVX, AVX2, SSE2
+// Requires: AVX, AVX2
 TEXT ·dpoolMaxAVX2(SB), NOSPLIT, $0-100
 	MOVQ         dst+0(FP), DI
 	MOVQ         arg+16(FP), SI
@@ -138,7 +138,7 @@ TEXT ·dpoolMaxAVX2(SB), NOSPLIT, $0-100
 	MOVL         base+88(FP), AX
 	VBROADCASTSS bias+96(FP), Y15
 	MOVL         $0xff7fffff, DX
-	MOVD         DX, X14
+	VMOVD        DX, X14
 	VPBROADCASTD X14, Y14
 	VPCMPEQD     Y13, Y13, Y13
 	TESTQ        CX, CX
@@ -160,7 +160,7 @@ col:
 	VADDPS       (R13), Y15, Y0
 	VCMPPS       $0x1e, Y1, Y0, Y3
 	VBLENDVPS    Y3, Y0, Y1, Y1
-	MOVD         R8, X4
+	VMOVD        R8, X4
 	VPBROADCASTD X4, Y4
 	VBLENDVPS    Y3, Y4, Y2, Y2
 	ADDQ         R10, R13
@@ -185,7 +185,7 @@ done:
 	RET
 
 // func dunpoolAVX2(dst *float32, pixStep int, rowStep int, grad *float32, gradStep int, arg *int32, argStep int, n int, kh int, kw int, sw int, base int32, ld int32)
-// Requires: AVX, AVX2, SSE2
+// Requires: AVX, AVX2
 TEXT ·dunpoolAVX2(SB), NOSPLIT, $0-96
 	MOVQ   dst+0(FP), DI
 	MOVQ   arg+40(FP), SI
@@ -214,7 +214,7 @@ row:
 	MOVQ kw+72(FP), R9
 
 col:
-	MOVD         R8, X2
+	VMOVD        R8, X2
 	VPBROADCASTD X2, Y2
 	VPCMPEQD     Y2, Y1, Y3
 	VANDPS       Y0, Y3, Y3

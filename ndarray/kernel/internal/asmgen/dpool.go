@@ -197,7 +197,7 @@ func dpoolMax(c *build.Context, isa directISA) {
 		c.VPBROADCASTD(rowIdx.As32(), lowest)
 		c.VPTERNLOGD(operand.U8(0xff), none, none, none)
 	} else {
-		c.MOVD(rowIdx.As32(), lowest.AsX())
+		c.VMOVD(rowIdx.As32(), lowest.AsX())
 		c.VPBROADCASTD(lowest.AsX(), lowest)
 		c.VPCMPEQD(none, none, none)
 	}
@@ -227,7 +227,7 @@ func dpoolMax(c *build.Context, isa directISA) {
 	} else {
 		c.VCMPPS(operand.U8(0x1e), best, v, cmp)
 		c.VBLENDVPS(cmp, v, best, best)
-		c.MOVD(colIdx.As32(), bidx.AsX())
+		c.VMOVD(colIdx.As32(), bidx.AsX())
 		c.VPBROADCASTD(bidx.AsX(), bidx)
 		c.VBLENDVPS(cmp, bidx, idx, idx)
 	}
@@ -299,7 +299,7 @@ func dunpool(c *build.Context, isa directISA) {
 		c.VPCMPEQD(at, m, reg.K1)
 		c.VMOVAPS_Z(g, reg.K1, out)
 	} else {
-		c.MOVD(colIdx.As32(), at.AsX())
+		c.VMOVD(colIdx.As32(), at.AsX())
 		c.VPBROADCASTD(at.AsX(), at)
 		c.VPCMPEQD(at, m, out)
 		c.VANDPS(g, out, out)
