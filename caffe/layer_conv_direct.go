@@ -18,30 +18,22 @@ var convDirect = true
 // weights' gradient), which are added in order, as on the column path.
 //
 // A last block of at most half the lanes runs on the column products
-// (colTail: one chunk of its images, as on the column path), whose cost
-// follows its images, where a block of lanes costs as much as a full one:
-// CIFAR-10's batch of 100 costs six blocks and the products of four
-// images, not seven blocks. Where the direct path computes only the
-// weight gradient (wgrad), the last block runs on a plan of narrower
-// kernels when the CPU has them (AVX2's 8 lanes beside AVX-512's 16).
+// (colTail: as on the column path), whose cost follows its images, where
+// a block of lanes costs as much as a full one (and a block of AVX2's 8
+// lanes as much as one of AVX-512's 16): CIFAR-10's batch of 100 costs
+// six blocks and the products of four images, not seven blocks.
 type convDirectState struct {
-	plan    *kernel.DirectConv
-	blocks  *kernel.DirectBlocks
-	scratch []*kernel.DirectScratch
-	nblocks int
-	// The narrow plan of the last block, its buffers, and the block's
-	// images; tail is nil when the last block runs on plan.
-	tail        *kernel.DirectConv
-	tailBlocks  *kernel.DirectBlocks
-	tailScratch []*kernel.DirectScratch
-	tailN       int
-	colTail     bool
-	workers     int
-	bwdParts    int
+	plan     *kernel.DirectConv
+	blocks   *kernel.DirectBlocks
+	scratch  []*kernel.DirectScratch
+	nblocks  int
+	colTail  bool
+	workers  int
+	bwdParts int
 	// The max pooling of the output on the interleaved blocks, for a
 	// fused group (net_fuse.go): the plan, the pooling's geometry it was
 	// made for, and each block's interleaved argmax mask, maskSize
-	// int32s apart. (A state that runs Forward has no tail plan.)
+	// int32s apart.
 	pool     *kernel.DirectPool
 	poolGeom [6]int
 	masks    []int32
@@ -99,28 +91,11 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 		d.scratch = append(d.scratch, d.plan.NewScratch())
 	}
 	n := l.num % lanes
-	d.colTail = forward && n > 0 && n <= lanes/2
-	if d.colTail {
-		l.setupColTail(n, d.workers)
-	}
-	if n > 0 && n <= lanes/2 && !d.colTail {
-		if d.tail == nil || d.tailN != n {
-			d.tail = kernel.NewDirectConvFor(n, l.channels, l.height, l.width, l.numOutput, l.group, l.kh, l.kw, l.padH, l.padW)
-			d.tailScratch = d.tailScratch[:0]
-			d.tailBlocks = nil
-			if d.tail != nil && d.tail.Lanes() >= lanes {
-				d.tail = nil
-			}
-			if d.tail != nil && forward {
-				d.tailBlocks = d.tail.NewBlocks(1)
-			}
-		}
-		d.tailN = n
-		for d.tail != nil && len(d.tailScratch) < d.workers {
-			d.tailScratch = append(d.tailScratch, d.tail.NewScratch())
-		}
-	} else {
-		d.tail, d.tailBlocks, d.tailScratch, d.tailN = nil, nil, nil, 0
+	d.colTail = n > 0 && n <= lanes/2
+	if d.colTail && forward {
+		// The column path's chunks are set up here; a layer that runs
+		// forward on the column path has them already.
+		l.setupColTail(n)
 	}
 	d.bwdParts = 1
 	if d.workers > 1 {
@@ -142,32 +117,23 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 	return d
 }
 
-// setupColTail sets the column path up for one chunk of n images on
-// each of workers goroutines: the direct path's last block.
-func (l *Convolution) setupColTail(n, workers int) {
+// setupColTail sets the column path up for one chunk of n images, the
+// direct path's last block, in the first worker's buffers (one goroutine
+// runs the block).
+func (l *Convolution) setupColTail(n int) {
 	k, p := l.channels*l.kh*l.kw, l.outH*l.outW
 	l.chunk, l.keep, l.gemmThreads = n, false, 1
 	if l.bias && len(l.ones) < n*p {
 		l.ones = make([]float32, n*p)
 		fillFloats(l.ones, 1)
 	}
-	for len(l.scratch) < workers {
+	if len(l.scratch) == 0 {
 		l.scratch = append(l.scratch, &convScratch{})
 	}
-	for _, s := range l.scratch[:workers] {
-		s.col = growFloats(s.col, k*n*p)
-		s.buf = growFloats(s.buf, l.numOutput*n*p)
-		s.colChunk = -1
-	}
-}
-
-// block returns the plan of image block b and goroutine w's input slot
-// and scratch for it.
-func (d *convDirectState) block(b, w int) (*kernel.DirectConv, *kernel.DirectBlocks, int, *kernel.DirectScratch) {
-	if d.tail != nil && b == d.nblocks-1 {
-		return d.tail, d.tailBlocks, 0, d.tailScratch[w]
-	}
-	return d.plan, d.blocks, w, d.scratch[w]
+	s := l.scratch[0]
+	s.col = growFloats(s.col, k*n*p)
+	s.buf = growFloats(s.buf, l.numOutput*n*p)
+	s.colChunk = -1
 }
 
 // setupDirectPool plans the max pooling p of the output on the
@@ -186,7 +152,7 @@ func (l *Convolution) setupDirectPool(f *convFusion) bool {
 		d.poolGeom = geom
 		d.pool = d.plan.NewMaxPool(p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW)
 	}
-	if d.pool == nil || d.tail != nil {
+	if d.pool == nil {
 		return false
 	}
 	d.maskSize = d.pool.MaskSize()
@@ -226,9 +192,6 @@ func (l *Convolution) directFits() bool {
 func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 	d := l.direct
 	d.plan.PackForward(l.blobs[0].DataSlice())
-	if d.tail != nil {
-		d.tail.PackForward(l.blobs[0].DataSlice())
-	}
 	for i := range bottom {
 		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
 		l.runner.run(d.workers, d.nblocks, l.dFwdFn)
@@ -247,13 +210,13 @@ func (l *Convolution) directForwardWorker(w, p int) {
 		bias = l.blobs[1].DataSlice()
 	}
 	if d.colTail && p == d.nblocks-1 {
-		l.forwardChunk(l.scratch[w], lo, n)
+		l.forwardChunk(l.scratch[0], lo, n)
 		if f := l.fused; f != nil {
 			f.forwardBlock(lo, n)
 		}
 		return
 	}
-	plan, blocks, slot, s := d.block(p, w)
+	plan, blocks, slot, s := d.plan, d.blocks, w, d.scratch[w]
 	x, y := l.x[lo*l.imgSize:(lo+n)*l.imgSize], l.y[lo*l.outSize:(lo+n)*l.outSize]
 	if f := l.fused; f != nil && f.lanes {
 		pool, mask := d.blockPool(p)
@@ -284,9 +247,6 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		}
 		if l.wantDown && !packed {
 			d.plan.PackBackward(l.blobs[0].DataSlice())
-			if d.tail != nil {
-				d.tail.PackBackward(l.blobs[0].DataSlice())
-			}
 			packed = true
 		}
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
@@ -329,7 +289,9 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 			f.backwardBlock(w, first, n)
 		}
 		if d.colTail && b == d.nblocks-1 {
-			l.backwardChunk(l.scratch[w], g, dw, true, first, n)
+			for c := first; c < first+n; c += l.chunk {
+				l.backwardChunk(l.scratch[0], g, dw, true, c, min(l.chunk, first+n-c))
+			}
 			continue
 		}
 		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
@@ -347,7 +309,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		if !l.wantW && !l.wantDown {
 			continue
 		}
-		plan, _, _, s := d.block(b, w)
+		plan, s := d.plan, d.scratch[w]
 		if l.wantDown {
 			plan.LoadGrad(s, dy, n)
 			plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
@@ -367,7 +329,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 // path.
 func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b, first, n int) {
 	d, f := l.direct, l.fused
-	plan, _, _, s := d.block(b, w)
+	plan, s := d.plan, d.scratch[w]
 	pool, mask := d.blockPool(b)
 	size := f.pool.channels * f.pool.outH * f.pool.outW
 	pdy := f.pool.y[first*size : (first+n)*size]
