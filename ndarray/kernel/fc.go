@@ -98,11 +98,12 @@ func goFCKernel(mr, k int, a *float32, aRow, aStep int, b *float32, ldb int, t *
 var fcPackBudget = 1 << 18
 
 // fcStreamFrom is the size of the weights (k×n for FCInputGrad, m×n for
-// FCWeightGrad), in floats, from which the gradients stream them: smaller
-// weights stay in the cache, where Sgemm's packed blocks are as fast (on
-// AVX2 faster: its tiles of 6 rows would cut the input gradient's sums into
-// more pieces). The forward product streams them at every size.
-var fcStreamFrom = 1 << 20
+// FCWeightGrad), in floats, from which the gradients stream them. In a
+// net's backward pass even LeNet's ip1 (400K floats) finds its weights
+// out of L1 and L2 and gains, but tiny weights (CIFAR-10 quick's ip1, 64K
+// floats) stay in the cache, where Sgemm's packed blocks are faster. The
+// forward product streams them at every size.
+var fcStreamFrom = 1 << 17
 
 // FCParts returns how many parts the fully connected products split an
 // m×n×k product into for threads goroutines: 1 (not split) for one
