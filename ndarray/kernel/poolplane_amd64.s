@@ -470,18 +470,16 @@ strip:
 	MOVQ         DI, R12
 	MOVQ         SI, R13
 	XORQ         R10, R10
-	VMOVDQU      32(SP), Y10
-	VMASKMOVPS   (R11), Y10, Y4
-	VBLENDVPS    Y10, Y4, Y15, Y4
-	VMOVDQU      64(SP), Y10
-	VMASKMOVPS   32(R11), Y10, Y5
-	VBLENDVPS    Y10, Y5, Y15, Y5
-	VMOVDQU      96(SP), Y10
-	VMASKMOVPS   8(R11), Y10, Y6
-	VBLENDVPS    Y10, Y6, Y15, Y6
-	VMOVDQU      128(SP), Y10
-	VMASKMOVPS   40(R11), Y10, Y7
-	VBLENDVPS    Y10, Y7, Y15, Y7
+	CMPQ         R14, $0x08
+	JLT          partial
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	CMPQ         AX, $0x12
+	JLT          partial
+	VMOVUPS      (R11), Y4
+	VMOVUPS      32(R11), Y5
+	VMOVUPS      8(R11), Y6
+	VMOVUPS      40(R11), Y7
 	VSHUFPS      $0x88, Y5, Y4, Y0
 	VMAXPS       Y15, Y0, Y0
 	VSHUFPS      $0xdd, Y5, Y4, Y4
@@ -492,6 +490,96 @@ strip:
 	VCMPPS       $0x1e, Y0, Y6, Y10
 	VBLENDVPS    Y10, Y6, Y0, Y0
 	VBLENDVPS    Y10, poolPlaneConsts<>+768(SB), Y1, Y1
+
+outRowFull:
+	MOVQ      height+24(FP), R9
+	SUBQ      R10, R9
+	VMOVAPS   Y0, Y8
+	VMOVDQA   Y1, Y9
+	CMPQ      R9, $0x02
+	JLT       storeFull
+	VMOVUPS   (R11)(R8*4), Y4
+	VMOVUPS   32(R11)(R8*4), Y5
+	VMOVUPS   8(R11)(R8*4), Y6
+	VMOVUPS   40(R11)(R8*4), Y7
+	VSHUFPS   $0x88, Y5, Y4, Y2
+	VMAXPS    Y15, Y2, Y2
+	VSHUFPS   $0xdd, Y5, Y4, Y4
+	VSHUFPS   $0x88, Y7, Y6, Y6
+	VCMPPS    $0x1e, Y2, Y4, Y10
+	VBLENDVPS Y10, Y4, Y2, Y2
+	VANDPS    poolPlaneConsts<>+736(SB), Y10, Y3
+	VCMPPS    $0x1e, Y2, Y6, Y10
+	VBLENDVPS Y10, Y6, Y2, Y2
+	VBLENDVPS Y10, poolPlaneConsts<>+768(SB), Y3, Y3
+	VCMPPS    $0x1e, Y8, Y2, Y10
+	VBLENDVPS Y10, Y2, Y8, Y8
+	VPADDD    160(SP), Y3, Y3
+	VBLENDVPS Y10, Y3, Y9, Y9
+	CMPQ      R9, $0x03
+	JLT       storeFull
+	VMOVUPS   (R11)(R8*8), Y4
+	VMOVUPS   32(R11)(R8*8), Y5
+	VMOVUPS   8(R11)(R8*8), Y6
+	VMOVUPS   40(R11)(R8*8), Y7
+	VSHUFPS   $0x88, Y5, Y4, Y0
+	VMAXPS    Y15, Y0, Y0
+	VSHUFPS   $0xdd, Y5, Y4, Y4
+	VSHUFPS   $0x88, Y7, Y6, Y6
+	VCMPPS    $0x1e, Y0, Y4, Y10
+	VBLENDVPS Y10, Y4, Y0, Y0
+	VANDPS    poolPlaneConsts<>+736(SB), Y10, Y1
+	VCMPPS    $0x1e, Y0, Y6, Y10
+	VBLENDVPS Y10, Y6, Y0, Y0
+	VBLENDVPS Y10, poolPlaneConsts<>+768(SB), Y1, Y1
+	VCMPPS    $0x1e, Y8, Y0, Y10
+	VBLENDVPS Y10, Y0, Y8, Y8
+	VPADDD    192(SP), Y1, Y3
+	VBLENDVPS Y10, Y3, Y9, Y9
+
+storeFull:
+	VPADDD    Y11, Y9, Y9
+	VCMPPS    $0x12, Y15, Y8, Y10
+	VBLENDVPS Y10, poolPlaneConsts<>+800(SB), Y9, Y9
+	VPERMQ    $0xd8, Y8, Y8
+	VPERMQ    $0xd8, Y9, Y9
+	VMOVUPS   Y8, (R12)
+	VMOVDQU   Y9, (R13)
+	LEAQ      (R11)(R8*8), R11
+	MOVQ      outW+48(FP), AX
+	LEAQ      (R12)(AX*4), R12
+	LEAQ      (R13)(AX*4), R13
+	VPADDD    192(SP), Y11, Y11
+	ADDQ      $0x02, R10
+	MOVQ      outH+40(FP), AX
+	SHLQ      $0x01, AX
+	CMPQ      R10, AX
+	JLT       outRowFull
+	JMP       stripEnd
+
+partial:
+	VMOVDQU    32(SP), Y10
+	VMASKMOVPS (R11), Y10, Y4
+	VBLENDVPS  Y10, Y4, Y15, Y4
+	VMOVDQU    64(SP), Y10
+	VMASKMOVPS 32(R11), Y10, Y5
+	VBLENDVPS  Y10, Y5, Y15, Y5
+	VMOVDQU    96(SP), Y10
+	VMASKMOVPS 8(R11), Y10, Y6
+	VBLENDVPS  Y10, Y6, Y15, Y6
+	VMOVDQU    128(SP), Y10
+	VMASKMOVPS 40(R11), Y10, Y7
+	VBLENDVPS  Y10, Y7, Y15, Y7
+	VSHUFPS    $0x88, Y5, Y4, Y0
+	VMAXPS     Y15, Y0, Y0
+	VSHUFPS    $0xdd, Y5, Y4, Y4
+	VSHUFPS    $0x88, Y7, Y6, Y6
+	VCMPPS     $0x1e, Y0, Y4, Y10
+	VBLENDVPS  Y10, Y4, Y0, Y0
+	VANDPS     poolPlaneConsts<>+736(SB), Y10, Y1
+	VCMPPS     $0x1e, Y0, Y6, Y10
+	VBLENDVPS  Y10, Y6, Y0, Y0
+	VBLENDVPS  Y10, poolPlaneConsts<>+768(SB), Y1, Y1
 
 outRow:
 	MOVQ       height+24(FP), R9
@@ -574,12 +662,14 @@ store:
 	SHLQ       $0x01, AX
 	CMPQ       R10, AX
 	JLT        outRow
-	ADDQ       $0x40, BX
-	ADDQ       $0x20, DI
-	ADDQ       $0x20, SI
-	ADDQ       $0x10, CX
-	SUBQ       $0x08, R14
-	JG         strip
+
+stripEnd:
+	ADDQ $0x40, BX
+	ADDQ $0x20, DI
+	ADDQ $0x20, SI
+	ADDQ $0x10, CX
+	SUBQ $0x08, R14
+	JG   strip
 	VZEROUPPER
 	RET
 
@@ -783,7 +873,125 @@ strip:
 	MOVQ         SI, R12
 	MOVQ         BX, R13
 	XORQ         R10, R10
+	CMPQ         R14, $0x08
+	JLT          partial
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	CMPQ         AX, $0x10
+	JLT          partial
 
+outRowFull:
+	MOVQ         height+24(FP), R9
+	SUBQ         R10, R9
+	VMOVDQU      (R13), Y0
+	VMOVUPS      (R12), Y1
+	VMOVDQU      poolPlaneConsts<>+320(SB), Y9
+	VPERMD       Y0, Y9, Y4
+	VPERMPS      Y1, Y9, Y6
+	VMOVDQU      poolPlaneConsts<>+384(SB), Y9
+	VPERMD       Y0, Y9, Y5
+	VPERMPS      Y1, Y9, Y7
+	TESTQ        CX, CX
+	JZ           firstFull
+	VPBROADCASTD -4(R13), Y9
+	VPBLENDD     $0x01, Y9, Y5, Y5
+	VBROADCASTSS -4(R12), Y9
+	VBLENDPS     $0x01, Y9, Y7, Y7
+	JMP          carriedFull
+
+firstFull:
+	VPBLENDD $0x01, Y3, Y5, Y5
+
+carriedFull:
+	VPBLENDD $0xaa, Y3, Y5, Y5
+	VPSUBD   Y2, Y4, Y4
+	VPSUBD   Y2, Y5, Y5
+	VMOVAPS  Y10, Y8
+	VPCMPEQD (SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD (SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVUPS  Y8, (R11)
+	CMPQ     R9, $0x02
+	JLT      half1Full
+	VXORPS   Y8, Y8, Y8
+	VPCMPEQD 32(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD 32(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVUPS  Y8, (R11)(R8*4)
+	CMPQ     R9, $0x03
+	JLT      half1Full
+	VXORPS   Y10, Y10, Y10
+	VPCMPEQD 64(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y10, Y10
+	VPCMPEQD 64(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y10, Y10
+
+half1Full:
+	VMOVDQU  poolPlaneConsts<>+352(SB), Y9
+	VPERMD   Y0, Y9, Y4
+	VPERMPS  Y1, Y9, Y6
+	VMOVDQU  poolPlaneConsts<>+416(SB), Y9
+	VPERMD   Y0, Y9, Y5
+	VPERMPS  Y1, Y9, Y7
+	VPBLENDD $0xaa, Y3, Y5, Y5
+	VPSUBD   Y2, Y4, Y4
+	VPSUBD   Y2, Y5, Y5
+	VPSUBD   poolPlaneConsts<>+448(SB), Y4, Y4
+	VPSUBD   poolPlaneConsts<>+448(SB), Y5, Y5
+	VMOVAPS  Y11, Y8
+	VPCMPEQD (SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD (SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVUPS  Y8, 32(R11)
+	CMPQ     R9, $0x02
+	JLT      nextFull
+	VXORPS   Y8, Y8, Y8
+	VPCMPEQD 32(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD 32(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVUPS  Y8, 32(R11)(R8*4)
+	CMPQ     R9, $0x03
+	JLT      nextFull
+	VXORPS   Y11, Y11, Y11
+	VPCMPEQD 64(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y11, Y11
+	VPCMPEQD 64(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y11, Y11
+
+nextFull:
+	LEAQ    (R11)(R8*8), R11
+	MOVQ    outW+48(FP), AX
+	LEAQ    (R12)(AX*4), R12
+	LEAQ    (R13)(AX*4), R13
+	VPADDD  64(SP), Y2, Y2
+	ADDQ    $0x02, R10
+	MOVQ    outH+40(FP), AX
+	SHLQ    $0x01, AX
+	CMPQ    R10, AX
+	JLT     outRowFull
+	CMPQ    R9, $0x03
+	JLT     stripEnd
+	VMOVUPS Y10, (R11)
+	VMOVUPS Y11, 32(R11)
+	JMP     stripEnd
+
+partial:
 outRow:
 	MOVQ         height+24(FP), R9
 	SUBQ         R10, R9

@@ -303,9 +303,13 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 	c.MOVQ(mS, mp)
 	c.XORQ(ph2, ph2)
 
-	horiz := func(row operand.Mem, hv, hr reg.VecPhysical) {
+	horiz := func(row operand.Mem, hv, hr reg.VecPhysical, full bool) {
 		at := func(off int) operand.Mem { m := row; m.Disp += off; return m }
 		for i, r := range []reg.VecPhysical{v0, v1, u0, u1} {
+			if full {
+				c.VMOVUPS(at([]int{0, 32, 8, 40}[i]), r)
+				continue
+			}
 			c.VMOVDQU(masks(1+i), k)
 			c.VMASKMOVPS(at([]int{0, 32, 8, 40}[i]), k, r)
 			c.VBLENDVPS(k, r, negMax, r)
@@ -321,46 +325,68 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 		c.VBLENDVPS(k, u0, hv, hv)
 		c.VBLENDVPS(k, tab.Offset(768), hr, hr)
 	}
-	horiz(operand.Mem{Base: xp}, hv0, hr0)
-	c.Label("outRow")
-	c.Load(c.Param("height"), rowsHere)
-	c.SUBQ(ph2, rowsHere)
-	c.VMOVAPS(hv0, best)
-	c.VMOVDQA(hr0, rel)
-	c.CMPQ(rowsHere, operand.U8(2))
-	c.JLT(operand.LabelRef("store"))
-	horiz(operand.Mem{Base: xp, Index: width, Scale: 4}, hv1, hr1)
-	c.VCMPPS(operand.U8(cmpGTOQ), best, hv1, k)
-	c.VBLENDVPS(k, hv1, best, best)
-	c.VPADDD(rw1, hr1, hr1)
-	c.VBLENDVPS(k, hr1, rel, rel)
-	c.CMPQ(rowsHere, operand.U8(3))
-	c.JLT(operand.LabelRef("store"))
-	horiz(operand.Mem{Base: xp, Index: width, Scale: 8}, hv0, hr0)
-	c.VCMPPS(operand.U8(cmpGTOQ), best, hv0, k)
-	c.VBLENDVPS(k, hv0, best, best)
-	c.VPADDD(rw2, hr0, hr1)
-	c.VBLENDVPS(k, hr1, rel, rel)
-	c.Label("store")
-	c.VPADDD(base, rel, rel)
-	c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
-	c.VBLENDVPS(k, tab.Offset(800), rel, rel)
-	c.VPERMQ(operand.U8(0xd8), best, best)
-	c.VPERMQ(operand.U8(0xd8), rel, rel)
-	c.VMOVDQU(masks(0), k)
-	c.VMASKMOVPS(best, k, operand.Mem{Base: yp})
-	c.VPMASKMOVD(rel, k, operand.Mem{Base: mp})
-	c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
-	c.Load(c.Param("outW"), t)
-	c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
-	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
-	c.VPADDD(rw2, base, base)
-	c.ADDQ(operand.U8(2), ph2)
-	c.Load(c.Param("outH"), t)
-	c.SHLQ(operand.U8(1), t)
-	c.CMPQ(ph2, t)
-	c.JLT(operand.LabelRef("outRow"))
+	// rows pools the strip's output rows: with full, a strip of 8
+	// outputs whose 17 window columns lie inside the plane, by plain loads
+	// and stores.
+	rows := func(full bool, tag string) {
+		horiz(operand.Mem{Base: xp}, hv0, hr0, full)
+		c.Label("outRow" + tag)
+		c.Load(c.Param("height"), rowsHere)
+		c.SUBQ(ph2, rowsHere)
+		c.VMOVAPS(hv0, best)
+		c.VMOVDQA(hr0, rel)
+		c.CMPQ(rowsHere, operand.U8(2))
+		c.JLT(operand.LabelRef("store" + tag))
+		horiz(operand.Mem{Base: xp, Index: width, Scale: 4}, hv1, hr1, full)
+		c.VCMPPS(operand.U8(cmpGTOQ), best, hv1, k)
+		c.VBLENDVPS(k, hv1, best, best)
+		c.VPADDD(rw1, hr1, hr1)
+		c.VBLENDVPS(k, hr1, rel, rel)
+		c.CMPQ(rowsHere, operand.U8(3))
+		c.JLT(operand.LabelRef("store" + tag))
+		horiz(operand.Mem{Base: xp, Index: width, Scale: 8}, hv0, hr0, full)
+		c.VCMPPS(operand.U8(cmpGTOQ), best, hv0, k)
+		c.VBLENDVPS(k, hv0, best, best)
+		c.VPADDD(rw2, hr0, hr1)
+		c.VBLENDVPS(k, hr1, rel, rel)
+		c.Label("store" + tag)
+		c.VPADDD(base, rel, rel)
+		c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
+		c.VBLENDVPS(k, tab.Offset(800), rel, rel)
+		c.VPERMQ(operand.U8(0xd8), best, best)
+		c.VPERMQ(operand.U8(0xd8), rel, rel)
+		if full {
+			c.VMOVUPS(best, operand.Mem{Base: yp})
+			c.VMOVDQU(rel, operand.Mem{Base: mp})
+		} else {
+			c.VMOVDQU(masks(0), k)
+			c.VMASKMOVPS(best, k, operand.Mem{Base: yp})
+			c.VPMASKMOVD(rel, k, operand.Mem{Base: mp})
+		}
+		c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
+		c.Load(c.Param("outW"), t)
+		c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
+		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		c.VPADDD(rw2, base, base)
+		c.ADDQ(operand.U8(2), ph2)
+		c.Load(c.Param("outH"), t)
+		c.SHLQ(operand.U8(1), t)
+		c.CMPQ(ph2, t)
+		c.JLT(operand.LabelRef("outRow" + tag))
 
+	}
+	// Full strips: 8 outputs and the columns [16b, 16b+18) inside.
+	c.CMPQ(nl, operand.U8(8))
+	c.JLT(operand.LabelRef("partial"))
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.CMPQ(t, operand.U8(18))
+	c.JLT(operand.LabelRef("partial"))
+	rows(true, "Full")
+	c.JMP(operand.LabelRef("stripEnd"))
+	c.Label("partial")
+	rows(false, "")
+	c.Label("stripEnd")
 	c.ADDQ(operand.U8(64), xS)
 	c.ADDQ(operand.U8(32), yS)
 	c.ADDQ(operand.U8(32), mS)
@@ -609,90 +635,114 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
 	c.MOVQ(mS, mp)
 	c.XORQ(ph2, ph2)
 
-	c.Label("outRow")
-	c.Load(c.Param("height"), rowsHere)
-	c.SUBQ(ph2, rowsHere)
-	c.VMOVDQU(lanes, tmp)
-	c.VPMASKMOVD(operand.Mem{Base: mp}, tmp, m)
-	c.VBLENDVPS(tmp, m, minus1, m)
-	c.VMASKMOVPS(operand.Mem{Base: dyp}, tmp, d)
-	for h := 0; h < 2; h++ {
-		next := "half1"
-		if h == 1 {
-			next = "next"
-		}
-		c.VMOVDQU(tab.Offset(320+32*h), tmp)
-		c.VPERMD(m, tmp, ma)
-		c.VPERMPS(d, tmp, da)
-		c.VMOVDQU(tab.Offset(384+32*h), tmp)
-		c.VPERMD(m, tmp, mb)
-		c.VPERMPS(d, tmp, db)
-		if h == 0 {
-			// Column 16b: the previous strip's last output of the row.
-			c.TESTQ(cb, cb)
-			c.JZ(operand.LabelRef("first"))
-			c.VPBROADCASTD(operand.Mem{Base: mp, Disp: -4}, tmp)
-			c.VPBLENDD(operand.U8(0x01), tmp, mb, mb)
-			c.VBROADCASTSS(operand.Mem{Base: dyp, Disp: -4}, tmp)
-			c.VBLENDPS(operand.U8(0x01), tmp, db, db)
-			c.JMP(operand.LabelRef("carried"))
-			c.Label("first")
-			c.VPBLENDD(operand.U8(0x01), minus1, mb, mb)
-			c.Label("carried")
-		}
-		c.VPBLENDD(operand.U8(0xaa), minus1, mb, mb)
-		c.VPSUBD(colBase, ma, ma)
-		c.VPSUBD(colBase, mb, mb)
-		if h == 1 {
-			c.VPSUBD(tab.Offset(448), ma, ma)
-			c.VPSUBD(tab.Offset(448), mb, mb)
-		}
-		for r := 0; r < 3; r++ {
-			row := operand.Mem{Base: dxp, Disp: 32 * h}
-			a := acc
-			switch r {
-			case 0:
-				c.VMOVAPS(pend[h], acc)
-			case 1:
-				row = operand.Mem{Base: dxp, Index: width, Scale: 4, Disp: 32 * h}
-				c.CMPQ(rowsHere, operand.U8(2))
-				c.JLT(operand.LabelRef(next))
-				c.VXORPS(acc, acc, acc)
-			case 2:
-				c.CMPQ(rowsHere, operand.U8(3))
-				c.JLT(operand.LabelRef(next))
-				a = pend[h]
-				c.VXORPS(a, a, a)
+	// rows computes the strip's rows: with full, a strip of 8 outputs
+	// whose 16 columns lie inside the plane, by plain loads and stores.
+	rows := func(full bool, tag string) {
+		store := func(v reg.VecPhysical, h int, m operand.Mem) {
+			if full {
+				c.VMOVUPS(v, m)
+				return
 			}
-			c.VPCMPEQD(rw(r), mb, tmp)
-			c.VANDPS(db, tmp, tmp)
-			c.VADDPS(tmp, a, a)
-			c.VPCMPEQD(rw(r), ma, tmp)
-			c.VANDPS(da, tmp, tmp)
-			c.VADDPS(tmp, a, a)
-			if r < 2 {
-				c.VMOVDQU(st(h), tmp)
-				c.VMASKMOVPS(a, tmp, row)
-			}
+			c.VMOVDQU(st(h), tmp)
+			c.VMASKMOVPS(v, tmp, m)
 		}
-		c.Label(next)
+		c.Label("outRow" + tag)
+		c.Load(c.Param("height"), rowsHere)
+		c.SUBQ(ph2, rowsHere)
+		if full {
+			c.VMOVDQU(operand.Mem{Base: mp}, m)
+			c.VMOVUPS(operand.Mem{Base: dyp}, d)
+		} else {
+			c.VMOVDQU(lanes, tmp)
+			c.VPMASKMOVD(operand.Mem{Base: mp}, tmp, m)
+			c.VBLENDVPS(tmp, m, minus1, m)
+			c.VMASKMOVPS(operand.Mem{Base: dyp}, tmp, d)
+		}
+		for h := 0; h < 2; h++ {
+			next := "half1" + tag
+			if h == 1 {
+				next = "next" + tag
+			}
+			c.VMOVDQU(tab.Offset(320+32*h), tmp)
+			c.VPERMD(m, tmp, ma)
+			c.VPERMPS(d, tmp, da)
+			c.VMOVDQU(tab.Offset(384+32*h), tmp)
+			c.VPERMD(m, tmp, mb)
+			c.VPERMPS(d, tmp, db)
+			if h == 0 {
+				// Column 16b: the previous strip's last output of the row.
+				c.TESTQ(cb, cb)
+				c.JZ(operand.LabelRef("first" + tag))
+				c.VPBROADCASTD(operand.Mem{Base: mp, Disp: -4}, tmp)
+				c.VPBLENDD(operand.U8(0x01), tmp, mb, mb)
+				c.VBROADCASTSS(operand.Mem{Base: dyp, Disp: -4}, tmp)
+				c.VBLENDPS(operand.U8(0x01), tmp, db, db)
+				c.JMP(operand.LabelRef("carried" + tag))
+				c.Label("first" + tag)
+				c.VPBLENDD(operand.U8(0x01), minus1, mb, mb)
+				c.Label("carried" + tag)
+			}
+			c.VPBLENDD(operand.U8(0xaa), minus1, mb, mb)
+			c.VPSUBD(colBase, ma, ma)
+			c.VPSUBD(colBase, mb, mb)
+			if h == 1 {
+				c.VPSUBD(tab.Offset(448), ma, ma)
+				c.VPSUBD(tab.Offset(448), mb, mb)
+			}
+			for r := 0; r < 3; r++ {
+				row := operand.Mem{Base: dxp, Disp: 32 * h}
+				a := acc
+				switch r {
+				case 0:
+					c.VMOVAPS(pend[h], acc)
+				case 1:
+					row = operand.Mem{Base: dxp, Index: width, Scale: 4, Disp: 32 * h}
+					c.CMPQ(rowsHere, operand.U8(2))
+					c.JLT(operand.LabelRef(next))
+					c.VXORPS(acc, acc, acc)
+				case 2:
+					c.CMPQ(rowsHere, operand.U8(3))
+					c.JLT(operand.LabelRef(next))
+					a = pend[h]
+					c.VXORPS(a, a, a)
+				}
+				c.VPCMPEQD(rw(r), mb, tmp)
+				c.VANDPS(db, tmp, tmp)
+				c.VADDPS(tmp, a, a)
+				c.VPCMPEQD(rw(r), ma, tmp)
+				c.VANDPS(da, tmp, tmp)
+				c.VADDPS(tmp, a, a)
+				if r < 2 {
+					store(a, h, row)
+				}
+			}
+			c.Label(next)
+		}
+		c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
+		c.Load(c.Param("outW"), t)
+		c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
+		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		c.VPADDD(rw(2), colBase, colBase)
+		c.ADDQ(operand.U8(2), ph2)
+		c.Load(c.Param("outH"), t)
+		c.SHLQ(operand.U8(1), t)
+		c.CMPQ(ph2, t)
+		c.JLT(operand.LabelRef("outRow" + tag))
+		c.CMPQ(rowsHere, operand.U8(3))
+		c.JLT(operand.LabelRef("stripEnd"))
+		store(pend[0], 0, operand.Mem{Base: dxp})
+		store(pend[1], 1, operand.Mem{Base: dxp, Disp: 32})
 	}
-	c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
-	c.Load(c.Param("outW"), t)
-	c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
-	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
-	c.VPADDD(rw(2), colBase, colBase)
-	c.ADDQ(operand.U8(2), ph2)
-	c.Load(c.Param("outH"), t)
-	c.SHLQ(operand.U8(1), t)
-	c.CMPQ(ph2, t)
-	c.JLT(operand.LabelRef("outRow"))
-	c.CMPQ(rowsHere, operand.U8(3))
-	c.JLT(operand.LabelRef("stripEnd"))
-	c.VMOVDQU(st(0), tmp)
-	c.VMASKMOVPS(pend[0], tmp, operand.Mem{Base: dxp})
-	c.VMOVDQU(st(1), tmp)
-	c.VMASKMOVPS(pend[1], tmp, operand.Mem{Base: dxp, Disp: 32})
+	c.CMPQ(nl, operand.U8(8))
+	c.JLT(operand.LabelRef("partial"))
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.CMPQ(t, operand.U8(16))
+	c.JLT(operand.LabelRef("partial"))
+	rows(true, "Full")
+	c.JMP(operand.LabelRef("stripEnd"))
+	c.Label("partial")
+	rows(false, "")
 	c.Label("stripEnd")
 	c.ADDQ(operand.U8(64), dxS)
 	c.ADDQ(operand.U8(32), dyS)
