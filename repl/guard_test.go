@@ -378,3 +378,26 @@ fmt.Println(strings.Map(func(rune) rune { return 'z' }, "ab"))`
 		t.Errorf("printed %q", got)
 	}
 }
+
+// TestStoppedInputGoesNoFurther checks that an input stopped while its
+// goroutine waits in a compiled call (a WaitGroup whose goroutines the
+// stop unwinds) does not run its next statements, as a Go program that
+// died there would not.
+func TestStoppedInputGoesNoFurther(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	err := s.Eval(context.Background(), `var wg sync.WaitGroup
+c := make(chan int)
+wg.Add(1)
+go func() { defer wg.Done(); c <- 1 }()
+wg.Wait()
+fmt.Println("not reached")`)
+	var de *DeadlockError
+	if !errors.As(err, &de) {
+		t.Fatalf("a deadlock ended with %v", err)
+	}
+	s.StopGoroutines(time.Second) // as a script's end and :reset do
+	time.Sleep(100 * time.Millisecond)
+	if got := out.String(); strings.Contains(got, "not reached") {
+		t.Fatalf("the stopped input went on: %q", got)
+	}
+}

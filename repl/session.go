@@ -407,7 +407,7 @@ func (s *Session) symbols() interp.Exports {
 	ex[rtPath+"/rt"] = map[string]reflect.Value{
 		"Go":        reflect.ValueOf(s.spawn(false)),
 		"GoSlice":   reflect.ValueOf(s.spawn(true)),
-		"At":        reflect.ValueOf(func(i int) { s.at.Store(int64(i)) }),
+		"At":        reflect.ValueOf(func(i int) { s.exec.halted(); s.at.Store(int64(i)) }),
 		"Echo":      reflect.ValueOf(func(v ...any) { s.echo(v, false) }),
 		"EchoCall":  reflect.ValueOf(func(v ...any) { s.echo(v, true) }),
 		"SC":        reflect.ValueOf(func() *rdd.Context { return s.sc }),

@@ -6,8 +6,10 @@ import (
 	"go/ast"
 	"go/parser"
 	"reflect"
+	"runtime"
 	"runtime/pprof"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/traefik/yaegi/interp"
@@ -26,12 +28,27 @@ import (
 type running struct {
 	mu     sync.Mutex
 	cancel context.CancelCauseFunc // nil between executions
+	// last is the context of the latest execution. Once it is canceled,
+	// the input's top-level statements do not go on: a stop can release
+	// the compiled call the input's goroutine waits in (a
+	// sync.WaitGroup.Wait whose goroutines the stop unwound), and a Go
+	// program stopped there would not have run its next statement.
+	last atomic.Pointer[context.Context]
+}
+
+// halted ends the calling goroutine if the latest execution was stopped:
+// the session calls it before each top-level statement of an input.
+func (r *running) halted() {
+	if c := r.last.Load(); c != nil && (*c).Err() != nil {
+		runtime.Goexit()
+	}
 }
 
 // guardContext derives the context an execution runs under, which a
 // stack probe can cancel; done must be called when the execution ends.
 func (s *Session) guardContext(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
+	s.exec.last.Store(&ctx)
 	s.exec.mu.Lock()
 	s.exec.cancel = cancel
 	s.exec.mu.Unlock()
