@@ -72,7 +72,11 @@
 // at least 128³ multiply-adds into blocks of columns of C (of rows, when C
 // is taller than wide) that the calling goroutine and up to threads-1
 // long-lived worker goroutines claim one at a time, so a goroutine that
-// gets a core to itself takes over the blocks of one that does not. Each
+// gets a core to itself takes over the blocks of one that does not. Every
+// block is computed with the operations that Sgemm runs on it, in the same
+// order (a block of one row or column does not take the single-row or
+// single-column path unless the whole product does), so the result does
+// not depend on the number of threads, to the bit. Each
 // local SparkNet worker runs its net single-threaded and so calls the
 // single-threaded forms. Neither allocates once its packing buffers, which
 // are kept for reuse (across garbage collections too), have grown to the

@@ -117,9 +117,24 @@ func (g *gemmImpl) sgemm(transA, transB bool, m, n, k int, alpha float32, a []fl
 		scaleMatrix(g.vec, m, n, beta, c, ldc)
 		return
 	}
-	if g.gemv(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
+	g.product(gemvPathOf(transA, transB, m, n, ldb), transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// product computes C = alpha*op(A)*op(B) + beta*C by gemv's path or, for
+// noGemv, by the blocked product, for m, n, k >= 1 and alpha != 0.
+func (g *gemmImpl) product(path gemvPath, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if g.gemv(path, transA, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc) {
 		return
 	}
+	g.blocked(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// blocked computes C = alpha*op(A)*op(B) + beta*C with the packed blocks
+// and the microkernel, for m, n, k >= 1 and alpha != 0. Every element of C
+// is summed in the same order whatever m and n are, so a block of rows
+// or columns of a product computed alone equals the same block of the
+// whole product, bit for bit.
+func (g *gemmImpl) blocked(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	kc := split(k, g.kc, 1)
 	mc := split(m, g.mc, 1)
 	nc := split(n, g.nc, g.nr)

@@ -196,8 +196,13 @@ func SgemmPart(s GemmSplit, i int, transA, transB bool, m, n, k int, alpha float
 	active.part(s, i, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
-// part computes part i of a split product.
+// part computes part i of a split product with the operations that sgemm
+// runs on those rows (columns) of the whole product, in the same order:
+// every part takes the path (gemv's or the blocked product) of the whole
+// product, so that a part of one row or column does not take gemv's
+// single-row or single-column path, which sums in another order.
 func (g *gemmImpl) part(s GemmSplit, i int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	path := gemvPathOf(transA, transB, m, n, ldb)
 	lo := i * s.size
 	if s.byRows {
 		m = min(m-lo, s.size)
@@ -216,7 +221,11 @@ func (g *gemmImpl) part(s GemmSplit, i int, transA, transB bool, m, n, k int, al
 			b = b[lo:]
 		}
 	}
-	g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	if m == 0 || n == 0 || k == 0 || alpha == 0 {
+		g.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	g.product(path, transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // split decides how parallel cuts a product.
