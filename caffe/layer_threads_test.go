@@ -27,6 +27,8 @@ func TestLayerThreads(t *testing.T) {
 		{"Pooling/AVE", `type: "Pooling" pooling_param { pool: AVE kernel_size: 3 stride: 2 pad: 1 }`, []int{4, 16, 32, 32}, true},
 		{"LRN", `type: "LRN" lrn_param { local_size: 5 alpha: 0.5 beta: 0.75 }`, []int{5, 7, 9, 11}, true},
 		{"LRN/WITHIN", `type: "LRN" lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 norm_region: WITHIN_CHANNEL }`, []int{3, 4, 9, 11}, true},
+		// 29 rows split 28 + 1 on two threads (AVX-512 tiles of 14 rows).
+		{"InnerProduct/transpose", `type: "InnerProduct" inner_product_param { num_output: 8 transpose: true weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{29, 9100}, true},
 		{"Convolution", `type: "Convolution" convolution_param { num_output: 6 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 24, 24}, false},
 		{"Deconvolution", `type: "Deconvolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 10, 10}, false},
 		{"Convolution/group-stride", `type: "Convolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{7, 4, 31, 31}, false},
