@@ -20,10 +20,13 @@ func init() {
 // less one when padding would make the last window start in the padding.
 // global_pooling pools each whole plane.
 //
-// The outputs whose windows lie inside the plane are computed by one
-// vector kernel call per plane (kernel.MaxPoolRows, kernel.AvePoolRows),
-// those at the edges by row kernels; with several threads the planes are
-// shared out in parts.
+// Unpadded 3×3 windows of stride 2 (CIFAR-10 quick's and AlexNet's
+// poolings) are pooled, and their gradients computed, by one kernel call
+// per plane (kernel.MaxPoolPlane, kernel.AvePoolPlane and their
+// gradients). Otherwise the outputs whose windows lie inside the plane are
+// computed by one vector kernel call per plane (kernel.MaxPoolRows,
+// kernel.AvePoolRows), those at the edges by row kernels; with several
+// threads the planes are shared out in parts.
 type Pooling struct {
 	layerBase
 	method           caffepb.PoolingParameter_PoolMethod
