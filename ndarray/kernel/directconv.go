@@ -298,14 +298,15 @@ func (d *DirectConv) PackForward(w []float32) {
 		pf := d.wf[g*d.packedF:]
 		for _, t := range d.fTiles {
 			dst := pf[t.r0*d.kk : (t.r0+t.h)*d.kk]
-			k := 0
-			for ki := range d.kh {
-				for kj := range d.kw {
-					for c := range d.c {
-						for i := range t.h {
-							dst[k*t.h+i] = wg[(t.r0+i)*d.kk+c*area+ki*d.kw+kj]
-						}
-						k++
+			src := wg[t.r0*d.kk : (t.r0+t.h)*d.kk]
+			// Input channel by input channel: each k's row of the tile
+			// is written whole from the tile's kernels, read in place.
+			for c := range d.c {
+				for a := range area {
+					k := a*d.c + c
+					row := dst[k*t.h : (k+1)*t.h]
+					for i := range row {
+						row[i] = src[i*d.kk+c*area+a]
 					}
 				}
 			}
@@ -326,14 +327,16 @@ func (d *DirectConv) PackBackward(w []float32) {
 		pb := d.wb[g*d.packedB:]
 		for _, t := range d.bTiles {
 			dst := pb[t.r0*kb : (t.r0+t.h)*kb]
-			k := 0
-			for ki := range d.kh {
-				for kj := range d.kw {
-					for m := range d.m {
-						for i := range t.h {
-							dst[k*t.h+i] = wg[m*d.kk+(t.r0+i)*area+(d.kh-1-ki)*d.kw+(d.kw-1-kj)]
-						}
-						k++
+			// Kernel by kernel, each read in place (contiguous) and
+			// written flipped, one value every step.
+			step := d.m * t.h
+			for m := range d.m {
+				for i := range t.h {
+					src := wg[m*d.kk+(t.r0+i)*area : m*d.kk+(t.r0+i+1)*area]
+					o := m*t.h + i + (area-1)*step
+					for _, v := range src {
+						dst[o] = v
+						o -= step
 					}
 				}
 			}
