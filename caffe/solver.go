@@ -77,8 +77,9 @@ type Solver struct {
 	sgdFn      func(w, p int)
 	sgdRate    float32
 	sgdFrom    int
-	history    [][]*Blob     // [set][learnable param]
-	histSlices [][][]float32 // [learnable param][set]
+	clearFn    func(w, p int) // clears the gradients of a part
+	history    [][]*Blob      // [set][learnable param]
+	histSlices [][][]float32  // [learnable param][set]
 
 	losses    []float32 // ring of recent losses, for the smoothed loss
 	smoothed  float32
@@ -197,6 +198,7 @@ func NewSolver(sp *caffepb.SolverParameter, opts SolverOptions) (*Solver, error)
 		opts.Seed = uint64(sp.GetRandomSeed())
 	}
 	s := &Solver{param: sp, opts: opts}
+	s.sgdFn, s.clearFn = s.sgdChunk, s.clearChunk
 	var err error
 	if s.rule, s.typeName, err = lookupUpdateRule(sp); err != nil {
 		return nil, err
@@ -471,7 +473,7 @@ func (s *Solver) Step(ctx context.Context, n int) error {
 				return err
 			}
 		}
-		s.net.ClearParamDiffs()
+		s.clearParamDiffs()
 		var loss float32
 		for k := 0; k < iterSize; k++ {
 			l, err := s.net.ForwardBackward()
@@ -548,18 +550,7 @@ func (s *Solver) applyUpdate() float32 {
 			}
 		}
 		s.sgdRate = rate
-		if s.sgdFn == nil {
-			s.sgdFn = s.sgdChunk
-			for k, b := range s.net.learnable {
-				for lo := 0; lo < b.Count(); lo += sgdChunkSize {
-					s.sgdChunks = append(s.sgdChunks, sgdSpan{k, lo, min(b.Count(), lo+sgdChunkSize)})
-				}
-			}
-		}
-		for done := 0; done < len(s.sgdChunks); done += 0xffff {
-			s.sgdFrom = done
-			s.sgdRunner.run(s.net.Threads(), min(0xffff, len(s.sgdChunks)-done), s.sgdFn)
-		}
+		s.runChunks(s.sgdFn)
 		return rate
 	}
 	for k, b := range s.net.learnable {
@@ -591,6 +582,38 @@ func (s *Solver) applyUpdate() float32 {
 		s.net.Update()
 	}
 	return rate
+}
+
+// runChunks runs fn on every part (sgdSpan) of the learnable
+// parameters, shared out among the net's threads.
+func (s *Solver) runChunks(fn func(w, p int)) {
+	if s.sgdChunks == nil {
+		for k, b := range s.net.learnable {
+			for lo := 0; lo < b.Count(); lo += sgdChunkSize {
+				s.sgdChunks = append(s.sgdChunks, sgdSpan{k, lo, min(b.Count(), lo+sgdChunkSize)})
+			}
+		}
+	}
+	for done := 0; done < len(s.sgdChunks); done += 0xffff {
+		s.sgdFrom = done
+		s.sgdRunner.run(s.net.Threads(), min(0xffff, len(s.sgdChunks)-done), fn)
+	}
+}
+
+// clearParamDiffs is Net.ClearParamDiffs, shared out among the net's
+// threads in the SGD step's parts.
+func (s *Solver) clearParamDiffs() {
+	if s.net.Threads() <= 1 {
+		s.net.ClearParamDiffs()
+		return
+	}
+	s.runChunks(s.clearFn)
+}
+
+// clearChunk clears the gradients of part p of runChunks.
+func (s *Solver) clearChunk(_, p int) {
+	c := s.sgdChunks[s.sgdFrom+p]
+	clear(s.net.learnable[c.k].DiffSlice()[c.lo:c.hi])
 }
 
 // sgdChunkSize is how many values of a parameter a part of a

@@ -35,3 +35,33 @@ func TestSGDUpdateThreads(t *testing.T) {
 		}
 	}
 }
+
+// TestClearParamDiffsThreads checks that clearing the gradients shared out
+// among threads clears every value of every learnable parameter, before and
+// after the parts of the SGD step are set up, and nothing else.
+func TestClearParamDiffsThreads(t *testing.T) {
+	s := benchSolver(t, "mnist/lenet_train_test.prototxt", 1, 28, 28, 2)
+	for round := range 2 {
+		var data [][]float32
+		for _, b := range s.net.learnable {
+			for i := range b.DiffSlice() {
+				b.DiffSlice()[i] = float32(i%7) - 3.5
+			}
+			data = append(data, append([]float32(nil), b.DataSlice()...))
+		}
+		s.clearParamDiffs()
+		for k, b := range s.net.learnable {
+			for i, v := range b.DiffSlice() {
+				if math.Float32bits(v) != 0 {
+					t.Fatalf("round %d, parameter %d, value %d: the gradient is %v after clearing", round, k, i, v)
+				}
+			}
+			for i, v := range b.DataSlice() {
+				if math.Float32bits(v) != math.Float32bits(data[k][i]) {
+					t.Fatalf("round %d, parameter %d, value %d: clearing changed the weight", round, k, i)
+				}
+			}
+		}
+		s.applyUpdate()
+	}
+}
