@@ -269,6 +269,31 @@ func BenchmarkDirectConv(b *testing.B) {
 	}
 }
 
+// BenchmarkDirectConvPack times the packing of the weights that the
+// direct convolution's forward and backward passes do once per pass, on
+// the calling goroutine alone while the other threads wait:
+//
+//	go test -run '^$' -bench DirectConvPack ./ndarray/kernel
+func BenchmarkDirectConvPack(b *testing.B) {
+	for _, s := range directShapes {
+		d := NewDirectConv(s.c, s.h, s.w, s.m, 1, s.k, s.k, s.pad, s.pad)
+		if d == nil {
+			b.Skip("no direct convolution with these kernels")
+		}
+		w := randSlice(newRand(1), s.m*s.c*s.k*s.k)
+		b.Run(s.name+"/forward", func(b *testing.B) {
+			for b.Loop() {
+				d.PackForward(w)
+			}
+		})
+		b.Run(s.name+"/backward", func(b *testing.B) {
+			for b.Loop() {
+				d.PackBackward(w)
+			}
+		})
+	}
+}
+
 // benchFLOPs runs f b.N times on a locked thread and reports its rate per
 // second of the thread's CPU time and as a share of the FMA peak.
 func benchFLOPs(b *testing.B, flops float64, f func()) {
