@@ -3,7 +3,6 @@ package caffe
 import (
 	"context"
 	"fmt"
-	"math"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -54,7 +53,7 @@ func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 	for _, md := range s.Net().MemoryDataLayers() {
 		state := uint32(1)
 		md.SetFeeder(func(data, label []float32) error {
-			state = fillLCG(data, state)
+			state = FillSynthetic(data, state)
 			for i := range label {
 				label[i] = float32(i % 10)
 			}
@@ -166,54 +165,5 @@ func TestTrainNoAllocs(t *testing.T) {
 				t.Errorf("a training iteration on %d goroutines allocates %v times, want 0", threads, allocs)
 			}
 		})
-	}
-}
-
-// The linear congruential generator of the synthetic batches, state ←
-// lcgMul·state + lcgAdd (mod 2³²), and its steps of two, three and four
-// (lcgMulK·state + lcgAddK), with which fillLCG computes four values from
-// one state instead of each from the one before: the same values (as
-// sparknet time's synthetic batches), without the chain of dependent
-// multiplications.
-const (
-	lcgMul, lcgAdd   = 1664525, 1013904223
-	lcgMul2, lcgAdd2 = lcgMul * lcgMul & 0xffffffff, (lcgMul*lcgAdd + lcgAdd) & 0xffffffff
-	lcgMul3, lcgAdd3 = lcgMul * lcgMul2 & 0xffffffff, (lcgMul*lcgAdd2 + lcgAdd) & 0xffffffff
-	lcgMul4, lcgAdd4 = lcgMul * lcgMul3 & 0xffffffff, (lcgMul*lcgAdd3 + lcgAdd) & 0xffffffff
-)
-
-// fillLCG sets data[i] to the top 24 bits of the generator's next states
-// over 2²⁴ (uniform in [0, 1)) and returns the last state.
-func fillLCG(data []float32, state uint32) uint32 {
-	i := 0
-	for ; i+4 <= len(data); i += 4 {
-		s1, s2 := lcgMul*state+lcgAdd, lcgMul2*state+lcgAdd2
-		s3, s4 := lcgMul3*state+lcgAdd3, lcgMul4*state+lcgAdd4
-		d := data[i : i+4 : i+4]
-		d[0], d[1] = float32(s1>>8)/(1<<24), float32(s2>>8)/(1<<24)
-		d[2], d[3] = float32(s3>>8)/(1<<24), float32(s4>>8)/(1<<24)
-		state = s4
-	}
-	for ; i < len(data); i++ {
-		state = state*lcgMul + lcgAdd
-		data[i] = float32(state>>8) / (1 << 24)
-	}
-	return state
-}
-
-func TestFillLCG(t *testing.T) {
-	state, want := uint32(1), uint32(1)
-	for _, n := range []int{0, 1, 3, 4, 7, 64, 1001} {
-		data := make([]float32, n)
-		state = fillLCG(data, state)
-		for i, v := range data {
-			want = want*1664525 + 1013904223
-			if w := float32(want>>8) / (1 << 24); math.Float32bits(v) != math.Float32bits(w) {
-				t.Fatalf("length %d, value %d: %g, want %g", n, i, v, w)
-			}
-		}
-		if state != want {
-			t.Fatalf("length %d: state %d, want %d", n, state, want)
-		}
 	}
 }

@@ -28,6 +28,7 @@ func init() {
 		"EvaluateNet":             reflect.ValueOf(caffe.EvaluateNet),
 		"Exactly":                 reflect.ValueOf(caffe.Exactly),
 		"FillBlob":                reflect.ValueOf(caffe.FillBlob),
+		"FillSynthetic":           reflect.ValueOf(caffe.FillSynthetic),
 		"FillerTypes":             reflect.ValueOf(caffe.FillerTypes),
 		"FindNetFile":             reflect.ValueOf(caffe.FindNetFile),
 		"FormatText":              reflect.ValueOf(caffe.FormatText),
