@@ -79,18 +79,7 @@ func goFCKernel(mr, k int, a *float32, aRow, aStep int, b *float32, ldb int, t *
 			}
 		}
 	}
-	cs := unsafe.Slice(c, (mr-1)*ldc+nr)
-	for i := 0; i < mr; i++ {
-		row := cs[i*ldc : i*ldc+nr]
-		r := acc[i*NR : i*NR+nr]
-		if loadC {
-			for j := range row {
-				row[j] = r[j] + beta*row[j]
-			}
-		} else {
-			copy(row, r)
-		}
-	}
+	storeTile(&acc, mr, nr, c, ldc, beta, loadC)
 }
 
 // fcPackBudget is the most floats of packed or reused operand the

@@ -46,18 +46,7 @@ func goKernel(mr, k int, a, b, c *float32, ldc, nr int, beta float32, loadC bool
 			}
 		}
 	}
-	cs := unsafe.Slice(c, (mr-1)*ldc+nr)
-	for i := 0; i < mr; i++ {
-		row := cs[i*ldc : i*ldc+nr]
-		r := acc[i*NR : i*NR+nr]
-		if loadC {
-			for j := range row {
-				row[j] = r[j] + beta*row[j]
-			}
-		} else {
-			copy(row, r)
-		}
-	}
+	storeTile(&acc, mr, nr, c, ldc, beta, loadC)
 }
 
 // Tile of the portable microkernel.
@@ -77,5 +66,23 @@ func goCopyChunks(dst, src *float32, n, dstStride, srcStride int) {
 	s := unsafe.Slice(src, (n-1)*srcStride+goNR)
 	for i := 0; i < n; i++ {
 		*(*[goNR]float32)(d[i*dstStride:]) = *(*[goNR]float32)(s[i*srcStride:])
+	}
+}
+
+// storeTile writes the first nr columns of the mr rows of a tile of
+// accumulators to c (rows ldc apart): as they are, or added to beta times
+// what c holds when loadC.
+func storeTile(acc *[goMR * goNR]float32, mr, nr int, c *float32, ldc int, beta float32, loadC bool) {
+	cs := unsafe.Slice(c, (mr-1)*ldc+nr)
+	for i := 0; i < mr; i++ {
+		row := cs[i*ldc : i*ldc+nr]
+		r := acc[i*goNR : i*goNR+nr]
+		if loadC {
+			for j := range row {
+				row[j] = r[j] + beta*row[j]
+			}
+		} else {
+			copy(row, r)
+		}
 	}
 }
