@@ -432,25 +432,31 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 		panic(fmt.Sprintf("kernel: DirectConv.Forward: len(bias) = %d, want >= %d", len(bias), d.mAll))
 	}
 	d.LoadInput(b, slot, x, n)
-	L := d.lanes
 	xs := b.x[slot*d.xSize:]
 	// A band of output rows at a time, stored while it is in the cache.
 	band := d.bandRows(d.ow, d.ms)
 	for y0 := 0; y0 < d.oh; y0 += band {
 		y1 := min(d.oh, y0+band)
-		for g := range d.groups {
-			pf := d.wf[g*d.packedF:]
-			for _, t := range d.fTiles {
-				for oy := y0; oy < y1; oy++ {
-					// Kernel rows ki read padded input row oy+ki; those in
-					// the border are skipped.
-					kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
-					d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
-						s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
-				}
+		d.convolveBand(s, xs, y0, y1)
+		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, false)
+	}
+}
+
+// convolveBand computes output rows [y0, y1) of the interleaved images
+// xs into s.y, interleaved, the band's first row at the start.
+func (d *DirectConv) convolveBand(s *DirectScratch, xs []float32, y0, y1 int) {
+	L := d.lanes
+	for g := range d.groups {
+		pf := d.wf[g*d.packedF:]
+		for _, t := range d.fTiles {
+			for oy := y0; oy < y1; oy++ {
+				// Kernel rows ki read padded input row oy+ki; those in
+				// the border are skipped.
+				kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
+				d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
+					s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
 			}
 		}
-		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, false)
 	}
 }
 

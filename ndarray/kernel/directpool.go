@@ -87,16 +87,7 @@ func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x 
 	negZero := float32(math.Copysign(0, -1)) // x + −0 is x for every x
 	for y0 := 0; y0 < d.oh; y0 += p.band {
 		y1 := min(d.oh, y0+p.band)
-		for g := range d.groups {
-			pf := d.wf[g*d.packedF:]
-			for _, t := range d.fTiles {
-				for oy := y0; oy < y1; oy++ {
-					kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
-					d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
-						s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
-				}
-			}
-		}
+		d.convolveBand(s, xs, y0, y1)
 		// Nothing reads the output again soon: the pooling's input is
 		// the interleaved band.
 		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, true)
