@@ -160,8 +160,21 @@ func gemmPrologue(c *build.Context, isa gemmISA, mr int) {
 func gemmKernel(c *build.Context, isa gemmISA, mr int) {
 	gemmPrologue(c, isa, mr)
 	gemmLoop(c, isa, mr)
+	gemmUpdate512(c, isa, mr)
+}
 
-	// Masks of the first nr lanes of the 32: K1 = low 16 bits, K2 = high.
+// gemmKernel256 emits the AVX2 kernel for mr rows. Full tiles use plain
+// loads and stores; edge tiles use VMASKMOVPS with masks from the table.
+func gemmKernel256(c *build.Context, mr int, masks operand.Mem) {
+	isa := isa256
+	gemmPrologue(c, isa, mr)
+	gemmLoop(c, isa, mr)
+	gemmUpdate256(c, isa, mr, masks)
+}
+
+// gemmUpdate512 stores the accumulators of an AVX-512 product kernel into the C tile
+// at DI (rows SI bytes apart), the edge columns under opmasks K1 and K2.
+func gemmUpdate512(c *build.Context, isa gemmISA, mr int) {
 	c.Load(c.Param("nr"), reg.R8)
 	c.MOVL(operand.U32(0xffffffff), reg.R9L)
 	c.BZHIL(reg.R8L, reg.R9L, reg.R9L)
@@ -202,13 +215,10 @@ func gemmKernel(c *build.Context, isa gemmISA, mr int) {
 	c.RET()
 }
 
-// gemmKernel256 emits the AVX2 kernel for mr rows. Full tiles use plain
-// loads and stores; edge tiles use VMASKMOVPS with masks from the table.
-func gemmKernel256(c *build.Context, mr int, masks operand.Mem) {
-	isa := isa256
-	gemmPrologue(c, isa, mr)
-	gemmLoop(c, isa, mr)
-
+// gemmUpdate256 stores the accumulators of an AVX2 product kernel into the C tile at
+// DI (rows SI bytes apart): plain moves for a full tile, VMASKMOVPS with
+// masks from the table for an edge tile.
+func gemmUpdate256(c *build.Context, isa gemmISA, mr int, masks operand.Mem) {
 	acc := func(i, h int) reg.VecPhysical { return isa.vec(2*i + h) }
 	m0, m1, t, beta := isa.vec(12), isa.vec(13), isa.vec(14), isa.vec(15)
 	c.Load(c.Param("loadC"), reg.R11B)
@@ -216,7 +226,6 @@ func gemmKernel256(c *build.Context, mr int, masks operand.Mem) {
 	c.CMPQ(reg.R8, operand.U8(16))
 	c.JL(operand.LabelRef("edge"))
 
-	// Full tile.
 	c.TESTB(reg.R11B, reg.R11B)
 	c.JZ(operand.LabelRef("store"))
 	c.VBROADCASTSS(paramAddr(c, "beta"), beta)
@@ -244,8 +253,6 @@ func gemmKernel256(c *build.Context, mr int, masks operand.Mem) {
 	c.VZEROUPPER()
 	c.RET()
 
-	// Edge tile: lanes lo = min(nr, 8) of the first vector and
-	// hi = max(nr-8, 0) of the second.
 	c.Label("edge")
 	c.LEAQ(masks, reg.R12)
 	c.MOVQ(operand.U32(8), reg.R9)
