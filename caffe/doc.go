@@ -143,8 +143,11 @@
 // interleaved in vector lanes and needs no column matrices; the others
 // multiply column matrices (im2col) of chunks of images. A stride-1 layer
 // with few input channels and many outputs (CIFAR-10 quick's first)
-// multiplies column matrices, but its weight gradient, when its input
-// wants none (a net's first layer), runs on the direct convolution. The
+// runs Forward on the row convolution of package kernel (one image at a
+// time, its output rows in the lanes, the same sums as the column
+// products, bit for bit) where its rows are whole pairs of vectors, else
+// on column matrices; its weight gradient, when its input wants none (a
+// net's first layer), runs on the direct convolution. The
 // direct convolution adds a convolution's products in another order than
 // the column products, so
 // results agree to rounding, not bit for bit; both are deterministic.

@@ -38,8 +38,9 @@ var (
 // Convolutions with stride 1, no dilation and a kernel larger than 1×1
 // run on kernel.DirectConv when the kernels in use have it (see
 // layer_conv_direct.go; one with few input channels and many outputs only
-// its weight gradient, when its input wants none). The others, the column
-// path, are products over
+// its weight gradient, when its input wants none; its Forward, where
+// kernel.RowConv takes the geometry, convolves each image on it, see
+// layer_conv_rows.go). The others, the column path, are products over
 // several images at once: the columns (im2col) of a
 // chunk of images lie side by side, so Forward is one product
 // W[M, K] × cols[K, images·pixels] per group and chunk, and the weight
@@ -80,6 +81,10 @@ type Convolution struct {
 	direct, wgrad, dBwd *convDirectState
 	directGeom          [3]int
 	dFwdFn, dBwdFn      func(w, p int)
+	// The row convolution of a column-path Forward
+	// (layer_conv_rows.go), or nil.
+	rows     *kernel.RowConv
+	rowsGeom [3]int
 	// The group the net runs fused with this layer (net_fuse.go), set
 	// during the fused pass only.
 	fused *convFusion
@@ -166,6 +171,7 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 	l.imgSize = l.channels * l.height * l.width
 	l.outSize = l.numOutput * l.outH * l.outW
 	l.colFor = -1
+	l.rows = nil
 	if l.setupDirect() {
 		return nil
 	}
@@ -219,6 +225,7 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 		g.db = growFloats(g.db, l.numOutput)
 	}
 	l.colFor = -1
+	l.setupRows()
 	return nil
 }
 
@@ -227,6 +234,7 @@ type convScratch struct {
 	col      []float32 // the columns of a chunk (unless kept for all)
 	buf      []float32 // [M, chunk·pixels]: output or top gradient of a chunk
 	colChunk int       // first image of the chunk whose columns col holds, or -1
+	pad      []float32 // the row convolution's padded image
 }
 
 // convGrads is one part of Backward's share of the parameter gradients.
@@ -263,13 +271,20 @@ func (l *Convolution) Forward(bottom, top []*Blob) error {
 		l.forwardDirect(bottom, top)
 		return nil
 	}
+	if l.rows != nil {
+		l.rows.Pack(l.blobs[0].DataSlice())
+	}
 	for i := range bottom {
 		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
 		l.runner.run(l.workers, l.fwdParts, l.fwdFn)
 	}
 	l.x, l.y = nil, nil
-	// The workers' buffers keep the last bottom's columns.
+	// The workers' buffers keep the last bottom's columns (none on the
+	// row convolution).
 	l.colFor = len(bottom) - 1
+	if l.rows != nil {
+		l.colFor = -1
+	}
 	return nil
 }
 
@@ -288,6 +303,10 @@ func (l *Convolution) forwardWorker(w, p int) {
 }
 
 func (l *Convolution) forwardChunk(s *convScratch, start, nb int) {
+	if l.rows != nil {
+		l.forwardRows(s, start, nb)
+		return
+	}
 	m, mg := l.numOutput, l.numOutput/l.group
 	kg := l.channels / l.group * l.kh * l.kw
 	p := l.outH * l.outW

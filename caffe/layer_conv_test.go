@@ -135,6 +135,9 @@ func testConvolutionMatchesDirect(t *testing.T) {
 		// Few channels in, many out: the column path, its weight gradient
 		// alone on the direct path.
 		{"few-in", convGeomTest{n: 19, c: 3, h: 6, w: 7, out: 32, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		// … whose rows are whole pairs of vectors: Forward on the row
+		// convolution.
+		{"few-in-rows", convGeomTest{n: 5, c: 3, h: 4, w: 32, out: 32, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 	}
 	modes := []struct {
 		name    string

@@ -28,6 +28,12 @@
 // direct convolution (the portable code) or the geometry is not one it
 // takes.
 //
+// RowConv computes the forward pass of a stride-1 convolution one image at
+// a time in its own layout, the output pixels of a row in the lanes: for
+// few input channels and many outputs (CIFAR-10 quick's first), whose
+// outputs an interleaved block would have to transpose. Its sums are the
+// column path's (im2col and Sgemm, the bias added), bit for bit.
+//
 // FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
 // connected layer at small batch (the output transposed, the input
 // gradient, the weight gradient), which read the weights, or stream their

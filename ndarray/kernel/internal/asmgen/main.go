@@ -49,6 +49,7 @@ var outputs = []output{
 	{"poolplane", buildPoolPlane},
 	{"lrn", buildLRN},
 	{"dpool", buildDirectPool},
+	{"convrows", buildConvRows},
 }
 
 func main() {

@@ -1,0 +1,68 @@
+package caffe
+
+import (
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
+
+// TestLayerConvolutionRowsExact checks that a convolution on the row
+// convolution (kernel.RowConv) gives the same top as on the column path,
+// bit for bit, and the same gradients, on one and two threads, and that
+// its Forward and Backward allocate nothing.
+func TestLayerConvolutionRowsExact(t *testing.T) {
+	defer func(v bool) { convRows = v }(convRows)
+	def := `type: "Convolution" convolution_param { num_output: 32 pad: 2 kernel_size: 5 weight_filler { type: "gaussian" std: 0.1 } bias_filler { type: "gaussian" std: 0.1 } }`
+	for _, threads := range []int{1, 2} {
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			run := func(rows bool) (*Convolution, *Blob, *Blob) {
+				convRows = rows
+				x, y := randBlob(1, -1, 1, 7, 3, 32, 32), NewBlob()
+				l := setupLayer(t, def, &LayerEnv{Seed: 3, Threads: threads}, blobs(x), blobs(y)).(*Convolution)
+				if err := l.Forward(blobs(x), blobs(y)); err != nil {
+					t.Fatal(err)
+				}
+				copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
+				l.Backward(blobs(y), []bool{true}, blobs(x))
+				return l, x, y
+			}
+			lc, xc, yc := run(false)
+			lr, xr, yr := run(true)
+			if lc.rows != nil {
+				t.Fatal("column path: the row convolution is planned")
+			}
+			if (lr.rows != nil) != (kernel.NewRowConv(3, 32, 32, 32, 5, 5, 2, 2) != nil) {
+				t.Fatalf("row convolution planned %v", lr.rows != nil)
+			}
+			same := func(what string, got, want []float32) {
+				t.Helper()
+				for i := range want {
+					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("%s[%d] = %g, want %g (the column path)", what, i, got[i], want[i])
+					}
+				}
+			}
+			same("top", yr.DataSlice(), yc.DataSlice())
+			same("bottom gradient", xr.DiffSlice(), xc.DiffSlice())
+			same("weight gradient", lr.Params()[0].DiffSlice(), lc.Params()[0].DiffSlice())
+			same("bias gradient", lr.Params()[1].DiffSlice(), lc.Params()[1].DiffSlice())
+			if raceEnabled {
+				return
+			}
+			bs, ts := blobs(xr), blobs(yr)
+			for _, down := range []bool{true, false} {
+				allocs := testing.AllocsPerRun(3, func() {
+					if err := lr.Forward(bs, ts); err != nil {
+						t.Fatal(err)
+					}
+					lr.Backward(ts, []bool{down}, bs)
+				})
+				if allocs != 0 {
+					t.Errorf("propagate down %v: %v allocations per Forward+Backward, want 0", down, allocs)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,119 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The row-convolution kernels (package kernel's rowconv.go) convolve one
+// image in its own layout, the output pixels of a row in the lanes:
+//
+//	convRows*xMR  MR output channels of two output rows, a pair of vectors
+//	              of each row at a time (four vectors): per weight, MR
+//	              broadcasts and 4·MR multiply-adds on input vectors read
+//	              through a table of offsets, one sum per output value in
+//	              the weights' order; then the bias is added
+var (
+	rowConvISA512 = directISA{suffix: "AVX512", bytes: 64, regs: 32, vec: zmm, mr: 6}
+	rowConvISA256 = directISA{suffix: "AVX2", bytes: 32, regs: 16, vec: ymm, mr: 3}
+)
+
+func buildConvRows(c *build.Context) {
+	for _, isa := range []directISA{rowConvISA512, rowConvISA256} {
+		for mr := 1; mr <= isa.mr; mr++ {
+			convRows(c, isa, mr)
+		}
+	}
+}
+
+// convRows emits convRows{AVX512,AVX2}xMR:
+//
+//	for each of npair pairs of vectors g along the rows, for i < mr, r < 2,
+//	v < 2: y[i·ych + r·yrow + (2g+v)·V] =
+//	    Σ_kk a[kk·mr+i] · x[off[kk] + r·xrow + (2g+v)·V] (+ bias[i])
+//
+// with byte offsets and strides, V the vector's bytes; the sum runs over
+// kk in order from zero, bias (if not nil) added last.
+func convRows(c *build.Context, isa directISA, mr int) {
+	name := fmt.Sprintf("convRows%sx%d", isa.suffix, mr)
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32)")
+	c.Doc(fmt.Sprintf("%s computes %d output channels of two rows of a convolution of one image (see rowKernels.conv).", name, mr))
+	x, x2, y, npair := reg.RBX, reg.R8, reg.RDI, reg.R9
+	ap, op, kc, t := reg.RAX, reg.RDX, reg.RCX, reg.R10
+	p0, p1, s := reg.R11, reg.R12, reg.R13
+	c.Load(c.Param("x"), x)
+	c.Load(c.Param("xrow"), x2)
+	c.ADDQ(x, x2)
+	c.Load(c.Param("y"), y)
+	c.Load(c.Param("npair"), npair)
+	acc := func(i, j int) reg.VecPhysical { return isa.vec(4*i + j) }
+	w := func(i int) reg.VecPhysical { return isa.vec(4*mr + i) }
+	xv := isa.vec(5 * mr)
+	V := isa.bytes
+
+	c.Label("pair")
+	for i := 0; i < mr; i++ {
+		for j := 0; j < 4; j++ {
+			zero(c, isa, acc(i, j))
+		}
+	}
+	c.Load(c.Param("a"), ap)
+	c.Load(c.Param("off"), op)
+	c.Load(c.Param("k"), kc)
+	c.Label("k")
+	c.MOVLQSX(operand.Mem{Base: op}, t)
+	for i := 0; i < mr; i++ {
+		c.VBROADCASTSS(operand.Mem{Base: ap, Disp: 4 * i}, w(i))
+	}
+	bases := []reg.Register{x, x2}
+	for j := 0; j < 4; j++ {
+		c.VMOVUPS(operand.Mem{Base: bases[j/2], Index: t, Scale: 1, Disp: (j % 2) * V}, xv)
+		for i := 0; i < mr; i++ {
+			c.VFMADD231PS(w(i), xv, acc(i, j))
+		}
+	}
+	c.ADDQ(operand.U8(4), op)
+	c.ADDQ(operand.U8(4*mr), ap)
+	c.DECQ(kc)
+	c.JNZ(operand.LabelRef("k"))
+
+	// Store, adding the bias.
+	c.MOVQ(y, p0)
+	c.Load(c.Param("yrow"), p1)
+	c.ADDQ(y, p1)
+	c.Load(c.Param("ych"), s)
+	c.Load(c.Param("bias"), t)
+	c.TESTQ(t, t)
+	c.JZ(operand.LabelRef("plain"))
+	for i := 0; i < mr; i++ {
+		c.VBROADCASTSS(operand.Mem{Base: t, Disp: 4 * i}, w(i))
+		for j := 0; j < 4; j++ {
+			c.VADDPS(w(i), acc(i, j), acc(i, j))
+		}
+	}
+	c.Label("plain")
+	for i := 0; i < mr; i++ {
+		for j := 0; j < 4; j++ {
+			base := []reg.Register{p0, p1}[j/2]
+			c.VMOVUPS(acc(i, j), operand.Mem{Base: base, Disp: (j % 2) * V})
+		}
+		if i+1 < mr {
+			c.ADDQ(s, p0)
+			c.ADDQ(s, p1)
+		}
+	}
+	c.ADDQ(operand.U32(2*V), x)
+	c.ADDQ(operand.U32(2*V), x2)
+	c.ADDQ(operand.U32(2*V), y)
+	c.DECQ(npair)
+	c.JNZ(operand.LabelRef("pair"))
+	c.VZEROUPPER()
+	c.RET()
+}
