@@ -231,10 +231,11 @@ func (l *Convolution) Reshape(bottom, top []*Blob) error {
 
 // convScratch is one worker's buffers.
 type convScratch struct {
-	col      []float32 // the columns of a chunk (unless kept for all)
-	buf      []float32 // [M, chunk·pixels]: output or top gradient of a chunk
-	colChunk int       // first image of the chunk whose columns col holds, or -1
-	pad      []float32 // the row convolution's padded image
+	col      []float32       // the columns of a chunk (unless kept for all)
+	buf      []float32       // [M, chunk·pixels]: output or top gradient of a chunk
+	colChunk int             // first image of the chunk whose columns col holds, or -1
+	pad      []float32       // the row convolution's padded image
+	padFor   *kernel.RowConv // the plan pad was made for
 }
 
 // convGrads is one part of Backward's share of the parameter gradients.

@@ -7,28 +7,33 @@ import "github.com/sparknet-go/sparknet/ndarray/kernel"
 // compare it with the column products.
 var convRows = true
 
-// setupRows plans the row convolution of a layer on the column path (one
-// with few input channels and many outputs, see setupDirect) when it
-// applies: stride 1, no dilation, one group, a kernel larger than 1×1,
-// and a geometry the kernels take. Forward then convolves each image of a
-// chunk in place of the chunk's columns and product, with the same
-// values, bit for bit; Backward stays as it was.
+// convRowsMaxChannels is the most input channels of a layer on the row
+// convolution: a net's first layer (its image's colours).
+const convRowsMaxChannels = 4
+
+// setupRows plans the row convolution of a layer on the column path when
+// it applies: few input channels (a net's first layer: CIFAR-10 quick's,
+// with many outputs, see setupDirect, and AlexNet's, with stride 4), no
+// dilation, one group, a kernel larger than 1×1, and a geometry the
+// kernels take. Forward then convolves each image of a chunk in place of
+// the chunk's columns and product, with the same values, bit for bit;
+// Backward stays as it was.
 func (l *Convolution) setupRows() {
-	if !convRows || l.strideH != 1 || l.strideW != 1 || l.dilH != 1 || l.dilW != 1 || l.group != 1 || l.kh*l.kw == 1 {
+	if !convRows || l.channels > convRowsMaxChannels || l.dilH != 1 || l.dilW != 1 || l.group != 1 || l.kh*l.kw == 1 {
 		l.rows = nil
 		return
 	}
 	if l.rows == nil || l.rowsGeom != [...]int{l.channels, l.height, l.width} {
-		l.rows = kernel.NewRowConv(l.channels, l.height, l.width, l.numOutput, l.kh, l.kw, l.padH, l.padW)
+		l.rows = kernel.NewRowConv(l.channels, l.height, l.width, l.numOutput, l.kh, l.kw, l.padH, l.padW, l.strideH, l.strideW)
 		l.rowsGeom = [...]int{l.channels, l.height, l.width}
 	}
 	if l.rows == nil {
 		return
 	}
 	for _, s := range l.scratch {
-		if len(s.pad) < l.rows.PaddedSize() {
-			// Made zero: the border stays so.
-			s.pad = make([]float32, l.rows.PaddedSize())
+		if s.padFor != l.rows {
+			// Made zero: the padding stays so.
+			s.pad, s.padFor = make([]float32, l.rows.ScratchSize()), l.rows
 		}
 	}
 }

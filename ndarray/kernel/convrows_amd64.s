@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func convRowsAVX512x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX512x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, AVX512F
-TEXT ·convRowsAVX512x1(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX512x1(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -41,6 +41,17 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Z0, Z0
+	VADDPS       64(R11), Z1, Z1
+	VADDPS       (R12), Z2, Z2
+	VADDPS       64(R12), Z3, Z3
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -63,9 +74,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX512x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX512x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, AVX512F
-TEXT ·convRowsAVX512x2(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX512x2(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -109,6 +120,23 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Z0, Z0
+	VADDPS       64(R11), Z1, Z1
+	VADDPS       (R12), Z2, Z2
+	VADDPS       64(R12), Z3, Z3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z4, Z4
+	VADDPS       64(R11), Z5, Z5
+	VADDPS       (R12), Z6, Z6
+	VADDPS       64(R12), Z7, Z7
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -142,9 +170,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX512x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX512x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, AVX512F
-TEXT ·convRowsAVX512x3(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX512x3(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -197,6 +225,29 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Z0, Z0
+	VADDPS       64(R11), Z1, Z1
+	VADDPS       (R12), Z2, Z2
+	VADDPS       64(R12), Z3, Z3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z4, Z4
+	VADDPS       64(R11), Z5, Z5
+	VADDPS       (R12), Z6, Z6
+	VADDPS       64(R12), Z7, Z7
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z8, Z8
+	VADDPS       64(R11), Z9, Z9
+	VADDPS       (R12), Z10, Z10
+	VADDPS       64(R12), Z11, Z11
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -241,9 +292,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX512x4(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX512x4(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, AVX512F
-TEXT ·convRowsAVX512x4(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX512x4(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -305,6 +356,35 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Z0, Z0
+	VADDPS       64(R11), Z1, Z1
+	VADDPS       (R12), Z2, Z2
+	VADDPS       64(R12), Z3, Z3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z4, Z4
+	VADDPS       64(R11), Z5, Z5
+	VADDPS       (R12), Z6, Z6
+	VADDPS       64(R12), Z7, Z7
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z8, Z8
+	VADDPS       64(R11), Z9, Z9
+	VADDPS       (R12), Z10, Z10
+	VADDPS       64(R12), Z11, Z11
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z12, Z12
+	VADDPS       64(R11), Z13, Z13
+	VADDPS       (R12), Z14, Z14
+	VADDPS       64(R12), Z15, Z15
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -360,9 +440,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX512x5(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX512x5(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, AVX512F
-TEXT ·convRowsAVX512x5(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX512x5(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -433,6 +513,41 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Z0, Z0
+	VADDPS       64(R11), Z1, Z1
+	VADDPS       (R12), Z2, Z2
+	VADDPS       64(R12), Z3, Z3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z4, Z4
+	VADDPS       64(R11), Z5, Z5
+	VADDPS       (R12), Z6, Z6
+	VADDPS       64(R12), Z7, Z7
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z8, Z8
+	VADDPS       64(R11), Z9, Z9
+	VADDPS       (R12), Z10, Z10
+	VADDPS       64(R12), Z11, Z11
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z12, Z12
+	VADDPS       64(R11), Z13, Z13
+	VADDPS       (R12), Z14, Z14
+	VADDPS       64(R12), Z15, Z15
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z16, Z16
+	VADDPS       64(R11), Z17, Z17
+	VADDPS       (R12), Z18, Z18
+	VADDPS       64(R12), Z19, Z19
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -499,9 +614,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX512x6(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX512x6(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, AVX512F
-TEXT ·convRowsAVX512x6(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX512x6(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -581,6 +696,47 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Z0, Z0
+	VADDPS       64(R11), Z1, Z1
+	VADDPS       (R12), Z2, Z2
+	VADDPS       64(R12), Z3, Z3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z4, Z4
+	VADDPS       64(R11), Z5, Z5
+	VADDPS       (R12), Z6, Z6
+	VADDPS       64(R12), Z7, Z7
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z8, Z8
+	VADDPS       64(R11), Z9, Z9
+	VADDPS       (R12), Z10, Z10
+	VADDPS       64(R12), Z11, Z11
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z12, Z12
+	VADDPS       64(R11), Z13, Z13
+	VADDPS       (R12), Z14, Z14
+	VADDPS       64(R12), Z15, Z15
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z16, Z16
+	VADDPS       64(R11), Z17, Z17
+	VADDPS       (R12), Z18, Z18
+	VADDPS       64(R12), Z19, Z19
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Z20, Z20
+	VADDPS       64(R11), Z21, Z21
+	VADDPS       (R12), Z22, Z22
+	VADDPS       64(R12), Z23, Z23
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -658,9 +814,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX2x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX2x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, FMA3
-TEXT ·convRowsAVX2x1(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX2x1(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -695,6 +851,17 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Y0, Y0
+	VADDPS       32(R11), Y1, Y1
+	VADDPS       (R12), Y2, Y2
+	VADDPS       32(R12), Y3, Y3
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -717,9 +884,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX2x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX2x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, FMA3
-TEXT ·convRowsAVX2x2(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX2x2(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -763,6 +930,23 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Y0, Y0
+	VADDPS       32(R11), Y1, Y1
+	VADDPS       (R12), Y2, Y2
+	VADDPS       32(R12), Y3, Y3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Y4, Y4
+	VADDPS       32(R11), Y5, Y5
+	VADDPS       (R12), Y6, Y6
+	VADDPS       32(R12), Y7, Y7
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain
@@ -796,9 +980,9 @@ plain:
 	VZEROUPPER
 	RET
 
-// func convRowsAVX2x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+// func convRowsAVX2x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, FMA3
-TEXT ·convRowsAVX2x3(SB), NOSPLIT, $0-80
+TEXT ·convRowsAVX2x3(SB), NOSPLIT, $0-81
 	MOVQ x+16(FP), BX
 	MOVQ xrow+32(FP), R8
 	ADDQ BX, R8
@@ -851,6 +1035,29 @@ k:
 	MOVQ         yrow+48(FP), R12
 	ADDQ         DI, R12
 	MOVQ         ych+56(FP), R13
+	CMPB         load+80(FP), $0x00
+	JEQ          bias
+	VADDPS       (R11), Y0, Y0
+	VADDPS       32(R11), Y1, Y1
+	VADDPS       (R12), Y2, Y2
+	VADDPS       32(R12), Y3, Y3
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Y4, Y4
+	VADDPS       32(R11), Y5, Y5
+	VADDPS       (R12), Y6, Y6
+	VADDPS       32(R12), Y7, Y7
+	ADDQ         R13, R11
+	ADDQ         R13, R12
+	VADDPS       (R11), Y8, Y8
+	VADDPS       32(R11), Y9, Y9
+	VADDPS       (R12), Y10, Y10
+	VADDPS       32(R12), Y11, Y11
+	MOVQ         DI, R11
+	MOVQ         yrow+48(FP), R12
+	ADDQ         DI, R12
+
+bias:
 	MOVQ         bias+72(FP), R10
 	TESTQ        R10, R10
 	JZ           plain

@@ -7,44 +7,44 @@ package kernel
 // convRowsAVX512x1 computes 1 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX512x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX512x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX512x2 computes 2 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX512x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX512x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX512x3 computes 3 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX512x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX512x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX512x4 computes 4 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX512x4(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX512x4(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX512x5 computes 5 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX512x5(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX512x5(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX512x6 computes 6 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX512x6(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX512x6(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX2x1 computes 1 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX2x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX2x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX2x2 computes 2 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX2x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX2x2(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
 // convRowsAVX2x3 computes 3 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
-func convRowsAVX2x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32)
+func convRowsAVX2x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)

@@ -7,34 +7,50 @@ import (
 
 // Row convolution: one image at a time, in its own layout.
 //
-// A RowConv computes a 2-D convolution with stride 1, no dilation and one
-// group on one image (NCHW) at a time, the output pixels of a row in the
-// lanes of a vector: a tile of up to MR output channels of two output
-// rows, two vectors of each, stays in registers while each weight is
-// broadcast and multiplied into the four input vectors it meets, read
-// from a zero-padded copy of the image through a table of offsets. It is
-// meant for convolutions with few input channels and many outputs
-// (CIFAR-10 quick's first: 3 channels, 32 outputs, 32×32 pixels), whose
-// outputs are many for their work: it writes them in place, where the
-// direct convolution's interleaved blocks would transpose them.
+// A RowConv computes the forward pass of a 2-D convolution (any stride, no
+// dilation, one group) on one image (NCHW) at a time, the output pixels of
+// a row in the lanes of a vector: a tile of up to MR output channels of
+// two output rows, two vectors of each, stays in registers while each
+// weight is broadcast and multiplied into the four input vectors it
+// meets, read from a copy of the image through a table of offsets. It is
+// meant for convolutions with few input channels (a net's first:
+// CIFAR-10 quick's 3 channels into 32 outputs of 32×32 pixels, AlexNet's
+// 11×11 with stride 4), whose outputs are many for their work: it writes
+// them in place, where the direct convolution's interleaved blocks would
+// transpose them, and needs no column matrix.
 //
-// It takes output rows whose width is a multiple of two vectors, an even
-// number of them, and at most gemmImpl.kc weights per output channel;
-// each output value is then the sum of the same products, in the same
-// order (Caffe's: channel, kernel row, kernel column, the padding's zeros
-// included) as on the column path (im2col and the blocked product), the
-// bias added last, so the two give the same bits.
+// The copy is zero-padded and split into stride phases: input column x
+// of a row lies in phase x mod strideW at x div strideW, so the columns
+// that neighbouring output pixels read with one weight lie side by side
+// whatever the stride. Output rows are computed as whole pairs of vectors
+// and in pairs; where the output's width or height is not a multiple,
+// the last vectors and rows go to a band buffer first and only the
+// output's pixels are copied out.
+//
+// Each output value is the sum of the same products in the same order as
+// on the column path (im2col and the blocked product): Caffe's order
+// (channel, kernel row, kernel column, the padding's zeros included), in
+// the runs of weights the product cuts the inner dimension into
+// (gemmImpl.kc), each run's sum added to the last's, and the bias added
+// last, so the two give the same bits.
 type RowConv struct {
 	k          *rowKernels
 	c, h, w, m int
 	kh, kw     int
 	padH, padW int
+	sh, sw     int
 	oh, ow     int
-	ph, pw     int
+	owp        int  // ow rounded up to two vectors (four for single rows)
+	rows       int  // output rows per kernel call: 2 (two vectors each) or 1 (four)
+	phr        int  // rows of the padded copy (zero rows below for a last odd row)
+	qw         int  // floats of one phase of a padded row
+	inPlace    bool // every output row pair is stored in place
 	kk         int
+	kcut       []int
 	off        []int32
 	tiles      []dtile
 	wp         []float32
+	xSize      int // floats of the padded copy
 }
 
 // rowKernels is one implementation's row-convolution kernels.
@@ -43,36 +59,60 @@ type rowKernels struct {
 	mr    int // largest tile (output channels)
 	// conv computes, for npair pairs of vectors g along the rows, for
 	// i < mr, r < 2, v < 2:
-	// y[i·ych + r·yrow + (2g+v)·V] = Σ_kk a[kk·mr+i] · x[off[kk] + r·xrow + (2g+v)·V] (+ bias[i]),
+	// y[i·ych + r·yrow + (2g+v)·V] = Σ_kk a[kk·mr+i] · x[off[kk] + r·xrow + (2g+v)·V] (+ y) (+ bias[i]),
 	// with byte offsets and strides, V the vector's bytes, the sum over
-	// kk < k in order from zero and bias (unless nil) added last.
-	conv func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32)
+	// kk < k in order from zero, y's value added if load and bias (unless
+	// nil) added last.
+	conv func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool)
 }
 
 // NewRowConv plans the row convolution of images of channels × height ×
-// width into outputs channels with a kh×kw kernel and padding padH×padW
-// (stride 1, no dilation, one group). It returns nil if the kernels in
-// use have none or the geometry is not one it takes (see RowConv).
-func NewRowConv(channels, height, width, outputs, kh, kw, padH, padW int) *RowConv {
-	return newRowConv(rowKernelsOf(active), channels, height, width, outputs, kh, kw, padH, padW)
+// width into outputs channels with a kh×kw kernel, padding padH×padW and
+// stride strideH×strideW (no dilation, one group). It returns nil if the
+// kernels in use have none, the output is empty, or its rows would waste
+// more than a fifth of the vectors' lanes.
+func NewRowConv(channels, height, width, outputs, kh, kw, padH, padW, strideH, strideW int) *RowConv {
+	return newRowConv(rowKernelsOf(active), channels, height, width, outputs, kh, kw, padH, padW, strideH, strideW)
 }
 
-func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, padW int) *RowConv {
-	if k == nil || channels <= 0 || height <= 0 || width <= 0 || outputs <= 0 || kh <= 0 || kw <= 0 || padH < 0 || padW < 0 {
+func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, padW, strideH, strideW int) *RowConv {
+	if k == nil || channels <= 0 || height <= 0 || width <= 0 || outputs <= 0 || kh <= 0 || kw <= 0 || padH < 0 || padW < 0 ||
+		strideH <= 0 || strideW <= 0 {
 		return nil
 	}
 	d := &RowConv{
-		k: k, c: channels, h: height, w: width, m: outputs, kh: kh, kw: kw, padH: padH, padW: padW,
-		oh: ConvOutSize(height, kh, padH, 1, 1), ow: ConvOutSize(width, kw, padW, 1, 1),
-		ph: height + 2*padH, pw: width + 2*padW, kk: channels * kh * kw,
+		k: k, c: channels, h: height, w: width, m: outputs, kh: kh, kw: kw, padH: padH, padW: padW, sh: strideH, sw: strideW,
+		oh: ConvOutSize(height, kh, padH, strideH, 1), ow: ConvOutSize(width, kw, padW, strideW, 1),
+		kk: channels * kh * kw,
 	}
-	if d.oh <= 0 || d.ow <= 0 || d.oh%2 != 0 || d.ow%(2*k.lanes) != 0 || d.kk > active.kc {
+	if d.oh <= 0 || d.ow <= 0 {
 		return nil
 	}
+	v2, v4 := 2*k.lanes, 4*k.lanes
+	d.owp = (d.ow + v2 - 1) / v2 * v2
+	if 4*d.owp > 5*d.ow {
+		return nil
+	}
+	d.rows = 2
+	if d.ow > v2 && (d.ow+v4-1)/v4*v4 == d.owp {
+		// Rows of four vectors or more: one row at a time reads fewer
+		// input rows per call, and computes no row below the output.
+		d.rows = 1
+	}
+	d.inPlace = d.owp == d.ow && d.oh%d.rows == 0
+	ohp := (d.oh + d.rows - 1) / d.rows * d.rows
+	d.phr = max(height+2*padH, (ohp-1)*strideH+kh)
+	d.qw = max((width+2*padW+strideW-1)/strideW, d.owp+(kw-1)/strideW)
+	d.xSize = channels * d.phr * strideW * d.qw
+	kc := split(d.kk, active.kc, 1)
+	for k0 := 0; k0 < d.kk; k0 += kc {
+		d.kcut = append(d.kcut, k0)
+	}
+	d.kcut = append(d.kcut, d.kk)
 	for c := range channels {
 		for ki := range kh {
 			for kj := range kw {
-				d.off = append(d.off, int32(((c*d.ph+ki)*d.pw+kj)*4))
+				d.off = append(d.off, int32((((c*d.phr+ki)*strideW+kj%strideW)*d.qw+kj/strideW)*4))
 			}
 		}
 	}
@@ -81,8 +121,13 @@ func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, p
 	return d
 }
 
-// PaddedSize returns the floats of the padded image Forward works on.
-func (d *RowConv) PaddedSize() int { return d.c * d.ph * d.pw }
+// ScratchSize returns the floats of the buffer Forward works in.
+func (d *RowConv) ScratchSize() int {
+	if d.inPlace {
+		return d.xSize
+	}
+	return d.xSize + d.m*d.rows*d.owp
+}
 
 // Pack packs the weights, Caffe's [outputs][channels][kh][kw], for
 // Forward.
@@ -103,12 +148,13 @@ func (d *RowConv) Pack(w []float32) {
 
 // Forward convolves the image x (channels×height×width) into y
 // (outputs×outH×outW), adding bias (per output channel) if not nil, with
-// the weights packed by Pack. pad (PaddedSize floats) holds the padded
-// image: its border must be zero (as made), its inside is overwritten.
-func (d *RowConv) Forward(pad, x, y, bias []float32) {
+// the weights packed by Pack. scratch (ScratchSize floats) holds the
+// padded copy of the image: it must be zero when first used (as made),
+// Forward writes only the places of the image's values.
+func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 	switch {
-	case len(pad) < d.PaddedSize():
-		panic(fmt.Sprintf("kernel: RowConv.Forward: len(pad) = %d, want >= %d", len(pad), d.PaddedSize()))
+	case len(scratch) < d.ScratchSize():
+		panic(fmt.Sprintf("kernel: RowConv.Forward: len(scratch) = %d, want >= %d", len(scratch), d.ScratchSize()))
 	case len(x) < d.c*d.h*d.w:
 		panic(fmt.Sprintf("kernel: RowConv.Forward: len(x) = %d, want >= %d", len(x), d.c*d.h*d.w))
 	case len(y) < d.m*d.oh*d.ow:
@@ -116,30 +162,87 @@ func (d *RowConv) Forward(pad, x, y, bias []float32) {
 	case bias != nil && len(bias) < d.m:
 		panic(fmt.Sprintf("kernel: RowConv.Forward: len(bias) = %d, want >= %d", len(bias), d.m))
 	}
-	for c := range d.c {
-		for r := range d.h {
-			copy(pad[(c*d.ph+r+d.padH)*d.pw+d.padW:][:d.w], x[(c*d.h+r)*d.w:][:d.w])
+	xs := scratch[:d.xSize]
+	d.load(xs, x)
+	const f = 4
+	L, P := d.k.lanes, d.oh*d.ow
+	band := scratch[d.xSize:]
+	xrow := d.sh * d.sw * d.qw // floats from an output row's input to the next's
+	// A call computes rows output rows of groups vectors each (two or
+	// four), groups of them one after the other along the row.
+	pitch, groups, calls, rowStep := d.owp, d.owp/(2*L), 1, xrow
+	if d.rows == 1 {
+		// Four vectors of one row: the kernel's second row is the
+		// third and fourth vector.
+		groups, calls, rowStep = 1, d.owp/(4*L), 2*L
+	}
+	for oy := 0; oy < d.oh; oy += d.rows {
+		// Run by run of weights, so that the input rows a run reads stay
+		// in the L1 cache while every tile reads them.
+		for r := 0; r+1 < len(d.kcut); r++ {
+			k0, k1 := d.kcut[r], d.kcut[r+1]
+			for _, t := range d.tiles {
+				a := d.wp[t.r0*d.kk:]
+				var b *float32
+				if bias != nil && k1 == d.kk {
+					b = &bias[t.r0]
+				}
+				for g := range calls {
+					xp := &xs[oy*xrow+g*4*L]
+					if d.inPlace {
+						yrow := d.ow
+						if d.rows == 1 {
+							yrow = 2 * L
+						}
+						d.k.conv(t.h, k1-k0, &a[k0*t.h], xp, &d.off[k0], rowStep*f,
+							&y[t.r0*P+oy*d.ow+g*4*L], yrow*f, P*f, groups, b, k0 > 0)
+					} else {
+						yrow := pitch
+						if d.rows == 1 {
+							yrow = 2 * L
+						}
+						d.k.conv(t.h, k1-k0, &a[k0*t.h], xp, &d.off[k0], rowStep*f,
+							&band[t.r0*d.rows*pitch+g*4*L], yrow*f, d.rows*pitch*f, groups, b, k0 > 0)
+					}
+				}
+			}
+		}
+		if !d.inPlace {
+			for c := range d.m {
+				for r := oy; r < min(d.oh, oy+d.rows); r++ {
+					copy(y[c*P+r*d.ow:][:d.ow], band[(d.rows*c+r-oy)*pitch:])
+				}
+			}
 		}
 	}
-	const f = 4
-	P := d.oh * d.ow
-	npair := d.ow / (2 * d.k.lanes)
-	for _, t := range d.tiles {
-		var b *float32
-		if bias != nil {
-			b = &bias[t.r0]
-		}
-		for oy := 0; oy < d.oh; oy += 2 {
-			d.k.conv(t.h, d.kk, &d.wp[t.r0*d.kk], &pad[oy*d.pw], &d.off[0], d.pw*f,
-				&y[t.r0*P+oy*d.ow], d.ow*f, P*f, npair, b)
+}
+
+// load writes the image x into its padded, phase-split copy xs.
+func (d *RowConv) load(xs, x []float32) {
+	for c := range d.c {
+		for r := range d.h {
+			src := x[(c*d.h+r)*d.w:][:d.w]
+			row := xs[(c*d.phr+r+d.padH)*d.sw*d.qw:][:d.sw*d.qw]
+			if d.sw == 1 {
+				copy(row[d.padW:], src)
+				continue
+			}
+			for p := range d.sw {
+				// The first column of the image in phase p.
+				col := ((p-d.padW)%d.sw + d.sw) % d.sw
+				dst := row[p*d.qw+(col+d.padW)/d.sw:]
+				for i := 0; col < d.w; i, col = i+1, col+d.sw {
+					dst[i] = src[col]
+				}
+			}
 		}
 	}
 }
 
 // rowConvGo is the portable row-convolution kernel of lanes floats per
 // vector: the reference the assembly is tested against.
-func rowConvGo(lanes int) func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32) {
-	return func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32) {
+func rowConvGo(lanes int) func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
+	return func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 		as := unsafe.Slice(a, k*mr)
 		offs := unsafe.Slice(off, k)
 		for g := range npair {
@@ -151,10 +254,14 @@ func rowConvGo(lanes int) func(mr, k int, a, x *float32, off *int32, xrow int, y
 						for kk := range k {
 							s += as[kk*mr+i] * *at(x, int(offs[kk])+r*xrow+px)
 						}
+						dst := at(y, i*ych+r*yrow+px)
+						if load {
+							s += *dst
+						}
 						if bias != nil {
 							s += *at(bias, 4*i)
 						}
-						*at(y, i*ych+r*yrow+px) = s
+						*dst = s
 					}
 				}
 			}

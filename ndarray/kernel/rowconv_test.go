@@ -6,13 +6,21 @@ import (
 )
 
 // rowConvCases are geometries the row convolution takes: channels,
-// height, width, outputs, kernel and padding (CIFAR-10 quick's first
-// convolution, odd tiles, no padding, and the most weights it takes).
-var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW int }{
-	{3, 32, 32, 32, 5, 5, 2, 2},
-	{1, 20, 32, 7, 3, 3, 0, 1},
-	{2, 18, 36, 13, 3, 5, 1, 0},
-	{4, 8, 32, 40, 7, 7, 3, 3},
+// height, width, outputs, kernel, padding and stride (CIFAR-10 quick's
+// first convolution, odd tiles, no padding, two runs of weights,
+// AlexNet's first on a narrower image, an odd output height, a row of
+// outputs a vector short, AlexNet's rows, single rows in place).
+var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
+	{3, 32, 32, 32, 5, 5, 2, 2, 1, 1},
+	{1, 20, 32, 7, 3, 3, 0, 1, 1, 1},
+	{2, 18, 36, 13, 3, 5, 1, 0, 1, 1},
+	{4, 8, 32, 40, 9, 9, 4, 4, 1, 1},
+	{3, 23, 119, 10, 11, 11, 0, 1, 4, 4},
+	{2, 9, 60, 5, 3, 3, 1, 1, 2, 2},
+	{3, 6, 31, 8, 3, 3, 1, 1, 1, 1},
+	{2, 12, 62, 7, 4, 3, 2, 0, 3, 2},
+	{3, 15, 227, 6, 11, 11, 0, 0, 4, 4},
+	{1, 4, 64, 3, 3, 3, 1, 1, 1, 1},
 }
 
 // TestRowConvColumns checks RowConv.Forward against the column path
@@ -34,10 +42,10 @@ func TestRowConvColumns(t *testing.T) {
 			x := randSlice(rng, c.c*c.h*c.w)
 			w := randSlice(rng, c.m*c.c*c.kh*c.kw)
 			bias := randSlice(rng, c.m)
-			oh, ow := ConvOutSize(c.h, c.kh, c.padH, 1, 1), ConvOutSize(c.w, c.kw, c.padW, 1, 1)
+			oh, ow := ConvOutSize(c.h, c.kh, c.padH, c.sh, 1), ConvOutSize(c.w, c.kw, c.padW, c.sw, 1)
 			kk, p := c.c*c.kh*c.kw, oh*ow
 			col := make([]float32, kk*p)
-			Im2col(x, c.c, c.h, c.w, c.kh, c.kw, c.padH, c.padW, 1, 1, 1, 1, col)
+			Im2col(x, c.c, c.h, c.w, c.kh, c.kw, c.padH, c.padW, c.sh, c.sw, 1, 1, col)
 			want := make([]float32, c.m*p)
 			Sgemm(false, false, c.m, p, kk, 1, w, kk, col, p, 0, want, p)
 			wantBias := append([]float32(nil), want...)
@@ -49,12 +57,15 @@ func TestRowConvColumns(t *testing.T) {
 				Axpy(bias[j], ones, wantBias[j*p:(j+1)*p])
 			}
 			for name, k := range kernels {
-				d := newRowConv(k, c.c, c.h, c.w, c.m, c.kh, c.kw, c.padH, c.padW)
+				d := newRowConv(k, c.c, c.h, c.w, c.m, c.kh, c.kw, c.padH, c.padW, c.sh, c.sw)
 				if d == nil {
+					if k.lanes == 16 && ow < 26 {
+						continue // too narrow for pairs of 16
+					}
 					t.Fatalf("%s: %+v: no plan", name, c)
 				}
 				d.Pack(w)
-				pad := make([]float32, d.PaddedSize())
+				pad := make([]float32, d.ScratchSize())
 				got := make([]float32, c.m*p)
 				for _, b := range [][]float32{nil, bias} {
 					ref := want
@@ -80,15 +91,43 @@ func TestRowConvColumns(t *testing.T) {
 // take.
 func TestRowConvDeclines(t *testing.T) {
 	k := &rowKernels{lanes: 8, mr: 3, conv: rowConvGo(8)}
-	for _, c := range []struct{ c, h, w, m, kh, kw, padH, padW int }{
-		{3, 31, 32, 8, 5, 5, 2, 2}, // odd output height
-		{3, 32, 30, 8, 5, 5, 2, 2}, // width not a multiple of two vectors
-		{16, 8, 16, 8, 5, 5, 2, 2}, // more weights than a block of the product
-		{3, 2, 2, 8, 5, 5, 0, 0},   // empty output
-		{0, 32, 32, 8, 5, 5, 2, 2}, // no channels
+	for _, c := range []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
+		{3, 32, 8, 8, 3, 3, 1, 1, 1, 1},  // rows of 8 in pairs of 8-float vectors
+		{3, 32, 50, 8, 3, 3, 1, 1, 1, 1}, // rows of 50 in 64
+		{3, 2, 2, 8, 5, 5, 0, 0, 1, 1},   // empty output
+		{0, 32, 32, 8, 5, 5, 2, 2, 1, 1}, // no channels
+		{3, 32, 32, 8, 5, 5, 2, 2, 0, 1}, // no stride
 	} {
-		if d := newRowConv(k, c.c, c.h, c.w, c.m, c.kh, c.kw, c.padH, c.padW); d != nil {
+		if d := newRowConv(k, c.c, c.h, c.w, c.m, c.kh, c.kw, c.padH, c.padW, c.sh, c.sw); d != nil {
 			t.Errorf("%+v: got a plan, want none", c)
 		}
+	}
+}
+
+// BenchmarkRowConv times RowConv.Forward on one image of the first
+// convolutions of CIFAR-10 quick and AlexNet, reporting the share of the
+// FMA peak (the output's FLOPs, not the rows' padding):
+//
+//	go test -run '^$' -bench RowConv ./ndarray/kernel
+func BenchmarkRowConv(b *testing.B) {
+	for _, s := range []struct {
+		name                                   string
+		c, h, w, m, kh, kw, padH, padW, sh, sw int
+	}{
+		{"cifar-conv1", 3, 32, 32, 32, 5, 5, 2, 2, 1, 1},
+		{"alexnet-conv1", 3, 227, 227, 96, 11, 11, 0, 0, 4, 4},
+	} {
+		b.Run(s.name, func(b *testing.B) {
+			d := NewRowConv(s.c, s.h, s.w, s.m, s.kh, s.kw, s.padH, s.padW, s.sh, s.sw)
+			if d == nil {
+				b.Skip("no row convolution with these kernels")
+			}
+			rng := newRand(1)
+			x, w, bias := randSlice(rng, s.c*s.h*s.w), randSlice(rng, s.m*d.kk), randSlice(rng, s.m)
+			y := make([]float32, s.m*d.oh*d.ow)
+			scratch := make([]float32, d.ScratchSize())
+			d.Pack(w)
+			benchFLOPs(b, 2*float64(s.m*d.kk*d.oh*d.ow), func() { d.Forward(scratch, x, y, bias) })
+		})
 	}
 }

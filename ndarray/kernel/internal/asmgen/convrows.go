@@ -16,7 +16,8 @@ import (
 //	              of each row at a time (four vectors): per weight, MR
 //	              broadcasts and 4·MR multiply-adds on input vectors read
 //	              through a table of offsets, one sum per output value in
-//	              the weights' order; then the bias is added
+//	              the weights' order; then what y holds (a sum of earlier
+//	              weights) and the bias are added
 var (
 	rowConvISA512 = directISA{suffix: "AVX512", bytes: 64, regs: 32, vec: zmm, mr: 6}
 	rowConvISA256 = directISA{suffix: "AVX2", bytes: 32, regs: 16, vec: ymm, mr: 3}
@@ -34,16 +35,17 @@ func buildConvRows(c *build.Context) {
 //
 //	for each of npair pairs of vectors g along the rows, for i < mr, r < 2,
 //	v < 2: y[i·ych + r·yrow + (2g+v)·V] =
-//	    Σ_kk a[kk·mr+i] · x[off[kk] + r·xrow + (2g+v)·V] (+ bias[i])
+//	    Σ_kk a[kk·mr+i] · x[off[kk] + r·xrow + (2g+v)·V] (+ y) (+ bias[i])
 //
 // with byte offsets and strides, V the vector's bytes; the sum runs over
-// kk in order from zero, bias (if not nil) added last.
+// kk in order from zero, then y's value is added if load, then bias if
+// not nil.
 func convRows(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("convRows%sx%d", isa.suffix, mr)
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32)")
+	c.SignatureExpr("func(k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool)")
 	c.Doc(fmt.Sprintf("%s computes %d output channels of two rows of a convolution of one image (see rowKernels.conv).", name, mr))
 	x, x2, y, npair := reg.RBX, reg.R8, reg.RDI, reg.R9
 	ap, op, kc, t := reg.RAX, reg.RDX, reg.RCX, reg.R10
@@ -89,6 +91,22 @@ func convRows(c *build.Context, isa directISA, mr int) {
 	c.Load(c.Param("yrow"), p1)
 	c.ADDQ(y, p1)
 	c.Load(c.Param("ych"), s)
+	c.CMPB(paramAddr(c, "load"), operand.U8(0))
+	c.JEQ(operand.LabelRef("bias"))
+	for i := 0; i < mr; i++ {
+		for j := 0; j < 4; j++ {
+			base := []reg.Register{p0, p1}[j/2]
+			c.VADDPS(operand.Mem{Base: base, Disp: (j % 2) * V}, acc(i, j), acc(i, j))
+		}
+		if i+1 < mr {
+			c.ADDQ(s, p0)
+			c.ADDQ(s, p1)
+		}
+	}
+	c.MOVQ(y, p0)
+	c.Load(c.Param("yrow"), p1)
+	c.ADDQ(y, p1)
+	c.Label("bias")
 	c.Load(c.Param("bias"), t)
 	c.TESTQ(t, t)
 	c.JZ(operand.LabelRef("plain"))
