@@ -59,6 +59,13 @@ type directKernels struct {
 	// each), x's one vector apart in a row and xSkip bytes more between
 	// rows: the same sums in the same order.
 	gradSeq func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
+	// gradRow is gradSeq for rmr output channels and a kernel row of
+	// gradRowWidth weights whose input vectors follow each other (offs
+	// names the first); a pair of pixels reads each input vector once for
+	// both. WeightGrad uses it for kernels gradRowWidth wide; nil if the
+	// implementation has none.
+	gradRow func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
+	rmr     int
 	// interleave writes w pixels of n images (src rows srcStride bytes
 	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
 	// from n on get zero.
@@ -81,6 +88,10 @@ type directKernels struct {
 	// gradient vector at grad + o·gradStep.
 	unpool func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32)
 }
+
+// gradRowWidth is the width of the kernels whose weight gradient runs a
+// kernel row at a time (directKernels.gradRow).
+const gradRowWidth = 5
 
 // directKC is the most weights a forward tile multiplies per call, so
 // that its packed weights stay in the L1 cache beside the input rows.
@@ -107,6 +118,8 @@ type DirectConv struct {
 	offF, offB, offG []int32
 	fTiles, bTiles   []dtile
 	gTiles           []dtile
+	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
+	gradCall         func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
 	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
 	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
 	gRows            int       // output rows of a weight-gradient call
@@ -223,7 +236,14 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	d.ph, d.pw = height+2*padH, width+2*padW
 	d.dh, d.dw = d.oh+2*(kh-1-padH), d.ow+2*(kw-1-padW)
 	d.kk = d.c * kh * kw
-	d.kp = (d.kk + k.gnr - 1) / k.gnr * k.gnr
+	// The weight gradient's calls: a kernel row at a time where the
+	// kernel is gradRowWidth wide (the rows follow each other in Caffe's
+	// order), else gnr weights.
+	d.gmr, d.gnr, d.gradCall = k.gmr, k.gnr, k.gradSeq
+	if kw == gradRowWidth && k.gradRow != nil {
+		d.gmr, d.gnr, d.gradCall = k.rmr, gradRowWidth, k.gradRow
+	}
+	d.kp = (d.kk + d.gnr - 1) / d.gnr * d.gnr
 	const f = 4 // bytes per float
 	// Forward: weight (ki, kj, c) reads the input at the window's origin
 	// plus (ki, kj) pixels, channel c.
@@ -261,7 +281,7 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	}
 	d.fTiles = tiles(d.m, k.mr)
 	d.bTiles = tiles(d.c, k.mr)
-	d.gTiles = tiles(d.m, k.gmr)
+	d.gTiles = tiles(d.m, d.gmr)
 	d.packedF = d.m * d.kk
 	d.packedB = d.c * d.m * kh * kw
 	d.wf = make([]float32, groups*d.packedF)
@@ -270,8 +290,8 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	d.dySize = d.dh * d.dw * d.ms * L
 	d.ySize = max(d.bandRows(d.ow, d.ms)*d.ow*d.ms, d.bandRows(width, d.cs)*width*d.cs) * L
 	d.gGroup = max(1, min(directGradGroup, len(d.gTiles)))
-	d.gChunk = max(k.gnr, min(d.kp, directGradChunk/k.gnr*k.gnr))
-	d.gRows = max(1, directGradPixels/(k.gmr*L*d.ow))
+	d.gChunk = max(d.gnr, min(d.kp, directGradChunk/d.gnr*d.gnr))
+	d.gRows = max(1, directGradPixels/(d.gmr*L*d.ow))
 	d.xcSize = d.c * d.ph * d.pw * L
 	d.dypSize = d.m * d.oh * d.ow * L
 	d.imgSize = channels * height * width
@@ -602,9 +622,9 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 	if s.xc == nil {
 		s.xc = make([]float32, d.xcSize)
 		s.dyp = make([]float32, d.dypSize)
-		s.acc = make([]float32, d.gGroup*d.k.gmr*d.gChunk*L)
+		s.acc = make([]float32, d.gGroup*d.gmr*d.gChunk*L)
 	}
-	gnr, P := d.k.gnr, d.oh*d.ow
+	gnr, P := d.gnr, d.oh*d.ow
 	chunk := d.gChunk
 	for g := range d.groups {
 		for c := range d.c {
@@ -632,7 +652,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 					for _, t := range group {
 						dyt := &s.dyp[(t.r0*P+r0*d.ow*t.h)*L]
 						for k := k0; k < k1; k += gnr {
-							d.k.gradSeq(t.h, dyt, &s.xc[r0*d.pw*L], &d.offG[k], (d.pw-d.ow)*L*f,
+							d.gradCall(t.h, dyt, &s.xc[r0*d.pw*L], &d.offG[k], (d.pw-d.ow)*L*f,
 								nr, d.ow, &s.acc[((t.r0-first)*chunk+k-k0)*L], chunk*L*f, r0 > 0)
 						}
 					}
@@ -754,6 +774,7 @@ func laneSumsGo(lanes int) func(dst, src *float32, n int) {
 var goDirect = &directKernels{
 	lanes: 8, mr: 6, gmr: 3, gnr: 4,
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
+	gradRow: directGradSeqGo(8, gradRowWidth), rmr: 2,
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 }

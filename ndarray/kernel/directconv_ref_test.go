@@ -176,3 +176,72 @@ func TestDirectGradSeq(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectGradRow checks that each implementation's gradRow kernel
+// gives bit for bit the sums of its gradSeq kernel (called for the row's
+// weights gnr at a time) on the same operands, for every tile height,
+// rows of odd and even widths, with and without sums to add to.
+func TestDirectGradRow(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	for name, k := range impls {
+		if k.gradRow == nil {
+			continue
+		}
+		L, f := k.lanes, 4
+		rng := newRand(19)
+		src := randSlice(rng, 8192)
+		dy := randSlice(rng, 8192)
+		for mr := 1; mr <= k.rmr; mr++ {
+			for _, oh := range []int{1, 3} {
+				for _, ow := range []int{1, 2, 5, 8} {
+					for _, load := range []bool{false, true} {
+						t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v", name, mr, oh, ow, load), func(t *testing.T) {
+							// The row starts 3 vectors into x.
+							var offs []int32
+							for j := range gradRowWidth {
+								offs = append(offs, int32(f*(3+j)*L))
+							}
+							skip := 4 * L * f
+							accRow := f * (gradRowWidth*L + L)
+							start := randSlice(newRand(4), mr*accRow/f)
+							got := append([]float32(nil), start...)
+							k.gradRow(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load)
+							// gradSeq, gnr weights at a time (the last repeated).
+							want := append([]float32(nil), start...)
+							tmpRow := f * k.gnr * L
+							for j0 := 0; j0 < gradRowWidth; j0 += k.gnr {
+								part := make([]int32, k.gnr)
+								tmp := make([]float32, mr*k.gnr*L)
+								for j := range part {
+									jj := min(j0+j, gradRowWidth-1)
+									part[j] = offs[jj]
+									for i := range mr {
+										copy(tmp[(i*k.gnr+j)*L:(i*k.gnr+j+1)*L], start[i*accRow/f+jj*L:])
+									}
+								}
+								k.gradSeq(mr, &dy[0], &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load)
+								for j := range k.gnr {
+									if j0+j < gradRowWidth {
+										for i := range mr {
+											copy(want[i*accRow/f+(j0+j)*L:i*accRow/f+(j0+j+1)*L], tmp[(i*k.gnr+j)*L:])
+										}
+									}
+								}
+							}
+							for i := range want {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+								}
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}

@@ -50,6 +50,7 @@ var outputs = []output{
 	{"lrn", buildLRN},
 	{"dpool", buildDirectPool},
 	{"convrows", buildConvRows},
+	{"dgradrow", buildDirectGradRow},
 }
 
 func main() {
