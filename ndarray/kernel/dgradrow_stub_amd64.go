@@ -23,13 +23,3 @@ func directGradRowAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh i
 //
 //go:noescape
 func directGradRowAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
-
-// directGradRowAVX2x1 sums the weight gradient of 1 output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).
-//
-//go:noescape
-func directGradRowAVX2x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
-
-// directGradRowAVX2x2 sums the weight gradient of 2 output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).
-//
-//go:noescape
-func directGradRowAVX2x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)

@@ -3,17 +3,13 @@
 package kernel
 
 // The weight-gradient kernels for a kernel row of five weights
-// (directKernels.gradRow), added to the direct kernels of each
-// implementation.
+// (directKernels.gradRow), added to the AVX-512 direct kernels. AVX2 has
+// none: its registers hold two output channels of such a row, which ran
+// no faster than its gradSeq tile of three channels and four weights.
 func init() {
 	rowAVX512 := [...]directSeqFunc{directGradRowAVX512x1, directGradRowAVX512x2, directGradRowAVX512x3, directGradRowAVX512x4}
-	rowAVX2 := [...]directSeqFunc{directGradRowAVX2x1, directGradRowAVX2x2}
 	avx512Gemm.direct.rmr = len(rowAVX512)
 	avx512Gemm.direct.gradRow = func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
 		rowAVX512[mr-1](dy, x, offs, xSkip, oh, ow, acc, accRow, load)
-	}
-	avx2Gemm.direct.rmr = len(rowAVX2)
-	avx2Gemm.direct.gradRow = func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
-		rowAVX2[mr-1](dy, x, offs, xSkip, oh, ow, acc, accRow, load)
 	}
 }
