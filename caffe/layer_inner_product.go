@@ -31,6 +31,16 @@ type InnerProduct struct {
 	runner parallelRunner
 	gemm   ipGemm
 	gemmFn func(w, p int)
+	fwd    ipForward
+	fwdFn  func(w, p int)
+}
+
+// ipForward is Forward's run (W stored [N, K]): its parts compute rows of
+// topᵀ with kernel.FCForward, then transpose those rows into the top,
+// adding the bias.
+type ipForward struct {
+	parts int
+	x, y  []float32
 }
 
 // ipGemm is the product that InnerProduct's runner computes: one of the
@@ -66,7 +76,7 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 		transpose: p.GetTranspose(),
 		axisParam: int(p.GetAxis()),
 	}
-	l.gemmFn = l.gemmPart
+	l.gemmFn, l.fwdFn = l.gemmPart, l.forwardPart
 	return l, nil
 }
 
@@ -204,18 +214,26 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 		l.sgemm(false, false, m, n, k, x, k, w, n, beta, y, n)
 		return nil
 	}
-	yT := l.yT[:n*m]
-	l.fc(kernel.FCForward, n, m, k, w, k, x, k, 0, yT, m)
-	for j := range n {
-		var c float32
-		if b != nil {
-			c = b[j]
-		}
-		for i, v := range yT[j*m : (j+1)*m] {
-			y[i*n+j] = v + c
-		}
-	}
+	parts := kernel.FCParts(l.threads(), n, m, k)
+	l.fwd = ipForward{parts: parts, x: x, y: y}
+	l.runner.run(l.threads(), parts, l.fwdFn)
+	l.fwd = ipForward{}
 	return nil
+}
+
+// forwardPart computes part p of Forward: rows [lo, hi) of topᵀ, then
+// columns [lo, hi) of the top from them, plus the bias.
+func (l *InnerProduct) forwardPart(_, p int) {
+	f := &l.fwd
+	m, n, k := l.m, l.n, l.k
+	yT := l.yT[:n*m]
+	kernel.FCForward(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.x, k, 0, yT, m)
+	lo, hi := kernel.FCForwardRows(f.parts, p, n, m, k)
+	var b []float32
+	if l.bias {
+		b = l.blobs[1].DataSlice()[lo:hi]
+	}
+	kernel.TransposeAdd(f.y[lo:], n, yT[lo*m:], m, hi-lo, m, b)
 }
 
 // Backward accumulates the weight and bias gradients and computes the

@@ -120,7 +120,8 @@ func TestLayerInnerProductAllocs(t *testing.T) {
 
 // TestLayerInnerProductMatchesSgemm checks Forward and Backward on one and
 // two threads, bit for bit, against the products computed with Sgemm as
-// the layer defines them (topᵀ = W·bottomᵀ, dW += dyᵀ·x, dx = dy·W), on
+// the layer defines them (topᵀ = W·bottomᵀ, dW += dyᵀ·x, dx = dy·W, db
+// += the rows of dy one by one), on
 // batches of 1..100 and sizes that are not multiples of the tiles.
 func TestLayerInnerProductMatchesSgemm(t *testing.T) {
 	for _, s := range []struct{ m, n, k int }{{1, 7, 5}, {3, 33, 70}, {32, 300, 600}, {64, 500, 800}, {100, 65, 1030}, {5, 1030, 1030}} {
@@ -131,6 +132,8 @@ func TestLayerInnerProductMatchesSgemm(t *testing.T) {
 			w, bias := l.Params()[0].DataSlice(), l.Params()[1].DataSlice()
 			dw0 := randBlob(3, -1, 1, s.n, s.k).DataSlice()
 			copy(l.Params()[0].DiffSlice(), dw0)
+			db0 := randBlob(4, -1, 1, s.n).DataSlice()
+			copy(l.Params()[1].DiffSlice(), db0)
 			if err := l.Forward(blobs(x), blobs(y)); err != nil {
 				t.Fatal(err)
 			}
@@ -148,12 +151,19 @@ func TestLayerInnerProductMatchesSgemm(t *testing.T) {
 			}
 			wantDW := append([]float32(nil), dw0...)
 			kernel.Sgemm(true, false, n, k, m, 1, y.DiffSlice(), n, x.DataSlice(), k, 1, wantDW, k)
+			wantDB := append([]float32(nil), db0...)
+			for i := range m {
+				for j := range n {
+					wantDB[j] += y.DiffSlice()[i*n+j]
+				}
+			}
 			wantDX := make([]float32, m*k)
 			kernel.Sgemm(false, false, m, k, n, 1, y.DiffSlice(), n, w, k, 0, wantDX, k)
 			for _, c := range []struct {
 				name      string
 				got, want []float32
-			}{{"top", y.DataSlice(), wantY}, {"weight gradient", l.Params()[0].DiffSlice(), wantDW}, {"bottom gradient", x.DiffSlice(), wantDX}} {
+			}{{"top", y.DataSlice(), wantY}, {"weight gradient", l.Params()[0].DiffSlice(), wantDW},
+				{"bias gradient", l.Params()[1].DiffSlice(), wantDB}, {"bottom gradient", x.DiffSlice(), wantDX}} {
 				for i := range c.want {
 					if math.Float32bits(c.got[i]) != math.Float32bits(c.want[i]) {
 						t.Fatalf("m=%d n=%d k=%d threads=%d: %s[%d] = %g, Sgemm gives %g", m, n, k, threads, c.name, i, c.got[i], c.want[i])

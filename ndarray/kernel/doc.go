@@ -42,7 +42,9 @@
 // AVX-512, AVX2 and portable kernels. They compute Sgemm's results bit for
 // bit (the same multiply-adds in the same order) and split into parts
 // that goroutines run at once (FCParts), with results that do not depend
-// on the number of parts.
+// on the number of parts; FCForwardRows names the rows a forward part
+// computes, and TransposeAdd turns the transposed output, plus the bias,
+// into the layer's.
 //
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
 // several images side by side (rows ldc floats apart), so that a

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"runtime"
 	"unsafe"
 )
@@ -144,6 +145,71 @@ func FCForward(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb 
 	lo, hi := fcRange(m, parts, part, g.mr)
 	if lo < hi {
 		g.fcForward(lo, hi, n, k, a, lda, b, ldb, beta, c, ldc)
+	}
+}
+
+// FCForwardRows returns the rows [lo, hi) of C that part part of parts
+// of FCForward(parts, part, m, n, k, …) computes (an empty range for a
+// part that computes nothing), so that a caller can go on with those rows
+// in the same part.
+func FCForwardRows(parts, part, m, n, k int) (lo, hi int) {
+	checkFCPart("FCForwardRows", parts, part)
+	if m == 0 || n == 0 || k == 0 || n == 1 {
+		if part == 0 {
+			return 0, m
+		}
+		return 0, 0
+	}
+	return fcRange(m, parts, part, active.mr)
+}
+
+// TransposeAdd writes the transpose of src, a rows×cols matrix (rows lds
+// floats apart), into dst (rows ldd floats apart), adding bias[r] to row
+// r's values: dst[c·ldd+r] = src[r·lds+c] + bias[r], or + 0 for a nil
+// bias, each value by one float32 addition. It turns FCForward's Yᵀ into
+// Y: blocks of vector-width columns are transposed in registers by the
+// direct convolution's deinterleave kernel (its pixels the rows, its
+// lanes the columns), the rest one value at a time.
+func TransposeAdd(dst []float32, ldd int, src []float32, lds int, rows, cols int, bias []float32) {
+	if rows < 0 || cols < 0 || rows > 0 && cols > 0 && (lds < cols || ldd < rows) {
+		panic(fmt.Sprintf("kernel: TransposeAdd: %d×%d, lds %d, ldd %d", rows, cols, lds, ldd))
+	}
+	if rows == 0 || cols == 0 {
+		return
+	}
+	checkLen("TransposeAdd", "src", len(src), (rows-1)*lds+cols)
+	checkLen("TransposeAdd", "dst", len(dst), (cols-1)*ldd+rows)
+	if bias != nil {
+		checkLen("TransposeAdd", "bias", len(bias), rows)
+	}
+	full := 0
+	if k := active.direct; k != nil {
+		L := k.lanes
+		full = cols / L * L
+		// With a bias, x + −0 is x for every x, and the bias is added
+		// after; without one, x + 0 as below.
+		var add float32
+		if bias != nil {
+			add = float32(math.Copysign(0, -1))
+		}
+		for c0 := 0; c0 < full; c0 += L {
+			k.deinterleave(&dst[c0*ldd], ldd*4, &src[c0], lds*4, rows, L, add)
+		}
+		if bias != nil {
+			for c := range full {
+				d := dst[c*ldd : c*ldd+rows]
+				Add(d, d, bias[:rows])
+			}
+		}
+	}
+	for r := range rows {
+		var b float32
+		if bias != nil {
+			b = bias[r]
+		}
+		for c, v := range src[r*lds+full : r*lds+cols] {
+			dst[(full+c)*ldd+r] = v + b
+		}
 	}
 }
 

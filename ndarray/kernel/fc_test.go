@@ -112,6 +112,91 @@ func TestFCProductsMatchSgemm(t *testing.T) {
 	})
 }
 
+// TestFCForwardRows checks that each part of FCForward writes exactly
+// the rows FCForwardRows names, and the parts cover C in order.
+func TestFCForwardRows(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for i, s := range append(fcShapes(), [3]int{500, 64, 800}, [3]int{0, 3, 4}) {
+			m, n, k := s[0], s[1], s[2]
+			rng := newRand(uint64(i))
+			a, b := randSlice(rng, m*k), randSlice(rng, n*k)
+			for _, parts := range []int{1, 2, 3, 8} {
+				next := 0
+				for part := range parts {
+					c := make([]float32, m*n)
+					for j := range c {
+						c[j] = float32(math.NaN())
+					}
+					FCForward(parts, part, m, n, k, a, max(1, k), b, max(1, k), 0, c, max(1, n))
+					lo, hi := FCForwardRows(parts, part, m, n, k)
+					if lo < hi && lo != next {
+						t.Fatalf("m=%d n=%d k=%d part %d of %d: rows [%d, %d), want from %d", m, n, k, part, parts, lo, hi, next)
+					}
+					if lo < hi {
+						next = hi
+					}
+					for j, v := range c {
+						if in := j/n >= lo && j/n < hi; in == (v != v) {
+							t.Fatalf("m=%d n=%d k=%d part %d of %d: C[%d][%d] = %v, rows [%d, %d)", m, n, k, part, parts, j/n, j%n, v, lo, hi)
+						}
+					}
+				}
+				if m > 0 && next != m {
+					t.Fatalf("m=%d n=%d k=%d, %d parts: the rows end at %d", m, n, k, parts, next)
+				}
+			}
+		}
+	})
+}
+
+// TestTransposeAdd checks TransposeAdd bit for bit against the scalar
+// formula on every implementation: sizes below, at and past the vector
+// width, strides wider than the matrices, with and without a bias, and
+// values −0 (which + 0 turns into +0).
+func TestTransposeAdd(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		negZero := float32(math.Copysign(0, -1))
+		for _, rows := range []int{1, 3, 16, 17, 40, 500} {
+			for _, cols := range []int{1, 7, 8, 9, 16, 31, 64, 65} {
+				for _, pad := range []int{0, 5} {
+					for _, withBias := range []bool{false, true} {
+						rng := newRand(uint64(rows*1000 + cols*10 + pad))
+						lds, ldd := cols+pad, rows+pad
+						src := randSlice(rng, (rows-1)*lds+cols)
+						for i := 0; i < len(src); i += 7 {
+							src[i] = negZero
+						}
+						var bias []float32
+						if withBias {
+							bias = randSlice(rng, rows)
+							bias[0] = 0
+						}
+						dst := randSlice(rng, (cols-1)*ldd+rows)
+						want := append([]float32(nil), dst...)
+						for r := range rows {
+							var b float32
+							if bias != nil {
+								b = bias[r]
+							}
+							for c := range cols {
+								want[c*ldd+r] = src[r*lds+c] + b
+							}
+						}
+						TransposeAdd(dst, ldd, src, lds, rows, cols, bias)
+						for i := range want {
+							if math.Float32bits(dst[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%d×%d pad %d bias %v: dst[%d] = %g, want %g", rows, cols, pad, withBias, i, dst[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+	expectPanic(t, "len(dst)", func() { TransposeAdd(make([]float32, 5), 2, make([]float32, 6), 3, 2, 3, nil) })
+	expectPanic(t, "lds", func() { TransposeAdd(make([]float32, 6), 2, make([]float32, 6), 2, 2, 3, nil) })
+}
+
 // TestFCProductsBadArguments checks the argument and part checks.
 func TestFCProductsBadArguments(t *testing.T) {
 	a, b, c := make([]float32, 12), make([]float32, 12), make([]float32, 12)
