@@ -145,9 +145,11 @@
 // with few input channels and many outputs (CIFAR-10 quick's first)
 // runs Forward on the row convolution of package kernel (one image at a
 // time, its output rows in the lanes, the same sums as the column
-// products, bit for bit) where its rows are whole pairs of vectors, else
-// on column matrices; its weight gradient, when its input wants none (a
-// net's first layer), runs on the direct convolution. The
+// products, bit for bit), as does AlexNet's first (stride 4); CIFAR-10
+// quick's first computes its weight gradient there too, when its input
+// wants none (a net's first layer), in another order than the column
+// products (on the direct convolution where the row convolution does not
+// take the geometry). The
 // direct convolution adds a convolution's products in another order than
 // the column products, so
 // results agree to rounding, not bit for bit; both are deterministic.

@@ -38,9 +38,9 @@ var (
 // Convolutions with stride 1, no dilation and a kernel larger than 1×1
 // run on kernel.DirectConv when the kernels in use have it (see
 // layer_conv_direct.go; one with few input channels and many outputs only
-// its weight gradient, when its input wants none; its Forward, where
-// kernel.RowConv takes the geometry, convolves each image on it, see
-// layer_conv_rows.go). The others, the column path, are products over
+// its weight gradient, when its input wants none). Layers with few input
+// channels (a net's first) run Forward, and where it suits them the
+// weight gradient, on kernel.RowConv (layer_conv_rows.go). The others, the column path, are products over
 // several images at once: the columns (im2col) of a
 // chunk of images lie side by side, so Forward is one product
 // W[M, K] × cols[K, images·pixels] per group and chunk, and the weight
@@ -85,6 +85,7 @@ type Convolution struct {
 	// (layer_conv_rows.go), or nil.
 	rows     *kernel.RowConv
 	rowsGeom [3]int
+	rBwdFn   func(w, p int)
 	// The group the net runs fused with this layer (net_fuse.go), set
 	// during the fused pass only.
 	fused *convFusion
@@ -107,6 +108,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l := &Convolution{layerBase: newLayerBase("Convolution", def, env), convSpec: spec, colFor: -1}
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	l.dFwdFn, l.dBwdFn = l.directForwardWorker, l.directBackwardWorker
+	l.rBwdFn = l.rowsBackwardWorker
 	return l, nil
 }
 
@@ -384,6 +386,9 @@ func fillFloats(s []float32, v float32) {
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	if l.direct != nil {
 		l.backwardDirect(l.direct, top, propagateDown, bottom)
+		return
+	}
+	if l.backwardRows(top, propagateDown, bottom) {
 		return
 	}
 	if l.wgrad != nil && !slices.Contains(propagateDown[:min(len(top), len(propagateDown))], true) {

@@ -1,11 +1,19 @@
 package caffe
 
-import "github.com/sparknet-go/sparknet/ndarray/kernel"
+import (
+	"slices"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
 
 // convRows switches the row convolution (kernel.RowConv) on for the
 // convolutions it takes; a variable so that tests and benchmarks can
 // compare it with the column products.
 var convRows = true
+
+// convRowsGrad switches the row convolution's weight gradient on (for
+// layers on the row convolution whose input wants no gradient).
+var convRowsGrad = true
 
 // convRowsMaxChannels is the most input channels of a layer on the row
 // convolution: a net's first layer (its image's colours).
@@ -47,5 +55,84 @@ func (l *Convolution) forwardRows(s *convScratch, start, nb int) {
 	}
 	for j := start; j < start+nb; j++ {
 		l.rows.Forward(s.pad, l.x[j*l.imgSize:(j+1)*l.imgSize], l.y[j*l.outSize:(j+1)*l.outSize], bias)
+	}
+}
+
+// backwardRows computes the weight and bias gradients on the row
+// convolution, when the layer has one whose weight gradient suits its
+// geometry (kernel.RowConv.GradFits: CIFAR-10 quick's first layer, not
+// AlexNet's) and no bottom wants its gradient (a net's first layer), and
+// reports whether it did. The chunks of
+// images are cut into parts as on the column path; each part sums its
+// images' bias gradient as the column path does and their weight
+// gradient in the lanes of its worker's buffer (kernel.RowConv.WeightGrad),
+// into its own buffer (the first into the weights' gradient), and the
+// parts are added in order.
+func (l *Convolution) backwardRows(top []*Blob, propagateDown []bool, bottom []*Blob) bool {
+	if l.rows == nil || !convRowsGrad || !l.rows.GradFits() || slices.Contains(propagateDown[:min(len(top), len(propagateDown))], true) {
+		return false
+	}
+	l.wantW = l.paramGrad(0)
+	l.wantB = l.bias && l.paramGrad(1)
+	l.wantDown = false
+	if !l.wantW && !l.wantB {
+		return true
+	}
+	m := l.numOutput
+	for i := len(top) - 1; i >= 0; i-- {
+		l.dy, l.x = top[i].DiffSlice(), bottom[i].DataSlice()
+		l.runner.run(l.workers, l.bwdParts, l.rBwdFn)
+		for p, g := range l.grads[:l.bwdParts] {
+			if l.wantB {
+				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
+			}
+			if p > 0 && g.wroteDW {
+				dw := l.blobs[0].DiffSlice()
+				kernel.Add(dw, dw, g.dw)
+			}
+		}
+	}
+	l.x, l.dy = nil, nil
+	l.colFor = -1
+	return true
+}
+
+// rowsBackwardWorker handles the chunks of part p as goroutine w.
+func (l *Convolution) rowsBackwardWorker(w, p int) {
+	s, g := l.scratch[w], l.grads[p]
+	clear(g.db)
+	g.wroteDW = false
+	dw := g.dw
+	if p == 0 {
+		dw = l.blobs[0].DiffSlice()
+	} else if l.wantW {
+		clear(dw)
+	}
+	pix := l.outH * l.outW
+	if l.wantW {
+		l.rows.GradBegin(s.pad)
+	}
+	lo, hi := span(p, l.bwdParts, l.chunks)
+	for c := lo; c < hi; c++ {
+		start := c * l.chunk
+		nb := min(l.chunk, l.num-start)
+		if f := l.fused; f != nil {
+			f.backwardBlock(w, start, nb)
+		}
+		dyc := l.dy[start*l.outSize : (start+nb)*l.outSize]
+		if l.wantB {
+			for j := range nb {
+				for ch := range l.numOutput {
+					g.db[ch] += kernel.Sum(dyc[j*l.outSize+ch*pix : j*l.outSize+(ch+1)*pix])
+				}
+			}
+		}
+		if l.wantW {
+			l.rows.GradAdd(s.pad, l.x[start*l.imgSize:(start+nb)*l.imgSize], dyc, nb)
+		}
+	}
+	if l.wantW && hi > lo {
+		l.rows.GradEnd(s.pad, dw)
+		g.wroteDW = true
 	}
 }

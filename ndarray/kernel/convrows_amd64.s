@@ -814,6 +814,561 @@ plain:
 	VZEROUPPER
 	RET
 
+// func convRowsGradAVX512x1(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, AVX512F
+TEXT ·convRowsGradAVX512x1(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Z4
+	VMOVUPS     (BX)(R8*1), Z5
+	VFMADD231PS Z5, Z4, Z0
+	VMOVUPS     (BX)(R9*1), Z5
+	VFMADD231PS Z5, Z4, Z1
+	VMOVUPS     (BX)(R10*1), Z5
+	VFMADD231PS Z5, Z4, Z2
+	VMOVUPS     (BX)(R11*1), Z5
+	VFMADD231PS Z5, Z4, Z3
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX512x2(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, AVX512F
+TEXT ·convRowsGradAVX512x2(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z4
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z6
+	VMOVUPS 192(AX), Z7
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Z8
+	VMOVUPS     (SI)(DI*1), Z9
+	VMOVUPS     (BX)(R8*1), Z10
+	VFMADD231PS Z10, Z8, Z0
+	VFMADD231PS Z10, Z9, Z4
+	VMOVUPS     (BX)(R9*1), Z10
+	VFMADD231PS Z10, Z8, Z1
+	VFMADD231PS Z10, Z9, Z5
+	VMOVUPS     (BX)(R10*1), Z10
+	VFMADD231PS Z10, Z8, Z2
+	VFMADD231PS Z10, Z9, Z6
+	VMOVUPS     (BX)(R11*1), Z10
+	VFMADD231PS Z10, Z8, Z3
+	VFMADD231PS Z10, Z9, Z7
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, 192(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX512x3(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, AVX512F
+TEXT ·convRowsGradAVX512x3(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z4
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z6
+	VMOVUPS 192(AX), Z7
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z8
+	VMOVUPS 64(AX), Z9
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z11
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Z12
+	VMOVUPS     (SI)(DI*1), Z13
+	VMOVUPS     (SI)(DI*2), Z14
+	VMOVUPS     (BX)(R8*1), Z15
+	VFMADD231PS Z15, Z12, Z0
+	VFMADD231PS Z15, Z13, Z4
+	VFMADD231PS Z15, Z14, Z8
+	VMOVUPS     (BX)(R9*1), Z15
+	VFMADD231PS Z15, Z12, Z1
+	VFMADD231PS Z15, Z13, Z5
+	VFMADD231PS Z15, Z14, Z9
+	VMOVUPS     (BX)(R10*1), Z15
+	VFMADD231PS Z15, Z12, Z2
+	VFMADD231PS Z15, Z13, Z6
+	VFMADD231PS Z15, Z14, Z10
+	VMOVUPS     (BX)(R11*1), Z15
+	VFMADD231PS Z15, Z12, Z3
+	VFMADD231PS Z15, Z13, Z7
+	VFMADD231PS Z15, Z14, Z11
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, 192(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX512x4(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, AVX512F
+TEXT ·convRowsGradAVX512x4(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z4
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z6
+	VMOVUPS 192(AX), Z7
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z8
+	VMOVUPS 64(AX), Z9
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z11
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z12
+	VMOVUPS 64(AX), Z13
+	VMOVUPS 128(AX), Z14
+	VMOVUPS 192(AX), Z15
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	LEAQ    (DI)(DI*2), R13
+	ADDQ    SI, R13
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Z16
+	VMOVUPS     (SI)(DI*1), Z17
+	VMOVUPS     (SI)(DI*2), Z18
+	VMOVUPS     (R13), Z19
+	VMOVUPS     (BX)(R8*1), Z20
+	VFMADD231PS Z20, Z16, Z0
+	VFMADD231PS Z20, Z17, Z4
+	VFMADD231PS Z20, Z18, Z8
+	VFMADD231PS Z20, Z19, Z12
+	VMOVUPS     (BX)(R9*1), Z20
+	VFMADD231PS Z20, Z16, Z1
+	VFMADD231PS Z20, Z17, Z5
+	VFMADD231PS Z20, Z18, Z9
+	VFMADD231PS Z20, Z19, Z13
+	VMOVUPS     (BX)(R10*1), Z20
+	VFMADD231PS Z20, Z16, Z2
+	VFMADD231PS Z20, Z17, Z6
+	VFMADD231PS Z20, Z18, Z10
+	VFMADD231PS Z20, Z19, Z14
+	VMOVUPS     (BX)(R11*1), Z20
+	VFMADD231PS Z20, Z16, Z3
+	VFMADD231PS Z20, Z17, Z7
+	VFMADD231PS Z20, Z18, Z11
+	VFMADD231PS Z20, Z19, Z15
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R13
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	ADDQ        dyskip+16(FP), R13
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX512x5(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, AVX512F
+TEXT ·convRowsGradAVX512x5(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z4
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z6
+	VMOVUPS 192(AX), Z7
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z8
+	VMOVUPS 64(AX), Z9
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z11
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z12
+	VMOVUPS 64(AX), Z13
+	VMOVUPS 128(AX), Z14
+	VMOVUPS 192(AX), Z15
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z16
+	VMOVUPS 64(AX), Z17
+	VMOVUPS 128(AX), Z18
+	VMOVUPS 192(AX), Z19
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	LEAQ    (DI)(DI*2), R13
+	ADDQ    SI, R13
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Z20
+	VMOVUPS     (SI)(DI*1), Z21
+	VMOVUPS     (SI)(DI*2), Z22
+	VMOVUPS     (R13), Z23
+	VMOVUPS     (R13)(DI*1), Z24
+	VMOVUPS     (BX)(R8*1), Z25
+	VFMADD231PS Z25, Z20, Z0
+	VFMADD231PS Z25, Z21, Z4
+	VFMADD231PS Z25, Z22, Z8
+	VFMADD231PS Z25, Z23, Z12
+	VFMADD231PS Z25, Z24, Z16
+	VMOVUPS     (BX)(R9*1), Z25
+	VFMADD231PS Z25, Z20, Z1
+	VFMADD231PS Z25, Z21, Z5
+	VFMADD231PS Z25, Z22, Z9
+	VFMADD231PS Z25, Z23, Z13
+	VFMADD231PS Z25, Z24, Z17
+	VMOVUPS     (BX)(R10*1), Z25
+	VFMADD231PS Z25, Z20, Z2
+	VFMADD231PS Z25, Z21, Z6
+	VFMADD231PS Z25, Z22, Z10
+	VFMADD231PS Z25, Z23, Z14
+	VFMADD231PS Z25, Z24, Z18
+	VMOVUPS     (BX)(R11*1), Z25
+	VFMADD231PS Z25, Z20, Z3
+	VFMADD231PS Z25, Z21, Z7
+	VFMADD231PS Z25, Z22, Z11
+	VFMADD231PS Z25, Z23, Z15
+	VFMADD231PS Z25, Z24, Z19
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R13
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	ADDQ        dyskip+16(FP), R13
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, 64(AX)
+	VMOVUPS Z18, 128(AX)
+	VMOVUPS Z19, 192(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX512x6(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, AVX512F
+TEXT ·convRowsGradAVX512x6(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS 128(AX), Z2
+	VMOVUPS 192(AX), Z3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z4
+	VMOVUPS 64(AX), Z5
+	VMOVUPS 128(AX), Z6
+	VMOVUPS 192(AX), Z7
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z8
+	VMOVUPS 64(AX), Z9
+	VMOVUPS 128(AX), Z10
+	VMOVUPS 192(AX), Z11
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z12
+	VMOVUPS 64(AX), Z13
+	VMOVUPS 128(AX), Z14
+	VMOVUPS 192(AX), Z15
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z16
+	VMOVUPS 64(AX), Z17
+	VMOVUPS 128(AX), Z18
+	VMOVUPS 192(AX), Z19
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Z20
+	VMOVUPS 64(AX), Z21
+	VMOVUPS 128(AX), Z22
+	VMOVUPS 192(AX), Z23
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	LEAQ    (DI)(DI*2), R13
+	ADDQ    SI, R13
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Z24
+	VMOVUPS     (SI)(DI*1), Z25
+	VMOVUPS     (SI)(DI*2), Z26
+	VMOVUPS     (R13), Z27
+	VMOVUPS     (R13)(DI*1), Z28
+	VMOVUPS     (R13)(DI*2), Z29
+	VMOVUPS     (BX)(R8*1), Z30
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z30, Z25, Z4
+	VFMADD231PS Z30, Z26, Z8
+	VFMADD231PS Z30, Z27, Z12
+	VFMADD231PS Z30, Z28, Z16
+	VFMADD231PS Z30, Z29, Z20
+	VMOVUPS     (BX)(R9*1), Z30
+	VFMADD231PS Z30, Z24, Z1
+	VFMADD231PS Z30, Z25, Z5
+	VFMADD231PS Z30, Z26, Z9
+	VFMADD231PS Z30, Z27, Z13
+	VFMADD231PS Z30, Z28, Z17
+	VFMADD231PS Z30, Z29, Z21
+	VMOVUPS     (BX)(R10*1), Z30
+	VFMADD231PS Z30, Z24, Z2
+	VFMADD231PS Z30, Z25, Z6
+	VFMADD231PS Z30, Z26, Z10
+	VFMADD231PS Z30, Z27, Z14
+	VFMADD231PS Z30, Z28, Z18
+	VFMADD231PS Z30, Z29, Z22
+	VMOVUPS     (BX)(R11*1), Z30
+	VFMADD231PS Z30, Z24, Z3
+	VFMADD231PS Z30, Z25, Z7
+	VFMADD231PS Z30, Z26, Z11
+	VFMADD231PS Z30, Z27, Z15
+	VFMADD231PS Z30, Z28, Z19
+	VFMADD231PS Z30, Z29, Z23
+	ADDQ        $0x00000040, BX
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, R13
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	ADDQ        dyskip+16(FP), R13
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, 128(AX)
+	VMOVUPS Z3, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z4, (AX)
+	VMOVUPS Z5, 64(AX)
+	VMOVUPS Z6, 128(AX)
+	VMOVUPS Z7, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z8, (AX)
+	VMOVUPS Z9, 64(AX)
+	VMOVUPS Z10, 128(AX)
+	VMOVUPS Z11, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, 128(AX)
+	VMOVUPS Z15, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z16, (AX)
+	VMOVUPS Z17, 64(AX)
+	VMOVUPS Z18, 128(AX)
+	VMOVUPS Z19, 192(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Z20, (AX)
+	VMOVUPS Z21, 64(AX)
+	VMOVUPS Z22, 128(AX)
+	VMOVUPS Z23, 192(AX)
+	VZEROUPPER
+	RET
+
 // func convRowsAVX2x1(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 // Requires: AVX, FMA3
 TEXT ·convRowsAVX2x1(SB), NOSPLIT, $0-81
@@ -1099,5 +1654,209 @@ plain:
 	ADDQ    $0x00000040, DI
 	DECQ    R9
 	JNZ     pair
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX2x1(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, FMA3
+TEXT ·convRowsGradAVX2x1(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Y4
+	VMOVUPS     (BX)(R8*1), Y5
+	VFMADD231PS Y5, Y4, Y0
+	VMOVUPS     (BX)(R9*1), Y5
+	VFMADD231PS Y5, Y4, Y1
+	VMOVUPS     (BX)(R10*1), Y5
+	VFMADD231PS Y5, Y4, Y2
+	VMOVUPS     (BX)(R11*1), Y5
+	VFMADD231PS Y5, Y4, Y3
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX2x2(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, FMA3
+TEXT ·convRowsGradAVX2x2(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Y4
+	VMOVUPS 32(AX), Y5
+	VMOVUPS 64(AX), Y6
+	VMOVUPS 96(AX), Y7
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Y8
+	VMOVUPS     (SI)(DI*1), Y9
+	VMOVUPS     (BX)(R8*1), Y10
+	VFMADD231PS Y10, Y8, Y0
+	VFMADD231PS Y10, Y9, Y4
+	VMOVUPS     (BX)(R9*1), Y10
+	VFMADD231PS Y10, Y8, Y1
+	VFMADD231PS Y10, Y9, Y5
+	VMOVUPS     (BX)(R10*1), Y10
+	VFMADD231PS Y10, Y8, Y2
+	VFMADD231PS Y10, Y9, Y6
+	VMOVUPS     (BX)(R11*1), Y10
+	VFMADD231PS Y10, Y8, Y3
+	VFMADD231PS Y10, Y9, Y7
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y5, 32(AX)
+	VMOVUPS Y6, 64(AX)
+	VMOVUPS Y7, 96(AX)
+	VZEROUPPER
+	RET
+
+// func convRowsGradAVX2x3(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+// Requires: AVX, FMA3
+TEXT ·convRowsGradAVX2x3(SB), NOSPLIT, $0-80
+	MOVQ    offs+32(FP), AX
+	MOVLQSX (AX), R8
+	MOVLQSX 4(AX), R9
+	MOVLQSX 8(AX), R10
+	MOVLQSX 12(AX), R11
+	MOVQ    acc+64(FP), AX
+	VMOVUPS (AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Y4
+	VMOVUPS 32(AX), Y5
+	VMOVUPS 64(AX), Y6
+	VMOVUPS 96(AX), Y7
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS (AX), Y8
+	VMOVUPS 32(AX), Y9
+	VMOVUPS 64(AX), Y10
+	VMOVUPS 96(AX), Y11
+	MOVQ    dy+0(FP), SI
+	MOVQ    x+24(FP), BX
+	MOVQ    dych+8(FP), DI
+	MOVQ    nrows+48(FP), DX
+	TESTQ   DX, DX
+	JLE     store
+	CMPQ    nvec+56(FP), $0x00
+	JLE     store
+
+row:
+	MOVQ nvec+56(FP), CX
+
+vec:
+	VMOVUPS     (SI), Y12
+	VMOVUPS     (SI)(DI*1), Y13
+	VMOVUPS     (SI)(DI*2), Y14
+	VMOVUPS     (BX)(R8*1), Y15
+	VFMADD231PS Y15, Y12, Y0
+	VFMADD231PS Y15, Y13, Y4
+	VFMADD231PS Y15, Y14, Y8
+	VMOVUPS     (BX)(R9*1), Y15
+	VFMADD231PS Y15, Y12, Y1
+	VFMADD231PS Y15, Y13, Y5
+	VFMADD231PS Y15, Y14, Y9
+	VMOVUPS     (BX)(R10*1), Y15
+	VFMADD231PS Y15, Y12, Y2
+	VFMADD231PS Y15, Y13, Y6
+	VFMADD231PS Y15, Y14, Y10
+	VMOVUPS     (BX)(R11*1), Y15
+	VFMADD231PS Y15, Y12, Y3
+	VFMADD231PS Y15, Y13, Y7
+	VFMADD231PS Y15, Y14, Y11
+	ADDQ        $0x00000020, BX
+	ADDQ        $0x00000020, SI
+	DECQ        CX
+	JNZ         vec
+	ADDQ        xskip+40(FP), BX
+	ADDQ        dyskip+16(FP), SI
+	DECQ        DX
+	JNZ         row
+
+store:
+	MOVQ    acc+64(FP), AX
+	VMOVUPS Y0, (AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Y4, (AX)
+	VMOVUPS Y5, 32(AX)
+	VMOVUPS Y6, 64(AX)
+	VMOVUPS Y7, 96(AX)
+	ADDQ    accRow+72(FP), AX
+	VMOVUPS Y8, (AX)
+	VMOVUPS Y9, 32(AX)
+	VMOVUPS Y10, 64(AX)
+	VMOVUPS Y11, 96(AX)
 	VZEROUPPER
 	RET

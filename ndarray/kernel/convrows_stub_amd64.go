@@ -34,6 +34,36 @@ func convRowsAVX512x5(k int, a *float32, x *float32, off *int32, xrow int, y *fl
 //go:noescape
 func convRowsAVX512x6(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
 
+// convRowsGradAVX512x1 sums the weight gradient of 1 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX512x1(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX512x2 sums the weight gradient of 2 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX512x2(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX512x3 sums the weight gradient of 3 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX512x3(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX512x4 sums the weight gradient of 4 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX512x4(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX512x5 sums the weight gradient of 5 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX512x5(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX512x6 sums the weight gradient of 6 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX512x6(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
 // convRowsAVX2x1 computes 1 output channels of two rows of a convolution of one image (see rowKernels.conv).
 //
 //go:noescape
@@ -48,3 +78,18 @@ func convRowsAVX2x2(k int, a *float32, x *float32, off *int32, xrow int, y *floa
 //
 //go:noescape
 func convRowsAVX2x3(k int, a *float32, x *float32, off *int32, xrow int, y *float32, yrow int, ych int, npair int, bias *float32, load bool)
+
+// convRowsGradAVX2x1 sums the weight gradient of 1 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX2x1(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX2x2 sums the weight gradient of 2 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX2x2(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)
+
+// convRowsGradAVX2x3 sums the weight gradient of 3 output channels and 4 weights over rows of output pixels (see rowKernels.grad).
+//
+//go:noescape
+func convRowsGradAVX2x3(dy *float32, dych int, dyskip int, x *float32, offs *int32, xskip int, nrows int, nvec int, acc *float32, accRow int)

@@ -32,8 +32,12 @@
 // RowConv computes the forward pass of a stride-1 convolution one image at
 // a time in its own layout, the output pixels of a row in the lanes: for
 // few input channels and many outputs (CIFAR-10 quick's first), whose
-// outputs an interleaved block would have to transpose. Its sums are the
-// column path's (im2col and Sgemm, the bias added), bit for bit.
+// outputs an interleaved block would have to transpose, and for strided
+// ones (AlexNet's first, stride 4) on a copy split into stride phases.
+// Its sums are the column path's (im2col and Sgemm, the bias added), bit
+// for bit. Its weight gradient (GradBegin, GradAdd, GradEnd) sums in the
+// lanes over neighbouring output pixels, for images small enough to stay
+// in the L1 cache (GradFits).
 //
 // FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
 // connected layer at small batch (the output transposed, the input

@@ -9,13 +9,28 @@ var (
 	convRowsAVX2 = [...]func(k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool){
 		convRowsAVX2x1, convRowsAVX2x2, convRowsAVX2x3,
 	}
+	convRowsGradAVX512 = [...]func(dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int){
+		convRowsGradAVX512x1, convRowsGradAVX512x2, convRowsGradAVX512x3, convRowsGradAVX512x4,
+		convRowsGradAVX512x5, convRowsGradAVX512x6,
+	}
+	convRowsGradAVX2 = [...]func(dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int){
+		convRowsGradAVX2x1, convRowsGradAVX2x2, convRowsGradAVX2x3,
+	}
 	rowsAVX512 = &rowKernels{lanes: 16, mr: len(convRowsAVX512),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX512[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
+		},
+		gmr: len(convRowsGradAVX512), gnr: 4,
+		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
+			convRowsGradAVX512[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
 		}}
 	rowsAVX2 = &rowKernels{lanes: 8, mr: len(convRowsAVX2),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX2[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
+		},
+		gmr: len(convRowsGradAVX2), gnr: 4,
+		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
+			convRowsGradAVX2[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
 		}}
 )
 

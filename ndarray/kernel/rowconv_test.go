@@ -31,11 +31,11 @@ var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
 // implementation, else to rounding.
 func TestRowConvColumns(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
-		kernels := map[string]*rowKernels{"go-reference": {lanes: 8, mr: 3, conv: rowConvGo(8)}}
+		kernels := map[string]*rowKernels{"go-reference": goRowKernels(8, 3, 3, 4)}
 		exact := map[string]bool{"go-reference": active == goGemm}
 		if k := rowKernelsOf(active); k != nil {
 			kernels[active.name], exact[active.name] = k, true
-			kernels["go-reference-16"] = &rowKernels{lanes: k.lanes, mr: k.mr, conv: rowConvGo(k.lanes)}
+			kernels["go-reference-16"] = goRowKernels(k.lanes, k.mr, k.gmr, k.gnr)
 		}
 		rng := newRand(7)
 		for _, c := range rowConvCases {
@@ -87,10 +87,89 @@ func TestRowConvColumns(t *testing.T) {
 	})
 }
 
+// goRowKernels returns the portable reference kernels with the given
+// vector width and tiles.
+func goRowKernels(lanes, mr, gmr, gnr int) *rowKernels {
+	return &rowKernels{lanes: lanes, mr: mr, conv: rowConvGo(lanes), gmr: gmr, gnr: gnr, grad: rowGradGo(lanes, gnr)}
+}
+
+// TestRowConvWeightGrad checks RowConv.WeightGrad, with the kernels of
+// every implementation that has them and the portable reference kernels,
+// against the weight gradient summed in float64, for a few images,
+// added to what dw holds, and that Forward still gives the column path's
+// values on the same scratch afterwards.
+func TestRowConvWeightGrad(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		kernels := map[string]*rowKernels{"go-reference": goRowKernels(8, 3, 3, 4)}
+		if k := rowKernelsOf(active); k != nil {
+			kernels[active.name] = k
+			kernels["go-reference-16"] = goRowKernels(k.lanes, k.mr, k.gmr, k.gnr)
+		}
+		rng := newRand(9)
+		for _, c := range rowConvCases {
+			const n = 3
+			x := randSlice(rng, n*c.c*c.h*c.w)
+			oh, ow := ConvOutSize(c.h, c.kh, c.padH, c.sh, 1), ConvOutSize(c.w, c.kw, c.padW, c.sw, 1)
+			dy := randSlice(rng, n*c.m*oh*ow)
+			kk := c.c * c.kh * c.kw
+			want := make([]float64, c.m*kk)
+			for j := range n {
+				for m := range c.m {
+					for ch := range c.c {
+						for ki := range c.kh {
+							for kj := range c.kw {
+								var s float64
+								for oy := range oh {
+									for ox := range ow {
+										iy, ix := oy*c.sh+ki-c.padH, ox*c.sw+kj-c.padW
+										if iy < 0 || iy >= c.h || ix < 0 || ix >= c.w {
+											continue
+										}
+										s += float64(dy[((j*c.m+m)*oh+oy)*ow+ox]) * float64(x[((j*c.c+ch)*c.h+iy)*c.w+ix])
+									}
+								}
+								want[m*kk+(ch*c.kh+ki)*c.kw+kj] += s
+							}
+						}
+					}
+				}
+			}
+			for name, k := range kernels {
+				d := newRowConv(k, c.c, c.h, c.w, c.m, c.kh, c.kw, c.padH, c.padW, c.sh, c.sw)
+				if d == nil {
+					continue // TestRowConvColumns checks which geometries are planned
+				}
+				scratch := make([]float32, d.ScratchSize())
+				dw := make([]float32, c.m*kk)
+				for i := range dw {
+					dw[i] = 1
+				}
+				d.WeightGrad(scratch, x, dy, n, dw)
+				for i := range dw {
+					if w := want[i] + 1; math.Abs(float64(dw[i])-w) > 1e-4*math.Sqrt(float64(n*oh*ow)) {
+						t.Fatalf("%s: %+v: dw[%d] = %g, want %g", name, c, i, dw[i], w)
+					}
+				}
+				// Forward on the same scratch, against a fresh one.
+				w, bias := randSlice(rng, c.m*kk), randSlice(rng, c.m)
+				d.Pack(w)
+				got, ref := make([]float32, c.m*oh*ow), make([]float32, c.m*oh*ow)
+				d.Forward(scratch, x, got, bias)
+				d.Forward(make([]float32, d.ScratchSize()), x, ref, bias)
+				for i := range ref {
+					if math.Float32bits(got[i]) != math.Float32bits(ref[i]) {
+						t.Fatalf("%s: %+v: Forward after WeightGrad: y[%d] = %g, want %g", name, c, i, got[i], ref[i])
+					}
+				}
+			}
+		}
+	})
+}
+
 // TestRowConvDeclines checks the geometries the row convolution does not
 // take.
 func TestRowConvDeclines(t *testing.T) {
-	k := &rowKernels{lanes: 8, mr: 3, conv: rowConvGo(8)}
+	k := goRowKernels(8, 3, 3, 4)
 	for _, c := range []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
 		{3, 32, 8, 8, 3, 3, 1, 1, 1, 1},  // rows of 8 in pairs of 8-float vectors
 		{3, 32, 50, 8, 3, 3, 1, 1, 1, 1}, // rows of 50 in 64
@@ -104,9 +183,9 @@ func TestRowConvDeclines(t *testing.T) {
 	}
 }
 
-// BenchmarkRowConv times RowConv.Forward on one image of the first
-// convolutions of CIFAR-10 quick and AlexNet, reporting the share of the
-// FMA peak (the output's FLOPs, not the rows' padding):
+// BenchmarkRowConv times RowConv.Forward and WeightGrad on one image of
+// the first convolutions of CIFAR-10 quick and AlexNet, reporting the
+// share of the FMA peak (the output's FLOPs, not the rows' padding):
 //
 //	go test -run '^$' -bench RowConv ./ndarray/kernel
 func BenchmarkRowConv(b *testing.B) {
@@ -127,7 +206,20 @@ func BenchmarkRowConv(b *testing.B) {
 			y := make([]float32, s.m*d.oh*d.ow)
 			scratch := make([]float32, d.ScratchSize())
 			d.Pack(w)
-			benchFLOPs(b, 2*float64(s.m*d.kk*d.oh*d.ow), func() { d.Forward(scratch, x, y, bias) })
+			flops := 2 * float64(s.m*d.kk*d.oh*d.ow)
+			b.Run("forward", func(b *testing.B) {
+				benchFLOPs(b, flops, func() { d.Forward(scratch, x, y, bias) })
+			})
+			b.Run("weights", func(b *testing.B) {
+				// A chunk of 8 images, as the layers pass.
+				const n = 8
+				xs, dys := make([]float32, 0, n*len(x)), make([]float32, 0, n*len(y))
+				for range n {
+					xs, dys = append(xs, x...), append(dys, y...)
+				}
+				dw := make([]float32, len(w))
+				benchFLOPs(b, n*flops, func() { d.WeightGrad(scratch, xs, dys, n, dw) })
+			})
 		})
 	}
 }

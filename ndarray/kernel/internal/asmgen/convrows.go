@@ -18,9 +18,13 @@ import (
 //	              through a table of offsets, one sum per output value in
 //	              the weights' order; then what y holds (a sum of earlier
 //	              weights) and the bias are added
+//	convRowsGrad*xMR the weight gradient of MR output channels and GNR
+//	              weights: per vector of output pixels, MR gradient
+//	              vectors and GNR input vectors, MR·GNR multiply-adds
+//	              into sums kept in the lanes
 var (
-	rowConvISA512 = directISA{suffix: "AVX512", bytes: 64, regs: 32, vec: zmm, mr: 6}
-	rowConvISA256 = directISA{suffix: "AVX2", bytes: 32, regs: 16, vec: ymm, mr: 3}
+	rowConvISA512 = directISA{suffix: "AVX512", bytes: 64, regs: 32, vec: zmm, mr: 6, gmr: 6, gnr: 4}
+	rowConvISA256 = directISA{suffix: "AVX2", bytes: 32, regs: 16, vec: ymm, mr: 3, gmr: 3, gnr: 4}
 )
 
 func buildConvRows(c *build.Context) {
@@ -28,7 +32,115 @@ func buildConvRows(c *build.Context) {
 		for mr := 1; mr <= isa.mr; mr++ {
 			convRows(c, isa, mr)
 		}
+		for mr := 1; mr <= isa.gmr; mr++ {
+			convRowsGrad(c, isa, mr)
+		}
 	}
+}
+
+// convRowsGrad emits convRowsGrad{AVX512,AVX2}xMR:
+//
+//	acc[i][j] += Σ over rows r < nrows, vectors v < nvec of
+//	    dy[i·dych + r·dyrow + v·V] · x[offs[j] + r·xrow + v·V]
+//
+// for i < mr, j < gnr, a vector each (V bytes), byte strides and offsets;
+// acc rows (i) accRow bytes apart, its vectors (j) adjacent. The sums run
+// over the rows and vectors in order; dyskip and xskip are dyrow and xrow
+// less nvec·V.
+func convRowsGrad(c *build.Context, isa directISA, mr int) {
+	name := fmt.Sprintf("convRowsGrad%sx%d", isa.suffix, mr)
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int)")
+	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and %d weights over rows of output pixels (see rowKernels.grad).", name, mr, isa.gnr))
+	nr := isa.gnr
+	dy, dy3, x, dych, v, r, t := reg.RSI, reg.R13, reg.RBX, reg.RDI, reg.RCX, reg.RDX, reg.RAX
+	offReg := []reg.Register{reg.R8, reg.R9, reg.R10, reg.R11, reg.R12, reg.R14}[:nr]
+	acc := func(i, j int) reg.VecPhysical { return isa.vec(i*nr + j) }
+	dyv := func(i int) reg.VecPhysical { return isa.vec(mr*nr + i) }
+	xv := isa.vec(mr*nr + mr)
+
+	c.Load(c.Param("offs"), t)
+	for j, o := range offReg {
+		c.MOVLQSX(operand.Mem{Base: t, Disp: 4 * j}, o)
+	}
+	c.Load(c.Param("acc"), t)
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			c.VMOVUPS(operand.Mem{Base: t, Disp: j * isa.bytes}, acc(i, j))
+		}
+		if i < mr-1 {
+			c.ADDQ(paramAddr(c, "accRow"), t)
+		}
+	}
+	c.Load(c.Param("dy"), dy)
+	c.Load(c.Param("x"), x)
+	c.Load(c.Param("dych"), dych)
+	if mr > 3 {
+		// dy3 points at the fourth row: rows 3 to 5 are read from it.
+		c.LEAQ(operand.Mem{Base: dych, Index: dych, Scale: 2}, dy3)
+		c.ADDQ(dy, dy3)
+	}
+	dyMem := func(i int) operand.Mem {
+		base := dy
+		if i >= 3 {
+			base, i = dy3, i-3
+		}
+		switch i {
+		case 0:
+			return operand.Mem{Base: base}
+		case 1:
+			return operand.Mem{Base: base, Index: dych, Scale: 1}
+		case 2:
+			return operand.Mem{Base: base, Index: dych, Scale: 2}
+		}
+		panic("asmgen: convRowsGrad: more than six rows of the gradient")
+	}
+	c.Load(c.Param("nrows"), r)
+	c.TESTQ(r, r)
+	c.JLE(operand.LabelRef("store"))
+	c.CMPQ(paramAddr(c, "nvec"), operand.U8(0))
+	c.JLE(operand.LabelRef("store"))
+	c.Label("row")
+	c.Load(c.Param("nvec"), v)
+	c.Label("vec")
+	for i := 0; i < mr; i++ {
+		c.VMOVUPS(dyMem(i), dyv(i))
+	}
+	for j, o := range offReg {
+		c.VMOVUPS(operand.Mem{Base: x, Index: o, Scale: 1}, xv)
+		for i := 0; i < mr; i++ {
+			c.VFMADD231PS(xv, dyv(i), acc(i, j))
+		}
+	}
+	c.ADDQ(operand.U32(isa.bytes), x)
+	c.ADDQ(operand.U32(isa.bytes), dy)
+	if mr > 3 {
+		c.ADDQ(operand.U32(isa.bytes), dy3)
+	}
+	c.DECQ(v)
+	c.JNZ(operand.LabelRef("vec"))
+	c.ADDQ(paramAddr(c, "xskip"), x)
+	c.ADDQ(paramAddr(c, "dyskip"), dy)
+	if mr > 3 {
+		c.ADDQ(paramAddr(c, "dyskip"), dy3)
+	}
+	c.DECQ(r)
+	c.JNZ(operand.LabelRef("row"))
+
+	c.Label("store")
+	c.Load(c.Param("acc"), t)
+	for i := 0; i < mr; i++ {
+		for j := 0; j < nr; j++ {
+			c.VMOVUPS(acc(i, j), operand.Mem{Base: t, Disp: j * isa.bytes})
+		}
+		if i < mr-1 {
+			c.ADDQ(paramAddr(c, "accRow"), t)
+		}
+	}
+	c.VZEROUPPER()
+	c.RET()
 }
 
 // convRows emits convRows{AVX512,AVX2}xMR:
