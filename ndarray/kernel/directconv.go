@@ -453,29 +453,38 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 	}
 	d.LoadInput(b, slot, x, n)
 	xs := b.x[slot*d.xSize:]
-	// A band of output rows at a time, stored while it is in the cache.
+	// A band of output rows at a time, stored while it is in the cache;
+	// a group at a time, its weights and its channels of the input
+	// staying in the caches from band to band.
 	band := d.bandRows(d.ow, d.ms)
-	for y0 := 0; y0 < d.oh; y0 += band {
-		y1 := min(d.oh, y0+band)
-		d.convolveBand(s, xs, y0, y1)
-		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, false)
+	for g := range d.groups {
+		for y0 := 0; y0 < d.oh; y0 += band {
+			y1 := min(d.oh, y0+band)
+			d.convolveGroup(s, xs, g, y0, y1)
+			d.storeChannels(s.y, g*d.m, (g+1)*d.m, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, false)
+		}
 	}
 }
 
 // convolveBand computes output rows [y0, y1) of the interleaved images
 // xs into s.y, interleaved, the band's first row at the start.
 func (d *DirectConv) convolveBand(s *DirectScratch, xs []float32, y0, y1 int) {
-	L := d.lanes
 	for g := range d.groups {
-		pf := d.wf[g*d.packedF:]
-		for _, t := range d.fTiles {
-			for oy := y0; oy < y1; oy++ {
-				// Kernel rows ki read padded input row oy+ki; those in
-				// the border are skipped.
-				kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
-				d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
-					s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
-			}
+		d.convolveGroup(s, xs, g, y0, y1)
+	}
+}
+
+// convolveGroup is convolveBand for the output channels of group g.
+func (d *DirectConv) convolveGroup(s *DirectScratch, xs []float32, g, y0, y1 int) {
+	L := d.lanes
+	pf := d.wf[g*d.packedF:]
+	for _, t := range d.fTiles {
+		for oy := y0; oy < y1; oy++ {
+			// Kernel rows ki read padded input row oy+ki; those in
+			// the border are skipped.
+			kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
+			d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
+				s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
 		}
 	}
 }
@@ -531,13 +540,18 @@ func (d *DirectConv) bandRows(w, stride int) int {
 // channel's rows are one run of pixels. With stream, dst is written by
 // non-temporal stores where they apply.
 func (d *DirectConv) store(src []float32, channels, stride, y0, y1, oh, ow int, dst []float32, n int, bias []float32, stream bool) {
+	d.storeChannels(src, 0, channels, channels, stride, y0, y1, oh, ow, dst, n, bias, stream)
+}
+
+// storeChannels is store for channels [c0, c1) of the channels.
+func (d *DirectConv) storeChannels(src []float32, c0, c1, channels, stride, y0, y1, oh, ow int, dst []float32, n int, bias []float32, stream bool) {
 	L, f := d.lanes, 4
 	deinterleave := d.k.deinterleave
 	if stream {
 		deinterleave = d.k.deinterleaveStream
 	}
 	size := channels * oh * ow
-	for c := range channels {
+	for c := c0; c < c1; c++ {
 		var b float32
 		if bias != nil {
 			b = bias[c]
@@ -579,10 +593,11 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 	kb := d.m * d.kh * d.kw
 	p0 := d.kh - 1 - d.padH
 	band := d.bandRows(d.w, d.cs)
-	for y0 := 0; y0 < d.h; y0 += band {
-		y1 := min(d.h, y0+band)
-		for g := range d.groups {
-			pb := d.wb[g*d.packedB:]
+	// A group at a time, as in Forward.
+	for g := range d.groups {
+		pb := d.wb[g*d.packedB:]
+		for y0 := 0; y0 < d.h; y0 += band {
+			y1 := min(d.h, y0+band)
 			for _, t := range d.bTiles {
 				for y := y0; y < y1; y++ {
 					// Kernel rows ki' read padded gradient row y+ki', which
@@ -592,8 +607,8 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 						s.y[(((y-y0)*d.w)*d.cs+g*d.c+t.r0)*L:], d.cs*L, d.w, d.kw-1-d.padW, d.ow)
 				}
 			}
+			d.storeChannels(s.y, g*d.c, (g+1)*d.c, d.cAll, d.cs, y0, y1, d.h, d.w, dx, n, nil, false)
 		}
-		d.store(s.y, d.cAll, d.cs, y0, y1, d.h, d.w, dx, n, nil, false)
 	}
 }
 
