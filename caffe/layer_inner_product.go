@@ -33,6 +33,12 @@ type InnerProduct struct {
 	gemmFn func(w, p int)
 	fwd    ipForward
 	fwdFn  func(w, p int)
+
+	// writeDW makes Backward write the weight gradient instead of adding
+	// it to the diff (see paramDiffWriter); updateDW, when set, updates
+	// the weights as their gradient is computed (see paramUpdater).
+	writeDW  bool
+	updateDW func(w, lo, hi int)
 }
 
 // ipForward is Forward's run (W stored [N, K]): its parts compute rows of
@@ -54,6 +60,7 @@ type ipGemm struct {
 	a, b, c        []float32
 	lda, ldb, ldc  int
 	beta           float32
+	update         bool // a weight gradient whose parts updateDW updates
 }
 
 var _ Layer = (*InnerProduct)(nil)
@@ -112,10 +119,15 @@ func (l *InnerProduct) fc(f fcProduct, m, n, k int, a []float32, lda int, b []fl
 }
 
 // gemmPart computes part p of l.gemm.
-func (l *InnerProduct) gemmPart(_, p int) {
+func (l *InnerProduct) gemmPart(w, p int) {
 	g := &l.gemm
 	if g.fc != nil {
 		g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+		if g.update {
+			if lo, hi := kernel.FCWeightGradRows(g.parts, p, g.m, g.n, g.k); lo < hi {
+				l.updateDW(w, lo*g.ldc, hi*g.ldc)
+			}
+		}
 		return
 	}
 	kernel.SgemmPart(g.split, p, g.transA, g.transB, g.m, g.n, g.k, 1, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
@@ -236,17 +248,54 @@ func (l *InnerProduct) forwardPart(_, p int) {
 	kernel.TransposeAdd(f.y[lo:], n, yT[lo*m:], m, hi-lo, m, b)
 }
 
+// writesParamDiff reports whether Backward can write the gradient of
+// parameter j instead of adding to it: the weights, when their gradient
+// is computed. The products sum each element from zero, so writing it
+// gives the bits of adding it to a cleared diff.
+func (l *InnerProduct) writesParamDiff(j int) bool { return j == 0 && l.paramGrad(0) }
+
+// setWriteParamDiff makes the next Backward calls write the weight
+// gradient (on) or add to it (off, the default).
+func (l *InnerProduct) setWriteParamDiff(on bool) { l.writeDW = on }
+
+// updatesParam reports whether Backward can update parameter j itself:
+// the weights, when their gradient is computed and not transposed.
+func (l *InnerProduct) updatesParam(j int) bool { return j == 0 && l.paramGrad(0) && !l.transpose }
+
+// setParamUpdate makes the next Backward calls update the weights with
+// fn, as soon as each block of their gradient is computed (nil: not).
+// fn(w, lo, hi) updates values [lo, hi) of the weights on goroutine w of
+// the layer's threads. The input gradient, which reads the weights, is
+// computed first.
+func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int)) { l.updateDW = fn }
+
+// fcUpdateBlock is about how many values of the weights a block of the
+// weight gradient that is updated at once holds: the block stays in L2
+// between the product and the update.
+const fcUpdateBlock = 1 << 17
+
 // Backward accumulates the weight and bias gradients and computes the
 // bottom's.
 func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	dy, x := top[0].DiffSlice(), bottom[0].DataSlice()
 	m, n, k := l.m, l.n, l.k
+	update := l.updateDW != nil && l.updatesParam(0)
+	if update {
+		l.inputGrad(dy, propagateDown, bottom)
+	}
 	if l.paramGrad(0) {
 		dw := l.blobs[0].DiffSlice()
-		if l.transpose {
-			l.sgemm(true, false, k, n, m, x, k, dy, n, 1, dw, n)
-		} else {
-			l.fc(kernel.FCWeightGrad, n, k, m, dy, n, x, k, 1, dw, k)
+		beta := float32(1)
+		if l.writeDW {
+			beta = 0
+		}
+		switch {
+		case update:
+			l.weightGradUpdate(dy, x, beta, dw)
+		case l.transpose:
+			l.sgemm(true, false, k, n, m, x, k, dy, n, beta, dw, n)
+		default:
+			l.fc(kernel.FCWeightGrad, n, k, m, dy, n, x, k, beta, dw, k)
 		}
 	}
 	if l.bias && l.paramGrad(1) {
@@ -255,12 +304,37 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 			kernel.Add(db, db, dy[i*n:(i+1)*n])
 		}
 	}
-	if len(propagateDown) > 0 && propagateDown[0] {
-		w, dx := l.blobs[0].DataSlice(), bottom[0].DiffSlice()
-		if l.transpose {
-			l.sgemm(false, true, m, k, n, dy, n, w, n, 0, dx, k)
-		} else {
-			l.fc(kernel.FCInputGrad, m, k, n, dy, n, w, k, 0, dx, k)
-		}
+	if !update {
+		l.inputGrad(dy, propagateDown, bottom)
 	}
+}
+
+// inputGrad computes the bottom's gradient, if asked.
+func (l *InnerProduct) inputGrad(dy []float32, propagateDown []bool, bottom []*Blob) {
+	if len(propagateDown) == 0 || !propagateDown[0] {
+		return
+	}
+	m, n, k := l.m, l.n, l.k
+	w, dx := l.blobs[0].DataSlice(), bottom[0].DiffSlice()
+	if l.transpose {
+		l.sgemm(false, true, m, k, n, dy, n, w, n, 0, dx, k)
+	} else {
+		l.fc(kernel.FCInputGrad, m, k, n, dy, n, w, k, 0, dx, k)
+	}
+}
+
+// weightGradUpdate computes the weight gradient in blocks of rows (parts
+// of kernel.FCWeightGrad, which give the whole product's values) and has
+// l.updateDW update each block's weights right after it, on the same
+// goroutine.
+func (l *InnerProduct) weightGradUpdate(dy, x []float32, beta float32, dw []float32) {
+	m, n, k := l.m, l.n, l.k
+	threads := l.threads()
+	parts := kernel.FCParts(threads, n, k, m)
+	if want := (n*k + fcUpdateBlock - 1) / fcUpdateBlock; want > parts {
+		parts = min(0xffff, (want+threads-1)/threads*threads)
+	}
+	l.gemm = ipGemm{fc: kernel.FCWeightGrad, parts: parts, m: n, n: k, k: m, a: dy, b: x, c: dw, lda: n, ldb: k, ldc: k, beta: beta, update: true}
+	l.runner.run(threads, parts, l.gemmFn)
+	l.gemm = ipGemm{}
 }

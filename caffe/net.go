@@ -560,20 +560,42 @@ func panicError(ld *LayerDef, r any) error {
 // Backward runs Backward for every layer that leads to the loss, last to
 // first, leaving the parameters' gradients in their diffs (added to what
 // they held: ClearParamDiffs starts afresh).
-func (n *Net) Backward() error {
+func (n *Net) Backward() error { return n.backwardWith(nil) }
+
+// backwardHooks are called around each step of a backward pass: a layer,
+// or a fused group of layers [first, last].
+type backwardHooks interface {
+	beforeBackward(first, last int)
+	afterBackward(first, last int)
+}
+
+// backwardWith is Backward, calling h (if not nil) before and after each
+// layer or fused group.
+func (n *Net) backwardWith(h backwardHooks) error {
 	beginPass()
 	defer endPass()
 	for i := len(n.layers) - 1; i >= 0; i-- {
-		if f := n.fusionEndingAt(i); f != nil {
-			if err := n.backwardFused(f); err != nil {
-				return err
-			}
-			i = f.first
-			continue
+		first := i
+		f := n.fusionEndingAt(i)
+		if f != nil {
+			first = f.first
 		}
-		if err := n.BackwardLayer(i); err != nil {
+		if h != nil {
+			h.beforeBackward(first, i)
+		}
+		var err error
+		if f != nil {
+			err = n.backwardFused(f)
+		} else {
+			err = n.BackwardLayer(i)
+		}
+		if err != nil {
 			return err
 		}
+		if h != nil {
+			h.afterBackward(first, i)
+		}
+		i = first
 	}
 	return nil
 }

@@ -81,6 +81,16 @@ type Solver struct {
 	history    [][]*Blob      // [set][learnable param]
 	histSlices [][][]float32  // [learnable param][set]
 
+	// The iterations that update within the backward pass
+	// (solver_step.go): where, the parts being run, the functions that
+	// run a part, each goroutine's views of a part's history, and the
+	// iteration's settings.
+	plan                 *stepPlan
+	spans                []sgdSpan
+	spanFn, spanClearFn  func(w, p int)
+	spanHist             [][][]float32
+	stepWD, stepMomentum float32
+
 	losses    []float32 // ring of recent losses, for the smoothed loss
 	smoothed  float32
 	startIter int
@@ -473,21 +483,33 @@ func (s *Solver) Step(ctx context.Context, n int) error {
 				return err
 			}
 		}
-		s.clearParamDiffs()
-		var loss float32
-		for k := 0; k < iterSize; k++ {
-			l, err := s.net.ForwardBackward()
+		var loss, rate float32
+		if s.inPassStep() {
+			l, err := s.stepInPass()
 			if err != nil {
 				return fmt.Errorf("%w (iteration %d)", err, s.iter)
 			}
 			if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
 				return s.divergence(l)
 			}
-			loss += l
+			loss, rate = l, s.sgdRate
+			s.updateSmoothedLoss(loss)
+		} else {
+			s.clearParamDiffs()
+			for k := 0; k < iterSize; k++ {
+				l, err := s.net.ForwardBackward()
+				if err != nil {
+					return fmt.Errorf("%w (iteration %d)", err, s.iter)
+				}
+				if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+					return s.divergence(l)
+				}
+				loss += l
+			}
+			loss /= float32(iterSize)
+			s.updateSmoothedLoss(loss)
+			rate = s.applyUpdate()
 		}
-		loss /= float32(iterSize)
-		s.updateSmoothedLoss(loss)
-		rate := s.applyUpdate()
 		if s.onStep != nil {
 			for i := range s.outputs {
 				s.outputs[i].Values = s.net.Blob(s.outputs[i].Name).DataSlice()

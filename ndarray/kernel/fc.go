@@ -265,6 +265,20 @@ func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, l
 	}
 }
 
+// FCWeightGradRows returns the rows [lo, hi) of C that part part of
+// parts of FCWeightGrad computes (empty for a part with none), for an
+// m×n×k product.
+func FCWeightGradRows(parts, part, m, n, k int) (lo, hi int) {
+	checkFCPart("FCWeightGradRows", parts, part)
+	if m == 0 || n == 0 || k == 0 || m == 1 {
+		if part == 0 {
+			return 0, m
+		}
+		return 0, 0
+	}
+	return fcRange(m, parts, part, active.mr)
+}
+
 // fcBlockBeta returns the beta and loadC with which the depth block at pc
 // updates C, as sgemm does: the first block applies beta, later ones add.
 func fcBlockBeta(pc int, beta float32) (float32, bool) {

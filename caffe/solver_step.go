@@ -1,0 +1,306 @@
+package caffe
+
+import (
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
+
+// An iteration with iter_size 1, no gradient clipping and a built-in
+// update rule (each of which updates every value of a parameter from that
+// value's gradient and history alone) does its work on the parameters
+// inside the backward pass: a parameter's gradient is cleared just before
+// the first layer (in backward order) that adds to it runs its backward,
+// and the parameter is updated just after the last one has, while its
+// gradient is still in the cache. Every value goes through the same
+// operations in the same order as in clearing everything, running the
+// whole backward pass and then updating everything, so the weights, the
+// history and the diffs after the step (the update, as Caffe leaves them)
+// are the same bit for bit. A layer that can write a parameter's gradient
+// instead of adding to it (paramDiffWriter, the inner product's weights)
+// does so as that parameter's first writer, and the gradient is not
+// cleared at all. Other iterations (iter_size > 1, clip_gradients, a
+// registered update rule) clear, run forward and backward, and update in
+// turn.
+
+// paramDiffWriter is a layer whose Backward can write the gradient of
+// some of its parameters instead of adding to the diff, with the bits of
+// adding to a cleared diff.
+type paramDiffWriter interface {
+	// writesParamDiff reports whether Backward can write the gradient of
+	// parameter j (and will compute it at all).
+	writesParamDiff(j int) bool
+	// setWriteParamDiff makes Backward write those gradients (on) or add
+	// to them (off).
+	setWriteParamDiff(on bool)
+}
+
+// paramUpdater is a layer whose Backward can update one of its
+// parameters itself, block by block as it computes the gradient, through
+// a function the solver gives it.
+type paramUpdater interface {
+	// updatesParam reports whether Backward can update parameter j.
+	updatesParam(j int) bool
+	// setParamUpdate makes Backward update that parameter with fn, which
+	// updates values [lo, hi) on goroutine w (< the net's threads); nil
+	// turns it off.
+	setParamUpdate(fn func(w, lo, hi int))
+}
+
+// builtinRules are the update rules that update each value of a
+// parameter from its gradient and history alone.
+var builtinRules = map[string]bool{"SGD": true, "Nesterov": true, "AdaGrad": true, "RMSProp": true, "AdaDelta": true, "Adam": true}
+
+// stepPlan is where in the backward pass an in-pass iteration clears
+// and updates each learnable parameter, as parts (sgdSpan) of at most
+// sgdChunkSize values, cut so that the parts of a parameter share out
+// evenly among the net's threads.
+type stepPlan struct {
+	// start: parameters that no layer running backward touches, cleared
+	// before the pass and updated after it.
+	startClear, endUpdate []sgdSpan
+	// Per layer: the parts cleared before its backward and updated after.
+	clear, update [][]sgdSpan
+	// writers[i] is layer i when it writes a parameter's gradient,
+	// updaters[i] when it updates a parameter itself, with updateFns[i].
+	writers   []paramDiffWriter
+	updaters  []paramUpdater
+	updateFns []func(w, lo, hi int)
+}
+
+// inPassSteps turns the in-pass iterations on (tests compare both).
+var inPassSteps = true
+
+// inPassStep reports whether the next iteration updates the parameters
+// within the backward pass.
+func (s *Solver) inPassStep() bool {
+	sp := s.param
+	return inPassSteps && sp.GetIterSize() == 1 && sp.GetClipGradients() < 0 && builtinRules[s.typeName]
+}
+
+// buildStepPlan works out s.plan for the train net.
+func (s *Solver) buildStepPlan() {
+	n := s.net
+	def := n.def
+	layers := len(def.Layers)
+	// The first (highest) and last (lowest) layer in backward order that
+	// may add to each learnable parameter, -1 for none.
+	firstTouch := make([]int, len(n.learnable))
+	lastTouch := make([]int, len(n.learnable))
+	uses := make([]int, len(n.learnable)) // references by the first toucher
+	for k := range firstTouch {
+		firstTouch[k], lastTouch[k] = -1, -1
+	}
+	for i := layers - 1; i >= 0; i-- {
+		if !n.layerNeedBackward[i] {
+			continue
+		}
+		for _, pid := range def.Layers[i].Params {
+			k := def.Params[pid].Learnable
+			if k < 0 {
+				continue
+			}
+			if firstTouch[k] < 0 {
+				firstTouch[k] = i
+			}
+			if firstTouch[k] == i {
+				uses[k]++
+			}
+			lastTouch[k] = i
+		}
+	}
+	p := &stepPlan{clear: make([][]sgdSpan, layers), update: make([][]sgdSpan, layers),
+		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers), updateFns: make([]func(w, lo, hi int), layers)}
+	threads := max(1, n.Threads())
+	for k, b := range n.learnable {
+		spans := splitParam(k, b.Count(), threads)
+		if firstTouch[k] < 0 {
+			p.startClear = append(p.startClear, spans...)
+			p.endUpdate = append(p.endUpdate, spans...)
+			continue
+		}
+		i := firstTouch[k]
+		written := false
+		if w, ok := n.layers[i].(paramDiffWriter); ok && uses[k] == 1 && !n.inFusion(i) {
+			for j, pid := range def.Layers[i].Params {
+				if def.Params[pid].Learnable == k && w.writesParamDiff(j) {
+					written = true
+					p.writers[i] = w
+				}
+			}
+		}
+		if !written {
+			p.clear[i] = append(p.clear[i], spans...)
+		}
+		if u, ok := n.layers[i].(paramUpdater); ok && uses[k] == 1 && lastTouch[k] == i && p.updaters[i] == nil && !n.inFusion(i) {
+			for j, pid := range def.Layers[i].Params {
+				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
+					p.updaters[i] = u
+					p.updateFns[i] = func(w, lo, hi int) { s.updateSpan(w, sgdSpan{k, lo, hi}) }
+				}
+			}
+			if p.updaters[i] != nil {
+				continue
+			}
+		}
+		p.update[lastTouch[k]] = append(p.update[lastTouch[k]], spans...)
+	}
+	s.plan = p
+}
+
+// inFusion reports whether layer i belongs to a fused group.
+func (n *Net) inFusion(i int) bool {
+	for j := max(0, i-3); j <= i; j++ {
+		if f := n.fusions[j]; f != nil && f.first <= i && i <= f.last {
+			return true
+		}
+	}
+	return false
+}
+
+// splitParam cuts the count values of learnable parameter k into parts
+// of at most sgdChunkSize values, as many as a multiple of threads when
+// there is more than one.
+func splitParam(k, count, threads int) []sgdSpan {
+	parts := (count + sgdChunkSize - 1) / sgdChunkSize
+	if parts > 1 {
+		parts = (parts + threads - 1) / threads * threads
+	}
+	var spans []sgdSpan
+	size := max(1, (count+parts-1)/parts+15) &^ 15
+	for lo := 0; lo < count; lo += size {
+		spans = append(spans, sgdSpan{k, lo, min(count, lo+size)})
+	}
+	return spans
+}
+
+// stepInPass runs an in-pass iteration (see above) and returns its loss.
+func (s *Solver) stepInPass() (float32, error) {
+	if s.plan == nil {
+		s.buildStepPlan()
+		s.spanFn, s.spanClearFn = s.updatePart, s.clearPart
+		s.spanHist = make([][][]float32, max(1, s.net.Threads()))
+		for w := range s.spanHist {
+			s.spanHist[w] = make([][]float32, s.rule.History)
+		}
+	}
+	p := s.plan
+	s.runSpans(p.startClear, s.spanClearFn)
+	loss, err := s.net.Forward()
+	if err != nil {
+		return 0, err
+	}
+	if math32IsBad(loss) {
+		// Diverged: the diffs hold the gradients, as after a plain
+		// pass, and the weights are left alone.
+		s.clearParamDiffs()
+		if err := s.net.Backward(); err != nil {
+			return 0, err
+		}
+		return loss, nil
+	}
+	s.sgdRate = float32(s.policy.Rate(s.param, s.iter, &s.currentStep))
+	s.stepWD, s.stepMomentum = s.param.GetWeightDecay(), s.param.GetMomentum()
+	err = s.net.backwardWith(s)
+	if err != nil {
+		for i, w := range p.writers {
+			if w != nil {
+				w.setWriteParamDiff(false)
+			}
+			if u := p.updaters[i]; u != nil {
+				u.setParamUpdate(nil)
+			}
+		}
+		return 0, err
+	}
+	s.runSpans(p.endUpdate, s.spanFn)
+	return loss, nil
+}
+
+func math32IsBad(v float32) bool { return v != v || v > maxFloat32 || v < -maxFloat32 }
+
+const maxFloat32 = 3.40282346638528859811704183484516925440e+38
+
+// beforeBackward clears the gradients of layers [first, last] that the
+// plan clears there and sets their writers writing.
+func (s *Solver) beforeBackward(first, last int) {
+	p := s.plan
+	for i := last; i >= first; i-- {
+		s.runSpans(p.clear[i], s.spanClearFn)
+		if w := p.writers[i]; w != nil {
+			w.setWriteParamDiff(true)
+		}
+		if u := p.updaters[i]; u != nil {
+			u.setParamUpdate(p.updateFns[i])
+		}
+	}
+}
+
+// afterBackward updates the parameters of layers [first, last] that the
+// plan updates there.
+func (s *Solver) afterBackward(first, last int) {
+	p := s.plan
+	for i := last; i >= first; i-- {
+		if w := p.writers[i]; w != nil {
+			w.setWriteParamDiff(false)
+		}
+		if u := p.updaters[i]; u != nil {
+			u.setParamUpdate(nil)
+		}
+		s.runSpans(p.update[i], s.spanFn)
+	}
+}
+
+// runSpans runs fn on every part in spans, shared out among the net's
+// threads.
+func (s *Solver) runSpans(spans []sgdSpan, fn func(w, p int)) {
+	if len(spans) == 0 {
+		return
+	}
+	s.spans = spans
+	for done := 0; done < len(spans); done += 0xffff {
+		s.sgdFrom = done
+		s.sgdRunner.run(s.net.Threads(), min(0xffff, len(spans)-done), fn)
+	}
+	s.spans = nil
+}
+
+// clearPart clears the gradient of part p of runSpans.
+func (s *Solver) clearPart(_, p int) {
+	c := s.spans[s.sgdFrom+p]
+	clear(s.net.learnable[c.k].DiffSlice()[c.lo:c.hi])
+}
+
+// updatePart updates the values of part p of runSpans on goroutine w.
+func (s *Solver) updatePart(w, p int) { s.updateSpan(w, s.spans[s.sgdFrom+p]) }
+
+// updateSpan updates the values of part c on goroutine w as applyUpdate
+// does: the SGD step in one pass where applyUpdate takes it, else the
+// weight decay, the rule's step and the update in turn.
+func (s *Solver) updateSpan(w int, c sgdSpan) {
+	b := s.net.learnable[c.k]
+	data, diff := b.DataSlice()[c.lo:c.hi], b.DiffSlice()[c.lo:c.hi]
+	wd := s.stepWD
+	if s.typeName == "SGD" && (!s.l1 || wd == 0) {
+		kernel.SGDStep(data, diff, s.histSlices[c.k][0][c.lo:c.hi], wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
+		return
+	}
+	if decay := wd * s.decayMult[c.k]; decay != 0 {
+		if s.l1 {
+			for i, v := range data {
+				switch {
+				case v > 0:
+					diff[i] += decay
+				case v < 0:
+					diff[i] -= decay
+				}
+			}
+		} else {
+			kernel.Axpy(decay, data, diff)
+		}
+	}
+	hist := s.spanHist[w]
+	for set := range hist {
+		hist[set] = s.histSlices[c.k][set][c.lo:c.hi]
+	}
+	s.rule.Apply(s.param, s.iter, s.sgdRate*s.lrMult[c.k], diff, hist)
+	kernel.Axpy(-1, diff, data)
+}

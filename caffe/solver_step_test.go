@@ -1,0 +1,181 @@
+package caffe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+)
+
+// stepTestNet has what the in-pass step must get right beside plain
+// layers: two inner products sharing their weights (the gradient of both
+// added, the update after the lower one), a transposed inner product, an
+// inner product whose weights do not learn (lr_mult 0, no gradient), a
+// branch that does not lead to the loss (its parameters get no gradient
+// and are updated with the decay alone), a convolution and L1-sized
+// parameters of a few values.
+const stepTestNet = `
+name: "steps"
+layer { name: "in" type: "Input" top: "data" top: "label"
+  input_param { shape { dim: 6 dim: 2 dim: 6 dim: 6 } shape { dim: 6 } } }
+layer { name: "conv" type: "Convolution" bottom: "data" top: "conv"
+  convolution_param { num_output: 4 kernel_size: 3 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.1 } } }
+layer { name: "relu" type: "ReLU" bottom: "conv" top: "conv" }
+layer { name: "a" type: "InnerProduct" bottom: "conv" top: "a"
+  param { name: "shared" } param { lr_mult: 2 }
+  inner_product_param { num_output: 8 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "t" type: "InnerProduct" bottom: "a" top: "t"
+  inner_product_param { num_output: 8 transpose: true weight_filler { type: "gaussian" std: 0.2 } } }
+layer { name: "frozen" type: "InnerProduct" bottom: "t" top: "f"
+  param { lr_mult: 0 } param { lr_mult: 1 decay_mult: 0 }
+  inner_product_param { num_output: 64 weight_filler { type: "gaussian" std: 0.1 } bias_filler { type: "constant" value: 0.5 } } }
+layer { name: "back" type: "Reshape" bottom: "f" top: "fr" reshape_param { shape { dim: 6 dim: 4 dim: 4 dim: 4 } } }
+layer { name: "b" type: "InnerProduct" bottom: "fr" top: "b"
+  param { name: "shared" } param { lr_mult: 2 }
+  inner_product_param { num_output: 8 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "side" type: "InnerProduct" bottom: "t" top: "side"
+  inner_product_param { num_output: 3 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "out" type: "InnerProduct" bottom: "b" top: "out"
+  inner_product_param { num_output: 5 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "out" bottom: "label" top: "loss" }
+`
+
+// stepSolver builds a solver of type typ on net np (its Input blobs
+// filled with fixed values, its MemoryData layers fed synthetic batches).
+func stepSolver(t *testing.T, np *caffepb.NetParameter, typ string, threads int, edit func(*caffepb.SolverParameter)) *Solver {
+	t.Helper()
+	sp := &caffepb.SolverParameter{
+		NetParam: proto.Clone(np).(*caffepb.NetParameter), Type: proto.String(typ), BaseLr: proto.Float32(0.01),
+		WeightDecay: proto.Float32(5e-4), LrPolicy: proto.String("step"), Gamma: proto.Float32(0.5), Stepsize: proto.Int32(2),
+	}
+	switch typ {
+	case "SGD", "Nesterov":
+		sp.Momentum = proto.Float32(0.9)
+	case "AdaDelta":
+		sp.Momentum, sp.Delta, sp.BaseLr = proto.Float32(0.95), proto.Float32(1e-6), proto.Float32(1)
+	case "Adam":
+		sp.Momentum, sp.Momentum2 = proto.Float32(0.9), proto.Float32(0.999)
+	case "RMSProp":
+		sp.RmsDecay = proto.Float32(0.98)
+	}
+	if edit != nil {
+		edit(sp)
+	}
+	s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := uint32(11)
+	for _, name := range s.Net().Inputs() {
+		v := s.Net().Blob(name).DataSlice()
+		for i := range v {
+			state = state*1664525 + 1013904223
+			v[i] = float32(state>>8)/(1<<24) - 0.3
+			if name == "label" {
+				v[i] = float32(state % 5)
+			}
+		}
+	}
+	for _, md := range s.Net().MemoryDataLayers() {
+		state := uint32(1)
+		md.SetFeeder(func(data, label []float32) error {
+			state = FillSynthetic(data, state)
+			for i := range label {
+				label[i] = float32(i % 10)
+			}
+			return nil
+		})
+	}
+	return s
+}
+
+// solverState returns copies of the weights, gradients and history of
+// every learnable parameter.
+func solverState(s *Solver) [][]float32 {
+	var st [][]float32
+	for k, b := range s.net.learnable {
+		st = append(st, append([]float32(nil), b.DataSlice()...), append([]float32(nil), b.DiffSlice()...))
+		for _, h := range s.histSlices[k] {
+			st = append(st, append([]float32(nil), h...))
+		}
+	}
+	return st
+}
+
+// TestInPassStepExact checks that iterations which clear and update the
+// parameters within the backward pass leave the weights, the gradients
+// and the history of every parameter as clearing, running forward and
+// backward and then updating does, to the bit, for every built-in update
+// rule, on one and two threads; and that iter_size > 1 and
+// clip_gradients take the plain iteration.
+func TestInPassStepExact(t *testing.T) {
+	custom, err := ParseNetParameter("steps.prototxt", []byte(stepTestNet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lenet, err := LoadNetParameter(filepath.Join(sharedModels(t), "mnist", "lenet_train_test.prototxt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReplaceDataLayers(lenet, 1, 28, 28); err != nil {
+		t.Fatal(err)
+	}
+	nets := []struct {
+		name string
+		np   *caffepb.NetParameter
+	}{{"custom", custom}, {"lenet", lenet}}
+	l1 := func(sp *caffepb.SolverParameter) { sp.RegularizationType = proto.String("L1") }
+	cases := []struct {
+		typ    string
+		name   string
+		edit   func(*caffepb.SolverParameter)
+		inPass bool
+	}{
+		{"SGD", "SGD", nil, true},
+		{"SGD", "SGD-L1", l1, true},
+		{"Nesterov", "Nesterov", nil, true},
+		{"AdaGrad", "AdaGrad", nil, true},
+		{"RMSProp", "RMSProp", nil, true},
+		{"AdaDelta", "AdaDelta", nil, true},
+		{"Adam", "Adam-L1", l1, true},
+		{"SGD", "SGD-iter_size", func(sp *caffepb.SolverParameter) { sp.IterSize = proto.Int32(2) }, false},
+		{"SGD", "SGD-clip", func(sp *caffepb.SolverParameter) { sp.ClipGradients = proto.Float32(0.5) }, false},
+	}
+	for _, nt := range nets {
+		for _, c := range cases {
+			for _, threads := range []int{1, 2} {
+				if nt.name == "lenet" && c.name != "SGD" && c.name != "Adam-L1" && threads == 1 {
+					continue // the custom net covers the rules; LeNet its layers
+				}
+				t.Run(fmt.Sprintf("%s/%s/threads=%d", nt.name, c.name, threads), func(t *testing.T) {
+					var states [2][][]float32
+					for mode, inPass := range []bool{false, true} {
+						inPassSteps = inPass
+						s := stepSolver(t, nt.np, c.typ, threads, c.edit)
+						if got := s.inPassStep(); got != (inPass && c.inPass) {
+							t.Fatalf("inPassStep() = %v", got)
+						}
+						if err := s.Step(context.Background(), 4); err != nil {
+							t.Fatal(err)
+						}
+						states[mode] = solverState(s)
+					}
+					inPassSteps = true
+					for i := range states[0] {
+						for j := range states[0][i] {
+							if math.Float32bits(states[0][i][j]) != math.Float32bits(states[1][i][j]) {
+								t.Fatalf("array %d (weights, gradient, history of each parameter), value %d: %v after plain iterations, %v after in-pass ones",
+									i, j, states[0][i][j], states[1][i][j])
+							}
+						}
+					}
+				})
+			}
+		}
+	}
+}
