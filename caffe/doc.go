@@ -199,5 +199,17 @@
 // A diverging loss (NaN or Inf) stops training with an error naming the
 // iteration and the first layer whose output is not finite.
 //
+// With iter_size 1, no clip_gradients and a built-in update rule, an
+// iteration clears each parameter's gradient just before the first layer
+// that adds to it runs its backward, and updates the parameter just after
+// the last one has (an inner product writes its weights' gradient
+// instead of adding to a cleared one, and updates its weights block by
+// block as it computes them), with the same values, bit for bit, as
+// clearing, running forward and backward and then updating; after Step
+// the diffs hold the last update, as in Caffe. Net.Backward and
+// Net.ForwardBackward add to the diffs as before. A layer that fails in
+// the middle of a backward pass leaves the parameters of the layers above
+// it updated.
+//
 // The generated protobuf types live in package caffepb.
 package caffe

@@ -186,6 +186,7 @@ func (s *Solver) stepInPass() (float32, error) {
 	s.runSpans(p.startClear, s.spanClearFn)
 	loss, err := s.net.Forward()
 	if err != nil {
+		s.clearParamDiffs() // as a plain iteration leaves them
 		return 0, err
 	}
 	if math32IsBad(loss) {

@@ -149,7 +149,7 @@ func TestInPassStepExact(t *testing.T) {
 	for _, nt := range nets {
 		for _, c := range cases {
 			for _, threads := range []int{1, 2} {
-				if nt.name == "lenet" && c.name != "SGD" && c.name != "Adam-L1" && threads == 1 {
+				if nt.name == "lenet" && c.name != "SGD" && (c.name != "Adam-L1" || threads == 1) {
 					continue // the custom net covers the rules; LeNet its layers
 				}
 				t.Run(fmt.Sprintf("%s/%s/threads=%d", nt.name, c.name, threads), func(t *testing.T) {
