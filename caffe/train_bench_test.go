@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/protobuf/proto"
 
@@ -113,6 +114,69 @@ func BenchmarkTrainFusion(b *testing.B) {
 					benchTrainOn(b, nt.model, nt.c, nt.h, nt.w, threads)
 				})
 			}
+		}
+	}
+}
+
+// BenchmarkTrainInPass trains LeNet and AlexNet with two solvers side by
+// side, one taking the plain iteration (clear the gradients, forward,
+// backward, update) and one the iteration that clears and updates within
+// the backward pass (solver_step.go), alternating blocks of iterations so
+// that both see the same load on the machine. It reports each one's time
+// per iteration (the thread's CPU time on one thread, wall time on more)
+// and their ratio:
+//
+//	go test -run '^$' -bench 'TrainInPass/lenet' -benchtime 200x ./caffe
+//	go test -run '^$' -bench 'TrainInPass/alexnet/threads=1' -benchtime 4x ./caffe
+func BenchmarkTrainInPass(b *testing.B) {
+	defer func(v bool) { inPassSteps = v }(inPassSteps)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		block       int // iterations in a row of one solver
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, 5},
+		{"alexnet", "testdata/bench/alexnet_train.prototxt", 3, 227, 227, 1},
+	}
+	for _, nt := range nets {
+		for _, threads := range []int{1, 2} {
+			b.Run(fmt.Sprintf("%s/threads=%d", nt.name, threads), func(b *testing.B) {
+				clock := func() time.Duration { return time.Duration(time.Now().UnixNano()) }
+				if threads == 1 {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					clock = threadCPUTime
+				}
+				ctx := context.Background()
+				var solvers [2]*Solver
+				for m := range solvers {
+					solvers[m] = benchSolver(b, nt.model, nt.c, nt.h, nt.w, threads)
+				}
+				step := func(m int) {
+					inPassSteps = m == 1
+					if err := solvers[m].Step(ctx, 1); err != nil {
+						b.Fatal(err)
+					}
+				}
+				step(0)
+				step(1)
+				var spent [2]time.Duration
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					for o := range 2 {
+						m := (i + o) % 2
+						t0 := clock()
+						for range nt.block {
+							step(m)
+						}
+						spent[m] += clock() - t0
+					}
+				}
+				iters := float64(b.N * nt.block)
+				b.ReportMetric(spent[0].Seconds()*1e3/iters, "plain-ms")
+				b.ReportMetric(spent[1].Seconds()*1e3/iters, "inpass-ms")
+				b.ReportMetric(spent[0].Seconds()/spent[1].Seconds(), "speedup")
+			})
 		}
 	}
 }
