@@ -1,0 +1,59 @@
+package kernel
+
+import (
+	"math"
+	"testing"
+)
+
+// TestFCWeightGradRows checks that the rows FCWeightGradRows gives for
+// each part are exactly the rows that part of FCWeightGrad writes, that
+// the parts cover C once, and that writing (beta 0) gives the bits of
+// adding to a cleared C, zeros included.
+func TestFCWeightGradRows(t *testing.T) {
+	for _, sz := range [][3]int{{1, 40, 8}, {7, 33, 5}, {64, 70, 3}, {500, 300, 16}, {29, 2100, 64}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		rng := newRand(uint64(m + n + k))
+		a, b := randSlice(rng, k*m), randSlice(rng, k*n)
+		for i := range b {
+			if i%n%5 == 0 {
+				b[i] = 0 // columns of products ±0 whose sums must be +0
+			}
+		}
+		for _, parts := range []int{1, 2, 3, 8, 40} {
+			covered := make([]int, m)
+			cleared := make([]float32, m*n)
+			for p := range parts {
+				FCWeightGrad(parts, p, m, n, k, a, m, b, n, 1, cleared, n)
+			}
+			for p := range parts {
+				c := make([]float32, m*n)
+				for i := range c {
+					c[i] = float32(math.NaN())
+				}
+				FCWeightGrad(parts, p, m, n, k, a, m, b, n, 0, c, n)
+				lo, hi := FCWeightGradRows(parts, p, m, n, k)
+				for i := range m {
+					row := c[i*n : (i+1)*n]
+					in := lo <= i && i < hi
+					if in {
+						covered[i]++
+					}
+					for j, v := range row {
+						written := !math.IsNaN(float64(v))
+						if written != in {
+							t.Fatalf("%d×%d×%d, part %d of %d (rows [%d, %d)): row %d column %d written = %v", m, n, k, p, parts, lo, hi, i, j, written)
+						}
+						if in && math.Float32bits(v) != math.Float32bits(cleared[i*n+j]) {
+							t.Fatalf("%d×%d×%d, part %d of %d: C[%d][%d] = %v written, %v added to zero", m, n, k, p, parts, i, j, v, cleared[i*n+j])
+						}
+					}
+				}
+			}
+			for i, c := range covered {
+				if c != 1 {
+					t.Fatalf("%d×%d×%d in %d parts: row %d in %d parts", m, n, k, parts, i, c)
+				}
+			}
+		}
+	}
+}
