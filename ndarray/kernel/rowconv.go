@@ -23,9 +23,11 @@ import (
 // of a row lies in phase x mod strideW at x div strideW, so the columns
 // that neighbouring output pixels read with one weight lie side by side
 // whatever the stride. Output rows are computed as whole pairs of vectors
-// and in pairs; where the output's width or height is not a multiple,
-// the last vectors and rows go to a band buffer first and only the
-// output's pixels are copied out.
+// and in pairs, or rows of four vectors one at a time; where the output's
+// width or height is not a multiple, the last vectors and rows go to a
+// band buffer first and only the output's pixels are copied out, except
+// for single rows of at most four vectors, whose last pair of vectors is
+// moved back to end with the row.
 //
 // Each output value is the sum of the same products in the same order as
 // on the column path (im2col and the blocked product): Caffe's order
@@ -42,6 +44,7 @@ type RowConv struct {
 	oh, ow     int
 	owp        int  // ow rounded up to two vectors (four for single rows)
 	rows       int  // output rows per kernel call: 2 (two vectors each) or 1 (four)
+	pairStep   int  // single rows: floats from a call's first pair of vectors to its second
 	phr        int  // rows of the padded copy (zero rows below for a last odd row)
 	qw         int  // floats of one phase of a padded row
 	inPlace    bool // every output row pair is stored in place
@@ -116,6 +119,15 @@ func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, p
 		d.rows = 1
 	}
 	d.inPlace = d.owp == d.ow && d.oh%d.rows == 0
+	d.pairStep = v2
+	if d.rows == 1 && d.ow <= v4 {
+		// One call per row, its second pair of vectors ending at the
+		// row's end (AlexNet's 55: vectors at 0, 16, 23 and 39), so the
+		// outputs go in place; those of both pairs are computed twice by
+		// the same sums, and a call reads all its outputs before it
+		// writes any.
+		d.inPlace, d.pairStep = true, d.ow-v2
+	}
 	ohp := (d.oh + d.rows - 1) / d.rows * d.rows
 	d.phr = max(height+2*padH, (ohp-1)*strideH+kh)
 	d.qw = max((width+2*padW+strideW-1)/strideW, d.owp+(kw-1)/strideW)
@@ -219,7 +231,7 @@ func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 	if d.rows == 1 {
 		// Four vectors of one row: the kernel's second row is the
 		// third and fourth vector.
-		groups, calls, rowStep = 1, d.owp/(4*L), 2*L
+		groups, calls, rowStep = 1, d.owp/(4*L), d.pairStep
 	}
 	for oy := 0; oy < d.oh; oy += d.rows {
 		// Run by run of weights, so that the input rows a run reads stay
@@ -237,7 +249,7 @@ func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 					if d.inPlace {
 						yrow := d.ow
 						if d.rows == 1 {
-							yrow = 2 * L
+							yrow = d.pairStep
 						}
 						d.k.conv(t.h, k1-k0, &a[k0*t.h], xp, &d.off[k0], rowStep*f,
 							&y[t.r0*P+oy*d.ow+g*4*L], yrow*f, P*f, groups, b, k0 > 0)
@@ -403,11 +415,14 @@ func rowGradGo(lanes, nr int) func(mr int, dy *float32, dych, dyskip int, x *flo
 }
 
 // rowConvGo is the portable row-convolution kernel of lanes floats per
-// vector: the reference the assembly is tested against.
+// vector: the reference the assembly is tested against. As the assembly,
+// a group reads all its outputs (load) before it writes any, so that
+// vectors of a group may overlap.
 func rowConvGo(lanes int) func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 	return func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 		as := unsafe.Slice(a, k*mr)
 		offs := unsafe.Slice(off, k)
+		sums := make([]float32, mr*4*lanes)
 		for g := range npair {
 			for i := range mr {
 				for r := range 2 {
@@ -417,14 +432,21 @@ func rowConvGo(lanes int) func(mr, k int, a, x *float32, off *int32, xrow int, y
 						for kk := range k {
 							s += as[kk*mr+i] * *at(x, int(offs[kk])+r*xrow+px)
 						}
-						dst := at(y, i*ych+r*yrow+px)
 						if load {
-							s += *dst
+							s += *at(y, i*ych+r*yrow+px)
 						}
+						sums[(i*2+r)*2*lanes+l] = s
+					}
+				}
+			}
+			for i := range mr {
+				for r := range 2 {
+					for l := range 2 * lanes {
+						s := sums[(i*2+r)*2*lanes+l]
 						if bias != nil {
 							s += *at(bias, 4*i)
 						}
-						*dst = s
+						*at(y, i*ych+r*yrow+4*(2*g*lanes+l)) = s
 					}
 				}
 			}
