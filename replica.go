@@ -54,6 +54,9 @@ func (t *Trainer) newReplica(p int, s *data.Samples) (*replica, error) {
 	}
 	r := &replica{solver: solver}
 	net := solver.Net()
+	// Nobody looks at a replica's activations: its fused convolutions
+	// need not write the outputs that only their poolings read.
+	net.SetKeepTops(false)
 	for i, in := range t.inputs {
 		if !net.Def().State.Includes(&caffepb.LayerParameter{Include: in.Include}) {
 			continue

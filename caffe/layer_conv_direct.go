@@ -221,6 +221,9 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	if f := l.fused; f != nil && f.lanes {
 		pool, mask := d.blockPool(p)
 		size := f.pool.channels * f.pool.outH * f.pool.outW
+		if f.skipTop {
+			y = nil
+		}
 		plan.ForwardPool(s, blocks, slot, x, n, y, bias, pool, f.pool.y[lo*size:(lo+n)*size], mask)
 	} else {
 		plan.Forward(s, blocks, slot, x, n, y, bias)

@@ -63,6 +63,9 @@ type Net struct {
 	inputs []netInput // set by LoadNet: the inputs and their transforms
 
 	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
+	// skipUnread: the fused groups leave the tops that no layer reads
+	// unwritten (SetKeepTops).
+	skipUnread bool
 }
 
 type lossTop struct {

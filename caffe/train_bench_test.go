@@ -76,6 +76,8 @@ func benchTrain(b *testing.B, model string, c, h, w int) {
 
 func benchTrainOn(b *testing.B, model string, c, h, w, threads int) {
 	s := benchSolver(b, model, c, h, w, threads)
+	// As the trainer's replicas train (Net.SetKeepTops).
+	s.Net().SetKeepTops(false)
 	ctx := context.Background()
 	if err := s.Step(ctx, 1); err != nil {
 		b.Fatal(err)

@@ -69,12 +69,16 @@ func (p *DirectPool) MaskSize() int { return p.maskSize }
 // convolves n images x into y as Forward does and pools y into py (n
 // pooled images, NCHW), keeping the block's argmax indexes (into each
 // output plane) interleaved in mask (MaskSize int32s) for BackwardPooled
-// and Mask.
+// and Mask. A nil y leaves the output unstored: only py and mask are
+// written.
 func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32, p *DirectPool, py []float32, mask []int32) {
 	if p == nil || p.d != d {
 		panic("kernel: DirectConv.ForwardPool: a pooling of another plan")
 	}
-	d.check("ForwardPool", s, b, slot, n, len(y), n*d.outSize, len(py), n*p.poolSize, len(mask), p.maskSize)
+	d.check("ForwardPool", s, b, slot, n, len(py), n*p.poolSize, len(mask), p.maskSize)
+	if y != nil {
+		d.check("ForwardPool", nil, nil, 0, n, len(y), n*d.outSize)
+	}
 	if bias != nil && len(bias) < d.mAll {
 		panic(fmt.Sprintf("kernel: DirectConv.ForwardPool: len(bias) = %d, want >= %d", len(bias), d.mAll))
 	}
@@ -90,7 +94,9 @@ func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x 
 		d.convolveBand(s, xs, y0, y1)
 		// Nothing reads the output again soon: the pooling's input is
 		// the interleaved band.
-		d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, true)
+		if y != nil {
+			d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, true)
+		}
 		// The rows of windows that start in the band lie inside it.
 		r0, r1 := y0/p.sh, min(p.ph, (y1+p.sh-1)/p.sh)
 		for c := range d.mAll {

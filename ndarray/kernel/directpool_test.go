@@ -146,6 +146,16 @@ func testDirectPool(t *testing.T, k *directKernels, pg directPoolGeom, values st
 			t.Fatalf("mask[%d] = %d, want %d", i, m2[i], pmask[i])
 		}
 	}
+	// Without the output: the same pooled values and mask.
+	s4, b4 := d.NewScratch(), d.NewBlocks(1)
+	py4, mask4 := make([]float32, n*pout), make([]int32, p.MaskSize())
+	d.ForwardPool(s4, b4, 0, x, n, nil, bias, p, py4, mask4)
+	sameBits(t, "pooled (no output)", py4, py)
+	for i := range mask {
+		if mask4[i] != mask[i] {
+			t.Fatalf("mask without the output [%d] = %d, want %d", i, mask4[i], mask[i])
+		}
+	}
 	// The weight gradient alone, writing the output gradient.
 	dy2 := randSlice(newRand(32), n*out)
 	dw2 := append([]float32(nil), dw0...)
