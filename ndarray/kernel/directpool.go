@@ -16,8 +16,9 @@ import (
 // planes back. The pooling's argmax mask stays interleaved, one per image
 // block, for the backward pass, which routes the pooling's gradient
 // through it straight into the interleaved output gradient the weight
-// gradient reads. Both passes still write the convolution's output and
-// output gradient in Caffe's layout.
+// gradient reads. Both passes still write the convolution's output
+// gradient in Caffe's layout, and the forward pass its output unless the
+// caller, which needs only the pooled values, passes none.
 //
 // The results are those of the pooling of the stored output: the bias is
 // added before the compare, the first maximal element of a window in
