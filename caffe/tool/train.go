@@ -47,6 +47,10 @@ func runTrain(fs *flag.FlagSet, args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// Training here writes out weights and snapshots, never activations:
+	// the fused convolutions need not store the outputs only their
+	// poolings read (caffe.Net.SetKeepTops).
+	solver.Net().SetKeepTops(false)
 	sp := solver.Param()
 	if sp.SolverMode != nil && sp.GetSolverMode() == caffepb.SolverParameter_GPU {
 		fmt.Fprintf(stderr, "sparknet train: %s asks for solver_mode GPU; sparknet trains on the CPU (vectorised kernels, %d threads)\n", *solverPath, solver.Net().Threads())
