@@ -160,6 +160,11 @@
 // that the pooling reads what the convolution wrote while it is in the
 // core's cache, and the pooling's gradient is read back the same way
 // (LeNet's conv1–pool1 and conv2–pool2, CIFAR-10 quick's three stages).
+// On the direct convolution the ReLU and the pooling run on the
+// convolution's interleaved blocks (kernel.DirectConv.NewPool: LeNet's
+// MAX, CIFAR-10 quick's overlapping AVE after a ReLU), their gradients
+// routed back into the convolution's own layouts without a pass over the
+// convolution's top in Caffe's layout.
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
 // over images, the convolution's blocks or chunks, with one hand-off.

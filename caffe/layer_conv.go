@@ -300,7 +300,7 @@ func (l *Convolution) forwardWorker(w, p int) {
 		l.forwardChunk(s, start, min(l.chunk, l.num-start))
 		s.colChunk = start
 		if f := l.fused; f != nil {
-			f.forwardBlock(start, min(l.chunk, l.num-start))
+			f.forwardBlock(start, min(l.chunk, l.num-start), false)
 		}
 	}
 }
@@ -439,7 +439,7 @@ func (l *Convolution) backwardWorker(w, p int) {
 	for c := hi - 1; c >= lo; c-- {
 		start := c * l.chunk
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, start, min(l.chunk, l.num-start))
+			f.backwardBlock(w, start, min(l.chunk, l.num-start), false)
 		}
 		l.backwardChunk(s, g, dw, p == 0, start, min(l.chunk, l.num-start))
 	}

@@ -35,7 +35,7 @@ type convDirectState struct {
 	// made for, and each block's interleaved argmax mask, maskSize
 	// int32s apart.
 	pool     *kernel.DirectPool
-	poolGeom [6]int
+	poolGeom directPoolGeom
 	masks    []int32
 	maskSize int
 }
@@ -136,21 +136,27 @@ func (l *Convolution) setupColTail(n int) {
 	s.colChunk = -1
 }
 
-// setupDirectPool plans the max pooling p of the output on the
-// interleaved blocks and reports whether the fused group can use it: a
-// MAX pooling without padding of windows that do not overlap, each inside
-// the output (kernel.DirectConv.NewMaxPool), of the convolution's own
-// values (no rectifier between them), every block on the direct path.
+// setupDirectPool plans the pooling p of the output on the interleaved
+// blocks (kernel.DirectConv.NewPool) and reports whether the fused group
+// can use it: a MAX or AVE pooling without padding whose windows start
+// inside the output, of the convolution's values or of their in-place
+// rectification (a ReLU of slope >= 0 between them), on the direct path.
+// A last block on the column path (colTail) is rectified and pooled in
+// Caffe's layout, as without the interleaved pooling.
 func (l *Convolution) setupDirectPool(f *convFusion) bool {
 	d, p := l.direct, f.pool
-	if d == nil || d.colTail || p == nil || f.relu != nil || p.method != caffepb.PoolingParameter_MAX || p.padH != 0 || p.padW != 0 {
+	if d == nil || p == nil || p.padH != 0 || p.padW != 0 ||
+		(p.method != caffepb.PoolingParameter_MAX && p.method != caffepb.PoolingParameter_AVE) {
 		return false
 	}
-	geom := [...]int{p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW}
-	if d.poolGeom != geom {
+	geom := directPoolGeom{p.method, p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW, f.relu != nil, 0}
+	if f.relu != nil {
+		geom.slope = f.relu.slope
+	}
+	if d.poolGeom != geom || d.pool == nil {
 		// (A new plan comes with a new state.)
 		d.poolGeom = geom
-		d.pool = d.plan.NewMaxPool(p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW)
+		d.pool = d.plan.NewPool(geom.method == caffepb.PoolingParameter_AVE, p.kh, p.kw, p.strideH, p.strideW, p.outH, p.outW, geom.relu, geom.slope)
 	}
 	if d.pool == nil {
 		return false
@@ -160,6 +166,22 @@ func (l *Convolution) setupDirectPool(f *convFusion) bool {
 		d.masks = make([]int32, need)
 	}
 	return true
+}
+
+// directPoolGeom is what a pooling plan of the interleaved blocks was
+// made for.
+type directPoolGeom struct {
+	method                               caffepb.PoolingParameter_PoolMethod
+	kh, kw, strideH, strideW, outH, outW int
+	relu                                 bool
+	slope                                float32
+}
+
+// blockLanes reports whether block b of the fused pass pools on the
+// interleaved blocks (not the column path's last block).
+func (l *Convolution) blockLanes(b int) bool {
+	f, d := l.fused, l.direct
+	return f != nil && f.lanes && !(d.colTail && b == d.nblocks-1)
 }
 
 // blockPool returns the pooling plan and the interleaved mask of block b.
@@ -174,6 +196,9 @@ func (l *Convolution) writePoolMask(p *Pooling) {
 	lanes := d.plan.Lanes()
 	size := p.channels * p.outH * p.outW
 	for b := range d.nblocks {
+		if d.colTail && b == d.nblocks-1 {
+			continue // pooled in Caffe's layout, its mask there
+		}
 		lo := b * lanes
 		n := min(lanes, l.num-lo)
 		pool, m := d.blockPool(b)
@@ -212,13 +237,14 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	if d.colTail && p == d.nblocks-1 {
 		l.forwardChunk(l.scratch[0], lo, n)
 		if f := l.fused; f != nil {
-			f.forwardBlock(lo, n)
+			f.forwardBlock(lo, n, false)
 		}
 		return
 	}
 	plan, blocks, slot, s := d.plan, d.blocks, w, d.scratch[w]
 	x, y := l.x[lo*l.imgSize:(lo+n)*l.imgSize], l.y[lo*l.outSize:(lo+n)*l.outSize]
-	if f := l.fused; f != nil && f.lanes {
+	lanesPool := l.blockLanes(p)
+	if f := l.fused; lanesPool {
 		pool, mask := d.blockPool(p)
 		size := f.pool.channels * f.pool.outH * f.pool.outW
 		if f.skipTop {
@@ -229,7 +255,7 @@ func (l *Convolution) directForwardWorker(w, p int) {
 		plan.Forward(s, blocks, slot, x, n, y, bias)
 	}
 	if f := l.fused; f != nil {
-		f.forwardBlock(lo, n)
+		f.forwardBlock(lo, n, lanesPool)
 	}
 }
 
@@ -289,7 +315,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		first := b * lanes
 		n := min(lanes, l.num-first)
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, first, n)
+			f.backwardBlock(w, first, n, l.blockLanes(b))
 		}
 		if d.colTail && b == d.nblocks-1 {
 			for c := first; c < first+n; c += l.chunk {
@@ -298,7 +324,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 			continue
 		}
 		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
-		if f := l.fused; f != nil && f.lanes {
+		if l.blockLanes(b) {
 			l.directBackwardPooled(w, g, dw, b, first, n)
 			continue
 		}
@@ -337,13 +363,18 @@ func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b,
 	size := f.pool.channels * f.pool.outH * f.pool.outW
 	pdy := f.pool.y[first*size : (first+n)*size]
 	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
-	if l.wantDown || !l.wantW {
+	if l.wantDown || !l.wantW || pool.General() {
 		plan.LoadGradPooled(s, pool, pdy, mask, n, dy)
 	}
 	if l.wantDown {
 		plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 	}
-	if l.wantW {
+	if l.wantW && pool.General() {
+		// The output gradient from the interleaved one LoadGradPooled
+		// left in s.
+		plan.WeightGradLoaded(s, l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
+		g.wroteDW = true
+	} else if l.wantW {
 		// The output gradient once: LoadGradPooled wrote it already.
 		out := dy
 		if l.wantDown {

@@ -117,7 +117,7 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 		start := c * l.chunk
 		nb := min(l.chunk, l.num-start)
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, start, nb)
+			f.backwardBlock(w, start, nb, false)
 		}
 		dyc := l.dy[start*l.outSize : (start+nb)*l.outSize]
 		if l.wantB {

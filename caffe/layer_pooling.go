@@ -41,8 +41,9 @@ type Pooling struct {
 	innerLo, innerHi             int     // output columns whose window is inside
 	rowLo, rowHi                 int     // output rows whose window is inside
 	mask                         []int32 // MAX: the argmax of each output
-	// MAX: the fused group (net_fuse.go) whose direct convolution holds
-	// the mask of the last forward pass interleaved, or nil.
+	// The fused group (net_fuse.go) whose direct convolution pooled the
+	// last forward pass on its interleaved blocks (MAX: holding the mask
+	// there), or nil.
 	pending *convFusion
 	// AVE: for each output column, its window's columns [colLo, colHi)
 	// clipped to the plane and its width with the padding (colSize).
@@ -490,7 +491,9 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 		return
 	}
 	if f := l.pending; f != nil {
-		f.conv.writePoolMask(l)
+		if l.method == caffepb.PoolingParameter_MAX {
+			f.conv.writePoolMask(l)
+		}
 		l.pending = nil
 	}
 	l.y, l.x = top[0].DiffSlice(), bottom[0].DiffSlice()

@@ -33,8 +33,10 @@ type convFusion struct {
 	relu        *ReLU    // an in-place ReLU of the convolution's top, or nil
 	pool        *Pooling // nil without one
 	poolReLU    *ReLU    // an in-place ReLU of the pooling's top, or nil
-	// lanes: the pass pools on the direct convolution's interleaved
-	// blocks (Convolution.setupDirectPool), the mask staying there.
+	// lanes: the pass rectifies and pools on the direct convolution's
+	// interleaved blocks (Convolution.setupDirectPool), the mask and the
+	// rectifier's outcome staying there (a last block on the column
+	// path excepted).
 	lanes bool
 	// skipTop: the pass leaves the convolution's top unwritten
 	// (Net.SetKeepTops(false); only with lanes, where nothing reads it).
@@ -233,17 +235,18 @@ func (n *Net) guard(i int, fn func()) (err error) {
 }
 
 // forwardBlock rectifies and pools the images [lo, lo+k) that the
-// convolution has just written.
-func (f *convFusion) forwardBlock(lo, k int) {
+// convolution has just written; with lanes, the convolution rectified and
+// pooled them on its interleaved block.
+func (f *convFusion) forwardBlock(lo, k int, lanes bool) {
 	c, p := f.conv, f.pool
-	if f.relu != nil {
+	if f.relu != nil && !lanes {
 		y := f.y[lo*c.outSize : (lo+k)*c.outSize]
 		kernel.Relu(y, y, f.relu.slope)
 	}
 	if p == nil {
 		return
 	}
-	if !f.lanes {
+	if !lanes {
 		p.forwardPlanes(lo*c.numOutput, (lo+k)*c.numOutput)
 	}
 	if f.poolReLU != nil {
@@ -254,8 +257,11 @@ func (f *convFusion) forwardBlock(lo, k int) {
 }
 
 // backwardBlock computes the convolution's top gradient of the images
-// [lo, lo+k) from the pooling's, through the rectifier, as goroutine w.
-func (f *convFusion) backwardBlock(w, lo, k int) {
+// [lo, lo+k) from the pooling's, through the rectifier, as goroutine w;
+// with lanes, only the rectifier's of the pooling's top (the convolution
+// routes the pooling's gradient, and its rectifier's, on its interleaved
+// block).
+func (f *convFusion) backwardBlock(w, lo, k int, lanes bool) {
 	c, p := f.conv, f.pool
 	if f.poolReLU != nil {
 		// In place: the pooling's top values are the rectifier's.
@@ -263,7 +269,10 @@ func (f *convFusion) backwardBlock(w, lo, k int) {
 		a, b := lo*size, (lo+k)*size
 		kernel.ReluGrad(p.y[a:b], p.y[a:b], f.py[a:b], f.poolReLU.slope)
 	}
-	if p != nil && !f.lanes {
+	if lanes {
+		return
+	}
+	if p != nil {
 		p.backwardPlanes(w, lo*c.numOutput, (lo+k)*c.numOutput)
 	}
 	if f.relu != nil {

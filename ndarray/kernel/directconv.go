@@ -87,6 +87,27 @@ type directKernels struct {
 	// (those whose index is not the window's vector at arg) or 0 plus the
 	// gradient vector at grad + o·gradStep.
 	unpool func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32)
+	// The kernels of NewPool's plans (directpool2.go):
+	// biasRelu adds bias to n vectors pixStep bytes apart and rectifies
+	// them as Relu does, setting bit l of the int32 at bits + o·bitsStep
+	// when lane l of vector o is then positive.
+	biasRelu func(dst *float32, pixStep, n int, bits *int32, bitsStep int, bias, slope float32)
+	// reluGradBits multiplies by slope the lanes of n vectors whose bit
+	// (biasRelu) is clear.
+	reluGradBits func(dst *float32, pixStep, n int, bits *int32, bitsStep int, slope float32)
+	// avePool averages n windows as maxPool takes them: each window's
+	// values plus bias, added in row-major order from zero, divided by
+	// div.
+	avePool func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n, kh, kw, sw int, bias, div float32)
+	// unpoolAdd is unpool for overlapping windows: the gradient vector of
+	// each window is added to the lanes of the element its index names.
+	unpoolAdd func(dst *float32, pixStep, rowStep int, grad *float32, gradStep int, arg *int32, argStep, n, kh, kw, sw int, base, ld int32)
+	// spreadAve adds the gradient vector of each of n windows, divided
+	// by div, to the kw vectors of sp (spStep bytes apart) from o·sw on.
+	spreadAve func(sp *float32, spStep int, grad *float32, gradStep, n, kw, sw int, div float32)
+	// putRows stores (or adds, with add) the n vectors of src, one after
+	// the other, to each of rows rows of n vectors at dst.
+	putRows func(dst *float32, pixStep, rowStep int, src *float32, n, rows int, add bool)
 }
 
 // gradRowWidth is the width of the kernels whose weight gradient runs a
@@ -469,13 +490,23 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 // convolveBand computes output rows [y0, y1) of the interleaved images
 // xs into s.y, interleaved, the band's first row at the start.
 func (d *DirectConv) convolveBand(s *DirectScratch, xs []float32, y0, y1 int) {
+	d.convolveBandTo(s.y, xs, y0, y1)
+}
+
+// convolveBandTo is convolveBand into out.
+func (d *DirectConv) convolveBandTo(out []float32, xs []float32, y0, y1 int) {
 	for g := range d.groups {
-		d.convolveGroup(s, xs, g, y0, y1)
+		d.convolveGroupTo(out, xs, g, y0, y1)
 	}
 }
 
 // convolveGroup is convolveBand for the output channels of group g.
 func (d *DirectConv) convolveGroup(s *DirectScratch, xs []float32, g, y0, y1 int) {
+	d.convolveGroupTo(s.y, xs, g, y0, y1)
+}
+
+// convolveGroupTo is convolveGroup into out.
+func (d *DirectConv) convolveGroupTo(out []float32, xs []float32, g, y0, y1 int) {
 	L := d.lanes
 	pf := d.wf[g*d.packedF:]
 	for _, t := range d.fTiles {
@@ -484,7 +515,7 @@ func (d *DirectConv) convolveGroup(s *DirectScratch, xs []float32, g, y0, y1 int
 			// the border are skipped.
 			kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
 			d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
-				s.y[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
+				out[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
 		}
 	}
 }
@@ -649,6 +680,8 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 		}
 		if p != nil {
 			d.unpoolTiles(s, p, g, pdy, mask, n, dy)
+		} else if dy == nil {
+			d.tilesFromLoaded(s, g)
 		} else {
 			for _, t := range d.gTiles {
 				for i := range t.h {
@@ -792,4 +825,6 @@ var goDirect = &directKernels{
 	gradRow: directGradSeqGo(8, gradRowWidth), rmr: 2,
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
+	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),
+	unpoolAdd: goDirectUnpoolAdd(8), spreadAve: goDirectSpreadAve(8), putRows: goDirectPutRows(8),
 }

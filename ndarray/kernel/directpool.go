@@ -39,6 +39,14 @@ type DirectPool struct {
 	exact          bool
 	maskSize       int // int32s of one block's interleaved mask
 	poolSize       int // floats of one pooled image
+	// NewPool's plans (directpool2.go): average or max, the rectifier
+	// before the pooling, the windows whose columns lie inside the
+	// output, and the int32s of the argmax indexes at the front of the
+	// mask (the rectifier's bits follow, one int32 per pixel and channel).
+	general, ave, relu bool
+	slope              float32
+	inner, idxSize     int
+	negZero            []float32 // −0 per output channel, a bias that changes nothing
 }
 
 // NewMaxPool plans the max pooling of d's output into ph×pw outputs with
@@ -73,9 +81,7 @@ func (p *DirectPool) MaskSize() int { return p.maskSize }
 // and Mask. A nil y leaves the output unstored: only py and mask are
 // written.
 func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32, p *DirectPool, py []float32, mask []int32) {
-	if p == nil || p.d != d {
-		panic("kernel: DirectConv.ForwardPool: a pooling of another plan")
-	}
+	d.checkPoolPlan("ForwardPool", p)
 	d.check("ForwardPool", s, b, slot, n, len(py), n*p.poolSize, len(mask), p.maskSize)
 	if y != nil {
 		d.check("ForwardPool", nil, nil, 0, n, len(y), n*d.outSize)
@@ -86,6 +92,10 @@ func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x 
 	d.LoadInput(b, slot, x, n)
 	L, f := d.lanes, 4
 	xs := b.x[slot*d.xSize:]
+	if p.general {
+		d.forwardPoolGeneral(s, xs, n, y, bias, p, py, mask)
+		return
+	}
 	if need := p.band / p.sh * p.pw * d.ms * L; len(s.pool) < need {
 		s.pool = make([]float32, need)
 	}
@@ -120,6 +130,9 @@ func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x 
 // the stored output records them.
 func (p *DirectPool) Mask(dst []int32, mask []int32, n int) {
 	d := p.d
+	if p.ave {
+		panic("kernel: DirectPool.Mask: an average pooling has no mask")
+	}
 	d.check("Mask", nil, nil, 0, n, len(dst), n*p.poolSize, len(mask), p.maskSize)
 	L := d.lanes
 	for i := range n {
@@ -137,7 +150,12 @@ func (p *DirectPool) Mask(dst []int32, mask []int32, n int) {
 // BackwardData and WeightGrad, and writes it to dy (n images, NCHW), the
 // pooling's input gradient.
 func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n int, dy []float32) {
+	d.checkPoolPlan("LoadGradPooled", p)
 	d.check("LoadGradPooled", s, nil, 0, n, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(dy), n*d.outSize)
+	if p.general {
+		d.loadGradGeneral(s, p, pdy, mask, n, dy)
+		return
+	}
 	L := d.lanes
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	d.unpoolRows(s, p, pdy, mask, n, 0, p.ph, d.oh, s.dy[(p0*d.dw+p1)*d.ms*L:], d.dw*d.ms*L)
@@ -156,8 +174,9 @@ func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float
 // NCHW) as the pooling's backward pass would, unless dy is nil (the
 // caller wrote it by LoadGradPooled).
 func (d *DirectConv) WeightGradPooled(s *DirectScratch, x []float32, p *DirectPool, pdy []float32, mask []int32, n int, dy, dw []float32) {
-	if p == nil || p.d != d {
-		panic("kernel: DirectConv.WeightGradPooled: a pooling of another plan")
+	d.checkPoolPlan("WeightGradPooled", p)
+	if p.general {
+		panic("kernel: DirectConv.WeightGradPooled: a plan of NewPool (use LoadGradPooled and WeightGradLoaded)")
 	}
 	d.check("WeightGradPooled", s, nil, 0, n, len(x), n*d.imgSize, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(dw), d.mAll*d.kk)
 	if dy != nil {

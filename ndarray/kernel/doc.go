@@ -27,7 +27,13 @@
 // tile by tile, in order (with AVX-512, a 5-wide kernel a kernel row at a
 // time, so that two neighbouring pixels share their input vectors). NewDirectConv returns nil where the kernels in use have no
 // direct convolution (the portable code) or the geometry is not one it
-// takes.
+// takes. A MAX or AVE pooling of the output (NewMaxPool, NewPool: any
+// windows without padding, overlapping and clipped ones included, after
+// an in-place ReLU or not) runs on the interleaved output band while it
+// is in the cache (ForwardPool), its mask and the ReLU's outcome kept
+// interleaved, and its gradient is routed straight into the layouts the
+// backward kernels read (LoadGradPooled, WeightGradPooled,
+// WeightGradLoaded), with the same results as the layers one by one.
 //
 // RowConv computes the forward pass of a stride-1 convolution one image at
 // a time in its own layout, the output pixels of a row in the lanes: for

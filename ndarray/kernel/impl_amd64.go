@@ -64,6 +64,8 @@ var avx512Gemm = &gemmImpl{
 		},
 		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512,
 		maxPool: dpoolMaxAVX512, unpool: dunpoolAVX512, deinterleaveStream: deinterleaveStreamAVX512,
+		biasRelu: dbiasReluAVX512, reluGradBits: dreluGradBitsAVX512, avePool: dpoolAveAVX512,
+		unpoolAdd: dunpoolAddAVX512, spreadAve: dspreadAveAVX512, putRows: dputRowsAVX512,
 	},
 }
 
@@ -90,6 +92,8 @@ var avx2Gemm = &gemmImpl{
 		},
 		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2,
 		maxPool: dpoolMaxAVX2, unpool: dunpoolAVX2, deinterleaveStream: deinterleaveStreamAVX2,
+		biasRelu: dbiasReluAVX2, reluGradBits: dreluGradBitsAVX2, avePool: dpoolAveAVX2,
+		unpoolAdd: dunpoolAddAVX2, spreadAve: dspreadAveAVX2, putRows: dputRowsAVX2,
 	},
 }
 

@@ -51,6 +51,7 @@ var outputs = []output{
 	{"dpool", buildDirectPool},
 	{"convrows", buildConvRows},
 	{"dgradrow", buildDirectGradRow},
+	{"dpool2", buildDirectPool2},
 }
 
 func main() {
