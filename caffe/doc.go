@@ -164,7 +164,8 @@
 // convolution's interleaved blocks (kernel.DirectConv.NewPool: LeNet's
 // MAX, CIFAR-10 quick's overlapping AVE after a ReLU), their gradients
 // routed back into the convolution's own layouts without a pass over the
-// convolution's top in Caffe's layout.
+// convolution's top in Caffe's layout (which Net.SetKeepTops(false), as
+// the trainer trains, leaves unwritten).
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
 // over images, the convolution's blocks or chunks, with one hand-off.

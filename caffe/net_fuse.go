@@ -213,9 +213,11 @@ func (f *convFusion) release() {
 
 // SetKeepTops sets whether Forward writes every top (keep, the default)
 // or may leave unwritten the tops that no layer of the net reads: the
-// output of a convolution that runs fused with a MAX pooling of its
-// interleaved image blocks (LeNet's conv1 and conv2), which the pooling
-// and the gradients take from those blocks. Training that never looks at
+// output of a convolution that runs fused with a pooling of its
+// interleaved image blocks (LeNet's conv1 and conv2, and CIFAR-10 quick's
+// conv2 and conv3, rectified in place before their AVE pooling), which
+// the pooling and the gradients take from those blocks (a last block on
+// the column path excepted). Training that never looks at
 // such a blob saves writing it out (in LeNet, 3.7 MB per iteration); the
 // blob's values are then those of an earlier pass, or zero, and a
 // divergence report names the pooling's top as the first that is not
