@@ -41,6 +41,9 @@ type convFusion struct {
 	// skipTop: the pass leaves the convolution's top unwritten
 	// (Net.SetKeepTops(false); only with lanes, where nothing reads it).
 	skipTop bool
+	// stale: the last fused forward left the convolution's top unwritten
+	// (it outlives the pass, for a backward that cannot run fused).
+	stale bool
 	// Set while the fused pass runs, for the convolution's workers.
 	y, dy []float32 // the convolution's top values and gradients
 	py    []float32 // Backward: the pooling's top values
@@ -135,12 +138,7 @@ func (n *Net) forwardFused(f *convFusion) error {
 		}
 	}
 	if !f.fits() {
-		for i := f.first; i <= f.last; i++ {
-			if _, err := n.ForwardLayer(i); err != nil {
-				return err
-			}
-		}
-		return nil
+		return n.forwardLayers(f)
 	}
 	var ferr error
 	err := n.guard(f.first, func() {
@@ -153,6 +151,7 @@ func (n *Net) forwardFused(f *convFusion) error {
 		defer f.release()
 		f.lanes = f.conv.setupDirectPool(f)
 		f.skipTop = f.lanes && n.skipUnread
+		f.stale = f.skipTop
 		if f.pool != nil {
 			f.pool.pending = nil
 			if f.lanes {
@@ -181,6 +180,14 @@ func (n *Net) backwardFused(f *convFusion) error {
 	c := f.conv
 	fused = fused && (c.paramGrad(0) || c.bias && c.paramGrad(1) || n.bottomNeedBackward[f.first][0])
 	if !fused {
+		if f.stale {
+			// The layers' own backward passes read the top the fused
+			// forward did not write (an in-place ReLU's gradient does):
+			// compute it again, the same values, layer by layer.
+			if err := n.forwardLayers(f); err != nil {
+				return err
+			}
+		}
 		for i := f.last; i >= f.first; i-- {
 			if err := n.BackwardLayer(i); err != nil {
 				return err
@@ -201,6 +208,17 @@ func (n *Net) backwardFused(f *convFusion) error {
 		f.lanes = f.pool != nil && f.pool.pending == f
 		c.Backward(n.tops[f.first], n.bottomNeedBackward[f.first], n.bottoms[f.first])
 	})
+}
+
+// forwardLayers runs the group's layers one by one, each writing its tops.
+func (n *Net) forwardLayers(f *convFusion) error {
+	f.stale = false
+	for i := f.first; i <= f.last; i++ {
+		if _, err := n.ForwardLayer(i); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // release drops the slices of the pass.

@@ -144,6 +144,38 @@ func TestKeepTops(t *testing.T) {
 	}
 }
 
+// TestKeepTopsUnfusedBackward: a backward pass that cannot run fused
+// after a forward that left the convolution's top unwritten (CIFAR-10
+// quick's conv2, rectified in place: the ReLU's gradient reads the top)
+// gives the gradients of a forward that wrote it.
+func TestKeepTopsUnfusedBackward(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs CIFAR-10 quick's forward and backward twice")
+	}
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	run := func(keep bool) *Net {
+		fuseLayers = true
+		n := benchSolver(t, "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, 1).Net()
+		n.SetKeepTops(keep)
+		fillFloats(n.Blob("conv2").DataSlice(), 7)
+		if _, err := n.Forward(); err != nil {
+			t.Fatal(err)
+		}
+		fuseLayers = false // the backward runs the layers one by one
+		if err := n.Backward(); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	skip, keep := run(false), run(true)
+	pa, pb := skip.LearnableParams(), keep.LearnableParams()
+	for k := range pa {
+		if i, ok := sameBits(pa[k].DiffSlice(), pb[k].DiffSlice()); !ok {
+			t.Errorf("parameter %d gradient %d: %v, with every top kept %v", k, i, pa[k].DiffSlice()[i], pb[k].DiffSlice()[i])
+		}
+	}
+}
+
 // sameBits reports whether a and b hold the same bits, and else the first
 // index where they differ.
 func sameBits(a, b []float32) (int, bool) {
