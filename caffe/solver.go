@@ -77,7 +77,7 @@ type Solver struct {
 	sgdFn      func(w, p int)
 	sgdRate    float32
 	sgdFrom    int
-	clearFn    func(w, p int) // clears the gradients of a part
+	clearFn    func(w, p int) // clears the gradients of a part (clearPart)
 	history    [][]*Blob      // [set][learnable param]
 	histSlices [][][]float32  // [learnable param][set]
 
@@ -87,7 +87,7 @@ type Solver struct {
 	// iteration's settings.
 	plan                 *stepPlan
 	spans                []sgdSpan
-	spanFn, spanClearFn  func(w, p int)
+	spanFn               func(w, p int)
 	spanHist             [][][]float32
 	stepWD, stepMomentum float32
 
@@ -208,7 +208,7 @@ func NewSolver(sp *caffepb.SolverParameter, opts SolverOptions) (*Solver, error)
 		opts.Seed = uint64(sp.GetRandomSeed())
 	}
 	s := &Solver{param: sp, opts: opts}
-	s.sgdFn, s.clearFn = s.sgdChunk, s.clearChunk
+	s.sgdFn, s.clearFn = s.sgdChunk, s.clearPart
 	var err error
 	if s.rule, s.typeName, err = lookupUpdateRule(sp); err != nil {
 		return nil, err
@@ -584,20 +584,7 @@ func (s *Solver) applyUpdate() float32 {
 			kernel.SGDStep(data, diff, s.histSlices[k][0], wd*s.decayMult[k], rate*s.lrMult[k], sp.GetMomentum())
 			continue
 		}
-		if decay := wd * s.decayMult[k]; decay != 0 {
-			if s.l1 {
-				for i, v := range data {
-					switch {
-					case v > 0:
-						diff[i] += decay
-					case v < 0:
-						diff[i] -= decay
-					}
-				}
-			} else {
-				kernel.Axpy(decay, data, diff)
-			}
-		}
+		s.regularize(data, diff, wd*s.decayMult[k])
 		s.rule.Apply(sp, s.iter, rate*s.lrMult[k], diff, s.histSlices[k])
 	}
 	if !fused {
@@ -611,15 +598,10 @@ func (s *Solver) applyUpdate() float32 {
 func (s *Solver) runChunks(fn func(w, p int)) {
 	if s.sgdChunks == nil {
 		for k, b := range s.net.learnable {
-			for lo := 0; lo < b.Count(); lo += sgdChunkSize {
-				s.sgdChunks = append(s.sgdChunks, sgdSpan{k, lo, min(b.Count(), lo+sgdChunkSize)})
-			}
+			s.sgdChunks = append(s.sgdChunks, splitParam(k, b.Count(), s.net.Threads())...)
 		}
 	}
-	for done := 0; done < len(s.sgdChunks); done += 0xffff {
-		s.sgdFrom = done
-		s.sgdRunner.run(s.net.Threads(), min(0xffff, len(s.sgdChunks)-done), fn)
-	}
+	s.runSpans(s.sgdChunks, fn)
 }
 
 // clearParamDiffs is Net.ClearParamDiffs, shared out among the net's
@@ -632,12 +614,6 @@ func (s *Solver) clearParamDiffs() {
 	s.runChunks(s.clearFn)
 }
 
-// clearChunk clears the gradients of part p of runChunks.
-func (s *Solver) clearChunk(_, p int) {
-	c := s.sgdChunks[s.sgdFrom+p]
-	clear(s.net.learnable[c.k].DiffSlice()[c.lo:c.hi])
-}
-
 // sgdChunkSize is how many values of a parameter a part of a
 // multi-threaded SGD step updates.
 const sgdChunkSize = 1 << 16
@@ -648,11 +624,31 @@ type sgdSpan struct{ k, lo, hi int }
 
 // sgdChunk runs part p of a multi-threaded SGD step (see applyUpdate).
 func (s *Solver) sgdChunk(_, p int) {
-	c := s.sgdChunks[s.sgdFrom+p]
+	c := s.spans[s.sgdFrom+p]
 	b := s.net.learnable[c.k]
 	sp := s.param
 	kernel.SGDStep(b.DataSlice()[c.lo:c.hi], b.DiffSlice()[c.lo:c.hi], s.histSlices[c.k][0][c.lo:c.hi],
 		sp.GetWeightDecay()*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], sp.GetMomentum())
+}
+
+// regularize adds the weight decay's gradient to diff: decay·sign(data)
+// with L1, decay·data with L2, as Caffe's SGDSolver::Regularize.
+func (s *Solver) regularize(data, diff []float32, decay float32) {
+	if decay == 0 {
+		return
+	}
+	if !s.l1 {
+		kernel.Axpy(decay, data, diff)
+		return
+	}
+	for i, v := range data {
+		switch {
+		case v > 0:
+			diff[i] += decay
+		case v < 0:
+			diff[i] -= decay
+		}
+	}
 }
 
 // clipGradients scales all gradients down when their global L2 norm

@@ -176,14 +176,14 @@ func splitParam(k, count, threads int) []sgdSpan {
 func (s *Solver) stepInPass() (float32, error) {
 	if s.plan == nil {
 		s.buildStepPlan()
-		s.spanFn, s.spanClearFn = s.updatePart, s.clearPart
+		s.spanFn = s.updatePart
 		s.spanHist = make([][][]float32, max(1, s.net.Threads()))
 		for w := range s.spanHist {
 			s.spanHist[w] = make([][]float32, s.rule.History)
 		}
 	}
 	p := s.plan
-	s.runSpans(p.startClear, s.spanClearFn)
+	s.runSpans(p.startClear, s.clearFn)
 	loss, err := s.net.Forward()
 	if err != nil {
 		s.clearParamDiffs() // as a plain iteration leaves them
@@ -225,7 +225,7 @@ const maxFloat32 = 3.40282346638528859811704183484516925440e+38
 func (s *Solver) beforeBackward(first, last int) {
 	p := s.plan
 	for i := last; i >= first; i-- {
-		s.runSpans(p.clear[i], s.spanClearFn)
+		s.runSpans(p.clear[i], s.clearFn)
 		if w := p.writers[i]; w != nil {
 			w.setWriteParamDiff(true)
 		}
@@ -264,7 +264,7 @@ func (s *Solver) runSpans(spans []sgdSpan, fn func(w, p int)) {
 	s.spans = nil
 }
 
-// clearPart clears the gradient of part p of runSpans.
+// clearPart clears the gradients of part p of runSpans.
 func (s *Solver) clearPart(_, p int) {
 	c := s.spans[s.sgdFrom+p]
 	clear(s.net.learnable[c.k].DiffSlice()[c.lo:c.hi])
@@ -284,20 +284,7 @@ func (s *Solver) updateSpan(w int, c sgdSpan) {
 		kernel.SGDStep(data, diff, s.histSlices[c.k][0][c.lo:c.hi], wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
 		return
 	}
-	if decay := wd * s.decayMult[c.k]; decay != 0 {
-		if s.l1 {
-			for i, v := range data {
-				switch {
-				case v > 0:
-					diff[i] += decay
-				case v < 0:
-					diff[i] -= decay
-				}
-			}
-		} else {
-			kernel.Axpy(decay, data, diff)
-		}
-	}
+	s.regularize(data, diff, wd*s.decayMult[c.k])
 	hist := s.spanHist[w]
 	for set := range hist {
 		hist[set] = s.histSlices[c.k][set][c.lo:c.hi]
