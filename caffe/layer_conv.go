@@ -247,6 +247,23 @@ type convGrads struct {
 	wroteDW bool      // dw holds a gradient
 }
 
+// addPartGrads adds the gradients of Backward's first parts parts into
+// the parameters' gradients, in part order: every part's bias gradient,
+// and the weight gradient of every part but the first (the first adds
+// into the parameter's gradient itself).
+func (l *Convolution) addPartGrads(parts int) {
+	m := l.numOutput
+	for p, g := range l.grads[:parts] {
+		if l.wantB {
+			kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
+		}
+		if p > 0 && g.wroteDW {
+			dw := l.blobs[0].DiffSlice()
+			kernel.Add(dw, dw, g.dw)
+		}
+	}
+}
+
 // growFloats returns s resliced to n values, reallocated only when its
 // capacity is too small.
 func growFloats(s []float32, n int) []float32 {
@@ -397,7 +414,6 @@ func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob
 	}
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
-	m := l.numOutput
 	// The last bottom first: its columns may still be in the buffers.
 	for i := len(top) - 1; i >= 0; i-- {
 		l.wantDown = i < len(propagateDown) && propagateDown[i]
@@ -408,15 +424,7 @@ func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(l.workers, l.bwdParts, l.bwdFn)
 		l.colFor = -1
-		for p, g := range l.grads[:l.bwdParts] {
-			if l.wantB {
-				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
-			}
-			if p > 0 && g.wroteDW {
-				dw := l.blobs[0].DiffSlice()
-				kernel.Add(dw, dw, g.dw)
-			}
-		}
+		l.addPartGrads(l.bwdParts)
 	}
 	for _, s := range l.scratch[:l.workers] {
 		s.colChunk = -1

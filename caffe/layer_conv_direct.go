@@ -267,7 +267,6 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 	l.haveCols = false
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
-	m := l.numOutput
 	packed := false
 	for i := len(top) - 1; i >= 0; i-- {
 		l.wantDown = i < len(propagateDown) && propagateDown[i]
@@ -280,15 +279,7 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		}
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
-		for p, g := range l.grads[:d.bwdParts] {
-			if l.wantB {
-				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
-			}
-			if p > 0 && g.wroteDW {
-				dw := l.blobs[0].DiffSlice()
-				kernel.Add(dw, dw, g.dw)
-			}
-		}
+		l.addPartGrads(d.bwdParts)
 	}
 	l.x, l.dx, l.dy, l.dBwd = nil, nil, nil, nil
 }

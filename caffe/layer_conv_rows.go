@@ -78,19 +78,10 @@ func (l *Convolution) backwardRows(top []*Blob, propagateDown []bool, bottom []*
 	if !l.wantW && !l.wantB {
 		return true
 	}
-	m := l.numOutput
 	for i := len(top) - 1; i >= 0; i-- {
 		l.dy, l.x = top[i].DiffSlice(), bottom[i].DataSlice()
 		l.runner.run(l.workers, l.bwdParts, l.rBwdFn)
-		for p, g := range l.grads[:l.bwdParts] {
-			if l.wantB {
-				kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
-			}
-			if p > 0 && g.wroteDW {
-				dw := l.blobs[0].DiffSlice()
-				kernel.Add(dw, dw, g.dw)
-			}
-		}
+		l.addPartGrads(l.bwdParts)
 	}
 	l.x, l.dy = nil, nil
 	l.colFor = -1
