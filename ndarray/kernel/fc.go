@@ -154,13 +154,7 @@ func FCForward(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb 
 // in the same part.
 func FCForwardRows(parts, part, m, n, k int) (lo, hi int) {
 	checkFCPart("FCForwardRows", parts, part)
-	if m == 0 || n == 0 || k == 0 || n == 1 {
-		if part == 0 {
-			return 0, m
-		}
-		return 0, 0
-	}
-	return fcRange(m, parts, part, active.mr)
+	return fcPartRows(parts, part, m, m == 0 || n == 0 || k == 0 || n == 1)
 }
 
 // TransposeAdd writes the transpose of src, a rows×cols matrix (rows lds
@@ -270,13 +264,20 @@ func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, l
 // m×n×k product.
 func FCWeightGradRows(parts, part, m, n, k int) (lo, hi int) {
 	checkFCPart("FCWeightGradRows", parts, part)
-	if m == 0 || n == 0 || k == 0 || m == 1 {
-		if part == 0 {
-			return 0, m
-		}
-		return 0, 0
+	return fcPartRows(parts, part, m, m == 0 || n == 0 || k == 0 || m == 1)
+}
+
+// fcPartRows returns the rows of an m-row product that part part of parts
+// computes: all of them in part 0 where the product is degenerate (it
+// runs whole, on Sgemm), else the part's share of the row tiles.
+func fcPartRows(parts, part, m int, degenerate bool) (lo, hi int) {
+	if !degenerate {
+		return fcRange(m, parts, part, active.mr)
 	}
-	return fcRange(m, parts, part, active.mr)
+	if part == 0 {
+		return 0, m
+	}
+	return 0, 0
 }
 
 // fcBlockBeta returns the beta and loadC with which the depth block at pc
