@@ -70,27 +70,7 @@ func stepSolver(t *testing.T, np *caffepb.NetParameter, typ string, threads int,
 	if err != nil {
 		t.Fatal(err)
 	}
-	state := uint32(11)
-	for _, name := range s.Net().Inputs() {
-		v := s.Net().Blob(name).DataSlice()
-		for i := range v {
-			state = state*1664525 + 1013904223
-			v[i] = float32(state>>8)/(1<<24) - 0.3
-			if name == "label" {
-				v[i] = float32(state % 5)
-			}
-		}
-	}
-	for _, md := range s.Net().MemoryDataLayers() {
-		state := uint32(1)
-		md.SetFeeder(func(data, label []float32) error {
-			state = FillSynthetic(data, state)
-			for i := range label {
-				label[i] = float32(i % 10)
-			}
-			return nil
-		})
-	}
+	feedSynthetic(s, 11, -0.3, 5)
 	return s
 }
 

@@ -39,15 +39,23 @@ func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	// Input layers (AlexNet's) get one fixed batch.
-	state := uint32(7)
+	feedSynthetic(s, 7, 0, 1000)
+	return s
+}
+
+// feedSynthetic gives the solver's net synthetic batches: its input
+// blobs (AlexNet's) one fixed batch from seed, values in [offset,
+// offset+1) and labels below classes, and its MemoryData layers
+// FillSynthetic's stream with labels 0-9.
+func feedSynthetic(s *Solver, seed uint32, offset float32, classes uint32) {
+	state := seed
 	for _, name := range s.Net().Inputs() {
 		v := s.Net().Blob(name).DataSlice()
 		for i := range v {
 			state = state*1664525 + 1013904223
-			v[i] = float32(state>>8) / (1 << 24)
+			v[i] = float32(state>>8)/(1<<24) + offset
 			if name == "label" {
-				v[i] = float32(state % 1000)
+				v[i] = float32(state % classes)
 			}
 		}
 	}
@@ -61,7 +69,6 @@ func benchSolver(tb testing.TB, model string, c, h, w, threads int) *Solver {
 			return nil
 		})
 	}
-	return s
 }
 
 // benchTrain reports training images/s: forward, loss, backward and the
