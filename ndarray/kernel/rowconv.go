@@ -64,6 +64,16 @@ type RowConv struct {
 	gTiles   []dtile
 	accSize  int
 	dypSize  int
+	// The weight gradient on flat rows (rowconv_flat.go), for images
+	// too large for the row layout's: its plan, the flat copy's floats
+	// (after the padded copy), the weights' offsets in it and their
+	// places in Caffe's order.
+	flat              bool
+	flatQ, flatR      int
+	flatRows, flatVec int
+	fxSize            int
+	flatOff           []int32
+	flatPerm          []int
 }
 
 // rowKernels is one implementation's row-convolution kernels.
@@ -159,6 +169,9 @@ func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, p
 	if d.gradCopy {
 		d.dypSize = outputs * d.oh * d.nvec * L
 	}
+	if 4*d.xSize > rowGradMaxInput {
+		d.planFlat()
+	}
 	return d
 }
 
@@ -169,12 +182,13 @@ const rowGradBand = 16 << 10
 
 // GradFits reports whether the weight gradient (GradAdd) suits the
 // geometry: the padded copy of an image stays in the L1 cache while every
-// tile of output channels reads it (CIFAR-10 quick's first layer, 16 KB);
-// a larger one (AlexNet's, 720 KB) is read from further out for every
-// tile, and the column products are faster.
-func (d *RowConv) GradFits() bool { return 4*d.xSize <= rowGradMaxInput }
+// tile of output channels reads it (CIFAR-10 quick's first layer, 16 KB),
+// or a larger one (AlexNet's, 720 KB) has flat rows that waste at most a
+// fifth of the lanes (see rowconv_flat.go).
+func (d *RowConv) GradFits() bool { return 4*d.xSize <= rowGradMaxInput || d.flat }
 
-// rowGradMaxInput is the most bytes of the padded copy for GradFits.
+// rowGradMaxInput is the most bytes of the padded copy for the row
+// layout's weight gradient; larger images take flat rows.
 const rowGradMaxInput = 32 << 10
 
 // ScratchSize returns the floats of the buffer Forward works in.
@@ -183,7 +197,7 @@ func (d *RowConv) ScratchSize() int {
 	if !d.inPlace {
 		band = d.m * d.rows * d.owp
 	}
-	return d.xSize + max(band, d.accSize+d.dypSize)
+	return d.xSize + d.fxSize + max(band, d.accSize+d.dypSize+d.flatScratch())
 }
 
 // Pack packs the weights, Caffe's [outputs][channels][kh][kw], for
@@ -223,7 +237,7 @@ func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 	d.load(xs, x)
 	const f = 4
 	L, P := d.k.lanes, d.oh*d.ow
-	band := scratch[d.xSize:]
+	band := scratch[d.xSize+d.fxSize:]
 	xrow := d.sh * d.sw * d.qw // floats from an output row's input to the next's
 	// A call computes rows output rows of groups vectors each (two or
 	// four), groups of them one after the other along the row.
@@ -287,7 +301,7 @@ func (d *RowConv) WeightGrad(scratch, x, dy []float32, n int, dw []float32) {
 // GradBegin clears the weight gradient's sums in scratch.
 func (d *RowConv) GradBegin(scratch []float32) {
 	d.checkScratch("GradBegin", scratch)
-	clear(scratch[d.xSize : d.xSize+d.accSize])
+	clear(d.accOf(scratch))
 }
 
 // GradAdd adds the weight gradient of n images (input x, output gradient
@@ -303,10 +317,14 @@ func (d *RowConv) GradAdd(scratch, x, dy []float32, n int) {
 	case len(dy) < n*d.m*d.oh*d.ow:
 		panic(fmt.Sprintf("kernel: RowConv.GradAdd: len(dy) = %d, want >= %d", len(dy), n*d.m*d.oh*d.ow))
 	}
+	acc := d.accOf(scratch)
+	if d.flat {
+		d.gradAddFlat(acc, scratch[d.xSize:][:d.fxSize], scratch[d.xSize+d.fxSize+d.accSize:], x, dy, n)
+		return
+	}
 	const f = 4
 	L, V, P := d.k.lanes, 4*d.k.lanes, d.oh*d.ow
 	xs := scratch[:d.xSize]
-	acc := scratch[d.xSize : d.xSize+d.accSize]
 	dyp := scratch[d.xSize+d.accSize : d.xSize+d.accSize+d.dypSize]
 	xrow := d.sh * d.sw * d.qw
 	dych, dyrow := P, d.ow
@@ -344,12 +362,21 @@ func (d *RowConv) GradEnd(scratch, dw []float32) {
 	if len(dw) < d.m*d.kk {
 		panic(fmt.Sprintf("kernel: RowConv.GradEnd: len(dw) = %d, want >= %d", len(dw), d.m*d.kk))
 	}
-	acc := scratch[d.xSize : d.xSize+d.accSize]
+	acc := d.accOf(scratch)
+	if d.flat {
+		d.gradEndFlat(acc, scratch[d.xSize+d.fxSize+d.accSize+d.flatScratch()-d.kp:][:d.kp], dw)
+		return
+	}
 	L := d.k.lanes
 	sums := laneSumsOf(L)
 	for r := range d.m {
 		sums(&dw[r*d.kk], &acc[r*d.kp*L], d.kk)
 	}
+}
+
+// accOf returns the weight gradient's sums in scratch.
+func (d *RowConv) accOf(scratch []float32) []float32 {
+	return scratch[d.xSize+d.fxSize:][:d.accSize]
 }
 
 func (d *RowConv) checkScratch(name string, scratch []float32) {

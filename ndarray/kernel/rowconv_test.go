@@ -9,7 +9,9 @@ import (
 // height, width, outputs, kernel, padding and stride (CIFAR-10 quick's
 // first convolution, odd tiles, no padding, two runs of weights,
 // AlexNet's first on a narrower image, an odd output height, a row of
-// outputs a vector short, AlexNet's rows, single rows in place).
+// outputs a vector short, AlexNet's rows, single rows in place; then
+// images whose weight gradient takes flat rows: a padded stride 2, a
+// padded stride 1, odd strides and kernel).
 var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
 	{3, 32, 32, 32, 5, 5, 2, 2, 1, 1},
 	{1, 20, 32, 7, 3, 3, 0, 1, 1, 1},
@@ -21,6 +23,9 @@ var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
 	{2, 12, 62, 7, 4, 3, 2, 0, 3, 2},
 	{3, 15, 227, 6, 11, 11, 0, 0, 4, 4},
 	{1, 4, 64, 3, 3, 3, 1, 1, 1, 1},
+	{3, 40, 112, 9, 7, 7, 3, 3, 2, 2},
+	{3, 40, 96, 9, 5, 5, 2, 2, 1, 1},
+	{3, 30, 128, 7, 5, 6, 1, 2, 3, 2},
 }
 
 // TestRowConvColumns checks RowConv.Forward against the column path

@@ -1,0 +1,159 @@
+package kernel
+
+import "unsafe"
+
+// The weight gradient of a large image on flat rows.
+//
+// The row layout's weight gradient reads its padded copy of the image
+// once for every tile of output channels, which suits an image that stays
+// in the L1 cache (CIFAR-10 quick's first layer) but not a large one
+// (AlexNet's 227×227: 720 KB), whose rows of 55 outputs also fill only 55
+// of the 64 lanes of four vectors. For those the gradient runs on flat
+// rows: the image is copied split into stride phases along both axes,
+// input pixel (y, x) of channel c in plane (c, y mod strideH, x mod
+// strideW) at row y div strideH, column x div strideW, each plane's rows
+// flatQ = outW + (kw-1) div strideW floats apart. The output gradient is
+// copied, a band of rows of a tile of output channels at a time, into
+// rows of the same flatQ floats (outW values, then zeros), so that output
+// pixel p = oy·flatQ + ox meets, for weight (c, ki, kj), the copy's
+// float
+//
+//	plane(c, ki mod strideH, kj mod strideW) + (ki div strideH)·flatQ + kj div strideW + p,
+//
+// one run of floats for the band however the rows end: the kernels sum
+// over the band as over one long row (AlexNet: 57 floats a row, 55 of
+// them outputs, 96% of the lanes). The weights are taken plane by plane
+// (flatPerm), so that the ones a tile reads in turn share their lines of
+// the copy in the L1 cache; the band's output gradient stays there while
+// every weight reads it.
+
+// flatBand is about how many bytes of the copied output gradient a band
+// of a tile of output channels holds.
+const flatBand = 20 << 10
+
+// planFlat plans the flat weight gradient, or leaves d.flat false if its
+// rows would waste more than a fifth of the lanes.
+func (d *RowConv) planFlat() {
+	L := d.k.lanes
+	q := d.ow + (d.kw-1)/d.sw
+	if 4*q > 5*d.ow {
+		return
+	}
+	d.flat, d.flatQ = true, q
+	d.flatR = d.oh + (d.kh-1)/d.sh
+	planes := d.c * d.sh * d.sw
+	// A band's vectors end at most L-1 floats past its last row, and
+	// read up to (kw-1) div strideW further.
+	d.fxSize = planes*d.flatR*q + q + L
+	bands := (d.oh*q*4*d.k.gmr + flatBand - 1) / flatBand
+	d.flatRows = (d.oh + bands - 1) / bands
+	d.flatVec = (d.flatRows*q + L - 1) / L
+	d.flatOff = d.flatOff[:0]
+	d.flatPerm = d.flatPerm[:0]
+	for c := range d.c {
+		for a := range d.sh {
+			for b := range d.sw {
+				plane := ((c*d.sh+a)*d.sw + b) * d.flatR * q
+				for ki := a; ki < d.kh; ki += d.sh {
+					for kj := b; kj < d.kw; kj += d.sw {
+						d.flatOff = append(d.flatOff, int32((plane+ki/d.sh*q+kj/d.sw)*4))
+						d.flatPerm = append(d.flatPerm, (c*d.kh+ki)*d.kw+kj)
+					}
+				}
+			}
+		}
+	}
+	for len(d.flatOff) < d.kp {
+		d.flatOff = append(d.flatOff, d.flatOff[len(d.flatOff)-1])
+	}
+}
+
+// flatScratch is the floats of the flat gradient's buffers after the
+// sums: a band of output gradient and a row of lane sums.
+func (d *RowConv) flatScratch() int {
+	if !d.flat {
+		return 0
+	}
+	return flatAlign + d.k.gmr*d.flatVec*d.k.lanes + d.kp
+}
+
+// flatAlign is the most floats skipped to start the band of output
+// gradient on a cache line: its loads then do not split lines.
+const flatAlign = 15
+
+// alignLine returns buf from its first float on a 64-byte line, skipping
+// at most flatAlign floats.
+func alignLine(buf []float32) []float32 {
+	return buf[(64-uintptr(unsafe.Pointer(&buf[0]))%64)%64/4:]
+}
+
+// loadFlat writes the image x into its flat copy xf (zero where nothing
+// is written).
+func (d *RowConv) loadFlat(xf, x []float32) {
+	q, pr := d.flatQ, d.flatR*d.flatQ
+	for c := range d.c {
+		for r := range d.h {
+			py := r + d.padH
+			a, i := py%d.sh, py/d.sh
+			if i >= d.flatR {
+				continue
+			}
+			src := x[(c*d.h+r)*d.w:][:d.w]
+			for b := range d.sw {
+				col := ((b-d.padW)%d.sw + d.sw) % d.sw
+				j := (col + d.padW) / d.sw
+				dst := xf[((c*d.sh+a)*d.sw+b)*pr+i*q:][:q]
+				for ; col < d.w && j < q; j, col = j+1, col+d.sw {
+					dst[j] = src[col]
+				}
+			}
+		}
+	}
+}
+
+// gradAddFlat adds the weight gradient of n images on flat rows to the
+// sums acc (see GradAdd); buf holds the copy xf, then a band of output
+// gradient.
+func (d *RowConv) gradAddFlat(acc, xf, dyb, x, dy []float32, n int) {
+	const f = 4
+	L, V, P, q := d.k.lanes, 4*d.k.lanes, d.oh*d.ow, d.flatQ
+	stride := d.flatVec * L
+	dyb = alignLine(dyb)
+	for j := range n {
+		d.loadFlat(xf, x[j*d.c*d.h*d.w:])
+		g := dy[j*d.m*P : (j+1)*d.m*P]
+		for _, t := range d.gTiles {
+			for r0 := 0; r0 < d.oh; r0 += d.flatRows {
+				nr := min(d.flatRows, d.oh-r0)
+				nvec := (nr*q + L - 1) / L
+				for i := range t.h {
+					row := dyb[i*stride : i*stride+nvec*L]
+					src := g[(t.r0+i)*P+r0*d.ow:]
+					for r := range nr {
+						copy(row[r*q:r*q+d.ow], src[r*d.ow:(r+1)*d.ow])
+						clear(row[r*q+d.ow : (r+1)*q])
+					}
+					clear(row[nr*q:])
+				}
+				for k := 0; k < d.kp; k += d.k.gnr {
+					d.k.grad(t.h, &dyb[0], stride*f, 0, &xf[r0*q], &d.flatOff[k], 0, 1, nvec, &acc[(t.r0*d.kp+k)*L], d.kp*V)
+				}
+			}
+		}
+	}
+}
+
+// gradEndFlat adds the lanes of the sums acc to dw, weight by weight in
+// Caffe's order, through tmp (kp floats).
+func (d *RowConv) gradEndFlat(acc, tmp, dw []float32) {
+	L := d.k.lanes
+	sums := laneSumsOf(L)
+	for r := range d.m {
+		clear(tmp)
+		sums(&tmp[0], &acc[r*d.kp*L], d.kk)
+		row := dw[r*d.kk : (r+1)*d.kk]
+		for j, k := range d.flatPerm {
+			row[k] += tmp[j]
+		}
+	}
+}
