@@ -60,9 +60,9 @@ func (l *Convolution) forwardRows(s *convScratch, start, nb int) {
 
 // backwardRows computes the weight and bias gradients on the row
 // convolution, when the layer has one whose weight gradient suits its
-// geometry (kernel.RowConv.GradFits: CIFAR-10 quick's first layer, not
-// AlexNet's) and no bottom wants its gradient (a net's first layer), and
-// reports whether it did. The chunks of
+// geometry (kernel.RowConv.GradFits: CIFAR-10 quick's first layer, and
+// AlexNet's on flat rows) and no bottom wants its gradient (a net's first
+// layer), and reports whether it did. The chunks of
 // images are cut into parts as on the column path; each part sums its
 // images' bias gradient as the column path does and their weight
 // gradient in the lanes of its worker's buffer (kernel.RowConv.WeightGrad),

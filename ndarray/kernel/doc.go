@@ -43,7 +43,12 @@
 // Its sums are the column path's (im2col and Sgemm, the bias added), bit
 // for bit. Its weight gradient (GradBegin, GradAdd, GradEnd) sums in the
 // lanes over neighbouring output pixels, for images small enough to stay
-// in the L1 cache (GradFits).
+// in the L1 cache, and for larger ones (AlexNet's) on flat rows: a copy
+// split into stride phases along both axes, whose rows are the output's
+// plus (kw-1) div strideW floats, so that a band of output rows is one run
+// of floats for every weight (GradFits); where those rows waste fewer
+// lanes than the row layout's, the forward pass runs on them too, with
+// the same sums.
 //
 // FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
 // connected layer at small batch (the output transposed, the input

@@ -74,6 +74,10 @@ type RowConv struct {
 	fxSize            int
 	flatOff           []int32
 	flatPerm          []int
+	// The forward pass on flat rows: the weights' offsets in Caffe's
+	// order.
+	flatFwd    bool
+	flatFwdOff []int32
 }
 
 // rowKernels is one implementation's row-convolution kernels.
@@ -171,6 +175,7 @@ func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, p
 	}
 	if 4*d.xSize > rowGradMaxInput {
 		d.planFlat()
+		d.planFlatForward()
 	}
 	return d
 }
@@ -196,6 +201,9 @@ func (d *RowConv) ScratchSize() int {
 	band := 0
 	if !d.inPlace {
 		band = d.m * d.rows * d.owp
+	}
+	if d.flatFwd {
+		band = d.k.mr * 4 * d.k.lanes
 	}
 	return d.xSize + d.fxSize + max(band, d.accSize+d.dypSize+d.flatScratch())
 }
@@ -232,6 +240,10 @@ func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 		panic(fmt.Sprintf("kernel: RowConv.Forward: len(y) = %d, want >= %d", len(y), d.m*d.oh*d.ow))
 	case bias != nil && len(bias) < d.m:
 		panic(fmt.Sprintf("kernel: RowConv.Forward: len(bias) = %d, want >= %d", len(bias), d.m))
+	}
+	if d.flatFwd {
+		d.forwardFlat(scratch[d.xSize:][:d.fxSize], scratch[d.xSize+d.fxSize:], x, y, bias)
+		return
 	}
 	xs := scratch[:d.xSize]
 	d.load(xs, x)

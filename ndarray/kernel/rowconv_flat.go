@@ -102,10 +102,12 @@ func (d *RowConv) loadFlat(xf, x []float32) {
 			for b := range d.sw {
 				col := ((b-d.padW)%d.sw + d.sw) % d.sw
 				j := (col + d.padW) / d.sw
-				dst := xf[((c*d.sh+a)*d.sw+b)*pr+i*q:][:q]
-				for ; col < d.w && j < q; j, col = j+1, col+d.sw {
-					dst[j] = src[col]
+				if col >= d.w || j >= q {
+					continue
 				}
+				n := min((d.w-col+d.sw-1)/d.sw, q-j)
+				dst := xf[((c*d.sh+a)*d.sw+b)*pr+i*q+j:][:n]
+				gather(dst, src[col:][:(n-1)*d.sw+1], d.sw)
 			}
 		}
 	}
@@ -154,6 +156,91 @@ func (d *RowConv) gradEndFlat(acc, tmp, dw []float32) {
 		row := dw[r*d.kk : (r+1)*d.kk]
 		for j, k := range d.flatPerm {
 			row[k] += tmp[j]
+		}
+	}
+}
+
+// The forward pass on flat rows.
+//
+// Where flat rows fill more of the lanes than the row layout's (AlexNet:
+// 57 floats a row against 64), Forward runs on the flat copy too: a call
+// computes four vectors of flat output pixels of a tile of output
+// channels, weight by weight in Caffe's order through flatFwdOff, into a
+// band of every output channel's pixels, whose outputs (not the zeros'
+// columns past a row's end) are then copied out. The sums are the same
+// products in the same order as the row layout's and the column path's.
+
+// planFlatForward switches the forward pass to flat rows when they waste
+// fewer lanes than the row layout's rows.
+func (d *RowConv) planFlatForward() {
+	if !d.flat || d.flatQ >= d.owp {
+		return
+	}
+	d.flatFwd = true
+	d.flatFwdOff = make([]int32, d.kk)
+	for j, k := range d.flatPerm {
+		d.flatFwdOff[k] = d.flatOff[j]
+	}
+	// The last group of four vectors reads up to 4L floats past the
+	// flat pixels.
+	d.fxSize = max(d.fxSize, d.c*d.sh*d.sw*d.flatR*d.flatQ+d.flatQ+4*d.k.lanes)
+}
+
+// forwardFlat is Forward on flat rows; band holds mr·4L floats.
+func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32) {
+	d.loadFlat(xf, x)
+	const f = 4
+	L, P, q := d.k.lanes, d.oh*d.ow, d.flatQ
+	G := 4 * L // flat pixels per call
+	T := d.oh * q
+	for p0 := 0; p0 < T; p0 += G {
+		// Tile by tile, each copied out after its last run of weights,
+		// so that the band stays small beside the input the group reads
+		// in the L1 cache.
+		for _, t := range d.tiles {
+			for r := 0; r+1 < len(d.kcut); r++ {
+				k0, k1 := d.kcut[r], d.kcut[r+1]
+				var b *float32
+				if bias != nil && k1 == d.kk {
+					b = &bias[t.r0]
+				}
+				d.k.conv(t.h, k1-k0, &d.wp[t.r0*d.kk+k0*t.h], &xf[p0], &d.flatFwdOff[k0], 2*L*f,
+					&band[0], 2*L*f, G*f, 1, b, k0 > 0)
+			}
+			// Copy out the outputs among the group's pixels, row piece
+			// by row piece.
+			for p := p0; p < min(p0+G, T); {
+				oy, ox := p/q, p%q
+				end := min(p0+G, (oy+1)*q)
+				if ox < d.ow {
+					n := min(end, oy*q+d.ow) - p
+					for i := range t.h {
+						copy(y[(t.r0+i)*P+oy*d.ow+ox:][:n], band[i*G+p-p0:][:n])
+					}
+				}
+				p = end
+			}
+		}
+	}
+}
+
+// gather sets dst[i] = src[i·stride] for i < len(dst); src holds
+// (len(dst)-1)·stride+1 floats.
+func gather(dst, src []float32, stride int) {
+	switch stride {
+	case 1:
+		copy(dst, src)
+	case 4:
+		for len(dst) >= 4 && len(src) >= 16 {
+			s := src[:16:16]
+			d := dst[:4:4]
+			d[0], d[1], d[2], d[3] = s[0], s[4], s[8], s[12]
+			dst, src = dst[4:], src[16:]
+		}
+		fallthrough
+	default:
+		for i := range dst {
+			dst[i] = src[i*stride]
 		}
 	}
 }
