@@ -86,3 +86,48 @@ func testConvolutionRowsExact(t *testing.T, conv string, in []int, threads int, 
 		}
 	}
 }
+
+// TestLayerConvolutionRowsWeightGrad checks the weight and bias gradients
+// of a first layer (no bottom gradient wanted) on the row convolution,
+// whose lanes sum in another order (AlexNet's geometry on flat rows,
+// CIFAR-10 quick's in the row layout), against the column path's to
+// rounding, on one and two threads.
+func TestLayerConvolutionRowsWeightGrad(t *testing.T) {
+	defer func(v bool) { convRows = v }(convRows)
+	for _, c := range []struct {
+		name, conv string
+		in         []int
+	}{
+		{"cifar-conv1", `num_output: 32 pad: 2 kernel_size: 5`, []int{5, 3, 32, 32}},
+		{"alexnet-conv1-rows", `num_output: 14 kernel_size: 11 stride: 4`, []int{3, 3, 35, 227}},
+	} {
+		for _, threads := range []int{1, 2} {
+			t.Run(fmt.Sprintf("%s/threads=%d", c.name, threads), func(t *testing.T) {
+				def := `type: "Convolution" convolution_param { ` + c.conv + ` weight_filler { type: "gaussian" std: 0.1 } bias_filler { type: "gaussian" std: 0.1 } }`
+				run := func(rows bool) (*Convolution, []float32, []float32) {
+					convRows = rows
+					x, y := randBlob(1, -1, 1, c.in...), NewBlob()
+					l := setupLayer(t, def, &LayerEnv{Seed: 3, Threads: threads}, blobs(x), blobs(y)).(*Convolution)
+					if err := l.Forward(blobs(x), blobs(y)); err != nil {
+						t.Fatal(err)
+					}
+					copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
+					l.Backward(blobs(y), []bool{false}, blobs(x))
+					return l, l.Params()[0].DiffSlice(), l.Params()[1].DiffSlice()
+				}
+				_, wc, bc := run(false)
+				lr, wr, br := run(true)
+				if lr.rows == nil || !lr.rows.GradFits() {
+					t.Skip("no row weight gradient with these kernels")
+				}
+				for name, p := range map[string][2][]float32{"weight": {wr, wc}, "bias": {br, bc}} {
+					for i := range p[1] {
+						if d := math.Abs(float64(p[0][i] - p[1][i])); d > 1e-4*(1+math.Abs(float64(p[1][i]))) {
+							t.Fatalf("%s gradient[%d] = %g, want %g (the column path)", name, i, p[0][i], p[1][i])
+						}
+					}
+				}
+			})
+		}
+	}
+}
