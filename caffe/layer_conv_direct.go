@@ -222,6 +222,12 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 		l.runner.run(d.workers, d.nblocks, l.dFwdFn)
 	}
 	l.x, l.y = nil, nil
+	// A last block on the column path leaves the last bottom's columns
+	// in the first worker's buffer, for Backward.
+	l.colFor = -1
+	if d.colTail {
+		l.colFor = len(bottom) - 1
+	}
 }
 
 // directForwardWorker convolves block p as goroutine w.
@@ -236,6 +242,7 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	}
 	if d.colTail && p == d.nblocks-1 {
 		l.forwardChunk(l.scratch[0], lo, n)
+		l.scratch[0].colChunk = lo
 		if f := l.fused; f != nil {
 			f.forwardBlock(lo, n, false)
 		}
@@ -262,9 +269,6 @@ func (l *Convolution) directForwardWorker(w, p int) {
 // backwardDirect computes the gradients on the direct path of d.
 func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateDown []bool, bottom []*Blob) {
 	l.dBwd = d
-	// A column tail builds its columns again: the worker's buffer may
-	// hold another chunk's.
-	l.haveCols = false
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
 	packed := false
@@ -277,9 +281,17 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 			d.plan.PackBackward(l.blobs[0].DataSlice())
 			packed = true
 		}
+		// A column tail reuses the columns Forward built for this
+		// bottom (the last one), if the buffer still holds them.
+		l.haveCols = l.colFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
+		l.colFor = -1
 		l.addPartGrads(d.bwdParts)
+	}
+	l.colFor, l.haveCols = -1, false
+	for _, s := range l.scratch {
+		s.colChunk = -1
 	}
 	l.x, l.dx, l.dy, l.dBwd = nil, nil, nil, nil
 }

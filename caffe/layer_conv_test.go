@@ -389,3 +389,44 @@ func TestDeconvolutionIsTransposedConvolution(t *testing.T) {
 		t.Errorf("<deconv(x), z> = %g, <x, conv(z)> = %g", left, right)
 	}
 }
+
+// TestLayerConvolutionTailColumns checks that a direct-path layer whose
+// last block runs on the column path reuses the columns Forward built for
+// it in Backward, with the same gradients, bit for bit, as when Backward
+// builds them again.
+func TestLayerConvolutionTailColumns(t *testing.T) {
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution kernels")
+	}
+	// 35 images: two blocks of 16 lanes (four of 8) and a last one of
+	// 3 on the column path.
+	g := convGeomTest{n: 35, c: 4, h: 7, w: 6, out: 5, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}
+	grads := func(reuse bool) [][]float32 {
+		x, y := randBlob(1, -1, 1, g.n, g.c, g.h, g.w), NewBlob()
+		l := setupLayer(t, g.def(), &LayerEnv{Seed: 5, Threads: 1}, blobs(x), blobs(y)).(*Convolution)
+		if l.direct == nil || !l.direct.colTail {
+			t.Fatalf("direct %v, want a direct layer with a column tail", l.direct != nil)
+		}
+		if err := l.Forward(blobs(x), blobs(y)); err != nil {
+			t.Fatal(err)
+		}
+		if l.colFor != 0 || l.scratch[0].colChunk != g.n-g.n%kernel.DirectConvLanes() {
+			t.Fatalf("after Forward: columns of bottom %d, chunk %d", l.colFor, l.scratch[0].colChunk)
+		}
+		if !reuse {
+			l.colFor = -1
+		}
+		copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
+		l.Backward(blobs(y), []bool{true}, blobs(x))
+		if l.colFor != -1 {
+			t.Fatalf("after Backward: columns of bottom %d kept", l.colFor)
+		}
+		return [][]float32{x.DiffSlice(), l.Params()[0].DiffSlice(), l.Params()[1].DiffSlice()}
+	}
+	got, want := grads(true), grads(false)
+	for i := range want {
+		if !slices.Equal(got[i], want[i]) {
+			t.Errorf("gradient %d differs with the kept columns", i)
+		}
+	}
+}
