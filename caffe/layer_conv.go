@@ -236,6 +236,7 @@ type convScratch struct {
 	col      []float32       // the columns of a chunk (unless kept for all)
 	buf      []float32       // [M, chunk·pixels]: output or top gradient of a chunk
 	colChunk int             // first image of the chunk whose columns col holds, or -1
+	top      []float32       // a chunk's output or its gradient in a fused pass (convFusion.chunkTop)
 	pad      []float32       // the row convolution's padded image
 	padFor   *kernel.RowConv // the plan pad was made for
 }
@@ -314,14 +315,45 @@ func (l *Convolution) forwardWorker(w, p int) {
 	lo, hi := span(p, l.fwdParts, l.chunks)
 	for c := lo; c < hi; c++ {
 		start := c * l.chunk
-		l.forwardChunk(s, start, min(l.chunk, l.num-start))
+		nb := min(l.chunk, l.num-start)
+		l.forwardChunk(s, start, nb)
 		s.colChunk = start
 		if f := l.fused; f != nil {
-			f.forwardBlock(start, min(l.chunk, l.num-start), false)
+			f.forwardBlock(start, nb, false, l.chunkOut(s, start, nb))
 		}
 	}
 }
 
+// chunkOut returns where the chunk of nb images starting at image start
+// has its output: its part of the top, or, in a fused pass that keeps it
+// there (convFusion.chunkTop), the worker's buffer.
+func (l *Convolution) chunkOut(s *convScratch, start, nb int) []float32 {
+	if f := l.fused; f != nil && f.chunkTop {
+		return s.top[:nb*l.outSize]
+	}
+	return l.y[start*l.outSize : (start+nb)*l.outSize]
+}
+
+// chunkGrad returns where the chunk of nb images starting at image start
+// has its output gradient: its part of the top's gradient, or, in a
+// fused pass that keeps it there (convFusion.chunkGrad), the worker's
+// buffer.
+func (l *Convolution) chunkGrad(s *convScratch, start, nb int) []float32 {
+	if f := l.fused; f != nil && f.chunkGrad {
+		return s.top[:nb*l.outSize]
+	}
+	return l.dy[start*l.outSize : (start+nb)*l.outSize]
+}
+
+// growChunkBuffers sizes the workers' buffers for a chunk's output.
+func (l *Convolution) growChunkBuffers() {
+	for _, s := range l.scratch[:l.workers] {
+		s.top = growFloats(s.top, l.chunk*l.outSize)
+	}
+}
+
+// forwardChunk convolves the chunk of nb images starting at image start
+// (where chunkOut says).
 func (l *Convolution) forwardChunk(s *convScratch, start, nb int) {
 	if l.rows != nil {
 		l.forwardRows(s, start, nb)
@@ -332,11 +364,11 @@ func (l *Convolution) forwardChunk(s *convScratch, start, nb int) {
 	p := l.outH * l.outW
 	cols := nb * p
 	w := l.blobs[0].DataSlice()
-	y := l.y
+	y := l.chunkOut(s, start, nb)
 	col := l.columns(s, l.x[start*l.imgSize:(start+nb)*l.imgSize], start, nb)
 	out := s.buf
 	if l.chunk == 1 {
-		out = y[start*l.outSize : (start+1)*l.outSize]
+		out = y
 	}
 	for g := range l.group {
 		kernel.SgemmParallel(l.gemmThreads, false, false, mg, cols, kg,
@@ -352,7 +384,7 @@ func (l *Convolution) forwardChunk(s *convScratch, start, nb int) {
 	if l.chunk > 1 {
 		// out is [M, images·pixels]; the top is [images, M, pixels].
 		for j := range nb {
-			kernel.CopyRows(y[(start+j)*l.outSize:], p, out[j*p:], cols, m, p)
+			kernel.CopyRows(y[j*l.outSize:], p, out[j*p:], cols, m, p)
 		}
 	}
 }
@@ -446,22 +478,24 @@ func (l *Convolution) backwardWorker(w, p int) {
 	lo, hi := span(p, l.bwdParts, l.chunks)
 	for c := hi - 1; c >= lo; c-- {
 		start := c * l.chunk
+		nb := min(l.chunk, l.num-start)
+		dyc := l.chunkGrad(s, start, nb)
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, start, min(l.chunk, l.num-start), false)
+			f.backwardBlock(w, start, nb, false, dyc)
 		}
-		l.backwardChunk(s, g, dw, p == 0, start, min(l.chunk, l.num-start))
+		l.backwardChunk(s, g, dw, p == 0, start, nb, dyc)
 	}
 }
 
-// backwardChunk adds the chunk's share of the gradients: the weight
-// gradient into dw (adding to what it holds if accumulate or once the
-// part has written it), the bias gradient into the part's db (pg).
-func (l *Convolution) backwardChunk(s *convScratch, pg *convGrads, dw []float32, accumulate bool, start, nb int) {
+// backwardChunk adds the chunk's share of the gradients, from its output
+// gradient dyc: the weight gradient into dw (adding to what it holds if
+// accumulate or once the part has written it), the bias gradient into the
+// part's db (pg).
+func (l *Convolution) backwardChunk(s *convScratch, pg *convGrads, dw []float32, accumulate bool, start, nb int, dyc []float32) {
 	m, mg := l.numOutput, l.numOutput/l.group
 	kg := l.channels / l.group * l.kh * l.kw
 	p := l.outH * l.outW
 	cols := nb * p
-	dyc := l.dy[start*l.outSize : (start+nb)*l.outSize]
 	if l.wantB {
 		for j := range nb {
 			for c := range m {

@@ -244,7 +244,7 @@ func (l *Convolution) directForwardWorker(w, p int) {
 		l.forwardChunk(l.scratch[0], lo, n)
 		l.scratch[0].colChunk = lo
 		if f := l.fused; f != nil {
-			f.forwardBlock(lo, n, false)
+			f.forwardBlock(lo, n, false, l.y[lo*l.outSize:(lo+n)*l.outSize])
 		}
 		return
 	}
@@ -262,7 +262,7 @@ func (l *Convolution) directForwardWorker(w, p int) {
 		plan.Forward(s, blocks, slot, x, n, y, bias)
 	}
 	if f := l.fused; f != nil {
-		f.forwardBlock(lo, n, lanesPool)
+		f.forwardBlock(lo, n, lanesPool, l.y[lo*l.outSize:(lo+n)*l.outSize])
 	}
 }
 
@@ -318,11 +318,12 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		first := b * lanes
 		n := min(lanes, l.num-first)
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, first, n, l.blockLanes(b))
+			f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])
 		}
 		if d.colTail && b == d.nblocks-1 {
 			for c := first; c < first+n; c += l.chunk {
-				l.backwardChunk(l.scratch[0], g, dw, true, c, min(l.chunk, first+n-c))
+				nb := min(l.chunk, first+n-c)
+				l.backwardChunk(l.scratch[0], g, dw, true, c, nb, l.dy[c*l.outSize:(c+nb)*l.outSize])
 			}
 			continue
 		}

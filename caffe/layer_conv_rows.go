@@ -47,14 +47,15 @@ func (l *Convolution) setupRows() {
 }
 
 // forwardRows convolves the nb images of the chunk starting at image
-// start into the top, one at a time.
+// start into the top (where chunkOut says), one at a time.
 func (l *Convolution) forwardRows(s *convScratch, start, nb int) {
 	var bias []float32
 	if l.bias {
 		bias = l.blobs[1].DataSlice()
 	}
-	for j := start; j < start+nb; j++ {
-		l.rows.Forward(s.pad, l.x[j*l.imgSize:(j+1)*l.imgSize], l.y[j*l.outSize:(j+1)*l.outSize], bias)
+	y := l.chunkOut(s, start, nb)
+	for j := range nb {
+		l.rows.Forward(s.pad, l.x[(start+j)*l.imgSize:(start+j+1)*l.imgSize], y[j*l.outSize:(j+1)*l.outSize], bias)
 	}
 }
 
@@ -107,10 +108,10 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 	for c := lo; c < hi; c++ {
 		start := c * l.chunk
 		nb := min(l.chunk, l.num-start)
+		dyc := l.chunkGrad(s, start, nb)
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, start, nb, false)
+			f.backwardBlock(w, start, nb, false, dyc)
 		}
-		dyc := l.dy[start*l.outSize : (start+nb)*l.outSize]
 		if l.wantB {
 			for j := range nb {
 				for ch := range l.numOutput {

@@ -287,18 +287,20 @@ const poolMinWork = 1 << 15
 // forwardWorker pools the planes of part p.
 func (l *Pooling) forwardWorker(_, p int) {
 	lo, hi := span(p, l.parts(), l.num*l.channels)
-	l.forwardPlanes(lo, hi)
+	l.forwardPlanes(l.x[lo*l.height*l.width:], lo, hi)
 }
 
-// forwardPlanes pools the planes [lo, hi) of l.x into l.y.
-func (l *Pooling) forwardPlanes(lo, hi int) {
-	x, y := l.x, l.y
+// forwardPlanes pools the planes [lo, hi) into l.y, reading them from x,
+// which starts at plane lo (l.x's, or a fused convolution's buffer).
+func (l *Pooling) forwardPlanes(x []float32, lo, hi int) {
+	y := l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
 	for pl := lo; pl < hi; pl++ {
+		xp := x[(pl-lo)*hw : (pl-lo+1)*hw]
 		if l.method == caffepb.PoolingParameter_MAX {
-			l.maxPlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw])
+			l.maxPlane(xp, y[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw])
 		} else {
-			l.avePlane(x[pl*hw:(pl+1)*hw], y[pl*phw:(pl+1)*phw])
+			l.avePlane(xp, y[pl*phw:(pl+1)*phw])
 		}
 	}
 }
@@ -505,13 +507,14 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 // goroutine w.
 func (l *Pooling) backwardWorker(w, p int) {
 	lo, hi := span(p, l.parts(), l.num*l.channels)
-	l.backwardPlanes(w, lo, hi)
+	l.backwardPlanes(w, l.x[lo*l.height*l.width:], lo, hi)
 }
 
-// backwardPlanes computes the gradient of the planes [lo, hi), l.x from
-// l.y, as goroutine w.
-func (l *Pooling) backwardPlanes(w, lo, hi int) {
-	dy, dx := l.y, l.x
+// backwardPlanes computes the gradient of the planes [lo, hi) from l.y,
+// as goroutine w, into dx, which starts at plane lo (l.x's, or a fused
+// convolution's buffer).
+func (l *Pooling) backwardPlanes(w int, dx []float32, lo, hi int) {
+	dy := l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
 	// Each plane is cleared just before its gradients are added, while it
 	// is in the cache.
@@ -523,7 +526,7 @@ func (l *Pooling) backwardPlanes(w, lo, hi int) {
 		disjoint := l.kh <= l.strideH && l.kw <= l.strideW
 		unpadded := l.padH == 0 && l.padW == 0
 		for pl := lo; pl < hi; pl++ {
-			d, g, m := dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw]
+			d, g, m := dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw]
 			if unpadded {
 				kernel.MaxPoolBackwardPlane(d, g, m, l.height, l.width, l.outH, l.outW, l.kh, l.kw, l.strideH, l.strideW)
 			} else {
@@ -536,9 +539,9 @@ func (l *Pooling) backwardPlanes(w, lo, hi int) {
 	r := l.spread[w*size : (w+1)*size]
 	for pl := lo; pl < hi; pl++ {
 		if l.plane3s2() {
-			kernel.AvePoolBackwardPlane(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
+			kernel.AvePoolBackwardPlane(dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
 		} else {
-			l.aveBackwardPlane(dx[pl*hw:(pl+1)*hw], dy[pl*phw:(pl+1)*phw], r)
+			l.aveBackwardPlane(dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], r)
 		}
 	}
 }

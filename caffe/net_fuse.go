@@ -41,6 +41,13 @@ type convFusion struct {
 	// skipTop: the pass leaves the convolution's top unwritten
 	// (Net.SetKeepTops(false); only with lanes, where nothing reads it).
 	skipTop bool
+	// chunkTop, chunkGrad: on the column path, a chunk's output
+	// (Forward) or output gradient (Backward) stays in its worker's
+	// buffer, where the pooling reads or writes it, instead of going
+	// through the convolution's top, which nothing else reads
+	// (Net.SetKeepTops(false); the output only without a ReLU of it,
+	// whose gradient reads it).
+	chunkTop, chunkGrad bool
 	// stale: the last fused forward left the convolution's top unwritten
 	// (it outlives the pass, for a backward that cannot run fused).
 	stale bool
@@ -151,7 +158,11 @@ func (n *Net) forwardFused(f *convFusion) error {
 		defer f.release()
 		f.lanes = f.conv.setupDirectPool(f)
 		f.skipTop = f.lanes && n.skipUnread
-		f.stale = f.skipTop
+		f.chunkTop = n.skipUnread && f.conv.direct == nil && f.pool != nil && f.relu == nil
+		if f.chunkTop {
+			f.conv.growChunkBuffers()
+		}
+		f.stale = f.skipTop || f.chunkTop
 		if f.pool != nil {
 			f.pool.pending = nil
 			if f.lanes {
@@ -206,6 +217,10 @@ func (n *Net) backwardFused(f *convFusion) error {
 		c.fused = f
 		defer f.release()
 		f.lanes = f.pool != nil && f.pool.pending == f
+		f.chunkGrad = n.skipUnread && c.direct == nil && f.pool != nil
+		if f.chunkGrad {
+			c.growChunkBuffers()
+		}
 		c.Backward(n.tops[f.first], n.bottomNeedBackward[f.first], n.bottoms[f.first])
 	})
 }
@@ -224,6 +239,7 @@ func (n *Net) forwardLayers(f *convFusion) error {
 // release drops the slices of the pass.
 func (f *convFusion) release() {
 	f.conv.fused, f.y, f.dy, f.py, f.lanes, f.skipTop = nil, nil, nil, nil, false, false
+	f.chunkTop, f.chunkGrad = false, false
 	if f.pool != nil {
 		f.pool.x, f.pool.y = nil, nil
 	}
@@ -255,19 +271,19 @@ func (n *Net) guard(i int, fn func()) (err error) {
 }
 
 // forwardBlock rectifies and pools the images [lo, lo+k) that the
-// convolution has just written; with lanes, the convolution rectified and
-// pooled them on its interleaved block.
-func (f *convFusion) forwardBlock(lo, k int, lanes bool) {
+// convolution has just written into y (their part of its top, or a
+// worker's buffer); with lanes, the convolution rectified and pooled them
+// on its interleaved block.
+func (f *convFusion) forwardBlock(lo, k int, lanes bool, y []float32) {
 	c, p := f.conv, f.pool
 	if f.relu != nil && !lanes {
-		y := f.y[lo*c.outSize : (lo+k)*c.outSize]
 		kernel.Relu(y, y, f.relu.slope)
 	}
 	if p == nil {
 		return
 	}
 	if !lanes {
-		p.forwardPlanes(lo*c.numOutput, (lo+k)*c.numOutput)
+		p.forwardPlanes(y, lo*c.numOutput, (lo+k)*c.numOutput)
 	}
 	if f.poolReLU != nil {
 		size := p.channels * p.outH * p.outW
@@ -277,11 +293,12 @@ func (f *convFusion) forwardBlock(lo, k int, lanes bool) {
 }
 
 // backwardBlock computes the convolution's top gradient of the images
-// [lo, lo+k) from the pooling's, through the rectifier, as goroutine w;
+// [lo, lo+k) into dy (their part of the top's gradient, or a worker's
+// buffer) from the pooling's, through the rectifier, as goroutine w;
 // with lanes, only the rectifier's of the pooling's top (the convolution
 // routes the pooling's gradient, and its rectifier's, on its interleaved
 // block).
-func (f *convFusion) backwardBlock(w, lo, k int, lanes bool) {
+func (f *convFusion) backwardBlock(w, lo, k int, lanes bool, dy []float32) {
 	c, p := f.conv, f.pool
 	if f.poolReLU != nil {
 		// In place: the pooling's top values are the rectifier's.
@@ -293,11 +310,10 @@ func (f *convFusion) backwardBlock(w, lo, k int, lanes bool) {
 		return
 	}
 	if p != nil {
-		p.backwardPlanes(w, lo*c.numOutput, (lo+k)*c.numOutput)
+		p.backwardPlanes(w, dy, lo*c.numOutput, (lo+k)*c.numOutput)
 	}
 	if f.relu != nil {
-		a, b := lo*c.outSize, (lo+k)*c.outSize
-		kernel.ReluGrad(f.dy[a:b], f.dy[a:b], f.y[a:b], f.relu.slope)
+		kernel.ReluGrad(dy, dy, f.y[lo*c.outSize:(lo+k)*c.outSize], f.relu.slope)
 	}
 }
 
