@@ -345,8 +345,18 @@ func (l *Convolution) chunkGrad(s *convScratch, start, nb int) []float32 {
 	return l.dy[start*l.outSize : (start+nb)*l.outSize]
 }
 
-// growChunkBuffers sizes the workers' buffers for a chunk's output.
+// growChunkBuffers sizes the workers' buffers for a chunk's output, or
+// on the direct path a block's output gradient.
 func (l *Convolution) growChunkBuffers() {
+	if d := l.direct; d != nil {
+		for len(d.dyBuf) < d.workers {
+			d.dyBuf = append(d.dyBuf, nil)
+		}
+		for w := range d.workers {
+			d.dyBuf[w] = growFloats(d.dyBuf[w], d.plan.Lanes()*l.outSize)
+		}
+		return
+	}
 	for _, s := range l.scratch[:l.workers] {
 		s.top = growFloats(s.top, l.chunk*l.outSize)
 	}

@@ -38,6 +38,9 @@ type convDirectState struct {
 	poolGeom directPoolGeom
 	masks    []int32
 	maskSize int
+	// dyBuf: each worker's buffer for a block's output gradient, which
+	// a fused group may keep out of the top (convFusion.chunkGrad).
+	dyBuf [][]float32
 }
 
 // setupDirect plans the direct convolution when it applies: stride 1, no
@@ -367,6 +370,9 @@ func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b,
 	size := f.pool.channels * f.pool.outH * f.pool.outW
 	pdy := f.pool.y[first*size : (first+n)*size]
 	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
+	if f.chunkGrad {
+		dy = d.dyBuf[w][:n*l.outSize]
+	}
 	if l.wantDown || !l.wantW || pool.General() {
 		plan.LoadGradPooled(s, pool, pdy, mask, n, dy)
 	}

@@ -46,7 +46,9 @@ type convFusion struct {
 	// buffer, where the pooling reads or writes it, instead of going
 	// through the convolution's top, which nothing else reads
 	// (Net.SetKeepTops(false); the output only without a ReLU of it,
-	// whose gradient reads it).
+	// whose gradient reads it). chunkGrad with lanes: the output
+	// gradient of a block, which the bias gradient reads, in the
+	// worker's buffer (a last block on the column path excepted).
 	chunkTop, chunkGrad bool
 	// stale: the last fused forward left the convolution's top unwritten
 	// (it outlives the pass, for a backward that cannot run fused).
@@ -217,7 +219,7 @@ func (n *Net) backwardFused(f *convFusion) error {
 		c.fused = f
 		defer f.release()
 		f.lanes = f.pool != nil && f.pool.pending == f
-		f.chunkGrad = n.skipUnread && c.direct == nil && f.pool != nil
+		f.chunkGrad = n.skipUnread && f.pool != nil && (c.direct == nil || f.lanes)
 		if f.chunkGrad {
 			c.growChunkBuffers()
 		}

@@ -77,10 +77,10 @@ func TestFusedPassesIdentical(t *testing.T) {
 
 // TestKeepTops trains LeNet a few steps with Net.SetKeepTops(false) and
 // with every top kept, on one and two threads: the convolution tops that
-// run pooled on interleaved blocks are left unwritten, as are the output
-// and its gradient of a convolution pooled on the column path (CIFAR-10
-// quick's conv1), and every other blob, gradient and weight is the same
-// bit for bit.
+// run pooled on interleaved blocks are left unwritten, values and
+// gradients, as are the output and its gradient of a convolution pooled
+// on the column path (CIFAR-10 quick's conv1), and every other blob,
+// gradient and weight is the same bit for bit.
 func TestKeepTops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains LeNet and CIFAR-10 quick a few steps four times")
@@ -91,10 +91,10 @@ func TestKeepTops(t *testing.T) {
 		unread      []string // the tops left unwritten
 		unreadGrads []string // the tops whose gradients are left unwritten
 	}{
-		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, []string{"conv1", "conv2"}, nil},
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, []string{"conv1", "conv2"}, []string{"conv1", "conv2"}},
 		// ReLU and AVE pooling on the blocks; conv1's MAX pooling, then
 		// a ReLU, on the column path, a chunk at a time in a buffer.
-		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, []string{"conv1", "conv2", "conv3"}, []string{"conv1"}},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, []string{"conv1", "conv2", "conv3"}, []string{"conv1", "conv2", "conv3"}},
 	}
 	for _, nt := range nets {
 		for _, threads := range []int{1, 2} {
@@ -137,7 +137,11 @@ func TestKeepTops(t *testing.T) {
 						t.Errorf("blob %s value %d: %v, with every top kept %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
 					}
 					if slices.Contains(nt.unreadGrads, name) {
-						if i := slices.IndexFunc(a.DiffSlice(), func(v float32) bool { return v != 7 }); i >= 0 {
+						grads := a.DiffSlice()
+						if c := skip.Net().Layer(name).(*Convolution); c.direct != nil && c.direct.colTail {
+							grads = grads[:(c.direct.nblocks-1)*c.direct.plan.Lanes()*c.outSize]
+						}
+						if i := slices.IndexFunc(grads, func(v float32) bool { return v != 7 }); i >= 0 {
 							t.Errorf("blob %s gradient %d = %v: written", name, i, a.DiffSlice()[i])
 						}
 						if i := slices.IndexFunc(b.DiffSlice(), func(v float32) bool { return v != 7 }); i < 0 {
