@@ -165,7 +165,10 @@
 // MAX, CIFAR-10 quick's overlapping AVE after a ReLU), their gradients
 // routed back into the convolution's own layouts without a pass over the
 // convolution's top in Caffe's layout (which Net.SetKeepTops(false), as
-// the trainer trains, leaves unwritten).
+// the trainer trains, leaves unwritten, and its gradient too). With
+// Net.SetKeepTops(false) a group on the column path without a ReLU
+// before its pooling (CIFAR-10 quick's conv1) keeps each chunk's output
+// and output gradient in a worker's buffer instead of the top.
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
 // over images, the convolution's blocks or chunks, with one hand-off.

@@ -247,18 +247,24 @@ func (f *convFusion) release() {
 	}
 }
 
-// SetKeepTops sets whether Forward writes every top (keep, the default)
-// or may leave unwritten the tops that no layer of the net reads: the
-// output of a convolution that runs fused with a pooling of its
-// interleaved image blocks (LeNet's conv1 and conv2, and CIFAR-10 quick's
-// conv2 and conv3, rectified in place before their AVE pooling), which
-// the pooling and the gradients take from those blocks (a last block on
-// the column path excepted). Training that never looks at
-// such a blob saves writing it out (in LeNet, 3.7 MB per iteration); the
-// blob's values are then those of an earlier pass, or zero, and a
-// divergence report names the pooling's top as the first that is not
-// finite. Every other blob, the gradients and the weights are the same
-// bit for bit either way. The trainer's replicas train this way.
+// SetKeepTops sets whether Forward and Backward write every top and its
+// gradient (keep, the default) or may leave unwritten those that no layer
+// of the net reads: the output of a convolution that runs fused with a
+// pooling of its interleaved image blocks (LeNet's conv1 and conv2, and
+// CIFAR-10 quick's conv2 and conv3, rectified in place before their AVE
+// pooling), which the pooling and the gradients take from those blocks,
+// and its gradient, which only the bias gradient reads, from a worker's
+// buffer (a last block on the column path excepted); and the output and
+// its gradient of a convolution pooled a chunk of images at a time on the
+// column path without a ReLU in between (CIFAR-10 quick's conv1), which
+// stay in a worker's buffer while the pooling reads or writes them.
+// Training that never looks at such a blob saves writing it out (in
+// LeNet, 3.7 MB per iteration; CIFAR-10 quick's conv1, 13 MB and its
+// gradient as much); the blob's values are then those of an earlier
+// pass, or zero, and a divergence report names the pooling's top as the
+// first that is not finite. Every other blob, the parameters' gradients
+// and the weights are the same bit for bit either way. The trainer's
+// replicas train this way.
 func (n *Net) SetKeepTops(keep bool) { n.skipUnread = !keep }
 
 // guard runs fn, turning a panic into an error naming layer i.
