@@ -19,6 +19,10 @@ import (
 //	output   [OH][OW][M][L]
 //	gradient [OH+2·(kh−1−padH)][OW+2·(kw−1−padW)][M][L]
 //
+// (Forward and BackwardData compute their output a chunk of tiles of
+// channels at a time, in a band whose pixels hold only the chunk's
+// vectors: see directChunk.)
+//
 // The forward pass is a product whose B operand is read from the input
 // block through a table of offsets, one per weight (kernel row, kernel
 // column, channel): a tile of up to MR output channels for two pixels
@@ -138,6 +142,8 @@ type DirectConv struct {
 	kp               int // kk rounded up to a multiple of the gradient tile
 	offF, offB, offG []int32
 	fTiles, bTiles   []dtile
+	fChunks, bChunks []dchunk // Forward's and BackwardData's tiles, chunk by chunk
+	fBand, bBand     int      // rows of a chunk's band
 	gTiles           []dtile
 	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
 	gradCall         func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
@@ -167,6 +173,49 @@ var (
 
 // dtile is a tile of rows [r0, r0+h).
 type dtile struct{ r0, h int }
+
+// dchunk is tiles [t0, t1) of a plan's tiles, rows [r0, r1) together.
+type dchunk struct{ t0, t1, r0, r1 int }
+
+// directChunk is about how many bytes of interleaved output (input
+// gradient) Forward (BackwardData) computes before storing them: the
+// output channels of a chunk of tiles over a band of rows, whole planes
+// where a tile's fit, so that each channel is stored to each image as
+// one long run of pixels; a variable for benchmarks.
+var directChunk = 640 << 10
+
+// chunks groups the tiles ts of a plan whose output planes are rows ×
+// width pixels into chunks and returns them with the rows of a band: a
+// chunk's band of vectors takes at most about directChunk bytes. Where a
+// tile's planes fit, a band is a whole plane and a chunk as many tiles as
+// fit; otherwise a chunk is one tile and the bands, of nearly equal
+// height, as tall as fit.
+func (d *DirectConv) chunks(ts []dtile, rows, width int) ([]dchunk, int) {
+	row := width * d.lanes * 4 // bytes of a channel's row
+	tallest := 0
+	for _, t := range ts {
+		tallest = max(tallest, t.h)
+	}
+	var cs []dchunk
+	if tallest*rows*row > directChunk {
+		for i, t := range ts {
+			cs = append(cs, dchunk{i, i + 1, t.r0, t.r0 + t.h})
+		}
+		band := max(1, directChunk/(tallest*row))
+		count := (rows + band - 1) / band
+		return cs, (rows + count - 1) / count
+	}
+	for i := 0; i < len(ts); {
+		j, h := i, 0
+		for j < len(ts) && (j == i || (h+ts[j].h)*rows*row <= directChunk) {
+			h += ts[j].h
+			j++
+		}
+		cs = append(cs, dchunk{i, j, ts[i].r0, ts[j-1].r0 + ts[j-1].h})
+		i = j
+	}
+	return cs, rows
+}
 
 // tiles splits n rows into tiles of nearly equal height, at most mr.
 func tiles(n, mr int) []dtile {
@@ -309,7 +358,15 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	d.wb = make([]float32, groups*d.packedB)
 	d.xSize = d.ph * d.pw * d.cs * L
 	d.dySize = d.dh * d.dw * d.ms * L
+	d.fChunks, d.fBand = d.chunks(d.fTiles, d.oh, d.ow)
+	d.bChunks, d.bBand = d.chunks(d.bTiles, height, width)
 	d.ySize = max(d.bandRows(d.ow, d.ms)*d.ow*d.ms, d.bandRows(width, d.cs)*width*d.cs) * L
+	for _, c := range d.fChunks {
+		d.ySize = max(d.ySize, d.fBand*d.ow*(c.r1-c.r0)*L)
+	}
+	for _, c := range d.bChunks {
+		d.ySize = max(d.ySize, d.bBand*width*(c.r1-c.r0)*L)
+	}
 	d.gGroup = max(1, min(directGradGroup, len(d.gTiles)))
 	d.gChunk = max(d.gnr, min(d.kp, directGradChunk/d.gnr*d.gnr))
 	d.gRows = max(1, directGradPixels/(d.gmr*L*d.ow))
@@ -474,16 +531,44 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 	}
 	d.LoadInput(b, slot, x, n)
 	xs := b.x[slot*d.xSize:]
-	// A band of output rows at a time, stored while it is in the cache;
-	// a group at a time, its weights and its channels of the input
-	// staying in the caches from band to band.
-	band := d.bandRows(d.ow, d.ms)
+	// A group at a time, a chunk of its tiles at a time (their weights
+	// staying in the caches from band to band), the chunk's band of
+	// output rows computed and stored while it is in the cache.
+	L := d.lanes
 	for g := range d.groups {
-		for y0 := 0; y0 < d.oh; y0 += band {
-			y1 := min(d.oh, y0+band)
-			d.convolveGroup(s, xs, g, y0, y1)
-			d.storeChannels(s.y, g*d.m, (g+1)*d.m, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, false)
+		pf := d.wf[g*d.packedF:]
+		for _, ch := range d.fChunks {
+			mc := ch.r1 - ch.r0
+			for y0 := 0; y0 < d.oh; y0 += d.fBand {
+				y1 := min(d.oh, y0+d.fBand)
+				for _, t := range d.fTiles[ch.t0:ch.t1] {
+					for oy := y0; oy < y1; oy++ {
+						// Kernel rows ki read padded input row oy+ki; those in
+						// the border are skipped.
+						kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
+						d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
+							s.y[((oy-y0)*d.ow*mc+t.r0-ch.r0)*L:], mc*L, d.ow, d.padW, d.w)
+					}
+				}
+				d.storeChunk(s.y, g*d.m+ch.r0, g*d.m+ch.r1, d.mAll, y0, y1, d.oh, d.ow, y, n, bias)
+			}
 		}
+	}
+}
+
+// storeChunk deinterleaves rows [y0, y1) of channels [c0, c1) of an
+// output block of channels×oh×ow pixels, held from src[0] on in the
+// layout of a chunk (the c1−c0 vectors of a pixel together, the band's
+// pixels in order), into n images, adding bias.
+func (d *DirectConv) storeChunk(src []float32, c0, c1, channels, y0, y1, oh, ow int, dst []float32, n int, bias []float32) {
+	L, f := d.lanes, 4
+	size := channels * oh * ow
+	for c := c0; c < c1; c++ {
+		var b float32
+		if bias != nil {
+			b = bias[c]
+		}
+		d.k.deinterleave(&dst[(c*oh+y0)*ow], size*f, &src[(c-c0)*L], (c1-c0)*L*f, (y1-y0)*ow, n, b)
 	}
 }
 
@@ -500,12 +585,7 @@ func (d *DirectConv) convolveBandTo(out []float32, xs []float32, y0, y1 int) {
 	}
 }
 
-// convolveGroup is convolveBand for the output channels of group g.
-func (d *DirectConv) convolveGroup(s *DirectScratch, xs []float32, g, y0, y1 int) {
-	d.convolveGroupTo(s.y, xs, g, y0, y1)
-}
-
-// convolveGroupTo is convolveGroup into out.
+// convolveGroupTo is convolveBandTo for the output channels of group g.
 func (d *DirectConv) convolveGroupTo(out []float32, xs []float32, g, y0, y1 int) {
 	L := d.lanes
 	pf := d.wf[g*d.packedF:]
@@ -623,22 +703,24 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 	L := d.lanes
 	kb := d.m * d.kh * d.kw
 	p0 := d.kh - 1 - d.padH
-	band := d.bandRows(d.w, d.cs)
-	// A group at a time, as in Forward.
+	// A group at a time, a chunk of its tiles at a time, as in Forward.
 	for g := range d.groups {
 		pb := d.wb[g*d.packedB:]
-		for y0 := 0; y0 < d.h; y0 += band {
-			y1 := min(d.h, y0+band)
-			for _, t := range d.bTiles {
-				for y := y0; y < y1; y++ {
-					// Kernel rows ki' read padded gradient row y+ki', which
-					// holds output rows from p0 to p0+oh-1.
-					kiLo, kiHi := max(0, p0-y), min(d.kh, p0+d.oh-y)
-					d.tileRow(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, s.dy[(y*d.dw*d.ms+g*d.m)*L:], d.ms*L,
-						s.y[(((y-y0)*d.w)*d.cs+g*d.c+t.r0)*L:], d.cs*L, d.w, d.kw-1-d.padW, d.ow)
+		for _, ch := range d.bChunks {
+			mc := ch.r1 - ch.r0
+			for y0 := 0; y0 < d.h; y0 += d.bBand {
+				y1 := min(d.h, y0+d.bBand)
+				for _, t := range d.bTiles[ch.t0:ch.t1] {
+					for y := y0; y < y1; y++ {
+						// Kernel rows ki' read padded gradient row y+ki', which
+						// holds output rows from p0 to p0+oh-1.
+						kiLo, kiHi := max(0, p0-y), min(d.kh, p0+d.oh-y)
+						d.tileRow(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, s.dy[(y*d.dw*d.ms+g*d.m)*L:], d.ms*L,
+							s.y[((y-y0)*d.w*mc+t.r0-ch.r0)*L:], mc*L, d.w, d.kw-1-d.padW, d.ow)
+					}
 				}
+				d.storeChunk(s.y, g*d.c+ch.r0, g*d.c+ch.r1, d.cAll, y0, y1, d.h, d.w, dx, n, nil)
 			}
-			d.storeChannels(s.y, g*d.c, (g+1)*d.c, d.cAll, d.cs, y0, y1, d.h, d.w, dx, n, nil, false)
 		}
 	}
 }

@@ -247,9 +247,10 @@ func TestDirectGradRow(t *testing.T) {
 }
 
 // TestDirectConvGroupOrder checks that Forward and BackwardData, which
-// take a group at a time, give bit for bit the outputs of the band-major
-// order (every group of a band of rows, then the next band), for grouped
-// geometries and every implementation.
+// take a group and a chunk of tiles at a time, give bit for bit the
+// outputs of the band-major order (every group of a band of rows, then
+// the next band), for grouped geometries, every implementation and
+// chunks of whole planes (one chunk or several) or of bands of rows.
 func TestDirectConvGroupOrder(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -262,52 +263,56 @@ func TestDirectConvGroupOrder(t *testing.T) {
 		{name: "alexnet-conv2-like", n: 5, c: 12, h: 9, w: 9, m: 16, g: 2, kh: 5, kw: 5, p: 2, pw: 2},
 		{name: "three-groups", n: 3, c: 9, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 3, p: 1, pw: 0},
 	}
+	defer func(v int) { directChunk = v }(directChunk)
 	for name, k := range impls {
 		for _, g := range geoms {
-			t.Run(name+"/"+g.name, func(t *testing.T) {
-				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-				n := min(g.n, d.lanes)
-				oh, ow := d.OutputSize()
-				rng := newRand(23)
-				x := randSlice(rng, n*g.c*g.h*g.w)
-				w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
-				bias := randSlice(rng, g.m)
-				dy := randSlice(rng, n*g.m*oh*ow)
-				d.PackForward(w)
-				d.PackBackward(w)
-				s, b := d.NewScratch(), d.NewBlocks(1)
-				y := make([]float32, n*g.m*oh*ow)
-				d.Forward(s, b, 0, x, n, y, bias)
-				want := make([]float32, len(y))
-				band := d.bandRows(d.ow, d.ms)
-				for y0 := 0; y0 < oh; y0 += band {
-					y1 := min(oh, y0+band)
-					d.convolveBand(s, b.x, y0, y1)
-					d.store(s.y, d.mAll, d.ms, y0, y1, oh, ow, want, n, bias, false)
-				}
-				sameBits(t, "y", y, want)
-				dx := make([]float32, n*g.c*g.h*g.w)
-				d.LoadGrad(s, dy, n)
-				d.BackwardData(s, dx, n)
-				wantDx := make([]float32, len(dx))
-				L, kb, p0 := d.lanes, d.m*d.kh*d.kw, d.kh-1-d.padH
-				band = d.bandRows(d.w, d.cs)
-				for y0 := 0; y0 < d.h; y0 += band {
-					y1 := min(d.h, y0+band)
-					for gr := range d.groups {
-						pb := d.wb[gr*d.packedB:]
-						for _, tl := range d.bTiles {
-							for yy := y0; yy < y1; yy++ {
-								kiLo, kiHi := max(0, p0-yy), min(d.kh, p0+d.oh-yy)
-								d.tileRow(tl.h, pb[tl.r0*kb:], d.offB, d.m, kiLo, kiHi, s.dy[(yy*d.dw*d.ms+gr*d.m)*L:], d.ms*L,
-									s.y[(((yy-y0)*d.w)*d.cs+gr*d.c+tl.r0)*L:], d.cs*L, d.w, d.kw-1-d.padW, d.ow)
+			for _, chunk := range []int{640 << 10, 12 << 10, 2 << 10} {
+				t.Run(fmt.Sprintf("%s/%s/chunk=%d", name, g.name, chunk), func(t *testing.T) {
+					directChunk = chunk
+					d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+					n := min(g.n, d.lanes)
+					oh, ow := d.OutputSize()
+					rng := newRand(23)
+					x := randSlice(rng, n*g.c*g.h*g.w)
+					w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+					bias := randSlice(rng, g.m)
+					dy := randSlice(rng, n*g.m*oh*ow)
+					d.PackForward(w)
+					d.PackBackward(w)
+					s, b := d.NewScratch(), d.NewBlocks(1)
+					y := make([]float32, n*g.m*oh*ow)
+					d.Forward(s, b, 0, x, n, y, bias)
+					want := make([]float32, len(y))
+					band := d.bandRows(d.ow, d.ms)
+					for y0 := 0; y0 < oh; y0 += band {
+						y1 := min(oh, y0+band)
+						d.convolveBand(s, b.x, y0, y1)
+						d.store(s.y, d.mAll, d.ms, y0, y1, oh, ow, want, n, bias, false)
+					}
+					sameBits(t, "y", y, want)
+					dx := make([]float32, n*g.c*g.h*g.w)
+					d.LoadGrad(s, dy, n)
+					d.BackwardData(s, dx, n)
+					wantDx := make([]float32, len(dx))
+					L, kb, p0 := d.lanes, d.m*d.kh*d.kw, d.kh-1-d.padH
+					band = d.bandRows(d.w, d.cs)
+					for y0 := 0; y0 < d.h; y0 += band {
+						y1 := min(d.h, y0+band)
+						for gr := range d.groups {
+							pb := d.wb[gr*d.packedB:]
+							for _, tl := range d.bTiles {
+								for yy := y0; yy < y1; yy++ {
+									kiLo, kiHi := max(0, p0-yy), min(d.kh, p0+d.oh-yy)
+									d.tileRow(tl.h, pb[tl.r0*kb:], d.offB, d.m, kiLo, kiHi, s.dy[(yy*d.dw*d.ms+gr*d.m)*L:], d.ms*L,
+										s.y[(((yy-y0)*d.w)*d.cs+gr*d.c+tl.r0)*L:], d.cs*L, d.w, d.kw-1-d.padW, d.ow)
+								}
 							}
 						}
+						d.store(s.y, d.cAll, d.cs, y0, y1, d.h, d.w, wantDx, n, nil, false)
 					}
-					d.store(s.y, d.cAll, d.cs, y0, y1, d.h, d.w, wantDx, n, nil, false)
-				}
-				sameBits(t, "dx", dx, wantDx)
-			})
+					sameBits(t, "dx", dx, wantDx)
+				})
+			}
 		}
 	}
 }
