@@ -219,28 +219,36 @@ func BenchmarkVector(b *testing.B) {
 }
 
 // directShapes are the stride-1 convolutions of LeNet, CIFAR-10 quick and
-// AlexNet (per group) that the direct convolution is meant for.
+// AlexNet that the direct convolution is meant for (AlexNet's conv2 per
+// group, its conv4 and conv5 with their two groups).
 var directShapes = []struct {
-	name               string
-	c, h, w, m, k, pad int
+	name                  string
+	c, h, w, m, g, k, pad int
 }{
-	{"lenet-conv1", 1, 28, 28, 20, 5, 0},
-	{"lenet-conv2", 20, 12, 12, 50, 5, 0},
-	{"cifar-conv1", 3, 32, 32, 32, 5, 2},
-	{"cifar-conv2", 32, 16, 16, 32, 5, 2},
-	{"cifar-conv3", 32, 8, 8, 64, 5, 2},
-	{"alexnet-conv2", 48, 27, 27, 128, 5, 2},
-	{"alexnet-conv3", 256, 13, 13, 384, 3, 1},
+	{"lenet-conv1", 1, 28, 28, 20, 1, 5, 0},
+	{"lenet-conv2", 20, 12, 12, 50, 1, 5, 0},
+	{"cifar-conv1", 3, 32, 32, 32, 1, 5, 2},
+	{"cifar-conv2", 32, 16, 16, 32, 1, 5, 2},
+	{"cifar-conv3", 32, 8, 8, 64, 1, 5, 2},
+	{"alexnet-conv2", 48, 27, 27, 128, 1, 5, 2},
+	{"alexnet-conv3", 256, 13, 13, 384, 1, 3, 1},
+	{"alexnet-conv4", 384, 13, 13, 384, 2, 3, 1},
+	{"alexnet-conv5", 384, 13, 13, 256, 2, 3, 1},
 }
 
 // BenchmarkDirectConv times the passes of the direct convolution on one
 // block of images, single-threaded, and reports the FLOP rate per second
-// of the thread's CPU time and as a share of the FMA peak.
+// of the thread's CPU time and as a share of the FMA peak. The pass
+// "tiles" is the forward pass's tile kernel alone on the layer's calls
+// for one inner output row, repeated for every row and group (its input
+// and packed weights in the caches, no interleaving, no edges, no store):
+// the rate the forward pass would reach if nothing but its products took
+// time.
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"forward", "data", "weights"} {
+		for _, pass := range []string{"tiles", "forward", "data", "weights"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
-				d := NewDirectConv(s.c, s.h, s.w, s.m, 1, s.k, s.k, s.pad, s.pad)
+				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 				if d == nil {
 					b.Skip("no direct convolution with these kernels")
 				}
@@ -248,7 +256,7 @@ func BenchmarkDirectConv(b *testing.B) {
 				oh, ow := d.OutputSize()
 				rng := newRand(1)
 				x := randSlice(rng, L*s.c*s.h*s.w)
-				w := randSlice(rng, s.m*s.c*s.k*s.k)
+				w := randSlice(rng, s.m*s.c/s.g*s.k*s.k)
 				y := make([]float32, L*s.m*oh*ow)
 				dx := make([]float32, len(x))
 				dw := make([]float32, len(w))
@@ -257,12 +265,29 @@ func BenchmarkDirectConv(b *testing.B) {
 				d.PackBackward(w)
 				d.Forward(sc, bl, 0, x, L, y, nil)
 				d.LoadGrad(sc, y, L)
+				// The inner pixels of a row, whose windows take every kernel
+				// column, in runs of directKC weights, for every tile.
+				inner := ow - 2*s.pad
 				run := map[string]func(){
+					"tiles": func() {
+						xs := bl.x[s.pad*d.pw*d.cs*L+s.pad*d.cs*L:]
+						for range oh * s.g {
+							for _, t := range d.fTiles {
+								for k0 := 0; k0 < d.kk; k0 += directKC {
+									d.k.tile(t.h, min(directKC, d.kk-k0), 1, 0, &d.wf[t.r0*d.kk+k0*t.h], &xs[0], &d.offF[k0], d.cs*L*4,
+										&sc.y[t.r0*L], d.ms*L*4, inner, k0 > 0)
+								}
+							}
+						}
+					},
 					"forward": func() { d.Forward(sc, bl, 0, x, L, y, nil) },
 					"data":    func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
 					"weights": func() { d.WeightGrad(sc, x, y, L, dw) },
 				}[pass]
-				flops := 2 * float64(L*s.m*s.c*s.k*s.k*oh*ow)
+				flops := 2 * float64(L*s.m*s.c/s.g*s.k*s.k*oh*ow)
+				if pass == "tiles" {
+					flops = 2 * float64(L*s.m*s.c/s.g*s.k*s.k*inner*oh)
+				}
 				benchFLOPs(b, flops, run)
 			})
 		}
@@ -276,11 +301,11 @@ func BenchmarkDirectConv(b *testing.B) {
 //	go test -run '^$' -bench DirectConvPack ./ndarray/kernel
 func BenchmarkDirectConvPack(b *testing.B) {
 	for _, s := range directShapes {
-		d := NewDirectConv(s.c, s.h, s.w, s.m, 1, s.k, s.k, s.pad, s.pad)
+		d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 		if d == nil {
 			b.Skip("no direct convolution with these kernels")
 		}
-		w := randSlice(newRand(1), s.m*s.c*s.k*s.k)
+		w := randSlice(newRand(1), s.m*s.c/s.g*s.k*s.k)
 		b.Run(s.name+"/forward", func(b *testing.B) {
 			for b.Loop() {
 				d.PackForward(w)
