@@ -23,21 +23,37 @@ import (
 // keeps one runner, and fn should be a function value made once (at
 // construction), so that running allocates nothing.
 //
+// The parts are dealt out in contiguous shares, one per goroutine (the
+// first to the calling one), as span cuts them; a goroutine runs its own
+// share from the front, then takes parts from the back of the others'.
+// Layers that cut their work the same way (the images of a batch, the
+// rows of a weight matrix) thus hand the same part to the same goroutine
+// from one layer and one pass to the next, and a goroutine finds in its
+// core's cache what it wrote or read there before, while a goroutine that
+// does not get a core still has its parts taken over.
+//
 // A pooled goroutine that was handed a part of one run but starts only
 // after that run is over must not touch the next: the runner counts its
-// runs, and a part is claimed by a compare-and-swap on one word holding
-// the run's number, its number of parts and the next part, so that a
-// goroutine holding an old number reads nothing else.
+// runs, and a part is claimed by a compare-and-swap on a word holding the
+// run's number and a share's next and end parts, so that a goroutine
+// holding an old number reads nothing else.
 type parallelRunner struct {
-	fn      func(w, p int)
-	gen     uint32        // owned by the calling goroutine
-	state   atomic.Uint64 // gen<<32 | parts<<16 | next part to claim
+	fn  func(w, p int)
+	gen uint32 // owned by the calling goroutine
+	// meta is gen<<32 | the number of shares; shares[i] is
+	// gen<<32 | next part<<16 | end part of share i.
+	meta    atomic.Uint64
+	shares  [maxShares]atomic.Uint64
 	pending atomic.Int64  // parts not yet finished
 	done    chan struct{} // receives once per run, when pending reaches 0
 
 	mu       sync.Mutex
 	panicked any // the first panic of a part
 }
+
+// maxShares is the most shares a run deals its parts into; goroutines
+// beyond it share the shares.
+const maxShares = 64
 
 // runnerRef is a run handed to a pooled goroutine: the runner, the run's
 // number and the goroutine index it takes.
@@ -133,7 +149,12 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 	r.pending.Store(int64(parts))
 	r.gen++
 	gen := r.gen
-	r.state.Store(uint64(gen)<<32 | uint64(parts)<<16) // publishes the run
+	shares := min(workers, maxShares)
+	for i := range shares {
+		lo, hi := span(i, shares, parts)
+		r.shares[i].Store(uint64(gen)<<32 | uint64(lo)<<16 | uint64(hi))
+	}
+	r.meta.Store(uint64(gen)<<32 | uint64(shares)) // publishes the run
 	ensureLayerPool(workers - 1)
 	for w := 1; w < workers; w++ {
 		select {
@@ -153,25 +174,47 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 	}
 }
 
-// claim returns the next unclaimed part of run gen, if any.
-func (r *parallelRunner) claim(gen uint32) (int, bool) {
+// claim returns an unclaimed part of run gen for goroutine w, if any: the
+// next of its own share, else the last of another's, the nearest first.
+func (r *parallelRunner) claim(gen uint32, w int) (int, bool) {
+	m := r.meta.Load()
+	if uint32(m>>32) != gen {
+		return 0, false
+	}
+	shares := int(m & 0xffff)
+	own := w % shares
 	for {
-		s := r.state.Load()
-		next, parts := int(s&0xffff), int(s>>16&0xffff)
-		if uint32(s>>32) != gen || next >= parts {
-			return 0, false
+		sh := &r.shares[own]
+		s := sh.Load()
+		next, end := int(s>>16&0xffff), int(s&0xffff)
+		if uint32(s>>32) != gen || next >= end {
+			break
 		}
-		if r.state.CompareAndSwap(s, s+1) {
+		if sh.CompareAndSwap(s, s+1<<16) {
 			return next, true
 		}
 	}
+	for i := 1; i < shares; i++ {
+		sh := &r.shares[(own+i)%shares]
+		for {
+			s := sh.Load()
+			next, end := int(s>>16&0xffff), int(s&0xffff)
+			if uint32(s>>32) != gen || next >= end {
+				break
+			}
+			if sh.CompareAndSwap(s, s-1) {
+				return end - 1, true
+			}
+		}
+	}
+	return 0, false
 }
 
 // work claims and runs parts of run gen as goroutine w until none is
 // left.
 func (r *parallelRunner) work(gen uint32, w int) {
 	for {
-		p, ok := r.claim(gen)
+		p, ok := r.claim(gen, w)
 		if !ok {
 			return
 		}
