@@ -29,6 +29,11 @@ func TestLayerThreads(t *testing.T) {
 		{"LRN/WITHIN", `type: "LRN" lrn_param { local_size: 3 alpha: 0.5 beta: 0.75 norm_region: WITHIN_CHANNEL }`, []int{3, 4, 9, 11}, true},
 		// 29 rows split 28 + 1 on two threads (AVX-512 tiles of 14 rows).
 		{"InnerProduct/transpose", `type: "InnerProduct" inner_product_param { num_output: 8 transpose: true weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{29, 9100}, true},
+		// 600 outputs: the input gradient in 3 blocks of depth on 2 and 3
+		// threads (inputGradBlocks); 2,000: 8 blocks, in parts of
+		// columns.
+		{"InnerProduct/depth-blocks", `type: "InnerProduct" inner_product_param { num_output: 600 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{33, 300}, true},
+		{"InnerProduct/columns", `type: "InnerProduct" inner_product_param { num_output: 2000 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{20, 2, 5, 30}, true},
 		{"Convolution", `type: "Convolution" convolution_param { num_output: 6 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 24, 24}, false},
 		{"Deconvolution", `type: "Deconvolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 10, 10}, false},
 		{"Convolution/group-stride", `type: "Convolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{7, 4, 31, 31}, false},

@@ -233,6 +233,25 @@ func FCInputGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, ld
 	}
 }
 
+// FCInputGradBlocks returns the blocks of depth (along k) in which
+// FCInputGrad sums an m×n×k product with B's rows ldb floats apart:
+// blocks of size (the last one shorter), C being beta·C plus the first
+// block's sum from zero, then each later block's sum from zero added in
+// turn. A caller may thus compute the blocks apart, on different
+// goroutines: FCInputGrad over block b's depth alone (A's columns and B's
+// rows [b·size, min(k, (b+1)·size))) with beta for the first block and 0,
+// into buffers, for the others, then the buffers added to C in block
+// order, one addition each: the bits of the whole product. A product that
+// FCInputGrad computes whole in another way (a single row of A) has one
+// block.
+func FCInputGradBlocks(m, n, k, ldb int) (blocks, size int) {
+	if m <= 1 || n == 0 || k == 0 || (n == 1 && ldb == 1) {
+		return 1, k
+	}
+	size = split(k, active.kc, 1)
+	return (k + size - 1) / size, size
+}
+
 // FCWeightGrad computes part part of parts of C = Aᵀ·B + beta·C, where A
 // is k×m (lda), B is k×n (ldb) and C m×n (ldc): the same as
 // Sgemm(true, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc), bit for

@@ -301,3 +301,45 @@ func benchFCBytes(b *testing.B, flops, bytes float64, f func()) {
 		b.ReportMetric(bytes*float64(b.N)/cpu.Seconds()/1e9, "GB/cpu-s")
 	}
 }
+
+// TestFCInputGradBlocks computes the input gradient block by block as
+// FCInputGradBlocks describes (the first block into C with beta, the
+// others into buffers added to C in order) and compares it with the whole
+// product bit for bit, on both of FCInputGrad's paths.
+func TestFCInputGradBlocks(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, stream := range []int{fcStreamFrom, 0} {
+			defer func(s int) { fcStreamFrom = s }(fcStreamFrom)
+			fcStreamFrom = stream
+			for i, s := range [][3]int{{64, 800, 500}, {5, 33, 600}, {13, 40, 257}, {64, 20, 2600}, {32, 100, 300}, {1, 50, 600}, {7, 1, 700}} {
+				m, n, k := s[0], s[1], s[2]
+				beta := []float32{0, 1, 0.5}[i%3]
+				rng := newRand(uint64(i + 1))
+				a, b := randSlice(rng, m*k), randSlice(rng, k*n)
+				c0 := randSlice(rng, m*n)
+				want := append([]float32(nil), c0...)
+				FCInputGrad(1, 0, m, n, k, a, k, b, n, beta, want, n)
+				blocks, size := FCInputGradBlocks(m, n, k, n)
+				if m > 1 && n > 1 && k > active.kc && blocks < 2 {
+					t.Fatalf("%v: %d blocks of %d", s, blocks, size)
+				}
+				got := append([]float32(nil), c0...)
+				buf := make([]float32, m*n)
+				for blk := range blocks {
+					lo, hi := blk*size, min(k, (blk+1)*size)
+					if blk == 0 {
+						FCInputGrad(1, 0, m, n, hi-lo, a[lo:], k, b[lo*n:], n, beta, got, n)
+						continue
+					}
+					FCInputGrad(1, 0, m, n, hi-lo, a[lo:], k, b[lo*n:], n, 0, buf, n)
+					Add(got, got, buf)
+				}
+				for j := range want {
+					if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+						t.Fatalf("%v beta %g stream %d: C[%d] = %g by blocks, %g whole", s, beta, stream, j, got[j], want[j])
+					}
+				}
+			}
+		}
+	})
+}
