@@ -52,10 +52,14 @@ type InnerProduct struct {
 
 // ipForward is Forward's run (W stored [N, K]): its parts compute rows of
 // topᵀ with kernel.FCForward, then transpose those rows into the top,
-// adding the bias.
+// adding the bias. With more than one part the bottom is packed once,
+// into packed, for all of them (kernel.FCForwardPacked), where each part
+// of FCForward packs it whole again.
 type ipForward struct {
-	parts int
-	x, y  []float32
+	parts     int
+	x, y      []float32
+	packed    []float32
+	packedBuf []float32 // kept from run to run
 }
 
 // ipGemm is the product that InnerProduct's runner computes: one of the
@@ -236,10 +240,15 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 		l.sgemm(false, false, m, n, k, x, k, w, n, beta, y, n)
 		return nil
 	}
-	parts := kernel.FCParts(l.threads(), n, m, k)
-	l.fwd = ipForward{parts: parts, x: x, y: y}
-	l.runner.run(l.threads(), parts, l.fwdFn)
-	l.fwd = ipForward{}
+	f := &l.fwd
+	f.parts, f.x, f.y = kernel.FCParts(l.threads(), n, m, k), x, y
+	if size := kernel.FCForwardPackSize(n, m, k); f.parts > 1 && size > 0 {
+		f.packedBuf = growFloats(f.packedBuf, size)
+		f.packed = f.packedBuf
+		kernel.FCForwardPack(n, m, k, x, k, f.packed)
+	}
+	l.runner.run(l.threads(), f.parts, l.fwdFn)
+	f.x, f.y, f.packed = nil, nil, nil
 	return nil
 }
 
@@ -249,7 +258,11 @@ func (l *InnerProduct) forwardPart(_, p int) {
 	f := &l.fwd
 	m, n, k := l.m, l.n, l.k
 	yT := l.yT[:n*m]
-	kernel.FCForward(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.x, k, 0, yT, m)
+	if f.packed != nil {
+		kernel.FCForwardPacked(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.packed, 0, yT, m)
+	} else {
+		kernel.FCForward(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.x, k, 0, yT, m)
+	}
 	lo, hi := kernel.FCForwardRows(f.parts, p, n, m, k)
 	var b []float32
 	if l.bias {

@@ -148,6 +148,51 @@ func FCForward(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb 
 	}
 }
 
+// FCForwardPackSize returns how many floats FCForwardPack writes for an
+// m×n×k FCForward product, or 0 when FCForward computes it otherwise than
+// from B packed whole (a degenerate product, or B too large to be packed
+// at once). The packing depends on the kernels in use.
+func FCForwardPackSize(m, n, k int) int {
+	if m == 0 || n == 0 || k == 0 || n == 1 {
+		return 0
+	}
+	kc, blockFloats, blocks := active.fcForwardBlocks(n, k)
+	if blocks*kc < k {
+		return 0
+	}
+	return (k + kc - 1) / kc * blockFloats
+}
+
+// FCForwardPack packs B (n×k, rows ldb floats apart) into dst
+// (FCForwardPackSize(m, n, k) floats) for FCForwardPacked, once for all
+// the parts of a product, where each part of FCForward packs it again.
+func FCForwardPack(m, n, k int, b []float32, ldb int, dst []float32) {
+	size := FCForwardPackSize(m, n, k)
+	if size == 0 {
+		panic(fmt.Sprintf("kernel: FCForwardPack: %d×%d×%d is not computed from a packed B", m, n, k))
+	}
+	checkLen("FCForwardPack", "b", len(b), (n-1)*ldb+k)
+	checkLen("FCForwardPack", "dst", len(dst), size)
+	active.fcForwardPack(0, k, n, k, b, ldb, dst)
+}
+
+// FCForwardPacked computes part part of parts of FCForward from B packed
+// by FCForwardPack: the same values, bit for bit.
+func FCForwardPacked(parts, part, m, n, k int, a []float32, lda int, packed []float32, beta float32, c []float32, ldc int) {
+	checkFCPart("FCForwardPacked", parts, part)
+	size := FCForwardPackSize(m, n, k)
+	if size == 0 || lda < k || ldc < n {
+		panic(fmt.Sprintf("kernel: FCForwardPacked: %d×%d×%d, lda %d, ldc %d", m, n, k, lda, ldc))
+	}
+	checkLen("FCForwardPacked", "a", len(a), (m-1)*lda+k)
+	checkLen("FCForwardPacked", "packed", len(packed), size)
+	checkLen("FCForwardPacked", "c", len(c), (m-1)*ldc+n)
+	g := active
+	if lo, hi := fcRange(m, parts, part, g.mr); lo < hi {
+		g.fcForwardRows(lo, hi, 0, k, n, k, a, lda, packed, beta, c, ldc)
+	}
+}
+
 // FCForwardRows returns the rows [lo, hi) of C that part part of parts
 // of FCForward(parts, part, m, n, k, …) computes (an empty range for a
 // part that computes nothing), so that a caller can go on with those rows
@@ -313,32 +358,53 @@ func fcBlockBeta(pc int, beta float32) (float32, bool) {
 // rows of A runs along those blocks, reading its rows once, in order,
 // while the panels come from L2.
 func (g *gemmImpl) fcForward(m0, m1, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	nr, mr := g.nr, g.mr
-	kc := split(k, g.kc, 1)
-	panels := (n + nr - 1) / nr
-	blockFloats := kc * panels * nr
-	blocks := max(1, fcPackBudget/blockFloats)
+	kc, blockFloats, blocks := g.fcForwardBlocks(n, k)
 	ws := workspaces.get(nil)
 	defer workspaces.put(ws)
 	_, pb := ws.buffers(0, blocks*blockFloats)
 	for k0 := 0; k0 < k; k0 += blocks * kc {
 		k1 := min(k, k0+blocks*kc)
+		g.fcForwardPack(k0, k1, n, k, b, ldb, pb)
+		g.fcForwardRows(m0, m1, k0, k1, n, k, a, lda, pb, beta, c, ldc)
+	}
+}
+
+// fcForwardBlocks returns the depth of fcForward's blocks, the floats of
+// a block of packed panels and how many blocks it packs at once.
+func (g *gemmImpl) fcForwardBlocks(n, k int) (kc, blockFloats, blocks int) {
+	kc = split(k, g.kc, 1)
+	blockFloats = kc * ((n + g.nr - 1) / g.nr) * g.nr
+	return kc, blockFloats, max(1, fcPackBudget/blockFloats)
+}
+
+// fcForwardPack packs the depth blocks [k0, k1) of Bᵀ into pb.
+func (g *gemmImpl) fcForwardPack(k0, k1, n, k int, b []float32, ldb int, pb []float32) {
+	nr := g.nr
+	kc, blockFloats, _ := g.fcForwardBlocks(n, k)
+	panels := (n + nr - 1) / nr
+	for pc := k0; pc < k1; pc += kc {
+		kb := min(kc, k-pc)
+		blk := pb[(pc-k0)/kc*blockFloats:]
+		for q := 0; q < panels; q++ {
+			g.packBTransPanel(b, ldb, pc, q*nr, kb, min(nr, n-q*nr), blk[q*kb*nr:(q+1)*kb*nr])
+		}
+	}
+}
+
+// fcForwardRows computes rows [m0, m1) of C over the depth blocks
+// [k0, k1), packed in pb.
+func (g *gemmImpl) fcForwardRows(m0, m1, k0, k1, n, k int, a []float32, lda int, pb []float32, beta float32, c []float32, ldc int) {
+	nr, mr := g.nr, g.mr
+	kc, blockFloats, _ := g.fcForwardBlocks(n, k)
+	panels := (n + nr - 1) / nr
+	for i := m0; i < m1; i += mr {
+		h := min(mr, m1-i)
 		for pc := k0; pc < k1; pc += kc {
 			kb := min(kc, k-pc)
+			bb, load := fcBlockBeta(pc, beta)
 			blk := pb[(pc-k0)/kc*blockFloats:]
 			for q := 0; q < panels; q++ {
-				g.packBTransPanel(b, ldb, pc, q*nr, kb, min(nr, n-q*nr), blk[q*kb*nr:(q+1)*kb*nr])
-			}
-		}
-		for i := m0; i < m1; i += mr {
-			h := min(mr, m1-i)
-			for pc := k0; pc < k1; pc += kc {
-				kb := min(kc, k-pc)
-				bb, load := fcBlockBeta(pc, beta)
-				blk := pb[(pc-k0)/kc*blockFloats:]
-				for q := 0; q < panels; q++ {
-					g.fc.rows(h, kb, &a[i*lda+pc], lda, &blk[q*kb*nr], nr, &c[i*ldc+q*nr], ldc, min(nr, n-q*nr), bb, load)
-				}
+				g.fc.rows(h, kb, &a[i*lda+pc], lda, &blk[q*kb*nr], nr, &c[i*ldc+q*nr], ldc, min(nr, n-q*nr), bb, load)
 			}
 		}
 	}

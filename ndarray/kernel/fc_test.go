@@ -343,3 +343,43 @@ func TestFCInputGradBlocks(t *testing.T) {
 		}
 	})
 }
+
+// TestFCForwardPacked checks FCForwardPacked, B packed once by
+// FCForwardPack, against FCForward bit for bit, and that the products
+// FCForward computes otherwise have no packed size.
+func TestFCForwardPacked(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for i, s := range append(fcShapes(), [3]int{500, 64, 800}) {
+			m, n, k := s[0], s[1], s[2]
+			size := FCForwardPackSize(m, n, k)
+			if n == 1 || size == 0 {
+				if n == 1 && size != 0 {
+					t.Fatalf("%v: pack size %d for a single column", s, size)
+				}
+				continue
+			}
+			beta := []float32{0, 1, 0.5}[i%3]
+			rng := newRand(uint64(i + 7))
+			a, b := randSlice(rng, m*k), randSlice(rng, n*k)
+			c0 := randSlice(rng, m*n)
+			want := append([]float32(nil), c0...)
+			FCForward(1, 0, m, n, k, a, k, b, k, beta, want, n)
+			packed := make([]float32, size)
+			FCForwardPack(m, n, k, b, k, packed)
+			for _, parts := range []int{1, 3, 8} {
+				got := append([]float32(nil), c0...)
+				for part := range parts {
+					FCForwardPacked(parts, part, m, n, k, a, k, packed, beta, got, n)
+				}
+				for j := range want {
+					if math.Float32bits(got[j]) != math.Float32bits(want[j]) {
+						t.Fatalf("%v beta %g parts %d: C[%d] = %g packed once, %g", s, beta, parts, j, got[j], want[j])
+					}
+				}
+			}
+		}
+		if FCForwardPackSize(40, 20, 1<<20) != 0 {
+			t.Error("a B larger than the pack budget has a packed size")
+		}
+	})
+}
