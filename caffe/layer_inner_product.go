@@ -37,10 +37,12 @@ type InnerProduct struct {
 
 	// The input gradient by depth blocks (inputGradBlocks): the run's
 	// blocks and their size, the buffers of blocks 1, 2, …, and the
-	// gradient being computed.
+	// gradient being computed; with dxAddLater the weight gradient's
+	// parts add the buffers (an updating Backward).
 	dxBlocks, dxSize int
 	dxBufs           [][]float32
 	dxDY, dxOut      []float32
+	dxAddLater       bool
 	dxFn, dxAddFn    func(w, p int)
 
 	// writeDW makes Backward write the weight gradient instead of adding
@@ -138,6 +140,9 @@ func (l *InnerProduct) gemmPart(w, p int) {
 	if g.fc != nil {
 		g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
 		if g.update {
+			if l.dxOut != nil {
+				l.addDepthBlocks(p, g.parts)
+			}
 			if lo, hi := kernel.FCWeightGradRows(g.parts, p, g.m, g.n, g.k); lo < hi {
 				l.updateDW(w, lo*g.ldc, hi*g.ldc)
 			}
@@ -304,7 +309,9 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 	m, n, k := l.m, l.n, l.k
 	update := l.updateDW != nil && l.updatesParam(0)
 	if update {
+		l.dxAddLater = true
 		l.inputGrad(dy, propagateDown, bottom)
+		l.dxAddLater = false
 	}
 	if l.paramGrad(0) {
 		dw := l.blobs[0].DiffSlice()
@@ -382,8 +389,12 @@ func (l *InnerProduct) inputGradBlocks(dy, dx []float32, blocks, size int) {
 	}
 	l.dxBlocks, l.dxSize, l.dxDY, l.dxOut = blocks, size, dy, dx[:mk]
 	l.runner.run(l.threads(), blocks, l.dxFn)
+	l.dxDY = nil
+	if l.dxAddLater {
+		return // weightGradUpdate adds the buffers
+	}
 	l.runner.run(l.threads(), l.threads(), l.dxAddFn)
-	l.dxDY, l.dxOut = nil, nil
+	l.dxOut = nil
 }
 
 // inputGradBlock computes block p of inputGradBlocks.
@@ -399,10 +410,14 @@ func (l *InnerProduct) inputGradBlock(_, p int) {
 
 // inputGradAdd adds the buffers of inputGradBlocks to part p of the
 // threads' shares of dx, in block order.
-func (l *InnerProduct) inputGradAdd(_, p int) {
-	lo, hi := span(p, l.threads(), len(l.dxOut))
+func (l *InnerProduct) inputGradAdd(_, p int) { l.addDepthBlocks(p, l.threads()) }
+
+// addDepthBlocks adds the buffers of inputGradBlocks to part p of parts
+// of dx, in block order.
+func (l *InnerProduct) addDepthBlocks(p, parts int) {
+	lo, hi := span(p, parts, len(l.dxOut))
 	lo, hi = lo&^15, hi&^15
-	if p == l.threads()-1 {
+	if p == parts-1 {
 		hi = len(l.dxOut)
 	}
 	dx := l.dxOut[lo:hi]
@@ -425,4 +440,5 @@ func (l *InnerProduct) weightGradUpdate(dy, x []float32, beta float32, dw []floa
 	l.gemm = ipGemm{fc: kernel.FCWeightGrad, parts: parts, m: n, n: k, k: m, a: dy, b: x, c: dw, lda: n, ldb: k, ldc: k, beta: beta, update: true}
 	l.runner.run(threads, parts, l.gemmFn)
 	l.gemm = ipGemm{}
+	l.dxOut = nil
 }
