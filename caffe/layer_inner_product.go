@@ -45,6 +45,11 @@ type InnerProduct struct {
 	dxAddLater       bool
 	dxFn, dxAddFn    func(w, p int)
 
+	// The input and weight gradients side by side (backwardPair): the
+	// gradient's arguments, and the run's function.
+	pair   ipPair
+	pairFn func(w, p int)
+
 	// writeDW makes Backward write the weight gradient instead of adding
 	// it to the diff (see paramDiffWriter); updateDW, when set, updates
 	// the weights as their gradient is computed (see paramUpdater).
@@ -62,6 +67,13 @@ type ipForward struct {
 	x, y      []float32
 	packed    []float32
 	packedBuf []float32 // kept from run to run
+}
+
+// ipPair is backwardPair's run: the output gradient, the bottom's values
+// and gradient, the weight gradient's beta.
+type ipPair struct {
+	dy, x, dx, dw []float32
+	beta          float32
 }
 
 // ipGemm is the product that InnerProduct's runner computes: one of the
@@ -100,6 +112,7 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	}
 	l.gemmFn, l.fwdFn = l.gemmPart, l.forwardPart
 	l.dxFn, l.dxAddFn = l.inputGradBlock, l.inputGradAdd
+	l.pairFn = l.pairPart
 	return l, nil
 }
 
@@ -307,6 +320,9 @@ const fcUpdateBlock = 1 << 17
 func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	dy, x := top[0].DiffSlice(), bottom[0].DataSlice()
 	m, n, k := l.m, l.n, l.k
+	if l.backwardPair(dy, x, propagateDown, bottom) {
+		return
+	}
 	update := l.updateDW != nil && l.updatesParam(0)
 	if update {
 		l.dxAddLater = true
@@ -336,6 +352,50 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 	}
 	if !update {
 		l.inputGrad(dy, propagateDown, bottom)
+	}
+}
+
+// backwardPair runs Backward as two parts side by side, the input
+// gradient and the weight and bias gradients, when there are several
+// threads and each product is too small to be split (LeNet's ip2), then
+// updates the weights (updateDW) once both are done (the weights no larger
+// than the block weightGradUpdate updates at once). It reports whether it
+// ran.
+func (l *InnerProduct) backwardPair(dy, x []float32, propagateDown []bool, bottom []*Blob) bool {
+	m, n, k := l.m, l.n, l.k
+	threads := l.threads()
+	if threads < 2 || runtime.GOMAXPROCS(0) < 2 || l.transpose || n*k > fcUpdateBlock || len(propagateDown) == 0 || !propagateDown[0] || !l.paramGrad(0) ||
+		kernel.FCParts(threads, m, k, n) > 1 || kernel.FCParts(threads, n, k, m) > 1 {
+		return false
+	}
+	beta := float32(1)
+	if l.writeDW {
+		beta = 0
+	}
+	l.pair = ipPair{dy: dy, x: x, dx: bottom[0].DiffSlice(), dw: l.blobs[0].DiffSlice(), beta: beta}
+	l.runner.run(threads, 2, l.pairFn)
+	l.pair = ipPair{}
+	if l.updateDW != nil && l.updatesParam(0) {
+		l.updateDW(0, 0, n*k)
+	}
+	return true
+}
+
+// pairPart computes part p of backwardPair: the input gradient (0) or the
+// weight and bias gradients (1).
+func (l *InnerProduct) pairPart(_, p int) {
+	m, n, k := l.m, l.n, l.k
+	g := &l.pair
+	if p == 0 {
+		kernel.FCInputGrad(1, 0, m, k, n, g.dy, n, l.blobs[0].DataSlice(), k, 0, g.dx, k)
+		return
+	}
+	kernel.FCWeightGrad(1, 0, n, k, m, g.dy, n, g.x, k, g.beta, g.dw, k)
+	if l.bias && l.paramGrad(1) {
+		db := l.blobs[1].DiffSlice()
+		for i := 0; i < m; i++ {
+			kernel.Add(db, db, g.dy[i*n:(i+1)*n])
+		}
 	}
 }
 

@@ -33,6 +33,9 @@ func TestLayerThreads(t *testing.T) {
 		// threads (inputGradBlocks); 2,000: 8 blocks, in parts of
 		// columns.
 		{"InnerProduct/depth-blocks", `type: "InnerProduct" inner_product_param { num_output: 600 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{33, 300}, true},
+		// Products too small to split: the input and weight gradients
+		// side by side (backwardPair).
+		{"InnerProduct/pair", `type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{7, 3, 5, 5}, true},
 		{"InnerProduct/columns", `type: "InnerProduct" inner_product_param { num_output: 2000 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{20, 2, 5, 30}, true},
 		{"Convolution", `type: "Convolution" convolution_param { num_output: 6 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 24, 24}, false},
 		{"Deconvolution", `type: "Deconvolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 10, 10}, false},
