@@ -58,7 +58,10 @@
 // bit (the same multiply-adds in the same order) and split into parts
 // that goroutines run at once (FCParts), with results that do not depend
 // on the number of parts; FCForwardRows names the rows a forward part
-// computes, and TransposeAdd turns the transposed output, plus the bias,
+// computes, FCForwardPack and FCForwardPacked let the parts share one
+// packed input, FCInputGradBlocks names the blocks of depth an input
+// gradient may be split into (each summed apart, then added in order: the
+// same bits), and TransposeAdd turns the transposed output, plus the bias,
 // into the layer's.
 //
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
