@@ -4,9 +4,13 @@
 
 #include "textflag.h"
 
-// func directGradRowAVX512x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradRowAVX512x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x1(SB), NOSPLIT, $0-65
+TEXT ·directGradRowAVX512x1(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    acc+48(FP), AX
 	CMPB    load+64(FP), $0x00
 	JEQ     zero
@@ -97,12 +101,22 @@ store:
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradRowAVX512x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x2(SB), NOSPLIT, $0-65
+TEXT ·directGradRowAVX512x2(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    acc+48(FP), AX
 	CMPB    load+64(FP), $0x00
 	JEQ     zero
@@ -228,12 +242,22 @@ store:
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradRowAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x3(SB), NOSPLIT, $0-65
+TEXT ·directGradRowAVX512x3(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    acc+48(FP), AX
 	CMPB    load+64(FP), $0x00
 	JEQ     zero
@@ -394,12 +418,22 @@ store:
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradRowAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x4(SB), NOSPLIT, $0-65
+TEXT ·directGradRowAVX512x4(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    acc+48(FP), AX
 	CMPB    load+64(FP), $0x00
 	JEQ     zero
@@ -595,5 +629,11 @@ store:
 	VMOVUPS Z17, 128(AX)
 	VMOVUPS Z18, 192(AX)
 	VMOVUPS Z19, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET

@@ -61,14 +61,17 @@ type directKernels struct {
 	grad func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
 	// gradSeq is grad for dy's pixels one after the other (mr vectors
 	// each), x's one vector apart in a row and xSkip bytes more between
-	// rows: the same sums in the same order.
-	gradSeq func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
+	// rows: the same sums in the same order; it repeats for groups groups
+	// of gnr weights, each group's offsets and sums (gnr vectors of each
+	// acc row) following the last's, so that one call takes a chunk.
+	gradSeq func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
 	// gradRow is gradSeq for rmr output channels and a kernel row of
 	// gradRowWidth weights whose input vectors follow each other (offs
 	// names the first); a pair of pixels reads each input vector once for
 	// both. WeightGrad uses it for kernels gradRowWidth wide; nil if the
-	// implementation has none.
-	gradRow func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
+	// implementation has none. Its groups are kernel rows, one offset
+	// and gradRowWidth sums each.
+	gradRow func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
 	rmr     int
 	// interleave writes w pixels of n images (src rows srcStride bytes
 	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
@@ -146,7 +149,7 @@ type DirectConv struct {
 	fBand, bBand     int      // rows of a chunk's band
 	gTiles           []dtile
 	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
-	gradCall         func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)
+	gradCall         func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
 	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
 	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
 	gRows            int       // output rows of a weight-gradient call
@@ -780,11 +783,9 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				for r0 := 0; r0 < d.oh; r0 += d.gRows {
 					nr := min(d.gRows, d.oh-r0)
 					for _, t := range group {
-						dyt := &s.dyp[(t.r0*P+r0*d.ow*t.h)*L]
-						for k := k0; k < k1; k += gnr {
-							d.gradCall(t.h, dyt, &s.xc[r0*d.pw*L], &d.offG[k], (d.pw-d.ow)*L*f,
-								nr, d.ow, &s.acc[((t.r0-first)*chunk+k-k0)*L], chunk*L*f, r0 > 0)
-						}
+						// The chunk's weights, gnr at a time, in one call.
+						d.gradCall(t.h, &s.dyp[(t.r0*P+r0*d.ow*t.h)*L], &s.xc[r0*d.pw*L], &d.offG[k0], (d.pw-d.ow)*L*f,
+							nr, d.ow, &s.acc[(t.r0-first)*chunk*L], chunk*L*f, r0 > 0, (k1-k0)/gnr)
 					}
 				}
 				for _, t := range group {
@@ -853,11 +854,31 @@ func directGradGo(lanes, nr int) func(mr int, dy *float32, dyRow, dyStep int, x 
 	}
 }
 
-func directGradSeqGo(lanes, nr int) func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
+func directGradSeqGo(lanes, nr int) func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
 	grad := directGradGo(lanes, nr)
-	return func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool) {
+	return func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
 		const f = 4
-		grad(mr, dy, ow*mr*lanes*f, mr*lanes*f, x, offs, ow*lanes*f+xSkip, lanes*f, oh, ow, acc, accRow, load)
+		for g := range groups {
+			grad(mr, dy, ow*mr*lanes*f, mr*lanes*f, x, (*int32)(unsafe.Add(unsafe.Pointer(offs), g*nr*f)), ow*lanes*f+xSkip, lanes*f, oh, ow,
+				at(acc, g*nr*lanes*f), accRow, load)
+		}
+	}
+}
+
+// directGradRowGo is directGradSeqGo for kernel rows of gradRowWidth
+// weights whose input vectors follow each other from each row's offset.
+func directGradRowGo(lanes int) func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+	seq := directGradSeqGo(lanes, gradRowWidth)
+	return func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+		const f = 4
+		for g := range groups {
+			off := *(*int32)(unsafe.Add(unsafe.Pointer(offs), g*gradRowWidth*f))
+			var row [gradRowWidth]int32
+			for j := range row {
+				row[j] = off + int32(j*lanes*f)
+			}
+			seq(mr, dy, x, &row[0], xSkip, oh, ow, at(acc, g*gradRowWidth*lanes*f), accRow, load, 1)
+		}
 	}
 }
 
@@ -904,7 +925,7 @@ func laneSumsGo(lanes int) func(dst, src *float32, n int) {
 var goDirect = &directKernels{
 	lanes: 8, mr: 6, gmr: 3, gnr: 4,
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
-	gradRow: directGradSeqGo(8, gradRowWidth), rmr: 2,
+	gradRow: directGradRowGo(8), rmr: 2,
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),

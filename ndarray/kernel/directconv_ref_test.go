@@ -139,7 +139,7 @@ var directGradBlockings = []gradBlocking{
 // TestDirectGradSeq checks that each implementation's gradSeq kernel
 // gives bit for bit the sums of its grad kernel on the same operands, for
 // every tile height, rows of odd and even widths, with and without sums
-// to add to.
+// to add to, for one group of weights and for two in one call.
 func TestDirectGradSeq(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -156,20 +156,25 @@ func TestDirectGradSeq(t *testing.T) {
 			for _, oh := range []int{1, 3} {
 				for _, ow := range []int{1, 2, 5, 8} {
 					for _, load := range []bool{false, true} {
-						t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v", name, mr, oh, ow, load), func(t *testing.T) {
-							offs := []int32{0, int32(f * L), int32(f * 9 * L), int32(f * 10 * L), int32(f * 21 * L)}[:k.gnr]
-							skip := 3 * L * f
-							accRow := f * (k.gnr*L + L)
-							got := randSlice(newRand(4), mr*accRow/f)
-							want := append([]float32(nil), got...)
-							k.gradSeq(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load)
-							k.grad(mr, &dy[0], ow*mr*L*f, mr*L*f, &src[0], &offs[0], ow*L*f+skip, L*f, oh, ow, &want[0], accRow, load)
-							for i := range want {
-								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+						for _, groups := range []int{1, 2} {
+							t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v/groups=%d", name, mr, oh, ow, load, groups), func(t *testing.T) {
+								offs := []int32{0, int32(f * L), int32(f * 9 * L), int32(f * 10 * L), int32(f * 21 * L)}[:k.gnr]
+								offs = append(offs, []int32{int32(f * 2 * L), int32(f * 30 * L), int32(f * 3 * L), int32(f * 11 * L), int32(f * 12 * L)}[:k.gnr]...)
+								skip := 3 * L * f
+								accRow := f * (2*k.gnr*L + L)
+								got := randSlice(newRand(4), mr*accRow/f)
+								want := append([]float32(nil), got...)
+								k.gradSeq(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, groups)
+								for g := range groups {
+									k.grad(mr, &dy[0], ow*mr*L*f, mr*L*f, &src[0], &offs[g*k.gnr], ow*L*f+skip, L*f, oh, ow, &want[g*k.gnr*L], accRow, load)
 								}
-							}
-						})
+								for i := range want {
+									if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+										t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+									}
+								}
+							})
+						}
 					}
 				}
 			}
@@ -180,7 +185,8 @@ func TestDirectGradSeq(t *testing.T) {
 // TestDirectGradRow checks that each implementation's gradRow kernel
 // gives bit for bit the sums of its gradSeq kernel (called for the row's
 // weights gnr at a time) on the same operands, for every tile height,
-// rows of odd and even widths, with and without sums to add to.
+// rows of odd and even widths, with and without sums to add to; and that
+// two kernel rows in one call give the sums of a call for each.
 func TestDirectGradRow(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -210,7 +216,7 @@ func TestDirectGradRow(t *testing.T) {
 							accRow := f * (gradRowWidth*L + L)
 							start := randSlice(newRand(4), mr*accRow/f)
 							got := append([]float32(nil), start...)
-							k.gradRow(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load)
+							k.gradRow(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1)
 							// gradSeq, gnr weights at a time (the last repeated).
 							want := append([]float32(nil), start...)
 							tmpRow := f * k.gnr * L
@@ -224,7 +230,7 @@ func TestDirectGradRow(t *testing.T) {
 										copy(tmp[(i*k.gnr+j)*L:(i*k.gnr+j+1)*L], start[i*accRow/f+jj*L:])
 									}
 								}
-								k.gradSeq(mr, &dy[0], &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load)
+								k.gradSeq(mr, &dy[0], &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load, 1)
 								for j := range k.gnr {
 									if j0+j < gradRowWidth {
 										for i := range mr {
@@ -236,6 +242,25 @@ func TestDirectGradRow(t *testing.T) {
 							for i := range want {
 								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+								}
+							}
+							// Two rows, the second 7 vectors on, in one call:
+							// each row's offsets, of which the kernel reads
+							// the first.
+							rows := make([]int32, 2*gradRowWidth)
+							for j := range gradRowWidth {
+								rows[j], rows[gradRowWidth+j] = offs[j], offs[j]+int32(f*7*L)
+							}
+							row2 := f * (2*gradRowWidth*L + L)
+							two := randSlice(newRand(5), mr*row2/f)
+							want2 := append([]float32(nil), two...)
+							k.gradRow(mr, &dy[0], &src[0], &rows[0], skip, oh, ow, &two[0], row2, load, 2)
+							for g := range 2 {
+								k.gradRow(mr, &dy[0], &src[0], &rows[g*gradRowWidth], skip, oh, ow, &want2[g*gradRowWidth*L], row2, load, 1)
+							}
+							for i := range want2 {
+								if math.Float32bits(two[i]) != math.Float32bits(want2[i]) {
+									t.Fatalf("two rows: acc[%d] = %v, want %v bit for bit", i, two[i], want2[i])
 								}
 							}
 						})

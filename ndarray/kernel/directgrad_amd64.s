@@ -4,9 +4,13 @@
 
 #include "textflag.h"
 
-// func directGradSeqAVX512x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX512x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x1(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX512x1(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -104,12 +108,22 @@ store:
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX512x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x2(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX512x2(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -242,12 +256,22 @@ store:
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x3(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX512x3(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -415,12 +439,22 @@ store:
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x4(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX512x4(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -623,12 +657,22 @@ store:
 	VMOVUPS Z17, 128(AX)
 	VMOVUPS Z18, 192(AX)
 	VMOVUPS Z19, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x5(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX512x5(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x5(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX512x5(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -866,12 +910,22 @@ store:
 	VMOVUPS Z22, 128(AX)
 	VMOVUPS Z23, 192(AX)
 	VMOVUPS Z24, 256(AX)
+	ADDQ    $0x14, offs+16(FP)
+	ADDQ    $0x00000140, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX2x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x1(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX2x1(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -959,12 +1013,22 @@ store:
 	VMOVUPS Y1, 32(AX)
 	VMOVUPS Y2, 64(AX)
 	VMOVUPS Y3, 96(AX)
+	ADDQ    $0x10, offs+16(FP)
+	ADDQ    $0x00000080, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX2x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x2(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX2x2(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -1081,12 +1145,22 @@ store:
 	VMOVUPS Y5, 32(AX)
 	VMOVUPS Y6, 64(AX)
 	VMOVUPS Y7, 96(AX)
+	ADDQ    $0x10, offs+16(FP)
+	ADDQ    $0x00000080, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool)
+// func directGradSeqAVX2x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x3(SB), NOSPLIT, $0-65
+TEXT ·directGradSeqAVX2x3(SB), NOSPLIT, $0-80
+	CMPQ groups+72(FP), $0x00
+	JLE  done
+
+group:
 	MOVQ    offs+16(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
@@ -1232,5 +1306,11 @@ store:
 	VMOVUPS Y9, 32(AX)
 	VMOVUPS Y10, 64(AX)
 	VMOVUPS Y11, 96(AX)
+	ADDQ    $0x10, offs+16(FP)
+	ADDQ    $0x00000080, acc+48(FP)
+	DECQ    groups+72(FP)
+	JNZ     group
+
+done:
 	VZEROUPPER
 	RET

@@ -48,13 +48,15 @@ func buildDirectGradRow(c *build.Context) {
 // layouts as directGradSeq's. A pair of pixels p, p+1 loads x[p+q] for
 // q = 0..5 once: it meets weight q of pixel p and weight q−1 of pixel
 // p+1, pixel p's product first, so that every sum runs over the pixels
-// in order, as in directGradSeq.
+// in order, as in directGradSeq. The call repeats for groups kernel rows,
+// each row's offsets (five, of which the first is read) and sums
+// following the last's.
 func directGradRow(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("directGradRow%sx%d", isa.suffix, mr)
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)")
+	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
 	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).", name, mr))
 	const nr = gradRowWidth
 	V := isa.bytes
@@ -64,6 +66,9 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	dyv := func(h, i int) reg.VecPhysical { return isa.vec(rmr*nr + h*rmr + i) }
 	xv := []reg.VecPhysical{isa.vec(rmr*nr + 2*rmr), isa.vec(rmr*nr + 2*rmr + 1)}
 
+	c.CMPQ(paramAddr(c, "groups"), operand.U8(0))
+	c.JLE(operand.LabelRef("done"))
+	c.Label("group")
 	c.Load(c.Param("acc"), t)
 	c.CMPB(paramAddr(c, "load"), operand.U8(0))
 	c.JEQ(operand.LabelRef("zero"))
@@ -155,6 +160,12 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 			c.ADDQ(paramAddr(c, "accRow"), t)
 		}
 	}
+	// The next kernel row: its offset and sums follow.
+	c.ADDQ(operand.U8(4*nr), paramAddr(c, "offs"))
+	c.ADDQ(operand.U32(nr*V), paramAddr(c, "acc"))
+	c.DECQ(paramAddr(c, "groups"))
+	c.JNZ(operand.LabelRef("group"))
+	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()
 }

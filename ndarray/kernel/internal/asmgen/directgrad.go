@@ -34,13 +34,15 @@ func buildDirectGrad(c *build.Context) {
 // end xSkip bytes before the next row's start; acc rows (i) are accRow
 // bytes apart, its vectors (j) adjacent. The pixels of a row go two at a
 // time, each pixel's products in the same order as one at a time, so that
-// every sum runs over the pixels in order.
+// every sum runs over the pixels in order. The call repeats for groups
+// groups of weights, each group's gnr offsets and sums following the
+// last's, so that a chunk of weights costs one call.
 func directGradSeq(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("directGradSeq%sx%d", isa.suffix, mr)
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool)")
+	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
 	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and %d weights over a block (see directKernels.gradSeq).", name, mr, isa.gnr))
 	nr := isa.gnr
 	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
@@ -49,6 +51,9 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	dyv := func(i int) reg.VecPhysical { return isa.vec(isa.gmr*nr + i) }
 	xv := isa.vec(isa.gmr*nr + isa.gmr)
 
+	c.CMPQ(paramAddr(c, "groups"), operand.U8(0))
+	c.JLE(operand.LabelRef("done"))
+	c.Label("group")
 	c.Load(c.Param("offs"), t)
 	for j, r := range offReg {
 		c.MOVLQSX(operand.Mem{Base: t, Disp: 4 * j}, r)
@@ -127,6 +132,12 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 			c.ADDQ(paramAddr(c, "accRow"), t)
 		}
 	}
+	// The next group of weights: their offsets and sums follow.
+	c.ADDQ(operand.U8(4*nr), paramAddr(c, "offs"))
+	c.ADDQ(operand.U32(nr*isa.bytes), paramAddr(c, "acc"))
+	c.DECQ(paramAddr(c, "groups"))
+	c.JNZ(operand.LabelRef("group"))
+	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()
 }
