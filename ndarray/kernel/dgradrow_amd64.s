@@ -4,15 +4,15 @@
 
 #include "textflag.h"
 
-// func directGradRowAVX512x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradRowAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x1(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradRowAVX512x1(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
@@ -29,14 +29,15 @@ zero:
 	VPXORD Z4, Z4, Z4
 
 start:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), AX
 	MOVQ    dy+0(FP), SI
-	MOVQ    x+8(FP), BX
+	MOVQ    dyStep+8(FP), DI
+	MOVQ    x+24(FP), BX
 	ADDQ    AX, BX
-	MOVQ    xSkip+24(FP), R13
-	MOVQ    ow+40(FP), R14
-	MOVQ    oh+32(FP), DX
+	MOVQ    xSkip+40(FP), R13
+	MOVQ    ow+56(FP), R14
+	MOVQ    oh+48(FP), DX
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -49,7 +50,7 @@ row:
 
 pair:
 	VMOVUPS     (SI), Z20
-	VMOVUPS     64(SI), Z24
+	VMOVUPS     (SI)(DI*1), Z24
 	VMOVUPS     (BX), Z28
 	VFMADD231PS Z28, Z20, Z0
 	VMOVUPS     64(BX), Z29
@@ -67,7 +68,7 @@ pair:
 	VMOVUPS     320(BX), Z29
 	VFMADD231PS Z29, Z24, Z4
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000080, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -87,45 +88,46 @@ single:
 	VMOVUPS     256(BX), Z28
 	VFMADD231PS Z28, Z20, Z4
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000040, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradRowAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x2(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradRowAVX512x2(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
@@ -146,14 +148,15 @@ zero:
 	VPXORD Z9, Z9, Z9
 
 start:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), AX
 	MOVQ    dy+0(FP), SI
-	MOVQ    x+8(FP), BX
+	MOVQ    dyStep+8(FP), DI
+	MOVQ    x+24(FP), BX
 	ADDQ    AX, BX
-	MOVQ    xSkip+24(FP), R13
-	MOVQ    ow+40(FP), R14
-	MOVQ    oh+32(FP), DX
+	MOVQ    xSkip+40(FP), R13
+	MOVQ    ow+56(FP), R14
+	MOVQ    oh+48(FP), DX
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -167,8 +170,8 @@ row:
 pair:
 	VMOVUPS     (SI), Z20
 	VMOVUPS     64(SI), Z21
-	VMOVUPS     128(SI), Z24
-	VMOVUPS     192(SI), Z25
+	VMOVUPS     (SI)(DI*1), Z24
+	VMOVUPS     64(SI)(DI*1), Z25
 	VMOVUPS     (BX), Z28
 	VFMADD231PS Z28, Z20, Z0
 	VFMADD231PS Z28, Z21, Z5
@@ -196,7 +199,7 @@ pair:
 	VFMADD231PS Z29, Z24, Z4
 	VFMADD231PS Z29, Z25, Z9
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000100, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -222,57 +225,58 @@ single:
 	VFMADD231PS Z28, Z20, Z4
 	VFMADD231PS Z28, Z21, Z9
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000080, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradRowAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x3(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradRowAVX512x3(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
 	VMOVUPS 192(AX), Z8
 	VMOVUPS 256(AX), Z9
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z10
 	VMOVUPS 64(AX), Z11
 	VMOVUPS 128(AX), Z12
@@ -298,14 +302,15 @@ zero:
 	VPXORD Z14, Z14, Z14
 
 start:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), AX
 	MOVQ    dy+0(FP), SI
-	MOVQ    x+8(FP), BX
+	MOVQ    dyStep+8(FP), DI
+	MOVQ    x+24(FP), BX
 	ADDQ    AX, BX
-	MOVQ    xSkip+24(FP), R13
-	MOVQ    ow+40(FP), R14
-	MOVQ    oh+32(FP), DX
+	MOVQ    xSkip+40(FP), R13
+	MOVQ    ow+56(FP), R14
+	MOVQ    oh+48(FP), DX
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -320,9 +325,9 @@ pair:
 	VMOVUPS     (SI), Z20
 	VMOVUPS     64(SI), Z21
 	VMOVUPS     128(SI), Z22
-	VMOVUPS     192(SI), Z24
-	VMOVUPS     256(SI), Z25
-	VMOVUPS     320(SI), Z26
+	VMOVUPS     (SI)(DI*1), Z24
+	VMOVUPS     64(SI)(DI*1), Z25
+	VMOVUPS     128(SI)(DI*1), Z26
 	VMOVUPS     (BX), Z28
 	VFMADD231PS Z28, Z20, Z0
 	VFMADD231PS Z28, Z21, Z5
@@ -360,7 +365,7 @@ pair:
 	VFMADD231PS Z29, Z25, Z9
 	VFMADD231PS Z29, Z26, Z14
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000180, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -392,69 +397,70 @@ single:
 	VFMADD231PS Z28, Z21, Z9
 	VFMADD231PS Z28, Z22, Z14
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x000000c0, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z10, (AX)
 	VMOVUPS Z11, 64(AX)
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradRowAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x4(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradRowAVX512x4(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
 	VMOVUPS 192(AX), Z8
 	VMOVUPS 256(AX), Z9
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z10
 	VMOVUPS 64(AX), Z11
 	VMOVUPS 128(AX), Z12
 	VMOVUPS 192(AX), Z13
 	VMOVUPS 256(AX), Z14
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z15
 	VMOVUPS 64(AX), Z16
 	VMOVUPS 128(AX), Z17
@@ -485,14 +491,15 @@ zero:
 	VPXORD Z19, Z19, Z19
 
 start:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), AX
 	MOVQ    dy+0(FP), SI
-	MOVQ    x+8(FP), BX
+	MOVQ    dyStep+8(FP), DI
+	MOVQ    x+24(FP), BX
 	ADDQ    AX, BX
-	MOVQ    xSkip+24(FP), R13
-	MOVQ    ow+40(FP), R14
-	MOVQ    oh+32(FP), DX
+	MOVQ    xSkip+40(FP), R13
+	MOVQ    ow+56(FP), R14
+	MOVQ    oh+48(FP), DX
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -508,10 +515,10 @@ pair:
 	VMOVUPS     64(SI), Z21
 	VMOVUPS     128(SI), Z22
 	VMOVUPS     192(SI), Z23
-	VMOVUPS     256(SI), Z24
-	VMOVUPS     320(SI), Z25
-	VMOVUPS     384(SI), Z26
-	VMOVUPS     448(SI), Z27
+	VMOVUPS     (SI)(DI*1), Z24
+	VMOVUPS     64(SI)(DI*1), Z25
+	VMOVUPS     128(SI)(DI*1), Z26
+	VMOVUPS     192(SI)(DI*1), Z27
 	VMOVUPS     (BX), Z28
 	VFMADD231PS Z28, Z20, Z0
 	VFMADD231PS Z28, Z21, Z5
@@ -559,7 +566,7 @@ pair:
 	VFMADD231PS Z29, Z26, Z14
 	VFMADD231PS Z29, Z27, Z19
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000200, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -597,41 +604,42 @@ single:
 	VFMADD231PS Z28, Z22, Z14
 	VFMADD231PS Z28, Z23, Z19
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000100, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z10, (AX)
 	VMOVUPS Z11, 64(AX)
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z15, (AX)
 	VMOVUPS Z16, 64(AX)
 	VMOVUPS Z17, 128(AX)
 	VMOVUPS Z18, 192(AX)
 	VMOVUPS Z19, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:

@@ -59,19 +59,20 @@ type directKernels struct {
 	// WeightGrad uses gradSeq; grad, on any layout, is the reference it
 	// is tested against.
 	grad func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
-	// gradSeq is grad for dy's pixels one after the other (mr vectors
-	// each), x's one vector apart in a row and xSkip bytes more between
-	// rows: the same sums in the same order; it repeats for groups groups
-	// of gnr weights, each group's offsets and sums (gnr vectors of each
-	// acc row) following the last's, so that one call takes a chunk.
-	gradSeq func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	// gradSeq is grad for dy's pixels dyStep bytes apart in a row (mr
+	// vectors each) and dySkip bytes more between rows, x's one vector
+	// apart in a row and xSkip bytes more between rows: the same sums in
+	// the same order; it repeats for groups groups of gnr weights, each
+	// group's offsets and sums (gnr vectors of each acc row) following the
+	// last's, so that one call takes a chunk.
+	gradSeq func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
 	// gradRow is gradSeq for rmr output channels and a kernel row of
 	// gradRowWidth weights whose input vectors follow each other (offs
 	// names the first); a pair of pixels reads each input vector once for
 	// both. WeightGrad uses it for kernels gradRowWidth wide; nil if the
 	// implementation has none. Its groups are kernel rows, one offset
 	// and gradRowWidth sums each.
-	gradRow func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	gradRow func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
 	rmr     int
 	// interleave writes w pixels of n images (src rows srcStride bytes
 	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
@@ -149,7 +150,7 @@ type DirectConv struct {
 	fBand, bBand     int      // rows of a chunk's band
 	gTiles           []dtile
 	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
-	gradCall         func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	gradCall         func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
 	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
 	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
 	gRows            int       // output rows of a weight-gradient call
@@ -172,6 +173,12 @@ var (
 	directGradGroup  = 4
 	directGradChunk  = 40
 	directGradPixels = 24 << 10 / 4
+	// directGradStride is the farthest apart (bytes) the pixels of the
+	// output gradient in LoadGrad's layout may lie for the kernels to
+	// read them there; farther, the tiles are copied out first (CIFAR-10
+	// quick's conv2, 2 KB apart, runs faster in place, its conv3, 4 KB,
+	// and AlexNet's layers, 8-24 KB, faster copied).
+	directGradStride = 4 << 10
 )
 
 // dtile is a tile of rows [r0, r0+h).
@@ -756,6 +763,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 		s.acc = make([]float32, d.gGroup*d.gmr*d.gChunk*L)
 	}
 	gnr, P := d.gnr, d.oh*d.ow
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	chunk := d.gChunk
 	for g := range d.groups {
 		for c := range d.c {
@@ -763,10 +771,17 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				d.k.interleave(&s.xc[((c*d.ph+y+d.padH)*d.pw+d.padW)*L], L*f, &x[((g*d.c+c)*d.h+y)*d.w], d.imgSize*f, d.w, n)
 			}
 		}
+		// The gradient loaded already (WeightGradLoaded) is read where
+		// it lies if its pixels are near enough for the kernels to
+		// stream through, else copied tile by tile; the others are
+		// interleaved tile by tile.
+		loaded := p == nil && dy == nil && d.ms*L*f <= directGradStride
 		if p != nil {
 			d.unpoolTiles(s, p, g, pdy, mask, n, dy)
 		} else if dy == nil {
-			d.tilesFromLoaded(s, g)
+			if !loaded {
+				d.tilesFromLoaded(s, g)
+			}
 		} else {
 			for _, t := range d.gTiles {
 				for i := range t.h {
@@ -783,8 +798,15 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				for r0 := 0; r0 < d.oh; r0 += d.gRows {
 					nr := min(d.gRows, d.oh-r0)
 					for _, t := range group {
+						dyt, step, skip := &s.dyp[(t.r0*P+r0*d.ow*t.h)*L], t.h*L*f, 0
+						if loaded {
+							// The tile's vectors of each pixel in the padded
+							// pixel-major gradient.
+							dyt = &s.dy[(((r0+p0)*d.dw+p1)*d.ms+g*d.m+t.r0)*L]
+							step, skip = d.ms*L*f, (d.dw-d.ow)*d.ms*L*f
+						}
 						// The chunk's weights, gnr at a time, in one call.
-						d.gradCall(t.h, &s.dyp[(t.r0*P+r0*d.ow*t.h)*L], &s.xc[r0*d.pw*L], &d.offG[k0], (d.pw-d.ow)*L*f,
+						d.gradCall(t.h, dyt, step, skip, &s.xc[r0*d.pw*L], &d.offG[k0], (d.pw-d.ow)*L*f,
 							nr, d.ow, &s.acc[(t.r0-first)*chunk*L], chunk*L*f, r0 > 0, (k1-k0)/gnr)
 					}
 				}
@@ -854,12 +876,12 @@ func directGradGo(lanes, nr int) func(mr int, dy *float32, dyRow, dyStep int, x 
 	}
 }
 
-func directGradSeqGo(lanes, nr int) func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+func directGradSeqGo(lanes, nr int) func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
 	grad := directGradGo(lanes, nr)
-	return func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+	return func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
 		const f = 4
 		for g := range groups {
-			grad(mr, dy, ow*mr*lanes*f, mr*lanes*f, x, (*int32)(unsafe.Add(unsafe.Pointer(offs), g*nr*f)), ow*lanes*f+xSkip, lanes*f, oh, ow,
+			grad(mr, dy, ow*dyStep+dySkip, dyStep, x, (*int32)(unsafe.Add(unsafe.Pointer(offs), g*nr*f)), ow*lanes*f+xSkip, lanes*f, oh, ow,
 				at(acc, g*nr*lanes*f), accRow, load)
 		}
 	}
@@ -867,9 +889,9 @@ func directGradSeqGo(lanes, nr int) func(mr int, dy, x *float32, offs *int32, xS
 
 // directGradRowGo is directGradSeqGo for kernel rows of gradRowWidth
 // weights whose input vectors follow each other from each row's offset.
-func directGradRowGo(lanes int) func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+func directGradRowGo(lanes int) func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
 	seq := directGradSeqGo(lanes, gradRowWidth)
-	return func(mr int, dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+	return func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
 		const f = 4
 		for g := range groups {
 			off := *(*int32)(unsafe.Add(unsafe.Pointer(offs), g*gradRowWidth*f))
@@ -877,7 +899,7 @@ func directGradRowGo(lanes int) func(mr int, dy, x *float32, offs *int32, xSkip,
 			for j := range row {
 				row[j] = off + int32(j*lanes*f)
 			}
-			seq(mr, dy, x, &row[0], xSkip, oh, ow, at(acc, g*gradRowWidth*lanes*f), accRow, load, 1)
+			seq(mr, dy, dyStep, dySkip, x, &row[0], xSkip, oh, ow, at(acc, g*gradRowWidth*lanes*f), accRow, load, 1)
 		}
 	}
 }

@@ -71,9 +71,10 @@ func weightGradPixelMajor(d *DirectConv, x, dy []float32, n int, dw []float32, b
 	}
 }
 
-// TestDirectConvWeightGradExact checks that WeightGrad gives bit for bit
-// the sums of the pixel-major reference, in both of its weight orders,
-// for every implementation, full and partial blocks, from a nonzero dw.
+// TestDirectConvWeightGradExact checks that WeightGrad, and
+// WeightGradLoaded after LoadGrad, give bit for bit the sums of the
+// pixel-major reference, in both of its weight orders, for every
+// implementation, full and partial blocks, from a nonzero dw.
 func TestDirectConvWeightGradExact(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -107,6 +108,22 @@ func TestDirectConvWeightGradExact(t *testing.T) {
 						for i := range want {
 							if math.Float32bits(got[i]) != math.Float32bits(want[i]) || math.Float32bits(got[i]) != math.Float32bits(byChannel[i]) {
 								t.Fatalf("blocking %v: dw[%d] = %v, want %v (by channel %v) bit for bit", blocking, i, got[i], want[i], byChannel[i])
+							}
+						}
+						// The gradient LoadGrad left, copied out tile by
+						// tile and read where it lies.
+						for _, stride := range []int{0, 1 << 30} {
+							old := directGradStride
+							directGradStride = stride
+							loaded := append([]float32(nil), start...)
+							s := d.NewScratch()
+							d.LoadGrad(s, dy, n)
+							d.WeightGradLoaded(s, x, n, loaded)
+							directGradStride = old
+							for i := range want {
+								if math.Float32bits(loaded[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("blocking %v, stride %d: WeightGradLoaded: dw[%d] = %v, want %v bit for bit", blocking, stride, i, loaded[i], want[i])
+								}
 							}
 						}
 					}
@@ -157,23 +174,28 @@ func TestDirectGradSeq(t *testing.T) {
 				for _, ow := range []int{1, 2, 5, 8} {
 					for _, load := range []bool{false, true} {
 						for _, groups := range []int{1, 2} {
-							t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v/groups=%d", name, mr, oh, ow, load, groups), func(t *testing.T) {
-								offs := []int32{0, int32(f * L), int32(f * 9 * L), int32(f * 10 * L), int32(f * 21 * L)}[:k.gnr]
-								offs = append(offs, []int32{int32(f * 2 * L), int32(f * 30 * L), int32(f * 3 * L), int32(f * 11 * L), int32(f * 12 * L)}[:k.gnr]...)
-								skip := 3 * L * f
-								accRow := f * (2*k.gnr*L + L)
-								got := randSlice(newRand(4), mr*accRow/f)
-								want := append([]float32(nil), got...)
-								k.gradSeq(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, groups)
-								for g := range groups {
-									k.grad(mr, &dy[0], ow*mr*L*f, mr*L*f, &src[0], &offs[g*k.gnr], ow*L*f+skip, L*f, oh, ow, &want[g*k.gnr*L], accRow, load)
-								}
-								for i := range want {
-									if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-										t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+							for _, spread := range []int{0, 2} {
+								t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v/groups=%d/spread=%d", name, mr, oh, ow, load, groups, spread), func(t *testing.T) {
+									// dy's pixels spread vectors apart beyond
+									// their mr, and rows 3·spread more.
+									dyStep, dySkip := (mr+spread)*L*f, 3*spread*L*f
+									offs := []int32{0, int32(f * L), int32(f * 9 * L), int32(f * 10 * L), int32(f * 21 * L)}[:k.gnr]
+									offs = append(offs, []int32{int32(f * 2 * L), int32(f * 30 * L), int32(f * 3 * L), int32(f * 11 * L), int32(f * 12 * L)}[:k.gnr]...)
+									skip := 3 * L * f
+									accRow := f * (2*k.gnr*L + L)
+									got := randSlice(newRand(4), mr*accRow/f)
+									want := append([]float32(nil), got...)
+									k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, groups)
+									for g := range groups {
+										k.grad(mr, &dy[0], ow*dyStep+dySkip, dyStep, &src[0], &offs[g*k.gnr], ow*L*f+skip, L*f, oh, ow, &want[g*k.gnr*L], accRow, load)
 									}
-								}
-							})
+									for i := range want {
+										if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+											t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+										}
+									}
+								})
+							}
 						}
 					}
 				}
@@ -185,8 +207,9 @@ func TestDirectGradSeq(t *testing.T) {
 // TestDirectGradRow checks that each implementation's gradRow kernel
 // gives bit for bit the sums of its gradSeq kernel (called for the row's
 // weights gnr at a time) on the same operands, for every tile height,
-// rows of odd and even widths, with and without sums to add to; and that
-// two kernel rows in one call give the sums of a call for each.
+// rows of odd and even widths, with and without sums to add to, the
+// gradient's pixels spread out; and that two kernel rows in one call give
+// the sums of a call for each.
 func TestDirectGradRow(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -216,7 +239,10 @@ func TestDirectGradRow(t *testing.T) {
 							accRow := f * (gradRowWidth*L + L)
 							start := randSlice(newRand(4), mr*accRow/f)
 							got := append([]float32(nil), start...)
-							k.gradRow(mr, &dy[0], &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1)
+							// dy's pixels 2 vectors apart beyond their mr,
+							// rows 5 more.
+							dyStep, dySkip := (mr+2)*L*f, 5*L*f
+							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1)
 							// gradSeq, gnr weights at a time (the last repeated).
 							want := append([]float32(nil), start...)
 							tmpRow := f * k.gnr * L
@@ -230,7 +256,7 @@ func TestDirectGradRow(t *testing.T) {
 										copy(tmp[(i*k.gnr+j)*L:(i*k.gnr+j+1)*L], start[i*accRow/f+jj*L:])
 									}
 								}
-								k.gradSeq(mr, &dy[0], &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load, 1)
+								k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load, 1)
 								for j := range k.gnr {
 									if j0+j < gradRowWidth {
 										for i := range mr {
@@ -244,9 +270,9 @@ func TestDirectGradRow(t *testing.T) {
 									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
 								}
 							}
-							// Two rows, the second 7 vectors on, in one call:
-							// each row's offsets, of which the kernel reads
-							// the first.
+							// Two rows, the second 7 vectors on, in one call
+							// (each row's offsets, of which the kernel reads
+							// the first)
 							rows := make([]int32, 2*gradRowWidth)
 							for j := range gradRowWidth {
 								rows[j], rows[gradRowWidth+j] = offs[j], offs[j]+int32(f*7*L)
@@ -254,9 +280,10 @@ func TestDirectGradRow(t *testing.T) {
 							row2 := f * (2*gradRowWidth*L + L)
 							two := randSlice(newRand(5), mr*row2/f)
 							want2 := append([]float32(nil), two...)
-							k.gradRow(mr, &dy[0], &src[0], &rows[0], skip, oh, ow, &two[0], row2, load, 2)
+							// and a call for each.
+							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &rows[0], skip, oh, ow, &two[0], row2, load, 2)
 							for g := range 2 {
-								k.gradRow(mr, &dy[0], &src[0], &rows[g*gradRowWidth], skip, oh, ow, &want2[g*gradRowWidth*L], row2, load, 1)
+								k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &rows[g*gradRowWidth], skip, oh, ow, &want2[g*gradRowWidth*L], row2, load, 1)
 							}
 							for i := range want2 {
 								if math.Float32bits(two[i]) != math.Float32bits(want2[i]) {

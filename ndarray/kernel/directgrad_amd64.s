@@ -4,21 +4,21 @@
 
 #include "textflag.h"
 
-// func directGradSeqAVX512x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x1(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX512x1(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
@@ -36,10 +36,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -62,7 +63,7 @@ pair:
 	VFMADD231PS Z30, Z25, Z3
 	VMOVUPS     (BX)(R12*1), Z30
 	VFMADD231PS Z30, Z25, Z4
-	VMOVUPS     64(SI), Z25
+	VMOVUPS     (SI)(DI*1), Z25
 	VMOVUPS     64(BX)(R8*1), Z30
 	VFMADD231PS Z30, Z25, Z0
 	VMOVUPS     64(BX)(R9*1), Z30
@@ -74,7 +75,7 @@ pair:
 	VMOVUPS     64(BX)(R12*1), Z30
 	VFMADD231PS Z30, Z25, Z4
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000080, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -94,51 +95,52 @@ single:
 	VMOVUPS     (BX)(R12*1), Z30
 	VFMADD231PS Z30, Z25, Z4
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000040, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x2(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX512x2(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
@@ -160,10 +162,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -192,8 +195,8 @@ pair:
 	VMOVUPS     (BX)(R12*1), Z30
 	VFMADD231PS Z30, Z25, Z4
 	VFMADD231PS Z30, Z26, Z9
-	VMOVUPS     128(SI), Z25
-	VMOVUPS     192(SI), Z26
+	VMOVUPS     (SI)(DI*1), Z25
+	VMOVUPS     64(SI)(DI*1), Z26
 	VMOVUPS     64(BX)(R8*1), Z30
 	VFMADD231PS Z30, Z25, Z0
 	VFMADD231PS Z30, Z26, Z5
@@ -210,7 +213,7 @@ pair:
 	VFMADD231PS Z30, Z25, Z4
 	VFMADD231PS Z30, Z26, Z9
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000100, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -236,63 +239,64 @@ single:
 	VFMADD231PS Z30, Z25, Z4
 	VFMADD231PS Z30, Z26, Z9
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000080, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x3(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX512x3(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
 	VMOVUPS 192(AX), Z8
 	VMOVUPS 256(AX), Z9
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z10
 	VMOVUPS 64(AX), Z11
 	VMOVUPS 128(AX), Z12
@@ -319,10 +323,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -357,9 +362,9 @@ pair:
 	VFMADD231PS Z30, Z25, Z4
 	VFMADD231PS Z30, Z26, Z9
 	VFMADD231PS Z30, Z27, Z14
-	VMOVUPS     192(SI), Z25
-	VMOVUPS     256(SI), Z26
-	VMOVUPS     320(SI), Z27
+	VMOVUPS     (SI)(DI*1), Z25
+	VMOVUPS     64(SI)(DI*1), Z26
+	VMOVUPS     128(SI)(DI*1), Z27
 	VMOVUPS     64(BX)(R8*1), Z30
 	VFMADD231PS Z30, Z25, Z0
 	VFMADD231PS Z30, Z26, Z5
@@ -381,7 +386,7 @@ pair:
 	VFMADD231PS Z30, Z26, Z9
 	VFMADD231PS Z30, Z27, Z14
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000180, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -413,75 +418,76 @@ single:
 	VFMADD231PS Z30, Z26, Z9
 	VFMADD231PS Z30, Z27, Z14
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x000000c0, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z10, (AX)
 	VMOVUPS Z11, 64(AX)
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x4(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x4(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX512x4(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
 	VMOVUPS 192(AX), Z8
 	VMOVUPS 256(AX), Z9
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z10
 	VMOVUPS 64(AX), Z11
 	VMOVUPS 128(AX), Z12
 	VMOVUPS 192(AX), Z13
 	VMOVUPS 256(AX), Z14
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z15
 	VMOVUPS 64(AX), Z16
 	VMOVUPS 128(AX), Z17
@@ -513,10 +519,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -557,10 +564,10 @@ pair:
 	VFMADD231PS Z30, Z26, Z9
 	VFMADD231PS Z30, Z27, Z14
 	VFMADD231PS Z30, Z28, Z19
-	VMOVUPS     256(SI), Z25
-	VMOVUPS     320(SI), Z26
-	VMOVUPS     384(SI), Z27
-	VMOVUPS     448(SI), Z28
+	VMOVUPS     (SI)(DI*1), Z25
+	VMOVUPS     64(SI)(DI*1), Z26
+	VMOVUPS     128(SI)(DI*1), Z27
+	VMOVUPS     192(SI)(DI*1), Z28
 	VMOVUPS     64(BX)(R8*1), Z30
 	VFMADD231PS Z30, Z25, Z0
 	VFMADD231PS Z30, Z26, Z5
@@ -587,7 +594,7 @@ pair:
 	VFMADD231PS Z30, Z27, Z14
 	VFMADD231PS Z30, Z28, Z19
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000200, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -625,87 +632,88 @@ single:
 	VFMADD231PS Z30, Z27, Z14
 	VFMADD231PS Z30, Z28, Z19
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000100, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z10, (AX)
 	VMOVUPS Z11, 64(AX)
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z15, (AX)
 	VMOVUPS Z16, 64(AX)
 	VMOVUPS Z17, 128(AX)
 	VMOVUPS Z18, 192(AX)
 	VMOVUPS Z19, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x5(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX512x5(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x5(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX512x5(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Z0
 	VMOVUPS 64(AX), Z1
 	VMOVUPS 128(AX), Z2
 	VMOVUPS 192(AX), Z3
 	VMOVUPS 256(AX), Z4
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z5
 	VMOVUPS 64(AX), Z6
 	VMOVUPS 128(AX), Z7
 	VMOVUPS 192(AX), Z8
 	VMOVUPS 256(AX), Z9
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z10
 	VMOVUPS 64(AX), Z11
 	VMOVUPS 128(AX), Z12
 	VMOVUPS 192(AX), Z13
 	VMOVUPS 256(AX), Z14
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z15
 	VMOVUPS 64(AX), Z16
 	VMOVUPS 128(AX), Z17
 	VMOVUPS 192(AX), Z18
 	VMOVUPS 256(AX), Z19
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Z20
 	VMOVUPS 64(AX), Z21
 	VMOVUPS 128(AX), Z22
@@ -742,10 +750,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -792,11 +801,11 @@ pair:
 	VFMADD231PS Z30, Z27, Z14
 	VFMADD231PS Z30, Z28, Z19
 	VFMADD231PS Z30, Z29, Z24
-	VMOVUPS     320(SI), Z25
-	VMOVUPS     384(SI), Z26
-	VMOVUPS     448(SI), Z27
-	VMOVUPS     512(SI), Z28
-	VMOVUPS     576(SI), Z29
+	VMOVUPS     (SI)(DI*1), Z25
+	VMOVUPS     64(SI)(DI*1), Z26
+	VMOVUPS     128(SI)(DI*1), Z27
+	VMOVUPS     192(SI)(DI*1), Z28
+	VMOVUPS     256(SI)(DI*1), Z29
 	VMOVUPS     64(BX)(R8*1), Z30
 	VFMADD231PS Z30, Z25, Z0
 	VFMADD231PS Z30, Z26, Z5
@@ -828,7 +837,7 @@ pair:
 	VFMADD231PS Z30, Z28, Z19
 	VFMADD231PS Z30, Z29, Z24
 	ADDQ        $0x00000080, BX
-	ADDQ        $0x00000280, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -872,67 +881,68 @@ single:
 	VFMADD231PS Z30, Z28, Z19
 	VFMADD231PS Z30, Z29, Z24
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000140, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Z0, (AX)
 	VMOVUPS Z1, 64(AX)
 	VMOVUPS Z2, 128(AX)
 	VMOVUPS Z3, 192(AX)
 	VMOVUPS Z4, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z5, (AX)
 	VMOVUPS Z6, 64(AX)
 	VMOVUPS Z7, 128(AX)
 	VMOVUPS Z8, 192(AX)
 	VMOVUPS Z9, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z10, (AX)
 	VMOVUPS Z11, 64(AX)
 	VMOVUPS Z12, 128(AX)
 	VMOVUPS Z13, 192(AX)
 	VMOVUPS Z14, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z15, (AX)
 	VMOVUPS Z16, 64(AX)
 	VMOVUPS Z17, 128(AX)
 	VMOVUPS Z18, 192(AX)
 	VMOVUPS Z19, 256(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Z20, (AX)
 	VMOVUPS Z21, 64(AX)
 	VMOVUPS Z22, 128(AX)
 	VMOVUPS Z23, 192(AX)
 	VMOVUPS Z24, 256(AX)
-	ADDQ    $0x14, offs+16(FP)
-	ADDQ    $0x00000140, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x14, offs+32(FP)
+	ADDQ    $0x00000140, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x1(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX2x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x1(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX2x1(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Y0
 	VMOVUPS 32(AX), Y1
@@ -948,10 +958,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -972,7 +983,7 @@ pair:
 	VFMADD231PS Y15, Y12, Y2
 	VMOVUPS     (BX)(R11*1), Y15
 	VFMADD231PS Y15, Y12, Y3
-	VMOVUPS     32(SI), Y12
+	VMOVUPS     (SI)(DI*1), Y12
 	VMOVUPS     32(BX)(R8*1), Y15
 	VFMADD231PS Y15, Y12, Y0
 	VMOVUPS     32(BX)(R9*1), Y15
@@ -982,7 +993,7 @@ pair:
 	VMOVUPS     32(BX)(R11*1), Y15
 	VFMADD231PS Y15, Y12, Y3
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000040, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -1000,48 +1011,49 @@ single:
 	VMOVUPS     (BX)(R11*1), Y15
 	VFMADD231PS Y15, Y12, Y3
 	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000020, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Y0, (AX)
 	VMOVUPS Y1, 32(AX)
 	VMOVUPS Y2, 64(AX)
 	VMOVUPS Y3, 96(AX)
-	ADDQ    $0x10, offs+16(FP)
-	ADDQ    $0x00000080, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x10, offs+32(FP)
+	ADDQ    $0x00000080, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x2(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX2x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x2(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX2x2(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Y0
 	VMOVUPS 32(AX), Y1
 	VMOVUPS 64(AX), Y2
 	VMOVUPS 96(AX), Y3
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Y4
 	VMOVUPS 32(AX), Y5
 	VMOVUPS 64(AX), Y6
@@ -1060,10 +1072,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -1089,8 +1102,8 @@ pair:
 	VMOVUPS     (BX)(R11*1), Y15
 	VFMADD231PS Y15, Y12, Y3
 	VFMADD231PS Y15, Y13, Y7
-	VMOVUPS     64(SI), Y12
-	VMOVUPS     96(SI), Y13
+	VMOVUPS     (SI)(DI*1), Y12
+	VMOVUPS     32(SI)(DI*1), Y13
 	VMOVUPS     32(BX)(R8*1), Y15
 	VFMADD231PS Y15, Y12, Y0
 	VFMADD231PS Y15, Y13, Y4
@@ -1104,7 +1117,7 @@ pair:
 	VFMADD231PS Y15, Y12, Y3
 	VFMADD231PS Y15, Y13, Y7
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x00000080, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -1127,58 +1140,59 @@ single:
 	VFMADD231PS Y15, Y12, Y3
 	VFMADD231PS Y15, Y13, Y7
 	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000040, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Y0, (AX)
 	VMOVUPS Y1, 32(AX)
 	VMOVUPS Y2, 64(AX)
 	VMOVUPS Y3, 96(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Y4, (AX)
 	VMOVUPS Y5, 32(AX)
 	VMOVUPS Y6, 64(AX)
 	VMOVUPS Y7, 96(AX)
-	ADDQ    $0x10, offs+16(FP)
-	ADDQ    $0x00000080, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x10, offs+32(FP)
+	ADDQ    $0x00000080, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x3(dy *float32, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX2x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x3(SB), NOSPLIT, $0-80
-	CMPQ groups+72(FP), $0x00
+TEXT ·directGradSeqAVX2x3(SB), NOSPLIT, $0-96
+	CMPQ groups+88(FP), $0x00
 	JLE  done
 
 group:
-	MOVQ    offs+16(FP), AX
+	MOVQ    offs+32(FP), AX
 	MOVLQSX (AX), R8
 	MOVLQSX 4(AX), R9
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
-	MOVQ    acc+48(FP), AX
-	CMPB    load+64(FP), $0x00
+	MOVQ    acc+64(FP), AX
+	CMPB    load+80(FP), $0x00
 	JEQ     zero
 	VMOVUPS (AX), Y0
 	VMOVUPS 32(AX), Y1
 	VMOVUPS 64(AX), Y2
 	VMOVUPS 96(AX), Y3
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Y4
 	VMOVUPS 32(AX), Y5
 	VMOVUPS 64(AX), Y6
 	VMOVUPS 96(AX), Y7
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS (AX), Y8
 	VMOVUPS 32(AX), Y9
 	VMOVUPS 64(AX), Y10
@@ -1201,10 +1215,11 @@ zero:
 
 start:
 	MOVQ  dy+0(FP), SI
-	MOVQ  x+8(FP), BX
-	MOVQ  xSkip+24(FP), R13
-	MOVQ  ow+40(FP), R14
-	MOVQ  oh+32(FP), DX
+	MOVQ  dyStep+8(FP), DI
+	MOVQ  x+24(FP), BX
+	MOVQ  xSkip+40(FP), R13
+	MOVQ  ow+56(FP), R14
+	MOVQ  oh+48(FP), DX
 	TESTQ DX, DX
 	JLE   store
 	TESTQ R14, R14
@@ -1235,9 +1250,9 @@ pair:
 	VFMADD231PS Y15, Y12, Y3
 	VFMADD231PS Y15, Y13, Y7
 	VFMADD231PS Y15, Y14, Y11
-	VMOVUPS     96(SI), Y12
-	VMOVUPS     128(SI), Y13
-	VMOVUPS     160(SI), Y14
+	VMOVUPS     (SI)(DI*1), Y12
+	VMOVUPS     32(SI)(DI*1), Y13
+	VMOVUPS     64(SI)(DI*1), Y14
 	VMOVUPS     32(BX)(R8*1), Y15
 	VFMADD231PS Y15, Y12, Y0
 	VFMADD231PS Y15, Y13, Y4
@@ -1255,7 +1270,7 @@ pair:
 	VFMADD231PS Y15, Y13, Y7
 	VFMADD231PS Y15, Y14, Y11
 	ADDQ        $0x00000040, BX
-	ADDQ        $0x000000c0, SI
+	LEAQ        (SI)(DI*2), SI
 	SUBQ        $0x02, CX
 	CMPQ        CX, $0x02
 	JGE         pair
@@ -1283,32 +1298,33 @@ single:
 	VFMADD231PS Y15, Y13, Y7
 	VFMADD231PS Y15, Y14, Y11
 	ADDQ        $0x00000020, BX
-	ADDQ        $0x00000060, SI
+	ADDQ        DI, SI
 
 rowEnd:
 	ADDQ R13, BX
+	ADDQ dySkip+16(FP), SI
 	DECQ DX
 	JNZ  row
 
 store:
-	MOVQ    acc+48(FP), AX
+	MOVQ    acc+64(FP), AX
 	VMOVUPS Y0, (AX)
 	VMOVUPS Y1, 32(AX)
 	VMOVUPS Y2, 64(AX)
 	VMOVUPS Y3, 96(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Y4, (AX)
 	VMOVUPS Y5, 32(AX)
 	VMOVUPS Y6, 64(AX)
 	VMOVUPS Y7, 96(AX)
-	ADDQ    accRow+56(FP), AX
+	ADDQ    accRow+72(FP), AX
 	VMOVUPS Y8, (AX)
 	VMOVUPS Y9, 32(AX)
 	VMOVUPS Y10, 64(AX)
 	VMOVUPS Y11, 96(AX)
-	ADDQ    $0x10, offs+16(FP)
-	ADDQ    $0x00000080, acc+48(FP)
-	DECQ    groups+72(FP)
+	ADDQ    $0x10, offs+32(FP)
+	ADDQ    $0x00000080, acc+64(FP)
+	DECQ    groups+88(FP)
 	JNZ     group
 
 done:

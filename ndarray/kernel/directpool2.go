@@ -266,8 +266,9 @@ func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []floa
 
 // WeightGradLoaded is WeightGrad for the output gradient that
 // LoadGradPooled (or LoadGrad) put in s: it adds to dw the weight
-// gradient of the n images x, the output gradient copied tile by tile
-// from s instead of interleaved again from Caffe's layout.
+// gradient of the n images x, the kernels reading the output gradient
+// from s (where it lies, or copied tile by tile where its pixels lie far
+// apart) instead of interleaving it again from Caffe's layout.
 func (d *DirectConv) WeightGradLoaded(s *DirectScratch, x []float32, n int, dw []float32) {
 	d.check("WeightGradLoaded", s, nil, 0, n, len(x), n*d.imgSize, len(dw), d.mAll*d.kk)
 	d.loaded("WeightGradLoaded", s, n)

@@ -56,11 +56,12 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
+	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
 	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).", name, mr))
 	const nr = gradRowWidth
 	V := isa.bytes
 	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
+	dstep := reg.RDI
 	acc := func(i, j int) reg.VecPhysical { return isa.vec(i*nr + j) }
 	rmr := gradRowMR(isa)
 	dyv := func(h, i int) reg.VecPhysical { return isa.vec(rmr*nr + h*rmr + i) }
@@ -91,6 +92,7 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.Load(c.Param("offs"), t)
 	c.MOVLQSX(operand.Mem{Base: t}, t)
 	c.Load(c.Param("dy"), dy)
+	c.Load(c.Param("dyStep"), dstep)
 	c.Load(c.Param("x"), x)
 	c.ADDQ(t, x)
 	c.Load(c.Param("xSkip"), skip)
@@ -108,7 +110,11 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.Label("pair")
 	for h := 0; h < 2; h++ {
 		for i := 0; i < mr; i++ {
-			c.VMOVUPS(operand.Mem{Base: dy, Disp: (h*mr + i) * V}, dyv(h, i))
+			m := operand.Mem{Base: dy, Disp: i * V}
+			if h == 1 {
+				m.Index, m.Scale = dstep, 1
+			}
+			c.VMOVUPS(m, dyv(h, i))
 		}
 	}
 	for q := 0; q <= nr; q++ {
@@ -126,7 +132,7 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 		}
 	}
 	c.ADDQ(operand.U32(2*V), x)
-	c.ADDQ(operand.U32(2*mr*V), dy)
+	c.LEAQ(operand.Mem{Base: dy, Index: dstep, Scale: 2}, dy)
 	c.SUBQ(operand.U8(2), ox)
 	c.CMPQ(ox, operand.U8(2))
 	c.JGE(operand.LabelRef("pair"))
@@ -144,9 +150,10 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 		}
 	}
 	c.ADDQ(operand.U32(V), x)
-	c.ADDQ(operand.U32(mr*V), dy)
+	c.ADDQ(dstep, dy)
 	c.Label("rowEnd")
 	c.ADDQ(skip, x)
+	c.ADDQ(paramAddr(c, "dySkip"), dy)
 	c.DECQ(oy)
 	c.JNZ(operand.LabelRef("row"))
 

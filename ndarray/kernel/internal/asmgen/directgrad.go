@@ -15,8 +15,8 @@ import (
 //
 //	directGradSeq*xMR   the weight gradient of MR output channels and GNR
 //	                    weights, summed over the pixels of a block in lanes;
-//	                    the gradient's pixels follow each other (MR vectors
-//	                    each) and so do the input's in a row
+//	                    the gradient's pixels (MR vectors each) a stride
+//	                    apart, the input's one after the other in a row
 func buildDirectGrad(c *build.Context) {
 	for _, isa := range []directISA{direct512, direct256} {
 		for mr := 1; mr <= isa.gmr; mr++ {
@@ -29,8 +29,9 @@ func buildDirectGrad(c *build.Context) {
 //
 //	acc[i][j] (+)= Σ over oh×ow pixels p of dy[p][i] · x[p + offs[j]]
 //
-// for i < mr and j < gnr, a vector each. The pixels of dy are mr vectors
-// apart, row after row; those of x one vector apart in a row, and a row's
+// for i < mr and j < gnr, a vector each. The pixels of dy (mr vectors
+// each) are dyStep bytes apart in a row, a row's end dySkip bytes before
+// the next row's start; those of x one vector apart in a row, and a row's
 // end xSkip bytes before the next row's start; acc rows (i) are accRow
 // bytes apart, its vectors (j) adjacent. The pixels of a row go two at a
 // time, each pixel's products in the same order as one at a time, so that
@@ -42,10 +43,11 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(dy, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
+	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
 	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and %d weights over a block (see directKernels.gradSeq).", name, mr, isa.gnr))
 	nr := isa.gnr
 	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
+	dstep := reg.RDI
 	offReg := []reg.Register{reg.R8, reg.R9, reg.R10, reg.R11, reg.R12}[:nr]
 	acc := func(i, j int) reg.VecPhysical { return isa.vec(i*nr + j) }
 	dyv := func(i int) reg.VecPhysical { return isa.vec(isa.gmr*nr + i) }
@@ -78,6 +80,7 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	}
 	c.Label("start")
 	c.Load(c.Param("dy"), dy)
+	c.Load(c.Param("dyStep"), dstep)
 	c.Load(c.Param("x"), x)
 	c.Load(c.Param("xSkip"), skip)
 	c.Load(c.Param("ow"), ow)
@@ -90,7 +93,11 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	// pixel emits pixel h of the iteration's (dy and x vectors h on).
 	pixel := func(h int) {
 		for i := 0; i < mr; i++ {
-			c.VMOVUPS(operand.Mem{Base: dy, Disp: (h*mr + i) * isa.bytes}, dyv(i))
+			m := operand.Mem{Base: dy, Disp: i * isa.bytes}
+			if h == 1 {
+				m.Index, m.Scale = dstep, 1
+			}
+			c.VMOVUPS(m, dyv(i))
 		}
 		for j, r := range offReg {
 			c.VMOVUPS(operand.Mem{Base: x, Index: r, Scale: 1, Disp: h * isa.bytes}, xv)
@@ -107,7 +114,7 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	pixel(0)
 	pixel(1)
 	c.ADDQ(operand.U32(2*isa.bytes), x)
-	c.ADDQ(operand.U32(2*mr*isa.bytes), dy)
+	c.LEAQ(operand.Mem{Base: dy, Index: dstep, Scale: 2}, dy)
 	c.SUBQ(operand.U8(2), ox)
 	c.CMPQ(ox, operand.U8(2))
 	c.JGE(operand.LabelRef("pair"))
@@ -116,9 +123,10 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	c.JZ(operand.LabelRef("rowEnd"))
 	pixel(0)
 	c.ADDQ(operand.U32(isa.bytes), x)
-	c.ADDQ(operand.U32(mr*isa.bytes), dy)
+	c.ADDQ(dstep, dy)
 	c.Label("rowEnd")
 	c.ADDQ(skip, x)
+	c.ADDQ(paramAddr(c, "dySkip"), dy)
 	c.DECQ(oy)
 	c.JNZ(operand.LabelRef("row"))
 
