@@ -24,8 +24,10 @@
 // the padded input block through a table of offsets, and the weight
 // gradient sums over the pixels and images of a block in the lanes before
 // adding them, reading the input channel-major and the output gradient
-// tile by tile, in order (with AVX-512, a 5-wide kernel a kernel row at a
-// time, so that two neighbouring pixels share their input vectors). NewDirectConv returns nil where the kernels in use have no
+// tile by tile, in order (or, after LoadGrad, where it lies if its pixels
+// are near), a chunk of weights per kernel call (with AVX-512, a 5-wide
+// kernel a kernel row at a time, so that two neighbouring pixels share
+// their input vectors). NewDirectConv returns nil where the kernels in use have no
 // direct convolution (the portable code) or the geometry is not one it
 // takes. A MAX or AVE pooling of the output (NewMaxPool, NewPool: any
 // windows without padding, overlapping and clipped ones included, after
