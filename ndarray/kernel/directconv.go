@@ -552,12 +552,19 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 			for y0 := 0; y0 < d.oh; y0 += d.fBand {
 				y1 := min(d.oh, y0+d.fBand)
 				for _, t := range d.fTiles[ch.t0:ch.t1] {
-					for oy := y0; oy < y1; oy++ {
+					for oy := y0; oy < y1; {
 						// Kernel rows ki read padded input row oy+ki; those in
-						// the border are skipped.
+						// the border are skipped. Two rows that take the same
+						// kernel rows go together.
 						kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
-						d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
-							s.y[((oy-y0)*d.ow*mc+t.r0-ch.r0)*L:], mc*L, d.ow, d.padW, d.w)
+						xr, yr := xs[(oy*d.pw*d.cs+g*d.c)*L:], s.y[((oy-y0)*d.ow*mc+t.r0-ch.r0)*L:]
+						if oy+1 < y1 && kiLo == max(0, d.padH-oy-1) && kiHi == min(d.kh, d.padH+d.h-oy-1) {
+							d.tileRows(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xr, d.cs*L, d.pw*d.cs*L, yr, mc*L, d.ow*mc*L, d.ow, d.padW, d.w)
+							oy += 2
+							continue
+						}
+						d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xr, d.cs*L, yr, mc*L, d.ow, d.padW, d.w)
+						oy++
 					}
 				}
 				d.storeChunk(s.y, g*d.m+ch.r0, g*d.m+ch.r1, d.mAll, y0, y1, d.oh, d.ow, y, n, bias)
@@ -646,6 +653,56 @@ func (d *DirectConv) tileRow(h int, a []float32, off []int32, chans, kiLo, kiHi 
 	}
 }
 
+// tileRows is tileRow for two rows with the same kernel rows [kiLo,
+// kiHi), the second xrow and yrow floats after the first in x and y: the
+// same calls for each row, but where a row would leave one pixel to a
+// call of its own (the last inner pixel of an odd run, an edge pixel
+// without a partner), the two rows' pixels go as one pair, so that no
+// call runs a single pixel, which costs a weight's broadcasts for half
+// the multiply-adds. Each pixel takes the same weights in the same runs
+// as in tileRow, so the sums are the same bit for bit.
+func (d *DirectConv) tileRows(h int, a []float32, off []int32, chans, kiLo, kiHi int, x []float32, xstep, xrow int, y []float32, ystep, yrow, npix, pad, valid int) {
+	const f = 4
+	kw := d.kw
+	x0 := min(npix, max(0, pad))
+	x1 := max(x0, min(npix, pad+valid-kw+1))
+	if x0 < x1 {
+		start, end := kiLo*kw*chans, kiHi*kw*chans
+		even := (x1 - x0) &^ 1
+		for k0 := start; k0 < end; k0 += directKC {
+			kb := min(directKC, end-k0)
+			if even > 0 {
+				for r := range 2 {
+					d.k.tile(h, kb, 1, 0, &a[k0*h], &x[r*xrow+x0*xstep], &off[k0], xstep*f, &y[r*yrow+x0*ystep], ystep*f, even, k0 > start)
+				}
+			}
+			if x0+even < x1 {
+				px := x1 - 1
+				d.k.tile(h, kb, 1, 0, &a[k0*h], &x[px*xstep], &off[k0], xrow*f, &y[px*ystep], yrow*f, 2, k0 > start)
+			}
+		}
+	}
+	edge := func(px, n int) {
+		lo := max(0, pad-(px+n-1))
+		hi := min(kw, pad+valid-px)
+		k0 := (kiLo*kw + lo) * chans
+		k, skip := (hi-lo)*chans, (kw-(hi-lo))*chans
+		if n == 1 {
+			d.k.tile(h, k, kiHi-kiLo, skip, &a[k0*h], &x[px*xstep], &off[k0], xrow*f, &y[px*ystep], yrow*f, 2, false)
+			return
+		}
+		for r := range 2 {
+			d.k.tile(h, k, kiHi-kiLo, skip, &a[k0*h], &x[r*xrow+px*xstep], &off[k0], xstep*f, &y[r*yrow+px*ystep], ystep*f, n, false)
+		}
+	}
+	for px := 0; px < x0; px += 2 {
+		edge(px, min(2, x0-px))
+	}
+	for px := x1; px < npix; px += 2 {
+		edge(px, min(2, npix-px))
+	}
+}
+
 // directBand is about how many bytes of interleaved output a band holds.
 const directBand = 96 << 10
 
@@ -721,12 +778,19 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 			for y0 := 0; y0 < d.h; y0 += d.bBand {
 				y1 := min(d.h, y0+d.bBand)
 				for _, t := range d.bTiles[ch.t0:ch.t1] {
-					for y := y0; y < y1; y++ {
+					for y := y0; y < y1; {
 						// Kernel rows ki' read padded gradient row y+ki', which
-						// holds output rows from p0 to p0+oh-1.
+						// holds output rows from p0 to p0+oh-1; two rows that
+						// take the same kernel rows go together.
 						kiLo, kiHi := max(0, p0-y), min(d.kh, p0+d.oh-y)
-						d.tileRow(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, s.dy[(y*d.dw*d.ms+g*d.m)*L:], d.ms*L,
-							s.y[((y-y0)*d.w*mc+t.r0-ch.r0)*L:], mc*L, d.w, d.kw-1-d.padW, d.ow)
+						xr, yr := s.dy[(y*d.dw*d.ms+g*d.m)*L:], s.y[((y-y0)*d.w*mc+t.r0-ch.r0)*L:]
+						if y+1 < y1 && kiLo == max(0, p0-y-1) && kiHi == min(d.kh, p0+d.oh-y-1) {
+							d.tileRows(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, xr, d.ms*L, d.dw*d.ms*L, yr, mc*L, d.w*mc*L, d.w, d.kw-1-d.padW, d.ow)
+							y += 2
+							continue
+						}
+						d.tileRow(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, xr, d.ms*L, yr, mc*L, d.w, d.kw-1-d.padW, d.ow)
+						y++
 					}
 				}
 				d.storeChunk(s.y, g*d.c+ch.r0, g*d.c+ch.r1, d.cAll, y0, y1, d.h, d.w, dx, n, nil)

@@ -314,6 +314,8 @@ func TestDirectConvGroupOrder(t *testing.T) {
 		{name: "3x3-groups", n: 7, c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
 		{name: "alexnet-conv2-like", n: 5, c: 12, h: 9, w: 9, m: 16, g: 2, kh: 5, kw: 5, p: 2, pw: 2},
 		{name: "three-groups", n: 3, c: 9, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 3, p: 1, pw: 0},
+		// Runs of directKC weights (360 and 288 a group) and odd inner rows.
+		{name: "many-weights-groups", n: 4, c: 80, h: 6, w: 7, m: 64, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
 	}
 	defer func(v int) { directChunk = v }(directChunk)
 	for name, k := range impls {
