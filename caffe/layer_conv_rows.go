@@ -65,10 +65,11 @@ func (l *Convolution) forwardRows(s *convScratch, start, nb int) {
 // AlexNet's on flat rows) and no bottom wants its gradient (a net's first
 // layer), and reports whether it did. The chunks of
 // images are cut into parts as on the column path; each part sums its
-// images' bias gradient as the column path does and their weight
-// gradient in the lanes of its worker's buffer (kernel.RowConv.WeightGrad),
-// into its own buffer (the first into the weights' gradient), and the
-// parts are added in order.
+// images' weight gradient in the lanes of its worker's buffer
+// (kernel.RowConv.GradAdd), with the bias gradient beside it where the
+// kernels leave a place (kernel.RowConv.GradBias; else summed plane by
+// plane as on the column path), into its own buffer (the first into the
+// weights' gradient), and the parts are added in order.
 func (l *Convolution) backwardRows(top []*Blob, propagateDown []bool, bottom []*Blob) bool {
 	if l.rows == nil || !convRowsGrad || !l.rows.GradFits() || slices.Contains(propagateDown[:min(len(top), len(propagateDown))], true) {
 		return false
@@ -104,6 +105,9 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 	if l.wantW {
 		l.rows.GradBegin(s.pad)
 	}
+	// The bias gradient in the weight gradient's lanes where the kernels
+	// have a place for it, else summed plane by plane.
+	inLanes := l.wantW && l.wantB && l.rows.GradBias()
 	lo, hi := span(p, l.bwdParts, l.chunks)
 	for c := lo; c < hi; c++ {
 		start := c * l.chunk
@@ -112,7 +116,7 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 		if f := l.fused; f != nil {
 			f.backwardBlock(w, start, nb, false, dyc)
 		}
-		if l.wantB {
+		if l.wantB && !inLanes {
 			for j := range nb {
 				for ch := range l.numOutput {
 					g.db[ch] += kernel.Sum(dyc[j*l.outSize+ch*pix : j*l.outSize+(ch+1)*pix])
@@ -124,7 +128,11 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 		}
 	}
 	if l.wantW && hi > lo {
-		l.rows.GradEnd(s.pad, dw)
+		var db []float32
+		if inLanes {
+			db = g.db
+		}
+		l.rows.GradEnd(s.pad, dw, db)
 		g.wroteDW = true
 	}
 }

@@ -149,10 +149,33 @@ func TestRowConvWeightGrad(t *testing.T) {
 				for i := range dw {
 					dw[i] = 1
 				}
-				d.WeightGrad(scratch, x, dy, n, dw)
+				var db []float32
+				if d.GradBias() {
+					db = make([]float32, c.m)
+					for i := range db {
+						db[i] = 1
+					}
+				}
+				d.GradBegin(scratch)
+				d.GradAdd(scratch, x, dy, n)
+				d.GradEnd(scratch, dw, db)
 				for i := range dw {
 					if w := want[i] + 1; math.Abs(float64(dw[i])-w) > 1e-4*math.Sqrt(float64(n*oh*ow)) {
 						t.Fatalf("%s: %+v: dw[%d] = %g, want %g", name, c, i, dw[i], w)
+					}
+				}
+				if d.GradBias() != (d.kp > kk) {
+					t.Fatalf("%s: %+v: GradBias %v with %d weights in %d places", name, c, d.GradBias(), kk, d.kp)
+				}
+				for m := range db {
+					w := 1.0
+					for j := range n {
+						for _, v := range dy[(j*c.m+m)*oh*ow : (j*c.m+m+1)*oh*ow] {
+							w += float64(v)
+						}
+					}
+					if math.Abs(float64(db[m])-w) > 1e-4*math.Sqrt(float64(n*oh*ow)) {
+						t.Fatalf("%s: %+v: db[%d] = %g, want %g", name, c, m, db[m], w)
 					}
 				}
 				// Forward on the same scratch, against a fresh one.
