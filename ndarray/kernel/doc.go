@@ -50,7 +50,9 @@
 // plus (kw-1) div strideW floats, so that a band of output rows is one run
 // of floats for every weight (GradFits); where those rows waste fewer
 // lanes than the row layout's, the forward pass runs on them too, with
-// the same sums.
+// the same sums. Where the weights leave a place in the kernels' last
+// tile, the bias gradient is summed there, from a region of ones
+// (GradBias).
 //
 // FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
 // connected layer at small batch (the output transposed, the input
