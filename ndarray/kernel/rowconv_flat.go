@@ -193,11 +193,11 @@ func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32) {
 	L, P, q := d.k.lanes, d.oh*d.ow, d.flatQ
 	G := 4 * L // flat pixels per call
 	T := d.oh * q
-	for p0 := 0; p0 < T; p0 += G {
-		// Tile by tile, each copied out after its last run of weights,
-		// so that the band stays small beside the input the group reads
-		// in the L1 cache.
-		for _, t := range d.tiles {
+	// Tile by tile, group by group of pixels, each copied out after its
+	// last run of weights: the tile's weights and a small band stay in
+	// the L1 cache beside the input the groups read in turn.
+	for _, t := range d.tiles {
+		for p0 := 0; p0 < T; p0 += G {
 			for r := 0; r+1 < len(d.kcut); r++ {
 				k0, k1 := d.kcut[r], d.kcut[r+1]
 				var b *float32
