@@ -85,10 +85,10 @@ func (g *convGeom) rowSpan(ki int) (oy0, oy1 int) {
 // in one call; the vector kernels handle their edges under masks.
 func (g *convGeom) im2col(data, col []float32, ldc int) {
 	hw := g.height * g.width
-	if g.active().im2colChannel && g.strideH == 1 && g.strideW == 1 && g.outH > 0 && g.outW > 0 && hw > 0 {
+	if ch := g.active().im2colChannel; ch != nil && g.strideH == 1 && g.strideW == 1 && g.outH > 0 && g.outW > 0 && hw > 0 {
 		// A channel per kernel call.
 		for c := 0; c < g.channels; c++ {
-			im2colChannel(col[c*g.kh*g.kw*ldc:], data[c*hw:(c+1)*hw], ldc, g)
+			ch(&col[c*g.kh*g.kw*ldc], &data[c*hw], ldc, g.height, g.width, g.outH, g.outW, g.kh, g.kw, g.padH, g.padW, g.dilH, g.dilW)
 		}
 		return
 	}

@@ -132,7 +132,7 @@ var avx512Vec = &vecImpl{
 	col2imRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
 		col2imRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
 	},
-	col2imImageRow: true, im2colChannel: true,
+	col2imImageRow: true, im2colChannel: im2colChannelAVX512,
 }
 
 var avx2Vec = &vecImpl{
@@ -162,6 +162,7 @@ var avx2Vec = &vecImpl{
 		avePoolBack3s2AVX2(&dx[0], &dy[0], height, width, outH, outW)
 	},
 	im2colRows: im2colRowsAsmAVX2, col2imRows: col2imRowsAsmAVX2,
+	im2colChannel: im2colChannelAVX2,
 }
 
 // available lists the implementations this CPU runs, fastest first.
@@ -341,10 +342,4 @@ func reluGradBlocksAVX2(dx, dy, x []float32, slope float32) {
 // implementation table, so that the tables stay on the caller's stack.
 func col2imImageRow(dst, col []float32, masks []uint16, offs []int32, kiCount, kiStep, kw int) {
 	col2imImageRowAVX512(&dst[0], &col[0], &masks[0], &offs[0], len(dst), kiCount, kiStep, kw)
-}
-
-// im2colChannel runs the AVX-512 kernel for the stride-1 im2col of one
-// channel, whose column rows start at col[0], ldc floats apart.
-func im2colChannel(col, img []float32, ldc int, g *convGeom) {
-	im2colChannelAVX512(&col[0], &img[0], ldc, g.height, g.width, g.outH, g.outW, g.kh, g.kw, g.padH, g.padW, g.dilH, g.dilW)
 }

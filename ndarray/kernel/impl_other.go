@@ -10,9 +10,3 @@ func available() []*gemmImpl { return []*gemmImpl{goGemm} }
 func col2imImageRow(dst, col []float32, masks []uint16, offs []int32, kiCount, kiStep, kw int) {
 	panic("kernel: col2imImageRow without an implementation")
 }
-
-// im2colChannel is never called: no implementation of this build sets
-// vecImpl.im2colChannel.
-func im2colChannel(col, img []float32, ldc int, g *convGeom) {
-	panic("kernel: im2colChannel without an implementation")
-}

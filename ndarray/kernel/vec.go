@@ -51,9 +51,13 @@ type vecImpl struct {
 	// im2colRows and col2imRows copy one row of a column matrix from an
 	// image and add it back (see im2colRowsGo and col2imRowsGo).
 	im2colRows, col2imRows func(img, col []float32, off, ld, rows, cols, lo, hi, stride int)
-	// col2imImageRow and im2colChannel report whether the functions of
-	// those names (impl_amd64.go) run with this implementation.
-	col2imImageRow, im2colChannel bool
+	// col2imImageRow reports whether the function of that name
+	// (impl_amd64.go) runs with this implementation.
+	col2imImageRow bool
+	// im2colChannel writes the kh·kw rows (ldc floats apart) of the
+	// stride-1 column matrix of one channel (im2colChannelAVX512), or is
+	// nil.
+	im2colChannel func(col, img *float32, ldc, height, width, outH, outW, kh, kw, padH, padW, dilH, dilW int)
 }
 
 var goVec = &vecImpl{

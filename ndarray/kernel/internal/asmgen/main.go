@@ -52,6 +52,7 @@ var outputs = []output{
 	{"convrows", buildConvRows},
 	{"dgradrow", buildDirectGradRow},
 	{"dpool2", buildDirectPool2},
+	{"im2col256", buildIm2col256},
 }
 
 func main() {

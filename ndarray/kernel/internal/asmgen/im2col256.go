@@ -1,0 +1,167 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// buildIm2col256 emits im2colChannelAVX2, im2colChannelAVX512 for AVX2.
+func buildIm2col256(c *build.Context) {
+	iota := c.StaticGlobal("im2col256Lanes")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	for l := 0; l < 8; l++ {
+		c.AddDatum(4*l, operand.U32(l))
+	}
+	im2colChannel256(c, iota)
+}
+
+// im2colChannel256 emits im2colChannelAVX2, the stride-1 im2col of one
+// channel (see im2colChannel512): for every kernel offset (ki, kj) the
+// outH×outW row of the column matrix, ldc floats after the previous one,
+// holds the image values at (oy+ki·dilH−padH, ox+kj·dilW−padW), zero in
+// the padding, written an 8-lane vector of output columns at a time for
+// all output rows: rows above and below the image are zeros, the others
+// one VMASKMOVPS load each, whose lanes outside the image read nothing
+// and give zero. The lane masks, made by comparing broadcast bounds with
+// the lane numbers, depend only on kj and the vector; a vector whose
+// lanes all lie inside the row is stored by plain stores, the row's last
+// partial vector by VMASKMOVPS.
+func im2colChannel256(c *build.Context, lanes operand.Mem) {
+	c.Function("im2colChannelAVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(col, img *float32, ldc, height, width, outH, outW, kh, kw, padH, padW, dilH, dilW int)")
+	c.Doc("im2colChannelAVX2 writes the kh·kw rows (ldc floats apart) of the stride-1 column matrix of one height×width channel.")
+	ki, kj, v := reg.R8, reg.R9, reg.R10 // loop counters (v in floats)
+	oy, oy0, oy1 := reg.R11, reg.R12, reg.R13
+	src, dst, t, u := reg.RSI, reg.RDI, reg.RAX, reg.RBX
+	outW, width := reg.RCX, reg.RDX
+	val, zero, store, load, iota, tmp := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5
+	arg := func(name string) operand.Mem { return paramAddr(c, name) }
+	c.Load(c.Param("outW"), outW)
+	c.Load(c.Param("width"), width)
+	c.VXORPS(zero, zero, zero)
+	c.VMOVDQU(lanes, iota)
+	c.XORQ(ki, ki)
+	c.Label("ki")
+	// oy0 = clamp(padH − ki·dilH, 0, outH); oy1 = clamp(height + padH − ki·dilH, oy0, outH)
+	c.MOVQ(ki, t)
+	c.IMULQ(arg("dilH"), t)
+	c.MOVQ(arg("padH"), oy0)
+	c.SUBQ(t, oy0)
+	c.MOVQ(arg("height"), oy1)
+	c.ADDQ(oy0, oy1)
+	c.XORQ(u, u)
+	c.CMPQ(oy0, u)
+	c.CMOVQLT(u, oy0)
+	c.MOVQ(arg("outH"), u)
+	c.CMPQ(oy0, u)
+	c.CMOVQGT(u, oy0)
+	c.CMPQ(oy1, u)
+	c.CMOVQGT(u, oy1)
+	c.CMPQ(oy1, oy0)
+	c.CMOVQLT(oy0, oy1)
+	c.XORQ(kj, kj)
+	c.Label("kj")
+	c.XORQ(v, v)
+	c.Label("v")
+	// The store mask: the lanes below outW − v.
+	c.MOVQ(outW, t)
+	c.SUBQ(v, t)
+	c.VMOVQ(t, reg.X5)
+	c.VPBROADCASTD(reg.X5, store)
+	c.VPCMPGTD(iota, store, store)
+	// The load mask: output columns ox with 0 <= ox+off < width, off =
+	// kj·dilW − padW, that is [−off, min(outW, width − off)), relative
+	// to v: the lanes below the end and not below the start.
+	c.MOVQ(kj, t)
+	c.IMULQ(arg("dilW"), t)
+	c.SUBQ(arg("padW"), t) // t = off
+	c.MOVQ(width, u)
+	c.SUBQ(t, u) // u = width − off
+	c.CMPQ(u, outW)
+	c.CMOVQGT(outW, u) // u = end
+	c.NEGQ(t)          // t = −off
+	c.SUBQ(v, u)
+	c.SUBQ(v, t)
+	c.VMOVQ(u, reg.X5)
+	c.VPBROADCASTD(reg.X5, load)
+	c.VPCMPGTD(iota, load, load)
+	c.VMOVQ(t, reg.X5)
+	c.VPBROADCASTD(reg.X5, tmp)
+	c.VPCMPGTD(iota, tmp, tmp)
+	c.VPANDN(load, tmp, load) // load &^ tmp
+	// dst = col + 4·((ki·kw + kj)·ldc + v)
+	c.MOVQ(ki, t)
+	c.IMULQ(arg("kw"), t)
+	c.ADDQ(kj, t)
+	c.IMULQ(arg("ldc"), t)
+	c.ADDQ(v, t)
+	c.MOVQ(arg("col"), dst)
+	c.LEAQ(operand.Mem{Base: dst, Index: t, Scale: 4}, dst)
+	// src = img + 4·((oy0 − padH + ki·dilH)·width + v + off)
+	c.MOVQ(ki, t)
+	c.IMULQ(arg("dilH"), t)
+	c.SUBQ(arg("padH"), t)
+	c.ADDQ(oy0, t)
+	c.IMULQ(width, t)
+	c.ADDQ(v, t)
+	c.MOVQ(kj, u)
+	c.IMULQ(arg("dilW"), u)
+	c.SUBQ(arg("padW"), u)
+	c.ADDQ(u, t)
+	c.MOVQ(arg("img"), src)
+	c.LEAQ(operand.Mem{Base: src, Index: t, Scale: 4}, src)
+	c.MOVQ(outW, u) // bytes between output rows of col
+	c.SHLQ(operand.U8(2), u)
+	c.MOVQ(width, t) // … of the image
+	c.SHLQ(operand.U8(2), t)
+	c.XORQ(oy, oy)
+	// A whole vector when v + 8 <= outW (oy0 is reloaded below: use
+	// the flags of a comparison made here).
+	c.LEAQ(operand.Mem{Base: v, Disp: 8}, oy)
+	c.CMPQ(oy, outW)
+	c.MOVQ(operand.U32(0), oy)
+	c.JG(operand.LabelRef("partial"))
+	rows := func(tag string, put func(y reg.VecPhysical)) {
+		c.Label("above" + tag)
+		c.CMPQ(oy, oy0)
+		c.JGE(operand.LabelRef("inside" + tag))
+		put(zero)
+		c.ADDQ(u, dst)
+		c.INCQ(oy)
+		c.JMP(operand.LabelRef("above" + tag))
+		c.Label("inside" + tag)
+		c.CMPQ(oy, oy1)
+		c.JGE(operand.LabelRef("below" + tag))
+		c.VMASKMOVPS(operand.Mem{Base: src}, load, val)
+		put(val)
+		c.ADDQ(u, dst)
+		c.ADDQ(t, src)
+		c.INCQ(oy)
+		c.JMP(operand.LabelRef("inside" + tag))
+		c.Label("below" + tag)
+		c.CMPQ(oy, arg("outH"))
+		c.JGE(operand.LabelRef("vnext"))
+		put(zero)
+		c.ADDQ(u, dst)
+		c.INCQ(oy)
+		c.JMP(operand.LabelRef("below" + tag))
+	}
+	rows("Full", func(y reg.VecPhysical) { c.VMOVUPS(y, operand.Mem{Base: dst}) })
+	c.Label("partial")
+	rows("Part", func(y reg.VecPhysical) { c.VMASKMOVPS(y, store, operand.Mem{Base: dst}) })
+	c.Label("vnext")
+	c.ADDQ(operand.U8(8), v)
+	c.CMPQ(v, outW)
+	c.JL(operand.LabelRef("v"))
+	c.INCQ(kj)
+	c.CMPQ(kj, arg("kw"))
+	c.JL(operand.LabelRef("kj"))
+	c.INCQ(ki)
+	c.CMPQ(ki, arg("kh"))
+	c.JL(operand.LabelRef("ki"))
+	c.VZEROUPPER()
+	c.RET()
+}
