@@ -122,10 +122,10 @@
 //     keeps a tile of up to 14×32 floats of C in 28 zmm registers.
 //   - "avx2": AVX2 and FMA, a 6×16 tile in 12 ymm registers; tiles and
 //     transposed-B panels packed by 8×8 register transposes; pooling rows
-//     (strides 1 and 2) and stride-1 im2col/col2im rows in assembly, their
-//     partial vectors under VMASKMOVPS lane masks. Row copies and sums and
-//     the whole-channel im2col and whole-image-row col2im of AVX-512 use
-//     the portable code or the row kernels instead.
+//     (strides 1 and 2), stride-1 im2col/col2im rows and the whole-channel
+//     stride-1 im2col in assembly, their partial vectors under VMASKMOVPS
+//     lane masks. Row copies and sums and the whole-image-row col2im of
+//     AVX-512 use the portable code or the row kernels instead.
 //   - "go": portable Go, used on other architectures and with the noasm
 //     build tag (go test -tags noasm).
 //
