@@ -243,10 +243,12 @@ var directShapes = []struct {
 // for one inner output row, repeated for every row and group (its input
 // and packed weights in the caches, no interleaving, no edges, no store):
 // the rate the forward pass would reach if nothing but its products took
-// time.
+// time. The pass "weights" takes the output gradient in Caffe's layout
+// (WeightGrad, which interleaves it), "weights-loaded" the one LoadGrad
+// left for the input gradient (WeightGradLoaded, as the fused groups do).
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"tiles", "forward", "data", "weights"} {
+		for _, pass := range []string{"tiles", "forward", "data", "weights", "weights-loaded"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
 				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 				if d == nil {
@@ -280,9 +282,10 @@ func BenchmarkDirectConv(b *testing.B) {
 							}
 						}
 					},
-					"forward": func() { d.Forward(sc, bl, 0, x, L, y, nil) },
-					"data":    func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
-					"weights": func() { d.WeightGrad(sc, x, y, L, dw) },
+					"forward":        func() { d.Forward(sc, bl, 0, x, L, y, nil) },
+					"data":           func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
+					"weights":        func() { d.WeightGrad(sc, x, y, L, dw) },
+					"weights-loaded": func() { d.WeightGradLoaded(sc, x, L, dw) },
 				}[pass]
 				flops := 2 * float64(L*s.m*s.c/s.g*s.k*s.k*oh*ow)
 				if pass == "tiles" {
