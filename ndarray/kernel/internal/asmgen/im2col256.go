@@ -45,23 +45,7 @@ func im2colChannel256(c *build.Context, lanes operand.Mem) {
 	c.VMOVDQU(lanes, iota)
 	c.XORQ(ki, ki)
 	c.Label("ki")
-	// oy0 = clamp(padH − ki·dilH, 0, outH); oy1 = clamp(height + padH − ki·dilH, oy0, outH)
-	c.MOVQ(ki, t)
-	c.IMULQ(arg("dilH"), t)
-	c.MOVQ(arg("padH"), oy0)
-	c.SUBQ(t, oy0)
-	c.MOVQ(arg("height"), oy1)
-	c.ADDQ(oy0, oy1)
-	c.XORQ(u, u)
-	c.CMPQ(oy0, u)
-	c.CMOVQLT(u, oy0)
-	c.MOVQ(arg("outH"), u)
-	c.CMPQ(oy0, u)
-	c.CMOVQGT(u, oy0)
-	c.CMPQ(oy1, u)
-	c.CMOVQGT(u, oy1)
-	c.CMPQ(oy1, oy0)
-	c.CMOVQLT(oy0, oy1)
+	im2colBounds(c, im2colRegs{ki: ki, oy0: oy0, oy1: oy1, t: t, u: u})
 	c.XORQ(kj, kj)
 	c.Label("kj")
 	c.XORQ(v, v)
@@ -92,31 +76,7 @@ func im2colChannel256(c *build.Context, lanes operand.Mem) {
 	c.VPBROADCASTD(reg.X5, tmp)
 	c.VPCMPGTD(iota, tmp, tmp)
 	c.VPANDN(load, tmp, load) // load &^ tmp
-	// dst = col + 4·((ki·kw + kj)·ldc + v)
-	c.MOVQ(ki, t)
-	c.IMULQ(arg("kw"), t)
-	c.ADDQ(kj, t)
-	c.IMULQ(arg("ldc"), t)
-	c.ADDQ(v, t)
-	c.MOVQ(arg("col"), dst)
-	c.LEAQ(operand.Mem{Base: dst, Index: t, Scale: 4}, dst)
-	// src = img + 4·((oy0 − padH + ki·dilH)·width + v + off)
-	c.MOVQ(ki, t)
-	c.IMULQ(arg("dilH"), t)
-	c.SUBQ(arg("padH"), t)
-	c.ADDQ(oy0, t)
-	c.IMULQ(width, t)
-	c.ADDQ(v, t)
-	c.MOVQ(kj, u)
-	c.IMULQ(arg("dilW"), u)
-	c.SUBQ(arg("padW"), u)
-	c.ADDQ(u, t)
-	c.MOVQ(arg("img"), src)
-	c.LEAQ(operand.Mem{Base: src, Index: t, Scale: 4}, src)
-	c.MOVQ(outW, u) // bytes between output rows of col
-	c.SHLQ(operand.U8(2), u)
-	c.MOVQ(width, t) // … of the image
-	c.SHLQ(operand.U8(2), t)
+	im2colPointers(c, im2colRegs{ki: ki, kj: kj, v: v, oy0: oy0, src: src, dst: dst, t: t, u: u, outW: outW, width: width})
 	c.XORQ(oy, oy)
 	// A whole vector when v + 8 <= outW (oy0 is reloaded below: use
 	// the flags of a comparison made here).
@@ -164,4 +124,69 @@ func im2colChannel256(c *build.Context, lanes operand.Mem) {
 	c.JL(operand.LabelRef("ki"))
 	c.VZEROUPPER()
 	c.RET()
+}
+
+// im2colRegs names the general registers the stride-1 im2col kernels
+// (im2colChannel512, im2colChannel256) keep their loop state in.
+type im2colRegs struct {
+	ki, kj, v   reg.Register // kernel row, kernel column, output column (floats)
+	oy0, oy1    reg.Register // the output rows whose input row lies in the image
+	src, dst    reg.Register
+	t, u        reg.Register // scratch
+	outW, width reg.Register
+}
+
+// im2colBounds emits oy0 = clamp(padH − ki·dilH, 0, outH) and
+// oy1 = clamp(height + padH − ki·dilH, oy0, outH): the output rows of
+// kernel row ki that read a row of the image.
+func im2colBounds(c *build.Context, r im2colRegs) {
+	arg := func(name string) operand.Mem { return paramAddr(c, name) }
+	c.MOVQ(r.ki, r.t)
+	c.IMULQ(arg("dilH"), r.t)
+	c.MOVQ(arg("padH"), r.oy0)
+	c.SUBQ(r.t, r.oy0)
+	c.MOVQ(arg("height"), r.oy1)
+	c.ADDQ(r.oy0, r.oy1)
+	c.XORQ(r.u, r.u)
+	c.CMPQ(r.oy0, r.u)
+	c.CMOVQLT(r.u, r.oy0)
+	c.MOVQ(arg("outH"), r.u)
+	c.CMPQ(r.oy0, r.u)
+	c.CMOVQGT(r.u, r.oy0)
+	c.CMPQ(r.oy1, r.u)
+	c.CMOVQGT(r.u, r.oy1)
+	c.CMPQ(r.oy1, r.oy0)
+	c.CMOVQLT(r.oy0, r.oy1)
+}
+
+// im2colPointers emits dst = col + 4·((ki·kw + kj)·ldc + v), the first
+// output row of the vector at v of kernel offset (ki, kj), and
+// src = img + 4·((oy0 − padH + ki·dilH)·width + v + kj·dilW − padW), the
+// input it reads in output row oy0; then u = 4·outW and t = 4·width, the
+// bytes from row to row of each.
+func im2colPointers(c *build.Context, r im2colRegs) {
+	arg := func(name string) operand.Mem { return paramAddr(c, name) }
+	c.MOVQ(r.ki, r.t)
+	c.IMULQ(arg("kw"), r.t)
+	c.ADDQ(r.kj, r.t)
+	c.IMULQ(arg("ldc"), r.t)
+	c.ADDQ(r.v, r.t)
+	c.MOVQ(arg("col"), r.dst)
+	c.LEAQ(operand.Mem{Base: r.dst, Index: r.t, Scale: 4}, r.dst)
+	c.MOVQ(r.ki, r.t)
+	c.IMULQ(arg("dilH"), r.t)
+	c.SUBQ(arg("padH"), r.t)
+	c.ADDQ(r.oy0, r.t)
+	c.IMULQ(r.width, r.t)
+	c.ADDQ(r.v, r.t)
+	c.MOVQ(r.kj, r.u)
+	c.IMULQ(arg("dilW"), r.u)
+	c.SUBQ(arg("padW"), r.u)
+	c.ADDQ(r.u, r.t)
+	c.MOVQ(arg("img"), r.src)
+	c.LEAQ(operand.Mem{Base: r.src, Index: r.t, Scale: 4}, r.src)
+	c.MOVQ(r.outW, r.u)
+	c.SHLQ(operand.U8(2), r.u)
+	c.MOVQ(r.width, r.t)
+	c.SHLQ(operand.U8(2), r.t)
 }
