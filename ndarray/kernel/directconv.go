@@ -542,33 +542,64 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 	}
 	d.LoadInput(b, slot, x, n)
 	xs := b.x[slot*d.xSize:]
-	// A group at a time, a chunk of its tiles at a time (their weights
-	// staying in the caches from band to band), the chunk's band of
-	// output rows computed and stored while it is in the cache.
+	d.convolveChunks(directPass{
+		w: d.wf, packed: d.packedF, kk: d.kk, off: d.offF, tiles: d.fTiles, chunks: d.fChunks, band: d.fBand,
+		in: xs, chans: d.c, pixStep: d.cs, rowStep: d.pw * d.cs, pad: d.padH, inRows: d.h, padW: d.padW, valid: d.w,
+		outs: d.m, outAll: d.mAll, rows: d.oh, width: d.ow,
+	}, s.y, y, n, bias)
+}
+
+// directPass is the geometry of a pass that convolves interleaved
+// planes with packed weights a chunk of tiles at a time: Forward
+// (input channels into output channels) and BackwardData (the padded
+// output gradient into input channels, with the flipped weights).
+type directPass struct {
+	w            []float32 // packed weights, packed floats a group
+	packed, kk   int       // floats of a group's weights; weights of a tile's row
+	off          []int32   // the kernel's offsets of the weights' inputs
+	tiles        []dtile
+	chunks       []dchunk
+	band         int
+	in           []float32 // the interleaved (padded) input planes
+	chans        int       // input channels of a group
+	pixStep      int       // vectors from pixel to pixel of in
+	rowStep      int       // … from row to row
+	pad, inRows  int       // kernel row ki of output row y reads input row y+ki−pad, of inRows
+	padW, valid  int       // the tile kernels' left padding and valid input columns
+	outs, outAll int       // output channels of a group and in all
+	rows, width  int       // output rows and columns
+}
+
+// convolveChunks runs pass p a group at a time, a chunk of its tiles at
+// a time (their weights staying in the caches from band to band), the
+// chunk's band of output rows computed into the scratch y and stored
+// into the n images of dst (plus bias, if not nil) while it is in the
+// cache.
+func (d *DirectConv) convolveChunks(p directPass, y, dst []float32, n int, bias []float32) {
 	L := d.lanes
 	for g := range d.groups {
-		pf := d.wf[g*d.packedF:]
-		for _, ch := range d.fChunks {
+		w := p.w[g*p.packed:]
+		for _, ch := range p.chunks {
 			mc := ch.r1 - ch.r0
-			for y0 := 0; y0 < d.oh; y0 += d.fBand {
-				y1 := min(d.oh, y0+d.fBand)
-				for _, t := range d.fTiles[ch.t0:ch.t1] {
+			for y0 := 0; y0 < p.rows; y0 += p.band {
+				y1 := min(p.rows, y0+p.band)
+				for _, t := range p.tiles[ch.t0:ch.t1] {
 					for oy := y0; oy < y1; {
-						// Kernel rows ki read padded input row oy+ki; those in
-						// the border are skipped. Two rows that take the same
-						// kernel rows go together.
-						kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
-						xr, yr := xs[(oy*d.pw*d.cs+g*d.c)*L:], s.y[((oy-y0)*d.ow*mc+t.r0-ch.r0)*L:]
-						if oy+1 < y1 && kiLo == max(0, d.padH-oy-1) && kiHi == min(d.kh, d.padH+d.h-oy-1) {
-							d.tileRows(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xr, d.cs*L, d.pw*d.cs*L, yr, mc*L, d.ow*mc*L, d.ow, d.padW, d.w)
+						// Kernel rows ki read input row oy+ki−pad; those
+						// outside the input are skipped. Two rows that take
+						// the same kernel rows go together.
+						kiLo, kiHi := max(0, p.pad-oy), min(d.kh, p.pad+p.inRows-oy)
+						xr, yr := p.in[(oy*p.rowStep+g*p.chans)*L:], y[((oy-y0)*p.width*mc+t.r0-ch.r0)*L:]
+						if oy+1 < y1 && kiLo == max(0, p.pad-oy-1) && kiHi == min(d.kh, p.pad+p.inRows-oy-1) {
+							d.tileRows(t.h, w[t.r0*p.kk:], p.off, p.chans, kiLo, kiHi, xr, p.pixStep*L, p.rowStep*L, yr, mc*L, p.width*mc*L, p.width, p.padW, p.valid)
 							oy += 2
 							continue
 						}
-						d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xr, d.cs*L, yr, mc*L, d.ow, d.padW, d.w)
+						d.tileRow(t.h, w[t.r0*p.kk:], p.off, p.chans, kiLo, kiHi, xr, p.pixStep*L, yr, mc*L, p.width, p.padW, p.valid)
 						oy++
 					}
 				}
-				d.storeChunk(s.y, g*d.m+ch.r0, g*d.m+ch.r1, d.mAll, y0, y1, d.oh, d.ow, y, n, bias)
+				d.storeChunk(y, g*p.outs+ch.r0, g*p.outs+ch.r1, p.outAll, y0, y1, p.rows, p.width, dst, n, bias)
 			}
 		}
 	}
@@ -768,36 +799,13 @@ func (d *DirectConv) loaded(name string, s *DirectScratch, n int) {
 func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 	d.check("BackwardData", s, nil, 0, n, len(dx), n*d.imgSize)
 	d.loaded("BackwardData", s, n)
-	L := d.lanes
-	kb := d.m * d.kh * d.kw
+	// The padded gradient holds the output rows after p0 rows of zeros.
 	p0 := d.kh - 1 - d.padH
-	// A group at a time, a chunk of its tiles at a time, as in Forward.
-	for g := range d.groups {
-		pb := d.wb[g*d.packedB:]
-		for _, ch := range d.bChunks {
-			mc := ch.r1 - ch.r0
-			for y0 := 0; y0 < d.h; y0 += d.bBand {
-				y1 := min(d.h, y0+d.bBand)
-				for _, t := range d.bTiles[ch.t0:ch.t1] {
-					for y := y0; y < y1; {
-						// Kernel rows ki' read padded gradient row y+ki', which
-						// holds output rows from p0 to p0+oh-1; two rows that
-						// take the same kernel rows go together.
-						kiLo, kiHi := max(0, p0-y), min(d.kh, p0+d.oh-y)
-						xr, yr := s.dy[(y*d.dw*d.ms+g*d.m)*L:], s.y[((y-y0)*d.w*mc+t.r0-ch.r0)*L:]
-						if y+1 < y1 && kiLo == max(0, p0-y-1) && kiHi == min(d.kh, p0+d.oh-y-1) {
-							d.tileRows(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, xr, d.ms*L, d.dw*d.ms*L, yr, mc*L, d.w*mc*L, d.w, d.kw-1-d.padW, d.ow)
-							y += 2
-							continue
-						}
-						d.tileRow(t.h, pb[t.r0*kb:], d.offB, d.m, kiLo, kiHi, xr, d.ms*L, yr, mc*L, d.w, d.kw-1-d.padW, d.ow)
-						y++
-					}
-				}
-				d.storeChunk(s.y, g*d.c+ch.r0, g*d.c+ch.r1, d.cAll, y0, y1, d.h, d.w, dx, n, nil)
-			}
-		}
-	}
+	d.convolveChunks(directPass{
+		w: d.wb, packed: d.packedB, kk: d.m * d.kh * d.kw, off: d.offB, tiles: d.bTiles, chunks: d.bChunks, band: d.bBand,
+		in: s.dy, chans: d.m, pixStep: d.ms, rowStep: d.dw * d.ms, pad: p0, inRows: d.oh, padW: d.kw - 1 - d.padW, valid: d.ow,
+		outs: d.c, outAll: d.cAll, rows: d.h, width: d.w,
+	}, s.y, dx, n, nil)
 }
 
 // WeightGrad adds to dw (Caffe's [outputs][channels/groups][kh][kw]) the
