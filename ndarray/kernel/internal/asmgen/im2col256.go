@@ -84,52 +84,24 @@ func im2colChannel256(c *build.Context, lanes operand.Mem) {
 	c.CMPQ(oy, outW)
 	c.MOVQ(operand.U32(0), oy)
 	c.JG(operand.LabelRef("partial"))
+	r := im2colRegs{ki: ki, kj: kj, v: v, oy: oy, oy0: oy0, oy1: oy1, src: src, dst: dst, t: t, u: u, outW: outW}
 	rows := func(tag string, put func(y reg.VecPhysical)) {
-		c.Label("above" + tag)
-		c.CMPQ(oy, oy0)
-		c.JGE(operand.LabelRef("inside" + tag))
-		put(zero)
-		c.ADDQ(u, dst)
-		c.INCQ(oy)
-		c.JMP(operand.LabelRef("above" + tag))
-		c.Label("inside" + tag)
-		c.CMPQ(oy, oy1)
-		c.JGE(operand.LabelRef("below" + tag))
-		c.VMASKMOVPS(operand.Mem{Base: src}, load, val)
-		put(val)
-		c.ADDQ(u, dst)
-		c.ADDQ(t, src)
-		c.INCQ(oy)
-		c.JMP(operand.LabelRef("inside" + tag))
-		c.Label("below" + tag)
-		c.CMPQ(oy, arg("outH"))
-		c.JGE(operand.LabelRef("vnext"))
-		put(zero)
-		c.ADDQ(u, dst)
-		c.INCQ(oy)
-		c.JMP(operand.LabelRef("below" + tag))
+		im2colRows(c, r, tag, func() { put(zero) }, func() {
+			c.VMASKMOVPS(operand.Mem{Base: src}, load, val)
+			put(val)
+		})
 	}
 	rows("Full", func(y reg.VecPhysical) { c.VMOVUPS(y, operand.Mem{Base: dst}) })
 	c.Label("partial")
 	rows("Part", func(y reg.VecPhysical) { c.VMASKMOVPS(y, store, operand.Mem{Base: dst}) })
-	c.Label("vnext")
-	c.ADDQ(operand.U8(8), v)
-	c.CMPQ(v, outW)
-	c.JL(operand.LabelRef("v"))
-	c.INCQ(kj)
-	c.CMPQ(kj, arg("kw"))
-	c.JL(operand.LabelRef("kj"))
-	c.INCQ(ki)
-	c.CMPQ(ki, arg("kh"))
-	c.JL(operand.LabelRef("ki"))
-	c.VZEROUPPER()
-	c.RET()
+	im2colNext(c, r, 8)
 }
 
 // im2colRegs names the general registers the stride-1 im2col kernels
 // (im2colChannel512, im2colChannel256) keep their loop state in.
 type im2colRegs struct {
 	ki, kj, v   reg.Register // kernel row, kernel column, output column (floats)
+	oy          reg.Register // output row
 	oy0, oy1    reg.Register // the output rows whose input row lies in the image
 	src, dst    reg.Register
 	t, u        reg.Register // scratch
@@ -189,4 +161,50 @@ func im2colPointers(c *build.Context, r im2colRegs) {
 	c.SHLQ(operand.U8(2), r.u)
 	c.MOVQ(r.width, r.t)
 	c.SHLQ(operand.U8(2), r.t)
+}
+
+// im2colRows emits the loop over the output rows of the vector at v of
+// kernel offset (ki, kj): rows above oy0 and from oy1 on get zero(),
+// the others copy() of the image row at src; dst steps u bytes a row,
+// src t bytes. Its labels end in tag; it ends by jumping to vnext.
+func im2colRows(c *build.Context, r im2colRegs, tag string, zero, copy func()) {
+	c.Label("above" + tag)
+	c.CMPQ(r.oy, r.oy0)
+	c.JGE(operand.LabelRef("inside" + tag))
+	zero()
+	c.ADDQ(r.u, r.dst)
+	c.INCQ(r.oy)
+	c.JMP(operand.LabelRef("above" + tag))
+	c.Label("inside" + tag)
+	c.CMPQ(r.oy, r.oy1)
+	c.JGE(operand.LabelRef("below" + tag))
+	copy()
+	c.ADDQ(r.u, r.dst)
+	c.ADDQ(r.t, r.src)
+	c.INCQ(r.oy)
+	c.JMP(operand.LabelRef("inside" + tag))
+	c.Label("below" + tag)
+	c.CMPQ(r.oy, paramAddr(c, "outH"))
+	c.JGE(operand.LabelRef("vnext"))
+	zero()
+	c.ADDQ(r.u, r.dst)
+	c.INCQ(r.oy)
+	c.JMP(operand.LabelRef("below" + tag))
+}
+
+// im2colNext emits label vnext, the step to the next vector of lanes
+// output columns, kernel column and kernel row, and the return.
+func im2colNext(c *build.Context, r im2colRegs, lanes int) {
+	c.Label("vnext")
+	c.ADDQ(operand.U8(lanes), r.v)
+	c.CMPQ(r.v, r.outW)
+	c.JL(operand.LabelRef("v"))
+	c.INCQ(r.kj)
+	c.CMPQ(r.kj, paramAddr(c, "kw"))
+	c.JL(operand.LabelRef("kj"))
+	c.INCQ(r.ki)
+	c.CMPQ(r.ki, paramAddr(c, "kh"))
+	c.JL(operand.LabelRef("ki"))
+	c.VZEROUPPER()
+	c.RET()
 }
