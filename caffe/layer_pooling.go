@@ -23,7 +23,8 @@ func init() {
 // Unpadded 3×3 windows of stride 2 (CIFAR-10 quick's and AlexNet's
 // poolings) are pooled, and their gradients computed, by one kernel call
 // per plane (kernel.MaxPoolPlane, kernel.AvePoolPlane and their
-// gradients). Otherwise the outputs whose windows lie inside the plane are
+// gradients); unpadded 2×2 MAX windows of stride 2 (LeNet's) by one call
+// per run of planes (kernel.MaxPoolPlanes, kernel.MaxPoolBackwardPlanes). Otherwise the outputs whose windows lie inside the plane are
 // computed by one vector kernel call per plane (kernel.MaxPoolRows,
 // kernel.AvePoolRows), those at the edges by row kernels; with several
 // threads the planes are shared out in parts.
@@ -295,6 +296,10 @@ func (l *Pooling) forwardWorker(_, p int) {
 func (l *Pooling) forwardPlanes(x []float32, lo, hi int) {
 	y := l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
+	if l.method == caffepb.PoolingParameter_MAX && l.plane2s2() {
+		kernel.MaxPoolPlanes(y[lo*phw:hi*phw], l.mask[lo*phw:hi*phw], x[:(hi-lo)*hw], hi-lo, l.height, l.width, l.outH, l.outW, 2, 2, 2, 2)
+		return
+	}
 	for pl := lo; pl < hi; pl++ {
 		xp := x[(pl-lo)*hw : (pl-lo+1)*hw]
 		if l.method == caffepb.PoolingParameter_MAX {
@@ -357,6 +362,13 @@ func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
 			l.maxWindow(x, hs, he, pw, yr[pw:pw+1], mr[pw:pw+1])
 		}
 	}
+}
+
+// plane2s2 reports whether the pooling has the unpadded 2×2 windows of
+// stride 2 (LeNet's) that kernel.MaxPoolPlanes and
+// kernel.MaxPoolBackwardPlanes pool a run of planes at a time.
+func (l *Pooling) plane2s2() bool {
+	return l.padH == 0 && l.padW == 0 && l.kh == 2 && l.kw == 2 && l.strideH == 2 && l.strideW == 2
 }
 
 // plane3s2 reports whether the pooling has the unpadded, overlapping 3×3
@@ -520,18 +532,19 @@ func (l *Pooling) backwardPlanes(w int, dx []float32, lo, hi int) {
 	// is in the cache.
 	if l.method == caffepb.PoolingParameter_MAX {
 		// Without padding the kernels know the windows of a plane (3×3
-		// windows of stride 2 are then written an input at a time);
-		// windows that do not overlap give each input at most one
-		// gradient, which the kernels scatter at once.
+		// and 2×2 windows of stride 2 are then written an input at a
+		// time, 2×2 ones for the whole run of planes in one call);
+		// otherwise windows that do not overlap give each input at most
+		// one gradient, which the kernels scatter at once.
+		if l.padH == 0 && l.padW == 0 {
+			kernel.MaxPoolBackwardPlanes(dx[:(hi-lo)*hw], dy[lo*phw:hi*phw], l.mask[lo*phw:hi*phw], hi-lo,
+				l.height, l.width, l.outH, l.outW, l.kh, l.kw, l.strideH, l.strideW)
+			return
+		}
 		disjoint := l.kh <= l.strideH && l.kw <= l.strideW
-		unpadded := l.padH == 0 && l.padW == 0
 		for pl := lo; pl < hi; pl++ {
 			d, g, m := dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], l.mask[pl*phw:(pl+1)*phw]
-			if unpadded {
-				kernel.MaxPoolBackwardPlane(d, g, m, l.height, l.width, l.outH, l.outW, l.kh, l.kw, l.strideH, l.strideW)
-			} else {
-				kernel.MaxPoolBackward(d, g, m, disjoint)
-			}
+			kernel.MaxPoolBackward(d, g, m, disjoint)
 		}
 		return
 	}

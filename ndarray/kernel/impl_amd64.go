@@ -126,6 +126,12 @@ var avx512Vec = &vecImpl{
 	avePoolBack3s2: func(dx, dy []float32, height, width, outH, outW int) {
 		avePoolBack3s2AVX512(&dx[0], &dy[0], height, width, outH, outW)
 	},
+	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+		maxPool2s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
+	},
+	maxPoolBack2s2: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
+		maxPoolBack2s2AVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
+	},
 	im2colRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
 		im2colRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
 	},
@@ -160,6 +166,12 @@ var avx2Vec = &vecImpl{
 	},
 	avePoolBack3s2: func(dx, dy []float32, height, width, outH, outW int) {
 		avePoolBack3s2AVX2(&dx[0], &dy[0], height, width, outH, outW)
+	},
+	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+		maxPool2s2AVX2(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
+	},
+	maxPoolBack2s2: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
+		maxPoolBack2s2AVX2(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 	},
 	im2colRows: im2colRowsAsmAVX2, col2imRows: col2imRowsAsmAVX2,
 	im2colChannel: im2colChannelAVX2,

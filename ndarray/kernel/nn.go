@@ -221,14 +221,46 @@ func MaxPoolBackward(dx, dy []float32, mask []int32, disjoint bool) {
 // MaxPoolPlane panics if a size is out of range, a window starts past
 // the plane or a slice is too short.
 func MaxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	const name = "MaxPoolPlane"
+	maxPoolPlanes("MaxPoolPlane", y, mask, x, 1, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+// MaxPoolPlanes is MaxPoolPlane for planes consecutive planes: plane p is
+// x[p·height·width:], its outputs and mask y and mask from p·outH·outW.
+// The 2×2 windows of stride 2 (LeNet's poolings) are computed for all the
+// planes by one kernel call, which splits two input rows at a time into
+// their even and odd columns and keeps the first largest of the four;
+// other shapes run MaxPoolPlane plane by plane. It panics as
+// MaxPoolPlane, and if planes is negative.
+func MaxPoolPlanes(y []float32, mask []int32, x []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	maxPoolPlanes("MaxPoolPlanes", y, mask, x, planes, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+func maxPoolPlanes(name string, y []float32, mask []int32, x []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	if planes < 0 {
+		panic(fmt.Sprintf("kernel: %s: %d planes, want >= 0", name, planes))
+	}
 	checkPlane(name, height, width, outH, outW, kh, kw, strideH, strideW)
 	if int64(height)*int64(width) > math.MaxInt32 {
 		panic(fmt.Sprintf("kernel: %s: a %d×%d plane does not fit int32 indexes", name, height, width))
 	}
-	checkLen(name, "x", len(x), height*width)
-	checkLen(name, "y", len(y), outH*outW)
-	checkLen(name, "mask", len(mask), outH*outW)
+	hw, o := height*width, outH*outW
+	checkLen(name, "x", len(x), planes*hw)
+	checkLen(name, "y", len(y), planes*o)
+	checkLen(name, "mask", len(mask), planes*o)
+	if planes == 0 {
+		return
+	}
+	if kh == 2 && kw == 2 && strideH == 2 && strideW == 2 && active.vec.maxPool2s2 != nil {
+		active.vec.maxPool2s2(y, mask, x, planes, height, width, outH, outW)
+		return
+	}
+	for p := range planes {
+		maxPoolPlane(y[p*o:(p+1)*o], mask[p*o:(p+1)*o], x[p*hw:(p+1)*hw], height, width, outH, outW, kh, kw, strideH, strideW)
+	}
+}
+
+// maxPoolPlane is MaxPoolPlane on checked slices.
+func maxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
 	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.maxPool3s2 != nil {
 		active.vec.maxPool3s2(y, mask, x, height, width, outH, outW)
 		return
@@ -401,23 +433,97 @@ func avePoolBack3s2Go(dx, dy []float32, height, width, outH, outW int) {
 // MaxPoolBackwardPlane panics if a size is out of range or a slice too
 // short.
 func MaxPoolBackwardPlane(dx, dy []float32, mask []int32, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	if height < 1 || width < 1 || outH < 1 || outW < 1 || kh < 1 || kw < 1 || strideH < 1 || strideW < 1 {
-		panic(fmt.Sprintf("kernel: MaxPoolBackwardPlane: plane %d×%d, outputs %d×%d, window %d×%d, stride %d×%d: want all >= 1",
-			height, width, outH, outW, kh, kw, strideH, strideW))
+	maxPoolBackwardPlanes("MaxPoolBackwardPlane", dx, dy, mask, 1, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+// MaxPoolBackwardPlanes is MaxPoolBackwardPlane for planes consecutive
+// planes: plane p of dx is dx[p·height·width:], its gradients and mask dy
+// and mask from p·outH·outW. The 2×2 windows of stride 2, which do not
+// overlap, are computed for all the planes by one kernel call that writes
+// each input row once: an element is 0 + the gradient of the output whose
+// window holds it when that output chose it, else +0 (what adding the
+// gradients to a cleared plane gives). Other shapes run
+// MaxPoolBackwardPlane plane by plane. It panics as MaxPoolBackwardPlane,
+// and if planes is negative.
+func MaxPoolBackwardPlanes(dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	maxPoolBackwardPlanes("MaxPoolBackwardPlanes", dx, dy, mask, planes, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+func maxPoolBackwardPlanes(name string, dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	if planes < 0 {
+		panic(fmt.Sprintf("kernel: %s: %d planes, want >= 0", name, planes))
 	}
-	checkLen("MaxPoolBackwardPlane", "dx", len(dx), height*width)
-	checkLen("MaxPoolBackwardPlane", "dy", len(dy), outH*outW)
-	checkLen("MaxPoolBackwardPlane", "mask", len(mask), outH*outW)
-	dx, dy, mask = dx[:height*width], dy[:outH*outW], mask[:outH*outW]
-	inside := (outH-1)*strideH < height && (outW-1)*strideW < width // every window starts in the plane
-	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack3s2 != nil {
-		active.vec.maxPoolBack3s2(dx, dy, mask, height, width, outH, outW)
-		if r := 2*outH + 1; r < height {
-			clear(dx[r*width:])
-		}
+	if height < 1 || width < 1 || outH < 1 || outW < 1 || kh < 1 || kw < 1 || strideH < 1 || strideW < 1 {
+		panic(fmt.Sprintf("kernel: %s: plane %d×%d, outputs %d×%d, window %d×%d, stride %d×%d: want all >= 1",
+			name, height, width, outH, outW, kh, kw, strideH, strideW))
+	}
+	hw, o := height*width, outH*outW
+	checkLen(name, "dx", len(dx), planes*hw)
+	checkLen(name, "dy", len(dy), planes*o)
+	checkLen(name, "mask", len(mask), planes*o)
+	if planes == 0 {
 		return
 	}
-	MaxPoolBackward(dx, dy, mask, kh <= strideH && kw <= strideW)
+	inside := (outH-1)*strideH < height && (outW-1)*strideW < width // every window starts in the plane
+	if kh == 2 && kw == 2 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack2s2 != nil {
+		active.vec.maxPoolBack2s2(dx, dy, mask, planes, height, width, outH, outW)
+		return
+	}
+	for p := range planes {
+		d, g, m := dx[p*hw:(p+1)*hw], dy[p*o:(p+1)*o], mask[p*o:(p+1)*o]
+		if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack3s2 != nil {
+			active.vec.maxPoolBack3s2(d, g, m, height, width, outH, outW)
+			if r := 2*outH + 1; r < height {
+				clear(d[r*width:])
+			}
+			continue
+		}
+		MaxPoolBackward(d, g, m, kh <= strideH && kw <= strideW)
+	}
+}
+
+// maxPool2s2Go is the 2×2, stride-2 max pooling of planes consecutive
+// planes, window by window in row-major order.
+func maxPool2s2Go(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+	hw, o := height*width, outH*outW
+	for p := range planes {
+		xp, yp, mp := x[p*hw:(p+1)*hw], y[p*o:(p+1)*o], mask[p*o:(p+1)*o]
+		for ph := range outH {
+			h0, h1 := 2*ph, min(2*ph+2, height)
+			for pw := range outW {
+				w0, w1 := 2*pw, min(2*pw+2, width)
+				best, idx := float32(-math.MaxFloat32), int32(-1)
+				for h := h0; h < h1; h++ {
+					for w := w0; w < w1; w++ {
+						if v := xp[h*width+w]; v > best {
+							best, idx = v, int32(h*width+w)
+						}
+					}
+				}
+				yp[ph*outW+pw], mp[ph*outW+pw] = best, idx
+			}
+		}
+	}
+}
+
+// maxPoolBack2s2Go is the gradient of maxPool2s2Go, each element of dx
+// written once: 0 + the gradient of the output whose window holds it and
+// chose it, else 0.
+func maxPoolBack2s2Go(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
+	hw, o := height*width, outH*outW
+	for p := range planes {
+		d, g, m := dx[p*hw:(p+1)*hw], dy[p*o:(p+1)*o], mask[p*o:(p+1)*o]
+		for h := range height {
+			ph := h / 2
+			for w := range width {
+				pw, v := w/2, float32(0)
+				if ph < outH && pw < outW && m[ph*outW+pw] == int32(h*width+w) {
+					v += g[ph*outW+pw]
+				}
+				d[h*width+w] = v
+			}
+		}
+	}
 }
 
 func maxPoolBackwardGo(dx, dy []float32, mask []int32) {

@@ -375,6 +375,25 @@ func BenchmarkLayerKernels(b *testing.B) {
 				}
 			})
 		}
+		// LeNet's poolings (24×24 to 12×12 and 8×8 to 4×4) and their
+		// gradients as runs of planes in one call; Gelem/s counts the
+		// outputs.
+		for _, g := range []struct {
+			name                string
+			planes, height, out int
+		}{{"2x2s2-24", 40, 24, 12}, {"2x2s2-8", 400, 8, 4}} {
+			hw, o := g.height*g.height, g.out*g.out
+			mask := make([]int32, g.planes*o)
+			for p := range g.planes {
+				copy(mask[p*o:], maxPoolPlaneMask(x[p*hw:], g.height, g.height, g.out, g.out, 2, 2))
+			}
+			run("MaxPoolPlanes"+g.name, g.planes*o, func() {
+				MaxPoolPlanes(y, arg, x, g.planes, g.height, g.height, g.out, g.out, 2, 2, 2, 2)
+			})
+			run("MaxPoolBackwardPlanes"+g.name, g.planes*o, func() {
+				MaxPoolBackwardPlanes(y, x, mask, g.planes, g.height, g.height, g.out, g.out, 2, 2, 2, 2)
+			})
+		}
 		// Overlapping max pooling and its gradient, a plane at a time:
 		// CIFAR-10 quick's pool1 (32×32 to 16×16) and AlexNet's pool1
 		// (55×55 to 27×27), per plane by MaxPoolBackwardPlane and by the
@@ -684,5 +703,87 @@ func TestAvePoolPlane(t *testing.T) {
 				}
 			}
 		}
+	})
+}
+
+// TestMaxPoolPlanes checks the pooling of runs of planes in one call and
+// its gradient bit for bit against the scalar references plane by plane:
+// every shape of the plane kernels, one plane and several (and none), the
+// slices past the planes untouched.
+func TestMaxPoolPlanes(t *testing.T) {
+	negZero := float32(math.Copysign(0, -1))
+	special := []float32{negZero, 0, float32(math.Inf(-1)), -math.MaxFloat32, float32(math.NaN())}
+	forEachImpl(t, func(t *testing.T) {
+		for _, k := range []struct{ k, s int }{{2, 2}, {3, 2}, {3, 1}} {
+			for _, planes := range []int{0, 1, 3, 7} {
+				for _, height := range []int{1, 2, 3, 8, 9, 24, 25} {
+					for _, width := range []int{1, 2, 3, 8, 9, 17, 24, 25, 32, 33, 34, 40} {
+						for _, outH := range poolPlaneSizes(height, k.k, k.s) {
+							for _, outW := range poolPlaneSizes(width, k.k, k.s) {
+								what := fmt.Sprintf("%d×%d s%d, %d planes %d×%d -> %d×%d", k.k, k.k, k.s, planes, height, width, outH, outW)
+								rng := newRand(uint64(planes*100000 + height*1000 + width))
+								hw, o := height*width, outH*outW
+								x := make([]float32, planes*hw)
+								for i := range x {
+									if rng.IntN(4) == 0 {
+										x[i] = special[rng.IntN(len(special))]
+									} else {
+										x[i] = float32(rng.IntN(3)) - 1
+									}
+								}
+								wantY, wantM := make([]float32, planes*o), make([]int32, planes*o)
+								for p := range planes {
+									m := maxPoolPlaneMask(x[p*hw:(p+1)*hw], height, width, outH, outW, k.k, k.s)
+									copy(wantM[p*o:], m)
+									for i, j := range m {
+										if j < 0 {
+											wantY[p*o+i] = -math.MaxFloat32
+										} else {
+											wantY[p*o+i] = x[p*hw+int(j)]
+										}
+									}
+								}
+								gotY, gotM := randSlice(rng, planes*o+3), make([]int32, planes*o+3)
+								tail := append([]float32(nil), gotY[planes*o:]...)
+								MaxPoolPlanes(gotY, gotM, x, planes, height, width, outH, outW, k.k, k.k, k.s, k.s)
+								checkBits(t, what, gotY[:planes*o], wantY)
+								checkBits(t, what+" past the outputs", gotY[planes*o:], tail)
+								for i := range wantM {
+									if gotM[i] != wantM[i] {
+										t.Fatalf("%s: mask[%d] = %d, want %d", what, i, gotM[i], wantM[i])
+									}
+								}
+								if gotM[planes*o] != 0 {
+									t.Fatalf("%s: mask written past the outputs", what)
+								}
+
+								dy := randSlice(rng, planes*o)
+								for i := range dy {
+									if rng.IntN(5) == 0 {
+										dy[i] = negZero
+									}
+								}
+								want := make([]float32, planes*hw)
+								for p := range planes {
+									maxPoolBackwardGo(want[p*hw:(p+1)*hw], dy[p*o:(p+1)*o], wantM[p*o:(p+1)*o])
+								}
+								got := randSlice(rng, planes*hw+3)
+								tail = append([]float32(nil), got[planes*hw:]...)
+								MaxPoolBackwardPlanes(got, dy, gotM, planes, height, width, outH, outW, k.k, k.k, k.s, k.s)
+								checkBits(t, what+" gradient", got[:planes*hw], want)
+								checkBits(t, what+" gradient past the planes", got[planes*hw:], tail)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+	expectPanic(t, "-1 planes", func() { MaxPoolPlanes(nil, nil, nil, -1, 2, 2, 1, 1, 2, 2, 2, 2) })
+	expectPanic(t, "len(x)", func() {
+		MaxPoolPlanes(make([]float32, 2), make([]int32, 2), make([]float32, 7), 2, 2, 2, 1, 1, 2, 2, 2, 2)
+	})
+	expectPanic(t, "len(mask)", func() {
+		MaxPoolBackwardPlanes(make([]float32, 8), make([]float32, 2), make([]int32, 1), 2, 2, 2, 1, 1, 2, 2, 2, 2)
 	})
 }

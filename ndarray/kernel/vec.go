@@ -46,6 +46,11 @@ type vecImpl struct {
 	// past 2·outH left to the caller).
 	avePool3s2     func(y, x []float32, height, width, outH, outW int)
 	avePoolBack3s2 func(dx, dy []float32, height, width, outH, outW int)
+	// maxPool2s2 and maxPoolBack2s2 compute a 2×2, stride-2 max pooling
+	// without padding of planes consecutive planes and its gradient as
+	// MaxPoolPlanes and MaxPoolBackwardPlanes.
+	maxPool2s2     func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int)
+	maxPoolBack2s2 func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int)
 	div            func(dst, x, y []float32)
 	sqrt           func(dst, x []float32)
 	// im2colRows and col2imRows copy one row of a column matrix from an
@@ -68,6 +73,7 @@ var goVec = &vecImpl{
 	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divGo, sqrt: sqrtGo,
 	maxPoolRows: maxPoolRowsGo(maxPoolRowGo), avePoolRows: avePoolRowsGo(avePoolRowGo),
 	im2colRows: im2colRowsGo, col2imRows: col2imRowsGo,
+	maxPool2s2: maxPool2s2Go, maxPoolBack2s2: maxPoolBack2s2Go,
 }
 
 func checkLen(name, slice string, n, want int) {

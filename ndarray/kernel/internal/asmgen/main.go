@@ -53,6 +53,7 @@ var outputs = []output{
 	{"dgradrow", buildDirectGradRow},
 	{"dpool2", buildDirectPool2},
 	{"im2col256", buildIm2col256},
+	{"pool22", buildPool22},
 }
 
 func main() {

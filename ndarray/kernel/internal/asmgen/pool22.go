@@ -1,0 +1,621 @@
+package main
+
+import (
+	"math"
+
+	"github.com/mmcloughlin/avo/attr"
+	"github.com/mmcloughlin/avo/build"
+	"github.com/mmcloughlin/avo/operand"
+	"github.com/mmcloughlin/avo/reg"
+)
+
+// The plane kernels of 2×2, stride-2 max pooling without padding (LeNet's
+// poolings), over a run of planes in one call.
+//
+// Forward: a strip of outputs reads two input rows; each row is split into
+// its even and odd columns by lane permutes, and the output is the first
+// of (row 0, even), (row 0, odd), (row 1, even), (row 1, odd) that is
+// strictly greater than those before it, the first one raised to
+// −MaxFloat32 (so that −Inf and NaN are never chosen) and −1 marking an
+// output with nothing greater than −MaxFloat32: Caffe's choice.
+//
+// Backward: the windows do not overlap, so each input takes the gradient
+// of the one output whose window holds it when that output chose it, and
+// +0 otherwise. Each input row is written once from its output row's
+// gradients and argmaxes, duplicated to the columns by lane permutes; the
+// gradient is added to +0 first, as the scatter into a cleared plane adds
+// it (which turns −0 into +0).
+
+func buildPool22(c *build.Context) {
+	tab := pool22Consts(c)
+	maxPool2s2_512(c, tab)
+	maxPool2s2_256(c, tab)
+	maxPoolBack2s2_512(c, tab)
+	maxPoolBack2s2_256(c, tab)
+}
+
+// pool22Consts emits the tables: at 0 and 64, the lanes 0, 2, …, 30 and
+// 1, 3, …, 31 (the even and odd columns of 32); at 128 and 192, the lanes
+// 0, 0, 1, 1, …, 7, 7 and 8, 8, …, 15, 15 (the output of each of 32
+// columns); at 256, the lanes 0 … 15; at 320, the AVX2 forward kernel's
+// column offsets 2·l in its lane order (0, 1, 4, 5, 2, 3, 6, 7); at 352
+// and 384, the lanes 0, 0, 1, 1, 2, 2, 3, 3 and 4, 4, …, 7, 7; at 416,
+// −MaxFloat32, and at 448, the int32 1, eight of each.
+func pool22Consts(c *build.Context) operand.Mem {
+	m := c.StaticGlobal("pool22Consts")
+	c.DataAttributes(attr.RODATA | attr.NOPTR)
+	tables := []func(l int) uint32{
+		func(l int) uint32 { return uint32(2 * l) },
+		func(l int) uint32 { return uint32(2*l + 1) },
+		func(l int) uint32 { return uint32(l / 2) },
+		func(l int) uint32 { return uint32(8 + l/2) },
+		func(l int) uint32 { return uint32(l) },
+	}
+	for i, f := range tables {
+		for l := 0; l < 16; l++ {
+			c.AddDatum(64*i+4*l, operand.U32(f(l)))
+		}
+	}
+	order := []int{0, 1, 4, 5, 2, 3, 6, 7}
+	tables256 := []func(l int) uint32{
+		func(l int) uint32 { return uint32(2 * order[l]) },
+		func(l int) uint32 { return uint32(l / 2) },
+		func(l int) uint32 { return uint32(4 + l/2) },
+		func(int) uint32 { return math.Float32bits(-math.MaxFloat32) },
+		func(int) uint32 { return 1 },
+	}
+	for i, f := range tables256 {
+		for l := 0; l < 8; l++ {
+			c.AddDatum(320+32*i+4*l, operand.U32(f(l)))
+		}
+	}
+	return m
+}
+
+// clampCount emits t = min(max(t, 0), 16), using EDX (setMask reads the
+// count's low byte).
+func clampCount(c *build.Context, t reg.Register) {
+	c.MOVL(operand.U32(0), reg.EDX)
+	c.CMPQ(t, reg.RDX)
+	c.CMOVQLT(reg.RDX, t)
+	c.MOVL(operand.U32(16), reg.EDX)
+	c.CMPQ(t, reg.RDX)
+	c.CMOVQGT(reg.RDX, t)
+}
+
+// nextPlane emits the step of the plane pointers xS (height·width floats)
+// and yS, mS (outH·outW each) and the loop over planes counted by n.
+func nextPlane(c *build.Context, xS, yS, mS, n, t reg.Register, label string) {
+	c.Load(c.Param("height"), t)
+	c.IMULQ(paramAddr(c, "width"), t)
+	c.LEAQ(operand.Mem{Base: xS, Index: t, Scale: 4}, xS)
+	c.Load(c.Param("outH"), t)
+	c.IMULQ(paramAddr(c, "outW"), t)
+	c.LEAQ(operand.Mem{Base: yS, Index: t, Scale: 4}, yS)
+	c.LEAQ(operand.Mem{Base: mS, Index: t, Scale: 4}, mS)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef(label))
+}
+
+// maxPool2s2_512 emits maxPool2s2AVX512: strips of 16 outputs over 32
+// input columns, output row by output row, plane by plane.
+func maxPool2s2_512(c *build.Context, tab operand.Mem) {
+	c.Function("maxPool2s2AVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)")
+	c.Doc("maxPool2s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 2×2 windows, stride 2, of planes consecutive height×width planes x, clipped to them, for outH×outW outputs per plane whose windows start inside it (planes >= 1).")
+	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	xp, yp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
+	t := reg.RAX
+	c.Load(c.Param("y"), yS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("x"), xS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("planes"), n)
+
+	v0, v1, e, o, best, rel, idx, base := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7
+	negMax, evens, odds, minus1, one, rw, rw1 := reg.Z31, reg.Z30, reg.Z29, reg.Z28, reg.Z27, reg.Z26, reg.Z25
+	c.VBROADCASTSS(tab.Offset(416), negMax)
+	c.VMOVDQU32(tab, evens)
+	c.VMOVDQU32(tab.Offset(64), odds)
+	c.VPTERNLOGD(operand.U8(0xff), minus1, minus1, minus1)
+	c.VPBROADCASTD(tab.Offset(448), one)
+	c.VPBROADCASTD(reg.R8L, rw)
+	c.VPADDD(one, rw, rw1)
+
+	c.Label("plane")
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+	c.Label("strip")
+	// K1: the strip's outputs; K3, K4: its columns inside the plane.
+	c.MOVQ(nl, t)
+	clampCount(c, t)
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	for i, off := range []int{0, 16} {
+		c.MOVQ(width, t)
+		c.SUBQ(cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		clampCount(c, t)
+		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4}[i])
+	}
+	c.MOVQ(cb, t)
+	c.VPBROADCASTD(reg.EAX, base)
+	c.VPADDD(evens, base, base)
+	c.LEAQ(operand.Mem{Base: xS, Index: cb, Scale: 4}, xp)
+	c.LEAQ(operand.Mem{Base: yS, Index: cb, Scale: 2}, yp)
+	c.LEAQ(operand.Mem{Base: mS, Index: cb, Scale: 2}, mp)
+	c.XORQ(ph2, ph2)
+
+	// split loads the strip's columns of the input row at row and splits
+	// them into the even (e) and odd (o) columns, −MaxFloat32 past the
+	// plane.
+	split := func(row operand.Mem) {
+		hi := row
+		hi.Disp += 64
+		c.VMOVAPS(negMax, v0)
+		c.VMOVUPS(row, reg.K3, v0)
+		c.VMOVAPS(negMax, v1)
+		c.VMOVUPS(hi, reg.K4, v1)
+		c.VMOVDQA32(evens, e)
+		c.VPERMI2PS(v1, v0, e)
+		c.VMOVDQA32(odds, o)
+		c.VPERMI2PS(v1, v0, o)
+	}
+	c.Label("outRow")
+	split(operand.Mem{Base: xp})
+	c.VMAXPS(negMax, e, best)
+	c.VPXORD(rel, rel, rel)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, o, reg.K2)
+	c.VMOVAPS(o, reg.K2, best)
+	c.VMOVDQA32(one, reg.K2, rel)
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	c.CMPQ(rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("store"))
+	split(operand.Mem{Base: xp, Index: width, Scale: 4})
+	c.VCMPPS(operand.U8(cmpGTOQ), best, e, reg.K2)
+	c.VMOVAPS(e, reg.K2, best)
+	c.VMOVDQA32(rw, reg.K2, rel)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, o, reg.K2)
+	c.VMOVAPS(o, reg.K2, best)
+	c.VMOVDQA32(rw1, reg.K2, rel)
+	c.Label("store")
+	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
+	c.VMOVDQA32(minus1, idx)
+	c.VPADDD(base, rel, reg.K2, idx)
+	c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
+	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
+	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	c.VPADDD(rw, base, base)
+	c.VPADDD(rw, base, base)
+	c.ADDQ(operand.U8(2), ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+
+	c.ADDQ(operand.U8(32), cb)
+	c.SUBQ(operand.U8(16), nl)
+	c.JG(operand.LabelRef("strip"))
+	nextPlane(c, xS, yS, mS, n, t, "plane")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPool2s2_256 emits maxPool2s2AVX2, maxPool2s2AVX512 for AVX2: strips
+// of 8 outputs over 16 columns, whose even and odd columns VSHUFPS
+// separates within 128-bit lanes, so that the lanes hold the outputs 0, 1,
+// 4, 5, 2, 3, 6, 7 until VPERMQ puts them in order at the store. The masks
+// of partial strips are vectors kept on the stack.
+func maxPool2s2_256(c *build.Context, tab operand.Mem) {
+	c.Function("maxPool2s2AVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)")
+	c.Doc("maxPool2s2AVX2 is maxPool2s2AVX512 for AVX2.")
+	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	xp, yp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
+	t := reg.RAX
+	c.Load(c.Param("y"), yS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("x"), xS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("planes"), n)
+	// Locals: the masks of the stores and of the loads at columns 16b and
+	// 16b+8; width and width+1 in every lane.
+	loc := c.AllocLocal(5 * 32)
+	masks := func(i int) operand.Mem { return loc.Offset(32 * i) }
+	rw, rw1 := loc.Offset(96), loc.Offset(128)
+
+	v0, v1, e, o, best, rel, k, base := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5, reg.Y6, reg.Y7
+	negMax, one := reg.Y15, reg.Y14
+	c.VBROADCASTSS(tab.Offset(416), negMax)
+	c.VMOVDQU(tab.Offset(448), one)
+	c.VMOVQ(width, reg.X6)
+	c.VPBROADCASTD(reg.X6, k)
+	c.VMOVDQU(k, rw)
+	c.VPADDD(one, k, k)
+	c.VMOVDQU(k, rw1)
+
+	c.Label("plane")
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+	c.Label("strip")
+	c.VMOVQ(nl, reg.X6)
+	c.VPBROADCASTD(reg.X6, k)
+	c.VPCMPGTD(tab.Offset(256), k, k)
+	c.VMOVDQU(k, masks(0))
+	for i, off := range []int{0, 8} {
+		c.MOVQ(width, t)
+		c.SUBQ(cb, t)
+		if off > 0 {
+			c.SUBQ(operand.U8(off), t)
+		}
+		c.VMOVQ(t, reg.X6)
+		c.VPBROADCASTD(reg.X6, k)
+		c.VPCMPGTD(tab.Offset(256), k, k)
+		c.VMOVDQU(k, masks(1+i))
+	}
+	c.LEAQ(operand.Mem{Base: xS, Index: cb, Scale: 4}, xp)
+	c.LEAQ(operand.Mem{Base: yS, Index: cb, Scale: 2}, yp)
+	c.LEAQ(operand.Mem{Base: mS, Index: cb, Scale: 2}, mp)
+
+	split := func(row operand.Mem, full bool) {
+		hi := row
+		hi.Disp += 32
+		for i, r := range []reg.VecPhysical{v0, v1} {
+			m := []operand.Mem{row, hi}[i]
+			if full {
+				c.VMOVUPS(m, r)
+				continue
+			}
+			c.VMOVDQU(masks(1+i), k)
+			c.VMASKMOVPS(m, k, r)
+			c.VBLENDVPS(k, r, negMax, r)
+		}
+		c.VSHUFPS(operand.U8(0x88), v1, v0, e)
+		c.VSHUFPS(operand.U8(0xdd), v1, v0, o)
+	}
+	// rows pools the strip's output rows: with full, a strip of 8
+	// outputs whose 16 columns lie inside the plane, by plain loads and
+	// stores.
+	rows := func(full bool, tag string) {
+		c.MOVQ(cb, t)
+		c.VMOVQ(t, reg.X7)
+		c.VPBROADCASTD(reg.X7, base)
+		c.VPADDD(tab.Offset(320), base, base)
+		c.XORQ(ph2, ph2)
+		c.Label("outRow" + tag)
+		split(operand.Mem{Base: xp}, full)
+		c.VMAXPS(negMax, e, best)
+		c.VCMPPS(operand.U8(cmpGTOQ), best, o, k)
+		c.VBLENDVPS(k, o, best, best)
+		c.VANDPS(one, k, rel)
+		c.Load(c.Param("height"), rowsHere)
+		c.SUBQ(ph2, rowsHere)
+		c.CMPQ(rowsHere, operand.U8(2))
+		c.JLT(operand.LabelRef("store" + tag))
+		split(operand.Mem{Base: xp, Index: width, Scale: 4}, full)
+		c.VCMPPS(operand.U8(cmpGTOQ), best, e, k)
+		c.VBLENDVPS(k, e, best, best)
+		c.VBLENDVPS(k, rw, rel, rel)
+		c.VCMPPS(operand.U8(cmpGTOQ), best, o, k)
+		c.VBLENDVPS(k, o, best, best)
+		c.VBLENDVPS(k, rw1, rel, rel)
+		c.Label("store" + tag)
+		c.VPADDD(base, rel, rel)
+		c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
+		c.VPOR(k, rel, rel) // −1 where nothing is greater than −MaxFloat32
+		c.VPERMQ(operand.U8(0xd8), best, best)
+		c.VPERMQ(operand.U8(0xd8), rel, rel)
+		if full {
+			c.VMOVUPS(best, operand.Mem{Base: yp})
+			c.VMOVDQU(rel, operand.Mem{Base: mp})
+		} else {
+			c.VMOVDQU(masks(0), k)
+			c.VMASKMOVPS(best, k, operand.Mem{Base: yp})
+			c.VPMASKMOVD(rel, k, operand.Mem{Base: mp})
+		}
+		c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
+		c.Load(c.Param("outW"), t)
+		c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
+		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		c.VPADDD(rw, base, base)
+		c.VPADDD(rw, base, base)
+		c.ADDQ(operand.U8(2), ph2)
+		c.Load(c.Param("outH"), t)
+		c.SHLQ(operand.U8(1), t)
+		c.CMPQ(ph2, t)
+		c.JLT(operand.LabelRef("outRow" + tag))
+	}
+	c.CMPQ(nl, operand.U8(8))
+	c.JLT(operand.LabelRef("partial"))
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.CMPQ(t, operand.U8(16))
+	c.JLT(operand.LabelRef("partial"))
+	rows(true, "Full")
+	c.JMP(operand.LabelRef("stripEnd"))
+	c.Label("partial")
+	rows(false, "")
+	c.Label("stripEnd")
+	c.ADDQ(operand.U8(16), cb)
+	c.SUBQ(operand.U8(8), nl)
+	c.JG(operand.LabelRef("strip"))
+	nextPlane(c, xS, yS, mS, n, t, "plane")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPoolBack2s2_512 emits maxPoolBack2s2AVX512: strips of 16 outputs
+// over 32 input columns, plane by plane, each input row written once.
+// Strips continue while their first column lies inside the plane, so
+// that columns past the outputs' windows are cleared too.
+func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
+	c.Function("maxPoolBack2s2AVX512")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)")
+	c.Doc("maxPoolBack2s2AVX512 sets planes consecutive height×width planes dx to the gradient of a 2×2, stride-2 max pooling without padding: each element is 0 + dy[i] for the output i whose mask[i] (-1 or inside output i's window) is the element, else +0 (planes >= 1).")
+	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	dxp, dyp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
+	t := reg.RAX
+	c.Load(c.Param("dx"), dxS)
+	c.Load(c.Param("dy"), dyS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("planes"), n)
+
+	m, d, mLo, mHi, dLo, dHi := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5
+	colLo, colHi, zero, r0, r1 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10
+	dupLo, dupHi, iota, minus1, rw, c16 := reg.Z31, reg.Z30, reg.Z29, reg.Z28, reg.Z27, reg.Z26
+	c.VMOVDQU32(tab.Offset(128), dupLo)
+	c.VMOVDQU32(tab.Offset(192), dupHi)
+	c.VMOVDQU32(tab.Offset(256), iota)
+	c.VPTERNLOGD(operand.U8(0xff), minus1, minus1, minus1)
+	c.VPBROADCASTD(reg.R8L, rw)
+	c.VPXORD(zero, zero, zero)
+	c.MOVL(operand.U32(16), reg.EAX)
+	c.VPBROADCASTD(reg.EAX, c16)
+
+	c.Label("plane")
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+	c.Label("strip")
+	// K1: the strip's outputs; K3, K4: its columns inside the plane.
+	c.MOVQ(nl, t)
+	clampCount(c, t)
+	setMask(c, reg.EAX, reg.EDX, reg.K1)
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	clampCount(c, t)
+	setMask(c, reg.EAX, reg.EDX, reg.K3)
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.SUBQ(operand.U8(16), t)
+	clampCount(c, t)
+	setMask(c, reg.EAX, reg.EDX, reg.K4)
+	// colLo, colHi: each column's offset in the plane, in row 2·ph.
+	c.MOVQ(cb, t)
+	c.VPBROADCASTD(reg.EAX, colLo)
+	c.VPADDD(iota, colLo, colLo)
+	c.VPADDD(c16, colLo, colHi)
+	c.LEAQ(operand.Mem{Base: dxS, Index: cb, Scale: 4}, dxp)
+	c.LEAQ(operand.Mem{Base: dyS, Index: cb, Scale: 2}, dyp)
+	c.LEAQ(operand.Mem{Base: mS, Index: cb, Scale: 2}, mp)
+	c.XORQ(ph2, ph2)
+
+	c.Label("outRow")
+	c.VMOVDQA32(minus1, m)
+	c.VMOVDQU32(operand.Mem{Base: mp}, reg.K1, m)
+	c.VMOVUPS_Z(operand.Mem{Base: dyp}, reg.K1, d)
+	c.VADDPS(zero, d, d)
+	c.VPERMD(m, dupLo, mLo)
+	c.VPERMD(m, dupHi, mHi)
+	c.VPERMPS(d, dupLo, dLo)
+	c.VPERMPS(d, dupHi, dHi)
+	// The argmaxes relative to each column of row 2·ph: 0 or width when
+	// the output chose that column of window row 0 or 1.
+	c.VPSUBD(colLo, mLo, mLo)
+	c.VPSUBD(colHi, mHi, mHi)
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	for r, rr := range []reg.VecPhysical{zero, rw} {
+		row := operand.Mem{Base: dxp}
+		if r == 1 {
+			row = operand.Mem{Base: dxp, Index: width, Scale: 4}
+			c.CMPQ(rowsHere, operand.U8(2))
+			c.JLT(operand.LabelRef("next"))
+		}
+		hi := row
+		hi.Disp += 64
+		c.VPCMPEQD(rr, mLo, reg.K5)
+		c.VPCMPEQD(rr, mHi, reg.K6)
+		c.VMOVAPS_Z(dLo, reg.K5, r0)
+		c.VMOVAPS_Z(dHi, reg.K6, r1)
+		c.VMOVUPS(r0, reg.K3, row)
+		c.VMOVUPS(r1, reg.K4, hi)
+	}
+	c.Label("next")
+	c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
+	c.Load(c.Param("outW"), t)
+	c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
+	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	c.VPADDD(rw, colLo, colLo)
+	c.VPADDD(rw, colLo, colLo)
+	c.VPADDD(rw, colHi, colHi)
+	c.VPADDD(rw, colHi, colHi)
+	c.ADDQ(operand.U8(2), ph2)
+	c.Load(c.Param("outH"), t)
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(ph2, t)
+	c.JLT(operand.LabelRef("outRow"))
+	// The row past the windows, when the plane has one (rounding down).
+	c.Load(c.Param("height"), t)
+	c.CMPQ(ph2, t)
+	c.JGE(operand.LabelRef("stripEnd"))
+	c.VMOVUPS(zero, reg.K3, operand.Mem{Base: dxp})
+	c.VMOVUPS(zero, reg.K4, operand.Mem{Base: dxp, Disp: 64})
+	c.Label("stripEnd")
+	c.ADDQ(operand.U8(32), cb)
+	c.SUBQ(operand.U8(16), nl)
+	c.CMPQ(cb, width)
+	c.JLT(operand.LabelRef("strip"))
+	nextPlane(c, dxS, dyS, mS, n, t, "plane")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// maxPoolBack2s2_256 emits maxPoolBack2s2AVX2, maxPoolBack2s2AVX512 for
+// AVX2: strips of 8 outputs over 16 input columns, taken as two halves
+// of 8 columns; the chosen gradients are kept by AND.
+func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
+	c.Function("maxPoolBack2s2AVX2")
+	c.Attributes(attr.NOSPLIT)
+	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)")
+	c.Doc("maxPoolBack2s2AVX2 is maxPoolBack2s2AVX512 for AVX2.")
+	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
+	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
+	dxp, dyp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
+	t := reg.RAX
+	c.Load(c.Param("dx"), dxS)
+	c.Load(c.Param("dy"), dyS)
+	c.Load(c.Param("mask"), mS)
+	c.Load(c.Param("width"), width)
+	c.Load(c.Param("planes"), n)
+	// Locals: width in every lane; the lanes of the strip's outputs; its
+	// columns inside the plane (two halves).
+	loc := c.AllocLocal(4 * 32)
+	rw, lanes := loc.Offset(0), loc.Offset(32)
+	st := func(h int) operand.Mem { return loc.Offset(64 + 32*h) }
+
+	m, d, mLo, mHi, dLo, dHi := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y4, reg.Y5
+	colLo, colHi, zero, tmp, minus1, k := reg.Y6, reg.Y7, reg.Y8, reg.Y9, reg.Y10, reg.Y11
+	c.VPCMPEQD(minus1, minus1, minus1)
+	c.VXORPS(zero, zero, zero)
+	c.VMOVQ(width, reg.X9)
+	c.VPBROADCASTD(reg.X9, tmp)
+	c.VMOVDQU(tmp, rw)
+
+	c.Label("plane")
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+	c.Label("strip")
+	c.VMOVQ(nl, reg.X9)
+	c.VPBROADCASTD(reg.X9, tmp)
+	c.VPCMPGTD(tab.Offset(256), tmp, tmp)
+	c.VMOVDQU(tmp, lanes)
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.VMOVQ(t, reg.X9)
+	c.VPBROADCASTD(reg.X9, k)
+	c.VPCMPGTD(tab.Offset(256), k, tmp)
+	c.VMOVDQU(tmp, st(0))
+	c.VPCMPGTD(tab.Offset(288), k, tmp)
+	c.VMOVDQU(tmp, st(1))
+	c.LEAQ(operand.Mem{Base: dxS, Index: cb, Scale: 4}, dxp)
+	c.LEAQ(operand.Mem{Base: dyS, Index: cb, Scale: 2}, dyp)
+	c.LEAQ(operand.Mem{Base: mS, Index: cb, Scale: 2}, mp)
+
+	// rows computes the strip's rows: with full, a strip of 8 outputs
+	// whose 16 columns lie inside the plane, by plain loads and stores.
+	rows := func(full bool, tag string) {
+		store := func(v reg.VecPhysical, h int, at operand.Mem) {
+			if full {
+				c.VMOVUPS(v, at)
+				return
+			}
+			c.VMOVDQU(st(h), k)
+			c.VMASKMOVPS(v, k, at)
+		}
+		c.MOVQ(cb, t)
+		c.VMOVQ(t, reg.X6)
+		c.VPBROADCASTD(reg.X6, colLo)
+		c.VPADDD(tab.Offset(288), colLo, colHi)
+		c.VPADDD(tab.Offset(256), colLo, colLo)
+		c.XORQ(ph2, ph2)
+		c.Label("outRow" + tag)
+		if full {
+			c.VMOVDQU(operand.Mem{Base: mp}, m)
+			c.VMOVUPS(operand.Mem{Base: dyp}, d)
+		} else {
+			c.VMOVDQU(lanes, k)
+			c.VPMASKMOVD(operand.Mem{Base: mp}, k, m)
+			c.VBLENDVPS(k, m, minus1, m)
+			c.VMASKMOVPS(operand.Mem{Base: dyp}, k, d)
+		}
+		c.VADDPS(zero, d, d)
+		c.VMOVDQU(tab.Offset(352), k)
+		c.VPERMD(m, k, mLo)
+		c.VPERMPS(d, k, dLo)
+		c.VMOVDQU(tab.Offset(384), k)
+		c.VPERMD(m, k, mHi)
+		c.VPERMPS(d, k, dHi)
+		c.VPSUBD(colLo, mLo, mLo)
+		c.VPSUBD(colHi, mHi, mHi)
+		c.Load(c.Param("height"), rowsHere)
+		c.SUBQ(ph2, rowsHere)
+		for r := 0; r < 2; r++ {
+			row := operand.Mem{Base: dxp}
+			var rr operand.Op = zero
+			if r == 1 {
+				row = operand.Mem{Base: dxp, Index: width, Scale: 4}
+				rr = rw
+				c.CMPQ(rowsHere, operand.U8(2))
+				c.JLT(operand.LabelRef("next" + tag))
+			}
+			hi := row
+			hi.Disp += 32
+			c.VPCMPEQD(rr, mLo, tmp)
+			c.VANDPS(dLo, tmp, tmp)
+			store(tmp, 0, row)
+			c.VPCMPEQD(rr, mHi, tmp)
+			c.VANDPS(dHi, tmp, tmp)
+			store(tmp, 1, hi)
+		}
+		c.Label("next" + tag)
+		c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
+		c.Load(c.Param("outW"), t)
+		c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
+		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		c.VPADDD(rw, colLo, colLo)
+		c.VPADDD(rw, colLo, colLo)
+		c.VPADDD(rw, colHi, colHi)
+		c.VPADDD(rw, colHi, colHi)
+		c.ADDQ(operand.U8(2), ph2)
+		c.Load(c.Param("outH"), t)
+		c.SHLQ(operand.U8(1), t)
+		c.CMPQ(ph2, t)
+		c.JLT(operand.LabelRef("outRow" + tag))
+		// The row past the windows, when the plane has one.
+		c.Load(c.Param("height"), t)
+		c.CMPQ(ph2, t)
+		c.JGE(operand.LabelRef("stripEnd"))
+		store(zero, 0, operand.Mem{Base: dxp})
+		store(zero, 1, operand.Mem{Base: dxp, Disp: 32})
+	}
+	c.CMPQ(nl, operand.U8(8))
+	c.JLT(operand.LabelRef("partial"))
+	c.MOVQ(width, t)
+	c.SUBQ(cb, t)
+	c.CMPQ(t, operand.U8(16))
+	c.JLT(operand.LabelRef("partial"))
+	rows(true, "Full")
+	c.JMP(operand.LabelRef("stripEnd"))
+	c.Label("partial")
+	rows(false, "")
+	c.Label("stripEnd")
+	c.ADDQ(operand.U8(16), cb)
+	c.SUBQ(operand.U8(8), nl)
+	c.CMPQ(cb, width)
+	c.JLT(operand.LabelRef("strip"))
+	nextPlane(c, dxS, dyS, mS, n, t, "plane")
+	c.VZEROUPPER()
+	c.RET()
+}
