@@ -83,7 +83,11 @@
 // assembly call per plane (AVX-512 and AVX2) that reduces each input row
 // along the windows' columns once, and that writes each input gradient
 // once as the sum, in output order, of the outputs that chose it (no
-// scatter), with the same results as the scalar rules. AvePoolPlane and
+// scatter), with the same results as the scalar rules. MaxPoolPlanes and
+// MaxPoolBackwardPlanes do this for a run of planes; the 2×2 windows of
+// stride 2 (LeNet's) take one assembly call for the whole run, two input
+// rows split into their even and odd columns by lane permutes, and the
+// gradient written an input row at a time. AvePoolPlane and
 // AvePoolBackwardPlane do the same for average pooling, in the order of
 // additions of the row kernels and of the layer's spread rows. CopyRows
 // and AddRows copy or add a block of short rows without a call per row.
