@@ -716,7 +716,7 @@ func TestMaxPoolPlanes(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, k := range []struct{ k, s int }{{2, 2}, {3, 2}, {3, 1}} {
 			for _, planes := range []int{0, 1, 3, 7} {
-				for _, height := range []int{1, 2, 3, 8, 9, 24, 25} {
+				for _, height := range []int{1, 2, 3, 8, 9, 12, 16, 24, 25} {
 					for _, width := range []int{1, 2, 3, 8, 9, 17, 24, 25, 32, 33, 34, 40} {
 						for _, outH := range poolPlaneSizes(height, k.k, k.s) {
 							for _, outW := range poolPlaneSizes(width, k.k, k.s) {

@@ -124,7 +124,191 @@ DATA pool22Consts<>+464(SB)/4, $0x00000001
 DATA pool22Consts<>+468(SB)/4, $0x00000001
 DATA pool22Consts<>+472(SB)/4, $0x00000001
 DATA pool22Consts<>+476(SB)/4, $0x00000001
-GLOBL pool22Consts<>(SB), RODATA|NOPTR, $480
+DATA pool22Consts<>+480(SB)/4, $0x00000000
+DATA pool22Consts<>+484(SB)/4, $0x00000002
+DATA pool22Consts<>+488(SB)/4, $0x00000004
+DATA pool22Consts<>+492(SB)/4, $0x00000006
+DATA pool22Consts<>+496(SB)/4, $0x00000010
+DATA pool22Consts<>+500(SB)/4, $0x00000012
+DATA pool22Consts<>+504(SB)/4, $0x00000014
+DATA pool22Consts<>+508(SB)/4, $0x00000016
+DATA pool22Consts<>+512(SB)/4, $0x00000001
+DATA pool22Consts<>+516(SB)/4, $0x00000003
+DATA pool22Consts<>+520(SB)/4, $0x00000005
+DATA pool22Consts<>+524(SB)/4, $0x00000007
+DATA pool22Consts<>+528(SB)/4, $0x00000011
+DATA pool22Consts<>+532(SB)/4, $0x00000013
+DATA pool22Consts<>+536(SB)/4, $0x00000015
+DATA pool22Consts<>+540(SB)/4, $0x00000017
+DATA pool22Consts<>+544(SB)/4, $0x00000008
+DATA pool22Consts<>+548(SB)/4, $0x0000000a
+DATA pool22Consts<>+552(SB)/4, $0x0000000c
+DATA pool22Consts<>+556(SB)/4, $0x0000000e
+DATA pool22Consts<>+560(SB)/4, $0x00000018
+DATA pool22Consts<>+564(SB)/4, $0x0000001a
+DATA pool22Consts<>+568(SB)/4, $0x0000001c
+DATA pool22Consts<>+572(SB)/4, $0x0000001e
+DATA pool22Consts<>+576(SB)/4, $0x00000009
+DATA pool22Consts<>+580(SB)/4, $0x0000000b
+DATA pool22Consts<>+584(SB)/4, $0x0000000d
+DATA pool22Consts<>+588(SB)/4, $0x0000000f
+DATA pool22Consts<>+592(SB)/4, $0x00000019
+DATA pool22Consts<>+596(SB)/4, $0x0000001b
+DATA pool22Consts<>+600(SB)/4, $0x0000001d
+DATA pool22Consts<>+604(SB)/4, $0x0000001f
+DATA pool22Consts<>+608(SB)/4, $0x00000000
+DATA pool22Consts<>+612(SB)/4, $0x00000002
+DATA pool22Consts<>+616(SB)/4, $0x00000004
+DATA pool22Consts<>+620(SB)/4, $0x00000006
+DATA pool22Consts<>+624(SB)/4, $0x00000010
+DATA pool22Consts<>+628(SB)/4, $0x00000012
+DATA pool22Consts<>+632(SB)/4, $0x00000014
+DATA pool22Consts<>+636(SB)/4, $0x00000016
+DATA pool22Consts<>+640(SB)/4, $0x00000020
+DATA pool22Consts<>+644(SB)/4, $0x00000022
+DATA pool22Consts<>+648(SB)/4, $0x00000024
+DATA pool22Consts<>+652(SB)/4, $0x00000026
+DATA pool22Consts<>+656(SB)/4, $0x00000030
+DATA pool22Consts<>+660(SB)/4, $0x00000032
+DATA pool22Consts<>+664(SB)/4, $0x00000034
+DATA pool22Consts<>+668(SB)/4, $0x00000036
+DATA pool22Consts<>+672(SB)/4, $0x00000000
+DATA pool22Consts<>+676(SB)/4, $0x00000000
+DATA pool22Consts<>+680(SB)/4, $0x00000001
+DATA pool22Consts<>+684(SB)/4, $0x00000001
+DATA pool22Consts<>+688(SB)/4, $0x00000002
+DATA pool22Consts<>+692(SB)/4, $0x00000002
+DATA pool22Consts<>+696(SB)/4, $0x00000003
+DATA pool22Consts<>+700(SB)/4, $0x00000003
+DATA pool22Consts<>+704(SB)/4, $0x00000000
+DATA pool22Consts<>+708(SB)/4, $0x00000000
+DATA pool22Consts<>+712(SB)/4, $0x00000001
+DATA pool22Consts<>+716(SB)/4, $0x00000001
+DATA pool22Consts<>+720(SB)/4, $0x00000002
+DATA pool22Consts<>+724(SB)/4, $0x00000002
+DATA pool22Consts<>+728(SB)/4, $0x00000003
+DATA pool22Consts<>+732(SB)/4, $0x00000003
+DATA pool22Consts<>+736(SB)/4, $0x00000004
+DATA pool22Consts<>+740(SB)/4, $0x00000004
+DATA pool22Consts<>+744(SB)/4, $0x00000005
+DATA pool22Consts<>+748(SB)/4, $0x00000005
+DATA pool22Consts<>+752(SB)/4, $0x00000006
+DATA pool22Consts<>+756(SB)/4, $0x00000006
+DATA pool22Consts<>+760(SB)/4, $0x00000007
+DATA pool22Consts<>+764(SB)/4, $0x00000007
+DATA pool22Consts<>+768(SB)/4, $0x00000004
+DATA pool22Consts<>+772(SB)/4, $0x00000004
+DATA pool22Consts<>+776(SB)/4, $0x00000005
+DATA pool22Consts<>+780(SB)/4, $0x00000005
+DATA pool22Consts<>+784(SB)/4, $0x00000006
+DATA pool22Consts<>+788(SB)/4, $0x00000006
+DATA pool22Consts<>+792(SB)/4, $0x00000007
+DATA pool22Consts<>+796(SB)/4, $0x00000007
+DATA pool22Consts<>+800(SB)/4, $0x00000008
+DATA pool22Consts<>+804(SB)/4, $0x00000008
+DATA pool22Consts<>+808(SB)/4, $0x00000009
+DATA pool22Consts<>+812(SB)/4, $0x00000009
+DATA pool22Consts<>+816(SB)/4, $0x0000000a
+DATA pool22Consts<>+820(SB)/4, $0x0000000a
+DATA pool22Consts<>+824(SB)/4, $0x0000000b
+DATA pool22Consts<>+828(SB)/4, $0x0000000b
+DATA pool22Consts<>+832(SB)/4, $0x00000008
+DATA pool22Consts<>+836(SB)/4, $0x00000008
+DATA pool22Consts<>+840(SB)/4, $0x00000009
+DATA pool22Consts<>+844(SB)/4, $0x00000009
+DATA pool22Consts<>+848(SB)/4, $0x0000000a
+DATA pool22Consts<>+852(SB)/4, $0x0000000a
+DATA pool22Consts<>+856(SB)/4, $0x0000000b
+DATA pool22Consts<>+860(SB)/4, $0x0000000b
+DATA pool22Consts<>+864(SB)/4, $0x0000000c
+DATA pool22Consts<>+868(SB)/4, $0x0000000c
+DATA pool22Consts<>+872(SB)/4, $0x0000000d
+DATA pool22Consts<>+876(SB)/4, $0x0000000d
+DATA pool22Consts<>+880(SB)/4, $0x0000000e
+DATA pool22Consts<>+884(SB)/4, $0x0000000e
+DATA pool22Consts<>+888(SB)/4, $0x0000000f
+DATA pool22Consts<>+892(SB)/4, $0x0000000f
+DATA pool22Consts<>+896(SB)/4, $0x0000000c
+DATA pool22Consts<>+900(SB)/4, $0x0000000c
+DATA pool22Consts<>+904(SB)/4, $0x0000000d
+DATA pool22Consts<>+908(SB)/4, $0x0000000d
+DATA pool22Consts<>+912(SB)/4, $0x0000000e
+DATA pool22Consts<>+916(SB)/4, $0x0000000e
+DATA pool22Consts<>+920(SB)/4, $0x0000000f
+DATA pool22Consts<>+924(SB)/4, $0x0000000f
+DATA pool22Consts<>+928(SB)/4, $0x00000000
+DATA pool22Consts<>+932(SB)/4, $0x00000001
+DATA pool22Consts<>+936(SB)/4, $0x00000002
+DATA pool22Consts<>+940(SB)/4, $0x00000003
+DATA pool22Consts<>+944(SB)/4, $0x00000004
+DATA pool22Consts<>+948(SB)/4, $0x00000005
+DATA pool22Consts<>+952(SB)/4, $0x00000006
+DATA pool22Consts<>+956(SB)/4, $0x00000007
+DATA pool22Consts<>+960(SB)/4, $0x00000008
+DATA pool22Consts<>+964(SB)/4, $0x00000009
+DATA pool22Consts<>+968(SB)/4, $0x0000000a
+DATA pool22Consts<>+972(SB)/4, $0x0000000b
+DATA pool22Consts<>+976(SB)/4, $0x0000000c
+DATA pool22Consts<>+980(SB)/4, $0x0000000d
+DATA pool22Consts<>+984(SB)/4, $0x0000000e
+DATA pool22Consts<>+988(SB)/4, $0x0000000f
+DATA pool22Consts<>+992(SB)/4, $0x00000010
+DATA pool22Consts<>+996(SB)/4, $0x00000011
+DATA pool22Consts<>+1000(SB)/4, $0x00000012
+DATA pool22Consts<>+1004(SB)/4, $0x00000013
+DATA pool22Consts<>+1008(SB)/4, $0x00000014
+DATA pool22Consts<>+1012(SB)/4, $0x00000015
+DATA pool22Consts<>+1016(SB)/4, $0x00000016
+DATA pool22Consts<>+1020(SB)/4, $0x00000017
+DATA pool22Consts<>+1024(SB)/4, $0x00000018
+DATA pool22Consts<>+1028(SB)/4, $0x00000019
+DATA pool22Consts<>+1032(SB)/4, $0x0000001a
+DATA pool22Consts<>+1036(SB)/4, $0x0000001b
+DATA pool22Consts<>+1040(SB)/4, $0x0000001c
+DATA pool22Consts<>+1044(SB)/4, $0x0000001d
+DATA pool22Consts<>+1048(SB)/4, $0x0000001e
+DATA pool22Consts<>+1052(SB)/4, $0x0000001f
+DATA pool22Consts<>+1056(SB)/4, $0x00000020
+DATA pool22Consts<>+1060(SB)/4, $0x00000021
+DATA pool22Consts<>+1064(SB)/4, $0x00000022
+DATA pool22Consts<>+1068(SB)/4, $0x00000023
+DATA pool22Consts<>+1072(SB)/4, $0x00000024
+DATA pool22Consts<>+1076(SB)/4, $0x00000025
+DATA pool22Consts<>+1080(SB)/4, $0x00000026
+DATA pool22Consts<>+1084(SB)/4, $0x00000027
+DATA pool22Consts<>+1088(SB)/4, $0x00000028
+DATA pool22Consts<>+1092(SB)/4, $0x00000029
+DATA pool22Consts<>+1096(SB)/4, $0x0000002a
+DATA pool22Consts<>+1100(SB)/4, $0x0000002b
+DATA pool22Consts<>+1104(SB)/4, $0x0000002c
+DATA pool22Consts<>+1108(SB)/4, $0x0000002d
+DATA pool22Consts<>+1112(SB)/4, $0x0000002e
+DATA pool22Consts<>+1116(SB)/4, $0x0000002f
+DATA pool22Consts<>+1120(SB)/4, $0x00000030
+DATA pool22Consts<>+1124(SB)/4, $0x00000031
+DATA pool22Consts<>+1128(SB)/4, $0x00000032
+DATA pool22Consts<>+1132(SB)/4, $0x00000033
+DATA pool22Consts<>+1136(SB)/4, $0x00000034
+DATA pool22Consts<>+1140(SB)/4, $0x00000035
+DATA pool22Consts<>+1144(SB)/4, $0x00000036
+DATA pool22Consts<>+1148(SB)/4, $0x00000037
+DATA pool22Consts<>+1152(SB)/4, $0x00000038
+DATA pool22Consts<>+1156(SB)/4, $0x00000039
+DATA pool22Consts<>+1160(SB)/4, $0x0000003a
+DATA pool22Consts<>+1164(SB)/4, $0x0000003b
+DATA pool22Consts<>+1168(SB)/4, $0x0000003c
+DATA pool22Consts<>+1172(SB)/4, $0x0000003d
+DATA pool22Consts<>+1176(SB)/4, $0x0000003e
+DATA pool22Consts<>+1180(SB)/4, $0x0000003f
+DATA pool22Consts<>+1184(SB)/4, $0x00000000
+DATA pool22Consts<>+1188(SB)/4, $0x00000002
+DATA pool22Consts<>+1192(SB)/4, $0x00000010
+DATA pool22Consts<>+1196(SB)/4, $0x00000012
+DATA pool22Consts<>+1200(SB)/4, $0x00000004
+DATA pool22Consts<>+1204(SB)/4, $0x00000006
+DATA pool22Consts<>+1208(SB)/4, $0x00000014
+DATA pool22Consts<>+1212(SB)/4, $0x00000016
+GLOBL pool22Consts<>(SB), RODATA|NOPTR, $1216
 
 // func maxPool2s2AVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
@@ -141,7 +325,19 @@ TEXT ·maxPool2s2AVX512(SB), NOSPLIT, $0-64
 	VPBROADCASTD pool22Consts<>+448(SB), Z27
 	VPBROADCASTD R8, Z26
 	VPADDD       Z27, Z26, Z25
+	CMPQ         R8, $0x08
+	JNE          general
+	MOVQ         outW+56(FP), AX
+	CMPQ         AX, $0x04
+	JNE          general
+	MOVQ         outH+48(FP), AX
+	TESTQ        $0x00000003, AX
+	JNZ          general
+	SHLQ         $0x01, AX
+	CMPQ         AX, height+32(FP)
+	JEQ          narrow
 
+general:
 plane:
 	MOVQ outW+56(FP), R14
 	XORQ CX, CX
@@ -253,8 +449,66 @@ store:
 	VZEROUPPER
 	RET
 
+narrow:
+	MOVQ      outH+48(FP), R9
+	MOVQ      planes+24(FP), R15
+	IMULQ     R9, R15
+	SHRQ      $0x02, R15
+	SHLQ      $0x04, R9
+	XORQ      R10, R10
+	VMOVDQU32 pool22Consts<>+480(SB), Z24
+	VMOVDQU32 pool22Consts<>+544(SB), Z23
+	VMOVDQU32 pool22Consts<>+608(SB), Z22
+
+narrowGroup:
+	VMOVUPS      (BX), Z0
+	VMOVUPS      64(BX), Z1
+	VMOVUPS      128(BX), Z8
+	VMOVUPS      192(BX), Z9
+	VMOVDQA32    Z24, Z10
+	VPERMI2PS    Z1, Z0, Z10
+	VMOVDQA32    Z23, Z11
+	VPERMI2PS    Z1, Z0, Z11
+	VMOVDQA32    Z24, Z12
+	VPERMI2PS    Z9, Z8, Z12
+	VMOVDQA32    Z23, Z13
+	VPERMI2PS    Z9, Z8, Z13
+	VSHUFF32X4   $0x44, Z12, Z10, Z2
+	VSHUFF32X4   $0xee, Z12, Z10, Z3
+	VSHUFF32X4   $0x44, Z13, Z11, Z14
+	VSHUFF32X4   $0xee, Z13, Z11, Z15
+	VMAXPS       Z31, Z2, Z4
+	VPXORD       Z5, Z5, Z5
+	VCMPPS       $0x1e, Z4, Z3, K2
+	VMOVAPS      Z3, K2, Z4
+	VMOVDQA32    Z27, K2, Z5
+	VCMPPS       $0x1e, Z4, Z14, K2
+	VMOVAPS      Z14, K2, Z4
+	VMOVDQA32    Z26, K2, Z5
+	VCMPPS       $0x1e, Z4, Z15, K2
+	VMOVAPS      Z15, K2, Z4
+	VMOVDQA32    Z25, K2, Z5
+	VPBROADCASTD R10, Z7
+	VPADDD       Z22, Z7, Z7
+	VCMPPS       $0x1e, Z31, Z4, K2
+	VMOVDQA32    Z28, Z6
+	VPADDD       Z7, Z5, K2, Z6
+	VMOVUPS      Z4, (DI)
+	VMOVDQU32    Z6, (SI)
+	ADDQ         $0x00000100, BX
+	ADDQ         $0x40, DI
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, R10
+	XORQ         DX, DX
+	CMPQ         R10, R9
+	CMOVQEQ      DX, R10
+	DECQ         R15
+	JNZ          narrowGroup
+	VZEROUPPER
+	RET
+
 // func maxPool2s2AVX2(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, CMOV
 TEXT ·maxPool2s2AVX2(SB), NOSPLIT, $160-64
 	MOVQ         y+0(FP), DI
 	MOVQ         mask+8(FP), SI
@@ -268,7 +522,19 @@ TEXT ·maxPool2s2AVX2(SB), NOSPLIT, $160-64
 	VMOVDQU      Y6, 96(SP)
 	VPADDD       Y14, Y6, Y6
 	VMOVDQU      Y6, 128(SP)
+	CMPQ         R8, $0x08
+	JNE          general
+	MOVQ         outW+56(FP), AX
+	CMPQ         AX, $0x04
+	JNE          general
+	MOVQ         outH+48(FP), AX
+	TESTQ        $0x00000003, AX
+	JNZ          general
+	SHLQ         $0x01, AX
+	CMPQ         AX, height+32(FP)
+	JEQ          narrow
 
+general:
 plane:
 	MOVQ outW+56(FP), R14
 	XORQ CX, CX
@@ -427,6 +693,56 @@ stripEnd:
 	VZEROUPPER
 	RET
 
+narrow:
+	MOVQ    outH+48(FP), R9
+	MOVQ    planes+24(FP), R15
+	IMULQ   R9, R15
+	SHRQ    $0x01, R15
+	SHLQ    $0x04, R9
+	XORQ    R10, R10
+	VMOVDQU pool22Consts<>+1184(SB), Y12
+
+narrowGroup:
+	VMOVUPS      (BX), Y0
+	VMOVUPS      32(BX), Y1
+	VMOVUPS      64(BX), Y8
+	VMOVUPS      96(BX), Y9
+	VSHUFPS      $0x88, Y8, Y0, Y2
+	VSHUFPS      $0xdd, Y8, Y0, Y3
+	VSHUFPS      $0x88, Y9, Y1, Y10
+	VSHUFPS      $0xdd, Y9, Y1, Y11
+	VMAXPS       Y15, Y2, Y4
+	VCMPPS       $0x1e, Y4, Y3, Y6
+	VBLENDVPS    Y6, Y3, Y4, Y4
+	VANDPS       Y14, Y6, Y5
+	VCMPPS       $0x1e, Y4, Y10, Y6
+	VBLENDVPS    Y6, Y10, Y4, Y4
+	VBLENDVPS    Y6, 96(SP), Y5, Y5
+	VCMPPS       $0x1e, Y4, Y11, Y6
+	VBLENDVPS    Y6, Y11, Y4, Y4
+	VBLENDVPS    Y6, 128(SP), Y5, Y5
+	VMOVQ        R10, X7
+	VPBROADCASTD X7, Y7
+	VPADDD       Y12, Y7, Y7
+	VPADDD       Y7, Y5, Y5
+	VCMPPS       $0x12, Y15, Y4, Y6
+	VPOR         Y6, Y5, Y5
+	VPERMQ       $0xd8, Y4, Y4
+	VPERMQ       $0xd8, Y5, Y5
+	VMOVUPS      Y4, (DI)
+	VMOVDQU      Y5, (SI)
+	ADDQ         $0x00000080, BX
+	ADDQ         $0x20, DI
+	ADDQ         $0x20, SI
+	ADDQ         $0x20, R10
+	XORQ         DX, DX
+	CMPQ         R10, R9
+	CMOVQEQ      DX, R10
+	DECQ         R15
+	JNZ          narrowGroup
+	VZEROUPPER
+	RET
+
 // func maxPoolBack2s2AVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
 TEXT ·maxPoolBack2s2AVX512(SB), NOSPLIT, $0-64
@@ -443,7 +759,19 @@ TEXT ·maxPoolBack2s2AVX512(SB), NOSPLIT, $0-64
 	VPXORD       Z8, Z8, Z8
 	MOVL         $0x00000010, AX
 	VPBROADCASTD AX, Z26
+	CMPQ         R8, $0x08
+	JNE          general
+	MOVQ         outW+56(FP), AX
+	CMPQ         AX, $0x04
+	JNE          general
+	MOVQ         outH+48(FP), AX
+	TESTQ        $0x00000003, AX
+	JNZ          general
+	SHLQ         $0x01, AX
+	CMPQ         AX, height+32(FP)
+	JEQ          narrow
 
+general:
 plane:
 	MOVQ outW+56(FP), R14
 	XORQ CX, CX
@@ -556,8 +884,58 @@ stripEnd:
 	VZEROUPPER
 	RET
 
+narrow:
+	MOVQ      outH+48(FP), R9
+	MOVQ      planes+24(FP), R15
+	IMULQ     R9, R15
+	SHRQ      $0x02, R15
+	SHLQ      $0x04, R9
+	XORQ      R10, R10
+	VMOVDQU32 pool22Consts<>+672(SB), Z12
+	VMOVDQU32 pool22Consts<>+736(SB), Z13
+	VMOVDQU32 pool22Consts<>+800(SB), Z14
+	VMOVDQU32 pool22Consts<>+864(SB), Z15
+
+narrowGroup:
+	VMOVDQU32    (BX), Z0
+	VMOVUPS      (SI), Z1
+	VADDPS       Z8, Z1, Z1
+	VPBROADCASTD R10, Z2
+	VPSUBD       Z2, Z0, Z0
+	VPERMD       Z0, Z12, Z2
+	VPERMPS      Z1, Z12, Z4
+	VPCMPEQD     pool22Consts<>+928(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, (DI)
+	VPERMD       Z0, Z13, Z2
+	VPERMPS      Z1, Z13, Z4
+	VPCMPEQD     pool22Consts<>+992(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, 64(DI)
+	VPERMD       Z0, Z14, Z2
+	VPERMPS      Z1, Z14, Z4
+	VPCMPEQD     pool22Consts<>+1056(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, 128(DI)
+	VPERMD       Z0, Z15, Z2
+	VPERMPS      Z1, Z15, Z4
+	VPCMPEQD     pool22Consts<>+1120(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, BX
+	ADDQ         $0x40, R10
+	XORQ         DX, DX
+	CMPQ         R10, R9
+	CMOVQEQ      DX, R10
+	DECQ         R15
+	JNZ          narrowGroup
+	VZEROUPPER
+	RET
+
 // func maxPoolBack2s2AVX2(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
-// Requires: AVX, AVX2
+// Requires: AVX, AVX2, CMOV
 TEXT ·maxPoolBack2s2AVX2(SB), NOSPLIT, $128-64
 	MOVQ         dx+0(FP), DI
 	MOVQ         dy+8(FP), SI
@@ -569,7 +947,19 @@ TEXT ·maxPoolBack2s2AVX2(SB), NOSPLIT, $128-64
 	VMOVQ        R8, X9
 	VPBROADCASTD X9, Y9
 	VMOVDQU      Y9, (SP)
+	CMPQ         R8, $0x08
+	JNE          general
+	MOVQ         outW+56(FP), AX
+	CMPQ         AX, $0x04
+	JNE          general
+	MOVQ         outH+48(FP), AX
+	TESTQ        $0x00000003, AX
+	JNZ          general
+	SHLQ         $0x01, AX
+	CMPQ         AX, height+32(FP)
+	JEQ          narrow
 
+general:
 plane:
 	MOVQ outW+56(FP), R14
 	XORQ CX, CX
@@ -732,5 +1122,54 @@ stripEnd:
 	LEAQ  (BX)(AX*4), BX
 	DECQ  R15
 	JNZ   plane
+	VZEROUPPER
+	RET
+
+narrow:
+	MOVQ    outH+48(FP), R9
+	MOVQ    planes+24(FP), R15
+	IMULQ   R9, R15
+	SHRQ    $0x01, R15
+	SHLQ    $0x04, R9
+	XORQ    R10, R10
+	VMOVDQU pool22Consts<>+352(SB), Y12
+	VMOVDQU pool22Consts<>+384(SB), Y13
+
+narrowGroup:
+	VMOVDQU      (BX), Y0
+	VMOVUPS      (SI), Y1
+	VADDPS       Y8, Y1, Y1
+	VMOVQ        R10, X2
+	VPBROADCASTD X2, Y2
+	VPSUBD       Y2, Y0, Y0
+	VPERMD       Y0, Y12, Y2
+	VPERMPS      Y1, Y12, Y4
+	VPCMPEQD     pool22Consts<>+928(SB), Y2, Y9
+	VANDPS       Y4, Y9, Y9
+	VMOVUPS      Y9, (DI)
+	VPERMD       Y0, Y12, Y2
+	VPERMPS      Y1, Y12, Y4
+	VPCMPEQD     pool22Consts<>+960(SB), Y2, Y9
+	VANDPS       Y4, Y9, Y9
+	VMOVUPS      Y9, 32(DI)
+	VPERMD       Y0, Y13, Y2
+	VPERMPS      Y1, Y13, Y4
+	VPCMPEQD     pool22Consts<>+992(SB), Y2, Y9
+	VANDPS       Y4, Y9, Y9
+	VMOVUPS      Y9, 64(DI)
+	VPERMD       Y0, Y13, Y2
+	VPERMPS      Y1, Y13, Y4
+	VPCMPEQD     pool22Consts<>+1024(SB), Y2, Y9
+	VANDPS       Y4, Y9, Y9
+	VMOVUPS      Y9, 96(DI)
+	ADDQ         $0x00000080, DI
+	ADDQ         $0x20, SI
+	ADDQ         $0x20, BX
+	ADDQ         $0x20, R10
+	XORQ         DX, DX
+	CMPQ         R10, R9
+	CMOVQEQ      DX, R10
+	DECQ         R15
+	JNZ          narrowGroup
 	VZEROUPPER
 	RET

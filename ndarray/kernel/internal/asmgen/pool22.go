@@ -69,6 +69,33 @@ func pool22Consts(c *build.Context) operand.Mem {
 			c.AddDatum(320+32*i+4*l, operand.U32(f(l)))
 		}
 	}
+	// The tables of planes 8 wide (the narrow paths): at 480 and 544, the
+	// window rows 0 and 1 of four rows of outputs from two vectors of two
+	// input rows each (the even columns of the first and second vector,
+	// then the odd ones); at 608, the offsets 2·pw of four rows of four
+	// outputs in the plane; at 672, 736, 800 and 864, the output of each
+	// column of input rows 2j and 2j+1 (4j + (c mod 8)/2); at 928, the
+	// lanes 0 … 63; at 1184, the AVX2 offsets of two rows of outputs in
+	// the lane order of VSHUFPS.
+	narrow := []func(l int) uint32{
+		func(l int) uint32 { return uint32(16*(l/4%2) + 2*(l%4) + l/8) },
+		func(l int) uint32 { return uint32(16*(l/4%2) + 2*(l%4) + l/8 + 8) },
+		func(l int) uint32 { return uint32(16*(l/4) + 2*(l%4)) },
+	}
+	for j := 0; j < 4; j++ {
+		narrow = append(narrow, func(l int) uint32 { return uint32(4*j + l%8/2) })
+	}
+	for i, f := range narrow {
+		for l := 0; l < 16; l++ {
+			c.AddDatum(480+64*i+4*l, operand.U32(f(l)))
+		}
+	}
+	for l := 0; l < 64; l++ {
+		c.AddDatum(928+4*l, operand.U32(l))
+	}
+	for l, v := range []int{0, 2, 16, 18, 4, 6, 20, 22} {
+		c.AddDatum(1184+4*l, operand.U32(v))
+	}
 	return m
 }
 
@@ -97,8 +124,53 @@ func nextPlane(c *build.Context, xS, yS, mS, n, t reg.Register, label string) {
 	c.JNZ(operand.LabelRef(label))
 }
 
+// narrowCheck emits the test for planes 8 wide pooled exactly (height
+// 2·outH, outW 4) with outH a multiple of 4, which jumps to label:
+// their pairs of input rows are whole vectors, and four rows of outputs
+// (AVX2: two) lie in one plane.
+func narrowCheck(c *build.Context, width, t reg.Register, label string) {
+	c.CMPQ(width, operand.U8(8))
+	c.JNE(operand.LabelRef("general"))
+	c.Load(c.Param("outW"), t)
+	c.CMPQ(t, operand.U8(4))
+	c.JNE(operand.LabelRef("general"))
+	c.Load(c.Param("outH"), t)
+	c.TESTQ(operand.U32(3), t)
+	c.JNZ(operand.LabelRef("general"))
+	c.SHLQ(operand.U8(1), t)
+	c.CMPQ(t, paramAddr(c, "height"))
+	c.JEQ(operand.LabelRef(label))
+	c.Label("general")
+}
+
+// narrowGroups emits n = planes·outH/4 (AVX2, with half: /2), the
+// groups of rows of outputs, and lim = 16·outH, the offset in a plane
+// where its rows of outputs end.
+func narrowGroups(c *build.Context, n, lim reg.Register, half bool) {
+	c.Load(c.Param("outH"), lim)
+	c.Load(c.Param("planes"), n)
+	c.IMULQ(lim, n)
+	if half {
+		c.SHRQ(operand.U8(1), n)
+	} else {
+		c.SHRQ(operand.U8(2), n)
+	}
+	c.SHLQ(operand.U8(4), lim)
+}
+
+// narrowStep emits the step of off (16·ph for a group's first row of
+// outputs ph) to the next group of rows rows, back to 0 at the next
+// plane.
+func narrowStep(c *build.Context, off, lim reg.Register, rows int) {
+	c.ADDQ(operand.U8(16*rows), off)
+	c.XORQ(reg.RDX, reg.RDX)
+	c.CMPQ(off, lim)
+	c.CMOVQEQ(reg.RDX, off)
+}
+
 // maxPool2s2_512 emits maxPool2s2AVX512: strips of 16 outputs over 32
-// input columns, output row by output row, plane by plane.
+// input columns, output row by output row, plane by plane; planes 8
+// wide four rows of outputs at a time.
 func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	c.Function("maxPool2s2AVX512")
 	c.Attributes(attr.NOSPLIT)
@@ -123,6 +195,7 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	c.VPBROADCASTD(tab.Offset(448), one)
 	c.VPBROADCASTD(reg.R8L, rw)
 	c.VPADDD(one, rw, rw1)
+	narrowCheck(c, width, t, "narrow")
 
 	c.Label("plane")
 	c.Load(c.Param("outW"), nl)
@@ -206,6 +279,56 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	nextPlane(c, xS, yS, mS, n, t, "plane")
 	c.VZEROUPPER()
 	c.RET()
+
+	// Planes 8 wide: four vectors of two input rows each hold the
+	// windows of four rows of outputs, whose even and odd columns two
+	// permutes per pair of vectors and two 128-bit lane shuffles gather
+	// in the order of the outputs.
+	c.Label("narrow")
+	off, lim := ph2, rowsHere
+	narrowGroups(c, n, lim, false)
+	c.XORQ(off, off)
+	v2, v3, pa, pb, pc, pd := reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13
+	e1, o1, idxA, idxB, nbase := reg.Z14, reg.Z15, reg.Z24, reg.Z23, reg.Z22
+	c.VMOVDQU32(tab.Offset(480), idxA)
+	c.VMOVDQU32(tab.Offset(544), idxB)
+	c.VMOVDQU32(tab.Offset(608), nbase)
+	c.Label("narrowGroup")
+	for i, r := range []reg.VecPhysical{v0, v1, v2, v3} {
+		c.VMOVUPS(operand.Mem{Base: xS, Disp: 64 * i}, r)
+	}
+	for _, q := range []struct{ dst, idx, lo, hi reg.VecPhysical }{
+		{pa, idxA, v0, v1}, {pb, idxB, v0, v1}, {pc, idxA, v2, v3}, {pd, idxB, v2, v3},
+	} {
+		c.VMOVDQA32(q.idx, q.dst)
+		c.VPERMI2PS(q.hi, q.lo, q.dst)
+	}
+	c.VSHUFF32X4(operand.U8(0x44), pc, pa, e)
+	c.VSHUFF32X4(operand.U8(0xee), pc, pa, o)
+	c.VSHUFF32X4(operand.U8(0x44), pd, pb, e1)
+	c.VSHUFF32X4(operand.U8(0xee), pd, pb, o1)
+	c.VMAXPS(negMax, e, best)
+	c.VPXORD(rel, rel, rel)
+	for _, q := range []struct{ v, r reg.VecPhysical }{{o, one}, {e1, rw}, {o1, rw1}} {
+		c.VCMPPS(operand.U8(cmpGTOQ), best, q.v, reg.K2)
+		c.VMOVAPS(q.v, reg.K2, best)
+		c.VMOVDQA32(q.r, reg.K2, rel)
+	}
+	c.VPBROADCASTD(off.As32(), base)
+	c.VPADDD(nbase, base, base)
+	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
+	c.VMOVDQA32(minus1, idx)
+	c.VPADDD(base, rel, reg.K2, idx)
+	c.VMOVUPS(best, operand.Mem{Base: yS})
+	c.VMOVDQU32(idx, operand.Mem{Base: mS})
+	c.ADDQ(operand.U32(256), xS)
+	c.ADDQ(operand.U8(64), yS)
+	c.ADDQ(operand.U8(64), mS)
+	narrowStep(c, off, lim, 4)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("narrowGroup"))
+	c.VZEROUPPER()
+	c.RET()
 }
 
 // maxPool2s2_256 emits maxPool2s2AVX2, maxPool2s2AVX512 for AVX2: strips
@@ -242,6 +365,7 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU(k, rw)
 	c.VPADDD(one, k, k)
 	c.VMOVDQU(k, rw1)
+	narrowCheck(c, width, t, "narrow")
 
 	c.Label("plane")
 	c.Load(c.Param("outW"), nl)
@@ -351,6 +475,54 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 	nextPlane(c, xS, yS, mS, n, t, "plane")
 	c.VZEROUPPER()
 	c.RET()
+
+	// Planes 8 wide: four input rows, one vector each, hold the windows
+	// of two rows of outputs; VSHUFPS takes the even or odd columns of
+	// rows 2·ph and 2·ph+2 (or 2·ph+1 and 2·ph+3) at once.
+	c.Label("narrow")
+	off, lim := ph2, rowsHere
+	narrowGroups(c, n, lim, true)
+	c.XORQ(off, off)
+	v2, v3, e1, o1, nbase := reg.Y8, reg.Y9, reg.Y10, reg.Y11, reg.Y12
+	c.VMOVDQU(tab.Offset(1184), nbase)
+	c.Label("narrowGroup")
+	for i, r := range []reg.VecPhysical{v0, v1, v2, v3} {
+		c.VMOVUPS(operand.Mem{Base: xS, Disp: 32 * i}, r)
+	}
+	c.VSHUFPS(operand.U8(0x88), v2, v0, e)
+	c.VSHUFPS(operand.U8(0xdd), v2, v0, o)
+	c.VSHUFPS(operand.U8(0x88), v3, v1, e1)
+	c.VSHUFPS(operand.U8(0xdd), v3, v1, o1)
+	c.VMAXPS(negMax, e, best)
+	c.VCMPPS(operand.U8(cmpGTOQ), best, o, k)
+	c.VBLENDVPS(k, o, best, best)
+	c.VANDPS(one, k, rel)
+	for _, q := range []struct {
+		v reg.VecPhysical
+		r operand.Mem
+	}{{e1, rw}, {o1, rw1}} {
+		c.VCMPPS(operand.U8(cmpGTOQ), best, q.v, k)
+		c.VBLENDVPS(k, q.v, best, best)
+		c.VBLENDVPS(k, q.r, rel, rel)
+	}
+	c.VMOVQ(off, reg.X7)
+	c.VPBROADCASTD(reg.X7, base)
+	c.VPADDD(nbase, base, base)
+	c.VPADDD(base, rel, rel)
+	c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
+	c.VPOR(k, rel, rel)
+	c.VPERMQ(operand.U8(0xd8), best, best)
+	c.VPERMQ(operand.U8(0xd8), rel, rel)
+	c.VMOVUPS(best, operand.Mem{Base: yS})
+	c.VMOVDQU(rel, operand.Mem{Base: mS})
+	c.ADDQ(operand.U32(128), xS)
+	c.ADDQ(operand.U8(32), yS)
+	c.ADDQ(operand.U8(32), mS)
+	narrowStep(c, off, lim, 2)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("narrowGroup"))
+	c.VZEROUPPER()
+	c.RET()
 }
 
 // maxPoolBack2s2_512 emits maxPoolBack2s2AVX512: strips of 16 outputs
@@ -383,6 +555,7 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 	c.VPXORD(zero, zero, zero)
 	c.MOVL(operand.U32(16), reg.EAX)
 	c.VPBROADCASTD(reg.EAX, c16)
+	narrowCheck(c, width, t, "narrow")
 
 	c.Label("plane")
 	c.Load(c.Param("outW"), nl)
@@ -470,6 +643,38 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 	nextPlane(c, dxS, dyS, mS, n, t, "plane")
 	c.VZEROUPPER()
 	c.RET()
+
+	// Planes 8 wide: four rows of outputs give four vectors of two input
+	// rows each.
+	c.Label("narrow")
+	off, lim := ph2, rowsHere
+	narrowGroups(c, n, lim, false)
+	c.XORQ(off, off)
+	dup := []reg.VecPhysical{reg.Z12, reg.Z13, reg.Z14, reg.Z15}
+	for j, r := range dup {
+		c.VMOVDQU32(tab.Offset(672+64*j), r)
+	}
+	c.Label("narrowGroup")
+	c.VMOVDQU32(operand.Mem{Base: mS}, m)
+	c.VMOVUPS(operand.Mem{Base: dyS}, d)
+	c.VADDPS(zero, d, d)
+	c.VPBROADCASTD(off.As32(), mLo)
+	c.VPSUBD(mLo, m, m)
+	for j, r := range dup {
+		c.VPERMD(m, r, mLo)
+		c.VPERMPS(d, r, dLo)
+		c.VPCMPEQD(tab.Offset(928+64*j), mLo, reg.K5)
+		c.VMOVAPS_Z(dLo, reg.K5, r0)
+		c.VMOVUPS(r0, operand.Mem{Base: dxS, Disp: 64 * j})
+	}
+	c.ADDQ(operand.U32(256), dxS)
+	c.ADDQ(operand.U8(64), dyS)
+	c.ADDQ(operand.U8(64), mS)
+	narrowStep(c, off, lim, 4)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("narrowGroup"))
+	c.VZEROUPPER()
+	c.RET()
 }
 
 // maxPoolBack2s2_256 emits maxPoolBack2s2AVX2, maxPoolBack2s2AVX512 for
@@ -502,6 +707,7 @@ func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
 	c.VMOVQ(width, reg.X9)
 	c.VPBROADCASTD(reg.X9, tmp)
 	c.VMOVDQU(tmp, rw)
+	narrowCheck(c, width, t, "narrow")
 
 	c.Label("plane")
 	c.Load(c.Param("outW"), nl)
@@ -616,6 +822,38 @@ func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
 	nextPlane(c, dxS, dyS, mS, n, t, "plane")
+	c.VZEROUPPER()
+	c.RET()
+
+	// Planes 8 wide: two rows of outputs give four input rows, one
+	// vector each.
+	c.Label("narrow")
+	off, lim := ph2, rowsHere
+	narrowGroups(c, n, lim, true)
+	c.XORQ(off, off)
+	dup := []reg.VecPhysical{reg.Y12, reg.Y13}
+	c.VMOVDQU(tab.Offset(352), dup[0])
+	c.VMOVDQU(tab.Offset(384), dup[1])
+	c.Label("narrowGroup")
+	c.VMOVDQU(operand.Mem{Base: mS}, m)
+	c.VMOVUPS(operand.Mem{Base: dyS}, d)
+	c.VADDPS(zero, d, d)
+	c.VMOVQ(off, reg.X2)
+	c.VPBROADCASTD(reg.X2, mLo)
+	c.VPSUBD(mLo, m, m)
+	for j := 0; j < 4; j++ {
+		c.VPERMD(m, dup[j/2], mLo)
+		c.VPERMPS(d, dup[j/2], dLo)
+		c.VPCMPEQD(tab.Offset(928+32*j), mLo, tmp)
+		c.VANDPS(dLo, tmp, tmp)
+		c.VMOVUPS(tmp, operand.Mem{Base: dxS, Disp: 32 * j})
+	}
+	c.ADDQ(operand.U32(128), dxS)
+	c.ADDQ(operand.U8(32), dyS)
+	c.ADDQ(operand.U8(32), mS)
+	narrowStep(c, off, lim, 2)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("narrowGroup"))
 	c.VZEROUPPER()
 	c.RET()
 }
