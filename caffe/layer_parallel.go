@@ -38,8 +38,9 @@ import (
 // run's number and a share's next and end parts, so that a goroutine
 // holding an old number reads nothing else.
 type parallelRunner struct {
-	fn  func(w, p int)
-	gen uint32 // owned by the calling goroutine
+	fn    func(w, p int)
+	gen   uint32   // owned by the calling goroutine
+	stats runStats // accounting (parstats build tag; else empty)
 	// meta is gen<<32 | the number of shares; shares[i] is
 	// gen<<32 | next part<<16 | end part of share i.
 	meta    atomic.Uint64
@@ -135,10 +136,14 @@ func pollLayerWork() (runnerRef, bool) {
 // workers goroutines and returns when all have finished. A panic in a
 // part is re-raised here.
 func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
+	r.stats.begin(parts, workers)
 	if workers <= 1 || parts <= 1 {
 		for p := range parts {
+			r.stats.partStart(0)
 			fn(0, p)
+			r.stats.partEnd(0)
 		}
+		r.stats.end()
 		return
 	}
 	if r.done == nil {
@@ -163,10 +168,12 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 		}
 	}
 	r.work(gen, 0)
+	r.stats.ownDone()
 	for deadline := time.Now().Add(layerSpin); r.pending.Load() != 0 && time.Now().Before(deadline); {
 		runtime.Gosched()
 	}
 	<-r.done
+	r.stats.end()
 	r.fn = nil
 	if v := r.panicked; v != nil {
 		r.panicked = nil
@@ -225,7 +232,9 @@ func (r *parallelRunner) work(gen uint32, w int) {
 // runPart runs part p, records a panic for the caller, and signals done
 // when it finishes the run's last part.
 func (r *parallelRunner) runPart(w, p int) {
+	r.stats.partStart(w)
 	defer func() {
+		r.stats.partEnd(w)
 		if v := recover(); v != nil {
 			r.mu.Lock()
 			if r.panicked == nil {

@@ -497,7 +497,13 @@ func (n *Net) Forward() (float32, error) {
 	beginPass()
 	defer endPass()
 	var loss float32
+	if parStats {
+		defer statsSegment(0, "")
+	}
 	for i := 0; i < len(n.layers); i++ {
+		if parStats {
+			statsSegment('F', n.def.Layers[i].Name)
+		}
 		if f := n.fusions[i]; f != nil {
 			if err := n.forwardFused(f); err != nil {
 				return 0, err
@@ -577,6 +583,9 @@ type backwardHooks interface {
 func (n *Net) backwardWith(h backwardHooks) error {
 	beginPass()
 	defer endPass()
+	if parStats {
+		defer statsSegment(0, "")
+	}
 	for i := len(n.layers) - 1; i >= 0; i-- {
 		first := i
 		f := n.fusionEndingAt(i)
@@ -584,7 +593,13 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			first = f.first
 		}
 		if h != nil {
+			if parStats {
+				statsSegment('c', n.def.Layers[first].Name)
+			}
 			h.beforeBackward(first, i)
+		}
+		if parStats {
+			statsSegment('B', n.def.Layers[first].Name)
 		}
 		var err error
 		if f != nil {
@@ -596,6 +611,9 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			return err
 		}
 		if h != nil {
+			if parStats {
+				statsSegment('u', n.def.Layers[first].Name)
+			}
 			h.afterBackward(first, i)
 		}
 		i = first

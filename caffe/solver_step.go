@@ -183,6 +183,9 @@ func (s *Solver) stepInPass() (float32, error) {
 		}
 	}
 	p := s.plan
+	if parStats {
+		statsSegment('s', "clear")
+	}
 	s.runSpans(p.startClear, s.clearFn)
 	loss, err := s.net.Forward()
 	if err != nil {
@@ -212,7 +215,13 @@ func (s *Solver) stepInPass() (float32, error) {
 		}
 		return 0, err
 	}
+	if parStats {
+		statsSegment('s', "update")
+	}
 	s.runSpans(p.endUpdate, s.spanFn)
+	if parStats {
+		statsSegment(0, "")
+	}
 	return loss, nil
 }
 

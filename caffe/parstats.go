@@ -1,0 +1,151 @@
+//go:build parstats
+
+package caffe
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/sparknet-go/sparknet/internal/cputime"
+)
+
+// With the parstats build tag, the parallel runner and the passes keep an
+// account of where the time of a training step goes, for
+// TestParStats (parstats_test.go): each stretch of a pass (a layer's or a
+// fused group's forward or backward, the solver's clearing and update
+// around it) is a segment, and within it each run of the parallel runner
+// records how long it took, how long each goroutine was busy with parts
+// (wall and thread CPU time), how long the calling goroutine waited
+// for the others after its own parts, and how late the others started.
+// Time in a segment outside its runs is serial: the calling goroutine
+// alone works.
+
+// parStats turns the accounting on.
+const parStats = true
+
+// maxStatsWorkers is the most goroutines the accounting tells apart.
+const maxStatsWorkers = 4
+
+// runRecord is one run of a parallelRunner.
+type runRecord struct {
+	seg            int // index into statsSegs
+	parts, workers int
+	t0, tOwn, tEnd int64 // start, the caller's own parts done, end (ns)
+	busy, cpu      [maxStatsWorkers]int64
+	first          [maxStatsWorkers]int64 // the first part's start, 0 for none
+	n              [maxStatsWorkers]int
+	partT0, partC0 [maxStatsWorkers]int64
+	partTid        [maxStatsWorkers]int
+	moved          [maxStatsWorkers]int // parts whose goroutine changed thread
+}
+
+// segRecord is one segment of a pass on the calling goroutine.
+type segRecord struct {
+	kind       byte // 'F' forward, 'B' backward, 'c' clear before, 'u' update after, 's' solver
+	layer      string
+	t0, t1     int64
+	cpu0, cpu1 int64
+	runs       []*runRecord
+}
+
+var (
+	statsMu    sync.Mutex
+	statsOn    bool
+	statsEpoch = time.Now()
+	statsSegs  []*segRecord
+)
+
+func statsNow() int64 { return int64(time.Since(statsEpoch)) }
+
+// statsStart starts recording; statsStop stops it and returns the
+// segments recorded.
+func statsStart() {
+	statsMu.Lock()
+	defer statsMu.Unlock()
+	statsOn, statsSegs = true, nil
+}
+
+func statsStop() []*segRecord {
+	statsSegment(0, "")
+	statsMu.Lock()
+	defer statsMu.Unlock()
+	statsOn = false
+	s := statsSegs
+	statsSegs = nil
+	return s
+}
+
+// runStats is a parallelRunner's accounting of its current run.
+type runStats struct{ cur *runRecord }
+
+func (s *runStats) begin(parts, workers int) {
+	s.cur = nil
+	if !statsOn || len(statsSegs) == 0 {
+		return
+	}
+	seg := statsSegs[len(statsSegs)-1]
+	if seg.t1 != 0 {
+		return
+	}
+	r := &runRecord{seg: len(statsSegs) - 1, parts: parts, workers: workers, t0: statsNow()}
+	seg.runs = append(seg.runs, r)
+	s.cur = r
+}
+
+func (s *runStats) partStart(w int) {
+	if r := s.cur; r != nil && w < maxStatsWorkers {
+		r.partT0[w], r.partC0[w], r.partTid[w] = statsNow(), int64(cputime.Thread()), unix.Gettid()
+		if r.first[w] == 0 {
+			r.first[w] = r.partT0[w]
+		}
+	}
+}
+
+func (s *runStats) partEnd(w int) {
+	if r := s.cur; r != nil && w < maxStatsWorkers {
+		wall := statsNow() - r.partT0[w]
+		r.busy[w] += wall
+		if unix.Gettid() == r.partTid[w] {
+			r.cpu[w] += int64(cputime.Thread()) - r.partC0[w]
+		} else {
+			// Moved to another thread: its clock says nothing of the
+			// part; count the wall time.
+			r.cpu[w] += wall
+			r.moved[w]++
+		}
+		r.n[w]++
+	}
+}
+
+func (s *runStats) ownDone() {
+	if r := s.cur; r != nil {
+		r.tOwn = statsNow()
+	}
+}
+
+func (s *runStats) end() {
+	if r := s.cur; r != nil {
+		r.tEnd = statsNow()
+		if r.tOwn == 0 {
+			r.tOwn = r.tEnd
+		}
+		s.cur = nil
+	}
+}
+
+// statsSegment ends the current segment and starts one of the given kind
+// for the named layer (kind 0: none).
+func statsSegment(kind byte, layer string) {
+	if !statsOn {
+		return
+	}
+	now, cpu := statsNow(), int64(cputime.Thread())
+	if n := len(statsSegs); n > 0 && statsSegs[n-1].t1 == 0 {
+		statsSegs[n-1].t1, statsSegs[n-1].cpu1 = now, cpu
+	}
+	if kind != 0 {
+		statsSegs = append(statsSegs, &segRecord{kind: kind, layer: layer, t0: now, cpu0: cpu})
+	}
+}

@@ -1,0 +1,168 @@
+//go:build parstats
+
+package caffe
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestParStats trains LeNet (batch 64) and CIFAR-10 quick (batch 100) on
+// one and on two threads, alternating rounds so that both see the same
+// load on the machine, and prints where each step's time goes, segment
+// by segment (a layer's or a fused group's forward 'F' or backward 'B',
+// the solver's clearing 'c' before and update 'u' after a layer's
+// backward, its own clearing and update 's'), in µs per iteration:
+//
+//	go test -tags parstats -run TestParStats -v ./caffe
+//
+// PARSTATS_NETS=lenet|cifar picks one net, PARSTATS_ITERS and
+// PARSTATS_ROUNDS set the iterations per round and the rounds. Columns:
+// 1t: the segment's wall and thread CPU time on one (locked) thread;
+// 2t: its wall time on two, the serial part of it (outside the runs of
+// the parallel runner), the runs' count and wall time, the busy time
+// (thread CPU) of goroutine 0 (the caller) and 1 in the parts, the
+// caller's wait for the other after its own parts, the other's start
+// latency, the parts each took; work = the CPU time on 2 threads (the
+// serial wall time and the parts' CPU) over that on 1.
+func TestParStats(t *testing.T) {
+	nets := []struct {
+		name, model string
+		c, h, w     int
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28},
+		{"cifar", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32},
+	}
+	iters, rounds := envInt("PARSTATS_ITERS", 40), envInt("PARSTATS_ROUNDS", 3)
+	for _, nt := range nets {
+		if v := os.Getenv("PARSTATS_NETS"); v != "" && !strings.Contains(v, nt.name) {
+			continue
+		}
+		var solvers [3]*Solver
+		for th := 1; th <= 2; th++ {
+			solvers[th] = benchSolver(t, nt.model, nt.c, nt.h, nt.w, th)
+			solvers[th].Net().SetKeepTops(false)
+			if err := solvers[th].Step(context.Background(), 3); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var agg [3]*statsAgg
+		var walls, procs [3]time.Duration
+		for range rounds {
+			for th := 1; th <= 2; th++ {
+				if th == 1 {
+					runtime.LockOSThread()
+				}
+				p0, w0 := processCPUTime(), time.Now()
+				statsStart()
+				if err := solvers[th].Step(context.Background(), iters); err != nil {
+					t.Fatal(err)
+				}
+				segs := statsStop()
+				walls[th] += time.Since(w0)
+				procs[th] += processCPUTime() - p0
+				if th == 1 {
+					runtime.UnlockOSThread()
+				}
+				agg[th] = agg[th].add(segs)
+			}
+		}
+		n := float64(iters * rounds)
+		t.Logf("%s: %d iterations × %d rounds; step wall 1t %.0f µs, 2t %.0f µs (%.2f×), process CPU 2t %.0f µs (%.2f cores)",
+			nt.name, iters, rounds, us(walls[1])/n, us(walls[2])/n, float64(walls[1])/float64(walls[2]), us(procs[2])/n,
+			float64(procs[2])/float64(walls[2]))
+		t.Log(agg[1].report(agg[2], n))
+	}
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func us(d time.Duration) float64 { return float64(d) / 1e3 }
+
+// segAgg sums a segment's records over iterations.
+type segAgg struct {
+	key                 string
+	wall, cpu, runWall  int64
+	runs                int
+	busy, cpu2, n       [maxStatsWorkers]int64
+	moved               int64
+	wait, late, lateCnt int64
+}
+
+type statsAgg struct {
+	order []string
+	segs  map[string]*segAgg
+}
+
+func (a *statsAgg) add(segs []*segRecord) *statsAgg {
+	if a == nil {
+		a = &statsAgg{segs: map[string]*segAgg{}}
+	}
+	for _, s := range segs {
+		key := string(s.kind) + " " + s.layer
+		g := a.segs[key]
+		if g == nil {
+			g = &segAgg{key: key}
+			a.segs[key] = g
+			a.order = append(a.order, key)
+		}
+		g.wall += s.t1 - s.t0
+		g.cpu += s.cpu1 - s.cpu0
+		for _, r := range s.runs {
+			g.runs++
+			g.runWall += r.tEnd - r.t0
+			g.wait += r.tEnd - r.tOwn
+			for w := range maxStatsWorkers {
+				g.busy[w] += r.busy[w]
+				g.cpu2[w] += r.cpu[w]
+				g.n[w] += int64(r.n[w])
+				g.moved += int64(r.moved[w])
+			}
+			if r.first[1] != 0 {
+				g.late += r.first[1] - r.t0
+				g.lateCnt++
+			}
+		}
+	}
+	return a
+}
+
+// report prints a's segments (one thread) beside b's (two).
+func (a *statsAgg) report(b *statsAgg, n float64) string {
+	var sb strings.Builder
+	f := func(v int64) float64 { return float64(v) / 1e3 / n }
+	fmt.Fprintf(&sb, "\n%-18s %8s %8s | %8s %8s %5s %8s %8s %8s %7s %6s %9s %6s\n", "segment", "1t-wall", "1t-cpu",
+		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work")
+	var t1, t2, ser, wait, late, c1, c2, moved int64
+	for _, k := range b.order {
+		g, o := b.segs[k], a.segs[k]
+		if o == nil {
+			o = &segAgg{}
+		}
+		work := 0.0
+		if o.cpu > 0 {
+			work = float64(g.wall-g.runWall+g.cpu2[0]+g.cpu2[1]) / float64(o.cpu)
+		}
+		fmt.Fprintf(&sb, "%-18.18s %8.1f %8.1f | %8.1f %8.1f %5.1f %8.1f %8.1f %8.1f %7.1f %6.1f %4.1f/%-4.1f %6.3f\n", k,
+			f(o.wall), f(o.cpu), f(g.wall), f(g.wall-g.runWall), float64(g.runs)/n, f(g.runWall), f(g.cpu2[0]), f(g.cpu2[1]),
+			f(g.wait), f(g.late), float64(g.n[0])/n, float64(g.n[1])/n, work)
+		t1, t2, ser, wait, late = t1+o.wall, t2+g.wall, ser+g.wall-g.runWall, wait+g.wait, late+g.late
+		c1, c2 = c1+o.cpu, c2+g.wall-g.runWall+g.cpu2[0]+g.cpu2[1]
+		moved += g.moved
+	}
+	fmt.Fprintf(&sb, "%-18s %8.1f %8s | %8.1f %8.1f %5s %8s %8s %8s %7.1f %6.1f %9s %6.3f\n", "total", f(t1), "", f(t2), f(ser),
+		"", "", "", "", f(wait), f(late), "", float64(c2)/float64(c1))
+	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU)\n", float64(moved)/n)
+	return sb.String()
+}
