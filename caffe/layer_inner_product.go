@@ -3,6 +3,7 @@ package caffe
 import (
 	"fmt"
 	"runtime"
+	"sync/atomic"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
@@ -61,12 +62,17 @@ type InnerProduct struct {
 // topᵀ with kernel.FCForward, then transpose those rows into the top,
 // adding the bias. With more than one part the bottom is packed once,
 // into packed, for all of them (kernel.FCForwardPacked), where each part
-// of FCForward packs it whole again.
+// of FCForward packs it whole again; the parts share the packing
+// (packForward).
 type ipForward struct {
 	parts     int
 	x, y      []float32
 	packed    []float32
 	packedBuf []float32 // kept from run to run
+	// The packing's units (packForward), the next unclaimed one and
+	// those done.
+	packUnits          int
+	packNext, packDone atomic.Int32
 }
 
 // ipPair is backwardPair's run: the output gradient, the bottom's values
@@ -260,10 +266,13 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 	}
 	f := &l.fwd
 	f.parts, f.x, f.y = kernel.FCParts(l.threads(), n, m, k), x, y
+	f.packUnits = 0
 	if size := kernel.FCForwardPackSize(n, m, k); f.parts > 1 && size > 0 {
 		f.packedBuf = growFloats(f.packedBuf, size)
 		f.packed = f.packedBuf
-		kernel.FCForwardPack(n, m, k, x, k, f.packed)
+		f.packUnits = min(l.threads(), (m+kernel.FCForwardPackPanel()-1)/kernel.FCForwardPackPanel())
+		f.packNext.Store(0)
+		f.packDone.Store(0)
 	}
 	l.runner.run(l.threads(), f.parts, l.fwdFn)
 	f.x, f.y, f.packed = nil, nil, nil
@@ -275,6 +284,9 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 func (l *InnerProduct) forwardPart(_, p int) {
 	f := &l.fwd
 	m, n, k := l.m, l.n, l.k
+	if f.packUnits > 0 {
+		l.packForward()
+	}
 	yT := l.yT[:n*m]
 	if f.packed != nil {
 		kernel.FCForwardPacked(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.packed, 0, yT, m)
@@ -287,6 +299,34 @@ func (l *InnerProduct) forwardPart(_, p int) {
 		b = l.blobs[1].DataSlice()[lo:hi]
 	}
 	kernel.TransposeAdd(f.y[lo:], n, yT[lo*m:], m, hi-lo, m, b)
+}
+
+// packForward packs the bottom for Forward's parts (FCForwardPacked):
+// the part takes units of the packing (runs of rows of the bottom, of
+// images) until none is left, then waits for those that other parts took
+// to be done. The packing is thus shared among the goroutines that run
+// parts, the first to come taking the first rows (the calling goroutine,
+// which computed the first images in the layers below), and a part never
+// waits for a unit that no running goroutine took.
+func (l *InnerProduct) packForward() {
+	f := &l.fwd
+	m, n, k := l.m, l.n, l.k
+	for {
+		u := int(f.packNext.Add(1)) - 1
+		if u >= f.packUnits {
+			break
+		}
+		func() {
+			defer f.packDone.Add(1) // even on a panic, which the run re-raises
+			panel := kernel.FCForwardPackPanel()
+			panels := (m + panel - 1) / panel
+			lo, hi := span(u, f.packUnits, panels)
+			kernel.FCForwardPackRows(n, m, k, f.x, k, f.packed, lo*panel, min(m, hi*panel))
+		}()
+	}
+	for f.packDone.Load() < int32(f.packUnits) {
+		runtime.Gosched()
+	}
 }
 
 // writesParamDiff reports whether Backward can write the gradient of
