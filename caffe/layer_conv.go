@@ -91,7 +91,10 @@ type Convolution struct {
 	fused *convFusion
 
 	// The current call, for the workers.
-	runner                 parallelRunner
+	runner parallelRunner
+	// prepF, prepB: the direct plan whose weights were packed for
+	// Forward or BackwardData ahead of the pass (net_prep.go), or nil.
+	prepF, prepB           *kernel.DirectConv
 	fwdFn, bwdFn           func(w, p int)
 	x, y, dy, dx           []float32
 	wantW, wantB, wantDown bool

@@ -171,6 +171,27 @@ func (l *Convolution) setupDirectPool(f *convFusion) bool {
 	return true
 }
 
+// prepare packs the weights for the direct path's next Forward (backward
+// false) or BackwardData, ahead of the pass (passPreparer); the pass
+// packs them itself when the plan it runs is another one.
+func (l *Convolution) prepare(backward bool) {
+	d := l.direct
+	if d == nil {
+		return
+	}
+	if backward {
+		d.plan.PackBackward(l.blobs[0].DataSlice())
+		l.prepB = d.plan
+		return
+	}
+	d.plan.PackForward(l.blobs[0].DataSlice())
+	l.prepF = d.plan
+}
+
+// unprepare forgets the weights packed ahead: their values may change
+// before the next pass.
+func (l *Convolution) unprepare() { l.prepF, l.prepB = nil, nil }
+
 // directPoolGeom is what a pooling plan of the interleaved blocks was
 // made for.
 type directPoolGeom struct {
@@ -219,7 +240,10 @@ func (l *Convolution) directFits() bool {
 // per part.
 func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 	d := l.direct
-	d.plan.PackForward(l.blobs[0].DataSlice())
+	if l.prepF != d.plan {
+		d.plan.PackForward(l.blobs[0].DataSlice())
+	}
+	l.prepF = nil
 	for i := range bottom {
 		l.x, l.y = bottom[i].DataSlice(), top[i].DataSlice()
 		l.runner.run(d.workers, d.nblocks, l.dFwdFn)
@@ -281,7 +305,9 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 			continue
 		}
 		if l.wantDown && !packed {
-			d.plan.PackBackward(l.blobs[0].DataSlice())
+			if l.prepB != d.plan {
+				d.plan.PackBackward(l.blobs[0].DataSlice())
+			}
 			packed = true
 		}
 		// A column tail reuses the columns Forward built for this
@@ -292,6 +318,7 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		l.colFor = -1
 		l.addPartGrads(d.bwdParts)
 	}
+	l.prepB = nil
 	l.colFor, l.haveCols = -1, false
 	for _, s := range l.scratch {
 		s.colChunk = -1

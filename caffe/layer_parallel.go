@@ -38,9 +38,12 @@ import (
 // run's number and a share's next and end parts, so that a goroutine
 // holding an old number reads nothing else.
 type parallelRunner struct {
-	fn    func(w, p int)
-	gen   uint32   // owned by the calling goroutine
-	stats runStats // accounting (parstats build tag; else empty)
+	fn  func(w, p int)
+	gen uint32 // owned by the calling goroutine
+	// started is the number of the run start began and finish has not
+	// ended, 0 for none.
+	started uint32
+	stats   runStats // accounting (parstats build tag; else empty)
 	// meta is gen<<32 | the number of shares; shares[i] is
 	// gen<<32 | next part<<16 | end part of share i.
 	meta    atomic.Uint64
@@ -139,24 +142,70 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 	r.stats.begin(parts, workers)
 	if workers <= 1 || parts <= 1 {
 		for p := range parts {
-			r.stats.partStart(0)
+			r.stats.partStart(0, p)
 			fn(0, p)
-			r.stats.partEnd(0)
+			r.stats.partEnd(0, p)
 		}
 		r.stats.end()
 		return
 	}
+	gen := r.publish(workers, parts, fn, false)
+	r.work(gen, 0)
+	r.stats.ownDone()
+	r.wait()
+}
+
+// start begins a run of fn's parts as run does, but deals them all to the
+// pooled goroutines and returns at once, so that they work while the
+// calling goroutine does something else; finish, which the caller must
+// call before r runs again, runs the parts that none has begun yet and
+// waits for the others. With one worker, or one part, start runs the
+// parts itself.
+func (r *parallelRunner) start(workers, parts int, fn func(w, p int)) {
+	if workers <= 1 || parts < 1 {
+		for p := range parts {
+			fn(0, p)
+		}
+		return
+	}
+	r.started = r.publish(workers, parts, fn, true)
+}
+
+// finish ends a run that start began, if any.
+func (r *parallelRunner) finish() {
+	gen := r.started
+	if gen == 0 {
+		return
+	}
+	r.started = 0
+	r.work(gen, 0)
+	r.wait()
+}
+
+// publish sets a run up and hands it to workers−1 pooled goroutines; the
+// calling goroutine's share is empty when others is set. It returns the
+// run's number.
+func (r *parallelRunner) publish(workers, parts int, fn func(w, p int), others bool) uint32 {
 	if r.done == nil {
 		r.done = make(chan struct{}, 1)
 	}
-	workers, parts = min(workers, parts), min(parts, 0xffff)
+	workers, parts = min(workers, parts+btoi(others)), min(parts, 0xffff)
 	r.fn, r.panicked = fn, nil
 	r.pending.Store(int64(parts))
 	r.gen++
+	if r.gen == 0 {
+		r.gen++ // 0 is no run (started)
+	}
 	gen := r.gen
 	shares := min(workers, maxShares)
 	for i := range shares {
 		lo, hi := span(i, shares, parts)
+		if others {
+			lo, hi = 0, 0
+			if i > 0 {
+				lo, hi = span(i-1, shares-1, parts)
+			}
+		}
 		r.shares[i].Store(uint64(gen)<<32 | uint64(lo)<<16 | uint64(hi))
 	}
 	r.meta.Store(uint64(gen)<<32 | uint64(shares)) // publishes the run
@@ -167,9 +216,22 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 		default: // the queue is full: the goroutines at hand do the work
 		}
 	}
-	r.work(gen, 0)
-	r.stats.ownDone()
-	for deadline := time.Now().Add(layerSpin); r.pending.Load() != 0 && time.Now().Before(deadline); {
+	return gen
+}
+
+// wait waits, once the calling goroutine has run its parts, for the
+// others to finish theirs, and re-raises a part's panic.
+func (r *parallelRunner) wait() {
+	spin := layerSpin
+	if passesRunning.Load() > 0 {
+		// Within a pass the caller polls as long as the pooled
+		// goroutines do: blocked, it would be woken by the goroutine
+		// that finishes the last part, on that goroutine's thread,
+		// and the two would swap cores, each then finding the other's
+		// share of the data in its cache.
+		spin = passSpin
+	}
+	for deadline := time.Now().Add(spin); r.pending.Load() != 0 && time.Now().Before(deadline); {
 		runtime.Gosched()
 	}
 	<-r.done
@@ -179,6 +241,13 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 		r.panicked = nil
 		panic(fmt.Sprintf("caffe: a part of a layer's work: %v", v))
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // claim returns an unclaimed part of run gen for goroutine w, if any: the
@@ -232,9 +301,9 @@ func (r *parallelRunner) work(gen uint32, w int) {
 // runPart runs part p, records a panic for the caller, and signals done
 // when it finishes the run's last part.
 func (r *parallelRunner) runPart(w, p int) {
-	r.stats.partStart(w)
+	r.stats.partStart(w, p)
 	defer func() {
-		r.stats.partEnd(w)
+		r.stats.partEnd(w, p)
 		if v := recover(); v != nil {
 			r.mu.Lock()
 			if r.panicked == nil {

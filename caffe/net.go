@@ -63,6 +63,7 @@ type Net struct {
 	inputs []netInput // set by LoadNet: the inputs and their transforms
 
 	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
+	preps   passPreps     // work done ahead of the passes (net_prep.go)
 	// skipUnread: the fused groups leave the tops that no layer reads
 	// unwritten (SetKeepTops).
 	skipUnread bool
@@ -500,9 +501,17 @@ func (n *Net) Forward() (float32, error) {
 	if parStats {
 		defer statsSegment(0, "")
 	}
+	wait := n.startPreps(false)
+	if wait >= 0 {
+		defer n.endPreps()
+	}
 	for i := 0; i < len(n.layers); i++ {
 		if parStats {
 			statsSegment('F', n.def.Layers[i].Name)
+		}
+		if wait >= 0 && i >= wait {
+			n.waitPreps()
+			wait = -1
 		}
 		if f := n.fusions[i]; f != nil {
 			if err := n.forwardFused(f); err != nil {
@@ -586,11 +595,19 @@ func (n *Net) backwardWith(h backwardHooks) error {
 	if parStats {
 		defer statsSegment(0, "")
 	}
+	wait := n.startPreps(true)
+	if wait >= 0 {
+		defer n.endPreps()
+	}
 	for i := len(n.layers) - 1; i >= 0; i-- {
 		first := i
 		f := n.fusionEndingAt(i)
 		if f != nil {
 			first = f.first
+		}
+		if wait >= 0 && first <= wait {
+			n.waitPreps()
+			wait = -1
 		}
 		if h != nil {
 			if parStats {

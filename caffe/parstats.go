@@ -28,6 +28,9 @@ const parStats = true
 // maxStatsWorkers is the most goroutines the accounting tells apart.
 const maxStatsWorkers = 4
 
+// maxStatsParts is the most parts of a run accounted one by one.
+const maxStatsParts = 16
+
 // runRecord is one run of a parallelRunner.
 type runRecord struct {
 	seg            int // index into statsSegs
@@ -38,7 +41,12 @@ type runRecord struct {
 	n              [maxStatsWorkers]int
 	partT0, partC0 [maxStatsWorkers]int64
 	partTid        [maxStatsWorkers]int
-	moved          [maxStatsWorkers]int // parts whose goroutine changed thread
+	callerMoved    bool // the caller runs on another thread than at the last run
+	// Per part (the first maxStatsParts): who ran it, its start (from
+	// t0) and its wall time.
+	partW               [maxStatsParts]int8
+	partStart, partWall [maxStatsParts]int64
+	moved               [maxStatsWorkers]int // parts whose goroutine changed thread
 }
 
 // segRecord is one segment of a pass on the calling goroutine.
@@ -55,6 +63,8 @@ var (
 	statsOn    bool
 	statsEpoch = time.Now()
 	statsSegs  []*segRecord
+	// statsCallerTid is the thread of the caller at the last run.
+	statsCallerTid int
 )
 
 func statsNow() int64 { return int64(time.Since(statsEpoch)) }
@@ -90,11 +100,15 @@ func (s *runStats) begin(parts, workers int) {
 		return
 	}
 	r := &runRecord{seg: len(statsSegs) - 1, parts: parts, workers: workers, t0: statsNow()}
+	if tid := unix.Gettid(); tid != statsCallerTid {
+		statsCallerTid = tid
+		r.callerMoved = true
+	}
 	seg.runs = append(seg.runs, r)
 	s.cur = r
 }
 
-func (s *runStats) partStart(w int) {
+func (s *runStats) partStart(w, p int) {
 	if r := s.cur; r != nil && w < maxStatsWorkers {
 		r.partT0[w], r.partC0[w], r.partTid[w] = statsNow(), int64(cputime.Thread()), unix.Gettid()
 		if r.first[w] == 0 {
@@ -103,9 +117,12 @@ func (s *runStats) partStart(w int) {
 	}
 }
 
-func (s *runStats) partEnd(w int) {
+func (s *runStats) partEnd(w, p int) {
 	if r := s.cur; r != nil && w < maxStatsWorkers {
 		wall := statsNow() - r.partT0[w]
+		if p < maxStatsParts {
+			r.partW[p], r.partStart[p], r.partWall[p] = int8(w), r.partT0[w]-r.t0, wall
+		}
 		r.busy[w] += wall
 		if unix.Gettid() == r.partTid[w] {
 			r.cpu[w] += int64(cputime.Thread()) - r.partC0[w]

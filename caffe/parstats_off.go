@@ -12,8 +12,8 @@ const parStats = false
 type runStats struct{}
 
 func (*runStats) begin(parts, workers int) {}
-func (*runStats) partStart(w int)          {}
-func (*runStats) partEnd(w int)            {}
+func (*runStats) partStart(w, p int)       {}
+func (*runStats) partEnd(w, p int)         {}
 func (*runStats) ownDone()                 {}
 func (*runStats) end()                     {}
 

@@ -78,6 +78,9 @@ func TestParStats(t *testing.T) {
 			nt.name, iters, rounds, us(walls[1])/n, us(walls[2])/n, float64(walls[1])/float64(walls[2]), us(procs[2])/n,
 			float64(procs[2])/float64(walls[2]))
 		t.Log(agg[1].report(agg[2], n))
+		if os.Getenv("PARSTATS_RUNS") != "" {
+			t.Log(agg[2].runReport(n))
+		}
 	}
 }
 
@@ -96,18 +99,30 @@ type segAgg struct {
 	wall, cpu, runWall  int64
 	runs                int
 	busy, cpu2, n       [maxStatsWorkers]int64
-	moved               int64
+	moved, callerMoved  int64
 	wait, late, lateCnt int64
 }
 
 type statsAgg struct {
 	order []string
 	segs  map[string]*segAgg
+	// Per run of a segment (key and run index): sums of each part's
+	// start, wall time and runs on goroutine 0, and of the run's wall
+	// time and the caller's wait.
+	runOrder []string
+	runs     map[string]*runAgg
+}
+
+type runAgg struct {
+	count, parts           int
+	wall, wait             int64
+	before, after          int64 // serial time before the run (from the segment's start or the last run's end) and after it (to the segment's end, the last run only)
+	start, partWall, onOne [maxStatsParts]int64
 }
 
 func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 	if a == nil {
-		a = &statsAgg{segs: map[string]*segAgg{}}
+		a = &statsAgg{segs: map[string]*segAgg{}, runs: map[string]*runAgg{}}
 	}
 	for _, s := range segs {
 		key := string(s.kind) + " " + s.layer
@@ -119,7 +134,33 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 		}
 		g.wall += s.t1 - s.t0
 		g.cpu += s.cpu1 - s.cpu0
-		for _, r := range s.runs {
+		for i, r := range s.runs {
+			rk := fmt.Sprintf("%s #%d", key, i)
+			ra := a.runs[rk]
+			if ra == nil {
+				ra = &runAgg{}
+				a.runs[rk] = ra
+				a.runOrder = append(a.runOrder, rk)
+			}
+			ra.count++
+			ra.parts = r.parts
+			prev := s.t0
+			if i > 0 {
+				prev = s.runs[i-1].tEnd
+			}
+			ra.before += r.t0 - prev
+			if i == len(s.runs)-1 {
+				ra.after += s.t1 - r.tEnd
+			}
+			ra.wall += r.tEnd - r.t0
+			ra.wait += r.tEnd - r.tOwn
+			for p := range min(r.parts, maxStatsParts) {
+				ra.start[p] += r.partStart[p]
+				ra.partWall[p] += r.partWall[p]
+				if r.partW[p] != 0 {
+					ra.onOne[p]++
+				}
+			}
 			g.runs++
 			g.runWall += r.tEnd - r.t0
 			g.wait += r.tEnd - r.tOwn
@@ -128,6 +169,9 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 				g.cpu2[w] += r.cpu[w]
 				g.n[w] += int64(r.n[w])
 				g.moved += int64(r.moved[w])
+			}
+			if r.callerMoved {
+				g.callerMoved++
 			}
 			if r.first[1] != 0 {
 				g.late += r.first[1] - r.t0
@@ -138,13 +182,31 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 	return a
 }
 
+// runReport prints each run: its wall time and the caller's wait, then
+// each part's mean start / wall time and the share of runs in which
+// goroutine 1 ran it, in µs.
+func (a *statsAgg) runReport(n float64) string {
+	var sb strings.Builder
+	for _, k := range a.runOrder {
+		r := a.runs[k]
+		c := float64(r.count)
+		fmt.Fprintf(&sb, "%-22.22s before %5.1f after %5.1f wall %7.1f wait %6.1f parts %d:", k, float64(r.before)/1e3/c, float64(r.after)/1e3/c,
+			float64(r.wall)/1e3/c, float64(r.wait)/1e3/c, r.parts)
+		for p := range min(r.parts, maxStatsParts) {
+			fmt.Fprintf(&sb, " %.0f/%.0f(%.0f%%)", float64(r.start[p])/1e3/c, float64(r.partWall[p])/1e3/c, 100*float64(r.onOne[p])/c)
+		}
+		sb.WriteByte('\n')
+	}
+	return sb.String()
+}
+
 // report prints a's segments (one thread) beside b's (two).
 func (a *statsAgg) report(b *statsAgg, n float64) string {
 	var sb strings.Builder
 	f := func(v int64) float64 { return float64(v) / 1e3 / n }
 	fmt.Fprintf(&sb, "\n%-18s %8s %8s | %8s %8s %5s %8s %8s %8s %7s %6s %9s %6s\n", "segment", "1t-wall", "1t-cpu",
 		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work")
-	var t1, t2, ser, wait, late, c1, c2, moved int64
+	var t1, t2, ser, wait, late, c1, c2, moved, callerMoved int64
 	for _, k := range b.order {
 		g, o := b.segs[k], a.segs[k]
 		if o == nil {
@@ -160,9 +222,11 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 		t1, t2, ser, wait, late = t1+o.wall, t2+g.wall, ser+g.wall-g.runWall, wait+g.wait, late+g.late
 		c1, c2 = c1+o.cpu, c2+g.wall-g.runWall+g.cpu2[0]+g.cpu2[1]
 		moved += g.moved
+		callerMoved += g.callerMoved
 	}
 	fmt.Fprintf(&sb, "%-18s %8.1f %8s | %8.1f %8.1f %5s %8s %8s %8s %7.1f %6.1f %9s %6.3f\n", "total", f(t1), "", f(t2), f(ser),
 		"", "", "", "", f(wait), f(late), "", float64(c2)/float64(c1))
-	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU)\n", float64(moved)/n)
+	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU); runs whose caller changed thread since the last: %.2f per iteration\n",
+		float64(moved)/n, float64(callerMoved)/n)
 	return sb.String()
 }

@@ -1,0 +1,58 @@
+package caffe
+
+import (
+	"context"
+	"testing"
+)
+
+// TestPrepAheadIdentical trains LeNet and CIFAR-10 quick a few steps on
+// two threads with the convolutions' weights packed ahead of each pass
+// (net_prep.go) and packed by the layers themselves: every blob's values
+// and gradients and every weight must be the same bit for bit (the
+// weights change at every step, so a packing left over from an earlier
+// pass would show).
+func TestPrepAheadIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two nets a few steps twice")
+	}
+	defer func(v bool) { prepAhead = v }(prepAhead)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		preps       int // layers prepared ahead of the forward pass
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, 2},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, 3},
+	}
+	for _, nt := range nets {
+		t.Run(nt.name, func(t *testing.T) {
+			run := func(ahead bool) *Solver {
+				prepAhead = ahead
+				s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
+				if err := s.Step(context.Background(), 3); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			ahead, alone := run(true), run(false)
+			if got := len(ahead.Net().preps.layers); got != nt.preps {
+				t.Errorf("%d layers prepared ahead, want %d", got, nt.preps)
+			}
+			for _, name := range ahead.Net().BlobNames() {
+				a, b := ahead.Net().Blob(name), alone.Net().Blob(name)
+				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+					t.Errorf("blob %s value %d: ahead %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+				}
+				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+					t.Errorf("blob %s gradient %d: ahead %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+				}
+			}
+			pa, pb := ahead.Net().LearnableParams(), alone.Net().LearnableParams()
+			for k := range pa {
+				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+					t.Errorf("parameter %d value %d: ahead %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+				}
+			}
+		})
+	}
+}
