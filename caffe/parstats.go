@@ -36,6 +36,7 @@ type runRecord struct {
 	seg            int // index into statsSegs
 	parts, workers int
 	t0, tOwn, tEnd int64 // start, the caller's own parts done, end (ns)
+	c0, c1         int64 // the caller's thread CPU time at the start and the end
 	busy, cpu      [maxStatsWorkers]int64
 	first          [maxStatsWorkers]int64 // the first part's start, 0 for none
 	n              [maxStatsWorkers]int
@@ -99,7 +100,7 @@ func (s *runStats) begin(parts, workers int) {
 	if seg.t1 != 0 {
 		return
 	}
-	r := &runRecord{seg: len(statsSegs) - 1, parts: parts, workers: workers, t0: statsNow()}
+	r := &runRecord{seg: len(statsSegs) - 1, parts: parts, workers: workers, t0: statsNow(), c0: int64(cputime.Thread())}
 	if tid := unix.Gettid(); tid != statsCallerTid {
 		statsCallerTid = tid
 		r.callerMoved = true
@@ -144,7 +145,7 @@ func (s *runStats) ownDone() {
 
 func (s *runStats) end() {
 	if r := s.cur; r != nil {
-		r.tEnd = statsNow()
+		r.tEnd, r.c1 = statsNow(), int64(cputime.Thread())
 		if r.tOwn == 0 {
 			r.tOwn = r.tEnd
 		}

@@ -56,9 +56,10 @@ func TestParStats(t *testing.T) {
 		var walls, procs [3]time.Duration
 		for range rounds {
 			for th := 1; th <= 2; th++ {
-				if th == 1 {
-					runtime.LockOSThread()
-				}
+				// Locked, so that the thread's CPU clock is the caller's
+				// (with two threads the caller polls for the other
+				// goroutine within a pass and seldom blocks).
+				runtime.LockOSThread()
 				p0, w0 := processCPUTime(), time.Now()
 				statsStart()
 				if err := solvers[th].Step(context.Background(), iters); err != nil {
@@ -67,9 +68,7 @@ func TestParStats(t *testing.T) {
 				segs := statsStop()
 				walls[th] += time.Since(w0)
 				procs[th] += processCPUTime() - p0
-				if th == 1 {
-					runtime.UnlockOSThread()
-				}
+				runtime.UnlockOSThread()
 				agg[th] = agg[th].add(segs)
 			}
 		}
@@ -97,6 +96,7 @@ func us(d time.Duration) float64 { return float64(d) / 1e3 }
 type segAgg struct {
 	key                 string
 	wall, cpu, runWall  int64
+	runCPU              int64 // the caller's CPU time within the runs
 	runs                int
 	busy, cpu2, n       [maxStatsWorkers]int64
 	moved, callerMoved  int64
@@ -163,6 +163,7 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 			}
 			g.runs++
 			g.runWall += r.tEnd - r.t0
+			g.runCPU += r.c1 - r.c0
 			g.wait += r.tEnd - r.tOwn
 			for w := range maxStatsWorkers {
 				g.busy[w] += r.busy[w]
@@ -204,9 +205,10 @@ func (a *statsAgg) runReport(n float64) string {
 func (a *statsAgg) report(b *statsAgg, n float64) string {
 	var sb strings.Builder
 	f := func(v int64) float64 { return float64(v) / 1e3 / n }
-	fmt.Fprintf(&sb, "\n%-18s %8s %8s | %8s %8s %5s %8s %8s %8s %7s %6s %9s %6s\n", "segment", "1t-wall", "1t-cpu",
-		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work")
+	fmt.Fprintf(&sb, "\n%-18s %8s %8s | %8s %8s %5s %8s %8s %8s %7s %6s %9s %6s %8s %8s\n", "segment", "1t-wall", "1t-cpu",
+		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work", "wall0", "wall1")
 	var t1, t2, ser, wait, late, c1, c2, moved, callerMoved int64
+	var serCPU, runCPU, own0, own1 int64
 	for _, k := range b.order {
 		g, o := b.segs[k], a.segs[k]
 		if o == nil {
@@ -216,16 +218,19 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 		if o.cpu > 0 {
 			work = float64(g.wall-g.runWall+g.cpu2[0]+g.cpu2[1]) / float64(o.cpu)
 		}
-		fmt.Fprintf(&sb, "%-18.18s %8.1f %8.1f | %8.1f %8.1f %5.1f %8.1f %8.1f %8.1f %7.1f %6.1f %4.1f/%-4.1f %6.3f\n", k,
+		fmt.Fprintf(&sb, "%-18.18s %8.1f %8.1f | %8.1f %8.1f %5.1f %8.1f %8.1f %8.1f %7.1f %6.1f %4.1f/%-4.1f %6.3f %8.1f %8.1f\n", k,
 			f(o.wall), f(o.cpu), f(g.wall), f(g.wall-g.runWall), float64(g.runs)/n, f(g.runWall), f(g.cpu2[0]), f(g.cpu2[1]),
-			f(g.wait), f(g.late), float64(g.n[0])/n, float64(g.n[1])/n, work)
+			f(g.wait), f(g.late), float64(g.n[0])/n, float64(g.n[1])/n, work, f(g.busy[0]), f(g.busy[1]))
 		t1, t2, ser, wait, late = t1+o.wall, t2+g.wall, ser+g.wall-g.runWall, wait+g.wait, late+g.late
 		c1, c2 = c1+o.cpu, c2+g.wall-g.runWall+g.cpu2[0]+g.cpu2[1]
 		moved += g.moved
 		callerMoved += g.callerMoved
+		serCPU, runCPU, own0, own1 = serCPU+g.cpu-g.runCPU, runCPU+g.runCPU, own0+g.cpu2[0], own1+g.cpu2[1]
 	}
 	fmt.Fprintf(&sb, "%-18s %8.1f %8s | %8.1f %8.1f %5s %8s %8s %8s %7.1f %6.1f %9s %6.3f\n", "total", f(t1), "", f(t2), f(ser),
 		"", "", "", "", f(wait), f(late), "", float64(c2)/float64(c1))
+	fmt.Fprintf(&sb, "two threads: the caller's CPU time outside the runs (serial) %.1f µs per iteration, in them %.1f (its parts %.1f, polling %.1f); the other's parts %.1f\n",
+		f(serCPU), f(runCPU), f(own0), f(runCPU-own0), f(own1))
 	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU); runs whose caller changed thread since the last: %.2f per iteration\n",
 		float64(moved)/n, float64(callerMoved)/n)
 	return sb.String()
