@@ -78,7 +78,8 @@ func TestParStats(t *testing.T) {
 			float64(procs[2])/float64(walls[2]))
 		t.Log(agg[1].report(agg[2], n))
 		if os.Getenv("PARSTATS_RUNS") != "" {
-			t.Log(agg[2].runReport(n))
+			t.Log("one thread:\n" + agg[1].runReport(n))
+			t.Log("two threads:\n" + agg[2].runReport(n))
 		}
 	}
 }

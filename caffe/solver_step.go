@@ -158,10 +158,11 @@ func (n *Net) inFusion(i int) bool {
 
 // splitParam cuts the count values of learnable parameter k into parts
 // of at most sgdChunkSize values, as many as a multiple of threads when
-// there is more than one.
+// there is more than one, or the parameter has at least sgdSplitMin
+// values (LeNet's conv2: 25,000 weights in two parts on two threads).
 func splitParam(k, count, threads int) []sgdSpan {
 	parts := (count + sgdChunkSize - 1) / sgdChunkSize
-	if parts > 1 {
+	if parts > 1 || count >= sgdSplitMin {
 		parts = (parts + threads - 1) / threads * threads
 	}
 	var spans []sgdSpan
@@ -259,16 +260,29 @@ func (s *Solver) afterBackward(first, last int) {
 	}
 }
 
+// sgdSplitMin is the fewest values of a parameter that the passes over
+// the parameters share out among threads, and of a run of such passes:
+// fewer take less time than handing them to another goroutine and
+// waiting for it (LeNet's conv1: 500 weights and 20 biases).
+const sgdSplitMin = 1 << 14
+
 // runSpans runs fn on every part in spans, shared out among the net's
-// threads.
+// threads when they hold at least sgdSplitMin values.
 func (s *Solver) runSpans(spans []sgdSpan, fn func(w, p int)) {
 	if len(spans) == 0 {
 		return
 	}
+	threads, values := s.net.Threads(), 0
+	for _, c := range spans {
+		values += c.hi - c.lo
+	}
+	if values < sgdSplitMin {
+		threads = 1
+	}
 	s.spans = spans
 	for done := 0; done < len(spans); done += 0xffff {
 		s.sgdFrom = done
-		s.sgdRunner.run(s.net.Threads(), min(0xffff, len(spans)-done), fn)
+		s.sgdRunner.run(threads, min(0xffff, len(spans)-done), fn)
 	}
 	s.spans = nil
 }
