@@ -329,7 +329,9 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 // directBackwardWorker handles the blocks of part p as goroutine w, one
 // after the other: the bias gradient, the input gradient, and the weight
 // gradient, which the part adds to its buffer (part 0 to the weights'
-// gradient).
+// gradient). Where it computes both the input and the weight gradient, a
+// block's output gradient is read once for the bias gradient and the
+// interleaved layouts of both (kernel.DirectConv.LoadGradTiles).
 func (l *Convolution) directBackwardWorker(w, p int) {
 	d := l.dBwd
 	g := l.grads[p]
@@ -362,6 +364,20 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 			l.directBackwardPooled(w, g, dw, b, first, n)
 			continue
 		}
+		plan, s := d.plan, d.scratch[w]
+		if l.wantDown && l.wantW {
+			// One pass over the output gradient for the input gradient's
+			// layout, the weight gradient's and the bias gradient.
+			var db []float32
+			if l.wantB {
+				db = g.db
+			}
+			plan.LoadGradTiles(s, dy, n, db)
+			plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
+			plan.WeightGradLoaded(s, l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
+			g.wroteDW = true
+			continue
+		}
 		if l.wantB {
 			for j := range n {
 				for c := range l.numOutput {
@@ -372,7 +388,6 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		if !l.wantW && !l.wantDown {
 			continue
 		}
-		plan, s := d.plan, d.scratch[w]
 		if l.wantDown {
 			plan.LoadGrad(s, dy, n)
 			plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)

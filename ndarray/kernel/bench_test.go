@@ -246,9 +246,15 @@ var directShapes = []struct {
 // time. The pass "weights" takes the output gradient in Caffe's layout
 // (WeightGrad, which interleaves it), "weights-loaded" the one LoadGrad
 // left for the input gradient (WeightGradLoaded, as the fused groups do).
+// The pass "backward" is a block's whole backward pass as a layer with a
+// bias runs it: LoadGradTiles (the bias gradient and both layouts of the
+// output gradient in one pass over it), BackwardData and
+// WeightGradLoaded; "backward-passes" the same with a pass over the
+// gradient for each (the bias sums, LoadGrad, and WeightGrad's own
+// interleave), the FLOPs of both gradients counted.
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"tiles", "forward", "data", "weights", "weights-loaded"} {
+		for _, pass := range []string{"tiles", "forward", "data", "weights", "weights-loaded", "backward", "backward-passes"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
 				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 				if d == nil {
@@ -262,6 +268,7 @@ func BenchmarkDirectConv(b *testing.B) {
 				y := make([]float32, L*s.m*oh*ow)
 				dx := make([]float32, len(x))
 				dw := make([]float32, len(w))
+				db := make([]float32, s.m)
 				sc, bl := d.NewScratch(), d.NewBlocks(1)
 				d.PackForward(w)
 				d.PackBackward(w)
@@ -286,8 +293,27 @@ func BenchmarkDirectConv(b *testing.B) {
 					"data":           func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
 					"weights":        func() { d.WeightGrad(sc, x, y, L, dw) },
 					"weights-loaded": func() { d.WeightGradLoaded(sc, x, L, dw) },
+					"backward": func() {
+						d.LoadGradTiles(sc, y, L, db)
+						d.BackwardData(sc, dx, L)
+						d.WeightGradLoaded(sc, x, L, dw)
+					},
+					"backward-passes": func() {
+						P := oh * ow
+						for j := range L {
+							for m := range s.m {
+								db[m] += Sum(y[(j*s.m+m)*P : (j*s.m+m+1)*P])
+							}
+						}
+						d.LoadGrad(sc, y, L)
+						d.BackwardData(sc, dx, L)
+						d.WeightGrad(sc, x, y, L, dw)
+					},
 				}[pass]
 				flops := 2 * float64(L*s.m*s.c/s.g*s.k*s.k*oh*ow)
+				if pass == "backward" || pass == "backward-passes" {
+					flops *= 2
+				}
 				if pass == "tiles" {
 					flops = 2 * float64(L*s.m*s.c/s.g*s.k*s.k*inner*oh)
 				}

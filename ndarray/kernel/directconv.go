@@ -463,6 +463,10 @@ type DirectScratch struct {
 	xc  []float32 // channel-major input of a group, the border zero
 	dyp []float32 // output gradient of a group, tile by tile
 	acc []float32
+	// dyt: the output gradient of every group in the weight gradient's
+	// layout (LoadGradTiles), valid while tiled
+	dyt   []float32
+	tiled bool
 	// pooled vectors of a band (ForwardPool), or the pooling's gradient
 	pool []float32
 	n    int // images whose gradient dy holds (LoadGrad), or 0
@@ -617,8 +621,25 @@ func (d *DirectConv) storeChunk(src []float32, c0, c1, channels, y0, y1, oh, ow 
 		if bias != nil {
 			b = bias[c]
 		}
-		d.k.deinterleave(&dst[(c*oh+y0)*ow], size*f, &src[(c-c0)*L], (c1-c0)*L*f, (y1-y0)*ow, n, b)
+		d.deinterleaveLines(&dst[(c*oh+y0)*ow], size*f, &src[(c-c0)*L], (c1-c0)*L*f, (y1-y0)*ow, n, b)
 	}
+}
+
+// deinterleaveLines is the kernels' deinterleave, its stores of whole
+// rows of lanes pixels aligned on cache lines where they can be: when
+// the images lie a multiple of 64 bytes apart (dstStride), so that their
+// rows start at the same place in a line, the pixels up to the first
+// line boundary go in a call of their own. A store that crosses a line
+// costs two; AlexNet's planes of 13×13 and 27×27 pixels start anywhere in
+// a line. Each value is the same sum, pixel by pixel.
+func (d *DirectConv) deinterleaveLines(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32) {
+	if dstStride%64 == 0 {
+		if head := int(-uintptr(unsafe.Pointer(dst))%64) / 4; head > 0 && head < w {
+			d.k.deinterleave(dst, dstStride, src, srcStep, head, n, bias)
+			dst, src, w = at(dst, 4*head), at(src, head*srcStep), w-head
+		}
+	}
+	d.k.deinterleave(dst, dstStride, src, srcStep, w, n, bias)
 }
 
 // convolveBand computes output rows [y0, y1) of the interleaved images
@@ -756,7 +777,7 @@ func (d *DirectConv) store(src []float32, channels, stride, y0, y1, oh, ow int, 
 // storeChannels is store for channels [c0, c1) of the channels.
 func (d *DirectConv) storeChannels(src []float32, c0, c1, channels, stride, y0, y1, oh, ow int, dst []float32, n int, bias []float32, stream bool) {
 	L, f := d.lanes, 4
-	deinterleave := d.k.deinterleave
+	deinterleave := d.deinterleaveLines
 	if stream {
 		deinterleave = d.k.deinterleaveStream
 	}
@@ -782,7 +803,51 @@ func (d *DirectConv) LoadGrad(s *DirectScratch, dy []float32, n int) {
 			d.k.interleave(dst, d.ms*L*f, &dy[(m*d.oh+y)*d.ow], d.outSize*f, d.ow, n)
 		}
 	}
-	s.n = n
+	s.n, s.tiled = n, false
+}
+
+// LoadGradTiles is LoadGrad that also puts the output gradient in the
+// weight gradient's layout, tile by tile, for WeightGradLoaded, and adds
+// to db[m], if db is not nil, the sum of each image's plane of channel m
+// (Sum, image by image): the bias gradient. It reads each channel's
+// planes once for all three, while they are in the L1 cache, where
+// LoadGrad, WeightGrad and the bias gradient would each read the whole
+// gradient of the block from memory. The tiles are written only where
+// WeightGradLoaded would copy them out of LoadGrad's layout; elsewhere
+// it reads that layout in place.
+func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db []float32) {
+	d.check("LoadGradTiles", s, nil, 0, n, len(dy), n*d.outSize)
+	if db != nil && len(db) < d.mAll {
+		panic(fmt.Sprintf("kernel: DirectConv.LoadGradTiles: len(db) = %d, want >= %d", len(db), d.mAll))
+	}
+	L, f := d.lanes, 4
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
+	P := d.oh * d.ow
+	tiled := d.ms > directGradStride
+	if tiled && s.dyt == nil {
+		s.dyt = make([]float32, d.groups*d.dypSize)
+	}
+	for g := range d.groups {
+		for _, t := range d.gTiles {
+			for i := range t.h {
+				m := g*d.m + t.r0 + i
+				plane := dy[m*P:]
+				if db != nil {
+					for j := range n {
+						db[m] += Sum(plane[j*d.outSize : j*d.outSize+P])
+					}
+				}
+				for y := range d.oh {
+					dst := &s.dy[((y+p0)*d.dw+p1)*d.ms*L+m*L]
+					d.k.interleave(dst, d.ms*L*f, &plane[y*d.ow], d.outSize*f, d.ow, n)
+				}
+				if tiled {
+					d.k.interleave(&s.dyt[g*d.dypSize+(t.r0*P+i)*L], t.h*L*f, &plane[0], d.outSize*f, P, n)
+				}
+			}
+		}
+	}
+	s.n, s.tiled = n, tiled
 }
 
 // loaded panics unless s holds the gradient of n images.
@@ -844,12 +909,15 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				d.k.interleave(&s.xc[((c*d.ph+y+d.padH)*d.pw+d.padW)*L], L*f, &x[((g*d.c+c)*d.h+y)*d.w], d.imgSize*f, d.w, n)
 			}
 		}
-		// The gradient loaded already (WeightGradLoaded) is read where
-		// it lies if its pixels are near enough for the kernels to
-		// stream through, else copied tile by tile; the others are
-		// interleaved tile by tile.
-		loaded := p == nil && dy == nil && d.ms <= directGradStride
-		if p != nil {
+		// The gradient loaded already (WeightGradLoaded) is read in
+		// the tiles LoadGradTiles wrote, or where it lies if its pixels
+		// are near enough for the kernels to stream through, else
+		// copied tile by tile; the others are interleaved tile by tile.
+		loaded := p == nil && dy == nil && d.ms <= directGradStride && !s.tiled
+		dyp := s.dyp
+		if p == nil && dy == nil && s.tiled {
+			dyp = s.dyt[g*d.dypSize:]
+		} else if p != nil {
 			d.unpoolTiles(s, p, g, pdy, mask, n, dy)
 		} else if dy == nil {
 			if !loaded {
@@ -871,7 +939,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				for r0 := 0; r0 < d.oh; r0 += d.gRows {
 					nr := min(d.gRows, d.oh-r0)
 					for _, t := range group {
-						dyt, step, skip := &s.dyp[(t.r0*P+r0*d.ow*t.h)*L], t.h*L*f, 0
+						dyt, step, skip := &dyp[(t.r0*P+r0*d.ow*t.h)*L], t.h*L*f, 0
 						if loaded {
 							// The tile's vectors of each pixel in the padded
 							// pixel-major gradient.

@@ -21,6 +21,9 @@ var directGeoms = []directGeom{
 	{name: "rect-kernel", n: 3, c: 5, h: 7, w: 23, m: 17, g: 1, kh: 2, kw: 4, p: 1, pw: 0},
 	{name: "wide", n: 2, c: 2, h: 3, w: 37, m: 3, g: 1, kh: 3, kw: 3, p: 0, pw: 2},
 	{name: "many-weights", n: 9, c: 40, h: 5, w: 5, m: 6, g: 1, kh: 3, kw: 3, p: 1, pw: 1},
+	// Images a multiple of 64 bytes apart, planes not: the stores start
+	// with the pixels up to a line (deinterleaveLines).
+	{name: "line-images", n: 18, c: 16, h: 13, w: 13, m: 32, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
 }
 
 // naiveConv computes the forward pass, the input gradient and the weight
@@ -256,5 +259,41 @@ func TestDirectConvFor(t *testing.T) {
 	}
 	if d := NewDirectConvFor(wide.Lanes(), 3, 8, 8, 4, 1, 3, 3, 1, 1); d == nil || d.Lanes() != wide.Lanes() {
 		t.Errorf("a plan for %d images has %v lanes", wide.Lanes(), d)
+	}
+}
+
+// TestDeinterleaveLines checks that deinterleaveLines stores what the
+// kernel's deinterleave stores, bit for bit, wherever the rows start in
+// a line, whatever the images' distance and the pixels' count.
+func TestDeinterleaveLines(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	for name, k := range impls {
+		d := &DirectConv{k: k, lanes: k.lanes}
+		L := k.lanes
+		rng := newRand(3)
+		for _, stride := range []int{176, 173} {
+			for _, start := range []int{0, 1, 5, 15} {
+				for _, w := range []int{1, 3, 16, 17, 40, 169} {
+					for _, n := range []int{L, 1, L - 1} {
+						const step = 3 // vectors between pixels
+						src := randSlice(rng, w*step*L)
+						want := randSlice(rng, start+L*stride+w)
+						got := append([]float32(nil), want...)
+						k.deinterleave(&want[start], stride*4, &src[0], step*L*4, w, n, 0.25)
+						d.deinterleaveLines(&got[start], stride*4, &src[0], step*L*4, w, n, 0.25)
+						for i := range want {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s: stride %d, start %d, %d pixels, %d images: dst[%d] = %v, want %v", name, stride, start, w, n, i, got[i], want[i])
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

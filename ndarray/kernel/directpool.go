@@ -164,7 +164,7 @@ func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float
 			d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*4, &s.dy[(((y+p0)*d.dw+p1)*d.ms+c)*L], d.ms*L*4, d.ow, n, 0)
 		}
 	}
-	s.n = n
+	s.n, s.tiled = n, false
 }
 
 // WeightGradPooled is WeightGrad for the gradient of a max pooling of

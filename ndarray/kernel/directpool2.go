@@ -261,7 +261,7 @@ func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []floa
 			d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*f, &base[y*rowStep+c*L], pix*f, d.ow, n, negZero)
 		}
 	}
-	s.n = n
+	s.n, s.tiled = n, false
 }
 
 // WeightGradLoaded is WeightGrad for the output gradient that
