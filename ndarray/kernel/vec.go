@@ -63,6 +63,10 @@ type vecImpl struct {
 	// stride-1 column matrix of one channel (im2colChannelAVX512), or is
 	// nil.
 	im2colChannel func(col, img *float32, ldc, height, width, outH, outW, kh, kw, padH, padW, dilH, dilW int)
+	// sgdTo is SGDStepTo on checked slices, fill sets every value of x to
+	// v with plain or non-temporal stores (stream.go).
+	sgdTo func(w, g, h, d []float32, decay, rate, momentum float32)
+	fill  func(x []float32, v float32, nonTemporal bool)
 }
 
 var goVec = &vecImpl{

@@ -54,6 +54,7 @@ var outputs = []output{
 	{"dpool2", buildDirectPool2},
 	{"im2col256", buildIm2col256},
 	{"pool22", buildPool22},
+	{"stream", buildStream},
 }
 
 func main() {
