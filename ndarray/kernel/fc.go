@@ -314,13 +314,38 @@ func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, l
 		return
 	}
 	lo, hi := fcRange(m, parts, part, g.mr)
-	switch {
-	case lo >= hi:
-	case m*n < fcStreamFrom && hi-lo > 1: // one row would take Sgemm's single-row path
-		g.sgemm(true, false, hi-lo, n, k, 1, a[lo:], lda, b, ldb, beta, c[lo*ldc:], ldc)
-	default:
-		g.fcWeightGrad(lo, hi, n, k, a, lda, b, ldb, beta, c, ldc)
+	if lo < hi {
+		g.fcWeightGradPart(lo, hi, m, n, k, a, lda, b, ldb, beta, c[lo*ldc:], ldc)
 	}
+}
+
+// FCWeightGradInto computes what FCWeightGrad(parts, part, m, n, k, …)
+// computes, the rows [lo, hi) of C that FCWeightGradRows gives, with the
+// same bits, but into c's rows 0 to hi−lo (ldc floats apart): C's block
+// written to a buffer of its own (a block that the caller goes on with
+// while it is in the cache) instead of in place.
+func FCWeightGradInto(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	checkFCPart("FCWeightGradInto", parts, part)
+	lo, hi := FCWeightGradRows(parts, part, m, n, k)
+	if lo >= hi {
+		return
+	}
+	checkGemm("FCWeightGradInto", true, false, hi-lo, n, k, a[lo:], lda, b, ldb, c, ldc)
+	if m == 0 || n == 0 || k == 0 || m == 1 {
+		active.sgemm(true, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	active.fcWeightGradPart(lo, hi, m, n, k, a, lda, b, ldb, beta, c, ldc)
+}
+
+// fcWeightGradPart computes rows [lo, hi) of FCWeightGrad's m×n×k
+// product into c, which starts at row lo.
+func (g *gemmImpl) fcWeightGradPart(lo, hi, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m*n < fcStreamFrom && hi-lo > 1 { // one row would take Sgemm's single-row path
+		g.sgemm(true, false, hi-lo, n, k, 1, a[lo:], lda, b, ldb, beta, c, ldc)
+		return
+	}
+	g.fcWeightGrad(lo, hi, n, k, a, lda, b, ldb, beta, c, ldc)
 }
 
 // FCWeightGradRows returns the rows [lo, hi) of C that part part of
@@ -488,7 +513,8 @@ func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float
 	}
 }
 
-// fcWeightGrad computes rows [m0, m1) of C = Aᵀ·B + beta·C, in chunks of
+// fcWeightGrad computes rows [m0, m1) of C = Aᵀ·B + beta·C (c starting at
+// row m0), in chunks of
 // columns whose block of B stays in L2: every tile of mr rows of C is
 // updated along the chunk, row by row in order, from its packed rows of
 // Aᵀ and the panels of B read in place (a panel narrower than nr, the
@@ -525,7 +551,7 @@ func (g *gemmImpl) fcWeightGrad(m0, m1, n, k int, a []float32, lda int, b []floa
 					if w < nr {
 						bp, ldp = &pe[pc*nr], nr
 					}
-					g.fc.packed(h, kb, &pa[pc*h], bp, ldp, 0, nil, 0, &c[i*ldc+j], ldc, w, bb, load)
+					g.fc.packed(h, kb, &pa[pc*h], bp, ldp, 0, nil, 0, &c[(i-m0)*ldc+j], ldc, w, bb, load)
 				}
 			}
 		}

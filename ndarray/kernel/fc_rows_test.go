@@ -57,3 +57,43 @@ func TestFCWeightGradRows(t *testing.T) {
 		}
 	}
 }
+
+// TestFCWeightGradInto checks that each part of FCWeightGradInto writes
+// into its buffer the bits FCWeightGrad writes into the part's rows of C,
+// streamed and left to Sgemm, with beta 0 and 1, on every implementation.
+func TestFCWeightGradInto(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, stream := range []int{fcStreamFrom, 0} {
+			defer func(s int) { fcStreamFrom = s }(fcStreamFrom)
+			fcStreamFrom = stream
+			for _, sz := range [][3]int{{1, 40, 8}, {7, 33, 5}, {64, 70, 3}, {500, 300, 16}, {29, 2100, 64}, {40, 20, 300}} {
+				m, n, k := sz[0], sz[1], sz[2]
+				ldc := n + 3
+				rng := newRand(uint64(m + n + k))
+				a, b, c0 := randSlice(rng, k*m), randSlice(rng, k*n), randSlice(rng, m*ldc)
+				for _, beta := range []float32{0, 1} {
+					for _, parts := range []int{1, 2, 3, 8, 40} {
+						want := append([]float32(nil), c0...)
+						for p := range parts {
+							FCWeightGrad(parts, p, m, n, k, a, m, b, n, beta, want, ldc)
+						}
+						for p := range parts {
+							lo, hi := FCWeightGradRows(parts, p, m, n, k)
+							buf := make([]float32, max(0, hi-lo)*ldc)
+							if lo < hi {
+								copy(buf, c0[lo*ldc:])
+							}
+							FCWeightGradInto(parts, p, m, n, k, a, m, b, n, beta, buf, ldc)
+							for i := range buf {
+								if i%ldc < n && math.Float32bits(buf[i]) != math.Float32bits(want[lo*ldc+i]) {
+									t.Fatalf("%d×%d×%d beta %g, part %d of %d: C[%d][%d] = %v, FCWeightGrad gives %v",
+										m, n, k, beta, p, parts, lo+i/ldc, i%ldc, buf[i], want[lo*ldc+i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
