@@ -53,9 +53,27 @@ type InnerProduct struct {
 
 	// writeDW makes Backward write the weight gradient instead of adding
 	// it to the diff (see paramDiffWriter); updateDW, when set, updates
-	// the weights as their gradient is computed (see paramUpdater).
+	// the weights as their gradient is computed (see paramUpdater), each
+	// block of the gradient written into dwBufs[w] of the goroutine w
+	// that computes it, which stays in the cache for the update, where
+	// the diff would first be read into it.
 	writeDW  bool
-	updateDW func(w, lo, hi int)
+	updateDW func(w, lo, hi int, grad []float32)
+	dwBufs   [][]float32
+
+	// The backward pass in one pass over the weights (backwardFused):
+	// its arguments, its run's function, and per goroutine the function
+	// that hands a piece of the weight gradient to updateDW.
+	fused    ipFused
+	fusedFn  func(w, p int)
+	fusedFns []func(row, col int, grad []float32)
+}
+
+// ipFused is backwardFused's run: the output gradient, the bottom's
+// values and gradient (nil when not asked for), the number of parts.
+type ipFused struct {
+	dy, x, dx []float32
+	parts     int
 }
 
 // ipForward is Forward's run (W stored [N, K]): its parts compute rows of
@@ -119,6 +137,7 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	l.gemmFn, l.fwdFn = l.gemmPart, l.forwardPart
 	l.dxFn, l.dxAddFn = l.inputGradBlock, l.inputGradAdd
 	l.pairFn = l.pairPart
+	l.fusedFn = l.fusedPart
 	return l, nil
 }
 
@@ -157,14 +176,23 @@ func (l *InnerProduct) fc(f fcProduct, m, n, k int, a []float32, lda int, b []fl
 func (l *InnerProduct) gemmPart(w, p int) {
 	g := &l.gemm
 	if g.fc != nil {
-		g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
-		if g.update {
-			if l.dxOut != nil {
-				l.addDepthBlocks(p, g.parts)
-			}
-			if lo, hi := kernel.FCWeightGradRows(g.parts, p, g.m, g.n, g.k); lo < hi {
-				l.updateDW(w, lo*g.ldc, hi*g.ldc)
-			}
+		if !g.update {
+			g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+			return
+		}
+		lo, hi := kernel.FCWeightGradRows(g.parts, p, g.m, g.n, g.k)
+		var grad []float32
+		if g.beta == 0 && lo < hi {
+			grad = l.dwBufs[w][:(hi-lo)*g.ldc]
+			kernel.FCWeightGradInto(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
+		} else {
+			g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+		}
+		if l.dxOut != nil {
+			l.addDepthBlocks(p, g.parts)
+		}
+		if lo < hi {
+			l.updateDW(w, lo*g.ldc, hi*g.ldc, grad)
 		}
 		return
 	}
@@ -348,7 +376,7 @@ func (l *InnerProduct) updatesParam(j int) bool { return j == 0 && l.paramGrad(0
 // fn(w, lo, hi) updates values [lo, hi) of the weights on goroutine w of
 // the layer's threads. The input gradient, which reads the weights, is
 // computed first.
-func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int)) { l.updateDW = fn }
+func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int, grad []float32)) { l.updateDW = fn }
 
 // fcUpdateBlock is about how many values of the weights a block of the
 // weight gradient that is updated at once holds: the block stays in L2
@@ -364,6 +392,11 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 		return
 	}
 	update := l.updateDW != nil && l.updatesParam(0)
+	if update && l.writeDW && kernel.FCBackwardFused(m, n, k) {
+		l.backwardFused(dy, x, propagateDown, bottom)
+		l.biasGrad(dy)
+		return
+	}
 	if update {
 		l.dxAddLater = true
 		l.inputGrad(dy, propagateDown, bottom)
@@ -384,15 +417,56 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 			l.fc(kernel.FCWeightGrad, n, k, m, dy, n, x, k, beta, dw, k)
 		}
 	}
-	if l.bias && l.paramGrad(1) {
-		db := l.blobs[1].DiffSlice()
-		for i := 0; i < m; i++ {
-			kernel.Add(db, db, dy[i*n:(i+1)*n])
-		}
-	}
+	l.biasGrad(dy)
 	if !update {
 		l.inputGrad(dy, propagateDown, bottom)
 	}
+}
+
+// biasGrad adds the output gradient's rows to the bias gradient, if it
+// is computed.
+func (l *InnerProduct) biasGrad(dy []float32) {
+	if l.bias && l.paramGrad(1) {
+		db := l.blobs[1].DiffSlice()
+		for i := 0; i < l.m; i++ {
+			kernel.Add(db, db, dy[i*l.n:(i+1)*l.n])
+		}
+	}
+}
+
+// backwardFused computes the input gradient and the weight gradient in
+// one pass over the weights (kernel.FCBackward), updating each piece of
+// the weights with updateDW as soon as its gradient is computed, in
+// parts (blocks of columns of W) over the layer's threads: the weights
+// are read from memory once, where the input gradient and then the
+// update would read them in turn. The gradients are those of the other
+// path, bit for bit, and the diff receives the update.
+func (l *InnerProduct) backwardFused(dy, x []float32, propagateDown []bool, bottom []*Blob) {
+	threads := l.threads()
+	for len(l.fusedFns) < threads {
+		w := len(l.fusedFns)
+		l.fusedFns = append(l.fusedFns, func(row, col int, grad []float32) {
+			lo := row*l.k + col
+			l.updateDW(w, lo, lo+len(grad), grad)
+		})
+	}
+	f := &l.fused
+	*f = ipFused{dy: dy, x: x, parts: kernel.FCParts(threads, l.m, l.k, l.n)}
+	if len(propagateDown) > 0 && propagateDown[0] {
+		f.dx = bottom[0].DiffSlice()
+	}
+	if f.parts <= 1 {
+		l.fusedPart(0, 0)
+	} else {
+		l.runner.run(threads, f.parts, l.fusedFn)
+	}
+	*f = ipFused{}
+}
+
+// fusedPart computes part p of backwardFused on goroutine w.
+func (l *InnerProduct) fusedPart(w, p int) {
+	f := &l.fused
+	kernel.FCBackward(f.parts, p, l.m, l.n, l.k, f.dy, f.x, l.blobs[0].DataSlice(), f.dx, l.fusedFns[w])
 }
 
 // backwardPair runs Backward as two parts side by side, the input
@@ -416,7 +490,7 @@ func (l *InnerProduct) backwardPair(dy, x []float32, propagateDown []bool, botto
 	l.runner.run(threads, 2, l.pairFn)
 	l.pair = ipPair{}
 	if l.updateDW != nil && l.updatesParam(0) {
-		l.updateDW(0, 0, n*k)
+		l.updateDW(0, 0, n*k, nil)
 	}
 	return true
 }
@@ -536,6 +610,16 @@ func (l *InnerProduct) weightGradUpdate(dy, x []float32, beta float32, dw []floa
 	parts := kernel.FCParts(threads, n, k, m)
 	if want := (n*k + fcUpdateBlock - 1) / fcUpdateBlock; want > parts {
 		parts = min(0xffff, (want+threads-1)/threads*threads)
+	}
+	if beta == 0 {
+		// Part 0 has the most rows.
+		lo, hi := kernel.FCWeightGradRows(parts, 0, n, k, m)
+		for len(l.dwBufs) < threads {
+			l.dwBufs = append(l.dwBufs, nil)
+		}
+		for w := range threads {
+			l.dwBufs[w] = growFloats(l.dwBufs[w], (hi-lo)*k)
+		}
 	}
 	l.gemm = ipGemm{fc: kernel.FCWeightGrad, parts: parts, m: n, n: k, k: m, a: dy, b: x, c: dw, lda: n, ldb: k, ldc: k, beta: beta, update: true}
 	l.runner.run(threads, parts, l.gemmFn)

@@ -40,9 +40,11 @@ type paramUpdater interface {
 	// updatesParam reports whether Backward can update parameter j.
 	updatesParam(j int) bool
 	// setParamUpdate makes Backward update that parameter with fn, which
-	// updates values [lo, hi) on goroutine w (< the net's threads); nil
-	// turns it off.
-	setParamUpdate(fn func(w, lo, hi int))
+	// updates values [lo, hi) on goroutine w (< the net's threads) from
+	// their gradient, in grad if not nil (then the diff, which the
+	// gradient did not go through, receives what the update leaves
+	// there), else in the diff; nil turns it off.
+	setParamUpdate(fn func(w, lo, hi int, grad []float32))
 }
 
 // builtinRules are the update rules that update each value of a
@@ -63,7 +65,7 @@ type stepPlan struct {
 	// updaters[i] when it updates a parameter itself, with updateFns[i].
 	writers   []paramDiffWriter
 	updaters  []paramUpdater
-	updateFns []func(w, lo, hi int)
+	updateFns []func(w, lo, hi int, grad []float32)
 }
 
 // inPassSteps turns the in-pass iterations on (tests compare both).
@@ -108,7 +110,7 @@ func (s *Solver) buildStepPlan() {
 		}
 	}
 	p := &stepPlan{clear: make([][]sgdSpan, layers), update: make([][]sgdSpan, layers),
-		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers), updateFns: make([]func(w, lo, hi int), layers)}
+		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers)}
 	threads := max(1, n.Threads())
 	for k, b := range n.learnable {
 		spans := splitParam(k, b.Count(), threads)
@@ -134,7 +136,7 @@ func (s *Solver) buildStepPlan() {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
-					p.updateFns[i] = func(w, lo, hi int) { s.updateSpan(w, sgdSpan{k, lo, hi}) }
+					p.updateFns[i] = func(w, lo, hi int, grad []float32) { s.updateSpanFrom(w, sgdSpan{k, lo, hi}, grad) }
 				}
 			}
 			if p.updaters[i] != nil {
@@ -294,18 +296,30 @@ func (s *Solver) clearPart(_, p int) {
 }
 
 // updatePart updates the values of part p of runSpans on goroutine w.
-func (s *Solver) updatePart(w, p int) { s.updateSpan(w, s.spans[s.sgdFrom+p]) }
+func (s *Solver) updatePart(w, p int) { s.updateSpanFrom(w, s.spans[s.sgdFrom+p], nil) }
 
-// updateSpan updates the values of part c on goroutine w as applyUpdate
-// does: the SGD step in one pass where applyUpdate takes it, else the
-// weight decay, the rule's step and the update in turn.
-func (s *Solver) updateSpan(w int, c sgdSpan) {
+// updateSpanFrom updates the values of part c on goroutine w as
+// applyUpdate does: the SGD step in one pass where applyUpdate takes it,
+// else the weight decay, the rule's step and the update in turn. The
+// gradient is in grad (c.hi−c.lo values) if it is not nil, else in the
+// diff; either way the diff ends up holding what applyUpdate leaves in
+// it. The SGD step reads grad and writes the diff in one pass
+// (kernel.SGDStepTo), which then never reads the diff's old values.
+func (s *Solver) updateSpanFrom(w int, c sgdSpan, grad []float32) {
 	b := s.net.learnable[c.k]
 	data, diff := b.DataSlice()[c.lo:c.hi], b.DiffSlice()[c.lo:c.hi]
 	wd := s.stepWD
 	if s.typeName == "SGD" && (!s.l1 || wd == 0) {
-		kernel.SGDStep(data, diff, s.histSlices[c.k][0][c.lo:c.hi], wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
+		hist := s.histSlices[c.k][0][c.lo:c.hi]
+		if grad != nil {
+			kernel.SGDStepTo(data, grad, hist, diff, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
+			return
+		}
+		kernel.SGDStep(data, diff, hist, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
 		return
+	}
+	if grad != nil {
+		copy(diff, grad)
 	}
 	s.regularize(data, diff, wd*s.decayMult[c.k])
 	hist := s.spanHist[w]

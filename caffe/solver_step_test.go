@@ -45,6 +45,25 @@ layer { name: "out" type: "InnerProduct" bottom: "b" top: "out"
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "out" bottom: "label" top: "loss" }
 `
 
+// wideStepNet has an inner product whose weights (1024×1040 values) are
+// large enough for the backward pass that reads them once and updates
+// them as it goes (kernel.FCBackward), below and above another layer
+// whose input gradient it must compute.
+const wideStepNet = `
+name: "wide"
+layer { name: "in" type: "Input" top: "data" top: "label"
+  input_param { shape { dim: 6 dim: 1040 } shape { dim: 6 } } }
+layer { name: "pre" type: "InnerProduct" bottom: "data" top: "pre"
+  inner_product_param { num_output: 1040 weight_filler { type: "gaussian" std: 0.03 } bias_filler { type: "constant" value: 0.1 } } }
+layer { name: "relu" type: "ReLU" bottom: "pre" top: "pre" }
+layer { name: "wide" type: "InnerProduct" bottom: "pre" top: "wide"
+  inner_product_param { num_output: 1024 weight_filler { type: "gaussian" std: 0.03 } bias_filler { type: "constant" value: 0.1 } } }
+layer { name: "relu2" type: "ReLU" bottom: "wide" top: "wide" }
+layer { name: "out" type: "InnerProduct" bottom: "wide" top: "out"
+  inner_product_param { num_output: 5 weight_filler { type: "gaussian" std: 0.1 } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "out" bottom: "label" top: "loss" }
+`
+
 // stepSolver builds a solver of type typ on net np (its Input blobs
 // filled with fixed values, its MemoryData layers fed synthetic batches).
 func stepSolver(t *testing.T, np *caffepb.NetParameter, typ string, threads int, edit func(*caffepb.SolverParameter)) *Solver {
@@ -91,8 +110,9 @@ func solverState(s *Solver) [][]float32 {
 // parameters within the backward pass leave the weights, the gradients
 // and the history of every parameter as clearing, running forward and
 // backward and then updating does, to the bit, for every built-in update
-// rule, on one and two threads; and that iter_size > 1 and
-// clip_gradients take the plain iteration.
+// rule, on one and two threads (the wide net's large inner products
+// computing their gradients in one pass over the weights); and that
+// iter_size > 1 and clip_gradients take the plain iteration.
 func TestInPassStepExact(t *testing.T) {
 	custom, err := ParseNetParameter("steps.prototxt", []byte(stepTestNet))
 	if err != nil {
@@ -105,10 +125,14 @@ func TestInPassStepExact(t *testing.T) {
 	if _, err := ReplaceDataLayers(lenet, 1, 28, 28); err != nil {
 		t.Fatal(err)
 	}
+	wide, err := ParseNetParameter("wide.prototxt", []byte(wideStepNet))
+	if err != nil {
+		t.Fatal(err)
+	}
 	nets := []struct {
 		name string
 		np   *caffepb.NetParameter
-	}{{"custom", custom}, {"lenet", lenet}}
+	}{{"custom", custom}, {"lenet", lenet}, {"wide", wide}}
 	l1 := func(sp *caffepb.SolverParameter) { sp.RegularizationType = proto.String("L1") }
 	cases := []struct {
 		typ    string
@@ -131,6 +155,9 @@ func TestInPassStepExact(t *testing.T) {
 			for _, threads := range []int{1, 2} {
 				if nt.name == "lenet" && c.name != "SGD" && (c.name != "Adam-L1" || threads == 1) {
 					continue // the custom net covers the rules; LeNet its layers
+				}
+				if nt.name == "wide" && c.name != "SGD" && c.name != "Adam-L1" {
+					continue // the SGD step and a rule's, from the gradient's buffer
 				}
 				t.Run(fmt.Sprintf("%s/%s/threads=%d", nt.name, c.name, threads), func(t *testing.T) {
 					var states [2][][]float32
