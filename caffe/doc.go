@@ -222,7 +222,11 @@
 // that adds to it runs its backward, and updates the parameter just after
 // the last one has (an inner product writes its weights' gradient
 // instead of adding to a cleared one, and updates its weights block by
-// block as it computes them), with the same values, bit for bit, as
+// block as it computes them, each block's gradient in a buffer that stays
+// in the cache and the update written to the diff without reading it;
+// one with weights beyond the cache, 2^20 values or more, reads them once
+// for the input gradient, the weight gradient and the update,
+// kernel.FCBackward), with the same values, bit for bit, as
 // clearing, running forward and backward and then updating; after Step
 // the diffs hold the last update, as in Caffe. Net.Backward and
 // Net.ForwardBackward add to the diffs as before. A layer that fails in

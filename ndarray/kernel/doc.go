@@ -2,7 +2,9 @@
 // (SGEMM in the four transpose cases Caffe uses), im2col and col2im and a
 // direct convolution for 2-D convolution, vector primitives (axpy, axpby,
 // scale, add, mul, div, dot, sum, max, exp, sqrt, and SGDStep, a solver's
-// SGD step in one pass) and the inner loops of other layers (ReLU, rows of
+// SGD step in one pass, with SGDStepTo, the same step from a gradient in a
+// buffer, its update written to memory with non-temporal stores) and the
+// inner loops of other layers (ReLU, rows of
 // max and average pooling, copies and sums of blocks of short rows).
 //
 // All matrices are row-major. Every function works on plain []float32
@@ -67,7 +69,15 @@
 // packed input, FCInputGradBlocks names the blocks of depth an input
 // gradient may be split into (each summed apart, then added in order: the
 // same bits), and TransposeAdd turns the transposed output, plus the bias,
-// into the layer's.
+// into the layer's. FCWeightGradInto computes a part of the weight
+// gradient into a buffer of its own, and FCBackward a large layer's
+// input and weight gradients in one pass over its weights, tile by tile,
+// handing each piece of the weight gradient to the caller (a solver's
+// update) while the tile is in the cache: the weights are read from
+// memory once, with the bits of FCInputGrad and FCWeightGrad.
+// BenchmarkMemoryBandwidth measures one core's read, write (plain and
+// non-temporal), read-modify-write and update streams, the floor of these
+// memory-bound passes.
 //
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
 // several images side by side (rows ldc floats apart), so that a
