@@ -186,3 +186,34 @@ func TestInPassStepExact(t *testing.T) {
 		}
 	}
 }
+
+// TestInPassFusedNoAllocs checks that in-pass iterations of the wide net,
+// whose inner products take the one-pass backward (kernel.FCBackward),
+// allocate nothing once running, on one goroutine and on two.
+func TestInPassFusedNoAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	wide, err := ParseNetParameter("wide.prototxt", []byte(wideStepNet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, threads := range []int{1, 2} {
+		s := stepSolver(t, wide, "SGD", threads, nil)
+		ctx := context.Background()
+		if err := s.Step(ctx, 2); err != nil {
+			t.Fatal(err)
+		}
+		allocs := testing.AllocsPerRun(3, func() {
+			if e := s.Step(ctx, 1); e != nil {
+				err = e
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if allocs != 0 {
+			t.Errorf("an in-pass iteration of the wide net on %d goroutines allocates %v times, want 0", threads, allocs)
+		}
+	}
+}
