@@ -81,9 +81,11 @@ func TestFCBackward(t *testing.T) {
 
 // BenchmarkFCBackward times the backward pass of AlexNet's fc6 and fc7
 // (batch 32) with the SGD update of the weights inside it, on one
-// thread: path=blocks computes the input gradient (FCInputGrad), then the
-// weight gradient block by block into a buffer, each block updated
-// (SGDStepTo) as it is computed; path=fused reads the weights once
+// thread: path=inplace computes the input gradient (FCInputGrad), then
+// the weight gradient block by block into the diff, each block updated
+// in place (SGDStep) as it is computed; path=blocks the same with each
+// block's gradient in a buffer that stays in the cache, the update
+// written to the diff by SGDStepTo; path=fused reads the weights once
 // (FCBackward, the same update for each piece). It reports GFLOP (both
 // products) and the bytes of weights, history and diff the update must
 // move (read W and H, write W, H and the diff) per second of the thread's
@@ -109,6 +111,14 @@ func BenchmarkFCBackward(b *testing.B) {
 		lo, hi := FCWeightGradRows(parts, 0, N, K, M)
 		buf := make([]float32, (hi-lo)*K)
 		paths := map[string]func(){
+			"inplace": func() {
+				FCInputGrad(1, 0, M, K, N, dy, N, w, K, 0, dx, K)
+				for p := range parts {
+					lo, hi := FCWeightGradRows(parts, p, N, K, M)
+					FCWeightGrad(parts, p, N, K, M, dy, N, x, K, 0, d, K)
+					SGDStep(w[lo*K:hi*K], d[lo*K:hi*K], h[lo*K:hi*K], decay, rate, momentum)
+				}
+			},
 			"blocks": func() {
 				FCInputGrad(1, 0, M, K, N, dy, N, w, K, 0, dx, K)
 				for p := range parts {
@@ -119,7 +129,7 @@ func BenchmarkFCBackward(b *testing.B) {
 			},
 			"fused": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, update) },
 		}
-		for _, path := range []string{"blocks", "fused"} {
+		for _, path := range []string{"inplace", "blocks", "fused"} {
 			b.Run(fmt.Sprintf("%s/path=%s", l.name, path), func(b *testing.B) {
 				benchFCBytes(b, 4*float64(M*N*K), 20*float64(N*K), paths[path])
 			})
