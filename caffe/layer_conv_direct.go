@@ -10,6 +10,11 @@ import (
 // compare it with the column products.
 var convDirect = true
 
+// convDirectTail switches the direct convolution of a small last block
+// (kernel.DirectTail) on; a variable so that tests and benchmarks can
+// compare it with the column products.
+var convDirectTail = true
+
 // convDirectState is a Convolution's direct path: the plan, and one
 // interleaved input block and one scratch per worker.
 // The batch is cut into blocks of plan.Lanes() images; Forward runs a
@@ -17,17 +22,20 @@ var convDirect = true
 // share of the weight gradient to its own buffer (the first to the
 // weights' gradient), which are added in order, as on the column path.
 //
-// A last block of at most half the lanes runs on the column products
-// (colTail: as on the column path), whose cost follows its images, where
-// a block of lanes costs as much as a full one (and a block of AVX2's 8
-// lanes as much as one of AVX-512's 16): CIFAR-10's batch of 100 costs
-// six blocks and the products of four images, not seven blocks.
+// A last block of at most half the lanes (tail) runs apart, at a cost
+// that follows its images, where a block of lanes costs as much as a
+// full one (and a block of AVX2's 8 lanes as much as one of AVX-512's
+// 16): on the lanes of the images' strips (tailPlan, a
+// kernel.DirectTail), or on the column products where the kernels have
+// no such plan (as on the column path). CIFAR-10's batch of 100 costs
+// six blocks and a quarter of one, not seven blocks.
 type convDirectState struct {
 	plan     *kernel.DirectConv
 	blocks   *kernel.DirectBlocks
 	scratch  []*kernel.DirectScratch
 	nblocks  int
-	colTail  bool
+	tail     bool
+	tailPlan *kernel.DirectTail // the tail's plan, or nil for the column products
 	workers  int
 	bwdParts int
 	// The max pooling of the output on the interleaved blocks, for a
@@ -94,8 +102,13 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 		d.scratch = append(d.scratch, d.plan.NewScratch())
 	}
 	n := l.num % lanes
-	d.colTail = n > 0 && n <= lanes/2
-	if d.colTail && forward {
+	d.tail = n > 0 && n <= lanes/2
+	if !d.tail || !convDirectTail {
+		d.tailPlan = nil
+	} else if d.tailPlan == nil || d.tailPlan.Images() < n || d.tailPlan.Conv() != d.plan {
+		d.tailPlan = d.plan.NewTail(n)
+	}
+	if d.tail && d.tailPlan == nil && forward {
 		// The column path's chunks are set up here; a layer that runs
 		// forward on the column path has them already.
 		l.setupColTail(n)
@@ -144,8 +157,8 @@ func (l *Convolution) setupColTail(n int) {
 // can use it: a MAX or AVE pooling without padding whose windows start
 // inside the output, of the convolution's values or of their in-place
 // rectification (a ReLU of slope >= 0 between them), on the direct path.
-// A last block on the column path (colTail) is rectified and pooled in
-// Caffe's layout, as without the interleaved pooling.
+// A last block that runs apart (tail) is rectified and pooled in Caffe's
+// layout, as without the interleaved pooling.
 func (l *Convolution) setupDirectPool(f *convFusion) bool {
 	d, p := l.direct, f.pool
 	if d == nil || p == nil || p.padH != 0 || p.padW != 0 ||
@@ -205,7 +218,7 @@ type directPoolGeom struct {
 // interleaved blocks (not the column path's last block).
 func (l *Convolution) blockLanes(b int) bool {
 	f, d := l.fused, l.direct
-	return f != nil && f.lanes && !(d.colTail && b == d.nblocks-1)
+	return f != nil && f.lanes && !(d.tail && b == d.nblocks-1)
 }
 
 // blockPool returns the pooling plan and the interleaved mask of block b.
@@ -220,7 +233,7 @@ func (l *Convolution) writePoolMask(p *Pooling) {
 	lanes := d.plan.Lanes()
 	size := p.channels * p.outH * p.outW
 	for b := range d.nblocks {
-		if d.colTail && b == d.nblocks-1 {
+		if d.tail && b == d.nblocks-1 {
 			continue // pooled in Caffe's layout, its mask there
 		}
 		lo := b * lanes
@@ -252,7 +265,7 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 	// A last block on the column path leaves the last bottom's columns
 	// in the first worker's buffer, for Backward.
 	l.colFor = -1
-	if d.colTail {
+	if d.tail && d.tailPlan == nil {
 		l.colFor = len(bottom) - 1
 	}
 }
@@ -267,9 +280,13 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	if l.bias {
 		bias = l.blobs[1].DataSlice()
 	}
-	if d.colTail && p == d.nblocks-1 {
-		l.forwardChunk(l.scratch[0], lo, n)
-		l.scratch[0].colChunk = lo
+	if d.tail && p == d.nblocks-1 {
+		if d.tailPlan != nil {
+			d.tailPlan.Forward(l.x[lo*l.imgSize:(lo+n)*l.imgSize], n, l.y[lo*l.outSize:(lo+n)*l.outSize], bias)
+		} else {
+			l.forwardChunk(l.scratch[0], lo, n)
+			l.scratch[0].colChunk = lo
+		}
 		if f := l.fused; f != nil {
 			f.forwardBlock(lo, n, false, l.y[lo*l.outSize:(lo+n)*l.outSize])
 		}
@@ -352,7 +369,11 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		if f := l.fused; f != nil {
 			f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])
 		}
-		if d.colTail && b == d.nblocks-1 {
+		if d.tail && b == d.nblocks-1 && d.tailPlan != nil {
+			l.tailBackward(d.tailPlan, g, dw, first, n)
+			continue
+		}
+		if d.tail && b == d.nblocks-1 {
 			for c := first; c < first+n; c += l.chunk {
 				nb := min(l.chunk, first+n-c)
 				l.backwardChunk(l.scratch[0], g, dw, true, c, nb, l.dy[c*l.outSize:(c+nb)*l.outSize])
@@ -442,5 +463,31 @@ func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b,
 				g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
 			}
 		}
+	}
+}
+
+// tailBackward is directBackwardWorker's work on the last block (images
+// [first, first+n)) on its own plan: the bias gradient, the input
+// gradient and the weight gradient, which it adds to dw.
+func (l *Convolution) tailBackward(t *kernel.DirectTail, g *convGrads, dw []float32, first, n int) {
+	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
+	if l.wantB {
+		pix := l.outH * l.outW
+		for j := range n {
+			for c := range l.numOutput {
+				g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
+			}
+		}
+	}
+	if !l.wantW && !l.wantDown {
+		return
+	}
+	t.LoadGrad(dy, n)
+	if l.wantDown {
+		t.BackwardData(l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
+	}
+	if l.wantW {
+		t.WeightGrad(l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
+		g.wroteDW = true
 	}
 }

@@ -401,10 +401,12 @@ func TestLayerConvolutionTailColumns(t *testing.T) {
 	// 35 images: two blocks of 16 lanes (four of 8) and a last one of
 	// 3 on the column path.
 	g := convGeomTest{n: 35, c: 4, h: 7, w: 6, out: 5, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}
+	defer func(old bool) { convDirectTail = old }(convDirectTail)
+	convDirectTail = false
 	grads := func(reuse bool) [][]float32 {
 		x, y := randBlob(1, -1, 1, g.n, g.c, g.h, g.w), NewBlob()
 		l := setupLayer(t, g.def(), &LayerEnv{Seed: 5, Threads: 1}, blobs(x), blobs(y)).(*Convolution)
-		if l.direct == nil || !l.direct.colTail {
+		if l.direct == nil || !l.direct.tail || l.direct.tailPlan != nil {
 			t.Fatalf("direct %v, want a direct layer with a column tail", l.direct != nil)
 		}
 		if err := l.Forward(blobs(x), blobs(y)); err != nil {

@@ -124,7 +124,7 @@ func TestKeepTops(t *testing.T) {
 						// are written.
 						c := skip.Net().Layer(name).(*Convolution)
 						blocks := a.DataSlice()
-						if d := c.direct; d != nil && d.colTail {
+						if d := c.direct; d != nil && d.tail {
 							blocks = blocks[:(d.nblocks-1)*d.plan.Lanes()*c.outSize]
 						}
 						if i := slices.IndexFunc(blocks, func(v float32) bool { return v != 7 }); i >= 0 {
@@ -138,7 +138,7 @@ func TestKeepTops(t *testing.T) {
 					}
 					if slices.Contains(nt.unreadGrads, name) {
 						grads := a.DiffSlice()
-						if c := skip.Net().Layer(name).(*Convolution); c.direct != nil && c.direct.colTail {
+						if c := skip.Net().Layer(name).(*Convolution); c.direct != nil && c.direct.tail {
 							grads = grads[:(c.direct.nblocks-1)*c.direct.plan.Lanes()*c.outSize]
 						}
 						if i := slices.IndexFunc(grads, func(v float32) bool { return v != 7 }); i >= 0 {

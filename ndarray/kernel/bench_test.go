@@ -323,6 +323,44 @@ func BenchmarkDirectConv(b *testing.B) {
 	}
 }
 
+// BenchmarkDirectTail times a DirectTail's passes on a last block of
+// four images (CIFAR-10 quick's batch of 100 leaves four after six
+// blocks of 16), its rate counting the images' multiply-adds only, to
+// compare with BenchmarkDirectConv's full blocks:
+//
+//	go test -run '^$' -bench 'Direct(Conv|Tail)/cifar' ./ndarray/kernel
+func BenchmarkDirectTail(b *testing.B) {
+	const n = 4
+	for _, s := range directShapes {
+		for _, pass := range []string{"forward", "data", "weights"} {
+			b.Run(s.name+"/"+pass, func(b *testing.B) {
+				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
+				if d == nil {
+					b.Skip("no direct convolution with these kernels")
+				}
+				t := d.NewTail(n)
+				oh, ow := d.OutputSize()
+				rng := newRand(1)
+				x := randSlice(rng, n*s.c*s.h*s.w)
+				w := randSlice(rng, s.m*s.c/s.g*s.k*s.k)
+				y := make([]float32, n*s.m*oh*ow)
+				dx := make([]float32, len(x))
+				dw := make([]float32, len(w))
+				d.PackForward(w)
+				d.PackBackward(w)
+				t.Forward(x, n, y, nil)
+				t.LoadGrad(y, n)
+				run := map[string]func(){
+					"forward": func() { t.Forward(x, n, y, nil) },
+					"data":    func() { t.LoadGrad(y, n); t.BackwardData(dx, n) },
+					"weights": func() { t.WeightGrad(x, n, dw) },
+				}[pass]
+				benchFLOPs(b, 2*float64(n*s.m*s.c/s.g*s.k*s.k*oh*ow), run)
+			})
+		}
+	}
+}
+
 // BenchmarkDirectConvPack times the packing of the weights that the
 // direct convolution's forward and backward passes do once per pass, on
 // the calling goroutine alone while the other threads wait:
