@@ -265,7 +265,7 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 	// A last block on the column path leaves the last bottom's columns
 	// in the first worker's buffer, for Backward.
 	l.colFor = -1
-	if d.tail && d.tailPlan == nil {
+	if d.tail {
 		l.colFor = len(bottom) - 1
 	}
 }
@@ -370,7 +370,9 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 			f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])
 		}
 		if d.tail && b == d.nblocks-1 && d.tailPlan != nil {
-			l.tailBackward(d.tailPlan, g, dw, first, n)
+			// The input Forward loaded is the tail plan's still, if this
+			// is the state Forward ran on.
+			l.tailBackward(d.tailPlan, g, dw, first, n, l.haveCols && d == l.direct)
 			continue
 		}
 		if d.tail && b == d.nblocks-1 {
@@ -468,8 +470,9 @@ func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b,
 
 // tailBackward is directBackwardWorker's work on the last block (images
 // [first, first+n)) on its own plan: the bias gradient, the input
-// gradient and the weight gradient, which it adds to dw.
-func (l *Convolution) tailBackward(t *kernel.DirectTail, g *convGrads, dw []float32, first, n int) {
+// gradient and the weight gradient, which it adds to dw, from the input
+// the plan holds if loaded.
+func (l *Convolution) tailBackward(t *kernel.DirectTail, g *convGrads, dw []float32, first, n int, loaded bool) {
 	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
 	if l.wantB {
 		pix := l.outH * l.outW
@@ -487,7 +490,11 @@ func (l *Convolution) tailBackward(t *kernel.DirectTail, g *convGrads, dw []floa
 		t.BackwardData(l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 	}
 	if l.wantW {
-		t.WeightGrad(l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
+		if loaded {
+			t.WeightGradLoaded(n, dw)
+		} else {
+			t.WeightGrad(l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
+		}
 		g.wroteDW = true
 	}
 }

@@ -390,6 +390,44 @@ func TestDeconvolutionIsTransposedConvolution(t *testing.T) {
 	}
 }
 
+// TestLayerConvolutionTailPlan checks that a direct-path layer whose last
+// block holds at most half the lanes runs it on a kernel.DirectTail, with
+// the outputs and gradients of the column products to rounding, and the
+// same outputs, input and weight gradients on one and two threads.
+func TestLayerConvolutionTailPlan(t *testing.T) {
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution kernels")
+	}
+	defer func(old bool) { convDirectTail = old }(convDirectTail)
+	// Two blocks of 16 lanes (four of 8) and a last one of 3.
+	g := convGeomTest{n: 35, c: 4, h: 7, w: 6, out: 5, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}
+	run := func(tail bool, threads int) [][]float32 {
+		convDirectTail = tail
+		x, y := randBlob(1, -1, 1, g.n, g.c, g.h, g.w), NewBlob()
+		l := setupLayer(t, g.def(), &LayerEnv{Seed: 5, Threads: threads}, blobs(x), blobs(y)).(*Convolution)
+		if l.direct == nil || !l.direct.tail || (l.direct.tailPlan != nil) != tail {
+			t.Fatalf("tail plan %v, want %v", l.direct != nil && l.direct.tailPlan != nil, tail)
+		}
+		if err := l.Forward(blobs(x), blobs(y)); err != nil {
+			t.Fatal(err)
+		}
+		copy(y.DiffSlice(), randBlob(2, -1, 1, y.Shape()...).DataSlice())
+		l.Backward(blobs(y), []bool{true}, blobs(x))
+		return [][]float32{y.DataSlice(), x.DiffSlice(), l.Params()[0].DiffSlice(), l.Params()[1].DiffSlice()}
+	}
+	cols, tail, tail2 := run(false, 1), run(true, 1), run(true, 2)
+	for i := range cols {
+		if !closeSlices(tail[i], cols[i], 1e-5) {
+			t.Errorf("result %d on the tail plan differs from the column products", i)
+		}
+		// (The bias gradient's parts are added otherwise on two threads,
+		// on every path.)
+		if _, ok := sameBits(tail[i], tail2[i]); !ok && i < 3 {
+			t.Errorf("result %d differs on two threads", i)
+		}
+	}
+}
+
 // TestLayerConvolutionTailColumns checks that a direct-path layer whose
 // last block runs on the column path reuses the columns Forward built for
 // it in Backward, with the same gradients, bit for bit, as when Backward

@@ -296,10 +296,20 @@ func (t *DirectTail) BackwardData(dx []float32, n int) {
 // gradient LoadGrad wrote. Each weight's lanes are summed over the
 // strips' pixels, row by row, then added in lane order.
 func (t *DirectTail) WeightGrad(x []float32, n int, dw []float32) {
-	d := t.d
-	t.check("WeightGrad", n, len(x), n*d.imgSize, len(dw), d.mAll*d.kk)
-	t.loaded("WeightGrad", n)
+	t.check("WeightGrad", n, len(x), n*t.d.imgSize)
 	t.loadInput(x, n)
+	t.WeightGradLoaded(n, dw)
+}
+
+// WeightGradLoaded is WeightGrad for the input of n images that the last
+// Forward (or WeightGrad) loaded, which it reads again.
+func (t *DirectTail) WeightGradLoaded(n int, dw []float32) {
+	d := t.d
+	t.check("WeightGrad", n, len(dw), d.mAll*d.kk)
+	t.loaded("WeightGrad", n)
+	if t.xn != n {
+		panic(fmt.Sprintf("kernel: DirectTail.WeightGradLoaded: the plan holds the input of %d images, not %d", t.xn, n))
+	}
 	L, f := d.lanes, 4
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	chunk := d.gChunk

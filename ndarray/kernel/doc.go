@@ -39,6 +39,11 @@
 // interleaved, and its gradient is routed straight into the layouts the
 // backward kernels read (LoadGradPooled, WeightGradPooled,
 // WeightGradLoaded), with the same results as the layers one by one.
+// A last block of at most half the lanes runs on a DirectTail
+// (DirectConv.NewTail): the lanes hold a few images' vertical strips, each
+// strip's rows with the columns its windows read beyond it, so that the
+// same tile and weight-gradient kernels cost about what the images need
+// instead of a full block.
 //
 // RowConv computes the forward pass of a stride-1 convolution one image at
 // a time in its own layout, the output pixels of a row in the lanes: for
