@@ -251,10 +251,12 @@ var directShapes = []struct {
 // output gradient in one pass over it), BackwardData and
 // WeightGradLoaded; "backward-passes" the same with a pass over the
 // gradient for each (the bias sums, LoadGrad, and WeightGrad's own
-// interleave), the FLOPs of both gradients counted.
+// interleave), the FLOPs of both gradients counted. The pass
+// "forward-pool" is ForwardPool with a ReLU and an AVE 3×3 stride-2
+// pooling on the block (CIFAR-10 quick's conv2 and conv3 groups).
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"tiles", "forward", "data", "weights", "weights-loaded", "backward", "backward-passes"} {
+		for _, pass := range []string{"tiles", "forward", "forward-pool", "data", "weights", "weights-loaded", "backward", "backward-passes"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
 				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 				if d == nil {
@@ -277,7 +279,19 @@ func BenchmarkDirectConv(b *testing.B) {
 				// The inner pixels of a row, whose windows take every kernel
 				// column, in runs of directKC weights, for every tile.
 				inner := ow - 2*s.pad
+				// CIFAR-10 quick's conv2 and conv3 groups: a ReLU and an
+				// AVE 3×3 stride-2 pooling on the interleaved block.
+				ph, pw := (oh-3+1)/2+1, (ow-3+1)/2+1
+				pool := d.NewPool(true, 3, 3, 2, 2, ph, pw, true, 0)
+				var py []float32
+				var mask []int32
+				if pool != nil {
+					py, mask = make([]float32, L*s.m*ph*pw), make([]int32, pool.MaskSize())
+				} else if pass == "forward-pool" {
+					b.Skip("no pooling plan")
+				}
 				run := map[string]func(){
+					"forward-pool": func() { d.ForwardPool(sc, bl, 0, x, L, nil, nil, pool, py, mask) },
 					"tiles": func() {
 						xs := bl.x[s.pad*d.pw*d.cs*L+s.pad*d.cs*L:]
 						for range oh * s.g {
