@@ -140,8 +140,10 @@
 // Convolutions with stride 1 and no dilation (all of LeNet's, and
 // CIFAR-10 quick's and AlexNet's but their first) run on the direct
 // convolution of package kernel, which works on blocks of images
-// interleaved in vector lanes and needs no column matrices; the others
-// multiply column matrices (im2col) of chunks of images. A stride-1 layer
+// interleaved in vector lanes and needs no column matrices (a last block
+// of at most half the lanes, CIFAR-10 quick's 4 images after six blocks
+// of 16, with the images' strips in the lanes: kernel.DirectTail); the
+// others multiply column matrices (im2col) of chunks of images. A stride-1 layer
 // with few input channels and many outputs (CIFAR-10 quick's first)
 // runs Forward on the row convolution of package kernel (one image at a
 // time, its output rows in the lanes, the same sums as the column
