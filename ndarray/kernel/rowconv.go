@@ -200,7 +200,7 @@ func newRowConv(k *rowKernels, channels, height, width, outputs, kh, kw, padH, p
 // rowGradBand is about how many bytes of output gradient a weight-gradient
 // call reads for its tile of output channels, so that they stay in the L1
 // cache while every tile of weights reads them.
-const rowGradBand = 16 << 10
+const rowGradBand = 24 << 10
 
 // GradFits reports whether the weight gradient (GradAdd) suits the
 // geometry: the padded copy of an image stays in the L1 cache while every
