@@ -366,16 +366,27 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 	for b := lo; b < hi; b++ {
 		first := b * lanes
 		n := min(lanes, l.num-first)
+		// A block whose input and weight gradients come from one pass
+		// over its output gradient (LoadGradTiles) takes the gradient of
+		// a fused group's ReLU alone in that pass too.
+		tail := d.tail && b == d.nblocks-1
+		sweep := !tail && !l.blockLanes(b) && l.wantDown && l.wantW
+		var ry []float32
+		var slope float32
 		if f := l.fused; f != nil {
-			f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])
+			if sweep && f.pool == nil && f.relu != nil {
+				ry, slope = f.y[first*l.outSize:(first+n)*l.outSize], f.relu.slope
+			} else {
+				f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])
+			}
 		}
-		if d.tail && b == d.nblocks-1 && d.tailPlan != nil {
+		if tail && d.tailPlan != nil {
 			// The input Forward loaded is the tail plan's still, if this
 			// is the state Forward ran on.
 			l.tailBackward(d.tailPlan, g, dw, first, n, l.haveCols && d == l.direct)
 			continue
 		}
-		if d.tail && b == d.nblocks-1 {
+		if tail {
 			for c := first; c < first+n; c += l.chunk {
 				nb := min(l.chunk, first+n-c)
 				l.backwardChunk(l.scratch[0], g, dw, true, c, nb, l.dy[c*l.outSize:(c+nb)*l.outSize])
@@ -388,14 +399,15 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 			continue
 		}
 		plan, s := d.plan, d.scratch[w]
-		if l.wantDown && l.wantW {
-			// One pass over the output gradient for the input gradient's
-			// layout, the weight gradient's and the bias gradient.
+		if sweep {
+			// One pass over the output gradient for the ReLU's gradient,
+			// the input gradient's layout, the weight gradient's and the
+			// bias gradient.
 			var db []float32
 			if l.wantB {
 				db = g.db
 			}
-			plan.LoadGradTiles(s, dy, n, db)
+			plan.LoadGradTiles(s, dy, n, db, ry, slope)
 			plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 			plan.WeightGradLoaded(s, l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
 			g.wroteDW = true

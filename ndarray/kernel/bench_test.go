@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -251,12 +252,15 @@ var directShapes = []struct {
 // output gradient in one pass over it), BackwardData and
 // WeightGradLoaded; "backward-passes" the same with a pass over the
 // gradient for each (the bias sums, LoadGrad, and WeightGrad's own
-// interleave), the FLOPs of both gradients counted. The pass
-// "forward-pool" is ForwardPool with a ReLU and an AVE 3×3 stride-2
-// pooling on the block (CIFAR-10 quick's conv2 and conv3 groups).
+// interleave), the FLOPs of both gradients counted. "backward-relu" is
+// "backward" after an in-place ReLU (LoadGradTiles taking its gradient
+// too, plane by plane), "backward-relu-pass" the same with ReluGrad first
+// over the whole block, as a fused group with a ReLU passes it otherwise.
+// The pass "forward-pool" is ForwardPool with a ReLU and an AVE 3×3
+// stride-2 pooling on the block (CIFAR-10 quick's conv2 and conv3 groups).
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"tiles", "forward", "forward-pool", "data", "weights", "weights-loaded", "backward", "backward-passes"} {
+		for _, pass := range []string{"tiles", "forward", "forward-pool", "data", "weights", "weights-loaded", "backward", "backward-passes", "backward-relu", "backward-relu-pass"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
 				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 				if d == nil {
@@ -271,6 +275,11 @@ func BenchmarkDirectConv(b *testing.B) {
 				dx := make([]float32, len(x))
 				dw := make([]float32, len(w))
 				db := make([]float32, s.m)
+				// The outputs of a ReLU: about half of them zero.
+				ry := randSlice(rng, L*s.m*oh*ow)
+				for i := range ry {
+					ry[i] = max(0, ry[i])
+				}
 				sc, bl := d.NewScratch(), d.NewBlocks(1)
 				d.PackForward(w)
 				d.PackBackward(w)
@@ -308,7 +317,18 @@ func BenchmarkDirectConv(b *testing.B) {
 					"weights":        func() { d.WeightGrad(sc, x, y, L, dw) },
 					"weights-loaded": func() { d.WeightGradLoaded(sc, x, L, dw) },
 					"backward": func() {
-						d.LoadGradTiles(sc, y, L, db)
+						d.LoadGradTiles(sc, y, L, db, nil, 0)
+						d.BackwardData(sc, dx, L)
+						d.WeightGradLoaded(sc, x, L, dw)
+					},
+					"backward-relu": func() {
+						d.LoadGradTiles(sc, y, L, db, ry, 0)
+						d.BackwardData(sc, dx, L)
+						d.WeightGradLoaded(sc, x, L, dw)
+					},
+					"backward-relu-pass": func() {
+						ReluGrad(y, y, ry, 0)
+						d.LoadGradTiles(sc, y, L, db, nil, 0)
 						d.BackwardData(sc, dx, L)
 						d.WeightGradLoaded(sc, x, L, dw)
 					},
@@ -325,7 +345,7 @@ func BenchmarkDirectConv(b *testing.B) {
 					},
 				}[pass]
 				flops := 2 * float64(L*s.m*s.c/s.g*s.k*s.k*oh*ow)
-				if pass == "backward" || pass == "backward-passes" {
+				if strings.HasPrefix(pass, "backward") {
 					flops *= 2
 				}
 				if pass == "tiles" {

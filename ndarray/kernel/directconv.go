@@ -809,14 +809,20 @@ func (d *DirectConv) LoadGrad(s *DirectScratch, dy []float32, n int) {
 // LoadGradTiles is LoadGrad that also puts the output gradient in the
 // weight gradient's layout, tile by tile, for WeightGradLoaded, and adds
 // to db[m], if db is not nil, the sum of each image's plane of channel m
-// (Sum, image by image): the bias gradient. It reads each channel's
-// planes once for all three, while they are in the L1 cache, where
-// LoadGrad, WeightGrad and the bias gradient would each read the whole
-// gradient of the block from memory. The tiles are written only where
-// WeightGradLoaded would copy them out of LoadGrad's layout; elsewhere
-// it reads that layout in place.
-func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db []float32) {
+// (Sum, image by image): the bias gradient. With ry not nil (n outputs,
+// NCHW, those of an in-place ReLU of slope slope), the gradient is first
+// that of the rectifier: each plane of dy becomes ReluGrad(dy, dy, ry,
+// slope), in place. It reads each channel's planes once for all of them,
+// while they are in the L1 cache, where ReluGrad, LoadGrad, WeightGrad
+// and the bias gradient would each read the whole gradient of the block
+// from memory. The tiles are written only where WeightGradLoaded would
+// copy them out of LoadGrad's layout; elsewhere it reads that layout in
+// place.
+func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry []float32, slope float32) {
 	d.check("LoadGradTiles", s, nil, 0, n, len(dy), n*d.outSize)
+	if ry != nil && len(ry) < n*d.outSize {
+		panic(fmt.Sprintf("kernel: DirectConv.LoadGradTiles: len(ry) = %d, want >= %d", len(ry), n*d.outSize))
+	}
 	if db != nil && len(db) < d.mAll {
 		panic(fmt.Sprintf("kernel: DirectConv.LoadGradTiles: len(db) = %d, want >= %d", len(db), d.mAll))
 	}
@@ -832,6 +838,12 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db []f
 			for i := range t.h {
 				m := g*d.m + t.r0 + i
 				plane := dy[m*P:]
+				if ry != nil {
+					for j := range n {
+						o := j*d.outSize + m*P
+						ReluGrad(dy[o:o+P], dy[o:o+P], ry[o:o+P], slope)
+					}
+				}
 				if db != nil {
 					for j := range n {
 						db[m] += Sum(plane[j*d.outSize : j*d.outSize+P])

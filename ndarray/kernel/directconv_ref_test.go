@@ -375,8 +375,9 @@ func TestDirectConvGroupOrder(t *testing.T) {
 // scratch, bit for bit, the gradient LoadGrad leaves, that
 // WeightGradLoaded after it gives WeightGrad's sums, whether it reads
 // the tiles or the gradient in place, and that it adds to the bias
-// gradient the sums of the planes image by image; then that a LoadGrad
-// after it drops the tiles.
+// gradient the sums of the planes image by image; with a ReLU, all of
+// them of the gradient ReluGrad gives, which it leaves in dy; then that
+// a LoadGrad after it drops the tiles.
 func TestDirectConvLoadGradTiles(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -386,68 +387,79 @@ func TestDirectConvLoadGradTiles(t *testing.T) {
 	}
 	geoms := append(directGeoms[:len(directGeoms):len(directGeoms)],
 		directGeom{name: "alexnet-conv4-like", n: 16, c: 64, h: 13, w: 13, m: 24, g: 2, kh: 3, kw: 3, p: 1, pw: 1})
+	same := func(t *testing.T, what string, got, want []float32) {
+		t.Helper()
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("%s[%d] = %v, want %v bit for bit", what, i, got[i], want[i])
+			}
+		}
+	}
 	for name, k := range impls {
 		for _, g := range geoms {
 			for _, n := range []int{k.lanes, 3} {
-				t.Run(fmt.Sprintf("%s/%s/n=%d", name, g.name, n), func(t *testing.T) {
-					d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-					oh, ow := d.OutputSize()
-					P := oh * ow
-					rng := newRand(17)
-					x := randSlice(rng, n*g.c*g.h*g.w)
-					dy := randSlice(rng, n*g.m*oh*ow)
-					dy2 := randSlice(rng, n*g.m*oh*ow)
-					start := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
-					bias := randSlice(rng, g.m)
-					want := append([]float32(nil), start...)
-					ref := d.NewScratch()
-					d.WeightGrad(ref, x, dy, n, want)
-					wantDB := append([]float32(nil), bias...)
-					for j := range n {
-						for m := range g.m {
-							wantDB[m] += Sum(dy[j*g.m*P+m*P : j*g.m*P+(m+1)*P])
+				for _, relu := range []bool{false, true} {
+					t.Run(fmt.Sprintf("%s/%s/n=%d/relu=%v", name, g.name, n, relu), func(t *testing.T) {
+						d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+						oh, ow := d.OutputSize()
+						P := oh * ow
+						rng := newRand(17)
+						x := randSlice(rng, n*g.c*g.h*g.w)
+						in := randSlice(rng, n*g.m*P)
+						dy2 := randSlice(rng, n*g.m*P)
+						start := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+						bias := randSlice(rng, g.m)
+						// The gradient the layers one by one would see.
+						dy := append([]float32(nil), in...)
+						var ry []float32
+						var slope float32
+						if relu {
+							ry, slope = randSlice(rng, n*g.m*P), 0.125
+							for i := range ry {
+								ry[i] = max(0, ry[i]) // some exactly zero
+							}
+							ReluGrad(dy, dy, ry, slope)
 						}
-					}
-					d.LoadGrad(ref, dy, n)
-					for _, stride := range []int{0, 1 << 30} {
-						old := directGradStride
-						directGradStride = stride
-						s := d.NewScratch()
-						got, db := append([]float32(nil), start...), append([]float32(nil), bias...)
-						d.LoadGradTiles(s, dy, n, db)
-						if s.tiled != (stride == 0) {
-							t.Errorf("stride %d: tiled = %v", stride, s.tiled)
-						}
-						for i := range ref.dy {
-							if math.Float32bits(s.dy[i]) != math.Float32bits(ref.dy[i]) {
-								t.Fatalf("stride %d: dy[%d] = %v, LoadGrad's %v", stride, i, s.dy[i], ref.dy[i])
+						want := append([]float32(nil), start...)
+						ref := d.NewScratch()
+						d.WeightGrad(ref, x, dy, n, want)
+						wantDB := append([]float32(nil), bias...)
+						for j := range n {
+							for m := range g.m {
+								wantDB[m] += Sum(dy[j*g.m*P+m*P : j*g.m*P+(m+1)*P])
 							}
 						}
-						for i := range db {
-							if math.Float32bits(db[i]) != math.Float32bits(wantDB[i]) {
-								t.Fatalf("stride %d: db[%d] = %v, want %v bit for bit", stride, i, db[i], wantDB[i])
+						d.LoadGrad(ref, dy, n)
+						for _, stride := range []int{0, 1 << 30} {
+							old := directGradStride
+							directGradStride = stride
+							defer func() { directGradStride = old }()
+							s := d.NewScratch()
+							got, db := append([]float32(nil), start...), append([]float32(nil), bias...)
+							gdy := append([]float32(nil), in...)
+							if !relu {
+								ry = nil
 							}
-						}
-						d.WeightGradLoaded(s, x, n, got)
-						for i := range want {
-							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-								t.Fatalf("stride %d: dw[%d] = %v, want %v bit for bit", stride, i, got[i], want[i])
+							d.LoadGradTiles(s, gdy, n, db, ry, slope)
+							if s.tiled != (stride == 0) {
+								t.Errorf("stride %d: tiled = %v", stride, s.tiled)
 							}
+							same(t, fmt.Sprint("stride ", stride, ": dy"), gdy, dy)
+							same(t, fmt.Sprint("stride ", stride, ": scratch dy"), s.dy, ref.dy)
+							same(t, fmt.Sprint("stride ", stride, ": db"), db, wantDB)
+							d.WeightGradLoaded(s, x, n, got)
+							same(t, fmt.Sprint("stride ", stride, ": dw"), got, want)
+							// Another gradient by LoadGrad: its sums, not the
+							// tiles'.
+							d.LoadGrad(s, dy2, n)
+							got2, want2 := append([]float32(nil), start...), append([]float32(nil), start...)
+							d.WeightGradLoaded(s, x, n, got2)
+							d.WeightGrad(d.NewScratch(), x, dy2, n, want2)
+							same(t, fmt.Sprint("stride ", stride, ": after LoadGrad: dw"), got2, want2)
+							directGradStride = old
 						}
-						// Another gradient by LoadGrad: its sums, not the
-						// tiles'.
-						d.LoadGrad(s, dy2, n)
-						got2, want2 := append([]float32(nil), start...), append([]float32(nil), start...)
-						d.WeightGradLoaded(s, x, n, got2)
-						d.WeightGrad(d.NewScratch(), x, dy2, n, want2)
-						directGradStride = old
-						for i := range want2 {
-							if math.Float32bits(got2[i]) != math.Float32bits(want2[i]) {
-								t.Fatalf("stride %d: after LoadGrad: dw[%d] = %v, want %v bit for bit", stride, i, got2[i], want2[i])
-							}
-						}
-					}
-				})
+					})
+				}
 			}
 		}
 	}

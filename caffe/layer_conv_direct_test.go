@@ -1,0 +1,90 @@
+package caffe
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
+)
+
+// TestDirectBackwardOnePass trains a net whose middle convolutions need
+// both their input and weight gradients on the direct path, each with an
+// in-place ReLU (the second leaky), whose backward pass reads a block's
+// output gradient once for the ReLU's gradient, the bias gradient and
+// both interleaved layouts (kernel.DirectConv.LoadGradTiles): fused and
+// layer by layer, on one and two threads, with a batch of a whole block
+// and a last block on the column path, and requires identical weights,
+// blobs and gradients.
+func TestDirectBackwardOnePass(t *testing.T) {
+	lanes := kernel.DirectConvLanes()
+	if lanes == 0 {
+		t.Skip("no direct convolution with these kernels")
+	}
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	batch := lanes + 2
+	net := fmt.Sprintf(`name: "onepass"
+layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: %d dim: 3 dim: 9 dim: 9 } shape { dim: %d } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 8 kernel_size: 3 pad: 1 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.1 } } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { num_output: 16 kernel_size: 3 pad: 1 group: 2 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.05 } } }
+layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" relu_param { negative_slope: 0.1 } }
+layer { name: "conv3" type: "Convolution" bottom: "conv2" top: "conv3" convolution_param { num_output: 6 kernel_size: 5 pad: 2 weight_filler { type: "xavier" } } }
+layer { name: "relu3" type: "ReLU" bottom: "conv3" top: "conv3" }
+layer { name: "ip" type: "InnerProduct" bottom: "conv3" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
+`, batch, batch)
+	for _, threads := range []int{1, 2} {
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			run := func(fuse bool) *Net {
+				fuseLayers = fuse
+				np, err := ParseNetParameter("onepass.prototxt", []byte(net))
+				if err != nil {
+					t.Fatal(err)
+				}
+				sp := &caffepb.SolverParameter{NetParam: np, BaseLr: proto.Float32(0.1), Momentum: proto.Float32(0.9),
+					LrPolicy: proto.String("fixed"), Type: proto.String("SGD")}
+				s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 5})
+				if err != nil {
+					t.Fatal(err)
+				}
+				x, label := s.Net().Blob("data").DataSlice(), s.Net().Blob("label").DataSlice()
+				for i := range x {
+					x[i] = float32(math.Sin(float64(i) * 0.29))
+				}
+				for i := range label {
+					label[i] = float32(i % 3)
+				}
+				if err := s.Step(context.Background(), 3); err != nil {
+					t.Fatal(err)
+				}
+				return s.Net()
+			}
+			fused, alone := run(true), run(false)
+			for _, name := range []string{"conv2", "conv3"} {
+				if c := fused.Layer(name).(*Convolution); c.direct == nil {
+					t.Fatalf("%s is not on the direct path", name)
+				}
+			}
+			for _, name := range fused.BlobNames() {
+				a, b := fused.Blob(name), alone.Blob(name)
+				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+					t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+				}
+				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+					t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+				}
+			}
+			pa, pb := fused.LearnableParams(), alone.LearnableParams()
+			for k := range pa {
+				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+					t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+				}
+			}
+		})
+	}
+}
