@@ -27,8 +27,9 @@
 // gradient sums over the pixels and images of a block in the lanes before
 // adding them, reading the input channel-major and the output gradient
 // tile by tile, in order (or, after LoadGrad, where it lies if its pixels
-// are near; LoadGradTiles writes both layouts and the bias gradient in
-// one pass over the output gradient), a chunk of weights per kernel call (with AVX-512, a 5-wide
+// are near; LoadGradTiles writes both layouts and the bias gradient, after
+// an in-place ReLU's gradient, in one pass over the output gradient), a
+// chunk of weights per kernel call (with AVX-512, a 5-wide
 // kernel a kernel row at a time, so that two neighbouring pixels share
 // their input vectors). NewDirectConv returns nil where the kernels in use have no
 // direct convolution (the portable code) or the geometry is not one it
