@@ -173,8 +173,11 @@
 // and output gradient in a worker's buffer instead of the top.
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
-// over images, the convolution's blocks or chunks, with one hand-off,
-// and a pass packs the direct convolutions' weights ahead on the other
+// over images, the convolution's blocks or chunks, with one hand-off;
+// two groups in a row whose convolutions run on the direct path in the
+// same blocks of images (LeNet's conv1 and conv2 groups, CIFAR-10
+// quick's conv2 and conv3) run as one run, forward and backward, each
+// part taking a block's images through both; and a pass packs the direct convolutions' weights ahead on the other
 // threads while the layers before them (a data layer, the loss) run on
 // the calling goroutine alone. Net.ForwardLayer and Net.BackwardLayer,
 // and so TimeNet, run the layers one by one.

@@ -81,6 +81,11 @@ type Convolution struct {
 	direct, wgrad, dBwd *convDirectState
 	directGeom          [3]int
 	dFwdFn, dBwdFn      func(w, p int)
+	// chain: a convolution whose forward runs in this one's run, block by
+	// block after this one's (Net.forwardChain); dChainFn runs a part of
+	// both.
+	chain                 *Convolution
+	dChainFn, dBwdChainFn func(w, p int)
 	// The row convolution of a column-path Forward
 	// (layer_conv_rows.go), or nil.
 	rows     *kernel.RowConv
@@ -111,6 +116,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l := &Convolution{layerBase: newLayerBase("Convolution", def, env), convSpec: spec, colFor: -1}
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	l.dFwdFn, l.dBwdFn = l.directForwardWorker, l.directBackwardWorker
+	l.dChainFn, l.dBwdChainFn = l.chainForwardWorker, l.chainBackwardWorker
 	l.rBwdFn = l.rowsBackwardWorker
 	return l, nil
 }

@@ -270,6 +270,86 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 	}
 }
 
+// forwardDirectChain runs forwardDirect for l (one bottom, one top) and
+// for c, whose bottom is the top of the group l runs in, as one run over
+// the blocks: a part convolves a block with l's group, then the same
+// images with c's (Net.forwardChain). Each value is computed as when they
+// run one after the other.
+func (l *Convolution) forwardDirectChain(c *Convolution, bottom, top, cBottom, cTop *Blob) {
+	for _, k := range [...]*Convolution{l, c} {
+		if k.prepF != k.direct.plan {
+			k.direct.plan.PackForward(k.blobs[0].DataSlice())
+		}
+		k.prepF = nil
+	}
+	l.x, l.y = bottom.DataSlice(), top.DataSlice()
+	c.x, c.y = cBottom.DataSlice(), cTop.DataSlice()
+	d := l.direct
+	l.chain = c
+	l.runner.run(d.workers, d.nblocks, l.dChainFn)
+	l.chain = nil
+	for _, k := range [...]*Convolution{l, c} {
+		k.x, k.y = nil, nil
+		k.colFor = -1
+		if k.direct.tail {
+			k.colFor = 0
+		}
+	}
+}
+
+// backwardDirectChain runs backwardDirect for l (one top, one bottom,
+// down: its gradient wanted) and for c, whose top is the bottom of the
+// group l runs in, as one run over the blocks: a part computes a block's
+// gradients with l's group, then the same images' with c's
+// (Net.backwardChain). Each value is computed as when they run one after
+// the other; each convolution's parts add their weight gradients as
+// before, after the run.
+func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, down bool, cTop, cBottom *Blob, cDown bool) {
+	for _, k := range [...]struct {
+		l           *Convolution
+		top, bottom *Blob
+		down        bool
+	}{{l, top, bottom, down}, {c, cTop, cBottom, cDown}} {
+		d := k.l.direct
+		k.l.dBwd = d
+		k.l.wantW = k.l.paramGrad(0)
+		k.l.wantB = k.l.bias && k.l.paramGrad(1)
+		k.l.wantDown = k.down
+		if k.down && k.l.prepB != d.plan {
+			d.plan.PackBackward(k.l.blobs[0].DataSlice())
+		}
+		k.l.haveCols = k.l.colFor == 0
+		k.l.dy, k.l.x, k.l.dx = k.top.DiffSlice(), k.bottom.DataSlice(), k.bottom.DiffSlice()
+	}
+	l.chain = c
+	l.runner.run(l.direct.workers, l.direct.bwdParts, l.dBwdChainFn)
+	l.chain = nil
+	for _, k := range [...]*Convolution{l, c} {
+		k.colFor = -1
+		k.addPartGrads(k.direct.bwdParts)
+		k.prepB = nil
+		k.haveCols = false
+		for _, s := range k.scratch {
+			s.colChunk = -1
+		}
+		k.x, k.dx, k.dy, k.dBwd = nil, nil, nil, nil
+	}
+}
+
+// chainBackwardWorker computes part p of l's backward, then of its
+// chained convolution's, as goroutine w.
+func (l *Convolution) chainBackwardWorker(w, p int) {
+	l.directBackwardWorker(w, p)
+	l.chain.directBackwardWorker(w, p)
+}
+
+// chainForwardWorker convolves block p with l's group, then with its
+// chained convolution's, as goroutine w.
+func (l *Convolution) chainForwardWorker(w, p int) {
+	l.directForwardWorker(w, p)
+	l.chain.directForwardWorker(w, p)
+}
+
 // directForwardWorker convolves block p as goroutine w.
 func (l *Convolution) directForwardWorker(w, p int) {
 	d := l.direct

@@ -514,6 +514,17 @@ func (n *Net) Forward() (float32, error) {
 			wait = -1
 		}
 		if f := n.fusions[i]; f != nil {
+			if g := n.chainNext(f); g != nil {
+				chained, err := n.forwardChain(f, g)
+				if err != nil {
+					return 0, err
+				}
+				i = f.last
+				if chained {
+					i = g.last
+				}
+				continue
+			}
 			if err := n.forwardFused(f); err != nil {
 				return 0, err
 			}
@@ -608,6 +619,36 @@ func (n *Net) backwardWith(h backwardHooks) error {
 		if wait >= 0 && first <= wait {
 			n.waitPreps()
 			wait = -1
+		}
+		if f != nil {
+			if g := n.chainPrev(f); g != nil && n.backwardChains(f, g) {
+				if wait >= 0 && g.first <= wait {
+					n.waitPreps()
+					wait = -1
+				}
+				if h != nil {
+					if parStats {
+						statsSegment('c', n.def.Layers[first].Name)
+					}
+					h.beforeBackward(first, i)
+					h.beforeBackward(g.first, g.last)
+				}
+				if parStats {
+					statsSegment('B', n.def.Layers[first].Name)
+				}
+				if err := n.backwardChain(f, g); err != nil {
+					return err
+				}
+				if h != nil {
+					if parStats {
+						statsSegment('u', n.def.Layers[first].Name)
+					}
+					h.afterBackward(first, i)
+					h.afterBackward(g.first, g.last)
+				}
+				i = g.first
+				continue
+			}
 		}
 		if h != nil {
 			if parStats {

@@ -151,26 +151,8 @@ func (n *Net) forwardFused(f *convFusion) error {
 	}
 	var ferr error
 	err := n.guard(f.first, func() {
-		top := n.tops[f.first][0]
-		f.y = top.DataSlice()
-		if f.pool != nil {
-			f.pool.x, f.pool.y = f.y, n.tops[f.poolIndex()][0].DataSlice()
-		}
-		f.conv.fused = f
+		n.setupForward(f)
 		defer f.release()
-		f.lanes = f.conv.setupDirectPool(f)
-		f.skipTop = f.lanes && n.skipUnread
-		f.chunkTop = n.skipUnread && f.conv.direct == nil && f.pool != nil && f.relu == nil
-		if f.chunkTop {
-			f.conv.growChunkBuffers()
-		}
-		f.stale = f.skipTop || f.chunkTop
-		if f.pool != nil {
-			f.pool.pending = nil
-			if f.lanes {
-				f.pool.pending = f
-			}
-		}
 		ferr = f.conv.Forward(n.bottoms[f.first], n.tops[f.first])
 	})
 	if err == nil {
@@ -179,20 +161,90 @@ func (n *Net) forwardFused(f *convFusion) error {
 	return err
 }
 
+// setupForward sets the group's fused forward pass up.
+func (n *Net) setupForward(f *convFusion) {
+	top := n.tops[f.first][0]
+	f.y = top.DataSlice()
+	if f.pool != nil {
+		f.pool.x, f.pool.y = f.y, n.tops[f.poolIndex()][0].DataSlice()
+	}
+	f.conv.fused = f
+	f.lanes = f.conv.setupDirectPool(f)
+	f.skipTop = f.lanes && n.skipUnread
+	f.chunkTop = n.skipUnread && f.conv.direct == nil && f.pool != nil && f.relu == nil
+	if f.chunkTop {
+		f.conv.growChunkBuffers()
+	}
+	f.stale = f.skipTop || f.chunkTop
+	if f.pool != nil {
+		f.pool.pending = nil
+		if f.lanes {
+			f.pool.pending = f
+		}
+	}
+}
+
+// chainNext returns the group that starts right after group f and reads
+// its last top, if any: with both convolutions on the direct path in
+// blocks of the same images, the two run as one run over the blocks
+// (forwardChain), a block's images through both groups, with one hand-off
+// instead of two and the first group's output of a block still in the
+// core's cache when the second reads it.
+func (n *Net) chainNext(f *convFusion) *convFusion {
+	j := f.last + 1
+	if j >= len(n.layers) || !chainGroups {
+		return nil
+	}
+	g := n.fusions[j]
+	if g == nil || n.bottoms[g.first][0] != n.tops[f.last][0] {
+		return nil
+	}
+	return g
+}
+
+// chainFits reports whether groups f and g run chained as they are
+// shaped: both fused, their convolutions on the direct path in the same
+// blocks of images, on more than one goroutine.
+func chainFits(f, g *convFusion) bool {
+	c, k := f.conv.direct, g.conv.direct
+	return f.fits() && g.fits() && c != nil && k != nil && c.nblocks == k.nblocks &&
+		c.plan.Lanes() == k.plan.Lanes() && c.workers == k.workers && c.workers > 1
+}
+
+// chainGroups lets Net.Forward chain groups (tests compare it off).
+var chainGroups = true
+
+// forwardChain runs groups f and g (chainNext) forward as one run when
+// both fit (as forwardFused runs one) and reports true; else it runs f
+// alone and reports false.
+func (n *Net) forwardChain(f, g *convFusion) (bool, error) {
+	for _, h := range [...]*convFusion{f, g} {
+		for i := h.first; i <= h.last; i++ {
+			if shapesChanged(n.bottomShapes[i], n.bottoms[i]) {
+				if err := n.reshapeLayer(i); err != nil {
+					return false, err
+				}
+			}
+		}
+	}
+	if !chainFits(f, g) {
+		return false, n.forwardFused(f)
+	}
+	return true, n.guard(f.first, func() {
+		n.setupForward(f)
+		defer f.release()
+		n.setupForward(g)
+		defer g.release()
+		f.conv.forwardDirectChain(g.conv, n.bottoms[f.first][0], n.tops[f.first][0], n.bottoms[g.first][0], n.tops[g.first][0])
+	})
+}
+
 // backwardFused runs the group's Backward, fused when every layer of it
 // runs backward and the convolution does (its weights, bias or input
 // want a gradient), else the layers one by one.
 func (n *Net) backwardFused(f *convFusion) error {
-	fused := f.fits()
-	for i := f.first; i <= f.last; i++ {
-		fused = fused && n.layerNeedBackward[i]
-		if i > f.first {
-			fused = fused && n.bottomNeedBackward[i][0]
-		}
-	}
 	c := f.conv
-	fused = fused && (c.paramGrad(0) || c.bias && c.paramGrad(1) || n.bottomNeedBackward[f.first][0])
-	if !fused {
+	if !n.fusedBackward(f) {
 		if f.stale {
 			// The layers' own backward passes read the top the fused
 			// forward did not write (an in-place ReLU's gradient does):
@@ -209,21 +261,80 @@ func (n *Net) backwardFused(f *convFusion) error {
 		return nil
 	}
 	return n.guard(f.first, func() {
-		top := n.tops[f.first][0]
-		f.y, f.dy = top.DataSlice(), top.DiffSlice()
-		if f.pool != nil {
-			pt := n.tops[f.poolIndex()][0]
-			f.py = pt.DataSlice()
-			f.pool.x, f.pool.y = f.dy, pt.DiffSlice()
-		}
-		c.fused = f
+		n.setupBackward(f)
 		defer f.release()
-		f.lanes = f.pool != nil && f.pool.pending == f
-		f.chunkGrad = n.skipUnread && f.pool != nil && (c.direct == nil || f.lanes)
-		if f.chunkGrad {
-			c.growChunkBuffers()
-		}
 		c.Backward(n.tops[f.first], n.bottomNeedBackward[f.first], n.bottoms[f.first])
+	})
+}
+
+// fusedBackward reports whether the group's backward runs fused: every
+// layer of it runs backward, and the convolution does (its weights, bias
+// or input want a gradient).
+func (n *Net) fusedBackward(f *convFusion) bool {
+	fused := f.fits()
+	for i := f.first; i <= f.last; i++ {
+		fused = fused && n.layerNeedBackward[i]
+		if i > f.first {
+			fused = fused && n.bottomNeedBackward[i][0]
+		}
+	}
+	c := f.conv
+	return fused && (c.paramGrad(0) || c.bias && c.paramGrad(1) || n.bottomNeedBackward[f.first][0])
+}
+
+// setupBackward sets the group's fused backward pass up.
+func (n *Net) setupBackward(f *convFusion) {
+	c := f.conv
+	top := n.tops[f.first][0]
+	f.y, f.dy = top.DataSlice(), top.DiffSlice()
+	if f.pool != nil {
+		pt := n.tops[f.poolIndex()][0]
+		f.py = pt.DataSlice()
+		f.pool.x, f.pool.y = f.dy, pt.DiffSlice()
+	}
+	c.fused = f
+	f.lanes = f.pool != nil && f.pool.pending == f
+	f.chunkGrad = n.skipUnread && f.pool != nil && (c.direct == nil || f.lanes)
+	if f.chunkGrad {
+		c.growChunkBuffers()
+	}
+}
+
+// chainPrev returns the group that ends right before group f and whose
+// last top f's convolution reads, if any: backward, the two can run as
+// one run over the blocks (backwardChain), a block's gradients through f's
+// group and then through g's.
+func (n *Net) chainPrev(f *convFusion) *convFusion {
+	if f.first == 0 || !chainGroups {
+		return nil
+	}
+	g := n.fusionEndingAt(f.first - 1)
+	if g == nil || n.tops[g.last][0] != n.bottoms[f.first][0] {
+		return nil
+	}
+	return g
+}
+
+// backwardChains reports whether groups f and g (chainPrev) run backward
+// chained: both fused, on the direct path (chainFits), a part of each
+// convolution's backward a block.
+func (n *Net) backwardChains(f, g *convFusion) bool {
+	if !n.fusedBackward(f) || !n.fusedBackward(g) || !chainFits(f, g) {
+		return false
+	}
+	c, k := f.conv.direct, g.conv.direct
+	return c.bwdParts == c.nblocks && k.bwdParts == k.nblocks
+}
+
+// backwardChain runs groups f and g (backwardChains) backward as one run.
+func (n *Net) backwardChain(f, g *convFusion) error {
+	return n.guard(f.first, func() {
+		n.setupBackward(f)
+		defer f.release()
+		n.setupBackward(g)
+		defer g.release()
+		f.conv.backwardDirectChain(g.conv, n.tops[f.first][0], n.bottoms[f.first][0], n.bottomNeedBackward[f.first][0],
+			n.tops[g.first][0], n.bottoms[g.first][0], n.bottomNeedBackward[g.first][0])
 	})
 }
 

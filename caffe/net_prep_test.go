@@ -56,3 +56,66 @@ func TestPrepAheadIdentical(t *testing.T) {
 		})
 	}
 }
+
+// TestChainedGroupsIdentical trains LeNet and CIFAR-10 quick a few steps
+// on two threads with consecutive fused groups chained into one run per
+// pass (LeNet's conv1 and conv2 groups, CIFAR-10 quick's conv2 and conv3)
+// and run one after the other: every blob's values and gradients and
+// every weight must be the same bit for bit.
+func TestChainedGroupsIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two nets a few steps twice")
+	}
+	defer func(v bool) { chainGroups = v }(chainGroups)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		chain       [2]string // the groups chained, by convolution
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, [2]string{"conv1", "conv2"}},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [2]string{"conv2", "conv3"}},
+	}
+	for _, nt := range nets {
+		t.Run(nt.name, func(t *testing.T) {
+			run := func(chain bool) *Solver {
+				chainGroups = chain
+				s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
+				s.Net().SetKeepTops(false)
+				if err := s.Step(context.Background(), 3); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			chained, alone := run(true), run(false)
+			chainGroups = true
+			n := chained.Net()
+			var got [][2]string
+			for _, f := range n.fusions {
+				if f == nil {
+					continue
+				}
+				if g := n.chainNext(f); g != nil && chainFits(f, g) && n.backwardChains(g, f) {
+					got = append(got, [2]string{n.def.Layers[f.first].Name, n.def.Layers[g.first].Name})
+				}
+			}
+			if len(got) != 1 || got[0] != nt.chain {
+				t.Errorf("chained groups %v, want %v", got, nt.chain)
+			}
+			for _, name := range n.BlobNames() {
+				a, b := n.Blob(name), alone.Net().Blob(name)
+				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+					t.Errorf("blob %s value %d: chained %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+				}
+				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+					t.Errorf("blob %s gradient %d: chained %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+				}
+			}
+			pa, pb := n.LearnableParams(), alone.Net().LearnableParams()
+			for k := range pa {
+				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+					t.Errorf("parameter %d value %d: chained %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+				}
+			}
+		})
+	}
+}

@@ -101,6 +101,7 @@ type segAgg struct {
 	runs                int
 	busy, cpu2, n       [maxStatsWorkers]int64
 	moved, callerMoved  int64
+	multi               int64 // runs of more than one part
 	wait, late, lateCnt int64
 }
 
@@ -175,6 +176,9 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 			if r.callerMoved {
 				g.callerMoved++
 			}
+			if r.parts > 1 && r.workers > 1 {
+				g.multi++
+			}
 			if r.first[1] != 0 {
 				g.late += r.first[1] - r.t0
 				g.lateCnt++
@@ -209,7 +213,7 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 	fmt.Fprintf(&sb, "\n%-18s %8s %8s | %8s %8s %5s %8s %8s %8s %7s %6s %9s %6s %8s %8s\n", "segment", "1t-wall", "1t-cpu",
 		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work", "wall0", "wall1")
 	var t1, t2, ser, wait, late, c1, c2, moved, callerMoved int64
-	var serCPU, runCPU, own0, own1 int64
+	var serCPU, runCPU, own0, own1, multi int64
 	for _, k := range b.order {
 		g, o := b.segs[k], a.segs[k]
 		if o == nil {
@@ -227,11 +231,12 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 		moved += g.moved
 		callerMoved += g.callerMoved
 		serCPU, runCPU, own0, own1 = serCPU+g.cpu-g.runCPU, runCPU+g.runCPU, own0+g.cpu2[0], own1+g.cpu2[1]
+		multi += g.multi
 	}
 	fmt.Fprintf(&sb, "%-18s %8.1f %8s | %8.1f %8.1f %5s %8s %8s %8s %7.1f %6.1f %9s %6.3f\n", "total", f(t1), "", f(t2), f(ser),
 		"", "", "", "", f(wait), f(late), "", float64(c2)/float64(c1))
-	fmt.Fprintf(&sb, "two threads: the caller's CPU time outside the runs (serial) %.1f µs per iteration, in them %.1f (its parts %.1f, polling %.1f); the other's parts %.1f\n",
-		f(serCPU), f(runCPU), f(own0), f(runCPU-own0), f(own1))
+	fmt.Fprintf(&sb, "two threads: the caller's CPU time outside the runs (serial) %.1f µs per iteration, in them %.1f (its parts %.1f, polling %.1f); the other's parts %.1f; %.1f runs of several parts per iteration\n",
+		f(serCPU), f(runCPU), f(own0), f(runCPU-own0), f(own1), float64(multi)/n)
 	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU); runs whose caller changed thread since the last: %.2f per iteration\n",
 		float64(moved)/n, float64(callerMoved)/n)
 	return sb.String()
