@@ -86,6 +86,10 @@ type Convolution struct {
 	// both.
 	chain                 *Convolution
 	dChainFn, dBwdChainFn func(w, p int)
+	// addPartGradsShared's run: the parts added, the ranges, the run's
+	// function.
+	addParts, addWorkers int
+	dAddFn               func(w, p int)
 	// The row convolution of a column-path Forward
 	// (layer_conv_rows.go), or nil.
 	rows     *kernel.RowConv
@@ -117,6 +121,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	l.dFwdFn, l.dBwdFn = l.directForwardWorker, l.directBackwardWorker
 	l.dChainFn, l.dBwdChainFn = l.chainForwardWorker, l.chainBackwardWorker
+	l.dAddFn = l.addPartGradsPart
 	l.rBwdFn = l.rowsBackwardWorker
 	return l, nil
 }
@@ -255,6 +260,72 @@ type convGrads struct {
 	dw      []float32 // parts but the first: the weight gradient
 	db      []float32 // the bias gradient
 	wroteDW bool      // dw holds a gradient
+}
+
+// shareGradAdds lets the direct path share the adding of its parts'
+// weight gradients among threads (tests compare it off).
+var shareGradAdds = true
+
+// addPartGradsShared adds the gradients of the first parts parts as
+// addPartGrads does, and those of the chained convolution's (its
+// backward's parts) when l.chain is set, on workers goroutines: the bias
+// gradients on the calling one, the weight gradients by ranges of values,
+// each value's additions in part order. With fewer than sgdSplitMin
+// weights in all, or one worker, the calling goroutine adds them all.
+func (l *Convolution) addPartGradsShared(parts, workers int) {
+	size := l.blobs[0].Count()
+	if c := l.chain; c != nil {
+		size += c.blobs[0].Count()
+	}
+	if workers < 2 || size < sgdSplitMin || !shareGradAdds {
+		l.addPartGrads(parts)
+		if c := l.chain; c != nil {
+			c.addPartGrads(c.direct.bwdParts)
+		}
+		return
+	}
+	l.addBiasGrads(parts)
+	if c := l.chain; c != nil {
+		c.addBiasGrads(c.direct.bwdParts)
+	}
+	l.addParts, l.addWorkers = parts, workers
+	l.runner.run(workers, workers, l.dAddFn)
+}
+
+// addPartGradsPart adds range q of addPartGradsShared's weight gradients.
+func (l *Convolution) addPartGradsPart(_, q int) {
+	l.addWeightGrads(l.addParts, q, l.addWorkers)
+	if c := l.chain; c != nil {
+		c.addWeightGrads(c.direct.bwdParts, q, l.addWorkers)
+	}
+}
+
+// addBiasGrads adds the bias gradients of the first parts parts, in part
+// order (addPartGrads).
+func (l *Convolution) addBiasGrads(parts int) {
+	if !l.wantB {
+		return
+	}
+	db := l.blobs[1].DiffSlice()
+	for _, g := range l.grads[:parts] {
+		kernel.Add(db, db, g.db[:l.numOutput])
+	}
+}
+
+// addWeightGrads adds range q of n of the weight gradients of parts 1,
+// …, parts−1, in part order (addPartGrads).
+func (l *Convolution) addWeightGrads(parts, q, n int) {
+	dw := l.blobs[0].DiffSlice()
+	lo, hi := span(q, n, len(dw))
+	lo, hi = lo&^15, hi&^15
+	if q == n-1 {
+		hi = len(dw)
+	}
+	for _, g := range l.grads[1:parts] {
+		if g.wroteDW {
+			kernel.Add(dw[lo:hi], dw[lo:hi], g.dw[lo:hi])
+		}
+	}
 }
 
 // addPartGrads adds the gradients of Backward's first parts parts into

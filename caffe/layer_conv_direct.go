@@ -323,10 +323,10 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	}
 	l.chain = c
 	l.runner.run(l.direct.workers, l.direct.bwdParts, l.dBwdChainFn)
+	l.addPartGradsShared(l.direct.bwdParts, l.direct.workers)
 	l.chain = nil
 	for _, k := range [...]*Convolution{l, c} {
 		k.colFor = -1
-		k.addPartGrads(k.direct.bwdParts)
 		k.prepB = nil
 		k.haveCols = false
 		for _, s := range k.scratch {
@@ -413,7 +413,7 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
 		l.colFor = -1
-		l.addPartGrads(d.bwdParts)
+		l.addPartGradsShared(d.bwdParts, d.workers)
 	}
 	l.prepB = nil
 	l.colFor, l.haveCols = -1, false

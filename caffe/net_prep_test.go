@@ -60,13 +60,15 @@ func TestPrepAheadIdentical(t *testing.T) {
 // TestChainedGroupsIdentical trains LeNet and CIFAR-10 quick a few steps
 // on two threads with consecutive fused groups chained into one run per
 // pass (LeNet's conv1 and conv2 groups, CIFAR-10 quick's conv2 and conv3)
-// and run one after the other: every blob's values and gradients and
-// every weight must be the same bit for bit.
+// and the parts' weight gradients added by both threads, and with the
+// groups run one after the other and those gradients added by one: every
+// blob's values and gradients and every weight must be the same bit for
+// bit.
 func TestChainedGroupsIdentical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two nets a few steps twice")
 	}
-	defer func(v bool) { chainGroups = v }(chainGroups)
+	defer func(v, w bool) { chainGroups, shareGradAdds = v, w }(chainGroups, shareGradAdds)
 	nets := []struct {
 		name, model string
 		c, h, w     int
@@ -78,7 +80,7 @@ func TestChainedGroupsIdentical(t *testing.T) {
 	for _, nt := range nets {
 		t.Run(nt.name, func(t *testing.T) {
 			run := func(chain bool) *Solver {
-				chainGroups = chain
+				chainGroups, shareGradAdds = chain, chain
 				s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
 				s.Net().SetKeepTops(false)
 				if err := s.Step(context.Background(), 3); err != nil {
