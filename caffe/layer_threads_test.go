@@ -36,6 +36,8 @@ func TestLayerThreads(t *testing.T) {
 		// Products too small to split: the input and weight gradients
 		// side by side (backwardPair).
 		{"InnerProduct/pair", `type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{7, 3, 5, 5}, true},
+		// 64 outputs: few row tiles, a part each (fcRowParts).
+		{"InnerProduct/row-tiles", `type: "InnerProduct" inner_product_param { num_output: 64 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{100, 1024}, true},
 		{"InnerProduct/columns", `type: "InnerProduct" inner_product_param { num_output: 2000 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{20, 2, 5, 30}, true},
 		{"Convolution", `type: "Convolution" convolution_param { num_output: 6 kernel_size: 3 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 24, 24}, false},
 		{"Deconvolution", `type: "Deconvolution" convolution_param { num_output: 4 group: 2 kernel_size: 3 stride: 2 pad: 1 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{9, 4, 10, 10}, false},

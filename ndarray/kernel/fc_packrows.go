@@ -34,3 +34,7 @@ func FCForwardPackRows(m, n, k int, b []float32, ldb int, dst []float32, lo, hi 
 		}
 	}
 }
+
+// FCRowTile returns the tile of rows by which FCForward and FCWeightGrad
+// cut their parts: every part but the last holds a multiple of it.
+func FCRowTile() int { return active.mr }
