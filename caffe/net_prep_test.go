@@ -3,6 +3,8 @@ package caffe
 import (
 	"context"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // TestPrepAheadIdentical trains LeNet and CIFAR-10 quick a few steps on
@@ -14,6 +16,9 @@ import (
 func TestPrepAheadIdentical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two nets a few steps twice")
+	}
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution (noasm build): nothing is packed ahead")
 	}
 	defer func(v bool) { prepAhead = v }(prepAhead)
 	nets := []struct {
@@ -67,6 +72,9 @@ func TestPrepAheadIdentical(t *testing.T) {
 func TestChainedGroupsIdentical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two nets a few steps twice")
+	}
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution (noasm build): no groups to chain")
 	}
 	defer func(v, w bool) { chainGroups, shareGradAdds = v, w }(chainGroups, shareGradAdds)
 	nets := []struct {
