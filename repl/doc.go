@@ -46,10 +46,12 @@
 // errors.Is and errors.As), Go's run-time errors. Other rewrites keep the
 // interpreter from taking the process down: go statements run on
 // goroutines that report a panic instead of crashing, and defer at the
-// top level is refused. A panic in an input, in a goroutine it started or
-// in a callback an RDD worker ran comes back as an error; interrupting an
-// input (canceling its context) stops interpreted code at once and
-// compiled code that watches ctx.
+// top level is refused (one in the block of a top-level for, if, switch
+// or select runs its call when that statement ends, last in first out).
+// A panic in an input, in a goroutine it started or in a callback an RDD
+// worker ran comes back as an error; interrupting an input (canceling its
+// context) stops interpreted code at once and compiled code that watches
+// ctx.
 //
 // User code cannot end the process with the failures the Go runtime does
 // not let a program recover from, as far as they can be seen coming:

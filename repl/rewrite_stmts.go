@@ -209,21 +209,18 @@ func isPointer(t types.Type) bool {
 //	defer f(a, b)  →  { t1, t2 := a, b; defer f(t1, t2) }
 //
 // with the receiver of a method, or a function held in a variable,
-// evaluated the same way. Top-level statements (in stmtChunk's wrapper)
-// are left alone: defer is refused there.
+// evaluated the same way. In a chunk of top-level statements, a defer
+// that is itself one of the statements is left alone (defer is refused
+// there); one in the block of a top-level loop, if or switch is
+// rewritten like any other, and its call runs when that statement ends.
 func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
-	funcs := 0
-	astutil.Apply(n, func(c *astutil.Cursor) bool {
-		if _, ok := c.Node().(*ast.FuncLit); ok {
-			funcs++
-		}
-		return true
-	}, func(c *astutil.Cursor) bool {
-		switch d := c.Node().(type) {
-		case *ast.FuncLit:
-			funcs--
-		case *ast.DeferStmt:
-			if topLevel && funcs == 0 {
+	var top *ast.BlockStmt
+	if f, ok := n.(*ast.File); ok && topLevel {
+		top = f.Decls[0].(*ast.FuncDecl).Body
+	}
+	astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
+		if d, ok := c.Node().(*ast.DeferStmt); ok {
+			if top != nil && c.Parent() == top {
 				return true
 			}
 			if st := r.deferEarly(d); st != nil {

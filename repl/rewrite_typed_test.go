@@ -29,6 +29,10 @@ func TestToday(t *testing.T) {
 			{in: "func d() { x := 1; defer fmt.Println(\"x is\", x); x = 2 }; d()", out: "x is 1\n"},
 			{in: "type C struct{ n int }\nfunc (c *C) Show() { fmt.Println(\"n is\", c.n) }\nfunc e() { c := C{1}; defer c.Show(); c.n = 5 }; e()", out: "n is 5\n"},
 			{in: "func f2() { p := fmt.Println; defer p(\"first\"); p = func(a ...any) (int, error) { return 0, nil } }; f2()", out: "first\n"},
+			// In a top-level statement's block too; the calls run when the statement ends.
+			{in: "for i := range 3 { defer fmt.Print(i) }\nfmt.Print(\" end\")", out: "210 end"},
+			{in: "for i := range 3 { defer func() { fmt.Print(i) }() }", out: "210"},
+			{in: "if true { c := C{1}; defer c.Show(); p := fmt.Println; defer p(\"first\"); p = nil; c.n = 7 }", out: "first\nn is 7\n"},
 		}},
 		{"range over integers", []evalStep{
 			{in: "type Small uint8\nvar n Small = 3\nvar last Small\nfor i := range n { last = i }\nfmt.Println(int(last))", out: "2\n"},
