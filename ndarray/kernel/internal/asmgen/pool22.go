@@ -99,17 +99,6 @@ func pool22Consts(c *build.Context) operand.Mem {
 	return m
 }
 
-// clampCount emits t = min(max(t, 0), 16), using EDX (setMask reads the
-// count's low byte).
-func clampCount(c *build.Context, t reg.Register) {
-	c.MOVL(operand.U32(0), reg.EDX)
-	c.CMPQ(t, reg.RDX)
-	c.CMOVQLT(reg.RDX, t)
-	c.MOVL(operand.U32(16), reg.EDX)
-	c.CMPQ(t, reg.RDX)
-	c.CMOVQGT(reg.RDX, t)
-}
-
 // nextPlane emits the step of the plane pointers xS (height·width floats)
 // and yS, mS (outH·outW each) and the loop over planes counted by n.
 func nextPlane(c *build.Context, xS, yS, mS, n, t reg.Register, label string) {
@@ -143,10 +132,11 @@ func narrowCheck(c *build.Context, width, t reg.Register, label string) {
 	c.Label("general")
 }
 
-// narrowGroups emits n = planes·outH/4 (AVX2, with half: /2), the
-// groups of rows of outputs, and lim = 16·outH, the offset in a plane
-// where its rows of outputs end.
-func narrowGroups(c *build.Context, n, lim reg.Register, half bool) {
+// narrowGroups emits the label narrow, n = planes·outH/4 (AVX2, with
+// half: /2), the groups of rows of outputs, lim = 16·outH, the offset in
+// a plane where its rows of outputs end, and off = 0.
+func narrowGroups(c *build.Context, n, off, lim reg.Register, half bool) {
+	c.Label("narrow")
 	c.Load(c.Param("outH"), lim)
 	c.Load(c.Param("planes"), n)
 	c.IMULQ(lim, n)
@@ -156,35 +146,47 @@ func narrowGroups(c *build.Context, n, lim reg.Register, half bool) {
 		c.SHRQ(operand.U8(2), n)
 	}
 	c.SHLQ(operand.U8(4), lim)
+	c.XORQ(off, off)
 }
 
-// narrowStep emits the step of off (16·ph for a group's first row of
-// outputs ph) to the next group of rows rows, back to 0 at the next
-// plane.
-func narrowStep(c *build.Context, off, lim reg.Register, rows int) {
+// narrowNext emits the step of a group of rows rows of outputs on planes
+// 8 wide to the next: xS past its 4·rows input rows, yS and mS past its
+// 4·rows outputs, off (16·ph for the group's first row of outputs ph)
+// to the next group, back to 0 at the next plane; then the loop over the
+// n groups back to narrowGroup, and the return.
+func narrowNext(c *build.Context, xS, yS, mS, off, lim, n reg.Register, rows int) {
+	c.ADDQ(operand.U32(64*rows), xS)
+	c.ADDQ(operand.U8(16*rows), yS)
+	c.ADDQ(operand.U8(16*rows), mS)
 	c.ADDQ(operand.U8(16*rows), off)
 	c.XORQ(reg.RDX, reg.RDX)
 	c.CMPQ(off, lim)
 	c.CMOVQEQ(reg.RDX, off)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("narrowGroup"))
+	finish(c)
+}
+
+// planeStrips emits the labels of the loops over planes and over the
+// strips of a plane, nl = outW outputs left and cb = 0 its first column
+// between them.
+func planeStrips(c *build.Context, nl, cb reg.Register) {
+	c.Label("plane")
+	c.Load(c.Param("outW"), nl)
+	c.XORQ(cb, cb)
+	c.Label("strip")
 }
 
 // maxPool2s2_512 emits maxPool2s2AVX512: strips of 16 outputs over 32
 // input columns, output row by output row, plane by plane; planes 8
 // wide four rows of outputs at a time.
 func maxPool2s2_512(c *build.Context, tab operand.Mem) {
-	c.Function("maxPool2s2AVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)")
-	c.Doc("maxPool2s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 2×2 windows, stride 2, of planes consecutive height×width planes x, clipped to them, for outH×outW outputs per plane whose windows start inside it (planes >= 1).")
+	poolFunc(c, "maxPool2s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool2s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 2×2 windows, stride 2, of planes consecutive height×width planes x, clipped to them, for outH×outW outputs per plane whose windows start inside it (planes >= 1).")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
 	t := reg.RAX
-	c.Load(c.Param("y"), yS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("x"), xS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("planes"), n)
+	loadParams(c, []string{"y", "mask", "x", "width", "planes"}, yS, mS, xS, width, n)
 
 	v0, v1, e, o, best, rel, idx, base := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7
 	negMax, evens, odds, minus1, one, rw, rw1 := reg.Z31, reg.Z30, reg.Z29, reg.Z28, reg.Z27, reg.Z26, reg.Z25
@@ -197,23 +199,9 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	c.VPADDD(one, rw, rw1)
 	narrowCheck(c, width, t, "narrow")
 
-	c.Label("plane")
-	c.Load(c.Param("outW"), nl)
-	c.XORQ(cb, cb)
-	c.Label("strip")
+	planeStrips(c, nl, cb)
 	// K1: the strip's outputs; K3, K4: its columns inside the plane.
-	c.MOVQ(nl, t)
-	clampCount(c, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	for i, off := range []int{0, 16} {
-		c.MOVQ(width, t)
-		c.SUBQ(cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		clampCount(c, t)
-		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4}[i])
-	}
+	stripMasks512(c, nl, width, cb, t, []int{0, 16}, []reg.Register{reg.K3, reg.K4})
 	c.MOVQ(cb, t)
 	c.VPBROADCASTD(reg.EAX, base)
 	c.VPADDD(evens, base, base)
@@ -241,53 +229,37 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	split(operand.Mem{Base: xp})
 	c.VMAXPS(negMax, e, best)
 	c.VPXORD(rel, rel, rel)
-	c.VCMPPS(operand.U8(cmpGTOQ), best, o, reg.K2)
-	c.VMOVAPS(o, reg.K2, best)
-	c.VMOVDQA32(one, reg.K2, rel)
+	takeGreater512(c, best, rel, o, one)
 	c.Load(c.Param("height"), rowsHere)
 	c.SUBQ(ph2, rowsHere)
 	c.CMPQ(rowsHere, operand.U8(2))
 	c.JLT(operand.LabelRef("store"))
 	split(operand.Mem{Base: xp, Index: width, Scale: 4})
-	c.VCMPPS(operand.U8(cmpGTOQ), best, e, reg.K2)
-	c.VMOVAPS(e, reg.K2, best)
-	c.VMOVDQA32(rw, reg.K2, rel)
-	c.VCMPPS(operand.U8(cmpGTOQ), best, o, reg.K2)
-	c.VMOVAPS(o, reg.K2, best)
-	c.VMOVDQA32(rw1, reg.K2, rel)
+	takeGreater512(c, best, rel, e, rw)
+	takeGreater512(c, best, rel, o, rw1)
 	c.Label("store")
 	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
 	c.VMOVDQA32(minus1, idx)
 	c.VPADDD(base, rel, reg.K2, idx)
 	c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
 	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
-	c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
-	c.Load(c.Param("outW"), t)
-	c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
-	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	rowStep(c, xp, yp, mp, width, t)
 	c.VPADDD(rw, base, base)
 	c.VPADDD(rw, base, base)
-	c.ADDQ(operand.U8(2), ph2)
-	c.Load(c.Param("outH"), t)
-	c.SHLQ(operand.U8(1), t)
-	c.CMPQ(ph2, t)
-	c.JLT(operand.LabelRef("outRow"))
+	outRowLoop(c, ph2, t, "outRow")
 
 	c.ADDQ(operand.U8(32), cb)
 	c.SUBQ(operand.U8(16), nl)
 	c.JG(operand.LabelRef("strip"))
 	nextPlane(c, xS, yS, mS, n, t, "plane")
-	c.VZEROUPPER()
-	c.RET()
+	finish(c)
 
 	// Planes 8 wide: four vectors of two input rows each hold the
 	// windows of four rows of outputs, whose even and odd columns two
 	// permutes per pair of vectors and two 128-bit lane shuffles gather
 	// in the order of the outputs.
-	c.Label("narrow")
 	off, lim := ph2, rowsHere
-	narrowGroups(c, n, lim, false)
-	c.XORQ(off, off)
+	narrowGroups(c, n, off, lim, false)
 	v2, v3, pa, pb, pc, pd := reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12, reg.Z13
 	e1, o1, idxA, idxB, nbase := reg.Z14, reg.Z15, reg.Z24, reg.Z23, reg.Z22
 	c.VMOVDQU32(tab.Offset(480), idxA)
@@ -310,9 +282,7 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	c.VMAXPS(negMax, e, best)
 	c.VPXORD(rel, rel, rel)
 	for _, q := range []struct{ v, r reg.VecPhysical }{{o, one}, {e1, rw}, {o1, rw1}} {
-		c.VCMPPS(operand.U8(cmpGTOQ), best, q.v, reg.K2)
-		c.VMOVAPS(q.v, reg.K2, best)
-		c.VMOVDQA32(q.r, reg.K2, rel)
+		takeGreater512(c, best, rel, q.v, q.r)
 	}
 	c.VPBROADCASTD(off.As32(), base)
 	c.VPADDD(nbase, base, base)
@@ -321,14 +291,7 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	c.VPADDD(base, rel, reg.K2, idx)
 	c.VMOVUPS(best, operand.Mem{Base: yS})
 	c.VMOVDQU32(idx, operand.Mem{Base: mS})
-	c.ADDQ(operand.U32(256), xS)
-	c.ADDQ(operand.U8(64), yS)
-	c.ADDQ(operand.U8(64), mS)
-	narrowStep(c, off, lim, 4)
-	c.DECQ(n)
-	c.JNZ(operand.LabelRef("narrowGroup"))
-	c.VZEROUPPER()
-	c.RET()
+	narrowNext(c, xS, yS, mS, off, lim, n, 4)
 }
 
 // maxPool2s2_256 emits maxPool2s2AVX2, maxPool2s2AVX512 for AVX2: strips
@@ -337,19 +300,12 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 // 4, 5, 2, 3, 6, 7 until VPERMQ puts them in order at the store. The masks
 // of partial strips are vectors kept on the stack.
 func maxPool2s2_256(c *build.Context, tab operand.Mem) {
-	c.Function("maxPool2s2AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)")
-	c.Doc("maxPool2s2AVX2 is maxPool2s2AVX512 for AVX2.")
+	poolFunc(c, "maxPool2s2AVX2", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool2s2AVX2 is maxPool2s2AVX512 for AVX2.")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
 	t := reg.RAX
-	c.Load(c.Param("y"), yS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("x"), xS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("planes"), n)
+	loadParams(c, []string{"y", "mask", "x", "width", "planes"}, yS, mS, xS, width, n)
 	// Locals: the masks of the stores and of the loads at columns 16b and
 	// 16b+8; width and width+1 in every lane.
 	loc := c.AllocLocal(5 * 32)
@@ -367,25 +323,8 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU(k, rw1)
 	narrowCheck(c, width, t, "narrow")
 
-	c.Label("plane")
-	c.Load(c.Param("outW"), nl)
-	c.XORQ(cb, cb)
-	c.Label("strip")
-	c.VMOVQ(nl, reg.X6)
-	c.VPBROADCASTD(reg.X6, k)
-	c.VPCMPGTD(tab.Offset(256), k, k)
-	c.VMOVDQU(k, masks(0))
-	for i, off := range []int{0, 8} {
-		c.MOVQ(width, t)
-		c.SUBQ(cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		c.VMOVQ(t, reg.X6)
-		c.VPBROADCASTD(reg.X6, k)
-		c.VPCMPGTD(tab.Offset(256), k, k)
-		c.VMOVDQU(k, masks(1+i))
-	}
+	planeStrips(c, nl, cb)
+	stripMasks256(c, nl, width, cb, t, reg.X6, k, tab.Offset(256), masks, []int{0, 8})
 	c.LEAQ(operand.Mem{Base: xS, Index: cb, Scale: 4}, xp)
 	c.LEAQ(operand.Mem{Base: yS, Index: cb, Scale: 2}, yp)
 	c.LEAQ(operand.Mem{Base: mS, Index: cb, Scale: 2}, mp)
@@ -436,53 +375,24 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 		c.VPADDD(base, rel, rel)
 		c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
 		c.VPOR(k, rel, rel) // −1 where nothing is greater than −MaxFloat32
-		c.VPERMQ(operand.U8(0xd8), best, best)
-		c.VPERMQ(operand.U8(0xd8), rel, rel)
-		if full {
-			c.VMOVUPS(best, operand.Mem{Base: yp})
-			c.VMOVDQU(rel, operand.Mem{Base: mp})
-		} else {
-			c.VMOVDQU(masks(0), k)
-			c.VMASKMOVPS(best, k, operand.Mem{Base: yp})
-			c.VPMASKMOVD(rel, k, operand.Mem{Base: mp})
-		}
-		c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
-		c.Load(c.Param("outW"), t)
-		c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
-		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		storeOutputs256(c, best, rel, k, yp, mp, masks(0), full)
+		rowStep(c, xp, yp, mp, width, t)
 		c.VPADDD(rw, base, base)
 		c.VPADDD(rw, base, base)
-		c.ADDQ(operand.U8(2), ph2)
-		c.Load(c.Param("outH"), t)
-		c.SHLQ(operand.U8(1), t)
-		c.CMPQ(ph2, t)
-		c.JLT(operand.LabelRef("outRow" + tag))
+		outRowLoop(c, ph2, t, "outRow"+tag)
 	}
-	c.CMPQ(nl, operand.U8(8))
-	c.JLT(operand.LabelRef("partial"))
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.CMPQ(t, operand.U8(16))
-	c.JLT(operand.LabelRef("partial"))
-	rows(true, "Full")
-	c.JMP(operand.LabelRef("stripEnd"))
-	c.Label("partial")
-	rows(false, "")
-	c.Label("stripEnd")
+	fullOrPartial(c, nl, width, cb, t, 16, rows)
 	c.ADDQ(operand.U8(16), cb)
 	c.SUBQ(operand.U8(8), nl)
 	c.JG(operand.LabelRef("strip"))
 	nextPlane(c, xS, yS, mS, n, t, "plane")
-	c.VZEROUPPER()
-	c.RET()
+	finish(c)
 
 	// Planes 8 wide: four input rows, one vector each, hold the windows
 	// of two rows of outputs; VSHUFPS takes the even or odd columns of
 	// rows 2·ph and 2·ph+2 (or 2·ph+1 and 2·ph+3) at once.
-	c.Label("narrow")
 	off, lim := ph2, rowsHere
-	narrowGroups(c, n, lim, true)
-	c.XORQ(off, off)
+	narrowGroups(c, n, off, lim, true)
 	v2, v3, e1, o1, nbase := reg.Y8, reg.Y9, reg.Y10, reg.Y11, reg.Y12
 	c.VMOVDQU(tab.Offset(1184), nbase)
 	c.Label("narrowGroup")
@@ -515,14 +425,7 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 	c.VPERMQ(operand.U8(0xd8), rel, rel)
 	c.VMOVUPS(best, operand.Mem{Base: yS})
 	c.VMOVDQU(rel, operand.Mem{Base: mS})
-	c.ADDQ(operand.U32(128), xS)
-	c.ADDQ(operand.U8(32), yS)
-	c.ADDQ(operand.U8(32), mS)
-	narrowStep(c, off, lim, 2)
-	c.DECQ(n)
-	c.JNZ(operand.LabelRef("narrowGroup"))
-	c.VZEROUPPER()
-	c.RET()
+	narrowNext(c, xS, yS, mS, off, lim, n, 2)
 }
 
 // maxPoolBack2s2_512 emits maxPoolBack2s2AVX512: strips of 16 outputs
@@ -530,19 +433,12 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 // Strips continue while their first column lies inside the plane, so
 // that columns past the outputs' windows are cleared too.
 func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
-	c.Function("maxPoolBack2s2AVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)")
-	c.Doc("maxPoolBack2s2AVX512 sets planes consecutive height×width planes dx to the gradient of a 2×2, stride-2 max pooling without padding: each element is 0 + dy[i] for the output i whose mask[i] (-1 or inside output i's window) is the element, else +0 (planes >= 1).")
+	poolFunc(c, "maxPoolBack2s2AVX512", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack2s2AVX512 sets planes consecutive height×width planes dx to the gradient of a 2×2, stride-2 max pooling without padding: each element is 0 + dy[i] for the output i whose mask[i] (-1 or inside output i's window) is the element, else +0 (planes >= 1).")
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
 	t := reg.RAX
-	c.Load(c.Param("dx"), dxS)
-	c.Load(c.Param("dy"), dyS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("planes"), n)
+	loadParams(c, []string{"dx", "dy", "mask", "width", "planes"}, dxS, dyS, mS, width, n)
 
 	m, d, mLo, mHi, dLo, dHi := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5
 	colLo, colHi, zero, r0, r1 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10
@@ -557,23 +453,9 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 	c.VPBROADCASTD(reg.EAX, c16)
 	narrowCheck(c, width, t, "narrow")
 
-	c.Label("plane")
-	c.Load(c.Param("outW"), nl)
-	c.XORQ(cb, cb)
-	c.Label("strip")
+	planeStrips(c, nl, cb)
 	// K1: the strip's outputs; K3, K4: its columns inside the plane.
-	c.MOVQ(nl, t)
-	clampCount(c, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	clampCount(c, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K3)
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.SUBQ(operand.U8(16), t)
-	clampCount(c, t)
-	setMask(c, reg.EAX, reg.EDX, reg.K4)
+	stripMasks512(c, nl, width, cb, t, []int{0, 16}, []reg.Register{reg.K3, reg.K4})
 	// colLo, colHi: each column's offset in the plane, in row 2·ph.
 	c.MOVQ(cb, t)
 	c.VPBROADCASTD(reg.EAX, colLo)
@@ -616,19 +498,12 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 		c.VMOVUPS(r1, reg.K4, hi)
 	}
 	c.Label("next")
-	c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
-	c.Load(c.Param("outW"), t)
-	c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
-	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	rowStep(c, dxp, dyp, mp, width, t)
 	c.VPADDD(rw, colLo, colLo)
 	c.VPADDD(rw, colLo, colLo)
 	c.VPADDD(rw, colHi, colHi)
 	c.VPADDD(rw, colHi, colHi)
-	c.ADDQ(operand.U8(2), ph2)
-	c.Load(c.Param("outH"), t)
-	c.SHLQ(operand.U8(1), t)
-	c.CMPQ(ph2, t)
-	c.JLT(operand.LabelRef("outRow"))
+	outRowLoop(c, ph2, t, "outRow")
 	// The row past the windows, when the plane has one (rounding down).
 	c.Load(c.Param("height"), t)
 	c.CMPQ(ph2, t)
@@ -641,15 +516,12 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
 	nextPlane(c, dxS, dyS, mS, n, t, "plane")
-	c.VZEROUPPER()
-	c.RET()
+	finish(c)
 
 	// Planes 8 wide: four rows of outputs give four vectors of two input
 	// rows each.
-	c.Label("narrow")
 	off, lim := ph2, rowsHere
-	narrowGroups(c, n, lim, false)
-	c.XORQ(off, off)
+	narrowGroups(c, n, off, lim, false)
 	dup := []reg.VecPhysical{reg.Z12, reg.Z13, reg.Z14, reg.Z15}
 	for j, r := range dup {
 		c.VMOVDQU32(tab.Offset(672+64*j), r)
@@ -667,33 +539,19 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 		c.VMOVAPS_Z(dLo, reg.K5, r0)
 		c.VMOVUPS(r0, operand.Mem{Base: dxS, Disp: 64 * j})
 	}
-	c.ADDQ(operand.U32(256), dxS)
-	c.ADDQ(operand.U8(64), dyS)
-	c.ADDQ(operand.U8(64), mS)
-	narrowStep(c, off, lim, 4)
-	c.DECQ(n)
-	c.JNZ(operand.LabelRef("narrowGroup"))
-	c.VZEROUPPER()
-	c.RET()
+	narrowNext(c, dxS, dyS, mS, off, lim, n, 4)
 }
 
 // maxPoolBack2s2_256 emits maxPoolBack2s2AVX2, maxPoolBack2s2AVX512 for
 // AVX2: strips of 8 outputs over 16 input columns, taken as two halves
 // of 8 columns; the chosen gradients are kept by AND.
 func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
-	c.Function("maxPoolBack2s2AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)")
-	c.Doc("maxPoolBack2s2AVX2 is maxPoolBack2s2AVX512 for AVX2.")
+	poolFunc(c, "maxPoolBack2s2AVX2", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack2s2AVX2 is maxPoolBack2s2AVX512 for AVX2.")
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
 	t := reg.RAX
-	c.Load(c.Param("dx"), dxS)
-	c.Load(c.Param("dy"), dyS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("planes"), n)
+	loadParams(c, []string{"dx", "dy", "mask", "width", "planes"}, dxS, dyS, mS, width, n)
 	// Locals: width in every lane; the lanes of the strip's outputs; its
 	// columns inside the plane (two halves).
 	loc := c.AllocLocal(4 * 32)
@@ -709,22 +567,8 @@ func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU(tmp, rw)
 	narrowCheck(c, width, t, "narrow")
 
-	c.Label("plane")
-	c.Load(c.Param("outW"), nl)
-	c.XORQ(cb, cb)
-	c.Label("strip")
-	c.VMOVQ(nl, reg.X9)
-	c.VPBROADCASTD(reg.X9, tmp)
-	c.VPCMPGTD(tab.Offset(256), tmp, tmp)
-	c.VMOVDQU(tmp, lanes)
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.VMOVQ(t, reg.X9)
-	c.VPBROADCASTD(reg.X9, k)
-	c.VPCMPGTD(tab.Offset(256), k, tmp)
-	c.VMOVDQU(tmp, st(0))
-	c.VPCMPGTD(tab.Offset(288), k, tmp)
-	c.VMOVDQU(tmp, st(1))
+	planeStrips(c, nl, cb)
+	backMasks256(c, nl, width, cb, t, reg.X9, k, tmp, tab.Offset(256), lanes, st(0), st(1))
 	c.LEAQ(operand.Mem{Base: dxS, Index: cb, Scale: 4}, dxp)
 	c.LEAQ(operand.Mem{Base: dyS, Index: cb, Scale: 2}, dyp)
 	c.LEAQ(operand.Mem{Base: mS, Index: cb, Scale: 2}, mp)
@@ -786,19 +630,12 @@ func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
 			store(tmp, 1, hi)
 		}
 		c.Label("next" + tag)
-		c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
-		c.Load(c.Param("outW"), t)
-		c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
-		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		rowStep(c, dxp, dyp, mp, width, t)
 		c.VPADDD(rw, colLo, colLo)
 		c.VPADDD(rw, colLo, colLo)
 		c.VPADDD(rw, colHi, colHi)
 		c.VPADDD(rw, colHi, colHi)
-		c.ADDQ(operand.U8(2), ph2)
-		c.Load(c.Param("outH"), t)
-		c.SHLQ(operand.U8(1), t)
-		c.CMPQ(ph2, t)
-		c.JLT(operand.LabelRef("outRow" + tag))
+		outRowLoop(c, ph2, t, "outRow"+tag)
 		// The row past the windows, when the plane has one.
 		c.Load(c.Param("height"), t)
 		c.CMPQ(ph2, t)
@@ -806,31 +643,18 @@ func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
 		store(zero, 0, operand.Mem{Base: dxp})
 		store(zero, 1, operand.Mem{Base: dxp, Disp: 32})
 	}
-	c.CMPQ(nl, operand.U8(8))
-	c.JLT(operand.LabelRef("partial"))
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.CMPQ(t, operand.U8(16))
-	c.JLT(operand.LabelRef("partial"))
-	rows(true, "Full")
-	c.JMP(operand.LabelRef("stripEnd"))
-	c.Label("partial")
-	rows(false, "")
-	c.Label("stripEnd")
+	fullOrPartial(c, nl, width, cb, t, 16, rows)
 	c.ADDQ(operand.U8(16), cb)
 	c.SUBQ(operand.U8(8), nl)
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
 	nextPlane(c, dxS, dyS, mS, n, t, "plane")
-	c.VZEROUPPER()
-	c.RET()
+	finish(c)
 
 	// Planes 8 wide: two rows of outputs give four input rows, one
 	// vector each.
-	c.Label("narrow")
 	off, lim := ph2, rowsHere
-	narrowGroups(c, n, lim, true)
-	c.XORQ(off, off)
+	narrowGroups(c, n, off, lim, true)
 	dup := []reg.VecPhysical{reg.Y12, reg.Y13}
 	c.VMOVDQU(tab.Offset(352), dup[0])
 	c.VMOVDQU(tab.Offset(384), dup[1])
@@ -848,12 +672,5 @@ func maxPoolBack2s2_256(c *build.Context, tab operand.Mem) {
 		c.VANDPS(dLo, tmp, tmp)
 		c.VMOVUPS(tmp, operand.Mem{Base: dxS, Disp: 32 * j})
 	}
-	c.ADDQ(operand.U32(128), dxS)
-	c.ADDQ(operand.U8(32), dyS)
-	c.ADDQ(operand.U8(32), mS)
-	narrowStep(c, off, lim, 2)
-	c.DECQ(n)
-	c.JNZ(operand.LabelRef("narrowGroup"))
-	c.VZEROUPPER()
-	c.RET()
+	narrowNext(c, dxS, dyS, mS, off, lim, n, 2)
 }

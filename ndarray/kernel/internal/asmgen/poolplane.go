@@ -112,19 +112,12 @@ const cmpLEOQ = 0x12
 // row-major window order. Input row 2·ph+2, the last window row of output
 // row ph, is reduced once for ph and ph+1.
 func maxPool3s2_512(c *build.Context, tab operand.Mem) {
-	c.Function("maxPool3s2AVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(y *float32, mask *int32, x *float32, height, width, outH, outW int)")
-	c.Doc("maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
+	poolFunc(c, "maxPool3s2AVX512", "func(y *float32, mask *int32, x *float32, height, width, outH, outW int)", "maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
 	t := reg.RAX
-	c.Load(c.Param("y"), yS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("x"), xS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("outW"), nl)
+	loadParams(c, []string{"y", "mask", "x", "width", "outW"}, yS, mS, xS, width, nl)
 	c.XORQ(cb, cb)
 
 	hv0, hr0, hv1, hr1, hv2, hr2 := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5
@@ -141,29 +134,10 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 	c.VPBROADCASTD(reg.R8L, rw1)
 	c.VPADDD(rw1, rw1, rw2)
 
-	clamp := func() {
-		c.MOVL(operand.U32(0), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQLT(reg.RDX, t)
-		c.MOVL(operand.U32(16), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQGT(reg.RDX, t)
-	}
 	c.Label("strip")
 	// K1: the strip's outputs; K3, K4, K5, K6: the columns inside the
 	// plane of its loads at columns 32b, 32b+16, 32b+2 and 32b+18.
-	c.MOVQ(nl, t)
-	clamp()
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	for i, off := range []int{0, 16, 2, 18} {
-		c.MOVQ(width, t)
-		c.SUBQ(cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		clamp()
-		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i])
-	}
+	stripMasks512(c, nl, width, cb, t, []int{0, 16, 2, 18}, []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6})
 	c.MOVQ(cb, t)
 	c.VPBROADCASTD(reg.EAX, base)
 	c.VPADDD(evens, base, base)
@@ -188,12 +162,8 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 		c.VMOVDQA32(evens, e2)
 		c.VPERMI2PS(u1, u0, e2)
 		c.VPXORD(hr, hr, hr)
-		c.VCMPPS(operand.U8(cmpGTOQ), hv, o, reg.K2)
-		c.VMOVAPS(o, reg.K2, hv)
-		c.VMOVDQA32(one, reg.K2, hr)
-		c.VCMPPS(operand.U8(cmpGTOQ), hv, e2, reg.K2)
-		c.VMOVAPS(e2, reg.K2, hv)
-		c.VMOVDQA32(two, reg.K2, hr)
+		takeGreater512(c, hv, hr, o, one)
+		takeGreater512(c, hv, hr, e2, two)
 	}
 	horiz(operand.Mem{Base: xp}, hv0, hr0)
 	c.Label("outRow")
@@ -221,16 +191,9 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
 	c.VMOVAPS(hv2, hv0)
 	c.VMOVDQA32(hr2, hr0)
-	c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
-	c.Load(c.Param("outW"), t)
-	c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
-	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	rowStep(c, xp, yp, mp, width, t)
 	c.VPADDD(rw2, base, base)
-	c.ADDQ(operand.U8(2), ph2)
-	c.Load(c.Param("outH"), t)
-	c.SHLQ(operand.U8(1), t)
-	c.CMPQ(ph2, t)
-	c.JLT(operand.LabelRef("outRow"))
+	outRowLoop(c, ph2, t, "outRow")
 
 	c.ADDQ(operand.U32(128), xS)
 	c.ADDQ(operand.U8(64), yS)
@@ -248,19 +211,12 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 // 3, 6, 7 until VPERMQ puts them in order at the store. The opmasks of
 // the loads and stores are vectors kept on the stack.
 func maxPool3s2_256(c *build.Context, tab operand.Mem) {
-	c.Function("maxPool3s2AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(y *float32, mask *int32, x *float32, height, width, outH, outW int)")
-	c.Doc("maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.")
+	poolFunc(c, "maxPool3s2AVX2", "func(y *float32, mask *int32, x *float32, height, width, outH, outW int)", "maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
 	t := reg.RAX
-	c.Load(c.Param("y"), yS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("x"), xS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("outW"), nl)
+	loadParams(c, []string{"y", "mask", "x", "width", "outW"}, yS, mS, xS, width, nl)
 	c.XORQ(cb, cb)
 	// Locals: the masks of the stores and of the loads at columns 16b,
 	// 16b+8, 16b+2, 16b+10; width and 2·width in every lane.
@@ -280,21 +236,7 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU(k, rw2)
 
 	c.Label("strip")
-	c.VMOVQ(nl, reg.X10)
-	c.VPBROADCASTD(reg.X10, k)
-	c.VPCMPGTD(tab.Offset(256), k, k)
-	c.VMOVDQU(k, masks(0))
-	for i, off := range []int{0, 8, 2, 10} {
-		c.MOVQ(width, t)
-		c.SUBQ(cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		c.VMOVQ(t, reg.X10)
-		c.VPBROADCASTD(reg.X10, k)
-		c.VPCMPGTD(tab.Offset(256), k, k)
-		c.VMOVDQU(k, masks(1+i))
-	}
+	stripMasks256(c, nl, width, cb, t, reg.X10, k, tab.Offset(256), masks, []int{0, 8, 2, 10})
 	c.VMOVQ(cb, reg.X10)
 	c.VPBROADCASTD(reg.X10, base)
 	c.VPADDD(tab.Offset(672), base, base)
@@ -353,40 +295,14 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 		c.VPADDD(base, rel, rel)
 		c.VCMPPS(operand.U8(cmpLEOQ), negMax, best, k)
 		c.VBLENDVPS(k, tab.Offset(800), rel, rel)
-		c.VPERMQ(operand.U8(0xd8), best, best)
-		c.VPERMQ(operand.U8(0xd8), rel, rel)
-		if full {
-			c.VMOVUPS(best, operand.Mem{Base: yp})
-			c.VMOVDQU(rel, operand.Mem{Base: mp})
-		} else {
-			c.VMOVDQU(masks(0), k)
-			c.VMASKMOVPS(best, k, operand.Mem{Base: yp})
-			c.VPMASKMOVD(rel, k, operand.Mem{Base: mp})
-		}
-		c.LEAQ(operand.Mem{Base: xp, Index: width, Scale: 8}, xp)
-		c.Load(c.Param("outW"), t)
-		c.LEAQ(operand.Mem{Base: yp, Index: t, Scale: 4}, yp)
-		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		storeOutputs256(c, best, rel, k, yp, mp, masks(0), full)
+		rowStep(c, xp, yp, mp, width, t)
 		c.VPADDD(rw2, base, base)
-		c.ADDQ(operand.U8(2), ph2)
-		c.Load(c.Param("outH"), t)
-		c.SHLQ(operand.U8(1), t)
-		c.CMPQ(ph2, t)
-		c.JLT(operand.LabelRef("outRow" + tag))
+		outRowLoop(c, ph2, t, "outRow"+tag)
 
 	}
 	// Full strips: 8 outputs and the columns [16b, 16b+18) inside.
-	c.CMPQ(nl, operand.U8(8))
-	c.JLT(operand.LabelRef("partial"))
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.CMPQ(t, operand.U8(18))
-	c.JLT(operand.LabelRef("partial"))
-	rows(true, "Full")
-	c.JMP(operand.LabelRef("stripEnd"))
-	c.Label("partial")
-	rows(false, "")
-	c.Label("stripEnd")
+	fullOrPartial(c, nl, width, cb, t, 18, rows)
 	c.ADDQ(operand.U8(64), xS)
 	c.ADDQ(operand.U8(32), yS)
 	c.ADDQ(operand.U8(32), mS)
@@ -406,19 +322,12 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 // and 2·ph+1, and begins row 2·ph+2 in registers. The rows past 2·outH
 // are left to the caller.
 func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
-	c.Function("maxPoolBack3s2AVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)")
-	c.Doc("maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
+	poolFunc(c, "maxPoolBack3s2AVX512", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
 	t := reg.RAX
-	c.Load(c.Param("dx"), dxS)
-	c.Load(c.Param("dy"), dyS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("outW"), nl)
+	loadParams(c, []string{"dx", "dy", "mask", "width", "outW"}, dxS, dyS, mS, width, nl)
 	c.XORQ(cb, cb)
 
 	m, d := reg.Z0, reg.Z1
@@ -446,28 +355,9 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	c.KMOVW(reg.EAX, reg.K2)
 
 	// (setMask reads the count's low byte: each is clamped to [0, 16].)
-	clamp := func() {
-		c.MOVL(operand.U32(0), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQLT(reg.RDX, t)
-		c.MOVL(operand.U32(16), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQGT(reg.RDX, t)
-	}
 	c.Label("strip")
 	// K1: the strip's outputs; K3, K4: its columns inside the plane.
-	c.MOVQ(nl, t)
-	clamp()
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	clamp()
-	setMask(c, reg.EAX, reg.EDX, reg.K3)
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.SUBQ(operand.U8(16), t)
-	clamp()
-	setMask(c, reg.EAX, reg.EDX, reg.K4)
+	stripMasks512(c, nl, width, cb, t, []int{0, 16}, []reg.Register{reg.K3, reg.K4})
 	// colLo, colHi: each column's offset in the plane, in row 2·ph.
 	c.MOVQ(cb, t)
 	c.VPBROADCASTD(reg.EAX, colLo)
@@ -547,17 +437,10 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 		}
 	}
 	c.Label("next")
-	c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
-	c.Load(c.Param("outW"), t)
-	c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
-	c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+	rowStep(c, dxp, dyp, mp, width, t)
 	c.VPADDD(rw[2], colLo, colLo)
 	c.VPADDD(rw[2], colHi, colHi)
-	c.ADDQ(operand.U8(2), ph2)
-	c.Load(c.Param("outH"), t)
-	c.SHLQ(operand.U8(1), t)
-	c.CMPQ(ph2, t)
-	c.JLT(operand.LabelRef("outRow"))
+	outRowLoop(c, ph2, t, "outRow")
 	// Row 2·outH, when inside the plane, has only the last row's sums.
 	c.CMPQ(rowsHere, operand.U8(3))
 	c.JLT(operand.LabelRef("stripEnd"))
@@ -580,19 +463,12 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 // 8 columns; the selected gradients are masked by AND and added (+0 for
 // the others, which changes no sum).
 func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
-	c.Function("maxPoolBack3s2AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)")
-	c.Doc("maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
+	poolFunc(c, "maxPoolBack3s2AVX2", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
 	t := reg.RAX
-	c.Load(c.Param("dx"), dxS)
-	c.Load(c.Param("dy"), dyS)
-	c.Load(c.Param("mask"), mS)
-	c.Load(c.Param("width"), width)
-	c.Load(c.Param("outW"), nl)
+	loadParams(c, []string{"dx", "dy", "mask", "width", "outW"}, dxS, dyS, mS, width, nl)
 	c.XORQ(cb, cb)
 
 	m, d, colBase, minus1 := reg.Y0, reg.Y1, reg.Y2, reg.Y3
@@ -613,18 +489,7 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU(tmp, rw(2))
 
 	c.Label("strip")
-	c.VMOVQ(nl, reg.X9)
-	c.VPBROADCASTD(reg.X9, tmp)
-	c.VPCMPGTD(tab.Offset(256), tmp, tmp)
-	c.VMOVDQU(tmp, lanes)
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.VMOVQ(t, reg.X9)
-	c.VPBROADCASTD(reg.X9, acc)
-	c.VPCMPGTD(tab.Offset(256), acc, tmp)
-	c.VMOVDQU(tmp, st(0))
-	c.VPCMPGTD(tab.Offset(288), acc, tmp)
-	c.VMOVDQU(tmp, st(1))
+	backMasks256(c, nl, width, cb, t, reg.X9, acc, tmp, tab.Offset(256), lanes, st(0), st(1))
 	c.VMOVQ(cb, reg.X9)
 	c.VPBROADCASTD(reg.X9, colBase)
 	c.VPADDD(tab.Offset(256), colBase, colBase)
@@ -718,32 +583,15 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
 			}
 			c.Label(next)
 		}
-		c.LEAQ(operand.Mem{Base: dxp, Index: width, Scale: 8}, dxp)
-		c.Load(c.Param("outW"), t)
-		c.LEAQ(operand.Mem{Base: dyp, Index: t, Scale: 4}, dyp)
-		c.LEAQ(operand.Mem{Base: mp, Index: t, Scale: 4}, mp)
+		rowStep(c, dxp, dyp, mp, width, t)
 		c.VPADDD(rw(2), colBase, colBase)
-		c.ADDQ(operand.U8(2), ph2)
-		c.Load(c.Param("outH"), t)
-		c.SHLQ(operand.U8(1), t)
-		c.CMPQ(ph2, t)
-		c.JLT(operand.LabelRef("outRow" + tag))
+		outRowLoop(c, ph2, t, "outRow"+tag)
 		c.CMPQ(rowsHere, operand.U8(3))
 		c.JLT(operand.LabelRef("stripEnd"))
 		store(pend[0], 0, operand.Mem{Base: dxp})
 		store(pend[1], 1, operand.Mem{Base: dxp, Disp: 32})
 	}
-	c.CMPQ(nl, operand.U8(8))
-	c.JLT(operand.LabelRef("partial"))
-	c.MOVQ(width, t)
-	c.SUBQ(cb, t)
-	c.CMPQ(t, operand.U8(16))
-	c.JLT(operand.LabelRef("partial"))
-	rows(true, "Full")
-	c.JMP(operand.LabelRef("stripEnd"))
-	c.Label("partial")
-	rows(false, "")
-	c.Label("stripEnd")
+	fullOrPartial(c, nl, width, cb, t, 16, rows)
 	c.ADDQ(operand.U8(64), dxS)
 	c.ADDQ(operand.U8(32), dyS)
 	c.ADDQ(operand.U8(32), mS)
@@ -796,10 +644,7 @@ func rowsFloat(c *build.Context, r aveRegs, mul int, x, v reg.VecPhysical) {
 // as in maxPool3s2AVX512, and the sum of input row 2·ph+2's columns (from
 // zero) is the start of output row ph+1's sum.
 func avePool3s2_512(c *build.Context, tab operand.Mem) {
-	c.Function("avePool3s2AVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(y *float32, x *float32, height, width, outH, outW int)")
-	c.Doc("avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.")
+	poolFunc(c, "avePool3s2AVX512", "func(y *float32, x *float32, height, width, outH, outW int)", "avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.")
 	r := aveArgs(c, "y", "x")
 	t := r.t
 	v0, v1, u0, u1, e, o, e2 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12
@@ -809,27 +654,8 @@ func avePool3s2_512(c *build.Context, tab operand.Mem) {
 	c.VMOVDQU32(tab.Offset(608), odds)
 	c.VPXORD(zero, zero, zero)
 	c.VPBROADCASTD(tab.Offset(832), three)
-	clamp := func() {
-		c.MOVL(operand.U32(0), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQLT(reg.RDX, t)
-		c.MOVL(operand.U32(16), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQGT(reg.RDX, t)
-	}
 	c.Label("strip")
-	c.MOVQ(r.nl, t)
-	clamp()
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	for i, off := range []int{0, 16, 2, 18} {
-		c.MOVQ(r.width, t)
-		c.SUBQ(r.cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		clamp()
-		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i])
-	}
+	stripMasks512(c, r.nl, r.width, r.cb, t, []int{0, 16, 2, 18}, []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6})
 	// csz: each output's window columns inside the plane, min(3, W − 2·pw).
 	c.MOVQ(r.width, t)
 	c.SUBQ(r.cb, t)
@@ -903,10 +729,7 @@ func avePool3s2_512(c *build.Context, tab operand.Mem) {
 // avePool3s2_256 emits avePool3s2AVX2, avePool3s2AVX512 for AVX2: strips
 // of 8 outputs in the lane order of maxPool3s2AVX2.
 func avePool3s2_256(c *build.Context, tab operand.Mem) {
-	c.Function("avePool3s2AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(y *float32, x *float32, height, width, outH, outW int)")
-	c.Doc("avePool3s2AVX2 is avePool3s2AVX512 for AVX2.")
+	poolFunc(c, "avePool3s2AVX2", "func(y *float32, x *float32, height, width, outH, outW int)", "avePool3s2AVX2 is avePool3s2AVX512 for AVX2.")
 	r := aveArgs(c, "y", "x")
 	t := r.t
 	loc := c.AllocLocal(5 * 32)
@@ -915,21 +738,7 @@ func avePool3s2_256(c *build.Context, tab operand.Mem) {
 	p0, sum, div, csz, rf := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y9
 
 	c.Label("strip")
-	c.VMOVQ(r.nl, reg.X8)
-	c.VPBROADCASTD(reg.X8, k)
-	c.VPCMPGTD(tab.Offset(256), k, k)
-	c.VMOVDQU(k, masks(0))
-	for i, off := range []int{0, 8, 2, 10} {
-		c.MOVQ(r.width, t)
-		c.SUBQ(r.cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		c.VMOVQ(t, reg.X8)
-		c.VPBROADCASTD(reg.X8, k)
-		c.VPCMPGTD(tab.Offset(256), k, k)
-		c.VMOVDQU(k, masks(1+i))
-	}
+	stripMasks256(c, r.nl, r.width, r.cb, t, reg.X8, k, tab.Offset(256), masks, []int{0, 8, 2, 10})
 	// csz in the kernel's lane order (outputs 0, 1, 4, 5, 2, 3, 6, 7).
 	c.MOVQ(r.width, t)
 	c.SUBQ(r.cb, t)
@@ -1008,10 +817,7 @@ func avePool3s2_256(c *build.Context, tab operand.Mem) {
 // each divided by its window's size; input row 2·ph is the previous
 // spread row plus this one, row 2·ph+1 this one.
 func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
-	c.Function("avePoolBack3s2AVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(dx *float32, dy *float32, height, width, outH, outW int)")
-	c.Doc("avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.")
+	poolFunc(c, "avePoolBack3s2AVX512", "func(dx *float32, dy *float32, height, width, outH, outW int)", "avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.")
 	r := aveArgs(c, "dx", "dy")
 	t := r.t
 	g, v, aLo, aHi, bLo, bHi, pLo, pHi := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7
@@ -1026,27 +832,8 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	c.VPBROADCASTD(tab.Offset(832), three)
 	c.MOVL(operand.U32(0x5555), reg.EAX)
 	c.KMOVW(reg.EAX, reg.K2)
-	clamp := func() {
-		c.MOVL(operand.U32(0), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQLT(reg.RDX, t)
-		c.MOVL(operand.U32(16), reg.EDX)
-		c.CMPQ(t, reg.RDX)
-		c.CMOVQGT(reg.RDX, t)
-	}
 	c.Label("strip")
-	c.MOVQ(r.nl, t)
-	clamp()
-	setMask(c, reg.EAX, reg.EDX, reg.K1)
-	for i, off := range []int{0, 16} {
-		c.MOVQ(r.width, t)
-		c.SUBQ(r.cb, t)
-		if off > 0 {
-			c.SUBQ(operand.U8(off), t)
-		}
-		clamp()
-		setMask(c, reg.EAX, reg.EDX, []reg.Register{reg.K3, reg.K4}[i])
-	}
+	stripMasks512(c, r.nl, r.width, r.cb, t, []int{0, 16}, []reg.Register{reg.K3, reg.K4})
 	c.MOVQ(r.width, t)
 	c.SUBQ(r.cb, t)
 	c.VPBROADCASTD(reg.EAX, csz)
@@ -1130,10 +917,7 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 // avePoolBack3s2_256 emits avePoolBack3s2AVX2, avePoolBack3s2AVX512 for
 // AVX2: strips of 8 outputs over 16 columns, in two halves.
 func avePoolBack3s2_256(c *build.Context, tab operand.Mem) {
-	c.Function("avePoolBack3s2AVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.SignatureExpr("func(dx *float32, dy *float32, height, width, outH, outW int)")
-	c.Doc("avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.")
+	poolFunc(c, "avePoolBack3s2AVX2", "func(dx *float32, dy *float32, height, width, outH, outW int)", "avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.")
 	r := aveArgs(c, "dx", "dy")
 	t := r.t
 	loc := c.AllocLocal(3 * 32)

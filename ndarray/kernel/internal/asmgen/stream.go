@@ -142,34 +142,9 @@ func streamSGDTo(c *build.Context, isa vecISA, withDecay bool) {
 	c.Load(c.Param("g").Base(), g)
 	c.Load(c.Param("h").Base(), h)
 	c.Load(c.Param("d").Base(), d)
-	c.VBROADCASTSS(paramAddr(c, "decay"), isa.vec(13))
-	c.VBROADCASTSS(paramAddr(c, "rate"), isa.vec(14))
-	c.VBROADCASTSS(paramAddr(c, "momentum"), isa.vec(15))
+	sgdScalars(c, isa)
 	streamLoop(c, isa, n, d, []reg.Register{w, g, h, d}, func(u, bytes int) {
-		gv, wv, hv := vreg(isa, u, bytes), vreg(isa, 4+u, bytes), vreg(isa, 8+u, bytes)
-		dec, rate, mom := vreg(isa, 13, bytes), vreg(isa, 14, bytes), vreg(isa, 15, bytes)
-		mg, mw, mh, md := operand.Mem{Base: g, Disp: u * bytes}, operand.Mem{Base: w, Disp: u * bytes},
-			operand.Mem{Base: h, Disp: u * bytes}, operand.Mem{Base: d, Disp: u * bytes}
-		load(c, mg, gv, bytes)
-		load(c, mw, wv, bytes)
-		load(c, mh, hv, bytes)
-		if bytes == 4 {
-			if withDecay {
-				c.VFMADD231SS(wv, dec, gv)
-			}
-			c.VMULSS(mom, hv, hv)
-			c.VFMADD231SS(gv, rate, hv)
-			c.VSUBSS(hv, wv, wv)
-		} else {
-			if withDecay {
-				c.VFMADD231PS(wv, dec, gv)
-			}
-			c.VMULPS(mom, hv, hv)
-			c.VFMADD231PS(gv, rate, hv)
-			c.VSUBPS(hv, wv, wv)
-		}
-		store(c, hv, mh, bytes)
-		storeNT(c, hv, md, bytes)
-		store(c, wv, mw, bytes)
+		md := operand.Mem{Base: d, Disp: u * bytes}
+		sgdStep(c, isa, u, bytes, withDecay, w, g, h, func(hv reg.VecPhysical) { storeNT(c, hv, md, bytes) })
 	})
 }

@@ -203,36 +203,51 @@ func vecSGD(c *build.Context, isa vecISA, withDecay bool) {
 	c.Load(c.Param("w").Base(), w)
 	c.Load(c.Param("g").Base(), g)
 	c.Load(c.Param("h").Base(), h)
+	sgdScalars(c, isa)
+	stride(c, isa, n, []reg.Register{w, g, h}, func(u, bytes int) {
+		mg := operand.Mem{Base: g, Disp: u * bytes}
+		sgdStep(c, isa, u, bytes, withDecay, w, g, h, func(hv reg.VecPhysical) { store(c, hv, mg, bytes) })
+	}, nil)
+	finish(c)
+}
+
+// sgdScalars broadcasts the arguments decay, rate and momentum into the
+// vectors 13, 14 and 15 that sgdStep reads.
+func sgdScalars(c *build.Context, isa vecISA) {
 	c.VBROADCASTSS(paramAddr(c, "decay"), isa.vec(13))
 	c.VBROADCASTSS(paramAddr(c, "rate"), isa.vec(14))
 	c.VBROADCASTSS(paramAddr(c, "momentum"), isa.vec(15))
-	stride(c, isa, n, []reg.Register{w, g, h}, func(u, bytes int) {
-		gv, wv, hv := vreg(isa, u, bytes), vreg(isa, 4+u, bytes), vreg(isa, 8+u, bytes)
-		dec, rate, mom := vreg(isa, 13, bytes), vreg(isa, 14, bytes), vreg(isa, 15, bytes)
-		mg, mw, mh := operand.Mem{Base: g, Disp: u * bytes}, operand.Mem{Base: w, Disp: u * bytes}, operand.Mem{Base: h, Disp: u * bytes}
-		load(c, mg, gv, bytes)
-		load(c, mw, wv, bytes)
-		load(c, mh, hv, bytes)
-		if bytes == 4 {
-			if withDecay {
-				c.VFMADD231SS(wv, dec, gv)
-			}
-			c.VMULSS(mom, hv, hv)
-			c.VFMADD231SS(gv, rate, hv)
-			c.VSUBSS(hv, wv, wv)
-		} else {
-			if withDecay {
-				c.VFMADD231PS(wv, dec, gv)
-			}
-			c.VMULPS(mom, hv, hv)
-			c.VFMADD231PS(gv, rate, hv)
-			c.VSUBPS(hv, wv, wv)
+}
+
+// sgdStep emits one step of SGD with momentum over the bytes at offset
+// u·bytes of w, g and h: h = fma(rate, fma(decay, w, g), momentum·h)
+// (g in place of the inner fma without decay), stored to h, then put(h),
+// then w −= h stored to w.
+func sgdStep(c *build.Context, isa vecISA, u, bytes int, withDecay bool, w, g, h reg.Register, put func(hv reg.VecPhysical)) {
+	gv, wv, hv := vreg(isa, u, bytes), vreg(isa, 4+u, bytes), vreg(isa, 8+u, bytes)
+	dec, rate, mom := vreg(isa, 13, bytes), vreg(isa, 14, bytes), vreg(isa, 15, bytes)
+	mg, mw, mh := operand.Mem{Base: g, Disp: u * bytes}, operand.Mem{Base: w, Disp: u * bytes}, operand.Mem{Base: h, Disp: u * bytes}
+	load(c, mg, gv, bytes)
+	load(c, mw, wv, bytes)
+	load(c, mh, hv, bytes)
+	if bytes == 4 {
+		if withDecay {
+			c.VFMADD231SS(wv, dec, gv)
 		}
-		store(c, hv, mh, bytes)
-		store(c, hv, mg, bytes)
-		store(c, wv, mw, bytes)
-	}, nil)
-	finish(c)
+		c.VMULSS(mom, hv, hv)
+		c.VFMADD231SS(gv, rate, hv)
+		c.VSUBSS(hv, wv, wv)
+	} else {
+		if withDecay {
+			c.VFMADD231PS(wv, dec, gv)
+		}
+		c.VMULPS(mom, hv, hv)
+		c.VFMADD231PS(gv, rate, hv)
+		c.VSUBPS(hv, wv, wv)
+	}
+	store(c, hv, mh, bytes)
+	put(hv)
+	store(c, wv, mw, bytes)
 }
 
 func vecScale(c *build.Context, isa vecISA) {
