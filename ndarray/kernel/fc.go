@@ -477,7 +477,6 @@ func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float
 				mb := min(mc, m-ic)
 				tiles := (mb + mr - 1) / mr
 				g.packA(false, 1, a, lda, ic, pc, mb, kb, tiles, pa)
-				base, extra := mb/tiles, mb%tiles
 				for s := 0; s < kb; s += fcSubRows {
 					sb := min(fcSubRows, kb-s)
 					for j := j0; j < j1; j += nr {
@@ -486,30 +485,42 @@ func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float
 						if w == nr {
 							bp, ldp, pf = &b[(pc+s)*ldb+j], ldb, fcPrefetchPanels*4*nr
 						}
-						aoff, row := 0, 0
-						for t := 0; t < tiles; t++ {
-							h := base
-							if t < extra {
-								h++
-							}
-							tile := sums[(ic+row)*cw+j-j0:]
-							var from *float32
-							if s > 0 {
-								from = &tile[0]
-							}
-							if s+sb == kb {
-								g.fc.packed(h, sb, &pa[aoff+s*h], bp, ldp, pf, from, cw, &c[(ic+row)*ldc+j], ldc, w, bb, load)
-							} else {
-								g.fc.packed(h, sb, &pa[aoff+s*h], bp, ldp, pf, from, cw, &tile[0], cw, nr, 0, false)
-							}
-							aoff += h * kb
-							row += h
-							pf = 0
-						}
+						g.fcInputTiles(ic, mb, kb, s, sb, pa, 0, bp, ldp, pf, sums, cw, j-j0, c, ldc, j, w, bb, load)
 					}
 				}
 			}
 		}
+	}
+}
+
+// fcInputTiles runs the product of rows [s, s+sb) of a depth block of kb
+// rows for the mb rows of the input gradient from ic, in its row tiles (mb
+// split as evenly as the tiles allow), packed from pa at aoff, against the
+// panel bp of w columns: the sums resume from and go back to the buffer
+// (column col of rows of cw), and at the block's last row they are added
+// into c at column j with the block's beta.
+func (g *gemmImpl) fcInputTiles(ic, mb, kb, s, sb int, pa []float32, aoff int, bp *float32, ldp, pf int, sums []float32, cw, col int, c []float32, ldc, j, w int, bb float32, load bool) {
+	tiles := (mb + g.mr - 1) / g.mr
+	base, extra := mb/tiles, mb%tiles
+	row := 0
+	for t := range tiles {
+		h := base
+		if t < extra {
+			h++
+		}
+		tile := sums[(ic+row)*cw+col:]
+		var from *float32
+		if s > 0 {
+			from = &tile[0]
+		}
+		if s+sb == kb {
+			g.fc.packed(h, sb, &pa[aoff+s*h], bp, ldp, pf, from, cw, &c[(ic+row)*ldc+j], ldc, w, bb, load)
+		} else {
+			g.fc.packed(h, sb, &pa[aoff+s*h], bp, ldp, pf, from, cw, &tile[0], cw, g.nr, 0, false)
+		}
+		aoff += h * kb
+		row += h
+		pf = 0
 	}
 }
 

@@ -126,7 +126,7 @@ func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx []float32, updat
 // pieces of fcSubRows rows, the sums resuming from the buffer, and at the
 // block's last row added into dx with the block's beta.
 func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, cw, m, k, mc int, pdy, w, sums, pe, dx []float32, bb float32, load bool) {
-	nr, mr := g.nr, g.mr
+	nr := g.nr
 	for s := r0; s < r1; s += fcSubRows {
 		sb := min(fcSubRows, r1-s)
 		if je < j1 {
@@ -143,29 +143,8 @@ func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, cw, m, k, mc int,
 				bp, ldp, pf = &w[(pc+s)*k+j], k, fcPrefetchPanels*4*nr
 			}
 			for ic := 0; ic < m; ic += mc {
-				mb := min(mc, m-ic)
-				tiles := (mb + mr - 1) / mr
-				base, extra := mb/tiles, mb%tiles
-				aoff, row := ic*kb, 0
-				for t := range tiles {
-					h := base
-					if t < extra {
-						h++
-					}
-					tile := sums[(ic+row)*cw+j-j0:]
-					var from *float32
-					if s > 0 {
-						from = &tile[0]
-					}
-					if s+sb == kb {
-						g.fc.packed(h, sb, &pdy[aoff+s*h], bp, ldp, pf, from, cw, &dx[(ic+row)*k+j], k, wd, bb, load)
-					} else {
-						g.fc.packed(h, sb, &pdy[aoff+s*h], bp, ldp, pf, from, cw, &tile[0], cw, nr, 0, false)
-					}
-					aoff += h * kb
-					row += h
-					pf = 0
-				}
+				g.fcInputTiles(ic, min(mc, m-ic), kb, s, sb, pdy, ic*kb, bp, ldp, pf, sums, cw, j-j0, dx, k, j, wd, bb, load)
+				pf = 0
 			}
 		}
 	}
