@@ -1,14 +1,9 @@
 package caffe
 
 import (
-	"context"
 	"fmt"
-	"math"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
-	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -42,27 +37,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
 			run := func(fuse bool) *Net {
 				fuseLayers = fuse
-				np, err := ParseNetParameter("onepass.prototxt", []byte(net))
-				if err != nil {
-					t.Fatal(err)
-				}
-				sp := &caffepb.SolverParameter{NetParam: np, BaseLr: proto.Float32(0.1), Momentum: proto.Float32(0.9),
-					LrPolicy: proto.String("fixed"), Type: proto.String("SGD")}
-				s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 5})
-				if err != nil {
-					t.Fatal(err)
-				}
-				x, label := s.Net().Blob("data").DataSlice(), s.Net().Blob("label").DataSlice()
-				for i := range x {
-					x[i] = float32(math.Sin(float64(i) * 0.29))
-				}
-				for i := range label {
-					label[i] = float32(i % 3)
-				}
-				if err := s.Step(context.Background(), 3); err != nil {
-					t.Fatal(err)
-				}
-				return s.Net()
+				return trainSGDSteps(t, "onepass.prototxt", net, threads, 5, 0.29)
 			}
 			fused, alone := run(true), run(false)
 			for _, name := range []string{"conv2", "conv3"} {

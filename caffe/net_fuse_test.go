@@ -194,6 +194,35 @@ func TestKeepTopsUnfusedBackward(t *testing.T) {
 	}
 }
 
+// trainSGDSteps builds an SGD solver (learning rate 0.1, momentum 0.9) for
+// the net text on the given threads and seed, fills its "data" blob with
+// sin(i·freq) and its "label" blob with i mod 3, runs three steps and
+// returns its net.
+func trainSGDSteps(t *testing.T, file, net string, threads int, seed uint64, freq float64) *Net {
+	t.Helper()
+	np, err := ParseNetParameter(file, []byte(net))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &caffepb.SolverParameter{NetParam: np, BaseLr: proto.Float32(0.1), Momentum: proto.Float32(0.9),
+		LrPolicy: proto.String("fixed"), Type: proto.String("SGD")}
+	s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, label := s.Net().Blob("data").DataSlice(), s.Net().Blob("label").DataSlice()
+	for i := range x {
+		x[i] = float32(math.Sin(float64(i) * freq))
+	}
+	for i := range label {
+		label[i] = float32(i % 3)
+	}
+	if err := s.Step(context.Background(), 3); err != nil {
+		t.Fatal(err)
+	}
+	return s.Net()
+}
+
 // sameBits reports whether a and b hold the same bits, and else the first
 // index where they differ.
 func sameBits(a, b []float32) (int, bool) {
@@ -274,27 +303,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
 			run := func(fuse bool) *Net {
 				fuseLayers = fuse
-				np, err := ParseNetParameter("groups.prototxt", []byte(net))
-				if err != nil {
-					t.Fatal(err)
-				}
-				sp := &caffepb.SolverParameter{NetParam: np, BaseLr: proto.Float32(0.1), Momentum: proto.Float32(0.9),
-					LrPolicy: proto.String("fixed"), Type: proto.String("SGD")}
-				s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 3})
-				if err != nil {
-					t.Fatal(err)
-				}
-				x, label := s.Net().Blob("data").DataSlice(), s.Net().Blob("label").DataSlice()
-				for i := range x {
-					x[i] = float32(math.Sin(float64(i) * 0.37))
-				}
-				for i := range label {
-					label[i] = float32(i % 3)
-				}
-				if err := s.Step(context.Background(), 3); err != nil {
-					t.Fatal(err)
-				}
-				return s.Net()
+				return trainSGDSteps(t, "groups.prototxt", net, threads, 3, 0.37)
 			}
 			fused, alone := run(true), run(false)
 			var groups []string
