@@ -48,6 +48,9 @@
 // goroutines that report a panic instead of crashing, and defer at the
 // top level is refused (one in the block of a top-level for, if, switch
 // or select runs its call when that statement ends, last in first out).
+// A return among the top-level statements ends the input as a return in
+// main ends a program: the rest of the input does not run, the calls the
+// enclosing statements deferred do, and a script ends there.
 // A panic in an input, in a goroutine it started or in a callback an RDD
 // worker ran comes back as an error; interrupting an input (canceling its
 // context) stops interpreted code at once and compiled code that watches

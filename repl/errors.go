@@ -71,6 +71,11 @@ type ExitError struct{ Code int }
 
 func (e *ExitError) Error() string { return fmt.Sprintf("exit status %d", e.Code) }
 
+// errReturned ends an input whose top-level statements ran a return
+// statement: the rest of the input does not run, and a script ends
+// there, as a Go program ends when main returns. It is not reported.
+var errReturned = errors.New("return at the top level")
+
 // exitRequest is the panic value of the shell's os.Exit.
 type exitRequest struct{ code int }
 

@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/scanner"
 	"go/token"
+	"golang.org/x/tools/go/ast/astutil"
 	"io"
 	"log"
 	"path/filepath"
@@ -331,6 +332,9 @@ func (s *Session) runStmts(ctx context.Context, f *ast.File, rw *rewriter, echo 
 		return posErrorf(s.in.FileSet(), d.Pos(), "defer at the top level would run again after every later input; put it inside a function")
 	}
 	rw.rewrite(body)
+	if err := s.topReturns(body); err != nil {
+		return err
+	}
 	stmts := body.List
 	var final ast.Expr
 	if n := len(stmts); echo && n > 0 {
@@ -387,6 +391,32 @@ func (s *Session) runStmts(ctx context.Context, f *ast.File, rw *rewriter, echo 
 		return s.run(ctx, plain, rw)
 	}
 	_, err = s.execute(ctx, prog)
+	return err
+}
+
+// topReturns replaces the return statements among a chunk's top-level
+// statements, outside function literals, by calls of the runtime's Return,
+// which ends the goroutine that runs them: deferred calls of the enclosing
+// statements run (recover returns nil in them, as after a return), and
+// the rest of the input does not. The interpreter fails on a return
+// outside a function.
+func (s *Session) topReturns(body *ast.BlockStmt) error {
+	var err error
+	astutil.Apply(body, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			if len(n.Results) > 0 {
+				if err == nil {
+					err = posErrorf(s.in.FileSet(), n.Pos(), "too many return values: a return among top-level statements ends the input and takes no values")
+				}
+				return false
+			}
+			c.Replace(rtCall("Return", n.Pos()))
+		}
+		return true
+	}, nil)
 	return err
 }
 
@@ -471,7 +501,8 @@ func ranSome(err error) bool {
 	var pe *PanicError
 	var ee *ExitError
 	var de *DeadlockError
-	return errors.As(err, &pe) || errors.As(err, &ee) || errors.As(err, &de) || errors.Is(err, ErrInterrupted)
+	return errors.As(err, &pe) || errors.As(err, &ee) || errors.As(err, &de) || errors.Is(err, ErrInterrupted) ||
+		errors.Is(err, errReturned)
 }
 
 // run compiles and executes node.
@@ -557,8 +588,15 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 	defer display.EndLive()
 	defer s.collectReplaced()
 	s.stderr.take()
+	s.returned.Store(false)
 	v, err := s.executeLabeled(ctx, prog)
 	if err == nil {
+		if s.returned.Load() {
+			// The runtime's Return ended the goroutine that ran the
+			// top-level statements, which the interpreter takes for
+			// their normal end.
+			return reflect.Value{}, errReturned
+		}
 		return v, nil
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {

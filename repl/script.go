@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"strings"
 )
 
@@ -38,7 +39,8 @@ func (s *Session) RunFile(ctx context.Context, path string) error {
 // RunSource runs src, read from file name, as a script: a package main
 // file as a whole, anything else cell by cell. With echo, the value of
 // each cell's final expression is echoed. The first cell that fails
-// stops the script. Under an SPMD master every rank runs every cell, and
+// stops the script, and a return among a cell's top-level statements
+// ends it without an error, as a return in main ends a Go program. Under an SPMD master every rank runs every cell, and
 // after each the ranks compare outcomes, so that all stop at the same
 // cell; when their errors differ, the error is a *RankError.
 func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) error {
@@ -49,7 +51,11 @@ func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) er
 		if strings.TrimSpace(c.Code) == "" {
 			continue
 		}
-		if err := s.settle(s.EvalCell(ctx, name, c.Code, c.Line, echo)); err != nil {
+		// Under an SPMD master the ranks compare the return too: should
+		// only some of them return, their sessions part ways.
+		if err := s.settle(s.evalCell(ctx, name, c.Code, c.Line, echo)); errors.Is(err, errReturned) {
+			return nil
+		} else if err != nil {
 			return err
 		}
 	}
@@ -58,7 +64,17 @@ func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) er
 
 // EvalCell evaluates code read from file name, where it starts at line
 // first. With echo, the value of a final expression is echoed.
+// A return among its top-level statements ends it.
 func (s *Session) EvalCell(ctx context.Context, name, code string, first int, echo bool) error {
+	if err := s.evalCell(ctx, name, code, first, echo); !errors.Is(err, errReturned) {
+		return err
+	}
+	return nil
+}
+
+// evalCell is EvalCell, which reports a return among the cell's
+// top-level statements as errReturned.
+func (s *Session) evalCell(ctx context.Context, name, code string, first int, echo bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.evalChunks(ctx, name, code, first, echo)

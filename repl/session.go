@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -9,6 +10,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -150,6 +152,7 @@ type Session struct {
 	live       atomic.Int64 // goroutines started by go statements, running
 	exec       running      // the running execution, for stack probes
 	stopping   atomic.Bool  // a stop of goroutines between inputs is under way
+	returned   atomic.Bool  // the running input's top-level statements ran a return
 	park       atomic.Pointer[parking]
 	unwatch    chan struct{} // closed to end watchMemory
 	wakers     wakers        // what interpreted code made that can wake a goroutine (see watchDeadlock)
@@ -408,6 +411,7 @@ func (s *Session) symbols() interp.Exports {
 		"Go":        reflect.ValueOf(s.spawn(false)),
 		"GoSlice":   reflect.ValueOf(s.spawn(true)),
 		"At":        reflect.ValueOf(func(i int) { s.exec.halted(); s.at.Store(int64(i)) }),
+		"Return":    reflect.ValueOf(func() { s.returned.Store(true); runtime.Goexit() }),
 		"Echo":      reflect.ValueOf(func(v ...any) { s.echo(v, false) }),
 		"EchoCall":  reflect.ValueOf(func(v ...any) { s.echo(v, true) }),
 		"SC":        reflect.ValueOf(func() *rdd.Context { return s.sc }),
@@ -497,6 +501,9 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 	s.lines = append(s.lines, lineSpan{first: first, n: s.n})
 	s.nextLine += strings.Count(src, "\n") + 1
 	err := s.evalChunks(ctx, inputFile, src, first, true)
+	if errors.Is(err, errReturned) {
+		err = nil // a return ends the input
+	}
 	if err == nil {
 		s.inputs = append(s.inputs, Input{N: s.n, Src: src})
 	}

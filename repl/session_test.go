@@ -112,6 +112,19 @@ func TestEval(t *testing.T) {
 			{in: `a := ndarray.Ones(2); a.Add(ndarray.Ones(3))`, err: "panic: ndarray: shapes [2] and [3] do not broadcast"},
 			{in: "x + 1", out: "2 (int)\n"},
 		}},
+		{"return among top-level statements ends the input", []evalStep{
+			{in: "n := 0\nfor i := 0; i < 5; i++ {\n\tif i == 2 {\n\t\treturn\n\t}\n\tn += 10\n\tfmt.Println(i)\n}\nfmt.Println(\"not reached\")", out: "0\n1\n"},
+			{in: "n", out: "20 (int)\n"},
+			{in: "a := 1\nif a > 0 { return }\nb := 2\nfmt.Println(b)", out: ""},
+			{in: "a", out: "1 (int)\n"},
+			{in: "return\nfmt.Println(\"not reached\")", out: ""},
+			// Deferred calls of the enclosing statement run, and recover
+			// returns nil in them, as after a return in a function.
+			{in: "for i := range 3 {\n\tdefer func() { fmt.Println(\"deferred\", i, recover()) }()\n\tif i == 1 {\n\t\treturn\n\t}\n}\nfmt.Println(\"not reached\")", out: "deferred 1 <nil>\ndeferred 0 <nil>\n"},
+			{in: "f := func() int {\n\tfor i := range 9 {\n\t\tif i == 4 {\n\t\t\treturn i\n\t\t}\n\t}\n\treturn -1\n}\nf()", out: "4 (int)\n"},
+			{in: "return 1", err: "too many return values"},
+			{in: "a + 1", out: "2 (int)\n"},
+		}},
 		{"os.Exit", []evalStep{
 			{in: "os.Exit(3)", err: "exit status 3"},
 		}},
@@ -224,6 +237,17 @@ func TestGoroutinePanic(t *testing.T) {
 			}
 			time.Sleep(10 * time.Millisecond)
 		}
+	}
+}
+
+func TestRunSourceReturnEndsTheScript(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	src := "x := 1\nfmt.Println(\"first\", x)\n\n// %%\nif x == 1 {\n\treturn\n}\nfmt.Println(\"not reached\")\n\n// %%\nfmt.Println(\"nor this\")\n"
+	if err := s.RunSource(context.Background(), "ret.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := out.String(); got != "first 1\n" {
+		t.Fatalf("output %q, want the first cell's only", got)
 	}
 }
 
