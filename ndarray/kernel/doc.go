@@ -104,7 +104,11 @@
 // MaxPoolBackwardPlanes do this for a run of planes; the 2×2 windows of
 // stride 2 (LeNet's) take one assembly call for the whole run, two input
 // rows split into their even and odd columns by lane permutes, and the
-// gradient written an input row at a time. AvePoolPlane and
+// gradient written an input row at a time. MaxPoolBackwardPlanesStream
+// writes a gradient larger than the caches by non-temporal stores where
+// the rows make whole aligned vectors (3×3 windows of stride 2, widths a
+// multiple of 32 floats under AVX-512, of 8 under AVX2), skipping each
+// line's read for ownership, with the same values. AvePoolPlane and
 // AvePoolBackwardPlane do the same for average pooling, in the order of
 // additions of the row kernels and of the layer's spread rows. CopyRows
 // and AddRows copy or add a block of short rows without a call per row.

@@ -2,7 +2,11 @@
 
 package kernel
 
-import "golang.org/x/sys/cpu"
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
 
 var (
 	sgemmAVX512Kernels = [...]func(k int, a, b, c *float32, ldc, nr int, beta float32, loadC bool){
@@ -117,6 +121,13 @@ var avx512Vec = &vecImpl{
 	maxPoolBack3s2: func(dx, dy []float32, mask []int32, height, width, outH, outW int) {
 		maxPoolBack3s2AVX512(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
 	},
+	maxPoolBack3s2NT: func(dx, dy []float32, mask []int32, height, width, outH, outW int) bool {
+		if width%32 != 0 || uintptr(unsafe.Pointer(&dx[0]))%64 != 0 {
+			return false
+		}
+		maxPoolBack3s2NTAVX512(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+		return true
+	},
 	maxPool3s2: func(y []float32, mask []int32, x []float32, height, width, outH, outW int) {
 		maxPool3s2AVX512(&y[0], &mask[0], &x[0], height, width, outH, outW)
 	},
@@ -157,6 +168,13 @@ var avx2Vec = &vecImpl{
 	maxPoolRows: maxPoolRowsBlocksAVX2, avePoolRows: avePoolRowsBlocksAVX2,
 	maxPoolBack3s2: func(dx, dy []float32, mask []int32, height, width, outH, outW int) {
 		maxPoolBack3s2AVX2(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+	},
+	maxPoolBack3s2NT: func(dx, dy []float32, mask []int32, height, width, outH, outW int) bool {
+		if width%8 != 0 || uintptr(unsafe.Pointer(&dx[0]))%32 != 0 {
+			return false
+		}
+		maxPoolBack3s2NTAVX2(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+		return true
 	},
 	maxPool3s2: func(y []float32, mask []int32, x []float32, height, width, outH, outW int) {
 		maxPool3s2AVX2(&y[0], &mask[0], &x[0], height, width, outH, outW)

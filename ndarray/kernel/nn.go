@@ -433,7 +433,7 @@ func avePoolBack3s2Go(dx, dy []float32, height, width, outH, outW int) {
 // MaxPoolBackwardPlane panics if a size is out of range or a slice too
 // short.
 func MaxPoolBackwardPlane(dx, dy []float32, mask []int32, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	maxPoolBackwardPlanes("MaxPoolBackwardPlane", dx, dy, mask, 1, height, width, outH, outW, kh, kw, strideH, strideW)
+	maxPoolBackwardPlanes("MaxPoolBackwardPlane", dx, dy, mask, 1, height, width, outH, outW, kh, kw, strideH, strideW, false)
 }
 
 // MaxPoolBackwardPlanes is MaxPoolBackwardPlane for planes consecutive
@@ -446,10 +446,20 @@ func MaxPoolBackwardPlane(dx, dy []float32, mask []int32, height, width, outH, o
 // MaxPoolBackwardPlane plane by plane. It panics as MaxPoolBackwardPlane,
 // and if planes is negative.
 func MaxPoolBackwardPlanes(dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	maxPoolBackwardPlanes("MaxPoolBackwardPlanes", dx, dy, mask, planes, height, width, outH, outW, kh, kw, strideH, strideW)
+	maxPoolBackwardPlanes("MaxPoolBackwardPlanes", dx, dy, mask, planes, height, width, outH, outW, kh, kw, strideH, strideW, false)
 }
 
-func maxPoolBackwardPlanes(name string, dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+// MaxPoolBackwardPlanesStream is MaxPoolBackwardPlanes for a gradient
+// dx larger than the caches, which the next layer reads back from
+// memory anyway: the kernels that can (3×3 windows of stride 2, on rows
+// whose width and alignment make whole aligned vectors) write dx by
+// non-temporal stores, which skip reading each cache line for ownership
+// first. The values are those of MaxPoolBackwardPlanes, bit for bit.
+func MaxPoolBackwardPlanesStream(dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	maxPoolBackwardPlanes("MaxPoolBackwardPlanesStream", dx, dy, mask, planes, height, width, outH, outW, kh, kw, strideH, strideW, true)
+}
+
+func maxPoolBackwardPlanes(name string, dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int, stream bool) {
 	if planes < 0 {
 		panic(fmt.Sprintf("kernel: %s: %d planes, want >= 0", name, planes))
 	}
@@ -472,7 +482,9 @@ func maxPoolBackwardPlanes(name string, dx, dy []float32, mask []int32, planes, 
 	for p := range planes {
 		d, g, m := dx[p*hw:(p+1)*hw], dy[p*o:(p+1)*o], mask[p*o:(p+1)*o]
 		if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack3s2 != nil {
-			active.vec.maxPoolBack3s2(d, g, m, height, width, outH, outW)
+			if !stream || active.vec.maxPoolBack3s2NT == nil || !active.vec.maxPoolBack3s2NT(d, g, m, height, width, outH, outW) {
+				active.vec.maxPoolBack3s2(d, g, m, height, width, outH, outW)
+			}
 			if r := 2*outH + 1; r < height {
 				clear(d[r*width:])
 			}

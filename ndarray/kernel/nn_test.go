@@ -717,7 +717,7 @@ func TestMaxPoolPlanes(t *testing.T) {
 		for _, k := range []struct{ k, s int }{{2, 2}, {3, 2}, {3, 1}} {
 			for _, planes := range []int{0, 1, 3, 7} {
 				for _, height := range []int{1, 2, 3, 8, 9, 12, 16, 24, 25} {
-					for _, width := range []int{1, 2, 3, 8, 9, 17, 24, 25, 32, 33, 34, 40} {
+					for _, width := range []int{1, 2, 3, 8, 9, 17, 24, 25, 32, 33, 34, 40, 64} {
 						for _, outH := range poolPlaneSizes(height, k.k, k.s) {
 							for _, outW := range poolPlaneSizes(width, k.k, k.s) {
 								what := fmt.Sprintf("%d×%d s%d, %d planes %d×%d -> %d×%d", k.k, k.k, k.s, planes, height, width, outH, outW)
@@ -772,6 +772,18 @@ func TestMaxPoolPlanes(t *testing.T) {
 								MaxPoolBackwardPlanes(got, dy, gotM, planes, height, width, outH, outW, k.k, k.k, k.s, k.s)
 								checkBits(t, what+" gradient", got[:planes*hw], want)
 								checkBits(t, what+" gradient past the planes", got[planes*hw:], tail)
+								// The streaming variant, on a dx aligned to a
+								// cache line (non-temporal stores where the
+								// width allows them) and on one that is not.
+								for _, shift := range []int{0, 1} {
+									got := alignLine(make([]float32, planes*hw+3+16+shift))[shift:][:planes*hw+3]
+									copy(got, randSlice(rng, len(got)))
+									tail := append([]float32(nil), got[planes*hw:]...)
+									MaxPoolBackwardPlanesStream(got, dy, gotM, planes, height, width, outH, outW, k.k, k.k, k.s, k.s)
+									what := fmt.Sprintf("%s streamed (dx shifted %d)", what, shift)
+									checkBits(t, what+" gradient", got[:planes*hw], want)
+									checkBits(t, what+" gradient past the planes", got[planes*hw:], tail)
+								}
 							}
 						}
 					}

@@ -1121,6 +1121,456 @@ stripEnd:
 	VZEROUPPER
 	RET
 
+// func maxPoolBack3s2NTAVX512(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
+TEXT ·maxPoolBack3s2NTAVX512(SB), NOSPLIT, $0-56
+	MOVQ         dx+0(FP), DI
+	MOVQ         dy+8(FP), SI
+	MOVQ         mask+16(FP), BX
+	MOVQ         width+32(FP), R8
+	MOVQ         outW+48(FP), R14
+	XORQ         CX, CX
+	VMOVDQU32    poolPlaneConsts<>+0(SB), Z19
+	VMOVDQU32    poolPlaneConsts<>+64(SB), Z20
+	VMOVDQU32    poolPlaneConsts<>+128(SB), Z21
+	VMOVDQU32    poolPlaneConsts<>+192(SB), Z22
+	VMOVDQU32    poolPlaneConsts<>+256(SB), Z24
+	VPTERNLOGD   $0xff, Z23, Z23, Z23
+	VPXORD       Z16, Z16, Z16
+	VPBROADCASTD R8, Z17
+	VPADDD       Z17, Z17, Z18
+	VPBROADCASTD poolPlaneConsts<>+480(SB), Z25
+	MOVL         $0x00005555, AX
+	KMOVW        AX, K2
+
+strip:
+	MOVQ         R14, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K1
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K3
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x10, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K4
+	MOVQ         CX, AX
+	VPBROADCASTD AX, Z12
+	VPADDD       Z24, Z12, Z12
+	VPADDD       Z25, Z12, Z13
+	VPXORD       Z27, Z27, Z27
+	VPXORD       Z28, Z28, Z28
+	MOVQ         DI, R11
+	MOVQ         SI, R12
+	MOVQ         BX, R13
+	XORQ         R10, R10
+
+outRow:
+	MOVQ         height+24(FP), R9
+	SUBQ         R10, R9
+	VMOVDQA32    Z23, Z0
+	VMOVDQU32    (R13), K1, Z0
+	VMOVUPS.Z    (R12), K1, Z1
+	VMOVDQA32    Z23, Z10
+	VPXORD       Z11, Z11, Z11
+	TESTQ        CX, CX
+	JZ           first
+	VPBROADCASTD -4(R13), Z10
+	VBROADCASTSS -4(R12), Z11
+
+first:
+	VPERMD    Z0, Z19, Z2
+	VPERMD    Z0, Z20, Z3
+	VPERMPS   Z1, Z19, Z6
+	VPERMPS   Z1, Z20, Z7
+	VPERMT2D  Z0, Z21, Z10
+	VPERMD    Z0, Z22, Z5
+	VPERMT2PS Z1, Z21, Z11
+	VPERMPS   Z1, Z22, Z9
+	VPSUBD    Z12, Z2, Z2
+	VPSUBD    Z13, Z3, Z3
+	VPSUBD    Z12, Z10, Z10
+	VPSUBD    Z13, Z5, Z5
+	VMOVAPS   Z27, Z14
+	VMOVAPS   Z28, Z15
+	VPCMPEQD  Z16, Z10, K2, K5
+	VPCMPEQD  Z16, Z5, K2, K6
+	VADDPS    Z11, Z14, K5, Z14
+	VADDPS    Z9, Z15, K6, Z15
+	VPCMPEQD  Z16, Z2, K5
+	VPCMPEQD  Z16, Z3, K6
+	VADDPS    Z6, Z14, K5, Z14
+	VADDPS    Z7, Z15, K6, Z15
+	VMOVNTPS  Z14, (R11)
+	VMOVNTPS  Z15, 64(R11)
+	CMPQ      R9, $0x02
+	JLT       next
+	VPXORD    Z14, Z14, Z14
+	VPXORD    Z15, Z15, Z15
+	VPCMPEQD  Z17, Z10, K2, K5
+	VPCMPEQD  Z17, Z5, K2, K6
+	VADDPS    Z11, Z14, K5, Z14
+	VADDPS    Z9, Z15, K6, Z15
+	VPCMPEQD  Z17, Z2, K5
+	VPCMPEQD  Z17, Z3, K6
+	VADDPS    Z6, Z14, K5, Z14
+	VADDPS    Z7, Z15, K6, Z15
+	VMOVNTPS  Z14, (R11)(R8*4)
+	VMOVNTPS  Z15, 64(R11)(R8*4)
+	CMPQ      R9, $0x03
+	JLT       next
+	VPXORD    Z27, Z27, Z27
+	VPXORD    Z28, Z28, Z28
+	VPCMPEQD  Z18, Z10, K2, K5
+	VPCMPEQD  Z18, Z5, K2, K6
+	VADDPS    Z11, Z27, K5, Z27
+	VADDPS    Z9, Z28, K6, Z28
+	VPCMPEQD  Z18, Z2, K5
+	VPCMPEQD  Z18, Z3, K6
+	VADDPS    Z6, Z27, K5, Z27
+	VADDPS    Z7, Z28, K6, Z28
+
+next:
+	LEAQ     (R11)(R8*8), R11
+	MOVQ     outW+48(FP), AX
+	LEAQ     (R12)(AX*4), R12
+	LEAQ     (R13)(AX*4), R13
+	VPADDD   Z18, Z12, Z12
+	VPADDD   Z18, Z13, Z13
+	ADDQ     $0x02, R10
+	MOVQ     outH+40(FP), AX
+	SHLQ     $0x01, AX
+	CMPQ     R10, AX
+	JLT      outRow
+	CMPQ     R9, $0x03
+	JLT      stripEnd
+	VMOVNTPS Z27, (R11)
+	VMOVNTPS Z28, 64(R11)
+
+stripEnd:
+	ADDQ $0x00000080, DI
+	ADDQ $0x40, SI
+	ADDQ $0x40, BX
+	ADDQ $0x20, CX
+	SUBQ $0x10, R14
+	CMPQ CX, R8
+	JLT  strip
+	SFENCE
+	VZEROUPPER
+	RET
+
+// func maxPoolBack3s2NTAVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+// Requires: AVX, AVX2, MMX+
+TEXT ·maxPoolBack3s2NTAVX2(SB), NOSPLIT, $192-56
+	MOVQ         dx+0(FP), DI
+	MOVQ         dy+8(FP), SI
+	MOVQ         mask+16(FP), BX
+	MOVQ         width+32(FP), R8
+	MOVQ         outW+48(FP), R14
+	XORQ         CX, CX
+	VPCMPEQD     Y3, Y3, Y3
+	VPXOR        Y9, Y9, Y9
+	VMOVDQU      Y9, (SP)
+	VMOVQ        R8, X9
+	VPBROADCASTD X9, Y9
+	VMOVDQU      Y9, 32(SP)
+	VPADDD       Y9, Y9, Y9
+	VMOVDQU      Y9, 64(SP)
+
+strip:
+	VMOVQ        R14, X9
+	VPBROADCASTD X9, Y9
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y9, Y9
+	VMOVDQU      Y9, 96(SP)
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	VMOVQ        AX, X9
+	VPBROADCASTD X9, Y8
+	VPCMPGTD     poolPlaneConsts<>+256(SB), Y8, Y9
+	VMOVDQU      Y9, 128(SP)
+	VPCMPGTD     poolPlaneConsts<>+288(SB), Y8, Y9
+	VMOVDQU      Y9, 160(SP)
+	VMOVQ        CX, X9
+	VPBROADCASTD X9, Y2
+	VPADDD       poolPlaneConsts<>+256(SB), Y2, Y2
+	VXORPS       Y10, Y10, Y10
+	VXORPS       Y11, Y11, Y11
+	MOVQ         DI, R11
+	MOVQ         SI, R12
+	MOVQ         BX, R13
+	XORQ         R10, R10
+	CMPQ         R14, $0x08
+	JLT          partial
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	CMPQ         AX, $0x10
+	JLT          partial
+
+outRowFull:
+	MOVQ         height+24(FP), R9
+	SUBQ         R10, R9
+	VMOVDQU      (R13), Y0
+	VMOVUPS      (R12), Y1
+	VMOVDQU      poolPlaneConsts<>+320(SB), Y9
+	VPERMD       Y0, Y9, Y4
+	VPERMPS      Y1, Y9, Y6
+	VMOVDQU      poolPlaneConsts<>+384(SB), Y9
+	VPERMD       Y0, Y9, Y5
+	VPERMPS      Y1, Y9, Y7
+	TESTQ        CX, CX
+	JZ           firstFull
+	VPBROADCASTD -4(R13), Y9
+	VPBLENDD     $0x01, Y9, Y5, Y5
+	VBROADCASTSS -4(R12), Y9
+	VBLENDPS     $0x01, Y9, Y7, Y7
+	JMP          carriedFull
+
+firstFull:
+	VPBLENDD $0x01, Y3, Y5, Y5
+
+carriedFull:
+	VPBLENDD $0xaa, Y3, Y5, Y5
+	VPSUBD   Y2, Y4, Y4
+	VPSUBD   Y2, Y5, Y5
+	VMOVAPS  Y10, Y8
+	VPCMPEQD (SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD (SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVNTPS Y8, (R11)
+	CMPQ     R9, $0x02
+	JLT      half1Full
+	VXORPS   Y8, Y8, Y8
+	VPCMPEQD 32(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD 32(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVNTPS Y8, (R11)(R8*4)
+	CMPQ     R9, $0x03
+	JLT      half1Full
+	VXORPS   Y10, Y10, Y10
+	VPCMPEQD 64(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y10, Y10
+	VPCMPEQD 64(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y10, Y10
+
+half1Full:
+	VMOVDQU  poolPlaneConsts<>+352(SB), Y9
+	VPERMD   Y0, Y9, Y4
+	VPERMPS  Y1, Y9, Y6
+	VMOVDQU  poolPlaneConsts<>+416(SB), Y9
+	VPERMD   Y0, Y9, Y5
+	VPERMPS  Y1, Y9, Y7
+	VPBLENDD $0xaa, Y3, Y5, Y5
+	VPSUBD   Y2, Y4, Y4
+	VPSUBD   Y2, Y5, Y5
+	VPSUBD   poolPlaneConsts<>+448(SB), Y4, Y4
+	VPSUBD   poolPlaneConsts<>+448(SB), Y5, Y5
+	VMOVAPS  Y11, Y8
+	VPCMPEQD (SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD (SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVNTPS Y8, 32(R11)
+	CMPQ     R9, $0x02
+	JLT      nextFull
+	VXORPS   Y8, Y8, Y8
+	VPCMPEQD 32(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VPCMPEQD 32(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y8, Y8
+	VMOVNTPS Y8, 32(R11)(R8*4)
+	CMPQ     R9, $0x03
+	JLT      nextFull
+	VXORPS   Y11, Y11, Y11
+	VPCMPEQD 64(SP), Y5, Y9
+	VANDPS   Y7, Y9, Y9
+	VADDPS   Y9, Y11, Y11
+	VPCMPEQD 64(SP), Y4, Y9
+	VANDPS   Y6, Y9, Y9
+	VADDPS   Y9, Y11, Y11
+
+nextFull:
+	LEAQ     (R11)(R8*8), R11
+	MOVQ     outW+48(FP), AX
+	LEAQ     (R12)(AX*4), R12
+	LEAQ     (R13)(AX*4), R13
+	VPADDD   64(SP), Y2, Y2
+	ADDQ     $0x02, R10
+	MOVQ     outH+40(FP), AX
+	SHLQ     $0x01, AX
+	CMPQ     R10, AX
+	JLT      outRowFull
+	CMPQ     R9, $0x03
+	JLT      stripEnd
+	VMOVNTPS Y10, (R11)
+	VMOVNTPS Y11, 32(R11)
+	JMP      stripEnd
+
+partial:
+outRow:
+	MOVQ         height+24(FP), R9
+	SUBQ         R10, R9
+	VMOVDQU      96(SP), Y9
+	VPMASKMOVD   (R13), Y9, Y0
+	VBLENDVPS    Y9, Y0, Y3, Y0
+	VMASKMOVPS   (R12), Y9, Y1
+	VMOVDQU      poolPlaneConsts<>+320(SB), Y9
+	VPERMD       Y0, Y9, Y4
+	VPERMPS      Y1, Y9, Y6
+	VMOVDQU      poolPlaneConsts<>+384(SB), Y9
+	VPERMD       Y0, Y9, Y5
+	VPERMPS      Y1, Y9, Y7
+	TESTQ        CX, CX
+	JZ           first
+	VPBROADCASTD -4(R13), Y9
+	VPBLENDD     $0x01, Y9, Y5, Y5
+	VBROADCASTSS -4(R12), Y9
+	VBLENDPS     $0x01, Y9, Y7, Y7
+	JMP          carried
+
+first:
+	VPBLENDD $0x01, Y3, Y5, Y5
+
+carried:
+	VPBLENDD   $0xaa, Y3, Y5, Y5
+	VPSUBD     Y2, Y4, Y4
+	VPSUBD     Y2, Y5, Y5
+	VMOVAPS    Y10, Y8
+	VPCMPEQD   (SP), Y5, Y9
+	VANDPS     Y7, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VPCMPEQD   (SP), Y4, Y9
+	VANDPS     Y6, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VMOVDQU    128(SP), Y9
+	VMASKMOVPS Y8, Y9, (R11)
+	CMPQ       R9, $0x02
+	JLT        half1
+	VXORPS     Y8, Y8, Y8
+	VPCMPEQD   32(SP), Y5, Y9
+	VANDPS     Y7, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VPCMPEQD   32(SP), Y4, Y9
+	VANDPS     Y6, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VMOVDQU    128(SP), Y9
+	VMASKMOVPS Y8, Y9, (R11)(R8*4)
+	CMPQ       R9, $0x03
+	JLT        half1
+	VXORPS     Y10, Y10, Y10
+	VPCMPEQD   64(SP), Y5, Y9
+	VANDPS     Y7, Y9, Y9
+	VADDPS     Y9, Y10, Y10
+	VPCMPEQD   64(SP), Y4, Y9
+	VANDPS     Y6, Y9, Y9
+	VADDPS     Y9, Y10, Y10
+
+half1:
+	VMOVDQU    poolPlaneConsts<>+352(SB), Y9
+	VPERMD     Y0, Y9, Y4
+	VPERMPS    Y1, Y9, Y6
+	VMOVDQU    poolPlaneConsts<>+416(SB), Y9
+	VPERMD     Y0, Y9, Y5
+	VPERMPS    Y1, Y9, Y7
+	VPBLENDD   $0xaa, Y3, Y5, Y5
+	VPSUBD     Y2, Y4, Y4
+	VPSUBD     Y2, Y5, Y5
+	VPSUBD     poolPlaneConsts<>+448(SB), Y4, Y4
+	VPSUBD     poolPlaneConsts<>+448(SB), Y5, Y5
+	VMOVAPS    Y11, Y8
+	VPCMPEQD   (SP), Y5, Y9
+	VANDPS     Y7, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VPCMPEQD   (SP), Y4, Y9
+	VANDPS     Y6, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VMOVDQU    160(SP), Y9
+	VMASKMOVPS Y8, Y9, 32(R11)
+	CMPQ       R9, $0x02
+	JLT        next
+	VXORPS     Y8, Y8, Y8
+	VPCMPEQD   32(SP), Y5, Y9
+	VANDPS     Y7, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VPCMPEQD   32(SP), Y4, Y9
+	VANDPS     Y6, Y9, Y9
+	VADDPS     Y9, Y8, Y8
+	VMOVDQU    160(SP), Y9
+	VMASKMOVPS Y8, Y9, 32(R11)(R8*4)
+	CMPQ       R9, $0x03
+	JLT        next
+	VXORPS     Y11, Y11, Y11
+	VPCMPEQD   64(SP), Y5, Y9
+	VANDPS     Y7, Y9, Y9
+	VADDPS     Y9, Y11, Y11
+	VPCMPEQD   64(SP), Y4, Y9
+	VANDPS     Y6, Y9, Y9
+	VADDPS     Y9, Y11, Y11
+
+next:
+	LEAQ       (R11)(R8*8), R11
+	MOVQ       outW+48(FP), AX
+	LEAQ       (R12)(AX*4), R12
+	LEAQ       (R13)(AX*4), R13
+	VPADDD     64(SP), Y2, Y2
+	ADDQ       $0x02, R10
+	MOVQ       outH+40(FP), AX
+	SHLQ       $0x01, AX
+	CMPQ       R10, AX
+	JLT        outRow
+	CMPQ       R9, $0x03
+	JLT        stripEnd
+	VMOVDQU    128(SP), Y9
+	VMASKMOVPS Y10, Y9, (R11)
+	VMOVDQU    160(SP), Y9
+	VMASKMOVPS Y11, Y9, 32(R11)
+
+stripEnd:
+	ADDQ $0x40, DI
+	ADDQ $0x20, SI
+	ADDQ $0x20, BX
+	ADDQ $0x10, CX
+	SUBQ $0x08, R14
+	CMPQ CX, R8
+	JLT  strip
+	SFENCE
+	VZEROUPPER
+	RET
+
 // func avePool3s2AVX512(y *float32, x *float32, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
 TEXT ·avePool3s2AVX512(SB), NOSPLIT, $0-48

@@ -16,6 +16,12 @@ func maxPoolBack3s2AVX512(dx *float32, dy *float32, mask *int32, height int, wid
 // maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.
 func maxPoolBack3s2AVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
 
+// maxPoolBack3s2NTAVX512 is maxPoolBack3s2AVX512 by non-temporal stores, for a width that is a multiple of 32 and dx aligned to 64 bytes.
+func maxPoolBack3s2NTAVX512(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+
+// maxPoolBack3s2NTAVX2 is maxPoolBack3s2AVX2 by non-temporal stores in whole strips, for a width that is a multiple of 8 and dx aligned to 32 bytes.
+func maxPoolBack3s2NTAVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+
 // avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.
 func avePool3s2AVX512(y *float32, x *float32, height int, width int, outH int, outW int)
 

@@ -37,6 +37,10 @@ type vecImpl struct {
 	// stride-2 max pooling without padding of a plane as
 	// MaxPoolBackwardPlane, its rows past 2·outH left to the caller.
 	maxPoolBack3s2 func(dx, dy []float32, mask []int32, height, width, outH, outW int)
+	// maxPoolBack3s2NT, if not nil, is maxPoolBack3s2 by non-temporal
+	// stores where dx's alignment and width allow them; it reports
+	// whether it ran (false: the caller runs maxPoolBack3s2).
+	maxPoolBack3s2NT func(dx, dy []float32, mask []int32, height, width, outH, outW int) bool
 	// maxPool3s2, if not nil, computes a 3×3, stride-2 max pooling
 	// without padding of a plane as MaxPoolPlane.
 	maxPool3s2 func(y []float32, mask []int32, x []float32, height, width, outH, outW int)

@@ -32,8 +32,10 @@ func buildPoolPlane(c *build.Context) {
 	tab := poolPlaneConsts(c)
 	maxPool3s2_512(c, tab)
 	maxPool3s2_256(c, tab)
-	maxPoolBack3s2_512(c, tab)
-	maxPoolBack3s2_256(c, tab)
+	maxPoolBack3s2_512(c, tab, false)
+	maxPoolBack3s2_256(c, tab, false)
+	maxPoolBack3s2_512(c, tab, true)
+	maxPoolBack3s2_256(c, tab, true)
 	avePool3s2_512(c, tab)
 	avePool3s2_256(c, tab)
 	avePoolBack3s2_512(c, tab)
@@ -320,9 +322,28 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 // column 32b+32, which the next strip writes), top to bottom: output row
 // ph writes input rows 2·ph (completing the sums that row ph − 1 began)
 // and 2·ph+1, and begins row 2·ph+2 in registers. The rows past 2·outH
-// are left to the caller.
-func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPoolBack3s2AVX512", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
+// are left to the caller. With nt it emits maxPoolBack3s2NTAVX512, which
+// writes the rows by non-temporal stores (VMOVNTPS, then SFENCE): for a
+// width that is a multiple of 32 and a 64-byte aligned dx, whose strips
+// are then whole and aligned.
+func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
+	if nt {
+		poolFunc(c, "maxPoolBack3s2NTAVX512", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2NTAVX512 is maxPoolBack3s2AVX512 by non-temporal stores, for a width that is a multiple of 32 and dx aligned to 64 bytes.")
+	} else {
+		poolFunc(c, "maxPoolBack3s2AVX512", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
+	}
+	// store writes a row's 32 columns, lo and hi, at row.
+	store := func(lo, hi reg.VecPhysical, row operand.Mem) {
+		hiRow := row
+		hiRow.Disp += 64
+		if nt {
+			c.VMOVNTPS(lo, row)
+			c.VMOVNTPS(hi, hiRow)
+			return
+		}
+		c.VMOVUPS(lo, reg.K3, row)
+		c.VMOVUPS(hi, reg.K4, hiRow)
+	}
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
@@ -430,10 +451,7 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 		c.VADDPS(daLo, lo, reg.K5, lo)
 		c.VADDPS(daHi, hi, reg.K6, hi)
 		if r < 2 {
-			hiRow := row
-			hiRow.Disp += 64
-			c.VMOVUPS(lo, reg.K3, row)
-			c.VMOVUPS(hi, reg.K4, hiRow)
+			store(lo, hi, row)
 		}
 	}
 	c.Label("next")
@@ -444,8 +462,7 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	// Row 2·outH, when inside the plane, has only the last row's sums.
 	c.CMPQ(rowsHere, operand.U8(3))
 	c.JLT(operand.LabelRef("stripEnd"))
-	c.VMOVUPS(pendLo, reg.K3, operand.Mem{Base: dxp})
-	c.VMOVUPS(pendHi, reg.K4, operand.Mem{Base: dxp, Disp: 64})
+	store(pendLo, pendHi, operand.Mem{Base: dxp})
 	c.Label("stripEnd")
 	c.ADDQ(operand.U32(128), dxS)
 	c.ADDQ(operand.U8(64), dyS)
@@ -454,6 +471,9 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	c.SUBQ(operand.U8(16), nl)
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
+	if nt {
+		c.SFENCE()
+	}
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -461,9 +481,15 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem) {
 // maxPoolBack3s2_256 emits maxPoolBack3s2AVX2, maxPoolBack3s2AVX512 for
 // AVX2: strips of 8 outputs over 16 input columns, taken as two halves of
 // 8 columns; the selected gradients are masked by AND and added (+0 for
-// the others, which changes no sum).
-func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPoolBack3s2AVX2", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
+// the others, which changes no sum). With nt it emits
+// maxPoolBack3s2NTAVX2, whose whole strips store by VMOVNTPS (then
+// SFENCE): for a width that is a multiple of 8 and a 32-byte aligned dx.
+func maxPoolBack3s2_256(c *build.Context, tab operand.Mem, nt bool) {
+	if nt {
+		poolFunc(c, "maxPoolBack3s2NTAVX2", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2NTAVX2 is maxPoolBack3s2AVX2 by non-temporal stores in whole strips, for a width that is a multiple of 8 and dx aligned to 32 bytes.")
+	} else {
+		poolFunc(c, "maxPoolBack3s2AVX2", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
+	}
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
@@ -504,6 +530,10 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
 	// whose 16 columns lie inside the plane, by plain loads and stores.
 	rows := func(full bool, tag string) {
 		store := func(v reg.VecPhysical, h int, m operand.Mem) {
+			if full && nt {
+				c.VMOVNTPS(v, m)
+				return
+			}
 			if full {
 				c.VMOVUPS(v, m)
 				return
@@ -599,6 +629,9 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem) {
 	c.SUBQ(operand.U8(8), nl)
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
+	if nt {
+		c.SFENCE()
+	}
 	c.VZEROUPPER()
 	c.RET()
 }
