@@ -108,6 +108,10 @@ type Convolution struct {
 	x, y, dy, dx           []float32
 	wantW, wantB, wantDown bool
 	haveCols               bool
+	// writeDW makes Backward write the weight gradient instead of adding
+	// it to the diff (paramDiffWriter); zeroDW is set while a run's part
+	// 0, which adds into the diff itself, clears it first.
+	writeDW, zeroDW bool
 }
 
 var _ Layer = (*Convolution)(nil)
@@ -328,6 +332,28 @@ func (l *Convolution) addWeightGrads(parts, q, n int) {
 	}
 }
 
+// partZeroDW returns the weights' gradient, into which part 0 of a
+// Backward run adds its share, cleared first when the run writes the
+// gradient (zeroDW).
+func (l *Convolution) partZeroDW() []float32 {
+	dw := l.blobs[0].DiffSlice()
+	if l.zeroDW {
+		clear(dw)
+	}
+	return dw
+}
+
+// writesParamDiff reports whether Backward can write the gradient of
+// parameter j instead of adding to it: the weights, when their gradient
+// is computed. The part that adds into the diff clears it first, inside
+// the run, where the solver would clear it in a run of its own before;
+// the sums are the same.
+func (l *Convolution) writesParamDiff(j int) bool { return j == 0 && l.paramGrad(0) }
+
+// setWriteParamDiff makes the next Backward calls write the weight
+// gradient (on) or add to it (off, the default).
+func (l *Convolution) setWriteParamDiff(on bool) { l.writeDW = on }
+
 // addPartGrads adds the gradients of Backward's first parts parts into
 // the parameters' gradients, in part order: every part's bias gradient,
 // and the weight gradient of every part but the first (the first adds
@@ -523,6 +549,8 @@ func fillFloats(s []float32, v float32) {
 // which are then added in order, so that the result does not depend on
 // which goroutine ran which part.
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
+	l.zeroDW = l.writeDW && l.paramGrad(0)
+	defer func() { l.zeroDW = false }()
 	if l.direct != nil {
 		l.backwardDirect(l.direct, top, propagateDown, bottom)
 		return
@@ -545,6 +573,7 @@ func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob
 		l.haveCols = l.colFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(l.workers, l.bwdParts, l.bwdFn)
+		l.zeroDW = false
 		l.colFor = -1
 		l.addPartGrads(l.bwdParts)
 	}
@@ -563,7 +592,7 @@ func (l *Convolution) backwardWorker(w, p int) {
 	g.wroteDW = false
 	dw := g.dw
 	if p == 0 {
-		dw = l.blobs[0].DiffSlice()
+		dw = l.partZeroDW()
 	}
 	lo, hi := span(p, l.bwdParts, l.chunks)
 	for c := hi - 1; c >= lo; c-- {

@@ -315,6 +315,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		k.l.wantW = k.l.paramGrad(0)
 		k.l.wantB = k.l.bias && k.l.paramGrad(1)
 		k.l.wantDown = k.down
+		k.l.zeroDW = k.l.writeDW && k.l.wantW
 		if k.down && k.l.prepB != d.plan {
 			d.plan.PackBackward(k.l.blobs[0].DataSlice())
 		}
@@ -323,6 +324,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	}
 	l.chain = c
 	l.runner.run(l.direct.workers, l.direct.bwdParts, l.dBwdChainFn)
+	l.zeroDW, c.zeroDW = false, false
 	l.addPartGradsShared(l.direct.bwdParts, l.direct.workers)
 	l.chain = nil
 	for _, k := range [...]*Convolution{l, c} {
@@ -412,6 +414,7 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		l.haveCols = l.colFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
+		l.zeroDW = false
 		l.colFor = -1
 		l.addPartGradsShared(d.bwdParts, d.workers)
 	}
@@ -436,7 +439,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 	g.wroteDW = false
 	dw := g.dw
 	if p == 0 {
-		dw = l.blobs[0].DiffSlice()
+		dw = l.partZeroDW()
 	} else if l.wantW {
 		clear(dw)
 	}

@@ -83,6 +83,7 @@ func (l *Convolution) backwardRows(top []*Blob, propagateDown []bool, bottom []*
 	for i := len(top) - 1; i >= 0; i-- {
 		l.dy, l.x = top[i].DiffSlice(), bottom[i].DataSlice()
 		l.runner.run(l.workers, l.bwdParts, l.rBwdFn)
+		l.zeroDW = false
 		l.addPartGrads(l.bwdParts)
 	}
 	l.x, l.dy = nil, nil
@@ -97,7 +98,7 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 	g.wroteDW = false
 	dw := g.dw
 	if p == 0 {
-		dw = l.blobs[0].DiffSlice()
+		dw = l.partZeroDW()
 	} else if l.wantW {
 		clear(dw)
 	}

@@ -15,9 +15,10 @@ import (
 // whole backward pass and then updating everything, so the weights, the
 // history and the diffs after the step (the update, as Caffe leaves them)
 // are the same bit for bit. A layer that can write a parameter's gradient
-// instead of adding to it (paramDiffWriter, the inner product's weights)
-// does so as that parameter's first writer, and the gradient is not
-// cleared at all. Other iterations (iter_size > 1, clip_gradients, a
+// instead of adding to it (paramDiffWriter: the inner product's and the
+// convolution's weights, the convolution clearing the diff in the part of
+// its run that adds into it) does so as that parameter's first writer,
+// and the solver does not clear the gradient. Other iterations (iter_size > 1, clip_gradients, a
 // registered update rule) clear, run forward and backward, and update in
 // turn.
 
@@ -121,7 +122,7 @@ func (s *Solver) buildStepPlan() {
 		}
 		i := firstTouch[k]
 		written := false
-		if w, ok := n.layers[i].(paramDiffWriter); ok && uses[k] == 1 && !n.inFusion(i) {
+		if w, ok := n.layers[i].(paramDiffWriter); ok && uses[k] == 1 {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && w.writesParamDiff(j) {
 					written = true
