@@ -45,6 +45,19 @@ type InnerProduct struct {
 	dxDY, dxOut      []float32
 	dxAddLater       bool
 	dxFn, dxAddFn    func(w, p int)
+	// With dxAddLater on more than one thread, the blocks run in the
+	// weight gradient's run (weightGradUpdate), a part each, beside its
+	// parts: dxPending is set until then; dxState[b] is block b's state
+	// (dxTodo, dxRunning, dxDone), for the weight gradient's parts,
+	// which wait for every block before they add the blocks' sums and
+	// update the weights the blocks read; biasInRun: the bias gradient
+	// is summed in the last block's part.
+	dxPending, biasInRun bool
+	dxState              []atomic.Int32
+	// The weight gradient's run with the blocks: part q runs block
+	// wgTask[q] when it is ≥ 0, else weight gradient part −wgTask[q]−1.
+	wgTask []int
+	wgFn   func(w, p int)
 
 	// The input and weight gradients side by side (backwardPair): the
 	// gradient's arguments, and the run's function.
@@ -136,6 +149,7 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	}
 	l.gemmFn, l.fwdFn = l.gemmPart, l.forwardPart
 	l.dxFn, l.dxAddFn = l.inputGradBlock, l.inputGradAdd
+	l.wgFn = l.weightGradTask
 	l.pairFn = l.pairPart
 	l.fusedFn = l.fusedPart
 	return l, nil
@@ -191,6 +205,9 @@ func (l *InnerProduct) gemmPart(w, p int) {
 			kernel.FCWeightGradInto(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
 		} else {
 			g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+		}
+		if l.dxPending {
+			l.waitInputBlocks()
 		}
 		if l.dxOut != nil {
 			l.addDepthBlocks(p, g.parts)
@@ -409,6 +426,7 @@ const fcUpdateBlock = 1 << 17
 func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	dy, x := top[0].DiffSlice(), bottom[0].DataSlice()
 	m, n, k := l.m, l.n, l.k
+	l.dxPending, l.biasInRun = false, false // as a panic may have left them
 	if l.backwardPair(dy, x, propagateDown, bottom) {
 		return
 	}
@@ -422,6 +440,7 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 		l.dxAddLater = true
 		l.inputGrad(dy, propagateDown, bottom)
 		l.dxAddLater = false
+		l.biasInRun = l.dxPending
 	}
 	if l.paramGrad(0) {
 		dw := l.blobs[0].DiffSlice()
@@ -438,7 +457,10 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 			l.fc(kernel.FCWeightGrad, true, n, k, m, dy, n, x, k, beta, dw, k)
 		}
 	}
-	l.biasGrad(dy)
+	if !l.biasInRun {
+		l.biasGrad(dy)
+	}
+	l.biasInRun = false
 	if !update {
 		l.inputGrad(dy, propagateDown, bottom)
 	}
@@ -583,6 +605,12 @@ func (l *InnerProduct) inputGradBlocks(dy, dx []float32, blocks, size int) {
 		l.dxBufs[b] = growFloats(l.dxBufs[b], mk)
 	}
 	l.dxBlocks, l.dxSize, l.dxDY, l.dxOut = blocks, size, dy, dx[:mk]
+	if l.dxAddLater && l.paramGrad(0) {
+		// The blocks run in weightGradUpdate's run, which adds the
+		// buffers.
+		l.dxPending = true
+		return
+	}
 	l.runner.run(l.threads(), blocks, l.dxFn)
 	l.dxDY = nil
 	if l.dxAddLater {
@@ -644,7 +672,90 @@ func (l *InnerProduct) weightGradUpdate(dy, x []float32, beta float32, dw []floa
 		}
 	}
 	l.gemm = ipGemm{fc: kernel.FCWeightGrad, parts: parts, m: n, n: k, k: m, a: dy, b: x, c: dw, lda: n, ldb: k, ldc: k, beta: beta, update: true}
-	l.runner.run(threads, parts, l.gemmFn)
+	if l.dxPending {
+		l.weightGradWithBlocks(threads, parts)
+	} else {
+		l.runner.run(threads, parts, l.gemmFn)
+	}
 	l.gemm = ipGemm{}
-	l.dxOut = nil
+	l.dxOut, l.dxDY = nil, nil
+}
+
+// Block states of the input gradient's blocks run with the weight
+// gradient (dxState).
+const (
+	dxTodo int32 = iota
+	dxRunning
+	dxDone
+)
+
+// weightGradWithBlocks runs the input gradient's depth blocks and the
+// weight gradient's parts of l.gemm as one run, instead of a run of the
+// blocks and then one of the weight gradient, which would wait for the
+// slower goroutine twice. Each goroutine's share starts with its blocks
+// (the rows of W its share of the forward product read), then has its
+// parts of the weight gradient, whose rows follow the blocks'. A weight
+// gradient part computes its rows' gradient, then waits for every block
+// (running one that no goroutine has begun) before it adds the blocks'
+// sums to its range of the input gradient and updates its rows of the
+// weights, which the blocks read: the values of the two runs, bit for
+// bit.
+func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
+	blocks := l.dxBlocks
+	if len(l.dxState) < blocks {
+		l.dxState = make([]atomic.Int32, blocks)
+	}
+	for b := range blocks {
+		l.dxState[b].Store(dxTodo)
+	}
+	shares := min(threads, blocks+parts)
+	l.wgTask = l.wgTask[:0]
+	for sh := range shares {
+		lo, hi := span(sh, shares, blocks)
+		for b := lo; b < hi; b++ {
+			l.wgTask = append(l.wgTask, b)
+		}
+		lo, hi = span(sh, shares, parts)
+		for p := lo; p < hi; p++ {
+			l.wgTask = append(l.wgTask, -p-1)
+		}
+	}
+	l.runner.run(threads, blocks+parts, l.wgFn)
+	l.dxPending = false
+}
+
+// weightGradTask runs part q of weightGradWithBlocks on goroutine w.
+func (l *InnerProduct) weightGradTask(w, q int) {
+	if t := l.wgTask[q]; t >= 0 {
+		l.runInputBlock(t)
+		return
+	}
+	l.gemmPart(w, -l.wgTask[q]-1)
+}
+
+// runInputBlock computes block b of the input gradient (and, with the
+// last block, the bias gradient) unless a goroutine has begun it.
+func (l *InnerProduct) runInputBlock(b int) {
+	st := &l.dxState[b]
+	if !st.CompareAndSwap(dxTodo, dxRunning) {
+		return
+	}
+	defer st.Store(dxDone) // even on a panic, which the run re-raises
+	l.inputGradBlock(0, b)
+	if b == l.dxBlocks-1 && l.biasInRun {
+		l.biasGrad(l.gemm.a)
+	}
+}
+
+// waitInputBlocks returns once every block of the input gradient is
+// done, running those that no goroutine has begun.
+func (l *InnerProduct) waitInputBlocks() {
+	for b := range l.dxBlocks {
+		l.runInputBlock(b)
+	}
+	for b := range l.dxBlocks {
+		for l.dxState[b].Load() != dxDone {
+			runtime.Gosched()
+		}
+	}
 }
