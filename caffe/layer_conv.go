@@ -112,6 +112,12 @@ type Convolution struct {
 	// it to the diff (paramDiffWriter); zeroDW is set while a run's part
 	// 0, which adds into the diff itself, clears it first.
 	writeDW, zeroDW bool
+	// updateDW, when set, updates the weights (paramUpdater) once their
+	// gradient is complete: in the parts that add the parts' gradients
+	// (addPartGradsShared, which sets updated), else at the end of
+	// Backward. oneBottom: the layer has one bottom (one gradient run).
+	updateDW           func(w, lo, hi int, grad []float32)
+	updated, oneBottom bool
 }
 
 var _ Layer = (*Convolution)(nil)
@@ -149,6 +155,7 @@ func (l *Convolution) Setup(bottom, top []*Blob) error {
 	if err := l.setup2D(b.NumAxes(), axis); err != nil {
 		return l.errorf("input of shape %v: %w", b.shape, err)
 	}
+	l.oneBottom = len(bottom) == 1
 	l.oneByOne = l.kh == 1 && l.kw == 1 && l.strideH == 1 && l.strideW == 1 && l.padH == 0 && l.padW == 0
 	l.axis = axis
 	l.channels = b.Dim(axis)
@@ -294,14 +301,48 @@ func (l *Convolution) addPartGradsShared(parts, workers int) {
 	}
 	l.addParts, l.addWorkers = parts, workers
 	l.runner.run(workers, workers, l.dAddFn)
+	l.updated = l.updateDW != nil
+	if c := l.chain; c != nil {
+		c.updated = c.updateDW != nil
+	}
 }
 
-// addPartGradsPart adds range q of addPartGradsShared's weight gradients.
-func (l *Convolution) addPartGradsPart(_, q int) {
+// addPartGradsPart adds range q of addPartGradsShared's weight gradients
+// and, with updateDW, updates those weights on goroutine w while their
+// gradient is in the cache.
+func (l *Convolution) addPartGradsPart(w, q int) {
 	l.addWeightGrads(l.addParts, q, l.addWorkers)
+	if l.updateDW != nil {
+		lo, hi := gradRange(q, l.addWorkers, l.blobs[0].Count())
+		l.updateDW(w, lo, hi, nil)
+	}
 	if c := l.chain; c != nil {
 		c.addWeightGrads(c.direct.bwdParts, q, l.addWorkers)
+		if c.updateDW != nil {
+			lo, hi := gradRange(q, l.addWorkers, c.blobs[0].Count())
+			c.updateDW(w, lo, hi, nil)
+		}
 	}
+}
+
+// updatesParam reports whether Backward can update parameter j itself:
+// the weights, when their gradient is computed in one run (one bottom).
+func (l *Convolution) updatesParam(j int) bool { return j == 0 && l.paramGrad(0) && l.oneBottom }
+
+// setParamUpdate makes the next Backward calls update the weights with
+// fn once their gradient is complete (nil: not); fn(w, lo, hi, nil)
+// updates values [lo, hi) on goroutine w from the diff.
+func (l *Convolution) setParamUpdate(fn func(w, lo, hi int, grad []float32)) { l.updateDW = fn }
+
+// gradRange returns range q of n of size values, as addWeightGrads adds
+// them: cut at multiples of 16, the last to the end.
+func gradRange(q, n, size int) (lo, hi int) {
+	lo, hi = span(q, n, size)
+	lo, hi = lo&^15, hi&^15
+	if q == n-1 {
+		hi = size
+	}
+	return lo, hi
 }
 
 // addBiasGrads adds the bias gradients of the first parts parts, in part
@@ -320,11 +361,7 @@ func (l *Convolution) addBiasGrads(parts int) {
 // …, parts−1, in part order (addPartGrads).
 func (l *Convolution) addWeightGrads(parts, q, n int) {
 	dw := l.blobs[0].DiffSlice()
-	lo, hi := span(q, n, len(dw))
-	lo, hi = lo&^15, hi&^15
-	if q == n-1 {
-		hi = len(dw)
-	}
+	lo, hi := gradRange(q, n, len(dw))
 	for _, g := range l.grads[1:parts] {
 		if g.wroteDW {
 			kernel.Add(dw[lo:hi], dw[lo:hi], g.dw[lo:hi])
@@ -550,7 +587,23 @@ func fillFloats(s []float32, v float32) {
 // which goroutine ran which part.
 func (l *Convolution) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	l.zeroDW = l.writeDW && l.paramGrad(0)
-	defer func() { l.zeroDW = false }()
+	l.updated = false
+	l.backward(top, propagateDown, bottom)
+	l.zeroDW = false
+	l.finishUpdate()
+}
+
+// finishUpdate updates the weights with updateDW, if set, unless the
+// parts that added the gradients did.
+func (l *Convolution) finishUpdate() {
+	if l.updateDW != nil && !l.updated {
+		l.updateDW(0, 0, l.blobs[0].Count(), nil)
+	}
+	l.updated = false
+}
+
+// backward is Backward's work on the path the layer takes.
+func (l *Convolution) backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	if l.direct != nil {
 		l.backwardDirect(l.direct, top, propagateDown, bottom)
 		return

@@ -316,6 +316,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		k.l.wantB = k.l.bias && k.l.paramGrad(1)
 		k.l.wantDown = k.down
 		k.l.zeroDW = k.l.writeDW && k.l.wantW
+		k.l.updated = false
 		if k.down && k.l.prepB != d.plan {
 			d.plan.PackBackward(k.l.blobs[0].DataSlice())
 		}
@@ -327,6 +328,8 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	l.zeroDW, c.zeroDW = false, false
 	l.addPartGradsShared(l.direct.bwdParts, l.direct.workers)
 	l.chain = nil
+	l.finishUpdate()
+	c.finishUpdate()
 	for _, k := range [...]*Convolution{l, c} {
 		k.colFor = -1
 		k.prepB = nil

@@ -133,7 +133,7 @@ func (s *Solver) buildStepPlan() {
 		if !written {
 			p.clear[i] = append(p.clear[i], spans...)
 		}
-		if u, ok := n.layers[i].(paramUpdater); ok && uses[k] == 1 && lastTouch[k] == i && p.updaters[i] == nil && !n.inFusion(i) {
+		if u, ok := n.layers[i].(paramUpdater); ok && uses[k] == 1 && lastTouch[k] == i && p.updaters[i] == nil {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
@@ -147,16 +147,6 @@ func (s *Solver) buildStepPlan() {
 		p.update[lastTouch[k]] = append(p.update[lastTouch[k]], spans...)
 	}
 	s.plan = p
-}
-
-// inFusion reports whether layer i belongs to a fused group.
-func (n *Net) inFusion(i int) bool {
-	for j := max(0, i-3); j <= i; j++ {
-		if f := n.fusions[j]; f != nil && f.first <= i && i <= f.last {
-			return true
-		}
-	}
-	return false
 }
 
 // splitParam cuts the count values of learnable parameter k into parts
