@@ -6,6 +6,10 @@ import (
 	"github.com/sparknet-go/sparknet/ndarray"
 )
 
+// largeFloats is the size, in values, from which blobs' storage is
+// allocated by newFloats into huge pages: 4 MB, two of them.
+const largeFloats = 1 << 20
+
 // Blob is Caffe's unit of data: an n-d array of values (data) and the
 // gradient of the loss with respect to them (diff), of the same shape.
 // Layers read bottom blobs and write top blobs; parameter blobs hold the
@@ -14,7 +18,8 @@ import (
 // A blob keeps its storage when it is reshaped to the same or a smaller
 // count, so nets reshape without allocating in steady state. The values are
 // reachable without copying as []float32 (DataSlice, DiffSlice) for the
-// kernels, and as ndarray views (Data, Diff) for scripts.
+// kernels, and as ndarray views (Data, Diff) for scripts. Storage of
+// largeFloats values or more is asked of Linux in huge pages (newFloats).
 type Blob struct {
 	shape []int
 	count int
@@ -56,8 +61,8 @@ func (b *Blob) Reshape(shape ...int) {
 	}
 	b.count = n
 	if n > len(b.data) {
-		b.data = make([]float32, n)
-		b.diff = make([]float32, n)
+		b.data = newFloats(n)
+		b.diff = newFloats(n)
 	}
 }
 
