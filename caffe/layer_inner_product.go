@@ -605,7 +605,7 @@ func (l *InnerProduct) inputGradBlocks(dy, dx []float32, blocks, size int) {
 		l.dxBufs[b] = growFloats(l.dxBufs[b], mk)
 	}
 	l.dxBlocks, l.dxSize, l.dxDY, l.dxOut = blocks, size, dy, dx[:mk]
-	if l.dxAddLater && l.paramGrad(0) {
+	if l.dxAddLater && l.paramGrad(0) && layerParamWork {
 		// The blocks run in weightGradUpdate's run, which adds the
 		// buffers.
 		l.dxPending = true

@@ -72,6 +72,13 @@ type stepPlan struct {
 // inPassSteps turns the in-pass iterations on (tests compare both).
 var inPassSteps = true
 
+// layerParamWork lets an in-pass iteration leave the clearing and the
+// update of a convolution's weights to its backward runs (paramDiffWriter,
+// paramUpdater), and an inner product's input gradient blocks run with
+// its weight gradient (weightGradWithBlocks); benchmarks compare it off
+// (a solver's plan keeps the setting of its first in-pass iteration).
+var layerParamWork = true
+
 // inPassStep reports whether the next iteration updates the parameters
 // within the backward pass.
 func (s *Solver) inPassStep() bool {
@@ -122,7 +129,8 @@ func (s *Solver) buildStepPlan() {
 		}
 		i := firstTouch[k]
 		written := false
-		if w, ok := n.layers[i].(paramDiffWriter); ok && uses[k] == 1 {
+		_, conv := n.layers[i].(*Convolution)
+		if w, ok := n.layers[i].(paramDiffWriter); ok && uses[k] == 1 && (layerParamWork || !conv) {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && w.writesParamDiff(j) {
 					written = true
@@ -133,7 +141,7 @@ func (s *Solver) buildStepPlan() {
 		if !written {
 			p.clear[i] = append(p.clear[i], spans...)
 		}
-		if u, ok := n.layers[i].(paramUpdater); ok && uses[k] == 1 && lastTouch[k] == i && p.updaters[i] == nil {
+		if u, ok := n.layers[i].(paramUpdater); ok && uses[k] == 1 && lastTouch[k] == i && p.updaters[i] == nil && (layerParamWork || !conv) {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
