@@ -32,6 +32,15 @@ func randSlice(rng *rand.Rand, n int) []float32 {
 	return s
 }
 
+// randLargeSlice is randSlice in largeSlice's pages.
+func randLargeSlice(rng *rand.Rand, n int) []float32 {
+	s := largeSlice(n)
+	for i := range s {
+		s[i] = 2*rng.Float32() - 1
+	}
+	return s
+}
+
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
 
 // close32 reports whether got is within tol of want, relative to scale.

@@ -96,11 +96,11 @@ func BenchmarkFCBackward(b *testing.B) {
 	for _, l := range fcBenchLayers[:2] {
 		M, N, K := l.m, l.n, l.k
 		rng := newRand(1)
-		w, x, dy := randSlice(rng, N*K), randSlice(rng, M*K), randSlice(rng, M*N)
+		w, x, dy := randLargeSlice(rng, N*K), randSlice(rng, M*K), randSlice(rng, M*N)
 		for i := range w {
 			w[i] *= 1e-2
 		}
-		h, d, dx := make([]float32, N*K), make([]float32, N*K), make([]float32, M*K)
+		h, d, dx := largeSlice(N*K), largeSlice(N*K), make([]float32, M*K)
 		const rate, decay, momentum = 1e-6, 5e-4, 0.9
 		update := func(row, col int, grad []float32) {
 			lo := row*K + col
