@@ -170,7 +170,12 @@
 // the trainer trains, leaves unwritten, and its gradient too). With
 // Net.SetKeepTops(false) a group on the column path without a ReLU
 // before its pooling (CIFAR-10 quick's conv1) keeps each chunk's output
-// and output gradient in a worker's buffer instead of the top.
+// and output gradient in a worker's buffer instead of the top. On the row
+// convolution (AlexNet's conv1) the ReLU runs as the output is written
+// (kernel.RowConv.ForwardReLU); a cross-channel LRN that is the only other
+// reader of a group's rectified top (AlexNet's norm1 and norm2) computes
+// the ReLU's gradient in its own backward pass (kernel.LRNBackwardReLU),
+// and the group then leaves it out.
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
 // over images, the convolution's blocks or chunks, with one hand-off;

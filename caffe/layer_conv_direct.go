@@ -460,7 +460,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		var ry []float32
 		var slope float32
 		if f := l.fused; f != nil {
-			if sweep && f.pool == nil && f.relu != nil {
+			if sweep && f.pool == nil && f.relu != nil && !f.reluDone() {
 				ry, slope = f.y[first*l.outSize:(first+n)*l.outSize], f.relu.slope
 			} else {
 				f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])

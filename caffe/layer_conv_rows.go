@@ -47,15 +47,24 @@ func (l *Convolution) setupRows() {
 }
 
 // forwardRows convolves the nb images of the chunk starting at image
-// start into the top (where chunkOut says), one at a time.
+// start into the top (where chunkOut says), one at a time. In a fused
+// pass with a ReLU of the output, the row convolution rectifies it as it
+// writes it (kernel.RowConv.ForwardReLU), and convFusion.forwardBlock
+// leaves it.
 func (l *Convolution) forwardRows(s *convScratch, start, nb int) {
 	var bias []float32
 	if l.bias {
 		bias = l.blobs[1].DataSlice()
 	}
 	y := l.chunkOut(s, start, nb)
+	f := l.fused
 	for j := range nb {
-		l.rows.Forward(s.pad, l.x[(start+j)*l.imgSize:(start+j+1)*l.imgSize], y[j*l.outSize:(j+1)*l.outSize], bias)
+		x, yj := l.x[(start+j)*l.imgSize:(start+j+1)*l.imgSize], y[j*l.outSize:(j+1)*l.outSize]
+		if f != nil && f.relu != nil {
+			l.rows.ForwardReLU(s.pad, x, yj, bias, f.relu.slope)
+		} else {
+			l.rows.Forward(s.pad, x, yj, bias)
+		}
 	}
 }
 

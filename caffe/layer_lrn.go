@@ -35,6 +35,15 @@ type LRN struct {
 	chunk              int // ACROSS: the positions of a plane worked on together
 	scratch            []*lrnScratch
 
+	// reluGrad: the bottom is the output of a ReLU in place, fused with
+	// the convolution before it, whose gradient the cross-channel
+	// Backward computes too (kernel.LRNBackwardReLU), set by the net
+	// (findFusions); reluDone: the last Backward did, so that the
+	// group's backward pass can leave it out (it would give the same
+	// values again).
+	reluGrad *ReLU
+	reluDone bool
+
 	// The current call, for the workers.
 	runner       parallelRunner
 	fwdFn, bwdFn func(w, p int)
@@ -145,6 +154,7 @@ func (l *LRN) workers() int { return max(1, min(l.threads(), l.num)) }
 
 // Forward normalises.
 func (l *LRN) Forward(bottom, top []*Blob) error {
+	l.reluDone = false
 	l.x, l.y = bottom[0].DataSlice(), top[0].DataSlice()
 	l.runner.run(l.workers(), l.num, l.fwdFn)
 	l.x, l.y = nil, nil
@@ -303,6 +313,7 @@ func (l *LRN) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	l.y, l.dy = top[0].DataSlice(), top[0].DiffSlice()
 	l.runner.run(l.workers(), l.num, l.bwdFn)
 	l.x, l.dx, l.y, l.dy = nil, nil, nil, nil
+	l.reluDone = l.reluGrad != nil && !l.within
 }
 
 // backwardWorker computes image n's gradient as goroutine w.
@@ -322,12 +333,14 @@ func (l *LRN) backwardWorker(w, n int) {
 
 // acrossBackward computes the gradient of the positions [j0, j1) of one
 // image, dx = dy·s^−β − 2αβ/n · x · Σ (dy·y/s over the window of
-// channels), with a running sum over channels as Caffe's CPU code. One
+// channels), with a running sum over channels as Caffe's CPU code (and,
+// with reluGrad, passes it through the ReLU's gradient). One
 // pass over the channels recomputes the scale, s^−β and the ratio dy·y/s
 // of the channel pre ahead of the current one into rings of the window's
 // n planes, adds the ratio to the running sum, computes the current
 // channel's gradient and takes the ratio of the channel leaving the
-// window off the sum (kernel.LRNRatio75 and kernel.LRNBackward).
+// window off the sum (kernel.LRNRatio75 and kernel.LRNBackward; for β = ¾
+// both in one pass, kernel.LRNStep75, while a channel enters the window).
 func (l *LRN) acrossBackward(s *lrnScratch, x, y, dy, dx []float32, j0, j1 int) {
 	hw, m := l.height*l.width, j1-j0
 	pre := (l.size - 1) / 2
@@ -361,14 +374,32 @@ func (l *LRN) acrossBackward(s *lrnScratch, x, y, dy, dx []float32, j0, j1 int) 
 	for ch := range pre {
 		kernel.Add(acc, acc, ratioOf(ch))
 	}
+	var slope float32
+	if l.reluGrad != nil {
+		slope = l.reluGrad.slope
+	}
 	for c := range l.chans {
-		rin := ratioOf(c + pre)
 		rout := s.zero[:m]
 		if c >= pre {
 			rout, _ = ring(c - pre)
 		}
 		_, p := ring(c)
 		o := c*hw + j0
+		if ch := c + pre; l.beta == 0.75 && pre > 0 && ch < l.chans {
+			// ratioOf(ch) and the step below in one pass (the ring's
+			// slots of ch are not those of c or c−pre).
+			r, pw := ring(ch)
+			xin, xout := l.plane(s, x, ch+pre, j0, j1), l.plane(s, x, ch-1-pre, j0, j1)
+			q := ch*hw + j0
+			kernel.LRNStep75(sc, xin, xout, dy[q:q+m], y[q:q+m], r, pw, acc, rout, x[o:o+m], dy[o:o+m], p, dx[o:o+m], aos, ratio,
+				l.reluGrad != nil, slope)
+			continue
+		}
+		rin := ratioOf(c + pre)
+		if l.reluGrad != nil {
+			kernel.LRNBackwardReLU(dx[o:o+m], acc, rin, rout, x[o:o+m], dy[o:o+m], p, ratio, slope)
+			continue
+		}
 		kernel.LRNBackward(dx[o:o+m], acc, rin, rout, x[o:o+m], dy[o:o+m], p, ratio)
 	}
 }

@@ -147,6 +147,16 @@ func TestLayerLRNBitExact(t *testing.T) {
 					wantDx := make([]float32, x.Count())
 					lrnPlanesBackward(xs, wantY, y.DiffSlice(), wantDx, wantPow, c.num, c.chans, hw, c.size, c.alpha, c.beta, c.k)
 					bitsEqual(t, "dx", x.DiffSlice(), wantDx)
+					// Through the gradient of an in-place ReLU that wrote x
+					// (as the net sets it up after a fused convolution).
+					lrn := l.(*LRN)
+					lrn.reluGrad = &ReLU{slope: 0.125}
+					l.Backward(blobs(y), []bool{true}, blobs(x))
+					kernel.ReluGrad(wantDx, wantDx, xs, 0.125)
+					bitsEqual(t, "dx through the ReLU", x.DiffSlice(), wantDx)
+					if !lrn.reluDone {
+						t.Errorf("reluDone is false after Backward")
+					}
 				})
 			}
 		}

@@ -33,6 +33,11 @@ type convFusion struct {
 	relu        *ReLU    // an in-place ReLU of the convolution's top, or nil
 	pool        *Pooling // nil without one
 	poolReLU    *ReLU    // an in-place ReLU of the pooling's top, or nil
+	// lrn: without a pooling, a cross-channel LRN right after the ReLU,
+	// the only other reader of the convolution's top, whose Backward
+	// passes its gradient through the ReLU's (LRN.reluGrad); when it
+	// has (LRN.reluDone) the group's backward leaves the ReLU's out.
+	lrn *LRN
 	// lanes: the pass rectifies and pools on the direct convolution's
 	// interleaved blocks (Convolution.setupDirectPool), the mask and the
 	// rectifier's outcome staying there (a last block on the column
@@ -111,6 +116,10 @@ func (n *Net) findFusions() {
 				// The convolution and its ReLU.
 				f.last = i + 1
 				n.fusions[i] = f
+				if l, ok := layerAt[*LRN](n, j); ok && !l.within && len(n.bottoms[j]) == 1 && n.bottoms[j][0] == top &&
+					readers[n.blobIndex[n.def.Layers[i].Tops[0]]] == 2 {
+					f.lrn, l.reluGrad = l, f.relu
+				}
 			}
 			continue
 		}
@@ -123,6 +132,16 @@ func (n *Net) findFusions() {
 		}
 		n.fusions[i] = f
 	}
+}
+
+// layerAt returns layer i of the net as a T, if there is one.
+func layerAt[T Layer](n *Net, i int) (T, bool) {
+	if i >= len(n.layers) {
+		var zero T
+		return zero, false
+	}
+	l, ok := n.layers[i].(T)
+	return l, ok
 }
 
 // fits reports whether the group, reshaped, can run fused: the
@@ -392,10 +411,11 @@ func (n *Net) guard(i int, fn func()) (err error) {
 // forwardBlock rectifies and pools the images [lo, lo+k) that the
 // convolution has just written into y (their part of its top, or a
 // worker's buffer); with lanes, the convolution rectified and pooled them
-// on its interleaved block.
+// on its interleaved block, and on the row convolution it rectified them
+// (forwardRows).
 func (f *convFusion) forwardBlock(lo, k int, lanes bool, y []float32) {
 	c, p := f.conv, f.pool
-	if f.relu != nil && !lanes {
+	if f.relu != nil && !lanes && c.rows == nil {
 		kernel.Relu(y, y, f.relu.slope)
 	}
 	if p == nil {
@@ -431,10 +451,14 @@ func (f *convFusion) backwardBlock(w, lo, k int, lanes bool, dy []float32) {
 	if p != nil {
 		p.backwardPlanes(w, dy, lo*c.numOutput, (lo+k)*c.numOutput)
 	}
-	if f.relu != nil {
+	if f.relu != nil && !f.reluDone() {
 		kernel.ReluGrad(dy, dy, f.y[lo*c.outSize:(lo+k)*c.outSize], f.relu.slope)
 	}
 }
+
+// reluDone reports whether the ReLU's gradient is in the convolution's top
+// gradient already: the LRN after it computed it (convFusion.lrn).
+func (f *convFusion) reluDone() bool { return f.lrn != nil && f.lrn.reluDone }
 
 // poolIndex returns the index of the group's pooling layer.
 func (f *convFusion) poolIndex() int {

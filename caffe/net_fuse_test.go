@@ -483,3 +483,54 @@ func testFusedPoolOnBlocks(t *testing.T, net string, pools []string) {
 		}
 	}
 }
+
+// TestFusedFirstConvReLULRN trains the first layers of an AlexNet-like
+// net on a smaller image (a convolution on the row convolution's flat
+// rows, rectified in place, then LRN across channels and max pooling),
+// fused and layer by layer, and requires identical weights and blobs.
+func TestFusedFirstConvReLULRN(t *testing.T) {
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	const net = `name: "first"
+layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: 3 dim: 3 dim: 115 dim: 115 } shape { dim: 3 } } }
+layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 10 kernel_size: 11 stride: 4 weight_filler { type: "gaussian" std: 0.05 } bias_filler { type: "constant" value: 0.01 } } }
+layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
+layer { name: "norm1" type: "LRN" bottom: "conv1" top: "norm1" lrn_param { local_size: 5 alpha: 0.5 beta: 0.75 } }
+layer { name: "pool1" type: "Pooling" bottom: "norm1" top: "pool1" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
+layer { name: "ip" type: "InnerProduct" bottom: "pool1" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
+layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
+`
+	for _, threads := range []int{1, 2} {
+		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
+			run := func(fuse bool) *Net {
+				fuseLayers = fuse
+				return trainSGDSteps(t, "first.prototxt", net, threads, 5, 0.013)
+			}
+			fused, alone := run(true), run(false)
+			fuseLayers = true
+			if f := fused.fusions[1]; threads == 1 && (f == nil || !f.fits() || f.last != 2) {
+				t.Errorf("conv1 and relu1 do not run fused")
+			}
+			if l := fused.layers[3].(*LRN); l.reluGrad == nil || !l.reluDone {
+				t.Errorf("norm1 does not compute relu1's gradient")
+			}
+			if c := fused.layers[1].(*Convolution); c.rows == nil || !c.rows.FlatForward() {
+				t.Errorf("conv1 is not on the row convolution's flat rows")
+			}
+			for _, name := range fused.BlobNames() {
+				a, b := fused.Blob(name), alone.Blob(name)
+				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+					t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+				}
+				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+					t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+				}
+			}
+			pa, pb := fused.LearnableParams(), alone.LearnableParams()
+			for k := range pa {
+				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+					t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+				}
+			}
+		})
+	}
+}

@@ -61,7 +61,8 @@
 // lanes than the row layout's, the forward pass runs on them too, with
 // the same sums. Where the weights leave a place in the kernels' last
 // tile, the bias gradient is summed there, from a region of ones
-// (GradBias).
+// (GradBias). ForwardReLU rectifies the output as it is written (on flat
+// rows, each band on its way out).
 //
 // FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
 // connected layer at small batch (the output transposed, the input
@@ -115,7 +116,9 @@
 // LRNScale, LRNForward75, LRNRatio, LRNRatio75 and LRNBackward are the
 // steps of cross-channel local response normalisation over a channel
 // plane, each one pass that computes what the separate primitives would,
-// to the bit.
+// to the bit; LRNStep75 is LRNRatio75 and LRNBackward in one pass, and
+// LRNBackwardReLU and LRNStep75 with relu also pass the gradient through
+// an in-place ReLU's (as ReluGrad).
 //
 // The functions panic, with a message that starts with "kernel: ", on
 // arguments that describe no valid matrix or image (a negative size, a

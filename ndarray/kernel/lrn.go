@@ -16,11 +16,14 @@ type lrnKernels struct {
 	ratio     func(r, sc, xin, xout, dy, y []float32, a, na float32)
 	ratio75   func(r, pow, sc, xin, xout, dy, y []float32, a, na float32)
 	backward  func(dx, acc, rin, rout, x, dy, pow []float32, nratio float32)
+	backRelu  func(dx, acc, rin, rout, x, dy, pow []float32, nratio, slope float32)
+	step75    func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32)
+	step75r   func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32)
 }
 
 var goLRN = &lrnKernels{
 	scale: lrnScaleGo, forward75: lrnForward75Go, ratio: lrnRatioGo, ratio75: lrnRatio75Go,
-	backward: lrnBackwardGo,
+	backward: lrnBackwardGo, backRelu: lrnBackwardReLUGo, step75: lrnStep75Go, step75r: lrnStep75ReLUGo,
 }
 
 // LRNScale moves the window of a running cross-channel scale one channel
@@ -92,6 +95,47 @@ func LRNBackward(dx, acc, rin, rout, x, dy, pow []float32, ratio float32) {
 	lrnFor(active.vec).backward(dx, acc, rin, rout, x, dy, pow, -ratio)
 }
 
+// LRNBackwardReLU is LRNBackward followed by the gradient of the in-place
+// ReLU (with negative slope slope) whose output x is: dx[i] stays where
+// x[i] > 0, else becomes slope·dx[i] (as ReluGrad), so that the ReLU's
+// own gradient pass, which would compute the same values again, can be
+// left out.
+func LRNBackwardReLU(dx, acc, rin, rout, x, dy, pow []float32, ratio, slope float32) {
+	n := len(acc)
+	for _, s := range []struct {
+		name string
+		n    int
+	}{{"dx", len(dx)}, {"rin", len(rin)}, {"rout", len(rout)}, {"x", len(x)}, {"dy", len(dy)}, {"pow", len(pow)}} {
+		checkLen("LRNBackwardReLU", s.name, s.n, n)
+	}
+	lrnFor(active.vec).backRelu(dx, acc, rin, rout, x, dy, pow, -ratio, slope)
+}
+
+// LRNStep75 is one channel's step of the backward pass of an LRN with β =
+// ¾ in one pass over the positions: LRNRatio75(r, pow, sc, xin, xout,
+// dyr, yr, a) of the channel entering the window, then LRNBackward(dx,
+// acc, r, rout, x, dy, powc, ratio) of the current channel (with relu,
+// LRNBackwardReLU with slope), the same values bit for bit. r and pow
+// must not be rout or powc.
+func LRNStep75(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, ratio float32, relu bool, slope float32) {
+	n := len(sc)
+	for _, s := range []struct {
+		name string
+		n    int
+	}{
+		{"xin", len(xin)}, {"xout", len(xout)}, {"dyr", len(dyr)}, {"yr", len(yr)}, {"r", len(r)}, {"pow", len(pow)},
+		{"acc", len(acc)}, {"rout", len(rout)}, {"x", len(x)}, {"dy", len(dy)}, {"powc", len(powc)}, {"dx", len(dx)},
+	} {
+		checkLen("LRNStep75", s.name, s.n, n)
+	}
+	k := lrnFor(active.vec)
+	if relu {
+		k.step75r(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx, a, -a, -ratio, slope)
+		return
+	}
+	k.step75(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx, a, -a, -ratio)
+}
+
 // The portable kernels write the operations as the portable primitives
 // do, converting where those store a rounded value, so that a compiler
 // that fuses multiply-adds fuses the same ones.
@@ -155,4 +199,24 @@ func lrnBackwardGo(dx, acc, rin, rout, x, dy, pow []float32, nratio float32) {
 		s += -1 * rout[i]
 		acc[i] = s
 	}
+}
+
+func lrnBackwardReLUGo(dx, acc, rin, rout, x, dy, pow []float32, nratio, slope float32) {
+	lrnBackwardGo(dx, acc, rin, rout, x, dy, pow, nratio)
+	dx, x = dx[:len(acc)], x[:len(acc)]
+	for i, v := range x {
+		if !(v > 0) {
+			dx[i] *= slope
+		}
+	}
+}
+
+func lrnStep75Go(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32) {
+	lrnRatio75Go(r, pow, sc, xin, xout, dyr, yr, a, na)
+	lrnBackwardGo(dx, acc, r, rout, x, dy, powc, nratio)
+}
+
+func lrnStep75ReLUGo(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32) {
+	lrnRatio75Go(r, pow, sc, xin, xout, dyr, yr, a, na)
+	lrnBackwardReLUGo(dx, acc, r, rout, x, dy, powc, nratio, slope)
 }

@@ -549,8 +549,8 @@ vec4:
 	VMULPS      (R9), Y0, Y1
 	VFMADD231PS Y1, Y15, Y2
 	VSUBPS      (R8), Y0, Y0
-	VMOVUPS     Y2, (SI)
 	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y2, (SI)
 	VMOVUPS     32(DI), Y3
 	VMOVUPS     32(R10), Y5
 	VADDPS      32(DX), Y3, Y3
@@ -558,8 +558,8 @@ vec4:
 	VMULPS      32(R9), Y3, Y4
 	VFMADD231PS Y4, Y15, Y5
 	VSUBPS      32(R8), Y3, Y3
-	VMOVUPS     Y5, 32(SI)
 	VMOVUPS     Y3, 32(DI)
+	VMOVUPS     Y5, 32(SI)
 	VMOVUPS     64(DI), Y6
 	VMOVUPS     64(R10), Y8
 	VADDPS      64(DX), Y6, Y6
@@ -567,8 +567,8 @@ vec4:
 	VMULPS      64(R9), Y6, Y7
 	VFMADD231PS Y7, Y15, Y8
 	VSUBPS      64(R8), Y6, Y6
-	VMOVUPS     Y8, 64(SI)
 	VMOVUPS     Y6, 64(DI)
+	VMOVUPS     Y8, 64(SI)
 	VMOVUPS     96(DI), Y9
 	VMOVUPS     96(R10), Y11
 	VADDPS      96(DX), Y9, Y9
@@ -576,8 +576,8 @@ vec4:
 	VMULPS      96(R9), Y9, Y10
 	VFMADD231PS Y10, Y15, Y11
 	VSUBPS      96(R8), Y9, Y9
-	VMOVUPS     Y11, 96(SI)
 	VMOVUPS     Y9, 96(DI)
+	VMOVUPS     Y11, 96(SI)
 	ADDQ        $0x00000080, SI
 	ADDQ        $0x00000080, DI
 	ADDQ        $0x00000080, DX
@@ -599,8 +599,8 @@ vec1:
 	VMULPS      (R9), Y0, Y1
 	VFMADD231PS Y1, Y15, Y2
 	VSUBPS      (R8), Y0, Y0
-	VMOVUPS     Y2, (SI)
 	VMOVUPS     Y0, (DI)
+	VMOVUPS     Y2, (SI)
 	ADDQ        $0x00000020, SI
 	ADDQ        $0x00000020, DI
 	ADDQ        $0x00000020, DX
@@ -626,8 +626,8 @@ scalar:
 	VFMADD231SS X1, X15, X2
 	VMOVSS      (R8), X1
 	VSUBSS      X1, X0, X0
-	VMOVSS      X2, (SI)
 	VMOVSS      X0, (DI)
+	VMOVSS      X2, (SI)
 	ADDQ        $0x00000004, SI
 	ADDQ        $0x00000004, DI
 	ADDQ        $0x00000004, DX
@@ -635,6 +635,537 @@ scalar:
 	ADDQ        $0x00000004, R9
 	ADDQ        $0x00000004, R10
 	ADDQ        $0x00000004, R11
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func lrnBackwardReLUAVX2(dx []float32, acc []float32, rin []float32, rout []float32, x []float32, dy []float32, pow []float32, nratio float32, slope float32)
+// Requires: AVX, FMA3
+TEXT ·lrnBackwardReLUAVX2(SB), NOSPLIT, $0-176
+	MOVQ         acc_len+32(FP), CX
+	MOVQ         dx_base+0(FP), SI
+	MOVQ         acc_base+24(FP), DI
+	MOVQ         rin_base+48(FP), DX
+	MOVQ         rout_base+72(FP), R8
+	MOVQ         x_base+96(FP), R9
+	MOVQ         dy_base+120(FP), R10
+	MOVQ         pow_base+144(FP), R11
+	VBROADCASTSS nratio+168(FP), Y15
+	VBROADCASTSS slope+172(FP), Y13
+	VXORPS       Y12, Y12, Y12
+	CMPQ         CX, $0x00000020
+	JL           vec1
+
+vec4:
+	VMOVUPS     (DI), Y0
+	VMOVUPS     (R10), Y2
+	VADDPS      (DX), Y0, Y0
+	VMULPS      (R11), Y2, Y2
+	VMULPS      (R9), Y0, Y1
+	VFMADD231PS Y1, Y15, Y2
+	VSUBPS      (R8), Y0, Y0
+	VMOVUPS     Y0, (DI)
+	VMULPS      Y13, Y2, Y0
+	VCMPPS      $0x11, (R9), Y12, Y1
+	VBLENDVPS   Y1, Y2, Y0, Y2
+	VMOVUPS     Y2, (SI)
+	VMOVUPS     32(DI), Y3
+	VMOVUPS     32(R10), Y5
+	VADDPS      32(DX), Y3, Y3
+	VMULPS      32(R11), Y5, Y5
+	VMULPS      32(R9), Y3, Y4
+	VFMADD231PS Y4, Y15, Y5
+	VSUBPS      32(R8), Y3, Y3
+	VMOVUPS     Y3, 32(DI)
+	VMULPS      Y13, Y5, Y3
+	VCMPPS      $0x11, 32(R9), Y12, Y4
+	VBLENDVPS   Y4, Y5, Y3, Y5
+	VMOVUPS     Y5, 32(SI)
+	VMOVUPS     64(DI), Y6
+	VMOVUPS     64(R10), Y8
+	VADDPS      64(DX), Y6, Y6
+	VMULPS      64(R11), Y8, Y8
+	VMULPS      64(R9), Y6, Y7
+	VFMADD231PS Y7, Y15, Y8
+	VSUBPS      64(R8), Y6, Y6
+	VMOVUPS     Y6, 64(DI)
+	VMULPS      Y13, Y8, Y6
+	VCMPPS      $0x11, 64(R9), Y12, Y7
+	VBLENDVPS   Y7, Y8, Y6, Y8
+	VMOVUPS     Y8, 64(SI)
+	VMOVUPS     96(DI), Y9
+	VMOVUPS     96(R10), Y11
+	VADDPS      96(DX), Y9, Y9
+	VMULPS      96(R11), Y11, Y11
+	VMULPS      96(R9), Y9, Y10
+	VFMADD231PS Y10, Y15, Y11
+	VSUBPS      96(R8), Y9, Y9
+	VMOVUPS     Y9, 96(DI)
+	VMULPS      Y13, Y11, Y9
+	VCMPPS      $0x11, 96(R9), Y12, Y10
+	VBLENDVPS   Y10, Y11, Y9, Y11
+	VMOVUPS     Y11, 96(SI)
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, DX
+	ADDQ        $0x00000080, R8
+	ADDQ        $0x00000080, R9
+	ADDQ        $0x00000080, R10
+	ADDQ        $0x00000080, R11
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JGE         vec4
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          tail
+	VMOVUPS     (DI), Y0
+	VMOVUPS     (R10), Y2
+	VADDPS      (DX), Y0, Y0
+	VMULPS      (R11), Y2, Y2
+	VMULPS      (R9), Y0, Y1
+	VFMADD231PS Y1, Y15, Y2
+	VSUBPS      (R8), Y0, Y0
+	VMOVUPS     Y0, (DI)
+	VMULPS      Y13, Y2, Y0
+	VCMPPS      $0x11, (R9), Y12, Y1
+	VBLENDVPS   Y1, Y2, Y0, Y2
+	VMOVUPS     Y2, (SI)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+tail:
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (DI), X0
+	VMOVSS      (R10), X2
+	VMOVSS      (DX), X1
+	VADDSS      X1, X0, X0
+	VMOVSS      (R11), X1
+	VMULSS      X1, X2, X2
+	VMOVSS      (R9), X1
+	VMULSS      X0, X1, X1
+	VFMADD231SS X1, X15, X2
+	VMOVSS      (R8), X1
+	VSUBSS      X1, X0, X0
+	VMOVSS      X0, (DI)
+	VMULSS      X13, X2, X0
+	VMOVSS      (R9), X1
+	VCMPSS      $0x1e, X12, X1, X1
+	VBLENDVPS   X1, X2, X0, X2
+	VMOVSS      X2, (SI)
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, DX
+	ADDQ        $0x00000004, R8
+	ADDQ        $0x00000004, R9
+	ADDQ        $0x00000004, R10
+	ADDQ        $0x00000004, R11
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func lrnStep75AVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·lrnStep75AVX2(SB), NOSPLIT, $0-324
+	MOVQ         sc_len+8(FP), CX
+	MOVQ         sc_base+0(FP), SI
+	MOVQ         xin_base+24(FP), DI
+	MOVQ         xout_base+48(FP), DX
+	MOVQ         dyr_base+72(FP), R8
+	MOVQ         yr_base+96(FP), R9
+	MOVQ         r_base+120(FP), R10
+	MOVQ         pow_base+144(FP), R11
+	MOVQ         acc_base+168(FP), R12
+	MOVQ         rout_base+192(FP), R13
+	MOVQ         x_base+216(FP), R14
+	MOVQ         dy_base+240(FP), R15
+	MOVQ         powc_base+264(FP), AX
+	MOVQ         dx_base+288(FP), BX
+	VPCMPEQD     Y14, Y14, Y14
+	VPSRLD       $0x19, Y14, Y14
+	VPSLLD       $0x17, Y14, Y14
+	VBROADCASTSS a+312(FP), Y13
+	VBROADCASTSS na+316(FP), Y12
+	VBROADCASTSS nratio+320(FP), Y15
+	CMPQ         CX, $0x00000010
+	JL           vec1
+
+vecn:
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VMOVUPS     (R8), Y1
+	VMULPS      (R9), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y0
+	VMULPS      Y0, Y4, Y4
+	VDIVPS      Y4, Y14, Y0
+	VMOVUPS     Y0, (R11)
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMOVUPS     Y3, (BX)
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     32(DI), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y13, Y5
+	VMOVUPS     32(DX), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y12, Y5
+	VMOVUPS     Y5, 32(SI)
+	VMOVUPS     32(R8), Y6
+	VMULPS      32(R9), Y6, Y6
+	VDIVPS      Y5, Y6, Y6
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     32(R12), Y7
+	VADDPS      Y6, Y7, Y7
+	VSQRTPS     Y5, Y9
+	VSQRTPS     Y9, Y5
+	VMULPS      Y5, Y9, Y9
+	VDIVPS      Y9, Y14, Y5
+	VMOVUPS     Y5, 32(R11)
+	VMOVUPS     32(R15), Y8
+	VMULPS      32(AX), Y8, Y8
+	VMULPS      32(R14), Y7, Y6
+	VFMADD231PS Y6, Y15, Y8
+	VSUBPS      32(R13), Y7, Y7
+	VMOVUPS     Y7, 32(R12)
+	VMOVUPS     Y8, 32(BX)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JGE         vecn
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          scalar
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VMOVUPS     (R8), Y1
+	VMULPS      (R9), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y0
+	VMULPS      Y0, Y4, Y4
+	VDIVPS      Y4, Y14, Y0
+	VMOVUPS     Y0, (R11)
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMOVUPS     Y3, (BX)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X13, X0
+	VMOVSS      (DX), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X12, X0
+	VMOVSS      X0, (SI)
+	VMOVSS      (R8), X1
+	VMULSS      (R9), X1, X1
+	VDIVSS      X0, X1, X1
+	VMOVSS      X1, (R10)
+	VMOVSS      (R12), X2
+	VADDSS      X1, X2, X2
+	VSQRTSS     X0, X0, X4
+	VSQRTSS     X4, X4, X0
+	VMULSS      X0, X4, X4
+	VDIVSS      X4, X14, X0
+	VMOVSS      X0, (R11)
+	VMOVSS      (R15), X3
+	VMULSS      (AX), X3, X3
+	VMULSS      (R14), X2, X1
+	VFMADD231SS X1, X15, X3
+	VSUBSS      (R13), X2, X2
+	VMOVSS      X2, (R12)
+	VMOVSS      X3, (BX)
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, DX
+	ADDQ        $0x00000004, R8
+	ADDQ        $0x00000004, R9
+	ADDQ        $0x00000004, R10
+	ADDQ        $0x00000004, R11
+	ADDQ        $0x00000004, R12
+	ADDQ        $0x00000004, R13
+	ADDQ        $0x00000004, R14
+	ADDQ        $0x00000004, R15
+	ADDQ        $0x00000004, AX
+	ADDQ        $0x00000004, BX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func lrnStep75ReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·lrnStep75ReLUAVX2(SB), NOSPLIT, $0-328
+	MOVQ         sc_len+8(FP), CX
+	MOVQ         sc_base+0(FP), SI
+	MOVQ         xin_base+24(FP), DI
+	MOVQ         xout_base+48(FP), DX
+	MOVQ         dyr_base+72(FP), R8
+	MOVQ         yr_base+96(FP), R9
+	MOVQ         r_base+120(FP), R10
+	MOVQ         pow_base+144(FP), R11
+	MOVQ         acc_base+168(FP), R12
+	MOVQ         rout_base+192(FP), R13
+	MOVQ         x_base+216(FP), R14
+	MOVQ         dy_base+240(FP), R15
+	MOVQ         powc_base+264(FP), AX
+	MOVQ         dx_base+288(FP), BX
+	VPCMPEQD     Y14, Y14, Y14
+	VPSRLD       $0x19, Y14, Y14
+	VPSLLD       $0x17, Y14, Y14
+	VBROADCASTSS a+312(FP), Y13
+	VBROADCASTSS na+316(FP), Y12
+	VBROADCASTSS nratio+320(FP), Y15
+	VBROADCASTSS slope+324(FP), Y11
+	VXORPS       Y10, Y10, Y10
+	CMPQ         CX, $0x00000010
+	JL           vec1
+
+vecn:
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VMOVUPS     (R8), Y1
+	VMULPS      (R9), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y0
+	VMULPS      Y0, Y4, Y4
+	VDIVPS      Y4, Y14, Y0
+	VMOVUPS     Y0, (R11)
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMULPS      Y11, Y3, Y4
+	VCMPPS      $0x11, (R14), Y10, Y1
+	VBLENDVPS   Y1, Y3, Y4, Y3
+	VMOVUPS     Y3, (BX)
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     32(DI), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y13, Y5
+	VMOVUPS     32(DX), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y12, Y5
+	VMOVUPS     Y5, 32(SI)
+	VMOVUPS     32(R8), Y6
+	VMULPS      32(R9), Y6, Y6
+	VDIVPS      Y5, Y6, Y6
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     32(R12), Y7
+	VADDPS      Y6, Y7, Y7
+	VSQRTPS     Y5, Y9
+	VSQRTPS     Y9, Y5
+	VMULPS      Y5, Y9, Y9
+	VDIVPS      Y9, Y14, Y5
+	VMOVUPS     Y5, 32(R11)
+	VMOVUPS     32(R15), Y8
+	VMULPS      32(AX), Y8, Y8
+	VMULPS      32(R14), Y7, Y6
+	VFMADD231PS Y6, Y15, Y8
+	VSUBPS      32(R13), Y7, Y7
+	VMOVUPS     Y7, 32(R12)
+	VMULPS      Y11, Y8, Y9
+	VCMPPS      $0x11, 32(R14), Y10, Y6
+	VBLENDVPS   Y6, Y8, Y9, Y8
+	VMOVUPS     Y8, 32(BX)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JGE         vecn
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          scalar
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VMOVUPS     (R8), Y1
+	VMULPS      (R9), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y0
+	VMULPS      Y0, Y4, Y4
+	VDIVPS      Y4, Y14, Y0
+	VMOVUPS     Y0, (R11)
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMULPS      Y11, Y3, Y4
+	VCMPPS      $0x11, (R14), Y10, Y1
+	VBLENDVPS   Y1, Y3, Y4, Y3
+	VMOVUPS     Y3, (BX)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X13, X0
+	VMOVSS      (DX), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X12, X0
+	VMOVSS      X0, (SI)
+	VMOVSS      (R8), X1
+	VMULSS      (R9), X1, X1
+	VDIVSS      X0, X1, X1
+	VMOVSS      X1, (R10)
+	VMOVSS      (R12), X2
+	VADDSS      X1, X2, X2
+	VSQRTSS     X0, X0, X4
+	VSQRTSS     X4, X4, X0
+	VMULSS      X0, X4, X4
+	VDIVSS      X4, X14, X0
+	VMOVSS      X0, (R11)
+	VMOVSS      (R15), X3
+	VMULSS      (AX), X3, X3
+	VMULSS      (R14), X2, X1
+	VFMADD231SS X1, X15, X3
+	VSUBSS      (R13), X2, X2
+	VMOVSS      X2, (R12)
+	VMULSS      X11, X3, X4
+	VCMPSS      $0x11, (R14), X10, X1
+	VBLENDVPS   X1, X3, X4, X3
+	VMOVSS      X3, (BX)
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, DX
+	ADDQ        $0x00000004, R8
+	ADDQ        $0x00000004, R9
+	ADDQ        $0x00000004, R10
+	ADDQ        $0x00000004, R11
+	ADDQ        $0x00000004, R12
+	ADDQ        $0x00000004, R13
+	ADDQ        $0x00000004, R14
+	ADDQ        $0x00000004, R15
+	ADDQ        $0x00000004, AX
+	ADDQ        $0x00000004, BX
 	DECQ        CX
 	JMP         scalar
 

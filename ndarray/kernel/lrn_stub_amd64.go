@@ -28,3 +28,18 @@ func lrnRatio75AVX2(r []float32, pow []float32, sc []float32, xin []float32, xou
 //
 //go:noescape
 func lrnBackwardAVX2(dx []float32, acc []float32, rin []float32, rout []float32, x []float32, dy []float32, pow []float32, nratio float32)
+
+// lrnBackwardReLUAVX2 sets acc[i] += rin[i], d = fma(nratio, x[i]·acc[i], dy[i]·pow[i]), acc[i] −= rout[i] and dx[i] = d if x[i] > 0, else slope·d, each operation rounded, for i < len(acc).
+//
+//go:noescape
+func lrnBackwardReLUAVX2(dx []float32, acc []float32, rin []float32, rout []float32, x []float32, dy []float32, pow []float32, nratio float32, slope float32)
+
+// lrnStep75AVX2 sets sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and yr), then dx[i] and acc[i] as lrnBackward with rin = r and pow = powc, for i < len(sc).
+//
+//go:noescape
+func lrnStep75AVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
+
+// lrnStep75ReLUAVX2 sets sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and yr), then dx[i] and acc[i] as lrnBackwardReLU with rin = r and pow = powc, for i < len(sc).
+//
+//go:noescape
+func lrnStep75ReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)

@@ -81,6 +81,45 @@ func TestLRNKernelsMatchPrimitives(t *testing.T) {
 				LRNBackward(gotDx, acc, rin, rout, x, dy, wantPow, ratio)
 				checkBits(t, "LRNBackward dx", gotDx, wantDx)
 				checkBits(t, "LRNBackward acc", acc, wantAcc)
+
+				// Through the in-place ReLU's gradient: x with zeros of
+				// both signs, and a gradient where it is zero.
+				xr := append([]float32(nil), x...)
+				if n > 4 {
+					xr[0], xr[4] = 0, float32(math.Copysign(0, -1))
+				}
+				for _, slope := range []float32{0, 0.25} {
+					wantAcc, wantDx = append(wantAcc[:0], acc0...), make([]float32, n)
+					LRNBackward(wantDx, wantAcc, rin, rout, xr, dy, wantPow, ratio)
+					ReluGrad(wantDx, wantDx, xr, slope)
+					acc, gotDx = append(acc[:0], acc0...), make([]float32, n)
+					LRNBackwardReLU(gotDx, acc, rin, rout, xr, dy, wantPow, ratio, slope)
+					checkBits(t, fmt.Sprintf("LRNBackwardReLU slope %g dx", slope), gotDx, wantDx)
+					checkBits(t, fmt.Sprintf("LRNBackwardReLU slope %g acc", slope), acc, wantAcc)
+				}
+
+				// The whole step: LRNRatio75 of the channel entering,
+				// then LRNBackward(ReLU) with its ratio.
+				powc := randSlice(rng, n)
+				for _, relu := range []bool{false, true} {
+					wsc, wr, wp := append([]float32(nil), sc0...), make([]float32, n), make([]float32, n)
+					LRNRatio75(wr, wp, wsc, xin, xout, dy, y, a)
+					wAcc, wDx := append([]float32(nil), acc0...), make([]float32, n)
+					if relu {
+						LRNBackwardReLU(wDx, wAcc, wr, rout, xr, rin, powc, ratio, 0.25)
+					} else {
+						LRNBackward(wDx, wAcc, wr, rout, xr, rin, powc, ratio)
+					}
+					gsc, gr, gp := append([]float32(nil), sc0...), make([]float32, n), make([]float32, n)
+					gAcc, gDx := append([]float32(nil), acc0...), make([]float32, n)
+					LRNStep75(gsc, xin, xout, dy, y, gr, gp, gAcc, rout, xr, rin, powc, gDx, a, ratio, relu, 0.25)
+					for _, c := range []struct {
+						name      string
+						got, want []float32
+					}{{"sc", gsc, wsc}, {"r", gr, wr}, {"pow", gp, wp}, {"acc", gAcc, wAcc}, {"dx", gDx, wDx}} {
+						checkBits(t, fmt.Sprintf("LRNStep75 relu %v %s", relu, c.name), c.got, c.want)
+					}
+				}
 			})
 		}
 	})
@@ -158,6 +197,8 @@ func BenchmarkLRN(b *testing.B) {
 			{"Forward75", func() { LRNForward75(y, sc, x, xin, xout, 1e-4) }},
 			{"Ratio75", func() { LRNRatio75(r, pow, sc, xin, xout, dy, y, 1e-4) }},
 			{"Backward", func() { LRNBackward(dx, acc, r, xin, x, dy, pow, 1e-5) }},
+			{"BackwardReLU", func() { LRNBackwardReLU(dx, acc, r, xin, x, dy, pow, 1e-5, 0) }},
+			{"Step75ReLU", func() { LRNStep75(sc, xin, xout, dy, y, r, pow, acc, xout, x, dy, xin, dx, 1e-4, 1e-5, true, 0) }},
 		} {
 			b.Run(k.name+"/"+name, func(b *testing.B) {
 				for b.Loop() {

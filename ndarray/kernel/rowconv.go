@@ -252,6 +252,19 @@ func (d *RowConv) Pack(w []float32) {
 // padded copy of the image: it must be zero when first used (as made),
 // Forward writes only the places of the image's values.
 func (d *RowConv) Forward(scratch, x, y, bias []float32) {
+	d.forward(scratch, x, y, bias, false, 0)
+}
+
+// ForwardReLU is Forward followed by a rectifier of the output (as Relu
+// with slope): on flat rows (AlexNet's first layer) in the band each
+// group of outputs passes through on its way out, while it is in the L1
+// cache, else over the image's output once it is written. The values are
+// those of Forward and Relu, bit for bit.
+func (d *RowConv) ForwardReLU(scratch, x, y, bias []float32, slope float32) {
+	d.forward(scratch, x, y, bias, true, slope)
+}
+
+func (d *RowConv) forward(scratch, x, y, bias []float32, relu bool, slope float32) {
 	switch {
 	case len(scratch) < d.ScratchSize():
 		panic(fmt.Sprintf("kernel: RowConv.Forward: len(scratch) = %d, want >= %d", len(scratch), d.ScratchSize()))
@@ -263,9 +276,10 @@ func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 		panic(fmt.Sprintf("kernel: RowConv.Forward: len(bias) = %d, want >= %d", len(bias), d.m))
 	}
 	if d.flatFwd {
-		d.forwardFlat(scratch[d.xSize:][:d.fxSize], scratch[d.fixed():], x, y, bias)
+		d.forwardFlat(scratch[d.xSize:][:d.fxSize], scratch[d.fixed():], x, y, bias, relu, slope)
 		return
 	}
+
 	xs := scratch[:d.xSize]
 	d.load(xs, x)
 	const f = 4
@@ -318,6 +332,10 @@ func (d *RowConv) Forward(scratch, x, y, bias []float32) {
 				}
 			}
 		}
+	}
+	if relu {
+		out := y[:d.m*P]
+		Relu(out, out, slope)
 	}
 }
 

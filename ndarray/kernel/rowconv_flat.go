@@ -88,9 +88,11 @@ func alignLine(buf []float32) []float32 {
 }
 
 // loadFlat writes the image x into its flat copy xf (zero where nothing
-// is written).
+// is written). With stride 4 along the rows (AlexNet's), the four phases
+// of a row are written in one pass over it (deinterleave4).
 func (d *RowConv) loadFlat(xf, x []float32) {
 	q, pr := d.flatQ, d.flatR*d.flatQ
+	var phases [4][]float32
 	for c := range d.c {
 		for r := range d.h {
 			py := r + d.padH
@@ -102,13 +104,40 @@ func (d *RowConv) loadFlat(xf, x []float32) {
 			for b := range d.sw {
 				col := ((b-d.padW)%d.sw + d.sw) % d.sw
 				j := (col + d.padW) / d.sw
-				if col >= d.w || j >= q {
-					continue
+				var dst []float32
+				if col < d.w && j < q {
+					n := min((d.w-col+d.sw-1)/d.sw, q-j)
+					dst = xf[((c*d.sh+a)*d.sw+b)*pr+i*q+j:][:n]
 				}
-				n := min((d.w-col+d.sw-1)/d.sw, q-j)
-				dst := xf[((c*d.sh+a)*d.sw+b)*pr+i*q+j:][:n]
-				gather(dst, src[col:][:(n-1)*d.sw+1], d.sw)
+				if d.sw == 4 {
+					phases[col] = dst
+				} else if dst != nil {
+					gather(dst, src[col:][:(len(dst)-1)*d.sw+1], d.sw)
+				}
 			}
+			if d.sw == 4 {
+				deinterleave4(&phases, src)
+			}
+		}
+	}
+}
+
+// deinterleave4 sets p[k][t] = src[4t+k] for k < 4, t < len(p[k]); src
+// holds those values.
+func deinterleave4(p *[4][]float32, src []float32) {
+	d0, d1, d2, d3 := p[0], p[1], p[2], p[3]
+	m := min(len(d0), len(d1), len(d2), len(d3))
+	if m > 0 {
+		src := src[:4*m]
+		d0, d1, d2, d3 := d0[:m], d1[:m], d2[:m], d3[:m]
+		for t := range d0 {
+			s := src[4*t : 4*t+4 : 4*t+4]
+			d0[t], d1[t], d2[t], d3[t] = s[0], s[1], s[2], s[3]
+		}
+	}
+	for k, dst := range p {
+		for t := m; t < len(dst); t++ {
+			dst[t] = src[4*t+k]
 		}
 	}
 }
@@ -121,6 +150,9 @@ func (d *RowConv) gradAddFlat(acc, xf, dyb, x, dy []float32, n int) {
 	L, V, P, q := d.k.lanes, 4*d.k.lanes, d.oh*d.ow, d.flatQ
 	stride := d.flatVec * L
 	dyb = alignLine(dyb)
+	// The zeros past each row's outputs, which no band overwrites (the
+	// buffer is Forward's band too, so cleared here once a call).
+	clear(dyb[:d.k.gmr*stride])
 	for j := range n {
 		d.loadFlat(xf, x[j*d.c*d.h*d.w:])
 		g := dy[j*d.m*P : (j+1)*d.m*P]
@@ -133,9 +165,11 @@ func (d *RowConv) gradAddFlat(acc, xf, dyb, x, dy []float32, n int) {
 					src := g[(t.r0+i)*P+r0*d.ow:]
 					for r := range nr {
 						copy(row[r*q:r*q+d.ow], src[r*d.ow:(r+1)*d.ow])
-						clear(row[r*q+d.ow : (r+1)*q])
 					}
-					clear(row[nr*q:])
+					if nr < d.flatRows {
+						// A last, shorter band: zeros past its rows.
+						clear(row[nr*q:])
+					}
 				}
 				for k := 0; k < d.kp; k += d.k.gnr {
 					d.k.grad(t.h, &dyb[0], stride*f, 0, &xf[r0*q], &d.flatOff[k], 0, 1, nvec, &acc[(t.r0*d.kp+k)*L], d.kp*V)
@@ -170,6 +204,9 @@ func (d *RowConv) gradEndFlat(acc, tmp, dw []float32) {
 // columns past a row's end) are then copied out. The sums are the same
 // products in the same order as the row layout's and the column path's.
 
+// FlatForward reports whether Forward runs on flat rows.
+func (d *RowConv) FlatForward() bool { return d.flatFwd }
+
 // planFlatForward switches the forward pass to flat rows when they waste
 // fewer lanes than the row layout's rows.
 func (d *RowConv) planFlatForward() {
@@ -186,8 +223,10 @@ func (d *RowConv) planFlatForward() {
 	d.fxSize = max(d.fxSize, d.c*d.sh*d.sw*d.flatR*d.flatQ+d.flatQ+4*d.k.lanes)
 }
 
-// forwardFlat is Forward on flat rows; band holds mr·4L floats.
-func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32) {
+// forwardFlat is Forward on flat rows; band holds mr·4L floats. With
+// relu, the band's outputs are rectified (as Relu with slope) before they
+// are copied out.
+func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32, relu bool, slope float32) {
 	d.loadFlat(xf, x)
 	const f = 4
 	L, P, q := d.k.lanes, d.oh*d.ow, d.flatQ
@@ -206,6 +245,10 @@ func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32) {
 				}
 				d.k.conv(t.h, k1-k0, &d.wp[t.r0*d.kk+k0*t.h], &xf[p0], &d.flatFwdOff[k0], 2*L*f,
 					&band[0], 2*L*f, G*f, 1, b, k0 > 0)
+			}
+			if relu {
+				out := band[:t.h*G]
+				Relu(out, out, slope)
 			}
 			// Copy out the outputs among the group's pixels, row piece
 			// by row piece.

@@ -86,6 +86,19 @@ func TestRowConvColumns(t *testing.T) {
 							t.Fatalf("%s: %+v bias %v: y[%d] = %g, want %g (the column path)", name, c, b != nil, i, got[i], ref[i])
 						}
 					}
+					// ForwardReLU: Forward's values through Relu, bit for
+					// bit, with slope 0 and a leaky slope.
+					for _, slope := range []float32{0, 0.1} {
+						wantR := make([]float32, len(got))
+						Relu(wantR, got, slope)
+						gotR := make([]float32, len(got))
+						d.ForwardReLU(pad, x, gotR, b, slope)
+						for i := range gotR {
+							if math.Float32bits(gotR[i]) != math.Float32bits(wantR[i]) {
+								t.Fatalf("%s: %+v bias %v slope %g: ForwardReLU y[%d] = %g, want %g (Forward, Relu)", name, c, b != nil, slope, i, gotR[i], wantR[i])
+							}
+						}
+					}
 				}
 			}
 		}

@@ -36,8 +36,15 @@ import (
 //
 //	lrnBackward:  acc += rin, dx = fma(−ratio, x·acc, dy·pow), acc −= rout
 //
+// and lrnBackwardReLU, which then passes dx through the gradient of the
+// in-place ReLU that wrote x (dx if x > 0, else slope·dx, as reluGrad).
+//
 // The products are rounded before they are added, as the separate passes
 // round them when they store them.
+// cmpLTOQ is VCMPPS's predicate less than, ordered (false if either is
+// NaN): 0 < x where the memory operand x is the second source.
+const cmpLTOQ = 0x11
+
 func buildLRN(c *build.Context) {
 	one := c.StaticGlobal("lrnOne")
 	c.DataAttributes(attr.RODATA | attr.NOPTR)
@@ -47,7 +54,10 @@ func buildLRN(c *build.Context) {
 		lrnScaleKernel(c, isa, "lrnForward75", one)
 		lrnScaleKernel(c, isa, "lrnRatio", one)
 		lrnScaleKernel(c, isa, "lrnRatio75", one)
-		lrnBackwardKernel(c, isa)
+		lrnBackwardKernel(c, isa, false)
+		lrnBackwardKernel(c, isa, true)
+		lrnStepKernel(c, isa, false)
+		lrnStepKernel(c, isa, true)
 	}
 }
 
@@ -166,10 +176,16 @@ func lrnScaleKernel(c *build.Context, isa vecISA, name string, one operand.Mem) 
 	finish(c)
 }
 
-// lrnBackwardKernel emits lrnBackward{AVX512,AVX2}.
-func lrnBackwardKernel(c *build.Context, isa vecISA) {
-	vecFunc(c, isa, "lrnBackward", "func(dx, acc, rin, rout, x, dy, pow []float32, nratio float32)",
-		"acc[i] += rin[i], dx[i] = fma(nratio, x[i]·acc[i], dy[i]·pow[i]) and acc[i] −= rout[i], each operation rounded, for i < len(acc)")
+// lrnBackwardKernel emits lrnBackward{AVX512,AVX2}, or with relu
+// lrnBackwardReLU{AVX512,AVX2}.
+func lrnBackwardKernel(c *build.Context, isa vecISA, relu bool) {
+	if relu {
+		vecFunc(c, isa, "lrnBackwardReLU", "func(dx, acc, rin, rout, x, dy, pow []float32, nratio, slope float32)",
+			"acc[i] += rin[i], d = fma(nratio, x[i]·acc[i], dy[i]·pow[i]), acc[i] −= rout[i] and dx[i] = d if x[i] > 0, else slope·d, each operation rounded, for i < len(acc)")
+	} else {
+		vecFunc(c, isa, "lrnBackward", "func(dx, acc, rin, rout, x, dy, pow []float32, nratio float32)",
+			"acc[i] += rin[i], dx[i] = fma(nratio, x[i]·acc[i], dy[i]·pow[i]) and acc[i] −= rout[i], each operation rounded, for i < len(acc)")
+	}
 	n := reg.RCX
 	dx, acc, rin, rout, x, dy, pow := reg.RSI, reg.RDI, reg.RDX, reg.R8, reg.R9, reg.R10, reg.R11
 	c.Load(c.Param("acc").Len(), n)
@@ -180,6 +196,10 @@ func lrnBackwardKernel(c *build.Context, isa vecISA) {
 		c.Load(c.Param(p.name).Base(), p.r)
 	}
 	c.VBROADCASTSS(paramAddr(c, "nratio"), isa.vec(15))
+	if relu {
+		c.VBROADCASTSS(paramAddr(c, "slope"), isa.vec(13))
+		c.VXORPS(isa.vec(12), isa.vec(12), isa.vec(12))
+	}
 	stride(c, isa, n, []reg.Register{dx, acc, rin, rout, x, dy, pow}, func(u, w int) {
 		a, t, d := vreg(isa, 3*u, w), vreg(isa, 3*u+1, w), vreg(isa, 3*u+2, w)
 		nr := vreg(isa, 15, w)
@@ -203,8 +223,164 @@ func lrnBackwardKernel(c *build.Context, isa vecISA) {
 			c.VFMADD231PS(t, nr, d)
 			c.VSUBPS(at(rout), a, a)
 		}
-		store(c, d, at(dx), w)
 		store(c, a, at(acc), w)
+		if relu {
+			// a = slope·d, t = (0 < x), d = t ? d : a.
+			zero, slope := vreg(isa, 12, w), vreg(isa, 13, w)
+			if w == 4 {
+				c.VMULSS(slope, d, a)
+				c.VMOVSS(at(x), t)
+				c.VCMPSS(operand.U8(cmpGTOQ), zero, t, t)
+			} else {
+				c.VMULPS(slope, d, a)
+				c.VCMPPS(operand.U8(cmpLTOQ), operand.Mem{Base: x, Disp: u * w}, zero, t)
+			}
+			c.VBLENDVPS(t, d, a, d)
+		}
+		store(c, d, at(dx), w)
 	}, nil)
 	finish(c)
+}
+
+// lrnStepKernel emits lrnStep75{AVX2} (or with relu lrnStep75ReLU): one
+// channel's whole step of the backward pass in one pass over the
+// positions, lrnRatio75 of the channel pre ahead (its scale moved on, its
+// ratio r and power pow) followed by lrnBackward (lrnBackwardReLU) of the
+// current channel with that ratio as the one entering the window:
+//
+//	s = fma(−a, xout², fma(a, xin², sc)); sc = s
+//	r = (dyr·yr) / s; pow = 1/(√s·√√s)
+//	acc += r; d = fma(−ratio, x·acc, dy·powc); acc −= rout
+//	dx = d (relu: d if x > 0, else slope·d)
+//
+// each operation rounded as in those kernels, so that the values are the
+// same bits; the divisions and square roots of the ratio then overlap the
+// stream of the gradient's stores.
+func lrnStepKernel(c *build.Context, isa vecISA, relu bool) {
+	name, sig := "lrnStep75", "func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32)"
+	doc := "sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and yr), then dx[i] and acc[i] as lrnBackward with rin = r and pow = powc, for i < len(sc)"
+	if relu {
+		name, sig = "lrnStep75ReLU", "func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32)"
+		doc = "sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and yr), then dx[i] and acc[i] as lrnBackwardReLU with rin = r and pow = powc, for i < len(sc)"
+	}
+	vecFunc(c, isa, name, sig, doc)
+	n := reg.RCX
+	ptrs := []struct {
+		name string
+		r    reg.Register
+	}{
+		{"sc", reg.RSI}, {"xin", reg.RDI}, {"xout", reg.RDX}, {"dyr", reg.R8}, {"yr", reg.R9}, {"r", reg.R10}, {"pow", reg.R11},
+		{"acc", reg.R12}, {"rout", reg.R13}, {"x", reg.R14}, {"dy", reg.R15}, {"powc", reg.RAX}, {"dx", reg.RBX},
+	}
+	c.Load(c.Param("sc").Len(), n)
+	var regs []reg.Register
+	for _, p := range ptrs {
+		c.Load(c.Param(p.name).Base(), p.r)
+		regs = append(regs, p.r)
+	}
+	sc, xin, xout, dyr, yr, r, pow := regs[0], regs[1], regs[2], regs[3], regs[4], regs[5], regs[6]
+	acc, rout, x, dy, powc, dx := regs[7], regs[8], regs[9], regs[10], regs[11], regs[12]
+	// The constants: 1.0 made from all ones (no memory access).
+	ones := isa.vec(14)
+	c.VPCMPEQD(ones, ones, ones)
+	c.VPSRLD(operand.U8(25), ones, ones)
+	c.VPSLLD(operand.U8(23), ones, ones)
+	c.VBROADCASTSS(paramAddr(c, "a"), isa.vec(13))
+	c.VBROADCASTSS(paramAddr(c, "na"), isa.vec(12))
+	c.VBROADCASTSS(paramAddr(c, "nratio"), isa.vec(15))
+	if relu {
+		c.VBROADCASTSS(paramAddr(c, "slope"), isa.vec(11))
+		c.VXORPS(isa.vec(10), isa.vec(10), isa.vec(10))
+	}
+	strideBy(c, isa, 2, n, regs, func(u, w int) {
+		s, t, ac, d, e := vreg(isa, 5*u, w), vreg(isa, 5*u+1, w), vreg(isa, 5*u+2, w), vreg(isa, 5*u+3, w), vreg(isa, 5*u+4, w)
+		a, na, nr, one := vreg(isa, 13, w), vreg(isa, 12, w), vreg(isa, 15, w), vreg(isa, 14, w)
+		at := func(p reg.Register) operand.Mem { return operand.Mem{Base: p, Disp: u * w} }
+		mul, fma := vop(w, c.VMULPS, c.VMULSS), vop(w, c.VFMADD231PS, c.VFMADD231SS)
+		div, add, sub := vop(w, c.VDIVPS, c.VDIVSS), vop(w, c.VADDPS, c.VADDSS), vop(w, c.VSUBPS, c.VSUBSS)
+		// The scale of the channel pre ahead.
+		load(c, at(sc), s, w)
+		load(c, at(xin), t, w)
+		mul(t, t, t)
+		fma(t, a, s)
+		load(c, at(xout), t, w)
+		mul(t, t, t)
+		fma(t, na, s)
+		store(c, s, at(sc), w)
+		// Its ratio, entering the window sum.
+		load(c, at(dyr), t, w)
+		mul(at(yr), t, t)
+		div(s, t, t)
+		store(c, t, at(r), w)
+		load(c, at(acc), ac, w)
+		add(t, ac, ac)
+		// Its power 1/(√s·√√s).
+		if w == 4 {
+			c.VSQRTSS(s, s, e)
+			c.VSQRTSS(e, e, s)
+			c.VMULSS(s, e, e)
+			c.VDIVSS(e, one, s)
+		} else {
+			c.VSQRTPS(s, e)
+			c.VSQRTPS(e, s)
+			c.VMULPS(s, e, e)
+			c.VDIVPS(e, one, s)
+		}
+		store(c, s, at(pow), w)
+		// The current channel's gradient.
+		load(c, at(dy), d, w)
+		mul(at(powc), d, d)
+		mul(at(x), ac, t)
+		fma(t, nr, d)
+		sub(at(rout), ac, ac)
+		store(c, ac, at(acc), w)
+		if relu {
+			zero, slope := vreg(isa, 10, w), vreg(isa, 11, w)
+			mul(slope, d, e)
+			if w == 4 {
+				c.VCMPSS(operand.U8(cmpLTOQ), at(x), zero, t)
+			} else {
+				c.VCMPPS(operand.U8(cmpLTOQ), at(x), zero, t)
+			}
+			c.VBLENDVPS(t, d, e, d)
+		}
+		store(c, d, at(dx), w)
+	})
+	finish(c)
+}
+
+// strideBy runs body over n floats as stride does, unroll vectors at a
+// time, then one vector at a time, then one float at a time.
+func strideBy(c *build.Context, isa vecISA, unroll int, n reg.Register, ptrs []reg.Register, body func(u, w int)) {
+	vl := isa.bytes / 4 // floats per vector
+	advance := func(bytes int) {
+		for _, p := range ptrs {
+			c.ADDQ(operand.U32(bytes), p)
+		}
+	}
+	c.CMPQ(n, operand.U32(unroll*vl))
+	c.JL(operand.LabelRef("vec1"))
+	c.Label("vecn")
+	for u := 0; u < unroll; u++ {
+		body(u, isa.bytes)
+	}
+	advance(unroll * isa.bytes)
+	c.SUBQ(operand.U32(unroll*vl), n)
+	c.CMPQ(n, operand.U32(unroll*vl))
+	c.JGE(operand.LabelRef("vecn"))
+	c.Label("vec1")
+	c.CMPQ(n, operand.U32(vl))
+	c.JL(operand.LabelRef("scalar"))
+	body(0, isa.bytes)
+	advance(isa.bytes)
+	c.SUBQ(operand.U32(vl), n)
+	c.JMP(operand.LabelRef("vec1"))
+	c.Label("scalar")
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef("done"))
+	body(0, 4)
+	advance(4)
+	c.DECQ(n)
+	c.JMP(operand.LabelRef("scalar"))
+	c.Label("done")
 }
