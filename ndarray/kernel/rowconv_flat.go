@@ -163,9 +163,7 @@ func (d *RowConv) gradAddFlat(acc, xf, dyb, x, dy []float32, n int) {
 				for i := range t.h {
 					row := dyb[i*stride : i*stride+nvec*L]
 					src := g[(t.r0+i)*P+r0*d.ow:]
-					for r := range nr {
-						copy(row[r*q:r*q+d.ow], src[r*d.ow:(r+1)*d.ow])
-					}
+					CopyRows(row, q, src, d.ow, nr, d.ow)
 					if nr < d.flatRows {
 						// A last, shorter band: zeros past its rows.
 						clear(row[nr*q:])
@@ -257,9 +255,7 @@ func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32, relu bool, slope f
 				end := min(p0+G, (oy+1)*q)
 				if ox < d.ow {
 					n := min(end, oy*q+d.ow) - p
-					for i := range t.h {
-						copy(y[(t.r0+i)*P+oy*d.ow+ox:][:n], band[i*G+p-p0:][:n])
-					}
+					CopyRows(y[t.r0*P+oy*d.ow+ox:], P, band[p-p0:], G, t.h, n)
 				}
 				p = end
 			}
