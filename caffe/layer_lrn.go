@@ -24,7 +24,9 @@ func init() {
 // one pass per plane (the kernel package's LRN kernels). Backward
 // recomputes s and s^−β by the same operations as Forward rather than
 // storing them, which costs less than the memory traffic of a stored
-// copy; with several threads the images are shared out among them.
+// copy, and in a net where no later layer writes the top (β = ¾, across
+// channels) the output too, rather than reading it; with several threads
+// the images are shared out among them.
 type LRN struct {
 	layerBase
 	size               int
@@ -43,6 +45,11 @@ type LRN struct {
 	// values again).
 	reluGrad *ReLU
 	reluDone bool
+	// topKept: set by the net where no later layer writes the top, so
+	// that the top holds Forward's output at Backward; the cross-channel
+	// Backward with β = ¾ then recomputes the output from the input
+	// (kernel.LRNStep75X, the same values) instead of reading it.
+	topKept bool
 
 	// The current call, for the workers.
 	runner       parallelRunner
@@ -391,6 +398,11 @@ func (l *LRN) acrossBackward(s *lrnScratch, x, y, dy, dx []float32, j0, j1 int) 
 			r, pw := ring(ch)
 			xin, xout := l.plane(s, x, ch+pre, j0, j1), l.plane(s, x, ch-1-pre, j0, j1)
 			q := ch*hw + j0
+			if l.topKept {
+				kernel.LRNStep75X(sc, xin, xout, dy[q:q+m], x[q:q+m], r, pw, acc, rout, x[o:o+m], dy[o:o+m], p, dx[o:o+m], aos, ratio,
+					l.reluGrad != nil, slope)
+				continue
+			}
 			kernel.LRNStep75(sc, xin, xout, dy[q:q+m], y[q:q+m], r, pw, acc, rout, x[o:o+m], dy[o:o+m], p, dx[o:o+m], aos, ratio,
 				l.reluGrad != nil, slope)
 			continue

@@ -157,6 +157,11 @@ func TestLayerLRNBitExact(t *testing.T) {
 					if !lrn.reluDone {
 						t.Errorf("reluDone is false after Backward")
 					}
+					// The output recomputed from the input rather than read.
+					lrn.topKept = true
+					clear(x.DiffSlice())
+					l.Backward(blobs(y), []bool{true}, blobs(x))
+					bitsEqual(t, "dx, the output recomputed", x.DiffSlice(), wantDx)
 				})
 			}
 		}

@@ -1,6 +1,8 @@
 package caffe
 
 import (
+	"slices"
+
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -87,6 +89,9 @@ func (n *Net) findFusions() {
 		return true
 	}
 	for i, l := range n.layers {
+		if lrn, ok := l.(*LRN); ok {
+			lrn.topKept = n.topKept(i)
+		}
 		conv, ok := l.(*Convolution)
 		if !ok || len(n.bottoms[i]) != 1 || len(n.tops[i]) != 1 || !noLoss(i) {
 			continue
@@ -132,6 +137,19 @@ func (n *Net) findFusions() {
 		}
 		n.fusions[i] = f
 	}
+}
+
+// topKept reports whether layer i's tops keep the values it writes until
+// its backward pass: no later layer writes them (in place).
+func (n *Net) topKept(i int) bool {
+	for j := i + 1; j < len(n.layers); j++ {
+		for _, t := range n.tops[j] {
+			if slices.Contains(n.tops[i], t) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // layerAt returns layer i of the net as a T, if there is one.

@@ -510,8 +510,8 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 			if f := fused.fusions[1]; threads == 1 && (f == nil || !f.fits() || f.last != 2) {
 				t.Errorf("conv1 and relu1 do not run fused")
 			}
-			if l := fused.layers[3].(*LRN); l.reluGrad == nil || !l.reluDone {
-				t.Errorf("norm1 does not compute relu1's gradient")
+			if l := fused.layers[3].(*LRN); l.reluGrad == nil || !l.reluDone || !l.topKept {
+				t.Errorf("norm1 does not compute relu1's gradient, or reads its output back")
 			}
 			if c := fused.layers[1].(*Convolution); c.rows == nil || !c.rows.FlatForward() {
 				t.Errorf("conv1 is not on the row convolution's flat rows")

@@ -19,11 +19,14 @@ type lrnKernels struct {
 	backRelu  func(dx, acc, rin, rout, x, dy, pow []float32, nratio, slope float32)
 	step75    func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32)
 	step75r   func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32)
+	step75x   func(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32)
+	step75xr  func(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32)
 }
 
 var goLRN = &lrnKernels{
 	scale: lrnScaleGo, forward75: lrnForward75Go, ratio: lrnRatioGo, ratio75: lrnRatio75Go,
 	backward: lrnBackwardGo, backRelu: lrnBackwardReLUGo, step75: lrnStep75Go, step75r: lrnStep75ReLUGo,
+	step75x: lrnStep75XGo, step75xr: lrnStep75XReLUGo,
 }
 
 // LRNScale moves the window of a running cross-channel scale one channel
@@ -136,6 +139,30 @@ func LRNStep75(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []floa
 	k.step75(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx, a, -a, -ratio)
 }
 
+// LRNStep75X is LRNStep75 given the input xr of the channel entering the
+// window instead of its output: the output is recomputed as xr·pow, the
+// operation of LRNForward75, so that where xr and the scale are those of
+// the forward pass the values are LRNStep75's to the bit, without
+// reading the output.
+func LRNStep75X(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx []float32, a, ratio float32, relu bool, slope float32) {
+	n := len(sc)
+	for _, s := range []struct {
+		name string
+		n    int
+	}{
+		{"xin", len(xin)}, {"xout", len(xout)}, {"dyr", len(dyr)}, {"xr", len(xr)}, {"r", len(r)}, {"pow", len(pow)},
+		{"acc", len(acc)}, {"rout", len(rout)}, {"x", len(x)}, {"dy", len(dy)}, {"powc", len(powc)}, {"dx", len(dx)},
+	} {
+		checkLen("LRNStep75X", s.name, s.n, n)
+	}
+	k := lrnFor(active.vec)
+	if relu {
+		k.step75xr(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx, a, -a, -ratio, slope)
+		return
+	}
+	k.step75x(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx, a, -a, -ratio)
+}
+
 // The portable kernels write the operations as the portable primitives
 // do, converting where those store a rounded value, so that a compiler
 // that fuses multiply-adds fuses the same ones.
@@ -218,5 +245,29 @@ func lrnStep75Go(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []fl
 
 func lrnStep75ReLUGo(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32) {
 	lrnRatio75Go(r, pow, sc, xin, xout, dyr, yr, a, na)
+	lrnBackwardReLUGo(dx, acc, r, rout, x, dy, powc, nratio, slope)
+}
+
+// lrnRecomputeGo is LRNStep75X's first part: the scale moved on, pow =
+// s^−¾, the output y = xr·pow (as lrnForward75Go), then the ratio
+// (dyr·y)/s (as lrnRatioGo) into r.
+func lrnRecomputeGo(r, pow, sc, xin, xout, dyr, xr []float32, a, na float32) {
+	lrnForward75Go(r, sc, xr, xin, xout, a, na)
+	n := len(sc)
+	pow, dyr, r = pow[:n], dyr[:n], r[:n]
+	for i, s := range sc {
+		pow[i] = pow75(s)
+		t := float32(dyr[i] * r[i])
+		r[i] = t / s
+	}
+}
+
+func lrnStep75XGo(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32) {
+	lrnRecomputeGo(r, pow, sc, xin, xout, dyr, xr, a, na)
+	lrnBackwardGo(dx, acc, r, rout, x, dy, powc, nratio)
+}
+
+func lrnStep75XReLUGo(sc, xin, xout, dyr, xr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32) {
+	lrnRecomputeGo(r, pow, sc, xin, xout, dyr, xr, a, na)
 	lrnBackwardReLUGo(dx, acc, r, rout, x, dy, powc, nratio, slope)
 }

@@ -1172,3 +1172,405 @@ scalar:
 done:
 	VZEROUPPER
 	RET
+
+// func lrnStep75XAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·lrnStep75XAVX2(SB), NOSPLIT, $0-324
+	MOVQ         sc_len+8(FP), CX
+	MOVQ         sc_base+0(FP), SI
+	MOVQ         xin_base+24(FP), DI
+	MOVQ         xout_base+48(FP), DX
+	MOVQ         dyr_base+72(FP), R8
+	MOVQ         yr_base+96(FP), R9
+	MOVQ         r_base+120(FP), R10
+	MOVQ         pow_base+144(FP), R11
+	MOVQ         acc_base+168(FP), R12
+	MOVQ         rout_base+192(FP), R13
+	MOVQ         x_base+216(FP), R14
+	MOVQ         dy_base+240(FP), R15
+	MOVQ         powc_base+264(FP), AX
+	MOVQ         dx_base+288(FP), BX
+	VPCMPEQD     Y14, Y14, Y14
+	VPSRLD       $0x19, Y14, Y14
+	VPSLLD       $0x17, Y14, Y14
+	VBROADCASTSS a+312(FP), Y13
+	VBROADCASTSS na+316(FP), Y12
+	VBROADCASTSS nratio+320(FP), Y15
+	CMPQ         CX, $0x00000010
+	JL           vec1
+
+vecn:
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y3
+	VMULPS      Y3, Y4, Y4
+	VDIVPS      Y4, Y14, Y3
+	VMOVUPS     Y3, (R11)
+	VMOVUPS     (R9), Y1
+	VMULPS      Y3, Y1, Y1
+	VMULPS      (R8), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMOVUPS     Y3, (BX)
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     32(DI), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y13, Y5
+	VMOVUPS     32(DX), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y12, Y5
+	VMOVUPS     Y5, 32(SI)
+	VSQRTPS     Y5, Y9
+	VSQRTPS     Y9, Y8
+	VMULPS      Y8, Y9, Y9
+	VDIVPS      Y9, Y14, Y8
+	VMOVUPS     Y8, 32(R11)
+	VMOVUPS     32(R9), Y6
+	VMULPS      Y8, Y6, Y6
+	VMULPS      32(R8), Y6, Y6
+	VDIVPS      Y5, Y6, Y6
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     32(R12), Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVUPS     32(R15), Y8
+	VMULPS      32(AX), Y8, Y8
+	VMULPS      32(R14), Y7, Y6
+	VFMADD231PS Y6, Y15, Y8
+	VSUBPS      32(R13), Y7, Y7
+	VMOVUPS     Y7, 32(R12)
+	VMOVUPS     Y8, 32(BX)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JGE         vecn
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          scalar
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y3
+	VMULPS      Y3, Y4, Y4
+	VDIVPS      Y4, Y14, Y3
+	VMOVUPS     Y3, (R11)
+	VMOVUPS     (R9), Y1
+	VMULPS      Y3, Y1, Y1
+	VMULPS      (R8), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMOVUPS     Y3, (BX)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X13, X0
+	VMOVSS      (DX), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X12, X0
+	VMOVSS      X0, (SI)
+	VSQRTSS     X0, X0, X4
+	VSQRTSS     X4, X4, X3
+	VMULSS      X3, X4, X4
+	VDIVSS      X4, X14, X3
+	VMOVSS      X3, (R11)
+	VMOVSS      (R9), X1
+	VMULSS      X3, X1, X1
+	VMULSS      (R8), X1, X1
+	VDIVSS      X0, X1, X1
+	VMOVSS      X1, (R10)
+	VMOVSS      (R12), X2
+	VADDSS      X1, X2, X2
+	VMOVSS      (R15), X3
+	VMULSS      (AX), X3, X3
+	VMULSS      (R14), X2, X1
+	VFMADD231SS X1, X15, X3
+	VSUBSS      (R13), X2, X2
+	VMOVSS      X2, (R12)
+	VMOVSS      X3, (BX)
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, DX
+	ADDQ        $0x00000004, R8
+	ADDQ        $0x00000004, R9
+	ADDQ        $0x00000004, R10
+	ADDQ        $0x00000004, R11
+	ADDQ        $0x00000004, R12
+	ADDQ        $0x00000004, R13
+	ADDQ        $0x00000004, R14
+	ADDQ        $0x00000004, R15
+	ADDQ        $0x00000004, AX
+	ADDQ        $0x00000004, BX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func lrnStep75XReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
+// Requires: AVX, AVX2, FMA3
+TEXT ·lrnStep75XReLUAVX2(SB), NOSPLIT, $0-328
+	MOVQ         sc_len+8(FP), CX
+	MOVQ         sc_base+0(FP), SI
+	MOVQ         xin_base+24(FP), DI
+	MOVQ         xout_base+48(FP), DX
+	MOVQ         dyr_base+72(FP), R8
+	MOVQ         yr_base+96(FP), R9
+	MOVQ         r_base+120(FP), R10
+	MOVQ         pow_base+144(FP), R11
+	MOVQ         acc_base+168(FP), R12
+	MOVQ         rout_base+192(FP), R13
+	MOVQ         x_base+216(FP), R14
+	MOVQ         dy_base+240(FP), R15
+	MOVQ         powc_base+264(FP), AX
+	MOVQ         dx_base+288(FP), BX
+	VPCMPEQD     Y14, Y14, Y14
+	VPSRLD       $0x19, Y14, Y14
+	VPSLLD       $0x17, Y14, Y14
+	VBROADCASTSS a+312(FP), Y13
+	VBROADCASTSS na+316(FP), Y12
+	VBROADCASTSS nratio+320(FP), Y15
+	VBROADCASTSS slope+324(FP), Y11
+	VXORPS       Y10, Y10, Y10
+	CMPQ         CX, $0x00000010
+	JL           vec1
+
+vecn:
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y3
+	VMULPS      Y3, Y4, Y4
+	VDIVPS      Y4, Y14, Y3
+	VMOVUPS     Y3, (R11)
+	VMOVUPS     (R9), Y1
+	VMULPS      Y3, Y1, Y1
+	VMULPS      (R8), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMULPS      Y11, Y3, Y4
+	VCMPPS      $0x11, (R14), Y10, Y1
+	VBLENDVPS   Y1, Y3, Y4, Y3
+	VMOVUPS     Y3, (BX)
+	VMOVUPS     32(SI), Y5
+	VMOVUPS     32(DI), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y13, Y5
+	VMOVUPS     32(DX), Y6
+	VMULPS      Y6, Y6, Y6
+	VFMADD231PS Y6, Y12, Y5
+	VMOVUPS     Y5, 32(SI)
+	VSQRTPS     Y5, Y9
+	VSQRTPS     Y9, Y8
+	VMULPS      Y8, Y9, Y9
+	VDIVPS      Y9, Y14, Y8
+	VMOVUPS     Y8, 32(R11)
+	VMOVUPS     32(R9), Y6
+	VMULPS      Y8, Y6, Y6
+	VMULPS      32(R8), Y6, Y6
+	VDIVPS      Y5, Y6, Y6
+	VMOVUPS     Y6, 32(R10)
+	VMOVUPS     32(R12), Y7
+	VADDPS      Y6, Y7, Y7
+	VMOVUPS     32(R15), Y8
+	VMULPS      32(AX), Y8, Y8
+	VMULPS      32(R14), Y7, Y6
+	VFMADD231PS Y6, Y15, Y8
+	VSUBPS      32(R13), Y7, Y7
+	VMOVUPS     Y7, 32(R12)
+	VMULPS      Y11, Y8, Y9
+	VCMPPS      $0x11, 32(R14), Y10, Y6
+	VBLENDVPS   Y6, Y8, Y9, Y8
+	VMOVUPS     Y8, 32(BX)
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, DX
+	ADDQ        $0x00000040, R8
+	ADDQ        $0x00000040, R9
+	ADDQ        $0x00000040, R10
+	ADDQ        $0x00000040, R11
+	ADDQ        $0x00000040, R12
+	ADDQ        $0x00000040, R13
+	ADDQ        $0x00000040, R14
+	ADDQ        $0x00000040, R15
+	ADDQ        $0x00000040, AX
+	ADDQ        $0x00000040, BX
+	SUBQ        $0x00000010, CX
+	CMPQ        CX, $0x00000010
+	JGE         vecn
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          scalar
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y13, Y0
+	VMOVUPS     (DX), Y1
+	VMULPS      Y1, Y1, Y1
+	VFMADD231PS Y1, Y12, Y0
+	VMOVUPS     Y0, (SI)
+	VSQRTPS     Y0, Y4
+	VSQRTPS     Y4, Y3
+	VMULPS      Y3, Y4, Y4
+	VDIVPS      Y4, Y14, Y3
+	VMOVUPS     Y3, (R11)
+	VMOVUPS     (R9), Y1
+	VMULPS      Y3, Y1, Y1
+	VMULPS      (R8), Y1, Y1
+	VDIVPS      Y0, Y1, Y1
+	VMOVUPS     Y1, (R10)
+	VMOVUPS     (R12), Y2
+	VADDPS      Y1, Y2, Y2
+	VMOVUPS     (R15), Y3
+	VMULPS      (AX), Y3, Y3
+	VMULPS      (R14), Y2, Y1
+	VFMADD231PS Y1, Y15, Y3
+	VSUBPS      (R13), Y2, Y2
+	VMOVUPS     Y2, (R12)
+	VMULPS      Y11, Y3, Y4
+	VCMPPS      $0x11, (R14), Y10, Y1
+	VBLENDVPS   Y1, Y3, Y4, Y3
+	VMOVUPS     Y3, (BX)
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, DX
+	ADDQ        $0x00000020, R8
+	ADDQ        $0x00000020, R9
+	ADDQ        $0x00000020, R10
+	ADDQ        $0x00000020, R11
+	ADDQ        $0x00000020, R12
+	ADDQ        $0x00000020, R13
+	ADDQ        $0x00000020, R14
+	ADDQ        $0x00000020, R15
+	ADDQ        $0x00000020, AX
+	ADDQ        $0x00000020, BX
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X13, X0
+	VMOVSS      (DX), X1
+	VMULSS      X1, X1, X1
+	VFMADD231SS X1, X12, X0
+	VMOVSS      X0, (SI)
+	VSQRTSS     X0, X0, X4
+	VSQRTSS     X4, X4, X3
+	VMULSS      X3, X4, X4
+	VDIVSS      X4, X14, X3
+	VMOVSS      X3, (R11)
+	VMOVSS      (R9), X1
+	VMULSS      X3, X1, X1
+	VMULSS      (R8), X1, X1
+	VDIVSS      X0, X1, X1
+	VMOVSS      X1, (R10)
+	VMOVSS      (R12), X2
+	VADDSS      X1, X2, X2
+	VMOVSS      (R15), X3
+	VMULSS      (AX), X3, X3
+	VMULSS      (R14), X2, X1
+	VFMADD231SS X1, X15, X3
+	VSUBSS      (R13), X2, X2
+	VMOVSS      X2, (R12)
+	VMULSS      X11, X3, X4
+	VCMPSS      $0x11, (R14), X10, X1
+	VBLENDVPS   X1, X3, X4, X3
+	VMOVSS      X3, (BX)
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, DX
+	ADDQ        $0x00000004, R8
+	ADDQ        $0x00000004, R9
+	ADDQ        $0x00000004, R10
+	ADDQ        $0x00000004, R11
+	ADDQ        $0x00000004, R12
+	ADDQ        $0x00000004, R13
+	ADDQ        $0x00000004, R14
+	ADDQ        $0x00000004, R15
+	ADDQ        $0x00000004, AX
+	ADDQ        $0x00000004, BX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET

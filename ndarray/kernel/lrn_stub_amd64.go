@@ -43,3 +43,13 @@ func lrnStep75AVX2(sc []float32, xin []float32, xout []float32, dyr []float32, y
 //
 //go:noescape
 func lrnStep75ReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
+
+// lrnStep75XAVX2 sets sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and the output yr·pow[i] of the input yr), then dx[i] and acc[i] as lrnBackward with rin = r and pow = powc, for i < len(sc).
+//
+//go:noescape
+func lrnStep75XAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
+
+// lrnStep75XReLUAVX2 sets sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and the output yr·pow[i] of the input yr), then dx[i] and acc[i] as lrnBackwardReLU with rin = r and pow = powc, for i < len(sc).
+//
+//go:noescape
+func lrnStep75XReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)

@@ -119,6 +119,22 @@ func TestLRNKernelsMatchPrimitives(t *testing.T) {
 					}{{"sc", gsc, wsc}, {"r", gr, wr}, {"pow", gp, wp}, {"acc", gAcc, wAcc}, {"dx", gDx, wDx}} {
 						checkBits(t, fmt.Sprintf("LRNStep75 relu %v %s", relu, c.name), c.got, c.want)
 					}
+					// From the input, its output recomputed: LRNStep75 with
+					// the output LRNForward75 gives.
+					fsc, fy := append([]float32(nil), sc0...), make([]float32, n)
+					LRNForward75(fy, fsc, x, xin, xout, a)
+					wsc, wr, wp = append(wsc[:0], sc0...), make([]float32, n), make([]float32, n)
+					wAcc, wDx = append(wAcc[:0], acc0...), make([]float32, n)
+					LRNStep75(wsc, xin, xout, dy, fy, wr, wp, wAcc, rout, xr, rin, powc, wDx, a, ratio, relu, 0.25)
+					gsc, gr, gp = append(gsc[:0], sc0...), make([]float32, n), make([]float32, n)
+					gAcc, gDx = append(gAcc[:0], acc0...), make([]float32, n)
+					LRNStep75X(gsc, xin, xout, dy, x, gr, gp, gAcc, rout, xr, rin, powc, gDx, a, ratio, relu, 0.25)
+					for _, c := range []struct {
+						name      string
+						got, want []float32
+					}{{"sc", gsc, wsc}, {"r", gr, wr}, {"pow", gp, wp}, {"acc", gAcc, wAcc}, {"dx", gDx, wDx}} {
+						checkBits(t, fmt.Sprintf("LRNStep75X relu %v %s", relu, c.name), c.got, c.want)
+					}
 				}
 			})
 		}

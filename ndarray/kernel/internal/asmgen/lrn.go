@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -56,8 +57,10 @@ func buildLRN(c *build.Context) {
 		lrnScaleKernel(c, isa, "lrnRatio75", one)
 		lrnBackwardKernel(c, isa, false)
 		lrnBackwardKernel(c, isa, true)
-		lrnStepKernel(c, isa, false)
-		lrnStepKernel(c, isa, true)
+		for _, recompute := range []bool{false, true} {
+			lrnStepKernel(c, isa, false, recompute)
+			lrnStepKernel(c, isa, true, recompute)
+		}
 	}
 }
 
@@ -256,13 +259,22 @@ func lrnBackwardKernel(c *build.Context, isa vecISA, relu bool) {
 // each operation rounded as in those kernels, so that the values are the
 // same bits; the divisions and square roots of the ratio then overlap the
 // stream of the gradient's stores.
-func lrnStepKernel(c *build.Context, isa vecISA, relu bool) {
-	name, sig := "lrnStep75", "func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio float32)"
-	doc := "sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and yr), then dx[i] and acc[i] as lrnBackward with rin = r and pow = powc, for i < len(sc)"
+//
+// With recompute (lrnStep75X, lrnStep75XReLU) yr is the channel's input
+// instead of its output, which is recomputed as yr·pow, the forward
+// pass's operation: the output is not read.
+func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
+	name, args, back := "lrnStep75", "a, na, nratio float32", "lrnBackward"
 	if relu {
-		name, sig = "lrnStep75ReLU", "func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, a, na, nratio, slope float32)"
-		doc = "sc[i], r[i] and pow[i] as lrnRatio75 (with dyr and yr), then dx[i] and acc[i] as lrnBackwardReLU with rin = r and pow = powc, for i < len(sc)"
+		name, args, back = "lrnStep75ReLU", "a, na, nratio, slope float32", "lrnBackwardReLU"
 	}
+	with := "with dyr and yr"
+	if recompute {
+		name = strings.Replace(name, "75", "75X", 1)
+		with = "with dyr and the output yr·pow[i] of the input yr"
+	}
+	sig := "func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, " + args + ")"
+	doc := "sc[i], r[i] and pow[i] as lrnRatio75 (" + with + "), then dx[i] and acc[i] as " + back + " with rin = r and pow = powc, for i < len(sc)"
 	vecFunc(c, isa, name, sig, doc)
 	n := reg.RCX
 	ptrs := []struct {
@@ -307,26 +319,42 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu bool) {
 		mul(t, t, t)
 		fma(t, na, s)
 		store(c, s, at(sc), w)
-		// Its ratio, entering the window sum.
-		load(c, at(dyr), t, w)
-		mul(at(yr), t, t)
-		div(s, t, t)
-		store(c, t, at(r), w)
-		load(c, at(acc), ac, w)
-		add(t, ac, ac)
-		// Its power 1/(√s·√√s).
-		if w == 4 {
-			c.VSQRTSS(s, s, e)
-			c.VSQRTSS(e, e, s)
-			c.VMULSS(s, e, e)
-			c.VDIVSS(e, one, s)
-		} else {
-			c.VSQRTPS(s, e)
-			c.VSQRTPS(e, s)
-			c.VMULPS(s, e, e)
-			c.VDIVPS(e, one, s)
+		// pow75 leaves its power 1/(√s·√√s) in dst, using e.
+		pow75 := func(dst reg.VecPhysical) {
+			if w == 4 {
+				c.VSQRTSS(s, s, e)
+				c.VSQRTSS(e, e, dst)
+				c.VMULSS(dst, e, e)
+				c.VDIVSS(e, one, dst)
+			} else {
+				c.VSQRTPS(s, e)
+				c.VSQRTPS(e, dst)
+				c.VMULPS(dst, e, e)
+				c.VDIVPS(e, one, dst)
+			}
 		}
-		store(c, s, at(pow), w)
+		if recompute {
+			// Its power, its output yr·pow, its ratio.
+			pow75(d)
+			store(c, d, at(pow), w)
+			load(c, at(yr), t, w)
+			mul(d, t, t)
+			mul(at(dyr), t, t)
+			div(s, t, t)
+			store(c, t, at(r), w)
+			load(c, at(acc), ac, w)
+			add(t, ac, ac)
+		} else {
+			// Its ratio, entering the window sum, then its power.
+			load(c, at(dyr), t, w)
+			mul(at(yr), t, t)
+			div(s, t, t)
+			store(c, t, at(r), w)
+			load(c, at(acc), ac, w)
+			add(t, ac, ac)
+			pow75(s)
+			store(c, s, at(pow), w)
+		}
 		// The current channel's gradient.
 		load(c, at(dy), d, w)
 		mul(at(powc), d, d)
