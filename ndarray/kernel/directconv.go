@@ -195,12 +195,20 @@ type dchunk struct{ t0, t1, r0, r1 int }
 // one long run of pixels; a variable for benchmarks.
 var directChunk = 640 << 10
 
+// directChunkTiles is the most bytes of whole planes a chunk of several
+// tiles takes (a chunk of one tile takes up to directChunk): a tile of
+// AlexNet's 13×13 layers (14 channels, 151 KB) runs alone, which leaves
+// the rest of the L2 cache to the input rows the tiles read (370 KB a
+// row for conv3's input gradient), where four tiles together crowded them
+// out; a variable for benchmarks.
+var directChunkTiles = 160 << 10
+
 // chunks groups the tiles ts of a plan whose output planes are rows ×
 // width pixels into chunks and returns them with the rows of a band: a
 // chunk's band of vectors takes at most about directChunk bytes. Where a
 // tile's planes fit, a band is a whole plane and a chunk as many tiles as
-// fit; otherwise a chunk is one tile and the bands, of nearly equal
-// height, as tall as fit.
+// fit in directChunkTiles bytes (at least one); otherwise a chunk is one
+// tile and the bands, of nearly equal height, as tall as fit.
 func (d *DirectConv) chunks(ts []dtile, rows, width int) ([]dchunk, int) {
 	row := width * d.lanes * 4 // bytes of a channel's row
 	tallest := 0
@@ -218,7 +226,7 @@ func (d *DirectConv) chunks(ts []dtile, rows, width int) ([]dchunk, int) {
 	}
 	for i := 0; i < len(ts); {
 		j, h := i, 0
-		for j < len(ts) && (j == i || (h+ts[j].h)*rows*row <= directChunk) {
+		for j < len(ts) && (j == i || (h+ts[j].h)*rows*row <= directChunkTiles) {
 			h += ts[j].h
 			j++
 		}

@@ -302,7 +302,8 @@ func TestDirectGradRow(t *testing.T) {
 // take a group and a chunk of tiles at a time, give bit for bit the
 // outputs of the band-major order (every group of a band of rows, then
 // the next band), for grouped geometries, every implementation and
-// chunks of whole planes (one chunk or several) or of bands of rows.
+// chunks of whole planes (one chunk, several, or a tile each) or of bands
+// of rows.
 func TestDirectConvGroupOrder(t *testing.T) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
@@ -317,12 +318,12 @@ func TestDirectConvGroupOrder(t *testing.T) {
 		// Runs of directKC weights (360 and 288 a group) and odd inner rows.
 		{name: "many-weights-groups", n: 4, c: 80, h: 6, w: 7, m: 64, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
 	}
-	defer func(v int) { directChunk = v }(directChunk)
+	defer func(v, w int) { directChunk, directChunkTiles = v, w }(directChunk, directChunkTiles)
 	for name, k := range impls {
 		for _, g := range geoms {
-			for _, chunk := range []int{640 << 10, 12 << 10, 2 << 10} {
-				t.Run(fmt.Sprintf("%s/%s/chunk=%d", name, g.name, chunk), func(t *testing.T) {
-					directChunk = chunk
+			for _, chunk := range [][2]int{{640 << 10, 640 << 10}, {640 << 10, 4 << 10}, {12 << 10, 12 << 10}, {2 << 10, 2 << 10}} {
+				t.Run(fmt.Sprintf("%s/%s/chunk=%d,%d", name, g.name, chunk[0], chunk[1]), func(t *testing.T) {
+					directChunk, directChunkTiles = chunk[0], chunk[1]
 					d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
 					n := min(g.n, d.lanes)
 					oh, ow := d.OutputSize()
