@@ -44,7 +44,10 @@
 // (DirectConv.NewTail): the lanes hold a few images' vertical strips, each
 // strip's rows with the columns its windows read beyond it, so that the
 // same tile and weight-gradient kernels cost about what the images need
-// instead of a full block.
+// instead of a full block. Its blocks and scratch of 2 MB or more are
+// advised into transparent huge pages on Linux (a pass over one channel
+// reads or writes a vector every pixel's worth of channels, 6 to 25 KB
+// apart for AlexNet's layers).
 //
 // RowConv computes the forward pass of a stride-1 convolution one image at
 // a time in its own layout, the output pixels of a row in the lanes: for
