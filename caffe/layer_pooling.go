@@ -21,10 +21,10 @@ func init() {
 // global_pooling pools each whole plane.
 //
 // Unpadded 3×3 windows of stride 2 (CIFAR-10 quick's and AlexNet's
-// poolings) are pooled, and their gradients computed, by one kernel call
-// per plane (kernel.MaxPoolPlane, kernel.AvePoolPlane and their
-// gradients); unpadded 2×2 MAX windows of stride 2 (LeNet's) by one call
-// per run of planes (kernel.MaxPoolPlanes, kernel.MaxPoolBackwardPlanes);
+// poolings) and unpadded 2×2 MAX windows of stride 2 (LeNet's) are
+// pooled, and their gradients computed, by one kernel call per run of
+// planes (kernel.MaxPoolPlanes, kernel.AvePoolPlanes and their
+// gradients);
 // a MAX gradient larger than the caches (poolStreamBytes) is written by
 // non-temporal stores where the kernels can
 // (kernel.MaxPoolBackwardPlanesStream). Otherwise the outputs whose windows lie inside the plane are
@@ -304,12 +304,18 @@ func (l *Pooling) forwardWorker(_, p int) {
 }
 
 // forwardPlanes pools the planes [lo, hi) into l.y, reading them from x,
-// which starts at plane lo (l.x's, or a fused convolution's buffer).
+// which starts at plane lo (l.x's, or a fused convolution's buffer):
+// unpadded 2×2 MAX and 3×3 MAX and AVE windows of stride 2 by one kernel
+// call for the planes, other shapes plane by plane.
 func (l *Pooling) forwardPlanes(x []float32, lo, hi int) {
 	y := l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
-	if l.method == caffepb.PoolingParameter_MAX && l.plane2s2() {
-		kernel.MaxPoolPlanes(y[lo*phw:hi*phw], l.mask[lo*phw:hi*phw], x[:(hi-lo)*hw], hi-lo, l.height, l.width, l.outH, l.outW, 2, 2, 2, 2)
+	if l.method == caffepb.PoolingParameter_MAX && (l.plane2s2() || l.plane3s2()) {
+		kernel.MaxPoolPlanes(y[lo*phw:hi*phw], l.mask[lo*phw:hi*phw], x[:(hi-lo)*hw], hi-lo, l.height, l.width, l.outH, l.outW, l.kh, l.kw, 2, 2)
+		return
+	}
+	if l.method == caffepb.PoolingParameter_AVE && l.plane3s2() {
+		kernel.AvePoolPlanes(y[lo*phw:hi*phw], x[:(hi-lo)*hw], hi-lo, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
 		return
 	}
 	for pl := lo; pl < hi; pl++ {
@@ -323,16 +329,11 @@ func (l *Pooling) forwardPlanes(x []float32, lo, hi int) {
 }
 
 // maxPlane max-pools one H×W plane into the pooled plane y, recording the
-// index of each maximum. Unpadded 3×3 windows of stride 2 are pooled by
-// kernel.MaxPoolPlane; otherwise the windows that lie inside the plane are
+// index of each maximum: the windows that lie inside the plane are
 // computed by one kernel.MaxPoolRows call, those whose columns lie inside
 // (rows clipped) a row of outputs at a time by kernel.MaxPoolRow, and the
 // few at the left and right edges one by one.
 func (l *Pooling) maxPlane(x, y []float32, mask []int32) {
-	if l.plane3s2() {
-		kernel.MaxPoolPlane(y, mask, x, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
-		return
-	}
 	w := l.width
 	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
 	inner := lo < hi && l.rowLo < l.rowHi
@@ -436,16 +437,11 @@ func (l *Pooling) aveRows(ph int) (h0, h1, size int) {
 }
 
 // avePlane average-pools one plane: each window's sum, added in Caffe's
-// order, divided by its size with the padding. Unpadded 3×3 windows of
-// stride 2 are pooled by kernel.AvePoolPlane; otherwise the windows that lie
+// order, divided by its size with the padding: the windows that lie
 // inside the plane are averaged by one kernel.AvePoolRows call, those
 // whose columns lie inside a row of outputs at a time by
 // kernel.AvePoolRow, the few at the edges one by one.
 func (l *Pooling) avePlane(x, y []float32) {
-	if l.plane3s2() {
-		kernel.AvePoolPlane(y, x, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
-		return
-	}
 	w := l.width
 	lo, hi := l.innerLo, max(l.innerLo, l.innerHi)
 	inner := lo < hi && l.rowLo < l.rowHi
@@ -567,14 +563,14 @@ func (l *Pooling) backwardPlanes(w int, dx []float32, lo, hi int) {
 		}
 		return
 	}
+	if l.plane3s2() {
+		kernel.AvePoolBackwardPlanes(dx[:(hi-lo)*hw], dy[lo*phw:hi*phw], hi-lo, l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
+		return
+	}
 	size := l.outH * l.width
 	r := l.spread[w*size : (w+1)*size]
 	for pl := lo; pl < hi; pl++ {
-		if l.plane3s2() {
-			kernel.AvePoolBackwardPlane(dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], l.height, l.width, l.outH, l.outW, 3, 3, 2, 2)
-		} else {
-			l.aveBackwardPlane(dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], r)
-		}
+		l.aveBackwardPlane(dx[(pl-lo)*hw:(pl-lo+1)*hw], dy[pl*phw:(pl+1)*phw], r)
 	}
 }
 

@@ -118,24 +118,24 @@ var avx512Vec = &vecImpl{
 	maxPoolScatter: func(dx, dy []float32, mask []int32) {
 		maxPoolBackAVX512(&dx[0], len(dx), &dy[0], &mask[0], len(mask))
 	},
-	maxPoolBack3s2: func(dx, dy []float32, mask []int32, height, width, outH, outW int) {
-		maxPoolBack3s2AVX512(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+	maxPoolBack3s2: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
+		maxPoolBack3s2AVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 	},
-	maxPoolBack3s2NT: func(dx, dy []float32, mask []int32, height, width, outH, outW int) bool {
+	maxPoolBack3s2NT: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) bool {
 		if width%32 != 0 || uintptr(unsafe.Pointer(&dx[0]))%64 != 0 {
 			return false
 		}
-		maxPoolBack3s2NTAVX512(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+		maxPoolBack3s2NTAVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 		return true
 	},
-	maxPool3s2: func(y []float32, mask []int32, x []float32, height, width, outH, outW int) {
-		maxPool3s2AVX512(&y[0], &mask[0], &x[0], height, width, outH, outW)
+	maxPool3s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+		maxPool3s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 	},
-	avePool3s2: func(y, x []float32, height, width, outH, outW int) {
-		avePool3s2AVX512(&y[0], &x[0], height, width, outH, outW)
+	avePool3s2: func(y, x []float32, planes, height, width, outH, outW int) {
+		avePool3s2AVX512(&y[0], &x[0], planes, height, width, outH, outW)
 	},
-	avePoolBack3s2: func(dx, dy []float32, height, width, outH, outW int) {
-		avePoolBack3s2AVX512(&dx[0], &dy[0], height, width, outH, outW)
+	avePoolBack3s2: func(dx, dy []float32, planes, height, width, outH, outW int) {
+		avePoolBack3s2AVX512(&dx[0], &dy[0], planes, height, width, outH, outW)
 	},
 	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
 		maxPool2s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
@@ -166,24 +166,24 @@ var avx2Vec = &vecImpl{
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,
 	maxPoolRow: maxPoolRowBlocksAVX2, avePoolRow: avePoolRowBlocksAVX2, div: divAVX2, sqrt: sqrtAVX2,
 	maxPoolRows: maxPoolRowsBlocksAVX2, avePoolRows: avePoolRowsBlocksAVX2,
-	maxPoolBack3s2: func(dx, dy []float32, mask []int32, height, width, outH, outW int) {
-		maxPoolBack3s2AVX2(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+	maxPoolBack3s2: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
+		maxPoolBack3s2AVX2(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 	},
-	maxPoolBack3s2NT: func(dx, dy []float32, mask []int32, height, width, outH, outW int) bool {
+	maxPoolBack3s2NT: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) bool {
 		if width%8 != 0 || uintptr(unsafe.Pointer(&dx[0]))%32 != 0 {
 			return false
 		}
-		maxPoolBack3s2NTAVX2(&dx[0], &dy[0], &mask[0], height, width, outH, outW)
+		maxPoolBack3s2NTAVX2(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 		return true
 	},
-	maxPool3s2: func(y []float32, mask []int32, x []float32, height, width, outH, outW int) {
-		maxPool3s2AVX2(&y[0], &mask[0], &x[0], height, width, outH, outW)
+	maxPool3s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+		maxPool3s2AVX2(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 	},
-	avePool3s2: func(y, x []float32, height, width, outH, outW int) {
-		avePool3s2AVX2(&y[0], &x[0], height, width, outH, outW)
+	avePool3s2: func(y, x []float32, planes, height, width, outH, outW int) {
+		avePool3s2AVX2(&y[0], &x[0], planes, height, width, outH, outW)
 	},
-	avePoolBack3s2: func(dx, dy []float32, height, width, outH, outW int) {
-		avePoolBack3s2AVX2(&dx[0], &dy[0], height, width, outH, outW)
+	avePoolBack3s2: func(dx, dy []float32, planes, height, width, outH, outW int) {
+		avePoolBack3s2AVX2(&dx[0], &dy[0], planes, height, width, outH, outW)
 	},
 	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
 		maxPool2s2AVX2(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)

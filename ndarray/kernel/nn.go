@@ -229,7 +229,8 @@ func MaxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, o
 // The 2×2 windows of stride 2 (LeNet's poolings) are computed for all the
 // planes by one kernel call, which splits two input rows at a time into
 // their even and odd columns and keeps the first largest of the four;
-// other shapes run MaxPoolPlane plane by plane. It panics as
+// the 3×3 windows of stride 2 by one call of their plane kernel for all
+// the planes; other shapes run MaxPoolPlane plane by plane. It panics as
 // MaxPoolPlane, and if planes is negative.
 func MaxPoolPlanes(y []float32, mask []int32, x []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
 	maxPoolPlanes("MaxPoolPlanes", y, mask, x, planes, height, width, outH, outW, kh, kw, strideH, strideW)
@@ -254,17 +255,18 @@ func maxPoolPlanes(name string, y []float32, mask []int32, x []float32, planes, 
 		active.vec.maxPool2s2(y, mask, x, planes, height, width, outH, outW)
 		return
 	}
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.maxPool3s2 != nil {
+		active.vec.maxPool3s2(y, mask, x, planes, height, width, outH, outW)
+		return
+	}
 	for p := range planes {
 		maxPoolPlane(y[p*o:(p+1)*o], mask[p*o:(p+1)*o], x[p*hw:(p+1)*hw], height, width, outH, outW, kh, kw, strideH, strideW)
 	}
 }
 
-// maxPoolPlane is MaxPoolPlane on checked slices.
+// maxPoolPlane is MaxPoolPlane on checked slices, a row of outputs at a
+// time.
 func maxPoolPlane(y []float32, mask []int32, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.maxPool3s2 != nil {
-		active.vec.maxPool3s2(y, mask, x, height, width, outH, outW)
-		return
-	}
 	// The outputs [0, inner) of a row have their windows' columns inside.
 	inner := 0
 	if width >= kw {
@@ -307,14 +309,39 @@ func checkPlane(name string, height, width, outH, outW, kh, kw, strideH, strideW
 // next output row's sums; other shapes run AvePoolRow a row at a time.
 // It panics as MaxPoolPlane.
 func AvePoolPlane(y, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	const name = "AvePoolPlane"
+	avePoolPlanes("AvePoolPlane", y, x, 1, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+// AvePoolPlanes is AvePoolPlane for planes consecutive planes: plane p
+// is x[p·height·width:], its outputs y[p·outH·outW:]. The 3×3 windows of
+// stride 2 are computed for all the planes by one kernel call. It panics
+// as AvePoolPlane, and if planes is negative.
+func AvePoolPlanes(y, x []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	avePoolPlanes("AvePoolPlanes", y, x, planes, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+func avePoolPlanes(name string, y, x []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	if planes < 0 {
+		panic(fmt.Sprintf("kernel: %s: %d planes, want >= 0", name, planes))
+	}
 	checkPlane(name, height, width, outH, outW, kh, kw, strideH, strideW)
-	checkLen(name, "x", len(x), height*width)
-	checkLen(name, "y", len(y), outH*outW)
-	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.avePool3s2 != nil {
-		active.vec.avePool3s2(y, x, height, width, outH, outW)
+	hw, o := height*width, outH*outW
+	checkLen(name, "x", len(x), planes*hw)
+	checkLen(name, "y", len(y), planes*o)
+	if planes == 0 {
 		return
 	}
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.avePool3s2 != nil {
+		active.vec.avePool3s2(y, x, planes, height, width, outH, outW)
+		return
+	}
+	for p := range planes {
+		avePoolPlane(y[p*o:(p+1)*o], x[p*hw:(p+1)*hw], height, width, outH, outW, kh, kw, strideH, strideW)
+	}
+}
+
+// avePoolPlane is AvePoolPlane on checked slices, row by row.
+func avePoolPlane(y, x []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
 	inner := 0
 	if width >= kw {
 		inner = min(outW, (width-kw)/strideW+1)
@@ -343,14 +370,44 @@ func AvePoolPlane(y, x []float32, height, width, outH, outW, kh, kw, strideH, st
 // The 3×3 windows of stride 2 are computed by one kernel call per plane;
 // other shapes element by element. It panics as MaxPoolPlane.
 func AvePoolBackwardPlane(dx, dy []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
-	const name = "AvePoolBackwardPlane"
+	avePoolBackwardPlanes("AvePoolBackwardPlane", dx, dy, 1, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+// AvePoolBackwardPlanes is AvePoolBackwardPlane for planes consecutive
+// planes: plane p of dx is dx[p·height·width:], its gradients
+// dy[p·outH·outW:]. The 3×3 windows of stride 2 whose windows reach the
+// planes' last rows are computed for all the planes by one kernel call.
+// It panics as AvePoolBackwardPlane, and if planes is negative.
+func AvePoolBackwardPlanes(dx, dy []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	avePoolBackwardPlanes("AvePoolBackwardPlanes", dx, dy, planes, height, width, outH, outW, kh, kw, strideH, strideW)
+}
+
+func avePoolBackwardPlanes(name string, dx, dy []float32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
+	if planes < 0 {
+		panic(fmt.Sprintf("kernel: %s: %d planes, want >= 0", name, planes))
+	}
 	checkPlane(name, height, width, outH, outW, kh, kw, strideH, strideW)
-	checkLen(name, "dx", len(dx), height*width)
-	checkLen(name, "dy", len(dy), outH*outW)
+	hw, o := height*width, outH*outW
+	checkLen(name, "dx", len(dx), planes*hw)
+	checkLen(name, "dy", len(dy), planes*o)
+	if planes == 0 {
+		return
+	}
+	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && active.vec.avePoolBack3s2 != nil && 2*outH+1 >= height {
+		active.vec.avePoolBack3s2(dx, dy, planes, height, width, outH, outW)
+		return
+	}
+	for p := range planes {
+		avePoolBackwardPlane(dx[p*hw:(p+1)*hw], dy[p*o:(p+1)*o], height, width, outH, outW, kh, kw, strideH, strideW)
+	}
+}
+
+// avePoolBackwardPlane is AvePoolBackwardPlane on checked slices.
+func avePoolBackwardPlane(dx, dy []float32, height, width, outH, outW, kh, kw, strideH, strideW int) {
 	dx, dy = dx[:height*width], dy[:outH*outW]
 	if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 {
 		if active.vec.avePoolBack3s2 != nil {
-			active.vec.avePoolBack3s2(dx, dy, height, width, outH, outW)
+			active.vec.avePoolBack3s2(dx, dy, 1, height, width, outH, outW)
 		} else {
 			avePoolBack3s2Go(dx, dy, height, width, outH, outW)
 		}
@@ -442,8 +499,10 @@ func MaxPoolBackwardPlane(dx, dy []float32, mask []int32, height, width, outH, o
 // overlap, are computed for all the planes by one kernel call that writes
 // each input row once: an element is 0 + the gradient of the output whose
 // window holds it when that output chose it, else +0 (what adding the
-// gradients to a cleared plane gives). Other shapes run
-// MaxPoolBackwardPlane plane by plane. It panics as MaxPoolBackwardPlane,
+// gradients to a cleared plane gives); the 3×3 windows of stride 2 whose
+// windows reach the planes' last rows by one call of their plane kernel
+// for all the planes. Other shapes run MaxPoolBackwardPlane plane by
+// plane. It panics as MaxPoolBackwardPlane,
 // and if planes is negative.
 func MaxPoolBackwardPlanes(dx, dy []float32, mask []int32, planes, height, width, outH, outW, kh, kw, strideH, strideW int) {
 	maxPoolBackwardPlanes("MaxPoolBackwardPlanes", dx, dy, mask, planes, height, width, outH, outW, kh, kw, strideH, strideW, false)
@@ -479,11 +538,19 @@ func maxPoolBackwardPlanes(name string, dx, dy []float32, mask []int32, planes, 
 		active.vec.maxPoolBack2s2(dx, dy, mask, planes, height, width, outH, outW)
 		return
 	}
+	is3s2 := kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack3s2 != nil
+	if is3s2 && 2*outH+1 >= height {
+		// The kernels write every row: all the planes in one call.
+		if !stream || active.vec.maxPoolBack3s2NT == nil || !active.vec.maxPoolBack3s2NT(dx, dy, mask, planes, height, width, outH, outW) {
+			active.vec.maxPoolBack3s2(dx, dy, mask, planes, height, width, outH, outW)
+		}
+		return
+	}
 	for p := range planes {
 		d, g, m := dx[p*hw:(p+1)*hw], dy[p*o:(p+1)*o], mask[p*o:(p+1)*o]
-		if kh == 3 && kw == 3 && strideH == 2 && strideW == 2 && inside && active.vec.maxPoolBack3s2 != nil {
-			if !stream || active.vec.maxPoolBack3s2NT == nil || !active.vec.maxPoolBack3s2NT(d, g, m, height, width, outH, outW) {
-				active.vec.maxPoolBack3s2(d, g, m, height, width, outH, outW)
+		if is3s2 {
+			if !stream || active.vec.maxPoolBack3s2NT == nil || !active.vec.maxPoolBack3s2NT(d, g, m, 1, height, width, outH, outW) {
+				active.vec.maxPoolBack3s2(d, g, m, 1, height, width, outH, outW)
 			}
 			if r := 2*outH + 1; r < height {
 				clear(d[r*width:])

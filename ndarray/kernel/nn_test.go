@@ -706,6 +706,55 @@ func TestAvePoolPlane(t *testing.T) {
 	})
 }
 
+// TestAvePoolPlanes checks the average pooling of runs of planes in one
+// call and its gradient bit for bit against the references plane by
+// plane, the slices past the planes untouched.
+func TestAvePoolPlanes(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, k := range []struct{ k, s int }{{3, 2}, {2, 2}} {
+			for _, planes := range []int{0, 1, 3} {
+				for _, height := range []int{3, 8, 13, 16, 33} {
+					for _, width := range []int{3, 8, 9, 16, 17, 32, 33, 55} {
+						for _, outH := range poolPlaneSizes(height, k.k, k.s) {
+							for _, outW := range poolPlaneSizes(width, k.k, k.s) {
+								what := fmt.Sprintf("%d×%d s%d, %d planes %d×%d -> %d×%d", k.k, k.k, k.s, planes, height, width, outH, outW)
+								rng := newRand(uint64(planes*100000 + height*1000 + width))
+								hw, o := height*width, outH*outW
+								x := randSlice(rng, planes*hw)
+								want := make([]float32, 0, planes*o)
+								for p := range planes {
+									want = append(want, avePlaneRef(x[p*hw:(p+1)*hw], height, width, outH, outW, k.k, k.s)...)
+								}
+								got := randSlice(rng, planes*o+3)
+								tail := append([]float32(nil), got[planes*o:]...)
+								AvePoolPlanes(got, x, planes, height, width, outH, outW, k.k, k.k, k.s, k.s)
+								checkBits(t, what, got[:planes*o], want)
+								checkBits(t, what+" past the outputs", got[planes*o:], tail)
+
+								dy := randSlice(rng, planes*o)
+								want = want[:0]
+								for p := range planes {
+									want = append(want, aveBackwardRef(dy[p*o:(p+1)*o], height, width, outH, outW, k.k, k.s)...)
+								}
+								got = randSlice(rng, planes*hw+3)
+								tail = append([]float32(nil), got[planes*hw:]...)
+								AvePoolBackwardPlanes(got, dy, planes, height, width, outH, outW, k.k, k.k, k.s, k.s)
+								checkBits(t, what+" gradient", got[:planes*hw], want)
+								checkBits(t, what+" gradient past the planes", got[planes*hw:], tail)
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+	expectPanic(t, "-1 planes", func() { AvePoolPlanes(nil, nil, -1, 2, 2, 1, 1, 2, 2, 2, 2) })
+	expectPanic(t, "len(x)", func() { AvePoolPlanes(make([]float32, 2), make([]float32, 7), 2, 2, 2, 1, 1, 2, 2, 2, 2) })
+	expectPanic(t, "len(dy)", func() {
+		AvePoolBackwardPlanes(make([]float32, 8), make([]float32, 1), 2, 2, 2, 1, 1, 2, 2, 2, 2)
+	})
+}
+
 // TestMaxPoolPlanes checks the pooling of runs of planes in one call and
 // its gradient bit for bit against the scalar references plane by plane:
 // every shape of the plane kernels, one plane and several (and none), the

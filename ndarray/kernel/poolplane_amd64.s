@@ -222,14 +222,15 @@ DATA poolPlaneConsts<>+856(SB)/4, $0x00000003
 DATA poolPlaneConsts<>+860(SB)/4, $0x00000003
 GLOBL poolPlaneConsts<>(SB), RODATA|NOPTR, $864
 
-// func maxPool3s2AVX512(y *float32, mask *int32, x *float32, height int, width int, outH int, outW int)
+// func maxPool3s2AVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
-TEXT ·maxPool3s2AVX512(SB), NOSPLIT, $0-56
+TEXT ·maxPool3s2AVX512(SB), NOSPLIT, $0-64
+plane:
 	MOVQ         y+0(FP), DI
 	MOVQ         mask+8(FP), SI
 	MOVQ         x+16(FP), BX
-	MOVQ         width+32(FP), R8
-	MOVQ         outW+48(FP), R14
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
 	XORQ         CX, CX
 	VBROADCASTSS poolPlaneConsts<>+704(SB), Z31
 	VMOVDQU32    poolPlaneConsts<>+544(SB), Z30
@@ -329,7 +330,7 @@ strip:
 	VMOVDQA32    Z26, K2, Z1
 
 outRow:
-	MOVQ      height+24(FP), R9
+	MOVQ      height+32(FP), R9
 	SUBQ      R10, R9
 	VMOVAPS   Z0, Z12
 	VMOVDQA32 Z1, Z13
@@ -397,12 +398,12 @@ store:
 	VMOVAPS   Z4, Z0
 	VMOVDQA32 Z5, Z1
 	LEAQ      (R11)(R8*8), R11
-	MOVQ      outW+48(FP), AX
+	MOVQ      outW+56(FP), AX
 	LEAQ      (R12)(AX*4), R12
 	LEAQ      (R13)(AX*4), R13
 	VPADDD    Z24, Z23, Z23
 	ADDQ      $0x02, R10
-	MOVQ      outH+40(FP), AX
+	MOVQ      outH+48(FP), AX
 	SHLQ      $0x01, AX
 	CMPQ      R10, AX
 	JLT       outRow
@@ -412,17 +413,43 @@ store:
 	ADDQ      $0x20, CX
 	SUBQ      $0x10, R14
 	JG        strip
+	MOVQ      planes+24(FP), AX
+	SUBQ      $0x01, AX
+	JLE       planesDone
+	MOVQ      AX, planes+24(FP)
+	MOVQ      outH+48(FP), AX
+	MOVQ      outW+56(FP), DX
+	IMULQ     DX, AX
+	MOVQ      y+0(FP), DX
+	LEAQ      (DX)(AX*4), DX
+	MOVQ      DX, y+0(FP)
+	MOVQ      outH+48(FP), AX
+	MOVQ      outW+56(FP), DX
+	IMULQ     DX, AX
+	MOVQ      mask+8(FP), DX
+	LEAQ      (DX)(AX*4), DX
+	MOVQ      DX, mask+8(FP)
+	MOVQ      height+32(FP), AX
+	MOVQ      width+40(FP), DX
+	IMULQ     DX, AX
+	MOVQ      x+16(FP), DX
+	LEAQ      (DX)(AX*4), DX
+	MOVQ      DX, x+16(FP)
+	JMP       plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func maxPool3s2AVX2(y *float32, mask *int32, x *float32, height int, width int, outH int, outW int)
+// func maxPool3s2AVX2(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2
-TEXT ·maxPool3s2AVX2(SB), NOSPLIT, $224-56
+TEXT ·maxPool3s2AVX2(SB), NOSPLIT, $224-64
+plane:
 	MOVQ         y+0(FP), DI
 	MOVQ         mask+8(FP), SI
 	MOVQ         x+16(FP), BX
-	MOVQ         width+32(FP), R8
-	MOVQ         outW+48(FP), R14
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
 	XORQ         CX, CX
 	VBROADCASTSS poolPlaneConsts<>+704(SB), Y15
 	VMOVQ        R8, X10
@@ -492,7 +519,7 @@ strip:
 	VBLENDVPS    Y10, poolPlaneConsts<>+768(SB), Y1, Y1
 
 outRowFull:
-	MOVQ      height+24(FP), R9
+	MOVQ      height+32(FP), R9
 	SUBQ      R10, R9
 	VMOVAPS   Y0, Y8
 	VMOVDQA   Y1, Y9
@@ -546,12 +573,12 @@ storeFull:
 	VMOVUPS   Y8, (R12)
 	VMOVDQU   Y9, (R13)
 	LEAQ      (R11)(R8*8), R11
-	MOVQ      outW+48(FP), AX
+	MOVQ      outW+56(FP), AX
 	LEAQ      (R12)(AX*4), R12
 	LEAQ      (R13)(AX*4), R13
 	VPADDD    192(SP), Y11, Y11
 	ADDQ      $0x02, R10
-	MOVQ      outH+40(FP), AX
+	MOVQ      outH+48(FP), AX
 	SHLQ      $0x01, AX
 	CMPQ      R10, AX
 	JLT       outRowFull
@@ -582,7 +609,7 @@ partial:
 	VBLENDVPS  Y10, poolPlaneConsts<>+768(SB), Y1, Y1
 
 outRow:
-	MOVQ       height+24(FP), R9
+	MOVQ       height+32(FP), R9
 	SUBQ       R10, R9
 	VMOVAPS    Y0, Y8
 	VMOVDQA    Y1, Y9
@@ -653,34 +680,60 @@ store:
 	VMASKMOVPS Y8, Y10, (R12)
 	VPMASKMOVD Y9, Y10, (R13)
 	LEAQ       (R11)(R8*8), R11
-	MOVQ       outW+48(FP), AX
+	MOVQ       outW+56(FP), AX
 	LEAQ       (R12)(AX*4), R12
 	LEAQ       (R13)(AX*4), R13
 	VPADDD     192(SP), Y11, Y11
 	ADDQ       $0x02, R10
-	MOVQ       outH+40(FP), AX
+	MOVQ       outH+48(FP), AX
 	SHLQ       $0x01, AX
 	CMPQ       R10, AX
 	JLT        outRow
 
 stripEnd:
-	ADDQ $0x40, BX
-	ADDQ $0x20, DI
-	ADDQ $0x20, SI
-	ADDQ $0x10, CX
-	SUBQ $0x08, R14
-	JG   strip
+	ADDQ  $0x40, BX
+	ADDQ  $0x20, DI
+	ADDQ  $0x20, SI
+	ADDQ  $0x10, CX
+	SUBQ  $0x08, R14
+	JG    strip
+	MOVQ  planes+24(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+24(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  y+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, y+0(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  mask+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, mask+8(FP)
+	MOVQ  height+32(FP), AX
+	MOVQ  width+40(FP), DX
+	IMULQ DX, AX
+	MOVQ  x+16(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, x+16(FP)
+	JMP   plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func maxPoolBack3s2AVX512(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+// func maxPoolBack3s2AVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
-TEXT ·maxPoolBack3s2AVX512(SB), NOSPLIT, $0-56
+TEXT ·maxPoolBack3s2AVX512(SB), NOSPLIT, $0-64
+plane:
 	MOVQ         dx+0(FP), DI
 	MOVQ         dy+8(FP), SI
 	MOVQ         mask+16(FP), BX
-	MOVQ         width+32(FP), R8
-	MOVQ         outW+48(FP), R14
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
 	XORQ         CX, CX
 	VMOVDQU32    poolPlaneConsts<>+0(SB), Z19
 	VMOVDQU32    poolPlaneConsts<>+64(SB), Z20
@@ -741,7 +794,7 @@ strip:
 	XORQ         R10, R10
 
 outRow:
-	MOVQ         height+24(FP), R9
+	MOVQ         height+32(FP), R9
 	SUBQ         R10, R9
 	VMOVDQA32    Z23, Z0
 	VMOVDQU32    (R13), K1, Z0
@@ -807,13 +860,13 @@ first:
 
 next:
 	LEAQ    (R11)(R8*8), R11
-	MOVQ    outW+48(FP), AX
+	MOVQ    outW+56(FP), AX
 	LEAQ    (R12)(AX*4), R12
 	LEAQ    (R13)(AX*4), R13
 	VPADDD  Z18, Z12, Z12
 	VPADDD  Z18, Z13, Z13
 	ADDQ    $0x02, R10
-	MOVQ    outH+40(FP), AX
+	MOVQ    outH+48(FP), AX
 	SHLQ    $0x01, AX
 	CMPQ    R10, AX
 	JLT     outRow
@@ -823,24 +876,50 @@ next:
 	VMOVUPS Z28, K4, 64(R11)
 
 stripEnd:
-	ADDQ $0x00000080, DI
-	ADDQ $0x40, SI
-	ADDQ $0x40, BX
-	ADDQ $0x20, CX
-	SUBQ $0x10, R14
-	CMPQ CX, R8
-	JLT  strip
+	ADDQ  $0x00000080, DI
+	ADDQ  $0x40, SI
+	ADDQ  $0x40, BX
+	ADDQ  $0x20, CX
+	SUBQ  $0x10, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  planes+24(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+24(FP)
+	MOVQ  height+32(FP), AX
+	MOVQ  width+40(FP), DX
+	IMULQ DX, AX
+	MOVQ  dx+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dx+0(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  dy+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dy+8(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  mask+16(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, mask+16(FP)
+	JMP   plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func maxPoolBack3s2AVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+// func maxPoolBack3s2AVX2(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2
-TEXT ·maxPoolBack3s2AVX2(SB), NOSPLIT, $192-56
+TEXT ·maxPoolBack3s2AVX2(SB), NOSPLIT, $192-64
+plane:
 	MOVQ         dx+0(FP), DI
 	MOVQ         dy+8(FP), SI
 	MOVQ         mask+16(FP), BX
-	MOVQ         width+32(FP), R8
-	MOVQ         outW+48(FP), R14
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
 	XORQ         CX, CX
 	VPCMPEQD     Y3, Y3, Y3
 	VPXOR        Y9, Y9, Y9
@@ -881,7 +960,7 @@ strip:
 	JLT          partial
 
 outRowFull:
-	MOVQ         height+24(FP), R9
+	MOVQ         height+32(FP), R9
 	SUBQ         R10, R9
 	VMOVDQU      (R13), Y0
 	VMOVUPS      (R12), Y1
@@ -976,12 +1055,12 @@ half1Full:
 
 nextFull:
 	LEAQ    (R11)(R8*8), R11
-	MOVQ    outW+48(FP), AX
+	MOVQ    outW+56(FP), AX
 	LEAQ    (R12)(AX*4), R12
 	LEAQ    (R13)(AX*4), R13
 	VPADDD  64(SP), Y2, Y2
 	ADDQ    $0x02, R10
-	MOVQ    outH+40(FP), AX
+	MOVQ    outH+48(FP), AX
 	SHLQ    $0x01, AX
 	CMPQ    R10, AX
 	JLT     outRowFull
@@ -993,7 +1072,7 @@ nextFull:
 
 partial:
 outRow:
-	MOVQ         height+24(FP), R9
+	MOVQ         height+32(FP), R9
 	SUBQ         R10, R9
 	VMOVDQU      96(SP), Y9
 	VPMASKMOVD   (R13), Y9, Y0
@@ -1094,12 +1173,12 @@ half1:
 
 next:
 	LEAQ       (R11)(R8*8), R11
-	MOVQ       outW+48(FP), AX
+	MOVQ       outW+56(FP), AX
 	LEAQ       (R12)(AX*4), R12
 	LEAQ       (R13)(AX*4), R13
 	VPADDD     64(SP), Y2, Y2
 	ADDQ       $0x02, R10
-	MOVQ       outH+40(FP), AX
+	MOVQ       outH+48(FP), AX
 	SHLQ       $0x01, AX
 	CMPQ       R10, AX
 	JLT        outRow
@@ -1111,24 +1190,50 @@ next:
 	VMASKMOVPS Y11, Y9, 32(R11)
 
 stripEnd:
-	ADDQ $0x40, DI
-	ADDQ $0x20, SI
-	ADDQ $0x20, BX
-	ADDQ $0x10, CX
-	SUBQ $0x08, R14
-	CMPQ CX, R8
-	JLT  strip
+	ADDQ  $0x40, DI
+	ADDQ  $0x20, SI
+	ADDQ  $0x20, BX
+	ADDQ  $0x10, CX
+	SUBQ  $0x08, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  planes+24(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+24(FP)
+	MOVQ  height+32(FP), AX
+	MOVQ  width+40(FP), DX
+	IMULQ DX, AX
+	MOVQ  dx+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dx+0(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  dy+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dy+8(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  mask+16(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, mask+16(FP)
+	JMP   plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func maxPoolBack3s2NTAVX512(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+// func maxPoolBack3s2NTAVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV, MMX+
-TEXT ·maxPoolBack3s2NTAVX512(SB), NOSPLIT, $0-56
+TEXT ·maxPoolBack3s2NTAVX512(SB), NOSPLIT, $0-64
+plane:
 	MOVQ         dx+0(FP), DI
 	MOVQ         dy+8(FP), SI
 	MOVQ         mask+16(FP), BX
-	MOVQ         width+32(FP), R8
-	MOVQ         outW+48(FP), R14
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
 	XORQ         CX, CX
 	VMOVDQU32    poolPlaneConsts<>+0(SB), Z19
 	VMOVDQU32    poolPlaneConsts<>+64(SB), Z20
@@ -1189,7 +1294,7 @@ strip:
 	XORQ         R10, R10
 
 outRow:
-	MOVQ         height+24(FP), R9
+	MOVQ         height+32(FP), R9
 	SUBQ         R10, R9
 	VMOVDQA32    Z23, Z0
 	VMOVDQU32    (R13), K1, Z0
@@ -1255,13 +1360,13 @@ first:
 
 next:
 	LEAQ     (R11)(R8*8), R11
-	MOVQ     outW+48(FP), AX
+	MOVQ     outW+56(FP), AX
 	LEAQ     (R12)(AX*4), R12
 	LEAQ     (R13)(AX*4), R13
 	VPADDD   Z18, Z12, Z12
 	VPADDD   Z18, Z13, Z13
 	ADDQ     $0x02, R10
-	MOVQ     outH+40(FP), AX
+	MOVQ     outH+48(FP), AX
 	SHLQ     $0x01, AX
 	CMPQ     R10, AX
 	JLT      outRow
@@ -1271,25 +1376,51 @@ next:
 	VMOVNTPS Z28, 64(R11)
 
 stripEnd:
-	ADDQ $0x00000080, DI
-	ADDQ $0x40, SI
-	ADDQ $0x40, BX
-	ADDQ $0x20, CX
-	SUBQ $0x10, R14
-	CMPQ CX, R8
-	JLT  strip
+	ADDQ  $0x00000080, DI
+	ADDQ  $0x40, SI
+	ADDQ  $0x40, BX
+	ADDQ  $0x20, CX
+	SUBQ  $0x10, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  planes+24(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+24(FP)
+	MOVQ  height+32(FP), AX
+	MOVQ  width+40(FP), DX
+	IMULQ DX, AX
+	MOVQ  dx+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dx+0(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  dy+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dy+8(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  mask+16(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, mask+16(FP)
+	JMP   plane
+
+planesDone:
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func maxPoolBack3s2NTAVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+// func maxPoolBack3s2NTAVX2(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2, MMX+
-TEXT ·maxPoolBack3s2NTAVX2(SB), NOSPLIT, $192-56
+TEXT ·maxPoolBack3s2NTAVX2(SB), NOSPLIT, $192-64
+plane:
 	MOVQ         dx+0(FP), DI
 	MOVQ         dy+8(FP), SI
 	MOVQ         mask+16(FP), BX
-	MOVQ         width+32(FP), R8
-	MOVQ         outW+48(FP), R14
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
 	XORQ         CX, CX
 	VPCMPEQD     Y3, Y3, Y3
 	VPXOR        Y9, Y9, Y9
@@ -1330,7 +1461,7 @@ strip:
 	JLT          partial
 
 outRowFull:
-	MOVQ         height+24(FP), R9
+	MOVQ         height+32(FP), R9
 	SUBQ         R10, R9
 	VMOVDQU      (R13), Y0
 	VMOVUPS      (R12), Y1
@@ -1425,12 +1556,12 @@ half1Full:
 
 nextFull:
 	LEAQ     (R11)(R8*8), R11
-	MOVQ     outW+48(FP), AX
+	MOVQ     outW+56(FP), AX
 	LEAQ     (R12)(AX*4), R12
 	LEAQ     (R13)(AX*4), R13
 	VPADDD   64(SP), Y2, Y2
 	ADDQ     $0x02, R10
-	MOVQ     outH+40(FP), AX
+	MOVQ     outH+48(FP), AX
 	SHLQ     $0x01, AX
 	CMPQ     R10, AX
 	JLT      outRowFull
@@ -1442,7 +1573,7 @@ nextFull:
 
 partial:
 outRow:
-	MOVQ         height+24(FP), R9
+	MOVQ         height+32(FP), R9
 	SUBQ         R10, R9
 	VMOVDQU      96(SP), Y9
 	VPMASKMOVD   (R13), Y9, Y0
@@ -1543,12 +1674,12 @@ half1:
 
 next:
 	LEAQ       (R11)(R8*8), R11
-	MOVQ       outW+48(FP), AX
+	MOVQ       outW+56(FP), AX
 	LEAQ       (R12)(AX*4), R12
 	LEAQ       (R13)(AX*4), R13
 	VPADDD     64(SP), Y2, Y2
 	ADDQ       $0x02, R10
-	MOVQ       outH+40(FP), AX
+	MOVQ       outH+48(FP), AX
 	SHLQ       $0x01, AX
 	CMPQ       R10, AX
 	JLT        outRow
@@ -1560,24 +1691,50 @@ next:
 	VMASKMOVPS Y11, Y9, 32(R11)
 
 stripEnd:
-	ADDQ $0x40, DI
-	ADDQ $0x20, SI
-	ADDQ $0x20, BX
-	ADDQ $0x10, CX
-	SUBQ $0x08, R14
-	CMPQ CX, R8
-	JLT  strip
+	ADDQ  $0x40, DI
+	ADDQ  $0x20, SI
+	ADDQ  $0x20, BX
+	ADDQ  $0x10, CX
+	SUBQ  $0x08, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  planes+24(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+24(FP)
+	MOVQ  height+32(FP), AX
+	MOVQ  width+40(FP), DX
+	IMULQ DX, AX
+	MOVQ  dx+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dx+0(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  dy+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dy+8(FP)
+	MOVQ  outH+48(FP), AX
+	MOVQ  outW+56(FP), DX
+	IMULQ DX, AX
+	MOVQ  mask+16(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, mask+16(FP)
+	JMP   plane
+
+planesDone:
 	SFENCE
 	VZEROUPPER
 	RET
 
-// func avePool3s2AVX512(y *float32, x *float32, height int, width int, outH int, outW int)
+// func avePool3s2AVX512(y *float32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
-TEXT ·avePool3s2AVX512(SB), NOSPLIT, $0-48
+TEXT ·avePool3s2AVX512(SB), NOSPLIT, $0-56
+plane:
 	MOVQ         y+0(FP), DI
 	MOVQ         x+8(FP), SI
-	MOVQ         width+24(FP), R8
-	MOVQ         outW+40(FP), R14
+	MOVQ         width+32(FP), R8
+	MOVQ         outW+48(FP), R14
 	XORQ         CX, CX
 	VMOVDQU32    poolPlaneConsts<>+544(SB), Z30
 	VMOVDQU32    poolPlaneConsts<>+608(SB), Z29
@@ -1667,7 +1824,7 @@ strip:
 	VADDPS       Z12, Z0, Z0
 
 outRow:
-	MOVQ      height+16(FP), R9
+	MOVQ      height+24(FP), R9
 	SUBQ      R10, R9
 	CMPQ      R9, $0x03
 	MOVL      $0x00000003, DX
@@ -1716,10 +1873,10 @@ divide:
 	VDIVPS       Z2, Z1, Z1
 	VMOVUPS      Z1, K1, (R11)
 	LEAQ         (R12)(R8*8), R12
-	MOVQ         outW+40(FP), AX
+	MOVQ         outW+48(FP), AX
 	LEAQ         (R11)(AX*4), R11
 	ADDQ         $0x02, R10
-	MOVQ         outH+32(FP), AX
+	MOVQ         outH+40(FP), AX
 	SHLQ         $0x01, AX
 	CMPQ         R10, AX
 	JLT          outRow
@@ -1728,16 +1885,36 @@ divide:
 	ADDQ         $0x20, CX
 	SUBQ         $0x10, R14
 	JG           strip
+	MOVQ         planes+16(FP), AX
+	SUBQ         $0x01, AX
+	JLE          planesDone
+	MOVQ         AX, planes+16(FP)
+	MOVQ         outH+40(FP), AX
+	MOVQ         outW+48(FP), DX
+	IMULQ        DX, AX
+	MOVQ         y+0(FP), DX
+	LEAQ         (DX)(AX*4), DX
+	MOVQ         DX, y+0(FP)
+	MOVQ         height+24(FP), AX
+	MOVQ         width+32(FP), DX
+	IMULQ        DX, AX
+	MOVQ         x+8(FP), DX
+	LEAQ         (DX)(AX*4), DX
+	MOVQ         DX, x+8(FP)
+	JMP          plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func avePool3s2AVX2(y *float32, x *float32, height int, width int, outH int, outW int)
+// func avePool3s2AVX2(y *float32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·avePool3s2AVX2(SB), NOSPLIT, $160-48
+TEXT ·avePool3s2AVX2(SB), NOSPLIT, $160-56
+plane:
 	MOVQ y+0(FP), DI
 	MOVQ x+8(FP), SI
-	MOVQ width+24(FP), R8
-	MOVQ outW+40(FP), R14
+	MOVQ width+32(FP), R8
+	MOVQ outW+48(FP), R14
 	XORQ CX, CX
 
 strip:
@@ -1800,7 +1977,7 @@ strip:
 	VADDPS       Y6, Y0, Y0
 
 outRow:
-	MOVQ       height+16(FP), R9
+	MOVQ       height+24(FP), R9
 	SUBQ       R10, R9
 	CMPQ       R9, $0x03
 	MOVL       $0x00000003, DX
@@ -1855,10 +2032,10 @@ divide:
 	VMOVDQU      (SP), Y8
 	VMASKMOVPS   Y1, Y8, (R11)
 	LEAQ         (R12)(R8*8), R12
-	MOVQ         outW+40(FP), AX
+	MOVQ         outW+48(FP), AX
 	LEAQ         (R11)(AX*4), R11
 	ADDQ         $0x02, R10
-	MOVQ         outH+32(FP), AX
+	MOVQ         outH+40(FP), AX
 	SHLQ         $0x01, AX
 	CMPQ         R10, AX
 	JLT          outRow
@@ -1867,16 +2044,36 @@ divide:
 	ADDQ         $0x10, CX
 	SUBQ         $0x08, R14
 	JG           strip
+	MOVQ         planes+16(FP), AX
+	SUBQ         $0x01, AX
+	JLE          planesDone
+	MOVQ         AX, planes+16(FP)
+	MOVQ         outH+40(FP), AX
+	MOVQ         outW+48(FP), DX
+	IMULQ        DX, AX
+	MOVQ         y+0(FP), DX
+	LEAQ         (DX)(AX*4), DX
+	MOVQ         DX, y+0(FP)
+	MOVQ         height+24(FP), AX
+	MOVQ         width+32(FP), DX
+	IMULQ        DX, AX
+	MOVQ         x+8(FP), DX
+	LEAQ         (DX)(AX*4), DX
+	MOVQ         DX, x+8(FP)
+	JMP          plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func avePoolBack3s2AVX512(dx *float32, dy *float32, height int, width int, outH int, outW int)
+// func avePoolBack3s2AVX512(dx *float32, dy *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX512F, BMI2, CMOV
-TEXT ·avePoolBack3s2AVX512(SB), NOSPLIT, $0-48
+TEXT ·avePoolBack3s2AVX512(SB), NOSPLIT, $0-56
+plane:
 	MOVQ         dx+0(FP), DI
 	MOVQ         dy+8(FP), SI
-	MOVQ         width+24(FP), R8
-	MOVQ         outW+40(FP), R14
+	MOVQ         width+32(FP), R8
+	MOVQ         outW+48(FP), R14
 	XORQ         CX, CX
 	VMOVDQU32    poolPlaneConsts<>+0(SB), Z19
 	VMOVDQU32    poolPlaneConsts<>+64(SB), Z20
@@ -1933,7 +2130,7 @@ strip:
 	XORQ         R10, R10
 
 outRow:
-	MOVQ         height+16(FP), R9
+	MOVQ         height+24(FP), R9
 	SUBQ         R10, R9
 	CMPQ         R9, $0x03
 	MOVL         $0x00000003, DX
@@ -1982,10 +2179,10 @@ top:
 
 next:
 	LEAQ    (R11)(R8*8), R11
-	MOVQ    outW+40(FP), AX
+	MOVQ    outW+48(FP), AX
 	LEAQ    (R12)(AX*4), R12
 	ADDQ    $0x02, R10
-	MOVQ    outH+32(FP), AX
+	MOVQ    outH+40(FP), AX
 	SHLQ    $0x01, AX
 	CMPQ    R10, AX
 	JLT     outRow
@@ -1995,22 +2192,42 @@ next:
 	VMOVUPS Z7, K4, 64(R11)
 
 stripEnd:
-	ADDQ $0x00000080, DI
-	ADDQ $0x40, SI
-	ADDQ $0x20, CX
-	SUBQ $0x10, R14
-	CMPQ CX, R8
-	JLT  strip
+	ADDQ  $0x00000080, DI
+	ADDQ  $0x40, SI
+	ADDQ  $0x20, CX
+	SUBQ  $0x10, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  planes+16(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+16(FP)
+	MOVQ  height+24(FP), AX
+	MOVQ  width+32(FP), DX
+	IMULQ DX, AX
+	MOVQ  dx+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dx+0(FP)
+	MOVQ  outH+40(FP), AX
+	MOVQ  outW+48(FP), DX
+	IMULQ DX, AX
+	MOVQ  dy+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dy+8(FP)
+	JMP   plane
+
+planesDone:
 	VZEROUPPER
 	RET
 
-// func avePoolBack3s2AVX2(dx *float32, dy *float32, height int, width int, outH int, outW int)
+// func avePoolBack3s2AVX2(dx *float32, dy *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2, CMOV
-TEXT ·avePoolBack3s2AVX2(SB), NOSPLIT, $96-48
+TEXT ·avePoolBack3s2AVX2(SB), NOSPLIT, $96-56
+plane:
 	MOVQ   dx+0(FP), DI
 	MOVQ   dy+8(FP), SI
-	MOVQ   width+24(FP), R8
-	MOVQ   outW+40(FP), R14
+	MOVQ   width+32(FP), R8
+	MOVQ   outW+48(FP), R14
 	XORQ   CX, CX
 	VXORPS Y9, Y9, Y9
 
@@ -2035,7 +2252,7 @@ strip:
 	XORQ         R10, R10
 
 outRow:
-	MOVQ         height+16(FP), R9
+	MOVQ         height+24(FP), R9
 	SUBQ         R10, R9
 	CMPQ         R9, $0x03
 	MOVL         $0x00000003, DX
@@ -2103,10 +2320,10 @@ top1:
 
 skip1:
 	LEAQ       (R11)(R8*8), R11
-	MOVQ       outW+40(FP), AX
+	MOVQ       outW+48(FP), AX
 	LEAQ       (R12)(AX*4), R12
 	ADDQ       $0x02, R10
-	MOVQ       outH+32(FP), AX
+	MOVQ       outH+40(FP), AX
 	SHLQ       $0x01, AX
 	CMPQ       R10, AX
 	JLT        outRow
@@ -2118,11 +2335,30 @@ skip1:
 	VMASKMOVPS Y11, Y8, 32(R11)
 
 stripEnd:
-	ADDQ $0x40, DI
-	ADDQ $0x20, SI
-	ADDQ $0x10, CX
-	SUBQ $0x08, R14
-	CMPQ CX, R8
-	JLT  strip
+	ADDQ  $0x40, DI
+	ADDQ  $0x20, SI
+	ADDQ  $0x10, CX
+	SUBQ  $0x08, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  planes+16(FP), AX
+	SUBQ  $0x01, AX
+	JLE   planesDone
+	MOVQ  AX, planes+16(FP)
+	MOVQ  height+24(FP), AX
+	MOVQ  width+32(FP), DX
+	IMULQ DX, AX
+	MOVQ  dx+0(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dx+0(FP)
+	MOVQ  outH+40(FP), AX
+	MOVQ  outW+48(FP), DX
+	IMULQ DX, AX
+	MOVQ  dy+8(FP), DX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  DX, dy+8(FP)
+	JMP   plane
+
+planesDone:
 	VZEROUPPER
 	RET

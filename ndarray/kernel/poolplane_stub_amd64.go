@@ -5,31 +5,31 @@
 package kernel
 
 // maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.
-func maxPool3s2AVX512(y *float32, mask *int32, x *float32, height int, width int, outH int, outW int)
+func maxPool3s2AVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 
 // maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.
-func maxPool3s2AVX2(y *float32, mask *int32, x *float32, height int, width int, outH int, outW int)
+func maxPool3s2AVX2(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 
 // maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.
-func maxPoolBack3s2AVX512(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+func maxPoolBack3s2AVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 
 // maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.
-func maxPoolBack3s2AVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+func maxPoolBack3s2AVX2(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 
 // maxPoolBack3s2NTAVX512 is maxPoolBack3s2AVX512 by non-temporal stores, for a width that is a multiple of 32 and dx aligned to 64 bytes.
-func maxPoolBack3s2NTAVX512(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+func maxPoolBack3s2NTAVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 
 // maxPoolBack3s2NTAVX2 is maxPoolBack3s2AVX2 by non-temporal stores in whole strips, for a width that is a multiple of 8 and dx aligned to 32 bytes.
-func maxPoolBack3s2NTAVX2(dx *float32, dy *float32, mask *int32, height int, width int, outH int, outW int)
+func maxPoolBack3s2NTAVX2(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 
 // avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.
-func avePool3s2AVX512(y *float32, x *float32, height int, width int, outH int, outW int)
+func avePool3s2AVX512(y *float32, x *float32, planes int, height int, width int, outH int, outW int)
 
 // avePool3s2AVX2 is avePool3s2AVX512 for AVX2.
-func avePool3s2AVX2(y *float32, x *float32, height int, width int, outH int, outW int)
+func avePool3s2AVX2(y *float32, x *float32, planes int, height int, width int, outH int, outW int)
 
 // avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.
-func avePoolBack3s2AVX512(dx *float32, dy *float32, height int, width int, outH int, outW int)
+func avePoolBack3s2AVX512(dx *float32, dy *float32, planes int, height int, width int, outH int, outW int)
 
 // avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.
-func avePoolBack3s2AVX2(dx *float32, dy *float32, height int, width int, outH int, outW int)
+func avePoolBack3s2AVX2(dx *float32, dy *float32, planes int, height int, width int, outH int, outW int)

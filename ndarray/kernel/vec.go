@@ -34,22 +34,23 @@ type vecImpl struct {
 	// entries of mask inside dx, which are distinct.
 	maxPoolScatter func(dx, dy []float32, mask []int32)
 	// maxPoolBack3s2, if not nil, computes the gradient of a 3×3,
-	// stride-2 max pooling without padding of a plane as
-	// MaxPoolBackwardPlane, its rows past 2·outH left to the caller.
-	maxPoolBack3s2 func(dx, dy []float32, mask []int32, height, width, outH, outW int)
+	// stride-2 max pooling without padding of planes consecutive planes
+	// (at least 1) as MaxPoolBackwardPlane, the rows of each plane past
+	// 2·outH left to the caller.
+	maxPoolBack3s2 func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int)
 	// maxPoolBack3s2NT, if not nil, is maxPoolBack3s2 by non-temporal
 	// stores where dx's alignment and width allow them; it reports
 	// whether it ran (false: the caller runs maxPoolBack3s2).
-	maxPoolBack3s2NT func(dx, dy []float32, mask []int32, height, width, outH, outW int) bool
+	maxPoolBack3s2NT func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) bool
 	// maxPool3s2, if not nil, computes a 3×3, stride-2 max pooling
-	// without padding of a plane as MaxPoolPlane.
-	maxPool3s2 func(y []float32, mask []int32, x []float32, height, width, outH, outW int)
+	// without padding of planes consecutive planes as MaxPoolPlane.
+	maxPool3s2 func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int)
 	// avePool3s2 and avePoolBack3s2, if not nil, compute a 3×3,
-	// stride-2 average pooling without padding of a plane and its
-	// gradient as AvePoolPlane and AvePoolBackwardPlane (the rows of dx
-	// past 2·outH left to the caller).
-	avePool3s2     func(y, x []float32, height, width, outH, outW int)
-	avePoolBack3s2 func(dx, dy []float32, height, width, outH, outW int)
+	// stride-2 average pooling without padding of planes consecutive
+	// planes and its gradient as AvePoolPlane and AvePoolBackwardPlane
+	// (the rows of each plane of dx past 2·outH left to the caller).
+	avePool3s2     func(y, x []float32, planes, height, width, outH, outW int)
+	avePoolBack3s2 func(dx, dy []float32, planes, height, width, outH, outW int)
 	// maxPool2s2 and maxPoolBack2s2 compute a 2×2, stride-2 max pooling
 	// without padding of planes consecutive planes and its gradient as
 	// MaxPoolPlanes and MaxPoolBackwardPlanes.

@@ -158,3 +158,38 @@ func backMasks256(c *build.Context, nl, width, cb, t reg.Register, x, k, tmp reg
 	c.VPCMPGTD(lanes.Offset(32), k, tmp)
 	c.VMOVDQU(tmp, st1)
 }
+
+// planePtr is a pointer parameter of a plane kernel and whether it steps
+// by an input plane (height·width floats) or an output plane (outH·outW)
+// from one plane to the next.
+type planePtr struct {
+	name  string
+	input bool
+}
+
+// stepPlane emits the end of a plane of a kernel over the parameter
+// planes consecutive planes (at least 1): while planes are left, it
+// counts one down, steps the pointer parameters ptrs to their next plane
+// and jumps back to the label plane, where the kernel loads its
+// parameters; RAX and RDX are clobbered.
+func stepPlane(c *build.Context, ptrs ...planePtr) {
+	c.Load(c.Param("planes"), reg.RAX)
+	c.SUBQ(operand.U8(1), reg.RAX)
+	c.JLE(operand.LabelRef("planesDone"))
+	c.Store(reg.RAX, c.Param("planes"))
+	for _, p := range ptrs {
+		if p.input {
+			c.Load(c.Param("height"), reg.RAX)
+			c.Load(c.Param("width"), reg.RDX)
+		} else {
+			c.Load(c.Param("outH"), reg.RAX)
+			c.Load(c.Param("outW"), reg.RDX)
+		}
+		c.IMULQ(reg.RDX, reg.RAX)
+		c.Load(c.Param(p.name), reg.RDX)
+		c.LEAQ(operand.Mem{Base: reg.RDX, Index: reg.RAX, Scale: 4}, reg.RDX)
+		c.Store(reg.RDX, c.Param(p.name))
+	}
+	c.JMP(operand.LabelRef("plane"))
+	c.Label("planesDone")
+}

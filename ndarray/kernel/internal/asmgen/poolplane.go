@@ -114,7 +114,8 @@ const cmpLEOQ = 0x12
 // row-major window order. Input row 2·ph+2, the last window row of output
 // row ph, is reduced once for ph and ph+1.
 func maxPool3s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPool3s2AVX512", "func(y *float32, mask *int32, x *float32, height, width, outH, outW int)", "maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
+	poolFunc(c, "maxPool3s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
+	c.Label("plane")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
@@ -203,6 +204,7 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 	c.ADDQ(operand.U8(32), cb)
 	c.SUBQ(operand.U8(16), nl)
 	c.JG(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"y", false}, planePtr{"mask", false}, planePtr{"x", true})
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -213,7 +215,8 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 // 3, 6, 7 until VPERMQ puts them in order at the store. The opmasks of
 // the loads and stores are vectors kept on the stack.
 func maxPool3s2_256(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPool3s2AVX2", "func(y *float32, mask *int32, x *float32, height, width, outH, outW int)", "maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.")
+	poolFunc(c, "maxPool3s2AVX2", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.")
+	c.Label("plane")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
@@ -311,6 +314,7 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 	c.ADDQ(operand.U8(16), cb)
 	c.SUBQ(operand.U8(8), nl)
 	c.JG(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"y", false}, planePtr{"mask", false}, planePtr{"x", true})
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -328,10 +332,11 @@ func maxPool3s2_256(c *build.Context, tab operand.Mem) {
 // are then whole and aligned.
 func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
 	if nt {
-		poolFunc(c, "maxPoolBack3s2NTAVX512", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2NTAVX512 is maxPoolBack3s2AVX512 by non-temporal stores, for a width that is a multiple of 32 and dx aligned to 64 bytes.")
+		poolFunc(c, "maxPoolBack3s2NTAVX512", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack3s2NTAVX512 is maxPoolBack3s2AVX512 by non-temporal stores, for a width that is a multiple of 32 and dx aligned to 64 bytes.")
 	} else {
-		poolFunc(c, "maxPoolBack3s2AVX512", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
+		poolFunc(c, "maxPoolBack3s2AVX512", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 max pooling without padding: per element, the sum in output order, from zero, of the dy[i] whose mask[i] (-1 or inside output i's window) is the element.")
 	}
+	c.Label("plane")
 	// store writes a row's 32 columns, lo and hi, at row.
 	store := func(lo, hi reg.VecPhysical, row operand.Mem) {
 		hiRow := row
@@ -471,6 +476,7 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
 	c.SUBQ(operand.U8(16), nl)
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"dx", true}, planePtr{"dy", false}, planePtr{"mask", false})
 	if nt {
 		c.SFENCE()
 	}
@@ -486,10 +492,11 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
 // SFENCE): for a width that is a multiple of 8 and a 32-byte aligned dx.
 func maxPoolBack3s2_256(c *build.Context, tab operand.Mem, nt bool) {
 	if nt {
-		poolFunc(c, "maxPoolBack3s2NTAVX2", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2NTAVX2 is maxPoolBack3s2AVX2 by non-temporal stores in whole strips, for a width that is a multiple of 8 and dx aligned to 32 bytes.")
+		poolFunc(c, "maxPoolBack3s2NTAVX2", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack3s2NTAVX2 is maxPoolBack3s2AVX2 by non-temporal stores in whole strips, for a width that is a multiple of 8 and dx aligned to 32 bytes.")
 	} else {
-		poolFunc(c, "maxPoolBack3s2AVX2", "func(dx *float32, dy *float32, mask *int32, height, width, outH, outW int)", "maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
+		poolFunc(c, "maxPoolBack3s2AVX2", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack3s2AVX2 is maxPoolBack3s2AVX512 for AVX2.")
 	}
+	c.Label("plane")
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14
@@ -629,6 +636,7 @@ func maxPoolBack3s2_256(c *build.Context, tab operand.Mem, nt bool) {
 	c.SUBQ(operand.U8(8), nl)
 	c.CMPQ(cb, width)
 	c.JLT(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"dx", true}, planePtr{"dy", false}, planePtr{"mask", false})
 	if nt {
 		c.SFENCE()
 	}
@@ -677,7 +685,8 @@ func rowsFloat(c *build.Context, r aveRegs, mul int, x, v reg.VecPhysical) {
 // as in maxPool3s2AVX512, and the sum of input row 2·ph+2's columns (from
 // zero) is the start of output row ph+1's sum.
 func avePool3s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "avePool3s2AVX512", "func(y *float32, x *float32, height, width, outH, outW int)", "avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.")
+	poolFunc(c, "avePool3s2AVX512", "func(y *float32, x *float32, planes, height, width, outH, outW int)", "avePool3s2AVX512 sets y to the averages of the 3×3 windows, stride 2, of the height×width plane x clipped to it (each window's sum from zero in row-major order, divided by its clipped size), for outH×outW outputs whose windows start inside it.")
+	c.Label("plane")
 	r := aveArgs(c, "y", "x")
 	t := r.t
 	v0, v1, u0, u1, e, o, e2 := reg.Z6, reg.Z7, reg.Z8, reg.Z9, reg.Z10, reg.Z11, reg.Z12
@@ -755,6 +764,7 @@ func avePool3s2_512(c *build.Context, tab operand.Mem) {
 	c.ADDQ(operand.U8(32), r.cb)
 	c.SUBQ(operand.U8(16), r.nl)
 	c.JG(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"y", false}, planePtr{"x", true})
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -762,7 +772,8 @@ func avePool3s2_512(c *build.Context, tab operand.Mem) {
 // avePool3s2_256 emits avePool3s2AVX2, avePool3s2AVX512 for AVX2: strips
 // of 8 outputs in the lane order of maxPool3s2AVX2.
 func avePool3s2_256(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "avePool3s2AVX2", "func(y *float32, x *float32, height, width, outH, outW int)", "avePool3s2AVX2 is avePool3s2AVX512 for AVX2.")
+	poolFunc(c, "avePool3s2AVX2", "func(y *float32, x *float32, planes, height, width, outH, outW int)", "avePool3s2AVX2 is avePool3s2AVX512 for AVX2.")
+	c.Label("plane")
 	r := aveArgs(c, "y", "x")
 	t := r.t
 	loc := c.AllocLocal(5 * 32)
@@ -838,6 +849,7 @@ func avePool3s2_256(c *build.Context, tab operand.Mem) {
 	c.ADDQ(operand.U8(16), r.cb)
 	c.SUBQ(operand.U8(8), r.nl)
 	c.JG(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"y", false}, planePtr{"x", true})
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -850,7 +862,8 @@ func avePool3s2_256(c *build.Context, tab operand.Mem) {
 // each divided by its window's size; input row 2·ph is the previous
 // spread row plus this one, row 2·ph+1 this one.
 func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "avePoolBack3s2AVX512", "func(dx *float32, dy *float32, height, width, outH, outW int)", "avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.")
+	poolFunc(c, "avePoolBack3s2AVX512", "func(dx *float32, dy *float32, planes, height, width, outH, outW int)", "avePoolBack3s2AVX512 sets the rows [0, min(height, 2*outH+1)) of the height×width plane dx to the gradient of a 3×3, stride-2 average pooling without padding, in the order of the layer's spread rows.")
+	c.Label("plane")
 	r := aveArgs(c, "dx", "dy")
 	t := r.t
 	g, v, aLo, aHi, bLo, bHi, pLo, pHi := reg.Z0, reg.Z1, reg.Z2, reg.Z3, reg.Z4, reg.Z5, reg.Z6, reg.Z7
@@ -943,6 +956,7 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	c.SUBQ(operand.U8(16), r.nl)
 	c.CMPQ(r.cb, r.width)
 	c.JLT(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"dx", true}, planePtr{"dy", false})
 	c.VZEROUPPER()
 	c.RET()
 }
@@ -950,7 +964,8 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 // avePoolBack3s2_256 emits avePoolBack3s2AVX2, avePoolBack3s2AVX512 for
 // AVX2: strips of 8 outputs over 16 columns, in two halves.
 func avePoolBack3s2_256(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "avePoolBack3s2AVX2", "func(dx *float32, dy *float32, height, width, outH, outW int)", "avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.")
+	poolFunc(c, "avePoolBack3s2AVX2", "func(dx *float32, dy *float32, planes, height, width, outH, outW int)", "avePoolBack3s2AVX2 is avePoolBack3s2AVX512 for AVX2.")
+	c.Label("plane")
 	r := aveArgs(c, "dx", "dy")
 	t := r.t
 	loc := c.AllocLocal(3 * 32)
@@ -1044,6 +1059,7 @@ func avePoolBack3s2_256(c *build.Context, tab operand.Mem) {
 	c.SUBQ(operand.U8(8), r.nl)
 	c.CMPQ(r.cb, r.width)
 	c.JLT(operand.LabelRef("strip"))
+	stepPlane(c, planePtr{"dx", true}, planePtr{"dy", false})
 	c.VZEROUPPER()
 	c.RET()
 }
