@@ -24,13 +24,14 @@ func init() {
 // poolings) and unpadded 2×2 MAX windows of stride 2 (LeNet's) are
 // pooled, and their gradients computed, by one kernel call per run of
 // planes (kernel.MaxPoolPlanes, kernel.AvePoolPlanes and their
-// gradients);
-// a MAX gradient larger than the caches (poolStreamBytes) is written by
-// non-temporal stores where the kernels can
-// (kernel.MaxPoolBackwardPlanesStream). Otherwise the outputs whose windows lie inside the plane are
-// computed by one vector kernel call per plane (kernel.MaxPoolRows,
-// kernel.AvePoolRows), those at the edges by row kernels; with several
-// threads the planes are shared out in parts.
+// gradients); a MAX layer whose bottom is larger than the caches
+// (poolStreamBytes) writes the bottom's gradient by non-temporal stores
+// where the kernels can (kernel.MaxPoolBackwardPlanesStream), which a
+// fused group's pooling, on blocks in the cache, does not. Otherwise the
+// outputs whose windows lie inside the plane are computed by one vector
+// kernel call per plane (kernel.MaxPoolRows, kernel.AvePoolRows), those
+// at the edges by row kernels; with several threads the planes are
+// shared out in parts.
 type Pooling struct {
 	layerBase
 	method           caffepb.PoolingParameter_PoolMethod
@@ -303,6 +304,14 @@ func (l *Pooling) forwardWorker(_, p int) {
 	l.forwardPlanes(l.x[lo*l.height*l.width:], lo, hi)
 }
 
+// streams reports whether the layer's bottom is large enough
+// (poolStreamBytes) that Backward writes its gradient by non-temporal
+// stores. A fused group's pooling, whose planes are in the core's cache,
+// does not.
+func (l *Pooling) streams() bool {
+	return 4*l.num*l.channels*l.height*l.width >= poolStreamBytes
+}
+
 // forwardPlanes pools the planes [lo, hi) into l.y, reading them from x,
 // which starts at plane lo (l.x's, or a fused convolution's buffer):
 // unpadded 2×2 MAX and 3×3 MAX and AVE windows of stride 2 by one kernel
@@ -527,13 +536,14 @@ func (l *Pooling) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 // goroutine w.
 func (l *Pooling) backwardWorker(w, p int) {
 	lo, hi := span(p, l.parts(), l.num*l.channels)
-	l.backwardPlanes(w, l.x[lo*l.height*l.width:], lo, hi)
+	l.backwardPlanes(w, l.x[lo*l.height*l.width:], lo, hi, l.streams())
 }
 
 // backwardPlanes computes the gradient of the planes [lo, hi) from l.y,
 // as goroutine w, into dx, which starts at plane lo (l.x's, or a fused
-// convolution's buffer).
-func (l *Pooling) backwardPlanes(w int, dx []float32, lo, hi int) {
+// convolution's buffer); with stream (see streams) MAX pooling writes it
+// by non-temporal stores where the kernels can.
+func (l *Pooling) backwardPlanes(w int, dx []float32, lo, hi int, stream bool) {
 	dy := l.y
 	hw, phw := l.height*l.width, l.outH*l.outW
 	// Each plane is cleared just before its gradients are added, while it
@@ -544,12 +554,9 @@ func (l *Pooling) backwardPlanes(w int, dx []float32, lo, hi int) {
 		// time, 2×2 ones for the whole run of planes in one call);
 		// otherwise windows that do not overlap give each input at most
 		// one gradient, which the kernels scatter at once.
-		// A gradient larger than the caches is written by non-temporal
-		// stores where the kernels can (the next layer reads it back from
-		// memory anyway).
 		if l.padH == 0 && l.padW == 0 {
 			back := kernel.MaxPoolBackwardPlanes
-			if 4*l.num*l.channels*hw >= poolStreamBytes {
+			if stream {
 				back = kernel.MaxPoolBackwardPlanesStream
 			}
 			back(dx[:(hi-lo)*hw], dy[lo*phw:hi*phw], l.mask[lo*phw:hi*phw], hi-lo,

@@ -467,7 +467,7 @@ func (f *convFusion) backwardBlock(w, lo, k int, lanes bool, dy []float32) {
 		return
 	}
 	if p != nil {
-		p.backwardPlanes(w, dy, lo*c.numOutput, (lo+k)*c.numOutput)
+		p.backwardPlanes(w, dy, lo*c.numOutput, (lo+k)*c.numOutput, false)
 	}
 	if f.relu != nil && !f.reluDone() {
 		kernel.ReluGrad(dy, dy, f.y[lo*c.outSize:(lo+k)*c.outSize], f.relu.slope)
