@@ -4,11 +4,23 @@ import (
 	"fmt"
 
 	"github.com/sparknet-go/sparknet/ndarray"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // largeFloats is the size, in values, from which blobs' storage is
 // allocated by newFloats into huge pages: 4 MB, two of them.
 const largeFloats = 1 << 20
+
+// newFloats returns a zero-filled slice of n floats, like make; one of
+// largeFloats values or more is advised into transparent huge pages on
+// Linux (kernel.HugePageFloats), so that the large weights, histories and
+// activations stream through far fewer page translations.
+func newFloats(n int) []float32 {
+	if n < largeFloats {
+		return make([]float32, n)
+	}
+	return kernel.HugePageFloats(n)
+}
 
 // Blob is Caffe's unit of data: an n-d array of values (data) and the
 // gradient of the loss with respect to them (diff), of the same shape.

@@ -1,29 +1,19 @@
 package caffe
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
-// TestNewFloats checks that newFloats gives zeroed, writable slices of
-// the length asked, below and above the size from which it advises huge
-// pages, and that a blob of that size keeps its values across a reshape
-// to the same count.
+// TestNewFloats checks that newFloats gives zeroed slices of the length
+// asked on both sides of the size from which it advises huge pages (the
+// kernel package tests HugePageFloats itself), and that a blob of that
+// size keeps its values across a reshape to the same count.
 func TestNewFloats(t *testing.T) {
-	for _, n := range []int{0, 1, 1000, largeFloats - 1, largeFloats, largeFloats + 12345, 3 * largeFloats} {
+	for _, n := range []int{0, 1000, largeFloats - 1, largeFloats, largeFloats + 12345} {
 		s := newFloats(n)
-		if len(s) != n {
-			t.Fatalf("newFloats(%d): length %d", n, len(s))
-		}
-		for i, v := range s {
-			if v != 0 {
-				t.Fatalf("newFloats(%d)[%d] = %v, want 0", n, i, v)
-			}
-		}
-		for i := range s {
-			s[i] = float32(i)
-		}
-		for i, v := range s {
-			if v != float32(i) {
-				t.Fatalf("newFloats(%d)[%d] = %v after writing %d", n, i, v, i)
-			}
+		if len(s) != n || slices.ContainsFunc(s, func(v float32) bool { return v != 0 }) {
+			t.Fatalf("newFloats(%d): length %d or a value not zero", n, len(s))
 		}
 	}
 	b := NewBlob(2, largeFloats)

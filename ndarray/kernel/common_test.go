@@ -32,9 +32,9 @@ func randSlice(rng *rand.Rand, n int) []float32 {
 	return s
 }
 
-// randLargeSlice is randSlice in largeSlice's pages.
+// randLargeSlice is randSlice in HugePageFloats' pages.
 func randLargeSlice(rng *rand.Rand, n int) []float32 {
-	s := largeSlice(n)
+	s := HugePageFloats(n)
 	for i := range s {
 		s[i] = 2*rng.Float32() - 1
 	}

@@ -483,7 +483,7 @@ type DirectScratch struct {
 // NewScratch returns one goroutine's buffers. The weight gradient's are
 // made on its first use.
 func (d *DirectConv) NewScratch() *DirectScratch {
-	return &DirectScratch{d: d, y: largeFloats(d.ySize), dy: largeFloats(d.dySize)}
+	return &DirectScratch{d: d, y: HugePageFloats(d.ySize), dy: HugePageFloats(d.dySize)}
 }
 
 // DirectBlocks holds the interleaved inputs of image blocks for Forward,
@@ -497,7 +497,7 @@ type DirectBlocks struct {
 // NewBlocks returns slots for slots image blocks.
 func (d *DirectConv) NewBlocks(slots int) *DirectBlocks {
 	slots = max(1, slots)
-	return &DirectBlocks{d: d, slots: slots, x: largeFloats(slots * d.xSize)}
+	return &DirectBlocks{d: d, slots: slots, x: HugePageFloats(slots * d.xSize)}
 }
 
 // Slots returns the image blocks b holds.
@@ -839,7 +839,7 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry
 	P := d.oh * d.ow
 	tiled := d.ms > directGradStride
 	if tiled && s.dyt == nil {
-		s.dyt = largeFloats(d.groups * d.dypSize)
+		s.dyt = HugePageFloats(d.groups * d.dypSize)
 	}
 	for g := range d.groups {
 		for _, t := range d.gTiles {
@@ -916,8 +916,8 @@ func (d *DirectConv) WeightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32, p *DirectPool, pdy []float32, mask []int32) {
 	L, f := d.lanes, 4
 	if s.xc == nil {
-		s.xc = largeFloats(d.xcSize)
-		s.dyp = largeFloats(d.dypSize)
+		s.xc = HugePageFloats(d.xcSize)
+		s.dyp = HugePageFloats(d.dypSize)
 		s.acc = make([]float32, d.gGroup*d.gmr*d.gChunk*L)
 	}
 	gnr, P := d.gnr, d.oh*d.ow

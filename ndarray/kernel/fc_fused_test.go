@@ -100,7 +100,7 @@ func BenchmarkFCBackward(b *testing.B) {
 		for i := range w {
 			w[i] *= 1e-2
 		}
-		h, d, dx := largeSlice(N*K), largeSlice(N*K), make([]float32, M*K)
+		h, d, dx := HugePageFloats(N*K), HugePageFloats(N*K), make([]float32, M*K)
 		const rate, decay, momentum = 1e-6, 5e-4, 0.9
 		update := func(row, col int, grad []float32) {
 			lo := row*K + col

@@ -252,7 +252,7 @@ func BenchmarkFC(b *testing.B) {
 		M, N, K := l.m, l.n, l.k
 		rng := newRand(1)
 		w, x, dy := randLargeSlice(rng, N*K), randSlice(rng, M*K), randSlice(rng, M*N)
-		yT, dx, dw := make([]float32, N*M), make([]float32, M*K), largeSlice(N*K)
+		yT, dx, dw := make([]float32, N*M), make([]float32, M*K), HugePageFloats(N*K)
 		wBytes := float64(4 * N * K)
 		for _, op := range []struct {
 			name  string

@@ -2,19 +2,19 @@ package kernel
 
 import "testing"
 
-// TestLargeFloats checks that largeFloats gives zeroed, writable slices
+// TestHugePageFloats checks that HugePageFloats gives zeroed, writable slices
 // of the length asked, below and above the size (2 MB) from which it
 // advises huge pages.
-func TestLargeFloats(t *testing.T) {
+func TestHugePageFloats(t *testing.T) {
 	const page = 2 << 20 / 4 // floats of a huge page
 	for _, n := range []int{0, 1, 1000, page - 1, page, page + 12345, 3 * page} {
-		s := largeFloats(n)
+		s := HugePageFloats(n)
 		if len(s) != n {
-			t.Fatalf("largeFloats(%d): length %d", n, len(s))
+			t.Fatalf("HugePageFloats(%d): length %d", n, len(s))
 		}
 		for i, v := range s {
 			if v != 0 {
-				t.Fatalf("largeFloats(%d)[%d] = %v, want 0", n, i, v)
+				t.Fatalf("HugePageFloats(%d)[%d] = %v, want 0", n, i, v)
 			}
 		}
 		for i := range s {
@@ -22,7 +22,7 @@ func TestLargeFloats(t *testing.T) {
 		}
 		for i, v := range s {
 			if v != float32(i) {
-				t.Fatalf("largeFloats(%d)[%d] = %v after writing %d", n, i, v, i)
+				t.Fatalf("HugePageFloats(%d)[%d] = %v after writing %d", n, i, v, i)
 			}
 		}
 	}

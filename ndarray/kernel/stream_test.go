@@ -76,7 +76,7 @@ func TestFill(t *testing.T) {
 // memory, in GB per second of the thread's CPU time, over arrays of the
 // size of AlexNet's fc6 weights (151 MB each, beyond L2; in transparent
 // huge pages where Linux allows, as the caffe package allocates large
-// blobs, largeSlice): a read stream
+// blobs, HugePageFloats): a read stream
 // (Sum), a write stream with plain stores (each line is read first, for
 // ownership, which the figure does not count) and with non-temporal ones,
 // a read-modify-write (Scale), a copy, and the solver's update of a
@@ -93,7 +93,7 @@ func TestFill(t *testing.T) {
 func BenchmarkMemoryBandwidth(b *testing.B) {
 	const n = 9216 * 4096
 	const block = 1 << 17
-	x, y, h, d := largeSlice(n), largeSlice(n), largeSlice(n), largeSlice(n)
+	x, y, h, d := HugePageFloats(n), HugePageFloats(n), HugePageFloats(n), HugePageFloats(n)
 	gbuf := make([]float32, block)
 	for _, s := range [][]float32{x, y, h, d} {
 		active.vec.fill(s, 1e-3, false) // fault the pages in

@@ -1,7 +1,0 @@
-//go:build !linux
-
-package caffe
-
-// newFloats returns a zero-filled slice of n floats (see the Linux
-// version, which also advises large ones into huge pages).
-func newFloats(n int) []float32 { return make([]float32, n) }
