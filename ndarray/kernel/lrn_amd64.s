@@ -805,7 +805,7 @@ TEXT ·lrnStep75AVX2(SB), NOSPLIT, $0-324
 	CMPQ         CX, $0x00000010
 	JL           vec1
 
-vecn:
+vec2:
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -873,11 +873,11 @@ vecn:
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JGE         vecn
+	JGE         vec2
 
 vec1:
 	CMPQ        CX, $0x00000008
-	JL          scalar
+	JL          tail
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -920,6 +920,7 @@ vec1:
 	SUBQ        $0x00000008, CX
 	JMP         vec1
 
+tail:
 scalar:
 	TESTQ       CX, CX
 	JZ          done
@@ -997,7 +998,7 @@ TEXT ·lrnStep75ReLUAVX2(SB), NOSPLIT, $0-328
 	CMPQ         CX, $0x00000010
 	JL           vec1
 
-vecn:
+vec2:
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1071,11 +1072,11 @@ vecn:
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JGE         vecn
+	JGE         vec2
 
 vec1:
 	CMPQ        CX, $0x00000008
-	JL          scalar
+	JL          tail
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1121,6 +1122,7 @@ vec1:
 	SUBQ        $0x00000008, CX
 	JMP         vec1
 
+tail:
 scalar:
 	TESTQ       CX, CX
 	JZ          done
@@ -1199,7 +1201,7 @@ TEXT ·lrnStep75XAVX2(SB), NOSPLIT, $0-324
 	CMPQ         CX, $0x00000010
 	JL           vec1
 
-vecn:
+vec2:
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1269,11 +1271,11 @@ vecn:
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JGE         vecn
+	JGE         vec2
 
 vec1:
 	CMPQ        CX, $0x00000008
-	JL          scalar
+	JL          tail
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1317,6 +1319,7 @@ vec1:
 	SUBQ        $0x00000008, CX
 	JMP         vec1
 
+tail:
 scalar:
 	TESTQ       CX, CX
 	JZ          done
@@ -1395,7 +1398,7 @@ TEXT ·lrnStep75XReLUAVX2(SB), NOSPLIT, $0-328
 	CMPQ         CX, $0x00000010
 	JL           vec1
 
-vecn:
+vec2:
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1471,11 +1474,11 @@ vecn:
 	ADDQ        $0x00000040, BX
 	SUBQ        $0x00000010, CX
 	CMPQ        CX, $0x00000010
-	JGE         vecn
+	JGE         vec2
 
 vec1:
 	CMPQ        CX, $0x00000008
-	JL          scalar
+	JL          tail
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1522,6 +1525,7 @@ vec1:
 	SUBQ        $0x00000008, CX
 	JMP         vec1
 
+tail:
 scalar:
 	TESTQ       CX, CX
 	JZ          done

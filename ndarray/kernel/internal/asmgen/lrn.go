@@ -304,7 +304,7 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 		c.VBROADCASTSS(paramAddr(c, "slope"), isa.vec(11))
 		c.VXORPS(isa.vec(10), isa.vec(10), isa.vec(10))
 	}
-	strideBy(c, isa, 2, n, regs, func(u, w int) {
+	strideUnroll(c, isa, 2, n, regs, func(u, w int) {
 		s, t, ac, d, e := vreg(isa, 5*u, w), vreg(isa, 5*u+1, w), vreg(isa, 5*u+2, w), vreg(isa, 5*u+3, w), vreg(isa, 5*u+4, w)
 		a, na, nr, one := vreg(isa, 13, w), vreg(isa, 12, w), vreg(isa, 15, w), vreg(isa, 14, w)
 		at := func(p reg.Register) operand.Mem { return operand.Mem{Base: p, Disp: u * w} }
@@ -373,42 +373,6 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 			c.VBLENDVPS(t, d, e, d)
 		}
 		store(c, d, at(dx), w)
-	})
+	}, nil)
 	finish(c)
-}
-
-// strideBy runs body over n floats as stride does, unroll vectors at a
-// time, then one vector at a time, then one float at a time.
-func strideBy(c *build.Context, isa vecISA, unroll int, n reg.Register, ptrs []reg.Register, body func(u, w int)) {
-	vl := isa.bytes / 4 // floats per vector
-	advance := func(bytes int) {
-		for _, p := range ptrs {
-			c.ADDQ(operand.U32(bytes), p)
-		}
-	}
-	c.CMPQ(n, operand.U32(unroll*vl))
-	c.JL(operand.LabelRef("vec1"))
-	c.Label("vecn")
-	for u := 0; u < unroll; u++ {
-		body(u, isa.bytes)
-	}
-	advance(unroll * isa.bytes)
-	c.SUBQ(operand.U32(unroll*vl), n)
-	c.CMPQ(n, operand.U32(unroll*vl))
-	c.JGE(operand.LabelRef("vecn"))
-	c.Label("vec1")
-	c.CMPQ(n, operand.U32(vl))
-	c.JL(operand.LabelRef("scalar"))
-	body(0, isa.bytes)
-	advance(isa.bytes)
-	c.SUBQ(operand.U32(vl), n)
-	c.JMP(operand.LabelRef("vec1"))
-	c.Label("scalar")
-	c.TESTQ(n, n)
-	c.JZ(operand.LabelRef("done"))
-	body(0, 4)
-	advance(4)
-	c.DECQ(n)
-	c.JMP(operand.LabelRef("scalar"))
-	c.Label("done")
 }

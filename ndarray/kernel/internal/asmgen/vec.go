@@ -58,7 +58,12 @@ func buildVec(c *build.Context) {
 // vector accumulators into X0 there, because scalar VEX instructions clear
 // the upper lanes of their destination.
 func stride(c *build.Context, isa vecISA, n reg.Register, ptrs []reg.Register, body func(u, w int), tail func()) {
-	const unroll = 4
+	strideUnroll(c, isa, 4, n, ptrs, body, tail)
+}
+
+// strideUnroll is stride with unroll vectors a step in its first loop.
+func strideUnroll(c *build.Context, isa vecISA, unroll int, n reg.Register, ptrs []reg.Register, body func(u, w int), tail func()) {
+	loop := fmt.Sprintf("vec%d", unroll)
 	vl := isa.bytes / 4 // floats per vector
 	advance := func(bytes int) {
 		for _, p := range ptrs {
@@ -67,14 +72,14 @@ func stride(c *build.Context, isa vecISA, n reg.Register, ptrs []reg.Register, b
 	}
 	c.CMPQ(n, operand.U32(unroll*vl))
 	c.JL(operand.LabelRef("vec1"))
-	c.Label("vec4")
+	c.Label(loop)
 	for u := 0; u < unroll; u++ {
 		body(u, isa.bytes)
 	}
 	advance(unroll * isa.bytes)
 	c.SUBQ(operand.U32(unroll*vl), n)
 	c.CMPQ(n, operand.U32(unroll*vl))
-	c.JGE(operand.LabelRef("vec4"))
+	c.JGE(operand.LabelRef(loop))
 	c.Label("vec1")
 	c.CMPQ(n, operand.U32(vl))
 	c.JL(operand.LabelRef("tail"))
