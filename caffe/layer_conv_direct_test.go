@@ -45,21 +45,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 					t.Fatalf("%s is not on the direct path", name)
 				}
 			}
-			for _, name := range fused.BlobNames() {
-				a, b := fused.Blob(name), alone.Blob(name)
-				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-					t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
-				}
-				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
-					t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
-				}
-			}
-			pa, pb := fused.LearnableParams(), alone.LearnableParams()
-			for k := range pa {
-				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-					t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
-				}
-			}
+			sameNets(t, fused, alone)
 		})
 	}
 }

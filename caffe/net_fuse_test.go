@@ -237,6 +237,34 @@ func sameBits(a, b []float32) (int, bool) {
 	return 0, true
 }
 
+// sameBlobs checks that every blob of fused holds the same bits as
+// alone's, values and gradients.
+func sameBlobs(t *testing.T, fused, alone *Net) {
+	t.Helper()
+	for _, name := range fused.BlobNames() {
+		a, b := fused.Blob(name), alone.Blob(name)
+		if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+			t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+		}
+		if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+			t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+		}
+	}
+}
+
+// sameNets checks sameBlobs and that every learnable parameter of fused
+// holds the same values as alone's.
+func sameNets(t *testing.T, fused, alone *Net) {
+	t.Helper()
+	sameBlobs(t, fused, alone)
+	pa, pb := fused.LearnableParams(), alone.LearnableParams()
+	for k := range pa {
+		if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+			t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+		}
+	}
+}
+
 // TestFusionRules checks which layer sequences are fused: a convolution
 // whose top another layer also reads, a ReLU that is not in place, and a
 // pooling with a mask top are left alone.
@@ -328,21 +356,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 			if !slices.Equal(groups, want) {
 				t.Errorf("fused groups %v, want %v", groups, want)
 			}
-			for _, name := range fused.BlobNames() {
-				a, b := fused.Blob(name), alone.Blob(name)
-				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-					t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
-				}
-				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
-					t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
-				}
-			}
-			pa, pb := fused.LearnableParams(), alone.LearnableParams()
-			for k := range pa {
-				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-					t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
-				}
-			}
+			sameNets(t, fused, alone)
 		})
 	}
 }
@@ -450,15 +464,7 @@ func testFusedPoolOnBlocks(t *testing.T, net string, pools []string) {
 					return n
 				}
 				fused, alone := run(true), run(false)
-				for _, name := range fused.BlobNames() {
-					a, b := fused.Blob(name), alone.Blob(name)
-					if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-						t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
-					}
-					if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
-						t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
-					}
-				}
+				sameBlobs(t, fused, alone)
 				for _, name := range append([]string{"ip"}, fused.LayerNames()...) {
 					if name[:min(4, len(name))] != "conv" && name != "ip" {
 						continue
@@ -517,21 +523,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 			if c := fused.layers[1].(*Convolution); kernel.NewRowConv(3, 115, 115, 10, 11, 11, 0, 0, 4, 4) != nil && (c.rows == nil || !c.rows.FlatForward()) {
 				t.Errorf("conv1 is not on the row convolution's flat rows")
 			}
-			for _, name := range fused.BlobNames() {
-				a, b := fused.Blob(name), alone.Blob(name)
-				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-					t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
-				}
-				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
-					t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
-				}
-			}
-			pa, pb := fused.LearnableParams(), alone.LearnableParams()
-			for k := range pa {
-				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-					t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
-				}
-			}
+			sameNets(t, fused, alone)
 		})
 	}
 }
