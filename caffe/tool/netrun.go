@@ -118,18 +118,65 @@ func netInputs(np *caffepb.NetParameter, data string, shapes shapeFlags) ([]caff
 	return replaced, nil
 }
 
+// The synthetic batches are made before the net runs, at most
+// syntheticBatches of them and syntheticBytes in all (but at least one),
+// and
+// handed out in turn, as Caffe's data layers hand out the batches their
+// prefetch thread loaded: a data layer's Forward then costs a copy of
+// the batch, not the making of it.
+const (
+	syntheticBatches = 4
+	syntheticBytes   = 64 << 20
+)
+
 // feedSynthetic makes the net's MemoryData layers produce fixed
-// pseudo-random batches: values uniform in [0, 1) and labels 0..9.
+// pseudo-random batches: values uniform in [0, 1) (the stream of
+// caffe.FillSynthetic, its first batches repeating) and labels 0..9.
 func feedSynthetic(net *caffe.Net) {
 	for _, md := range net.MemoryDataLayers() {
-		state := uint32(12345)
-		md.SetFeeder(func(data, label []float32) error {
+		n, c, h, w := md.BatchShape()
+		md.SetFeeder(syntheticFeeder(n, n*c*h*w))
+	}
+}
+
+// syntheticRing returns the ring's batches of size values, not filled.
+func syntheticRing(size int) [][]float32 {
+	ring := make([][]float32, max(1, min(syntheticBatches, syntheticBytes/max(1, 4*size))))
+	for i := range ring {
+		ring[i] = make([]float32, size)
+	}
+	return ring
+}
+
+// syntheticFeeder returns a feeder of batches of n labels and size values
+// taken in turn from a ring made ahead; a batch of another size (after
+// SetBatchSize) is made as it is asked for, continuing the stream.
+func syntheticFeeder(n, size int) func(data, label []float32) error {
+	ring := syntheticRing(size)
+	k, state := len(ring), uint32(12345)
+	for i := range ring {
+		state = caffe.FillSynthetic(ring[i], state)
+	}
+	labels := make([]float32, n)
+	for i := range labels {
+		labels[i] = float32(i % 10)
+	}
+	next := 0
+	return func(data, label []float32) error {
+		if len(data) == size {
+			copy(data, ring[next])
+			next = (next + 1) % k
+		} else {
 			state = caffe.FillSynthetic(data, state)
+		}
+		if len(label) == n {
+			copy(label, labels)
+		} else {
 			for i := range label {
 				label[i] = float32(i % 10)
 			}
-			return nil
-		})
+		}
+		return nil
 	}
 }
 
