@@ -65,7 +65,9 @@
 // the same sums. Where the weights leave a place in the kernels' last
 // tile, the bias gradient is summed there, from a region of ones
 // (GradBias). ForwardReLU rectifies the output as it is written (on flat
-// rows, each band on its way out).
+// rows, each band on its way out). The flat copy of a stride-4 image
+// splits each row into its four phases with the kernels' shuffles, a
+// block of quads at a time (deint4).
 //
 // FCForward, FCInputGrad and FCWeightGrad are the three products of a fully
 // connected layer at small batch (the output transposed, the input

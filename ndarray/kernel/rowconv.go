@@ -102,6 +102,11 @@ type rowKernels struct {
 	// dy[i·dych + r·dyrow + v·V] · x[offs[j] + r·xrow + v·V], byte strides,
 	// in order; dyskip and xskip are dyrow and xrow less nvec·V.
 	grad func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int)
+	// deint sets dk[t] = src[4t+k] for k < 4, t < n, n a multiple of
+	// deintBlock (the flat copy's split of a row into its stride-4
+	// phases); nil where the portable loop does it.
+	deint      func(d0, d1, d2, d3, src *float32, n int)
+	deintBlock int
 }
 
 // NewRowConv plans the row convolution of images of channels × height ×

@@ -23,7 +23,8 @@ var (
 		gmr: len(convRowsGradAVX512), gnr: 4,
 		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
 			convRowsGradAVX512[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
-		}}
+		},
+		deint: deint4AVX512, deintBlock: 16}
 	rowsAVX2 = &rowKernels{lanes: 8, mr: len(convRowsAVX2),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX2[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
@@ -31,7 +32,8 @@ var (
 		gmr: len(convRowsGradAVX2), gnr: 4,
 		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
 			convRowsGradAVX2[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
-		}}
+		},
+		deint: deint4AVX2, deintBlock: 8}
 )
 
 // rowKernelsOf returns the row-convolution kernels of an implementation,

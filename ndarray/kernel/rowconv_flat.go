@@ -89,7 +89,8 @@ func alignLine(buf []float32) []float32 {
 
 // loadFlat writes the image x into its flat copy xf (zero where nothing
 // is written). With stride 4 along the rows (AlexNet's), the four phases
-// of a row are written in one pass over it (deinterleave4).
+// of a row are written in one pass over it (deinterleave4), blocks of
+// quads by the kernels' shuffles where they have them.
 func (d *RowConv) loadFlat(xf, x []float32) {
 	q, pr := d.flatQ, d.flatR*d.flatQ
 	var phases [4][]float32
@@ -116,20 +117,29 @@ func (d *RowConv) loadFlat(xf, x []float32) {
 				}
 			}
 			if d.sw == 4 {
-				deinterleave4(&phases, src)
+				deinterleave4(d.k, &phases, src)
 			}
 		}
 	}
 }
 
 // deinterleave4 sets p[k][t] = src[4t+k] for k < 4, t < len(p[k]); src
-// holds those values.
-func deinterleave4(p *[4][]float32, src []float32) {
+// holds those values. The quads that every phase takes go in blocks
+// through kern.deint where the kernels have it.
+func deinterleave4(kern *rowKernels, p *[4][]float32, src []float32) {
 	d0, d1, d2, d3 := p[0], p[1], p[2], p[3]
 	m := min(len(d0), len(d1), len(d2), len(d3))
-	if m > 0 {
-		src := src[:4*m]
-		d0, d1, d2, d3 := d0[:m], d1[:m], d2[:m], d3[:m]
+	t0 := 0
+	if kern != nil && kern.deint != nil {
+		t0 = m / kern.deintBlock * kern.deintBlock
+		if t0 > 0 {
+			_ = src[4*t0-1]
+			kern.deint(&d0[0], &d1[0], &d2[0], &d3[0], &src[0], t0)
+		}
+	}
+	if m > t0 {
+		src := src[4*t0 : 4*m]
+		d0, d1, d2, d3 := d0[t0:m], d1[t0:m], d2[t0:m], d3[t0:m]
 		for t := range d0 {
 			s := src[4*t : 4*t+4 : 4*t+4]
 			d0[t], d1[t], d2[t], d3[t] = s[0], s[1], s[2], s[3]

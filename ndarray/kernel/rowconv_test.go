@@ -224,6 +224,50 @@ func TestRowConvDeclines(t *testing.T) {
 	}
 }
 
+// TestDeinterleave4 checks the stride-4 split of a row by every
+// implementation's kernels (blocks of quads, the rest by the loop)
+// against the portable loop alone, for phases of equal and unequal
+// lengths around the blocks' sizes, the values copied bit for bit.
+func TestDeinterleave4(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		k := rowKernelsOf(active)
+		if k == nil {
+			k = goRowKernels(8, 3, 3, 4)
+		}
+		rng := newRand(3)
+		for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 56, 57, 100} {
+			for extra := range 4 {
+				// Phase k holds n values, one more for k < extra.
+				src := randSlice(rng, 4*n+extra)
+				var got, want [4][]float32
+				for ph := range 4 {
+					l := n
+					if ph < extra {
+						l++
+					}
+					got[ph], want[ph] = make([]float32, l+2), make([]float32, l+2)
+					got[ph], want[ph] = got[ph][1:l+1], want[ph][1:l+1]
+				}
+				deinterleave4(k, &got, src)
+				deinterleave4(nil, &want, src)
+				for ph := range 4 {
+					for i, v := range want[ph] {
+						if v != src[4*i+ph] {
+							t.Fatalf("n=%d extra=%d: reference phase %d [%d] = %v, want %v", n, extra, ph, i, v, src[4*i+ph])
+						}
+						if math.Float32bits(got[ph][i]) != math.Float32bits(v) {
+							t.Fatalf("n=%d extra=%d: phase %d [%d] = %v, want %v", n, extra, ph, i, got[ph][i], v)
+						}
+					}
+					if g := got[ph][:cap(got[ph])]; g[len(got[ph])] != 0 {
+						t.Fatalf("n=%d extra=%d: phase %d written past its end", n, extra, ph)
+					}
+				}
+			}
+		}
+	})
+}
+
 // BenchmarkRowConv times RowConv.Forward and WeightGrad on one image of
 // the first convolutions of CIFAR-10 quick and AlexNet, reporting the
 // share of the FMA peak (the output's FLOPs, not the rows' padding):

@@ -55,6 +55,7 @@ var outputs = []output{
 	{"im2col256", buildIm2col256},
 	{"pool22", buildPool22},
 	{"stream", buildStream},
+	{"deint4", buildDeint4},
 }
 
 func main() {
