@@ -84,7 +84,11 @@ func (t *Trainer) newReplica(p int, s *data.Samples) (*replica, error) {
 		}
 	})
 	r.weights = net.Weights()
-	r.history = solver.History()
+	if t.opts.Average == WeightsAndHistory {
+		// Only then: a solver whose history is handed out writes its
+		// parameters' diffs at every step (caffe.Solver.History).
+		r.history = solver.History()
+	}
 	return r, nil
 }
 

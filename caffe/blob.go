@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"fmt"
+	"sync/atomic"
 
 	"github.com/sparknet-go/sparknet/ndarray"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
@@ -32,11 +33,26 @@ func newFloats(n int) []float32 {
 // reachable without copying as []float32 (DataSlice, DiffSlice) for the
 // kernels, and as ndarray views (Data, Diff) for scripts. Storage of
 // largeFloats values or more is asked of Linux in huge pages (newFloats).
+//
+// A solver may leave a parameter's diff deferred (deferDiff): after an SGD
+// step the diff is the update, which is also the new history, so the
+// step does not write it and the blob remembers where its values are.
+// Every way of reading the diff (DiffSlice, Diff, ShareDiff, a net's
+// snapshot with diffs) first copies them into the diff's storage, so what
+// is observed is the same, bit for bit. A blob whose diff storage has once
+// been handed out (DiffSlice, Diff, ShareDiff), where a caller may keep it
+// and read it later, is never deferred again.
 type Blob struct {
 	shape []int
 	count int
 	data  []float32 // len(data) is the capacity; the blob uses data[:count]
 	diff  []float32
+
+	// diffFrom, when not nil, holds the diff's values (count of them) in
+	// place of diff: the history an SGD step left equal to its update.
+	diffFrom []float32
+	// diffOut records that the diff's storage has been handed out.
+	diffOut atomic.Bool
 }
 
 // NewBlob returns a zero-filled blob of the given shape.
@@ -54,6 +70,7 @@ const MaxBlobCount = 1 << 30
 // Reshape sets the shape, growing the storage if the new count exceeds it.
 // Values are kept only as far as the storage is kept; new storage is zero.
 func (b *Blob) Reshape(shape ...int) {
+	b.materializeDiff()
 	n := 1
 	for _, d := range shape {
 		if d < 0 {
@@ -149,7 +166,45 @@ func (b *Blob) LegacyDim(i int) int {
 func (b *Blob) DataSlice() []float32 { return b.data[:b.count:b.count] }
 
 // DiffSlice returns the gradient, sharing storage.
-func (b *Blob) DiffSlice() []float32 { return b.diff[:b.count:b.count] }
+func (b *Blob) DiffSlice() []float32 {
+	b.materializeDiff()
+	if !b.diffOut.Load() {
+		b.diffOut.Store(true)
+	}
+	return b.diff[:b.count:b.count]
+}
+
+// grad returns the gradient as DiffSlice does, for a caller that does not
+// keep it beyond the current pass (the solver, the net's own passes):
+// the blob may still be deferred later.
+func (b *Blob) grad() []float32 {
+	b.materializeDiff()
+	return b.diff[:b.count:b.count]
+}
+
+// deferDiff makes the diff's values those of src (count values, which
+// the caller keeps equal to what the diff should hold) without copying
+// them, unless the diff's storage has been handed out; it reports whether
+// it did.
+func (b *Blob) deferDiff(src []float32) bool {
+	if b.diffOut.Load() || len(src) < b.count {
+		return false
+	}
+	b.diffFrom = src[:b.count:b.count]
+	return true
+}
+
+// diffDeferred reports whether the diff's values are held elsewhere
+// (deferDiff).
+func (b *Blob) diffDeferred() bool { return b.diffFrom != nil }
+
+// materializeDiff copies a deferred diff's values into its storage.
+func (b *Blob) materializeDiff() {
+	if b.diffFrom != nil {
+		copy(b.diff[:b.count], b.diffFrom)
+		b.diffFrom = nil
+	}
+}
 
 // Data returns the values as an ndarray view sharing storage.
 func (b *Blob) Data() *ndarray.Array { return b.view(b.DataSlice()) }
@@ -188,11 +243,18 @@ func (b *Blob) ShareDiff(o *Blob) {
 	if b.count != o.count {
 		panic(fmt.Errorf("%w: caffe: ShareDiff between counts %d and %d", ndarray.ErrShape, b.count, o.count))
 	}
+	o.materializeDiff()
+	b.diffFrom = nil // b's own storage is left behind
+	b.diffOut.Store(true)
+	o.diffOut.Store(true)
 	b.diff = o.diff
 }
 
 // ZeroDiff sets the gradient to zero.
-func (b *Blob) ZeroDiff() { clear(b.DiffSlice()) }
+func (b *Blob) ZeroDiff() {
+	b.diffFrom = nil
+	clear(b.diff[:b.count])
+}
 
 // String describes the blob.
 func (b *Blob) String() string { return "Blob(" + b.ShapeString() + ")" }

@@ -399,6 +399,15 @@ func (l *InnerProduct) updatesParam(j int) bool { return j == 0 && l.paramGrad(0
 // computed first.
 func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int, grad []float32)) { l.updateDW = fn }
 
+// defersParamDiff reports whether the next Backward, given an update
+// function, computes the weights' gradient in one pass with the input
+// gradient (backwardFused): every piece of it in kernel.FCBackward's
+// buffer, handed to the update, which may overwrite it, and the diff of
+// the weights never touched (diffDeferrer).
+func (l *InnerProduct) defersParamDiff(j int) bool {
+	return j == 0 && l.updatesParam(0) && l.writeDW && kernel.FCBackwardFused(l.m, l.n, l.k)
+}
+
 // fcRowParts returns how many parts a fully connected product that
 // splits its rows rows by tiles of kernel.FCRowTile() (FCForward,
 // FCWeightGrad) takes on threads goroutines, given the parts

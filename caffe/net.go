@@ -708,7 +708,7 @@ func (n *Net) ForwardBackward() (float32, error) {
 // ClearParamDiffs sets the gradients of all parameters to zero.
 func (n *Net) ClearParamDiffs() {
 	for _, b := range n.learnable {
-		clear(b.DiffSlice())
+		b.ZeroDiff()
 	}
 }
 
@@ -716,7 +716,7 @@ func (n *Net) ClearParamDiffs() {
 // last step of a solver iteration).
 func (n *Net) Update() {
 	for _, b := range n.learnable {
-		kernel.Axpy(-1, b.DiffSlice(), b.DataSlice())
+		kernel.Axpy(-1, b.grad(), b.DataSlice())
 	}
 }
 
@@ -939,7 +939,7 @@ func (n *Net) ToProto(withDiff bool) *caffepb.NetParameter {
 	if withDiff {
 		for i, lp := range np.Layer {
 			for j, b := range n.layerParams(i) {
-				lp.Blobs[j].Diff = slices.Clone(b.DiffSlice())
+				lp.Blobs[j].Diff = slices.Clone(b.grad())
 			}
 		}
 	}

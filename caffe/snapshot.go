@@ -147,6 +147,7 @@ func (s *Solver) setState(st *caffepb.SolverState, dir, companion string) error 
 		}
 		s.restoredWeights = wpath
 	}
+	s.materializeDiffs()
 	for i, bp := range st.GetHistory() {
 		set, k := i/nl, i%nl
 		if err := format.CopyBlobData(s.history[set][k].DataSlice(), bp); err != nil {

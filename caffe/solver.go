@@ -80,6 +80,9 @@ type Solver struct {
 	clearFn    func(w, p int) // clears the gradients of a part (clearPart)
 	history    [][]*Blob      // [set][learnable param]
 	histSlices [][][]float32  // [learnable param][set]
+	// histOut records that History handed the history out: the SGD step
+	// then writes the diffs instead of deferring them (Blob.deferDiff).
+	histOut bool
 
 	// The iterations that update within the backward pass
 	// (solver_step.go): where, the parts being run, the functions that
@@ -568,7 +571,7 @@ func (s *Solver) applyUpdate() float32 {
 		// Shared out among the threads in chunks.
 		if iterSize > 1 {
 			for _, b := range s.net.learnable {
-				kernel.Scale(1/float32(iterSize), b.DiffSlice())
+				kernel.Scale(1/float32(iterSize), b.grad())
 			}
 		}
 		s.sgdRate = rate
@@ -576,7 +579,7 @@ func (s *Solver) applyUpdate() float32 {
 		return rate
 	}
 	for k, b := range s.net.learnable {
-		diff, data := b.DiffSlice(), b.DataSlice()
+		diff, data := b.grad(), b.DataSlice()
 		if iterSize > 1 {
 			kernel.Scale(1/float32(iterSize), diff)
 		}
@@ -607,6 +610,9 @@ func (s *Solver) runChunks(fn func(w, p int)) {
 // clearParamDiffs is Net.ClearParamDiffs, shared out among the net's
 // threads in the SGD step's parts.
 func (s *Solver) clearParamDiffs() {
+	for _, b := range s.net.learnable {
+		b.diffFrom = nil // about to be cleared: nothing to copy out
+	}
 	if s.net.Threads() <= 1 {
 		s.net.ClearParamDiffs()
 		return
@@ -627,7 +633,7 @@ func (s *Solver) sgdChunk(_, p int) {
 	c := s.spans[s.sgdFrom+p]
 	b := s.net.learnable[c.k]
 	sp := s.param
-	kernel.SGDStep(b.DataSlice()[c.lo:c.hi], b.DiffSlice()[c.lo:c.hi], s.histSlices[c.k][0][c.lo:c.hi],
+	kernel.SGDStep(b.DataSlice()[c.lo:c.hi], b.grad()[c.lo:c.hi], s.histSlices[c.k][0][c.lo:c.hi],
 		sp.GetWeightDecay()*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], sp.GetMomentum())
 }
 
@@ -660,14 +666,14 @@ func (s *Solver) clipGradients() {
 	}
 	var sumsq float32
 	for _, b := range s.net.learnable {
-		d := b.DiffSlice()
+		d := b.grad()
 		sumsq += kernel.Dot(d, d)
 	}
 	l2 := float32(math.Sqrt(float64(sumsq)))
 	if l2 > clip {
 		f := clip / l2
 		for _, b := range s.net.learnable {
-			kernel.Scale(f, b.DiffSlice())
+			kernel.Scale(f, b.grad())
 		}
 	}
 }
@@ -753,9 +759,23 @@ func EvaluateNet(ctx context.Context, net *Net, iters int) (TestResult, error) {
 // History returns the update rule's state as a collection keyed by layer
 // name, like Net.Weights: for each layer, the first history array of each
 // of its learnable parameters, then (AdaDelta, Adam) the second ones. The
-// arrays are views of the solver's state, not copies.
+// arrays are views of the solver's state, not copies. As a caller may
+// change the history through them, the parameters' diffs are from then on
+// always written by the SGD step instead of deferred to the history
+// (Blob.deferDiff), which they equal only until such a change.
 func (s *Solver) History() *ndarray.WeightCollection {
+	s.materializeDiffs()
+	s.histOut = true
 	return s.historyCollection()
+}
+
+// materializeDiffs copies every deferred diff of the net's learnable
+// parameters into its storage, before something changes the history
+// those diffs are deferred to.
+func (s *Solver) materializeDiffs() {
+	for _, b := range s.net.learnable {
+		b.materializeDiff()
+	}
 }
 
 func (s *Solver) historyCollection() *ndarray.WeightCollection {
@@ -793,6 +813,7 @@ func (s *Solver) SetHistory(wc *ndarray.WeightCollection) error {
 		}
 		return fmt.Errorf("caffe: SetHistory: the collection does not match the %s solver's state: %w", s.typeName, err)
 	}
+	s.materializeDiffs()
 	want.CopyFrom(wc)
 	return nil
 }

@@ -48,6 +48,15 @@ type paramUpdater interface {
 	setParamUpdate(fn func(w, lo, hi int, grad []float32))
 }
 
+// diffDeferrer is a paramUpdater whose next Backward, given an update
+// function, hands it the gradient of every value of parameter j in a
+// buffer (never in the diff), does not read or write that parameter's
+// diff, and lets the update overwrite the buffer: the SGD step then need
+// not write the diff (see deferDiff), as it equals the new history.
+type diffDeferrer interface {
+	defersParamDiff(j int) bool
+}
+
 // builtinRules are the update rules that update each value of a
 // parameter from its gradient and history alone.
 var builtinRules = map[string]bool{"SGD": true, "Nesterov": true, "AdaGrad": true, "RMSProp": true, "AdaDelta": true, "Adam": true}
@@ -63,10 +72,14 @@ type stepPlan struct {
 	// Per layer: the parts cleared before its backward and updated after.
 	clear, update [][]sgdSpan
 	// writers[i] is layer i when it writes a parameter's gradient,
-	// updaters[i] when it updates a parameter itself, with updateFns[i].
-	writers   []paramDiffWriter
-	updaters  []paramUpdater
-	updateFns []func(w, lo, hi int, grad []float32)
+	// updaters[i] when it updates a parameter itself, with updateFns[i],
+	// learnable parameter updated[i] (its index j among the layer's
+	// parameters in updatedIndex[i]).
+	writers      []paramDiffWriter
+	updaters     []paramUpdater
+	updateFns    []func(w, lo, hi int, grad []float32)
+	updated      []int
+	updatedIndex []int
 }
 
 // inPassSteps turns the in-pass iterations on (tests compare both).
@@ -118,7 +131,8 @@ func (s *Solver) buildStepPlan() {
 		}
 	}
 	p := &stepPlan{clear: make([][]sgdSpan, layers), update: make([][]sgdSpan, layers),
-		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers)}
+		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers),
+		updated: make([]int, layers), updatedIndex: make([]int, layers)}
 	threads := max(1, n.Threads())
 	for k, b := range n.learnable {
 		spans := splitParam(k, b.Count(), threads)
@@ -146,6 +160,7 @@ func (s *Solver) buildStepPlan() {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
 					p.updateFns[i] = func(w, lo, hi int, grad []float32) { s.updateSpanFrom(w, sgdSpan{k, lo, hi}, grad) }
+					p.updated[i], p.updatedIndex[i] = k, j
 				}
 			}
 			if p.updaters[i] != nil {
@@ -242,9 +257,30 @@ func (s *Solver) beforeBackward(first, last int) {
 		}
 		if u := p.updaters[i]; u != nil {
 			u.setParamUpdate(p.updateFns[i])
+			s.deferUpdatedDiff(u, p.updated[i], p.updatedIndex[i])
 		}
 	}
 }
+
+// deferUpdatedDiff leaves the diff of learnable parameter k, which layer
+// u updates as its parameter j in the coming backward pass, deferred to
+// the history (Blob.deferDiff) where the step is SGD's one pass and u
+// hands every value's gradient in a buffer (diffDeferrer): the step then
+// writes the update into the history alone, which the diff equals. Else
+// a deferred diff is copied out now, before the pass, as the step writes
+// the diff.
+func (s *Solver) deferUpdatedDiff(u paramUpdater, k, j int) {
+	b := s.net.learnable[k]
+	if d, ok := u.(diffDeferrer); ok && !s.histOut && s.sgdOnePass() && d.defersParamDiff(j) && b.deferDiff(s.histSlices[k][0]) {
+		return
+	}
+	b.materializeDiff()
+}
+
+// sgdOnePass reports whether this iteration's update is SGD's step in one
+// pass (kernel.SGDStep, SGDStepTo), which leaves the diff equal to the
+// new history.
+func (s *Solver) sgdOnePass() bool { return s.typeName == "SGD" && (!s.l1 || s.stepWD == 0) }
 
 // afterBackward updates the parameters of layers [first, last] that the
 // plan updates there.
@@ -291,7 +327,7 @@ func (s *Solver) runSpans(spans []sgdSpan, fn func(w, p int)) {
 // clearPart clears the gradients of part p of runSpans.
 func (s *Solver) clearPart(_, p int) {
 	c := s.spans[s.sgdFrom+p]
-	clear(s.net.learnable[c.k].DiffSlice()[c.lo:c.hi])
+	clear(s.net.learnable[c.k].grad()[c.lo:c.hi])
 }
 
 // updatePart updates the values of part p of runSpans on goroutine w.
@@ -303,13 +339,23 @@ func (s *Solver) updatePart(w, p int) { s.updateSpanFrom(w, s.spans[s.sgdFrom+p]
 // gradient is in grad (c.hi−c.lo values) if it is not nil, else in the
 // diff; either way the diff ends up holding what applyUpdate leaves in
 // it. The SGD step reads grad and writes the diff in one pass
-// (kernel.SGDStepTo), which then never reads the diff's old values.
+// (kernel.SGDStepTo), which then never reads the diff's old values, or,
+// where the diff is deferred to the history (deferUpdatedDiff), leaves
+// the update in the history and in grad alone (kernel.SGDStep). The
+// diff's storage is used here without being handed out (Blob.grad; the
+// blob is not deferred in the other cases, deferUpdatedDiff saw to it
+// before the pass).
 func (s *Solver) updateSpanFrom(w int, c sgdSpan, grad []float32) {
 	b := s.net.learnable[c.k]
-	data, diff := b.DataSlice()[c.lo:c.hi], b.DiffSlice()[c.lo:c.hi]
+	data := b.DataSlice()[c.lo:c.hi]
 	wd := s.stepWD
-	if s.typeName == "SGD" && (!s.l1 || wd == 0) {
+	if s.sgdOnePass() {
 		hist := s.histSlices[c.k][0][c.lo:c.hi]
+		if grad != nil && b.diffDeferred() {
+			kernel.SGDStep(data, grad, hist, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
+			return
+		}
+		diff := b.grad()[c.lo:c.hi]
 		if grad != nil {
 			kernel.SGDStepTo(data, grad, hist, diff, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
 			return
@@ -317,6 +363,7 @@ func (s *Solver) updateSpanFrom(w int, c sgdSpan, grad []float32) {
 		kernel.SGDStep(data, diff, hist, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
 		return
 	}
+	diff := b.grad()[c.lo:c.hi]
 	if grad != nil {
 		copy(diff, grad)
 	}

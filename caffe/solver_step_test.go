@@ -229,3 +229,167 @@ func TestInPassFusedNoAllocs(t *testing.T) {
 		}
 	}
 }
+
+// TestDeferredDiff checks the SGD step that leaves the large inner
+// products' weight diffs deferred to the history (Blob.deferDiff): that it
+// defers them, and that every way of observing a diff sees the values
+// that writing it gives, bit for bit, whenever it is observed (between
+// steps, through a view taken before the steps, in a net's proto with
+// diffs), and after the history changes (SetHistory, the views History
+// returns), on one and two threads.
+func TestDeferredDiff(t *testing.T) {
+	wide, err := ParseNetParameter("wide.prototxt", []byte(wideStepNet))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// plains are the solvers whose steps are plain iterations, which write
+	// the diffs; the others update within the backward pass.
+	plains := map[*Solver]bool{}
+	defer func() { inPassSteps = true }()
+	step := func(t *testing.T, s *Solver, n int) {
+		t.Helper()
+		inPassSteps = !plains[s]
+		if err := s.Step(context.Background(), n); err != nil {
+			t.Fatal(err)
+		}
+		inPassSteps = true
+	}
+	same := func(t *testing.T, what string, want, got []float32) {
+		t.Helper()
+		if len(want) != len(got) {
+			t.Fatalf("%s: %d values, want %d", what, len(got), len(want))
+		}
+		for i := range want {
+			if math.Float32bits(want[i]) != math.Float32bits(got[i]) {
+				t.Fatalf("%s, value %d: %v, written %v", what, i, got[i], want[i])
+			}
+		}
+	}
+	// pair returns a solver whose steps write the diffs (the plain
+	// iterations) and one that may defer them.
+	pair := func(t *testing.T, threads int) (plain, s *Solver) {
+		plain = stepSolver(t, wide, "SGD", threads, nil)
+		plains[plain] = true
+		return plain, stepSolver(t, wide, "SGD", threads, nil)
+	}
+	deferred := func(s *Solver) int {
+		n := 0
+		for _, b := range s.net.learnable {
+			if b.diffDeferred() {
+				n++
+			}
+		}
+		return n
+	}
+	for _, threads := range []int{1, 2} {
+		t.Run(fmt.Sprintf("between-steps/threads=%d", threads), func(t *testing.T) {
+			plain, s := pair(t, threads)
+			for round := range 3 {
+				step(t, plain, 2)
+				step(t, s, 2)
+				if round == 0 {
+					// pre and wide: 1040×1040 and 1024×1040 weights.
+					if n := deferred(s); n != 2 {
+						t.Fatalf("%d diffs deferred after the steps, want 2", n)
+					}
+				}
+				want, got := solverState(plain), solverState(s)
+				for i := range want {
+					same(t, fmt.Sprintf("round %d, array %d (weights, gradient, history of each parameter)", round, i), want[i], got[i])
+				}
+			}
+		})
+		t.Run(fmt.Sprintf("view-before/threads=%d", threads), func(t *testing.T) {
+			plain, s := pair(t, threads)
+			var views [][]float32
+			for _, b := range s.net.learnable {
+				views = append(views, b.Diff().Data())
+			}
+			step(t, plain, 3)
+			step(t, s, 3)
+			if n := deferred(s); n != 0 {
+				t.Fatalf("%d diffs deferred after their storage was handed out", n)
+			}
+			for k, b := range plain.net.learnable {
+				same(t, fmt.Sprintf("parameter %d's diff through a view taken before the steps", k), b.DiffSlice(), views[k])
+			}
+		})
+		t.Run(fmt.Sprintf("proto/threads=%d", threads), func(t *testing.T) {
+			plain, s := pair(t, threads)
+			step(t, plain, 2)
+			step(t, s, 2)
+			want, got := plain.net.ToProto(true), s.net.ToProto(true)
+			for i, lp := range want.Layer {
+				for j, bp := range lp.Blobs {
+					same(t, fmt.Sprintf("layer %q blob %d diff in ToProto", lp.GetName(), j), bp.Diff, got.Layer[i].Blobs[j].Diff)
+				}
+			}
+			step(t, plain, 1)
+			step(t, s, 1)
+			if n := deferred(s); n != 2 {
+				t.Fatalf("%d diffs deferred after ToProto and a step, want 2 (ToProto does not keep them)", n)
+			}
+			want, got = plain.net.ToProto(true), s.net.ToProto(true)
+			for i, lp := range want.Layer {
+				for j, bp := range lp.Blobs {
+					same(t, fmt.Sprintf("layer %q blob %d diff in ToProto after another step", lp.GetName(), j), bp.Diff, got.Layer[i].Blobs[j].Diff)
+				}
+			}
+			for _, b := range s.net.learnable {
+				b.ZeroDiff()
+				same(t, "a diff after ZeroDiff", make([]float32, b.Count()), b.DiffSlice())
+			}
+		})
+		t.Run(fmt.Sprintf("set-history/threads=%d", threads), func(t *testing.T) {
+			plain, s := pair(t, threads)
+			step(t, plain, 2)
+			step(t, s, 2)
+			// A history of its own (0.5 everywhere) into both, as the
+			// trainer's averaged history arrives: the diffs keep the
+			// update of the last step.
+			h := plain.historyCollection()
+			for _, name := range h.Layers() {
+				for _, a := range h.Get(name) {
+					a.Fill(0.5)
+				}
+			}
+			if err := s.SetHistory(h); err != nil {
+				t.Fatal(err)
+			}
+			for k, b := range plain.net.learnable {
+				same(t, fmt.Sprintf("parameter %d's diff after SetHistory", k), b.grad(), s.net.learnable[k].grad())
+			}
+			step(t, plain, 2)
+			step(t, s, 2)
+			want, got := solverState(plain), solverState(s)
+			for i := range want {
+				same(t, fmt.Sprintf("array %d after SetHistory and two steps", i), want[i], got[i])
+			}
+		})
+		t.Run(fmt.Sprintf("history-views/threads=%d", threads), func(t *testing.T) {
+			plain, s := pair(t, threads)
+			step(t, plain, 2)
+			step(t, s, 2)
+			for _, solver := range []*Solver{plain, s} {
+				h := solver.History()
+				for _, name := range h.Layers() {
+					for _, a := range h.Get(name) {
+						a.Fill(-0.25)
+					}
+				}
+			}
+			for k, b := range plain.net.learnable {
+				same(t, fmt.Sprintf("parameter %d's diff after a write through History", k), b.grad(), s.net.learnable[k].grad())
+			}
+			step(t, plain, 1)
+			step(t, s, 1)
+			if n := deferred(s); n != 0 {
+				t.Fatalf("%d diffs deferred after History handed the history out", n)
+			}
+			want, got := solverState(plain), solverState(s)
+			for i := range want {
+				same(t, fmt.Sprintf("array %d after a write through History and a step", i), want[i], got[i])
+			}
+		})
+	}
+}

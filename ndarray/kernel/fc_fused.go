@@ -51,8 +51,9 @@ func FCBackwardFused(m, n, k int) bool {
 //     x, k, 0, dW, k) would write, handed row piece by row piece to
 //     update(row, col, grad): grad holds the gradient of w[row·k+col :
 //     row·k+col+len(grad)], in a buffer that is reused once update
-//     returns. update may change those weights; the input gradient has
-//     read them by then, and reads no weight after its update.
+//     returns (update may overwrite it, as SGDStep does). update may
+//     change those weights; the input gradient has read them by then,
+//     and reads no weight after its update.
 //
 // A part is a block of columns of W (and of dx); the parts can run at
 // once on different goroutines (each calling update for its own
