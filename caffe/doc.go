@@ -238,7 +238,14 @@
 // for the input gradient, the weight gradient and the update,
 // kernel.FCBackward), with the same values, bit for bit, as
 // clearing, running forward and backward and then updating; after Step
-// the diffs hold the last update, as in Caffe. Net.Backward and
+// the diffs hold the last update, as in Caffe. With SGD, that update is
+// the new history: the step of such a large inner product's weights does
+// not write the diff at all (58.6M values a step for AlexNet's fc6–fc8)
+// but leaves it deferred to the history (Blob.deferDiff), copied into the
+// diff when anything reads it (DiffSlice, Diff, ToProto with diffs) or
+// before the history changes (SetHistory, Restore); a blob whose diff
+// storage has been handed out, or a solver whose history views have
+// (Solver.History), writes the diff at every step. Net.Backward and
 // Net.ForwardBackward add to the diffs as before. A layer that fails in
 // the middle of a backward pass leaves the parameters of the layers above
 // it updated.

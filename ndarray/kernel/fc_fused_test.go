@@ -86,7 +86,10 @@ func TestFCBackward(t *testing.T) {
 // in place (SGDStep) as it is computed; path=blocks the same with each
 // block's gradient in a buffer that stays in the cache, the update
 // written to the diff by SGDStepTo; path=fused reads the weights once
-// (FCBackward, the same update for each piece). It reports GFLOP (both
+// (FCBackward, the same update for each piece); path=fused-nodiff the
+// same with the update left in the gradient's buffer (SGDStep) instead of
+// written to the diff, as the solver does when it defers the diff to the
+// history (which the bytes counted still include). It reports GFLOP (both
 // products) and the bytes of weights, history and diff the update must
 // move (read W and H, write W, H and the diff) per second of the thread's
 // CPU time.
@@ -128,8 +131,15 @@ func BenchmarkFCBackward(b *testing.B) {
 				}
 			},
 			"fused": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, update) },
+			"fused-nodiff": func() {
+				FCBackward(1, 0, M, N, K, dy, x, w, dx, func(row, col int, grad []float32) {
+					lo := row*K + col
+					hi := lo + len(grad)
+					SGDStep(w[lo:hi], grad, h[lo:hi], decay, rate, momentum)
+				})
+			},
 		}
-		for _, path := range []string{"inplace", "blocks", "fused"} {
+		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff"} {
 			b.Run(fmt.Sprintf("%s/path=%s", l.name, path), func(b *testing.B) {
 				benchFCBytes(b, 4*float64(M*N*K), 20*float64(N*K), paths[path])
 			})
