@@ -37,6 +37,7 @@ type runRecord struct {
 	parts, workers int
 	t0, tOwn, tEnd int64 // start, the caller's own parts done, end (ns)
 	c0, c1         int64 // the caller's thread CPU time at the start and the end
+	tid0, tid1     int   // the caller's thread at the start and the end
 	busy, cpu      [maxStatsWorkers]int64
 	first          [maxStatsWorkers]int64 // the first part's start, 0 for none
 	n              [maxStatsWorkers]int
@@ -56,6 +57,7 @@ type segRecord struct {
 	layer      string
 	t0, t1     int64
 	cpu0, cpu1 int64
+	tid0, tid1 int // the caller's thread at the start and the end
 	runs       []*runRecord
 }
 
@@ -100,8 +102,9 @@ func (s *runStats) begin(parts, workers int) {
 	if seg.t1 != 0 {
 		return
 	}
-	r := &runRecord{seg: len(statsSegs) - 1, parts: parts, workers: workers, t0: statsNow(), c0: int64(cputime.Thread())}
-	if tid := unix.Gettid(); tid != statsCallerTid {
+	tid := unix.Gettid()
+	r := &runRecord{seg: len(statsSegs) - 1, parts: parts, workers: workers, t0: statsNow(), c0: int64(cputime.Thread()), tid0: tid}
+	if tid != statsCallerTid {
 		statsCallerTid = tid
 		r.callerMoved = true
 	}
@@ -145,7 +148,7 @@ func (s *runStats) ownDone() {
 
 func (s *runStats) end() {
 	if r := s.cur; r != nil {
-		r.tEnd, r.c1 = statsNow(), int64(cputime.Thread())
+		r.tEnd, r.c1, r.tid1 = statsNow(), int64(cputime.Thread()), unix.Gettid()
 		if r.tOwn == 0 {
 			r.tOwn = r.tEnd
 		}
@@ -159,11 +162,11 @@ func statsSegment(kind byte, layer string) {
 	if !statsOn {
 		return
 	}
-	now, cpu := statsNow(), int64(cputime.Thread())
+	now, cpu, tid := statsNow(), int64(cputime.Thread()), unix.Gettid()
 	if n := len(statsSegs); n > 0 && statsSegs[n-1].t1 == 0 {
-		statsSegs[n-1].t1, statsSegs[n-1].cpu1 = now, cpu
+		statsSegs[n-1].t1, statsSegs[n-1].cpu1, statsSegs[n-1].tid1 = now, cpu, tid
 	}
 	if kind != 0 {
-		statsSegs = append(statsSegs, &segRecord{kind: kind, layer: layer, t0: now, cpu0: cpu})
+		statsSegs = append(statsSegs, &segRecord{kind: kind, layer: layer, t0: now, cpu0: cpu, tid0: tid})
 	}
 }
