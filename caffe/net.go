@@ -64,6 +64,15 @@ type Net struct {
 
 	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
 	preps   passPreps     // work done ahead of the passes (net_prep.go)
+	// backwardNext: a backward pass follows the forward pass with the
+	// weights unchanged (a solver's iteration), for which the forward
+	// pass begins the work ahead in early (net_prep.go); earlyRunning
+	// while it is begun and not handed to the backward pass, earlyWait
+	// the layer before which that waits; earlyAt the layer at which the
+	// forward pass begins it (earlyStart), earlyUnknown until worked out.
+	backwardNext, earlyRunning bool
+	early                      passPreps
+	earlyWait, earlyAt         int
 	// skipUnread: the fused groups leave the tops that no layer reads
 	// unwritten (SetKeepTops).
 	skipUnread bool
@@ -102,6 +111,7 @@ func newNetFromDef(def *NetDef, opts NetOptions) (n *Net, err error) {
 		opts:        opts,
 		blobIndex:   map[string]int{},
 		layerByName: map[string]int{},
+		earlyAt:     earlyUnknown,
 	}
 	for _, ld := range def.Layers {
 		if _, dup := n.layerByName[ld.Name]; !dup {
@@ -486,6 +496,7 @@ func (n *Net) reshapeLayer(i int) error {
 		return err
 	}
 	n.bottomShapes[i] = recordShapes(n.bottomShapes[i], n.bottoms[i])
+	n.earlyAt = earlyUnknown
 	return nil
 }
 
@@ -505,6 +516,10 @@ func (n *Net) Forward() (float32, error) {
 	if wait >= 0 {
 		defer n.endPreps()
 	}
+	// Work ahead that an earlier forward pass began for a backward pass
+	// that did not follow is dropped (the weights may have changed).
+	n.dropEarlyPreps()
+	early := false
 	for i := 0; i < len(n.layers); i++ {
 		if parStats {
 			statsSegment('F', n.def.Layers[i].Name)
@@ -512,6 +527,14 @@ func (n *Net) Forward() (float32, error) {
 		if wait >= 0 && i >= wait {
 			n.waitPreps()
 			wait = -1
+		}
+		if n.backwardNext && earlyPreps && wait < 0 && !early {
+			// (At the first layer the pass runs at or after it: a
+			// fused run may take in the layer it names.)
+			if at := n.earlyStart(); at >= 0 && i >= at {
+				n.startEarlyPreps()
+				early = true
+			}
 		}
 		if f := n.fusions[i]; f != nil {
 			if g := n.chainNext(f); g != nil {
@@ -606,9 +629,15 @@ func (n *Net) backwardWith(h backwardHooks) error {
 	if parStats {
 		defer statsSegment(0, "")
 	}
-	wait := n.startPreps(true)
-	if wait >= 0 {
-		defer n.endPreps()
+	wait, preps, early := n.takeEarlyPreps()
+	if early {
+		defer n.endPrepsOn(preps)
+	} else {
+		preps = &n.preps
+		wait = n.startPreps(true)
+		if wait >= 0 {
+			defer n.endPreps()
+		}
 	}
 	for i := len(n.layers) - 1; i >= 0; i-- {
 		first := i
@@ -617,13 +646,13 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			first = f.first
 		}
 		if wait >= 0 && first <= wait {
-			n.waitPreps()
+			preps.runner.finish()
 			wait = -1
 		}
 		if f != nil {
 			if g := n.chainPrev(f); g != nil && n.backwardChains(f, g) {
 				if wait >= 0 && g.first <= wait {
-					n.waitPreps()
+					preps.runner.finish()
 					wait = -1
 				}
 				if h != nil {

@@ -37,12 +37,14 @@ type passPreps struct {
 // their Backward only where it computes their input's gradient. It
 // returns the layer before which the pass waits for the work
 // (waitPreps), −1 for none.
-func (n *Net) startPreps(backward bool) int {
+func (n *Net) startPreps(backward bool) int { return n.startPrepsOn(&n.preps, backward) }
+
+// startPrepsOn is startPreps with the work's state in p.
+func (n *Net) startPrepsOn(p *passPreps, backward bool) int {
 	threads := n.Threads()
 	if threads <= 1 || !prepAhead {
 		return -1
 	}
-	p := &n.preps
 	if p.prepFns[0] == nil {
 		for i, l := range n.layers {
 			if _, ok := l.(passPreparer); ok {
@@ -91,10 +93,88 @@ func (n *Net) waitPreps() { n.preps.runner.finish() }
 
 // endPreps ends a pass's work ahead: waits for it and drops what the
 // layers did not use.
-func (n *Net) endPreps() {
-	n.waitPreps()
-	for _, i := range n.preps.todo {
+func (n *Net) endPreps() { n.endPrepsOn(&n.preps) }
+
+// endPrepsOn is endPreps for the work in p.
+func (n *Net) endPrepsOn(p *passPreps) {
+	p.runner.finish()
+	for _, i := range p.todo {
 		n.layers[i].(passPreparer).unprepare()
 	}
-	n.preps.todo = n.preps.todo[:0]
+	p.todo = p.todo[:0]
+}
+
+// A solver's iteration runs a forward pass and then, with the weights
+// unchanged, a backward pass. Its forward pass ends with layers that
+// leave the other threads idle (LeNet's ReLU after ip1, ip2 and the
+// loss), and its backward pass begins with them, where the work ahead of
+// the backward pass, begun there, keeps a pooled goroutine from the
+// first layers that share out their work (LeNet's ip2 computes its input
+// and weight gradients side by side). So within a solver's iteration
+// (Net.backwardNext) the forward pass begins the backward pass's work
+// ahead when it reaches those last layers (earlyStart), and the
+// backward pass that follows waits for it as for its own.
+
+// earlyPreps turns the early start on (tests and benchmarks compare
+// iterations without it).
+var earlyPreps = true
+
+// earlyFLOPs is the most operations of a layer's forward pass that
+// counts as a layer that leaves the other threads idle.
+const earlyFLOPs = 4 << 20
+
+// earlyStart returns the layer at which a forward pass begins the work
+// ahead of the backward pass that follows: the first layer after which
+// each is small (earlyFLOPs), after every layer prepared ahead of either
+// pass, and not the first layer; −1 for none. It is worked out once per
+// shape of the net.
+func (n *Net) earlyStart() int {
+	if n.earlyAt != earlyUnknown {
+		return n.earlyAt
+	}
+	at := len(n.layers)
+	for at > 0 {
+		if _, ok := n.layers[at-1].(passPreparer); ok {
+			break
+		}
+		if f, _ := n.LayerFLOPs(at - 1); f > earlyFLOPs {
+			break
+		}
+		at--
+	}
+	n.earlyAt = at
+	if at <= 0 || at >= len(n.layers) {
+		n.earlyAt = -1
+	}
+	return n.earlyAt
+}
+
+// earlyUnknown marks Net.earlyAt as not worked out for the current shapes.
+const earlyUnknown = -2
+
+// startEarlyPreps begins the backward pass's work ahead within a forward
+// pass (see above).
+func (n *Net) startEarlyPreps() {
+	n.earlyWait = n.startPrepsOn(&n.early, true)
+	n.earlyRunning = n.earlyWait >= 0
+}
+
+// takeEarlyPreps hands the work ahead that the forward pass began to the
+// backward pass: it returns the layer before which to wait for it (−1
+// for none) and its state, or ok false when there is none.
+func (n *Net) takeEarlyPreps() (wait int, p *passPreps, ok bool) {
+	if !n.earlyRunning {
+		return -1, nil, false
+	}
+	n.earlyRunning = false
+	return n.earlyWait, &n.early, true
+}
+
+// dropEarlyPreps ends work ahead that the forward pass began for a
+// backward pass that does not follow (the forward pass failed).
+func (n *Net) dropEarlyPreps() {
+	if n.earlyRunning {
+		n.earlyRunning = false
+		n.endPrepsOn(&n.early)
+	}
 }

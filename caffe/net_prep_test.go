@@ -129,3 +129,64 @@ func TestChainedGroupsIdentical(t *testing.T) {
 		})
 	}
 }
+
+// TestEarlyPrepsIdentical trains LeNet and CIFAR-10 quick a few steps on
+// two threads with the work ahead of each backward pass begun within the
+// forward pass before it (earlyPreps) and at the start of the backward
+// pass: every blob's values and gradients and every weight must be the
+// same bit for bit (the weights change at every step, so a packing of
+// the weights before their update would show). It checks where the
+// forward pass begins that work too: at the first of the last layers that
+// leave the other threads idle.
+func TestEarlyPrepsIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two nets a few steps twice")
+	}
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution (noasm build): nothing is packed ahead")
+	}
+	defer func(v bool) { earlyPreps = v }(earlyPreps)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		start       string // the layer at which the forward pass begins the work
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, "relu1"},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, "ip2"},
+	}
+	for _, nt := range nets {
+		t.Run(nt.name, func(t *testing.T) {
+			run := func(early bool) *Solver {
+				earlyPreps = early
+				s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
+				if err := s.Step(context.Background(), 3); err != nil {
+					t.Fatal(err)
+				}
+				return s
+			}
+			early, late := run(true), run(false)
+			n := early.Net()
+			if at := n.earlyStart(); at < 0 || n.LayerNames()[at] != nt.start {
+				t.Errorf("the forward pass begins the backward pass's work ahead at layer %d, want %s", at, nt.start)
+			}
+			if n.earlyRunning || len(n.early.todo) != 0 {
+				t.Errorf("work ahead left over after the steps: running %v, %d layers", n.earlyRunning, len(n.early.todo))
+			}
+			for _, name := range n.BlobNames() {
+				a, b := n.Blob(name), late.Net().Blob(name)
+				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+					t.Errorf("blob %s value %d: early %v, late %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+				}
+				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+					t.Errorf("blob %s gradient %d: early %v, late %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+				}
+			}
+			pa, pb := n.LearnableParams(), late.Net().LearnableParams()
+			for k := range pa {
+				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+					t.Errorf("parameter %d value %d: early %v, late %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+				}
+			}
+		})
+	}
+}

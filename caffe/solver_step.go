@@ -204,8 +204,11 @@ func (s *Solver) stepInPass() (float32, error) {
 		statsSegment('s', "clear")
 	}
 	s.runSpans(p.startClear, s.clearFn)
+	s.net.backwardNext = true
 	loss, err := s.net.Forward()
+	s.net.backwardNext = false
 	if err != nil {
+		s.net.dropEarlyPreps()
 		s.clearParamDiffs() // as a plain iteration leaves them
 		return 0, err
 	}
