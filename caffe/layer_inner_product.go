@@ -80,6 +80,11 @@ type InnerProduct struct {
 	fused    ipFused
 	fusedFn  func(w, p int)
 	fusedFns []func(row, col int, grad []float32)
+
+	// relu: set while a net's forward pass runs the in-place ReLU of the
+	// top with the layer (net_fuse.go): each part rectifies the columns
+	// it wrote, while they are in its core's cache.
+	relu *ReLU
 }
 
 // ipFused is backwardFused's run: the output gradient, the bottom's
@@ -311,6 +316,9 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 			beta = 1
 		}
 		l.sgemm(false, false, m, n, k, x, k, w, n, beta, y, n)
+		if r := l.relu; r != nil {
+			kernel.Relu(y[:m*n], y[:m*n], r.slope)
+		}
 		return nil
 	}
 	f := &l.fwd
@@ -348,6 +356,12 @@ func (l *InnerProduct) forwardPart(_, p int) {
 		b = l.blobs[1].DataSlice()[lo:hi]
 	}
 	kernel.TransposeAdd(f.y[lo:], n, yT[lo*m:], m, hi-lo, m, b)
+	if r := l.relu; r != nil {
+		for i := range m {
+			y := f.y[i*n+lo : i*n+hi]
+			kernel.Relu(y, y, r.slope)
+		}
+	}
 }
 
 // packForward packs the bottom for Forward's parts (FCForwardPacked):

@@ -63,7 +63,10 @@ type Net struct {
 	inputs []netInput // set by LoadNet: the inputs and their transforms
 
 	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
-	preps   passPreps     // work done ahead of the passes (net_prep.go)
+	// ipReLUs[i]: the in-place ReLU of inner product i's top right after
+	// it, which the forward pass runs with it (net_fuse.go), or nil.
+	ipReLUs []*ReLU
+	preps   passPreps // work done ahead of the passes (net_prep.go)
 	// backwardNext: a backward pass follows the forward pass with the
 	// weights unchanged (a solver's iteration), for which the forward
 	// pass begins the work ahead in early (net_prep.go); earlyRunning
@@ -552,6 +555,13 @@ func (n *Net) Forward() (float32, error) {
 				return 0, err
 			}
 			i = f.last
+			continue
+		}
+		if r := n.ipReLUs[i]; r != nil && fuseLayers {
+			if err := n.forwardIPReLU(i, r); err != nil {
+				return 0, err
+			}
+			i++
 			continue
 		}
 		l, err := n.ForwardLayer(i)

@@ -88,9 +88,17 @@ func (n *Net) findFusions() {
 		}
 		return true
 	}
+	n.ipReLUs = make([]*ReLU, len(n.layers))
 	for i, l := range n.layers {
 		if lrn, ok := l.(*LRN); ok {
 			lrn.topKept = n.topKept(i)
+		}
+		if _, ok := l.(*InnerProduct); ok && len(n.bottoms[i]) == 1 && len(n.tops[i]) == 1 && noLoss(i) {
+			top := n.tops[i][0]
+			if r, ok := layerAt[*ReLU](n, i+1); ok && top != n.bottoms[i][0] && len(n.bottoms[i+1]) == 1 &&
+				n.bottoms[i+1][0] == top && n.tops[i+1][0] == top && noLoss(i+1) {
+				n.ipReLUs[i] = r
+			}
 		}
 		conv, ok := l.(*Convolution)
 		if !ok || len(n.bottoms[i]) != 1 || len(n.tops[i]) != 1 || !noLoss(i) {
@@ -137,6 +145,33 @@ func (n *Net) findFusions() {
 		}
 		n.fusions[i] = f
 	}
+}
+
+// forwardIPReLU runs inner product i and the in-place ReLU of its top
+// after it (Net.ipReLUs) as one run: each of the product's parts
+// rectifies the values it wrote (InnerProduct.relu), the same values as
+// the ReLU's own pass over the top, while they are in its core's cache
+// and without a pass of its own, which on more than one thread would
+// leave the other threads idle (LeNet's ip1 and relu1).
+func (n *Net) forwardIPReLU(i int, r *ReLU) error {
+	for j := i; j <= i+1; j++ {
+		if shapesChanged(n.bottomShapes[j], n.bottoms[j]) {
+			if err := n.reshapeLayer(j); err != nil {
+				return err
+			}
+		}
+	}
+	ip := n.layers[i].(*InnerProduct)
+	var ferr error
+	err := n.guard(i, func() {
+		ip.relu = r
+		defer func() { ip.relu = nil }()
+		ferr = ip.Forward(n.bottoms[i], n.tops[i])
+	})
+	if err == nil {
+		err = ferr
+	}
+	return err
 }
 
 // topKept reports whether layer i's tops keep the values it writes until

@@ -26,11 +26,12 @@ func TestFusedPassesIdentical(t *testing.T) {
 		name, model string
 		c, h, w     int
 		groups      [][]string // the groups that run fused: first and last layer
+		ipReLUs     []string   // the inner products run with their ReLU
 	}{
-		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, [][]string{{"conv1", "pool1"}, {"conv2", "pool2"}}},
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, [][]string{{"conv1", "pool1"}, {"conv2", "pool2"}}, []string{"ip1"}},
 		// conv1 (3 channels in) is on the column path, pooled and then
 		// rectified.
-		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [][]string{{"conv1", "relu1"}, {"conv2", "pool2"}, {"conv3", "pool3"}}},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [][]string{{"conv1", "relu1"}, {"conv2", "pool2"}, {"conv3", "pool3"}}, nil},
 	}
 	for _, nt := range nets {
 		for _, threads := range []int{1, 2} {
@@ -54,6 +55,15 @@ func TestFusedPassesIdentical(t *testing.T) {
 				}
 				if !slices.EqualFunc(groups, nt.groups, slices.Equal) {
 					t.Errorf("fused groups %v, want %v", groups, nt.groups)
+				}
+				var ipReLUs []string
+				for i, r := range fused.Net().ipReLUs {
+					if r != nil {
+						ipReLUs = append(ipReLUs, fused.Net().LayerNames()[i])
+					}
+				}
+				if !slices.Equal(ipReLUs, nt.ipReLUs) {
+					t.Errorf("inner products run with their ReLU %v, want %v", ipReLUs, nt.ipReLUs)
 				}
 				for _, name := range fused.Net().BlobNames() {
 					a, b := fused.Net().Blob(name), alone.Net().Blob(name)
