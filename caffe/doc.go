@@ -184,13 +184,19 @@
 // quick's conv2 and conv3) run as one run, forward and backward, each
 // part taking a block's images through both; and a pass packs the direct convolutions' weights ahead on the other
 // threads while the layers before them (a data layer, the loss) run on
-// the calling goroutine alone. Net.ForwardLayer and Net.BackwardLayer,
-// and so TimeNet, run the layers one by one.
+// the calling goroutine alone (in a solver's iteration, the backward
+// pass's weights while the forward pass runs its last, small layers).
+// An inner product and an in-place ReLU of its top run as one run, each
+// part of the product rectifying what it wrote (LeNet's ip1 and relu1).
+// Net.ForwardLayer and Net.BackwardLayer, and so TimeNet, run the layers
+// one by one.
 //
 // Built with the parstats tag, the passes and the layers' parallel runs
 // keep an account of each step's time (serial stretches, each
 // goroutine's busy time and waits, per layer); TestParStats prints it
-// for LeNet and CIFAR-10 quick on one and two threads:
+// for LeNet and CIFAR-10 quick on one and two threads, with
+// PARSTATS_BEST=0.25 for the quarter of the steps that ran fastest (on
+// a loaded machine, those that ran undisturbed):
 //
 //	go test -tags parstats -run TestParStats -v ./caffe
 //
