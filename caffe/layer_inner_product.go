@@ -85,6 +85,14 @@ type InnerProduct struct {
 	// top with the layer (net_fuse.go): each part rectifies the columns
 	// it wrote, while they are in its core's cache.
 	relu *ReLU
+	// dxReLU: set while a net's backward pass runs the gradient of the
+	// in-place ReLU of the bottom (net_fuse.go) with the layer's, through
+	// the ReLU's values dxReLUY: the part that computes the input
+	// gradient beside the weight gradient (backwardPair) takes it in
+	// (dxReLUDone), else Backward does at its end.
+	dxReLU     *ReLU
+	dxReLUY    []float32
+	dxReLUDone bool
 }
 
 // ipFused is backwardFused's run: the output gradient, the bottom's
@@ -448,6 +456,16 @@ const fcUpdateBlock = 1 << 17
 // bottom's.
 func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 	dy, x := top[0].DiffSlice(), bottom[0].DataSlice()
+	l.dxReLUDone = false
+	l.backward(dy, x, propagateDown, bottom)
+	if r := l.dxReLU; r != nil && !l.dxReLUDone && len(propagateDown) > 0 && propagateDown[0] {
+		dx := bottom[0].DiffSlice()[:l.m*l.k]
+		kernel.ReluGrad(dx, dx, l.dxReLUY[:l.m*l.k], r.slope)
+	}
+}
+
+// backward is Backward's work on the layer's own gradients.
+func (l *InnerProduct) backward(dy, x []float32, propagateDown []bool, bottom []*Blob) {
 	m, n, k := l.m, l.n, l.k
 	l.dxPending, l.biasInRun = false, false // as a panic may have left them
 	if l.backwardPair(dy, x, propagateDown, bottom) {
@@ -568,6 +586,11 @@ func (l *InnerProduct) pairPart(_, p int) {
 	g := &l.pair
 	if p == 0 {
 		kernel.FCInputGrad(1, 0, m, k, n, g.dy, n, l.blobs[0].DataSlice(), k, 0, g.dx, k)
+		if r := l.dxReLU; r != nil {
+			dx := g.dx[:m*k]
+			kernel.ReluGrad(dx, dx, l.dxReLUY[:m*k], r.slope)
+			l.dxReLUDone = true
+		}
 		return
 	}
 	kernel.FCWeightGrad(1, 0, n, k, m, g.dy, n, g.x, k, g.beta, g.dw, k)

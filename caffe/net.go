@@ -64,9 +64,11 @@ type Net struct {
 
 	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
 	// ipReLUs[i]: the in-place ReLU of inner product i's top right after
-	// it, which the forward pass runs with it (net_fuse.go), or nil.
-	ipReLUs []*ReLU
-	preps   passPreps // work done ahead of the passes (net_prep.go)
+	// it, which the forward pass runs with it (net_fuse.go), or nil;
+	// bwdReLUs[i]: the in-place ReLU right before inner product i of
+	// its bottom, which the backward pass runs with it, or nil.
+	ipReLUs, bwdReLUs []*ReLU
+	preps             passPreps // work done ahead of the passes (net_prep.go)
 	// backwardNext: a backward pass follows the forward pass with the
 	// weights unchanged (a solver's iteration), for which the forward
 	// pass begins the work ahead in early (net_prep.go); earlyRunning
@@ -652,8 +654,11 @@ func (n *Net) backwardWith(h backwardHooks) error {
 	for i := len(n.layers) - 1; i >= 0; i-- {
 		first := i
 		f := n.fusionEndingAt(i)
+		var gr *ReLU
 		if f != nil {
 			first = f.first
+		} else if gr = n.gradReLU(i); gr != nil {
+			first = i - 1
 		}
 		if wait >= 0 && first <= wait {
 			preps.runner.finish()
@@ -699,9 +704,12 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			statsSegment('B', n.def.Layers[first].Name)
 		}
 		var err error
-		if f != nil {
+		switch {
+		case f != nil:
 			err = n.backwardFused(f)
-		} else {
+		case gr != nil:
+			err = n.backwardIPReLU(i, gr)
+		default:
 			err = n.BackwardLayer(i)
 		}
 		if err != nil {

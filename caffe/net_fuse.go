@@ -89,6 +89,7 @@ func (n *Net) findFusions() {
 		return true
 	}
 	n.ipReLUs = make([]*ReLU, len(n.layers))
+	n.bwdReLUs = make([]*ReLU, len(n.layers))
 	for i, l := range n.layers {
 		if lrn, ok := l.(*LRN); ok {
 			lrn.topKept = n.topKept(i)
@@ -98,6 +99,13 @@ func (n *Net) findFusions() {
 			if r, ok := layerAt[*ReLU](n, i+1); ok && top != n.bottoms[i][0] && len(n.bottoms[i+1]) == 1 &&
 				n.bottoms[i+1][0] == top && n.tops[i+1][0] == top && noLoss(i+1) {
 				n.ipReLUs[i] = r
+			}
+		}
+		if _, ok := l.(*InnerProduct); ok && i > 0 && len(n.bottoms[i]) == 1 && noLoss(i) {
+			b := n.bottoms[i][0]
+			if r, ok := n.layers[i-1].(*ReLU); ok && len(n.bottoms[i-1]) == 1 && n.bottoms[i-1][0] == b && n.tops[i-1][0] == b &&
+				noLoss(i-1) && readers[n.blobIndex[n.def.Layers[i].Bottoms[0]]] == 2 && !slices.Contains(n.tops[i], b) {
+				n.bwdReLUs[i] = r
 			}
 		}
 		conv, ok := l.(*Convolution)
@@ -172,6 +180,34 @@ func (n *Net) forwardIPReLU(i int, r *ReLU) error {
 		err = ferr
 	}
 	return err
+}
+
+// gradReLU returns the in-place ReLU right before inner product i whose
+// backward pass runs with the product's (Net.bwdReLUs), if both run
+// backward and the ReLU's input wants a gradient; else nil.
+func (n *Net) gradReLU(i int) *ReLU {
+	r := n.bwdReLUs[i]
+	if r == nil || !fuseLayers || !n.layerNeedBackward[i] || !n.layerNeedBackward[i-1] ||
+		!n.bottomNeedBackward[i][0] || !n.bottomNeedBackward[i-1][0] {
+		return nil
+	}
+	return r
+}
+
+// backwardIPReLU runs inner product i's backward pass and that of the
+// in-place ReLU of its bottom (gradReLU) as one: the part that computes
+// the product's input gradient (on two threads, beside the weight
+// gradient: LeNet's ip2) passes it through the ReLU's gradient, the same
+// values as the ReLU's own pass, while they are in its core's cache and
+// without a pass that on two threads would leave the other idle (LeNet's
+// relu1).
+func (n *Net) backwardIPReLU(i int, r *ReLU) error {
+	ip := n.layers[i].(*InnerProduct)
+	return n.guard(i, func() {
+		ip.dxReLU, ip.dxReLUY = r, n.bottoms[i][0].DataSlice()
+		defer func() { ip.dxReLU, ip.dxReLUY = nil, nil }()
+		ip.Backward(n.tops[i], n.bottomNeedBackward[i], n.bottoms[i])
+	})
 }
 
 // topKept reports whether layer i's tops keep the values it writes until

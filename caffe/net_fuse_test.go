@@ -27,11 +27,12 @@ func TestFusedPassesIdentical(t *testing.T) {
 		c, h, w     int
 		groups      [][]string // the groups that run fused: first and last layer
 		ipReLUs     []string   // the inner products run with their ReLU
+		bwdReLUs    []string   // the inner products run backward with the ReLU of their input
 	}{
-		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, [][]string{{"conv1", "pool1"}, {"conv2", "pool2"}}, []string{"ip1"}},
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, [][]string{{"conv1", "pool1"}, {"conv2", "pool2"}}, []string{"ip1"}, []string{"ip2"}},
 		// conv1 (3 channels in) is on the column path, pooled and then
 		// rectified.
-		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [][]string{{"conv1", "relu1"}, {"conv2", "pool2"}, {"conv3", "pool3"}}, nil},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [][]string{{"conv1", "relu1"}, {"conv2", "pool2"}, {"conv3", "pool3"}}, nil, nil},
 	}
 	for _, nt := range nets {
 		for _, threads := range []int{1, 2} {
@@ -64,6 +65,15 @@ func TestFusedPassesIdentical(t *testing.T) {
 				}
 				if !slices.Equal(ipReLUs, nt.ipReLUs) {
 					t.Errorf("inner products run with their ReLU %v, want %v", ipReLUs, nt.ipReLUs)
+				}
+				var bwdReLUs []string
+				for i := range fused.Net().bwdReLUs {
+					if r := fused.Net().gradReLU(i); r != nil {
+						bwdReLUs = append(bwdReLUs, fused.Net().LayerNames()[i])
+					}
+				}
+				if !slices.Equal(bwdReLUs, nt.bwdReLUs) {
+					t.Errorf("inner products run backward with the ReLU of their input %v, want %v", bwdReLUs, nt.bwdReLUs)
 				}
 				for _, name := range fused.Net().BlobNames() {
 					a, b := fused.Net().Blob(name), alone.Net().Blob(name)
