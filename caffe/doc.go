@@ -187,7 +187,9 @@
 // the calling goroutine alone (in a solver's iteration, the backward
 // pass's weights while the forward pass runs its last, small layers).
 // An inner product and an in-place ReLU of its top run as one run, each
-// part of the product rectifying what it wrote (LeNet's ip1 and relu1).
+// part of the product rectifying what it wrote (LeNet's ip1 and relu1),
+// and backward an inner product passes its input gradient through the
+// gradient of the in-place ReLU of its input (LeNet's ip2 and relu1).
 // Net.ForwardLayer and Net.BackwardLayer, and so TimeNet, run the layers
 // one by one.
 //
