@@ -431,7 +431,12 @@ func TestDirectConvLoadGradTiles(t *testing.T) {
 							}
 						}
 						d.LoadGrad(ref, dy, n)
-						for _, stride := range []int{0, 1 << 30} {
+						// Runs of one tile, of a few channels and of a
+						// whole group (directLoadChannels).
+						defer func(v int) { directLoadChannels = v }(directLoadChannels)
+						for _, sc := range [][2]int{{0, 1}, {1 << 30, 1}, {0, 7}, {0, 1 << 20}, {1 << 30, 1 << 20}} {
+							stride := sc[0]
+							directLoadChannels = sc[1]
 							old := directGradStride
 							directGradStride = stride
 							defer func() { directGradStride = old }()
@@ -462,6 +467,52 @@ func TestDirectConvLoadGradTiles(t *testing.T) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// TestDirectConvPackBackward checks PackBackward's layout against its
+// definition, value by value: tile t of group g holds, for k = (ki, kj,
+// m) and i < t.h, the weight of output m, input channel r0+i at the
+// flipped position (kh−1−ki, kw−1−kj), at [k][i] of the tile.
+func TestDirectConvPackBackward(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	geoms := []directGeom{
+		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+		{name: "5x5-uneven-tiles", c: 23, h: 9, w: 9, m: 7, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		{name: "3x2-three-groups", c: 45, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
+	}
+	for name, k := range impls {
+		for _, g := range geoms {
+			t.Run(name+"/"+g.name, func(t *testing.T) {
+				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+				w := randSlice(newRand(5), g.m*g.c/g.g*g.kh*g.kw)
+				d.PackBackward(w)
+				cg, mg := g.c/g.g, g.m/g.g
+				for grp := range g.g {
+					pb := d.wb[grp*d.packedB:]
+					for _, tl := range d.bTiles {
+						for ki := range g.kh {
+							for kj := range g.kw {
+								for m := range mg {
+									k := (ki*g.kw+kj)*mg + m
+									for i := range tl.h {
+										want := w[(((grp*mg+m)*cg+tl.r0+i)*g.kh+g.kh-1-ki)*g.kw+g.kw-1-kj]
+										if got := pb[tl.r0*mg*g.kh*g.kw+k*tl.h+i]; got != want {
+											t.Fatalf("group %d tile %d k=(%d,%d,%d) i=%d: %v, want %v", grp, tl.r0, ki, kj, m, i, got, want)
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			})
 		}
 	}
 }
