@@ -78,6 +78,12 @@ type directKernels struct {
 	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
 	// from n on get zero.
 	interleave func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
+	// interleaveStream is interleave by non-temporal stores, for dst
+	// and dstStep multiples of 64 bytes and lanes of 16 floats (a vector
+	// a cache line), unfenced: a pass of calls ends with fence. nil if
+	// the implementation has none.
+	interleaveStream func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
+	fence            func()
 	// deinterleave is the reverse for n images, adding bias.
 	deinterleave func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)
 	// deinterleaveStream is deinterleave with non-temporal stores where
@@ -843,6 +849,15 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry
 	if tiled && s.dyt == nil {
 		s.dyt = HugePageFloats(d.groups * d.dypSize)
 	}
+	// A padded gradient larger than the L2 cache is written past it
+	// (non-temporal stores): its lines are not read from memory first,
+	// and they do not push the tiles and planes out of the cache.
+	interleave := d.k.interleave
+	stream := d.k.interleaveStream != nil && L*4 == 64 && 4*len(s.dy) >= directStreamBytes &&
+		uintptr(unsafe.Pointer(unsafe.SliceData(s.dy)))%64 == 0
+	if stream {
+		interleave = d.k.interleaveStream
+	}
 	for g := range d.groups {
 		for t0 := 0; t0 < len(d.gTiles); {
 			// A run of tiles of about directLoadChannels channels: each
@@ -878,14 +893,23 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry
 			for y := range d.oh {
 				for m := m0; m < m1; m++ {
 					dst := &s.dy[((y+p0)*d.dw+p1)*d.ms*L+m*L]
-					d.k.interleave(dst, d.ms*L*f, &dy[m*P+y*d.ow], d.outSize*f, d.ow, n)
+					interleave(dst, d.ms*L*f, &dy[m*P+y*d.ow], d.outSize*f, d.ow, n)
 				}
 			}
 			t0 = t1
 		}
 	}
+	if stream {
+		d.k.fence()
+	}
 	s.n, s.tiled = n, tiled
 }
+
+// directStreamBytes is the size of the padded output gradient from which
+// LoadGradTiles writes it by non-temporal stores (AlexNet's conv2–conv5,
+// 5.5–15.8 MB a block; CIFAR-10 quick's largest, 0.6 MB, stays in the
+// caches for the passes that read it); a variable for benchmarks.
+var directStreamBytes = 2 << 20
 
 // directLoadChannels is about how many output channels LoadGradTiles
 // takes together: their planes of a block stay in the L2 cache (AlexNet's

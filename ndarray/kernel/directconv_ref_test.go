@@ -433,10 +433,12 @@ func TestDirectConvLoadGradTiles(t *testing.T) {
 						d.LoadGrad(ref, dy, n)
 						// Runs of one tile, of a few channels and of a
 						// whole group (directLoadChannels).
-						defer func(v int) { directLoadChannels = v }(directLoadChannels)
-						for _, sc := range [][2]int{{0, 1}, {1 << 30, 1}, {0, 7}, {0, 1 << 20}, {1 << 30, 1 << 20}} {
+						// and the padded gradient by the kernels' streaming
+						// stores where they have them (directStreamBytes).
+						defer func(v, w int) { directLoadChannels, directStreamBytes = v, w }(directLoadChannels, directStreamBytes)
+						for _, sc := range [][3]int{{0, 1, 1 << 40}, {1 << 30, 1, 1 << 40}, {0, 7, 0}, {0, 1 << 20, 1 << 40}, {1 << 30, 1 << 20, 0}} {
 							stride := sc[0]
-							directLoadChannels = sc[1]
+							directLoadChannels, directStreamBytes = sc[1], sc[2]
 							old := directGradStride
 							directGradStride = stride
 							defer func() { directGradStride = old }()

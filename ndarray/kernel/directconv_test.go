@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"testing"
+	"unsafe"
 )
 
 // directGeom is a convolution geometry for the direct-convolution tests.
@@ -218,6 +219,16 @@ func TestDirectConvKernels(t *testing.T) {
 					k.deinterleave(&got2[0], srcStride, &src[0], dstStep, w, n, 0.5)
 					ref.deinterleave(&want2[0], srcStride, &src[0], dstStep, w, n, 0.5)
 					checkClose(t, "deinterleaved", got2, f64(want2), 0)
+					if k.interleaveStream != nil {
+						// Non-temporal stores want lines: dst 64-byte aligned.
+						buf := make([]float32, w*dstStep/4+16)
+						off := int(-uintptr(unsafe.Pointer(&buf[0]))%64) / 4
+						got3 := buf[off : off+w*dstStep/4]
+						copy(got3, randSlice(newRand(5), len(got3)))
+						k.interleaveStream(&got3[0], dstStep, &src[0], srcStride, w, n)
+						k.fence()
+						checkClose(t, "streamed", got3, f64(want), 0)
+					}
 				})
 			}
 		}

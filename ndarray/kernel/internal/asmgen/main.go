@@ -56,6 +56,7 @@ var outputs = []output{
 	{"pool22", buildPool22},
 	{"stream", buildStream},
 	{"deint4", buildDeint4},
+	{"dstream", buildDirectStream},
 }
 
 func main() {
