@@ -408,16 +408,58 @@ func BenchmarkDirectConvPack(b *testing.B) {
 		}
 		w := randSlice(newRand(1), s.m*s.c/s.g*s.k*s.k)
 		b.Run(s.name+"/forward", func(b *testing.B) {
-			for b.Loop() {
-				d.PackForward(w)
-			}
+			benchCPU(b, func() { d.PackForward(w) })
 		})
 		b.Run(s.name+"/backward", func(b *testing.B) {
-			for b.Loop() {
-				d.PackBackward(w)
-			}
+			benchCPU(b, func() { d.PackBackward(w) })
 		})
 	}
+}
+
+// BenchmarkDirectConvLoadGrad times LoadGradTiles, the pass that puts a
+// block's output gradient into the layouts of the input and weight
+// gradients and sums the bias gradient, on gradients that come from
+// memory (blocks of 64 MB of them in turn, as in a training step, where
+// the layer above wrote them long before), reporting the thread's CPU
+// time per block:
+//
+//	go test -run '^$' -bench DirectConvLoadGrad ./ndarray/kernel
+func BenchmarkDirectConvLoadGrad(b *testing.B) {
+	for _, s := range directShapes {
+		d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
+		if d == nil {
+			b.Skip("no direct convolution with these kernels")
+		}
+		b.Run(s.name, func(b *testing.B) {
+			L := d.Lanes()
+			oh, ow := d.OutputSize()
+			rng := newRand(1)
+			ys := make([][]float32, max(2, (64<<20)/(4*L*s.m*oh*ow)))
+			for i := range ys {
+				ys[i] = randSlice(rng, L*s.m*oh*ow)
+			}
+			db := make([]float32, s.m)
+			sc := d.NewScratch()
+			i := 0
+			benchCPU(b, func() {
+				d.LoadGradTiles(sc, ys[i%len(ys)], L, db, nil, 0)
+				i++
+			})
+		})
+	}
+}
+
+// benchCPU runs f b.N times on a locked thread and reports the thread's
+// CPU time per run.
+func benchCPU(b *testing.B, f func()) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	f()
+	cpu0 := threadCPUTime()
+	for b.Loop() {
+		f()
+	}
+	b.ReportMetric(float64(threadCPUTime()-cpu0)/float64(b.N)/1e3, "cpu-µs/op")
 }
 
 // benchFLOPs runs f b.N times on a locked thread and reports its rate per
