@@ -28,7 +28,9 @@
 // adding them, reading the input channel-major and the output gradient
 // tile by tile, in order (or, after LoadGrad, where it lies if its pixels
 // are near; LoadGradTiles writes both layouts and the bias gradient, after
-// an in-place ReLU's gradient, in one pass over the output gradient), a
+// an in-place ReLU's gradient, in one pass over the output gradient, a run
+// of channels at a time, the padded gradient for the input gradient by
+// non-temporal stores where it is larger than the L2 cache (AVX-512)), a
 // chunk of weights per kernel call (with AVX-512, a 5-wide
 // kernel a kernel row at a time, so that two neighbouring pixels share
 // their input vectors). NewDirectConv returns nil where the kernels in use have no
