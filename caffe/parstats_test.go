@@ -165,6 +165,7 @@ type segAgg struct {
 	runs                int
 	busy, cpu2, n       [maxStatsWorkers]int64
 	moved, callerMoved  int64
+	movedSegs           int64 // segments whose caller changed thread (counted by wall time)
 	multi               int64 // runs of more than one part
 	wait, late, lateCnt int64
 }
@@ -199,13 +200,19 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 			a.order = append(a.order, key)
 		}
 		g.wall += s.t1 - s.t0
-		// A caller that changed thread within the segment or a run (it
-		// blocked): its thread's clock says nothing of it; count the
-		// wall time.
-		if s.tid0 == s.tid1 {
-			g.cpu += s.cpu1 - s.cpu0
-		} else {
+		// A caller that changed thread within the segment or one of its
+		// runs (it blocked): its threads' clocks say nothing of it (and
+		// count what other goroutines ran there); the segment and its
+		// runs count their wall time.
+		moved := s.tid0 != s.tid1
+		for _, r := range s.runs {
+			moved = moved || r.tid0 != r.tid1 || r.tid0 != s.tid0
+		}
+		if moved {
 			g.cpu += s.t1 - s.t0
+			g.movedSegs++
+		} else {
+			g.cpu += s.cpu1 - s.cpu0
 		}
 		for i, r := range s.runs {
 			rk := fmt.Sprintf("%s #%d", key, i)
@@ -236,10 +243,10 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 			}
 			g.runs++
 			g.runWall += r.tEnd - r.t0
-			if r.tid0 == r.tid1 && s.tid0 == s.tid1 {
-				g.runCPU += r.c1 - r.c0
-			} else {
+			if moved {
 				g.runCPU += r.tEnd - r.t0
+			} else {
+				g.runCPU += r.c1 - r.c0
 			}
 			g.wait += r.tEnd - r.tOwn
 			for w := range maxStatsWorkers {
@@ -287,7 +294,7 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 	f := func(v int64) float64 { return float64(v) / 1e3 / n }
 	fmt.Fprintf(&sb, "\n%-18s %8s %8s | %8s %8s %5s %8s %8s %8s %7s %6s %9s %6s %8s %8s\n", "segment", "1t-wall", "1t-cpu",
 		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work", "wall0", "wall1")
-	var t1, t2, ser, wait, late, c1, c2, moved, callerMoved int64
+	var t1, t2, ser, wait, late, c1, c2, moved, callerMoved, movedSegs int64
 	var serCPU, runCPU, own0, own1, multi int64
 	for _, k := range b.order {
 		g, o := b.segs[k], a.segs[k]
@@ -305,6 +312,7 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 		c1, c2 = c1+o.cpu, c2+g.wall-g.runWall+g.cpu2[0]+g.cpu2[1]
 		moved += g.moved
 		callerMoved += g.callerMoved
+		movedSegs += g.movedSegs
 		serCPU, runCPU, own0, own1 = serCPU+g.cpu-g.runCPU, runCPU+g.runCPU, own0+g.cpu2[0], own1+g.cpu2[1]
 		multi += g.multi
 	}
@@ -312,7 +320,7 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 		"", "", "", "", f(wait), f(late), "", float64(c2)/float64(c1))
 	fmt.Fprintf(&sb, "two threads: the caller's CPU time outside the runs (serial) %.1f µs per iteration, in them %.1f (its parts %.1f, polling %.1f); the other's parts %.1f; %.1f runs of several parts per iteration\n",
 		f(serCPU), f(runCPU), f(own0), f(runCPU-own0), f(own1), float64(multi)/n)
-	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU); runs whose caller changed thread since the last: %.2f per iteration\n",
-		float64(moved)/n, float64(callerMoved)/n)
+	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU); runs whose caller changed thread since the last: %.2f per iteration; segments whose caller changed thread within them: %.2f per iteration (their wall time counted as CPU)\n",
+		float64(moved)/n, float64(callerMoved)/n, float64(movedSegs)/n)
 	return sb.String()
 }
