@@ -107,6 +107,10 @@ func TestFCProductsMatchSgemm(t *testing.T) {
 				checkFCProduct(t, fcProducts[2], 15, 20, 5, 0.5, 2, 0)
 				checkFCProduct(t, fcProducts[2], 29, 20, 5, 1, 2, 1)
 				checkFCProduct(t, fcProducts[0], 29, 20, 5, 1, 2, 1)
+				// Rows of W 4 KB and 8 KB apart: the forward product's
+				// tiles of fcAliasRows rows.
+				checkFCProduct(t, fcProducts[0], 45, 32, 1024, 0.5, 2, 0)
+				checkFCProduct(t, fcProducts[0], 37, 33, 2045, 1, 1, 3)
 			})
 		}
 	})
