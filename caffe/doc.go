@@ -192,6 +192,10 @@
 // gradient of the in-place ReLU of its input (LeNet's ip2 and relu1).
 // Net.ForwardLayer and Net.BackwardLayer, and so TimeNet, run the layers
 // one by one.
+// A ReLU in place on a large blob that no later layer writes (not
+// before an in-place Dropout, say) records in Forward which outputs are
+// positive, a bit each, and its Backward reads those bits instead of the
+// outputs (kernel.ReluSigns, kernel.ReluGradSigns), the same values.
 //
 // Built with the parstats tag, the passes and the layers' parallel runs
 // keep an account of each step's time (serial stretches, each

@@ -108,6 +108,9 @@ func (n *Net) findFusions() {
 				n.bwdReLUs[i] = r
 			}
 		}
+		if r, ok := l.(*ReLU); ok {
+			r.keepSigns = n.bottoms[i][0] == n.tops[i][0] && n.topKept(i)
+		}
 		conv, ok := l.(*Convolution)
 		if !ok || len(n.bottoms[i]) != 1 || len(n.tops[i]) != 1 || !noLoss(i) {
 			continue
@@ -170,6 +173,7 @@ func (n *Net) forwardIPReLU(i int, r *ReLU) error {
 		}
 	}
 	ip := n.layers[i].(*InnerProduct)
+	r.forgetSigns()
 	var ferr error
 	err := n.guard(i, func() {
 		ip.relu = r
@@ -276,6 +280,8 @@ func (n *Net) setupForward(f *convFusion) {
 	if f.pool != nil {
 		f.pool.x, f.pool.y = f.y, n.tops[f.poolIndex()][0].DataSlice()
 	}
+	f.relu.forgetSigns()
+	f.poolReLU.forgetSigns()
 	f.conv.fused = f
 	f.lanes = f.conv.setupDirectPool(f)
 	f.skipTop = f.lanes && n.skipUnread

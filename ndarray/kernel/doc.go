@@ -96,7 +96,9 @@
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
 // several images side by side (rows ldc floats apart), so that a
 // convolution can multiply a chunk of images at once. Relu and ReluGrad are
-// Caffe's ReLU with negative_slope. MaxPoolRow and AvePoolRow compute a
+// Caffe's ReLU with negative_slope; ReluSigns also records which outputs
+// are positive, a bit each, from which ReluGradSigns computes ReluGrad's
+// values without reading the outputs back. MaxPoolRow and AvePoolRow compute a
 // row of pooled outputs with Caffe's rules (the first maximum wins; the
 // average divides by a given window size), MaxPoolRows and AvePoolRows
 // many rows in one call (with AVX-512 two rows at a time, so that their

@@ -57,6 +57,7 @@ var outputs = []output{
 	{"stream", buildStream},
 	{"deint4", buildDeint4},
 	{"dstream", buildDirectStream},
+	{"relusigns", buildReluSigns},
 }
 
 func main() {
