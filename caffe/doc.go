@@ -175,7 +175,12 @@
 // (kernel.RowConv.ForwardReLU); a cross-channel LRN that is the only other
 // reader of a group's rectified top (AlexNet's norm1 and norm2) computes
 // the ReLU's gradient in its own backward pass (kernel.LRNBackwardReLU),
-// and the group then leaves it out.
+// and the group then leaves it out. A cross-channel LRN and the MAX or AVE
+// pooling of its output (AlexNet's norm1–pool1 and norm2–pool2) run as
+// one pass over the images, each image pooled right after it is
+// normalised and its pooling's gradient routed right before the LRN's
+// backward reads it; with Net.SetKeepTops(false) the LRN's output and
+// gradient stay in a worker's buffer of one image.
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
 // over images, the convolution's blocks or chunks, with one hand-off;

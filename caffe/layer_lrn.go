@@ -170,10 +170,13 @@ func (l *LRN) Forward(bottom, top []*Blob) error {
 
 // forwardWorker normalises image n as goroutine w.
 func (l *LRN) forwardWorker(w, n int) {
-	s := l.scratch[w]
+	size := l.chans * l.height * l.width
+	l.forwardImage(l.scratch[w], l.x[n*size:(n+1)*size], l.y[n*size:(n+1)*size])
+}
+
+// forwardImage normalises one image x into y with the scratch s.
+func (l *LRN) forwardImage(s *lrnScratch, x, y []float32) {
 	hw := l.height * l.width
-	size := l.chans * hw
-	x, y := l.x[n*size:(n+1)*size], l.y[n*size:(n+1)*size]
 	if !l.within {
 		for j := 0; j < hw; j += l.chunk {
 			l.acrossForward(s, x, y, j, min(j+l.chunk, hw))
@@ -325,16 +328,21 @@ func (l *LRN) Backward(top []*Blob, propagateDown []bool, bottom []*Blob) {
 
 // backwardWorker computes image n's gradient as goroutine w.
 func (l *LRN) backwardWorker(w, n int) {
-	s := l.scratch[w]
 	size := l.chans * l.height * l.width
 	i, j := n*size, (n+1)*size
+	l.backwardImage(l.scratch[w], l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j])
+}
+
+// backwardImage computes one image's gradient dx from its input x,
+// output y and output gradient dy with the scratch s.
+func (l *LRN) backwardImage(s *lrnScratch, x, y, dy, dx []float32) {
 	if l.within {
-		l.withinBackward(s, l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j])
-	} else {
-		hw := l.height * l.width
-		for p := 0; p < hw; p += l.chunk {
-			l.acrossBackward(s, l.x[i:j], l.y[i:j], l.dy[i:j], l.dx[i:j], p, min(p+l.chunk, hw))
-		}
+		l.withinBackward(s, x, y, dy, dx)
+		return
+	}
+	hw := l.height * l.width
+	for p := 0; p < hw; p += l.chunk {
+		l.acrossBackward(s, x, y, dy, dx, p, min(p+l.chunk, hw))
 	}
 }
 

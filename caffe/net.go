@@ -78,6 +78,9 @@ type Net struct {
 	backwardNext, earlyRunning bool
 	early                      passPreps
 	earlyWait, earlyAt         int
+	// lrnPools: by the LRN's layer, the LRN–pooling pairs run as one
+	// pass (net_fuse_lrn.go).
+	lrnPools []*lrnPool
 	// skipUnread: the fused groups leave the tops that no layer reads
 	// unwritten (SetKeepTops).
 	skipUnread bool
@@ -157,6 +160,7 @@ func newNetFromDef(def *NetDef, opts NetOptions) (n *Net, err error) {
 	}
 	n.analyseBackward()
 	n.findFusions()
+	n.findLRNPools()
 	return n, nil
 }
 
@@ -509,7 +513,9 @@ func (n *Net) reshapeLayer(i int) error {
 // with a loss weight of weight × (sum of the top's values).
 //
 // A convolution, an in-place ReLU and a pooling of its output run as one
-// pass, a block of images at a time, with the same results (net_fuse.go).
+// pass, a block of images at a time, with the same results (net_fuse.go),
+// as do a cross-channel LRN and the pooling of its output, an image at a
+// time (net_fuse_lrn.go).
 func (n *Net) Forward() (float32, error) {
 	beginPass()
 	defer endPass()
@@ -561,6 +567,13 @@ func (n *Net) Forward() (float32, error) {
 		}
 		if r := n.ipReLUs[i]; r != nil && fuseLayers {
 			if err := n.forwardIPReLU(i, r); err != nil {
+				return 0, err
+			}
+			i++
+			continue
+		}
+		if f := n.lrnPools[i]; f != nil {
+			if err := n.forwardLRNPool(f); err != nil {
 				return 0, err
 			}
 			i++
@@ -655,8 +668,11 @@ func (n *Net) backwardWith(h backwardHooks) error {
 		first := i
 		f := n.fusionEndingAt(i)
 		var gr *ReLU
+		lp := n.lrnPoolEndingAt(i)
 		if f != nil {
 			first = f.first
+		} else if lp != nil {
+			first = lp.first
 		} else if gr = n.gradReLU(i); gr != nil {
 			first = i - 1
 		}
@@ -709,6 +725,8 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			err = n.backwardFused(f)
 		case gr != nil:
 			err = n.backwardIPReLU(i, gr)
+		case lp != nil:
+			err = n.backwardLRNPool(lp)
 		default:
 			err = n.BackwardLayer(i)
 		}

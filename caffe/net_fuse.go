@@ -482,7 +482,12 @@ func (f *convFusion) release() {
 // buffer (a last block on the column path excepted); and the output and
 // its gradient of a convolution pooled a chunk of images at a time on the
 // column path without a ReLU in between (CIFAR-10 quick's conv1), which
-// stay in a worker's buffer while the pooling reads or writes them.
+// stay in a worker's buffer while the pooling reads or writes them; and
+// the output gradient of a cross-channel LRN pooled image by image
+// (AlexNet's norm1 and norm2, net_fuse_lrn.go), and its output where its
+// backward pass recomputes it (β = ¾) but for the first (local_size−1)/2
+// channels, which that pass reads, stay in a worker's buffer of one
+// image.
 // Training that never looks at such a blob saves writing it out (in
 // LeNet, 3.7 MB per iteration; CIFAR-10 quick's conv1, 13 MB and its
 // gradient as much); the blob's values are then those of an earlier
