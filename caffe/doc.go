@@ -180,7 +180,11 @@
 // one pass over the images, each image pooled right after it is
 // normalised and its pooling's gradient routed right before the LRN's
 // backward reads it; with Net.SetKeepTops(false) the LRN's output and
-// gradient stay in a worker's buffer of one image.
+// gradient stay in a worker's buffer of one image. Where the LRN reads a
+// group's rectified top and the group's convolution computes its weight
+// gradient on the row convolution (AlexNet's conv1), the pair's backward
+// runs inside the group's, an image at a time, right before the weight
+// gradient reads the image's output gradient.
 // Every value is computed as when the layers run one by one, so the
 // results are identical. With several threads the group is shared out
 // over images, the convolution's blocks or chunks, with one hand-off;

@@ -80,7 +80,7 @@ func (l *Convolution) forwardRows(s *convScratch, start, nb int) {
 // plane as on the column path), into its own buffer (the first into the
 // weights' gradient), and the parts are added in order.
 func (l *Convolution) backwardRows(top []*Blob, propagateDown []bool, bottom []*Blob) bool {
-	if l.rows == nil || !convRowsGrad || !l.rows.GradFits() || slices.Contains(propagateDown[:min(len(top), len(propagateDown))], true) {
+	if !l.rowsGradApplies(propagateDown[:min(len(top), len(propagateDown))]) {
 		return false
 	}
 	l.wantW = l.paramGrad(0)
@@ -98,6 +98,13 @@ func (l *Convolution) backwardRows(top []*Blob, propagateDown []bool, bottom []*
 	l.x, l.dy = nil, nil
 	l.colFor = -1
 	return true
+}
+
+// rowsGradApplies reports whether Backward computes the weight and bias
+// gradients on the row convolution (backwardRows) when the bottoms want
+// their gradients as propagateDown says.
+func (l *Convolution) rowsGradApplies(propagateDown []bool) bool {
+	return l.rows != nil && convRowsGrad && l.rows.GradFits() && !slices.Contains(propagateDown, true)
 }
 
 // rowsBackwardWorker handles the chunks of part p as goroutine w.

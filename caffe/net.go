@@ -669,10 +669,14 @@ func (n *Net) backwardWith(h backwardHooks) error {
 		f := n.fusionEndingAt(i)
 		var gr *ReLU
 		lp := n.lrnPoolEndingAt(i)
+		var lpConv *convFusion // the group whose backward runs lp's
 		if f != nil {
 			first = f.first
 		} else if lp != nil {
 			first = lp.first
+			if lpConv = n.chainedConv(lp); lpConv != nil {
+				first = lpConv.first
+			}
 		} else if gr = n.gradReLU(i); gr != nil {
 			first = i - 1
 		}
@@ -725,6 +729,8 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			err = n.backwardFused(f)
 		case gr != nil:
 			err = n.backwardIPReLU(i, gr)
+		case lpConv != nil:
+			err = n.backwardLRNChain(lp, lpConv)
 		case lp != nil:
 			err = n.backwardLRNPool(lp)
 		default:

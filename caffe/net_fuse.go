@@ -57,6 +57,10 @@ type convFusion struct {
 	// gradient of a block, which the bias gradient reads, in the
 	// worker's buffer (a last block on the column path excepted).
 	chunkTop, chunkGrad bool
+	// chainLRN: the LRN–pooling pair after the group whose backward runs
+	// inside the group's, an image at a time (Net.backwardLRNChain), or
+	// nil.
+	chainLRN *lrnPool
 	// stale: the last fused forward left the convolution's top unwritten
 	// (it outlives the pass, for a backward that cannot run fused).
 	stale bool
@@ -408,7 +412,7 @@ func (n *Net) setupBackward(f *convFusion) {
 	}
 	c.fused = f
 	f.lanes = f.pool != nil && f.pool.pending == f
-	f.chunkGrad = n.skipUnread && f.pool != nil && (c.direct == nil || f.lanes)
+	f.chunkGrad = n.skipUnread && (f.pool != nil || f.chainLRN != nil) && (c.direct == nil || f.lanes)
 	if f.chunkGrad {
 		c.growChunkBuffers()
 	}
@@ -487,7 +491,9 @@ func (f *convFusion) release() {
 // (AlexNet's norm1 and norm2, net_fuse_lrn.go), and its output where its
 // backward pass recomputes it (β = ¾) but for the first (local_size−1)/2
 // channels, which that pass reads, stay in a worker's buffer of one
-// image.
+// image, as does the output gradient of the convolution before such an
+// LRN when the pair's backward runs inside the convolution's group
+// (AlexNet's conv1, Net.backwardLRNChain).
 // Training that never looks at such a blob saves writing it out (in
 // LeNet, 3.7 MB per iteration; CIFAR-10 quick's conv1, 13 MB and its
 // gradient as much); the blob's values are then those of an earlier
@@ -539,6 +545,11 @@ func (f *convFusion) forwardBlock(lo, k int, lanes bool, y []float32) {
 // block).
 func (f *convFusion) backwardBlock(w, lo, k int, lanes bool, dy []float32) {
 	c, p := f.conv, f.pool
+	if lp := f.chainLRN; lp != nil {
+		for j := range k {
+			lp.backwardImageTo(w, lo+j, dy[j*c.outSize:(j+1)*c.outSize])
+		}
+	}
 	if f.poolReLU != nil {
 		// In place: the pooling's top values are the rectifier's.
 		size := p.channels * p.outH * p.outW

@@ -154,13 +154,20 @@ func (f *lrnPool) forwardImage(w, img int) {
 	}
 }
 
-// backwardLRNPool runs the pair's Backward: as one pass when both layers
-// run backward, the pooling's bottom gradient is wanted and the pair
-// fits, else the layers one by one.
+// fusesBackward reports whether the pair's backward runs as one pass:
+// both layers run backward, the LRN's bottom and the pooling's bottom
+// want their gradients, and the pair fits.
+func (n *Net) fusesBackward(f *lrnPool) bool {
+	i := f.first
+	return f.fits() && n.layerNeedBackward[i] && n.layerNeedBackward[i+1] && n.bottomNeedBackward[i+1][0] &&
+		n.bottomNeedBackward[i][0] && f.pool.pending == nil
+}
+
+// backwardLRNPool runs the pair's Backward: as one pass when
+// fusesBackward, else the layers one by one.
 func (n *Net) backwardLRNPool(f *lrnPool) error {
 	i := f.first
-	if !f.fits() || !n.layerNeedBackward[i] || !n.layerNeedBackward[i+1] || !n.bottomNeedBackward[i+1][0] ||
-		!n.bottomNeedBackward[i][0] || f.pool.pending != nil {
+	if !n.fusesBackward(f) {
 		for j := i + 1; j >= i; j-- {
 			if err := n.BackwardLayer(j); err != nil {
 				return err
@@ -169,23 +176,37 @@ func (n *Net) backwardLRNPool(f *lrnPool) error {
 		return nil
 	}
 	return n.guard(i, func() {
-		l, p := f.lrn, f.pool
-		f.x, f.dx = n.bottoms[i][0].DataSlice(), n.bottoms[i][0].DiffSlice()
-		f.y, f.dy = n.tops[i][0].DataSlice(), n.tops[i][0].DiffSlice()
-		p.y = n.tops[i+1][0].DiffSlice()
-		f.skipGrad = n.skipUnread
-		if f.skipGrad {
-			f.grow()
-		}
+		l := f.lrn
+		n.setupLRNPoolBackward(f)
 		defer f.release()
 		l.runner.run(l.workers(), l.num, f.bwdFn)
-		l.reluDone = l.reluGrad != nil
 	})
 }
 
+// setupLRNPoolBackward sets the pair's backward pass up.
+func (n *Net) setupLRNPoolBackward(f *lrnPool) {
+	i := f.first
+	f.x, f.dx = n.bottoms[i][0].DataSlice(), n.bottoms[i][0].DiffSlice()
+	f.y, f.dy = n.tops[i][0].DataSlice(), n.tops[i][0].DiffSlice()
+	f.pool.y = n.tops[i+1][0].DiffSlice()
+	f.skipGrad = n.skipUnread
+	if f.skipGrad {
+		f.grow()
+	}
+	f.lrn.reluDone = f.lrn.reluGrad != nil
+}
+
 // backwardImage routes the pooling's gradient of image img and computes
-// the LRN's, as goroutine w.
+// the LRN's into its bottom's gradient, as goroutine w.
 func (f *lrnPool) backwardImage(w, img int) {
+	size := f.lrn.chans * f.lrn.height * f.lrn.width
+	f.backwardImageTo(w, img, f.dx[img*size:(img+1)*size])
+}
+
+// backwardImageTo routes the pooling's gradient of image img and
+// computes the LRN's into dx (the image's part of the LRN's bottom
+// gradient, or a buffer of the convolution before it), as goroutine w.
+func (f *lrnPool) backwardImageTo(w, img int, dx []float32) {
 	l, p := f.lrn, f.pool
 	size := l.chans * l.height * l.width
 	a, b := img*size, (img+1)*size
@@ -195,7 +216,41 @@ func (f *lrnPool) backwardImage(w, img int) {
 	}
 	// Into the cache, not by non-temporal stores: the LRN reads it next.
 	p.backwardPlanes(w, dy, img*l.chans, (img+1)*l.chans, false)
-	l.backwardImage(l.scratch[w], f.x[a:b], f.y[a:b], dy, f.dx[a:b])
+	l.backwardImage(l.scratch[w], f.x[a:b], f.y[a:b], dy, dx)
+}
+
+// chainedConv returns the fused group that ends right before the pair,
+// whose rectified top the LRN reads, when the pair's backward runs inside
+// the group's (backwardLRNChain): the group's convolution computes its
+// weight gradient on the row convolution (a net's first layer: AlexNet's
+// conv1), a chunk of images at a time, and both run backward fused.
+func (n *Net) chainedConv(f *lrnPool) *convFusion {
+	if f.first == 0 || !chainGroups {
+		return nil
+	}
+	g := n.fusionEndingAt(f.first - 1)
+	if g == nil || g.lrn != f.lrn || g.pool != nil || !n.fusesBackward(f) || !n.fusedBackward(g) {
+		return nil
+	}
+	c := g.conv
+	if c.direct != nil || !c.rowsGradApplies(n.bottomNeedBackward[g.first]) {
+		return nil
+	}
+	return g
+}
+
+// backwardLRNChain runs the backward passes of the pair f and the group
+// g before it (chainedConv) as one run over the convolution's chunks: each
+// image's gradient goes through the pooling and the LRN (and so the ReLU)
+// right before the convolution's weight gradient reads it, while it is in
+// the core's cache (convFusion.backwardBlock); with Net.SetKeepTops(false)
+// it stays in a worker's buffer instead of the convolution's top.
+func (n *Net) backwardLRNChain(f *lrnPool, g *convFusion) error {
+	n.setupLRNPoolBackward(f)
+	defer f.release()
+	g.chainLRN = f
+	defer func() { g.chainLRN = nil }()
+	return n.backwardFused(g)
 }
 
 // release drops the slices of the pass.

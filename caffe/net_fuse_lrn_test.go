@@ -9,12 +9,13 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // lrnPoolNet is AlexNet's first two stages on a small image: LRNs across
 // channels after rectified convolutions, each pooled (MAX, then AVE).
 const lrnPoolNet = `name: "lrnpool"
-layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: 3 dim: 3 dim: 67 dim: 67 } shape { dim: 3 } } }
+layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: 3 dim: 3 dim: 115 dim: 115 } shape { dim: 3 } } }
 layer { name: "conv1" type: "Convolution" bottom: "data" top: "conv1" convolution_param { num_output: 12 kernel_size: 11 stride: 4 weight_filler { type: "gaussian" std: 0.05 } bias_filler { type: "constant" value: 0.01 } } }
 layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
 layer { name: "norm1" type: "LRN" bottom: "conv1" top: "norm1" lrn_param { local_size: 5 alpha: 0.5 beta: 0.75 } }
@@ -31,8 +32,9 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 // pairs run as one pass and with every layer alone, on one and two
 // threads, keeping every top and with Net.SetKeepTops(false): every
 // blob (with SetKeepTops(false), but the LRNs' tops and their gradients,
-// which then stay in the pass's buffers) and every weight is the same bit
-// for bit, and the pairs do run as one pass.
+// which then stay in the pass's buffers, and conv1's gradient, which then
+// stays in its group's) and every weight is the same bit for bit, and
+// the pairs do run as one pass, norm1's backward inside conv1's group.
 func TestFusedLRNPool(t *testing.T) {
 	defer func(v bool) { fuseLayers = v }(fuseLayers)
 	for _, threads := range []int{1, 2} {
@@ -50,8 +52,22 @@ func TestFusedLRNPool(t *testing.T) {
 						t.Errorf("%s and its pooling do not run as one pass", name)
 					}
 				}
+				// conv1's weight gradient on the row convolution (the
+				// portable kernels have none) reads each image's gradient
+				// right after norm1 and pool1 computed it.
+				rows := kernel.NewRowConv(3, 115, 115, 12, 11, 11, 0, 0, 4, 4) != nil
+				if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm1")]); rows && (g == nil || g.conv != fused.Layer("conv1")) {
+					t.Errorf("norm1 and pool1 do not run backward inside conv1's group")
+				}
 				for _, name := range fused.BlobNames() {
-					if !keep && (name == "norm1" || name == "norm2") {
+					if !keep && (name == "norm1" || name == "norm2" || name == "conv1") {
+						a, b := fused.Blob(name), alone.Blob(name)
+						if name == "conv1" {
+							// Only its gradient stays in the buffers.
+							if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+								t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+							}
+						}
 						continue
 					}
 					a, b := fused.Blob(name), alone.Blob(name)
