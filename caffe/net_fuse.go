@@ -78,20 +78,8 @@ type convFusion struct {
 // a loss weight.
 func (n *Net) findFusions() {
 	n.fusions = make([]*convFusion, len(n.layers))
-	readers := make([]int, len(n.blobs))
-	for i := range n.layers {
-		for _, b := range n.def.Layers[i].Bottoms {
-			readers[n.blobIndex[b]]++
-		}
-	}
-	noLoss := func(i int) bool {
-		for _, w := range n.def.Layers[i].LossWeights {
-			if w != 0 {
-				return false
-			}
-		}
-		return true
-	}
+	readers := n.blobReaders()
+	noLoss := n.noLossWeight
 	n.ipReLUs = make([]*ReLU, len(n.layers))
 	n.bwdReLUs = make([]*ReLU, len(n.layers))
 	for i, l := range n.layers {
@@ -587,4 +575,27 @@ func (n *Net) fusionEndingAt(i int) *convFusion {
 		}
 	}
 	return nil
+}
+
+// blobReaders returns, by blob index, how many layers take the blob as a
+// bottom.
+func (n *Net) blobReaders() []int {
+	readers := make([]int, len(n.blobs))
+	for i := range n.layers {
+		for _, b := range n.def.Layers[i].Bottoms {
+			readers[n.blobIndex[b]]++
+		}
+	}
+	return readers
+}
+
+// noLossWeight reports whether layer i gives none of its tops a loss
+// weight.
+func (n *Net) noLossWeight(i int) bool {
+	for _, w := range n.def.Layers[i].LossWeights {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
 }

@@ -41,20 +41,8 @@ type lrnPool struct {
 // the only layer that reads it; neither with a loss weight.
 func (n *Net) findLRNPools() {
 	n.lrnPools = make([]*lrnPool, len(n.layers))
-	readers := make([]int, len(n.blobs))
-	for i := range n.layers {
-		for _, b := range n.def.Layers[i].Bottoms {
-			readers[n.blobIndex[b]]++
-		}
-	}
-	noLoss := func(i int) bool {
-		for _, w := range n.def.Layers[i].LossWeights {
-			if w != 0 {
-				return false
-			}
-		}
-		return true
-	}
+	readers := n.blobReaders()
+	noLoss := n.noLossWeight
 	for i := 0; i+1 < len(n.layers); i++ {
 		l, ok := n.layers[i].(*LRN)
 		p, ok2 := n.layers[i+1].(*Pooling)

@@ -326,11 +326,20 @@ func loadRows(c *build.Context, isa directISA, count int, n, p, stride reg.Regis
 // n images are loaded under the opmask of the block's pixels, transposed,
 // and each pixel's vector (16 images) stored.
 func interleave512(c *build.Context) {
-	c.Function("interleaveAVX512")
+	interleaveVectors512(c, "interleaveAVX512",
+		"interleaveAVX512 writes w pixels of n images into vectors of 16 lanes (see directKernels.interleave).",
+		false)
+}
+
+// interleaveVectors512 emits an interleave of 16 pixels at a time under
+// the given name: stream stores each pixel's vector by VMOVNTPS instead
+// of VMOVUPS (dst and dstStep multiples of 64 bytes, no fence).
+func interleaveVectors512(c *build.Context, name, doc string, stream bool) {
+	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 	c.SignatureExpr("func(dst *float32, dstStep int, src *float32, srcStride, w, n int)")
-	c.Doc("interleaveAVX512 writes w pixels of n images into vectors of 16 lanes (see directKernels.interleave).")
+	c.Doc(doc)
 	dst, dstStep, src, srcStride, w, n := reg.RDI, reg.R11, reg.RSI, reg.R8, reg.RCX, reg.RDX
 	p, width := reg.R9, reg.R10
 	c.Load(c.Param("dst"), dst)
@@ -358,7 +367,11 @@ func interleave512(c *build.Context) {
 			c.CMPQ(width, operand.U8(j))
 			c.JLE(operand.LabelRef("stored"))
 		}
-		c.VMOVUPS(zmm(j), operand.Mem{Base: dst})
+		if stream {
+			c.VMOVNTPS(zmm(j), operand.Mem{Base: dst})
+		} else {
+			c.VMOVUPS(zmm(j), operand.Mem{Base: dst})
+		}
 		c.ADDQ(dstStep, dst)
 	}
 	c.Label("stored")

@@ -3,8 +3,6 @@ package main
 import (
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
-	"github.com/mmcloughlin/avo/operand"
-	"github.com/mmcloughlin/avo/reg"
 )
 
 // buildDirectStream emits the direct convolution's streaming stores of
@@ -33,46 +31,7 @@ func buildDirectStream(c *build.Context) {
 // (dst and dstStep multiples of 64 bytes), without a fence: a pass of
 // many calls ends with one (storeFenceAVX512).
 func interleaveStream512(c *build.Context) {
-	c.Function("interleaveStreamAVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, dstStep int, src *float32, srcStride, w, n int)")
-	c.Doc("interleaveStreamAVX512 is interleaveAVX512 with non-temporal stores of the aligned pixel vectors, unfenced (see directKernels.interleaveStream).")
-	dst, dstStep, src, srcStride, w, n := reg.RDI, reg.R11, reg.RSI, reg.R8, reg.RCX, reg.RDX
-	p, width := reg.R9, reg.R10
-	c.Load(c.Param("dst"), dst)
-	c.Load(c.Param("dstStep"), dstStep)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("srcStride"), srcStride)
-	c.Load(c.Param("w"), w)
-	c.Load(c.Param("n"), n)
-	c.TESTQ(w, w)
-	c.JLE(operand.LabelRef("done"))
-	c.Label("block")
-	c.MOVQ(operand.U32(16), width)
-	c.CMPQ(w, width)
-	c.CMOVQLT(w, width)
-	c.MOVL(operand.U32(0xffff), reg.R12L)
-	c.BZHIL(reg.R10L, reg.R12L, reg.R12L)
-	c.KMOVW(reg.R12L, reg.K1)
-	c.MOVQ(src, p)
-	loadRows(c, direct512, 16, n, p, srcStride, "", func(r int, m operand.Mem) {
-		c.VMOVUPS_Z(m, reg.K1, zmm(r))
-	})
-	transpose16(c)
-	for j := 0; j < 16; j++ {
-		if j > 0 {
-			c.CMPQ(width, operand.U8(j))
-			c.JLE(operand.LabelRef("stored"))
-		}
-		c.VMOVNTPS(zmm(j), operand.Mem{Base: dst})
-		c.ADDQ(dstStep, dst)
-	}
-	c.Label("stored")
-	c.ADDQ(operand.U8(64), src)
-	c.SUBQ(width, w)
-	c.JG(operand.LabelRef("block"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
+	interleaveVectors512(c, "interleaveStreamAVX512",
+		"interleaveStreamAVX512 is interleaveAVX512 with non-temporal stores of the aligned pixel vectors, unfenced (see directKernels.interleaveStream).",
+		true)
 }
