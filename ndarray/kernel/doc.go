@@ -120,7 +120,11 @@
 // multiple of 32 floats under AVX-512, of 8 under AVX2), skipping each
 // line's read for ownership, with the same values. AvePoolPlane and
 // AvePoolBackwardPlane do the same for average pooling, in the order of
-// additions of the row kernels and of the layer's spread rows. CopyRows
+// additions of the row kernels and of the layer's spread rows; under
+// AVX-512, AvePoolPlanes on planes 16 or 8 wide with 8 or 4 outputs a row
+// (CIFAR-10 quick's pool2 and pool3) fills each vector with the same
+// output row of 2 or 4 planes, and AvePoolBackwardPlanes does so on the
+// 8-wide ones, with the same results. CopyRows
 // and AddRows copy or add a block of short rows without a call per row.
 // LRNScale, LRNForward75, LRNRatio, LRNRatio75 and LRNBackward are the
 // steps of cross-channel local response normalisation over a channel

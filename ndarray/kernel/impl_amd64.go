@@ -131,12 +131,8 @@ var avx512Vec = &vecImpl{
 	maxPool3s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
 		maxPool3s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 	},
-	avePool3s2: func(y, x []float32, planes, height, width, outH, outW int) {
-		avePool3s2AVX512(&y[0], &x[0], planes, height, width, outH, outW)
-	},
-	avePoolBack3s2: func(dx, dy []float32, planes, height, width, outH, outW int) {
-		avePoolBack3s2AVX512(&dx[0], &dy[0], planes, height, width, outH, outW)
-	},
+	avePool3s2:     avePool3s2Small512,
+	avePoolBack3s2: avePoolBack3s2Small512,
 	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
 		maxPool2s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 	},

@@ -712,7 +712,7 @@ func TestAvePoolPlane(t *testing.T) {
 func TestAvePoolPlanes(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, k := range []struct{ k, s int }{{3, 2}, {2, 2}} {
-			for _, planes := range []int{0, 1, 3} {
+			for _, planes := range []int{0, 1, 3, 4, 5, 9} {
 				for _, height := range []int{3, 8, 13, 16, 33} {
 					for _, width := range []int{3, 8, 9, 16, 17, 32, 33, 55} {
 						for _, outH := range poolPlaneSizes(height, k.k, k.s) {

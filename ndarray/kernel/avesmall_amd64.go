@@ -1,0 +1,45 @@
+//go:build !noasm
+
+package kernel
+
+// avePool3s2Small512 is avePool3s2AVX512 where whole vectors of planes
+// fit: planes of width 2·outW for outW 8 or 4 run 16/outW planes to a
+// vector (aveSmall8AVX512, aveSmall4AVX512), the planes left over and
+// other shapes plane by plane.
+func avePool3s2Small512(y, x []float32, planes, height, width, outH, outW int) {
+	if width == 2*outW && (outW == 8 || outW == 4) {
+		g := 16 / outW
+		if groups := planes / g; groups > 0 {
+			if outW == 8 {
+				aveSmall8AVX512(&y[0], &x[0], groups, height, outH)
+			} else {
+				aveSmall4AVX512(&y[0], &x[0], groups, height, outH)
+			}
+			done := groups * g
+			if done == planes {
+				return
+			}
+			y, x, planes = y[done*outH*outW:], x[done*height*width:], planes-done
+		}
+	}
+	avePool3s2AVX512(&y[0], &x[0], planes, height, width, outH, outW)
+}
+
+// avePoolBack3s2Small512 is avePoolBack3s2AVX512 where whole vectors of
+// planes fit: planes of width 8 (4 outputs a row) run 4 planes to a
+// vector (aveSmallBack4AVX512), the planes left over and other shapes
+// plane by plane. (Planes 16 wide gained nothing by 2 to a vector: their
+// gradient's 1 KB planes are bound by the stores.)
+func avePoolBack3s2Small512(dx, dy []float32, planes, height, width, outH, outW int) {
+	if width == 8 && outW == 4 {
+		if groups := planes / 4; groups > 0 {
+			aveSmallBack4AVX512(&dx[0], &dy[0], groups, height, outH)
+			done := groups * 4
+			if done == planes {
+				return
+			}
+			dx, dy, planes = dx[done*height*width:], dy[done*outH*outW:], planes-done
+		}
+	}
+	avePoolBack3s2AVX512(&dx[0], &dy[0], planes, height, width, outH, outW)
+}
