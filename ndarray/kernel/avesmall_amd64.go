@@ -43,3 +43,20 @@ func avePoolBack3s2Small512(dx, dy []float32, planes, height, width, outH, outW 
 	}
 	avePoolBack3s2AVX512(&dx[0], &dy[0], planes, height, width, outH, outW)
 }
+
+// avePool3s2Small256 is avePool3s2AVX2 where whole vectors of planes fit:
+// planes of width 8 (4 outputs a row) run 2 planes to a vector
+// (aveSmall4AVX2), the planes left over and other shapes plane by plane.
+func avePool3s2Small256(y, x []float32, planes, height, width, outH, outW int) {
+	if width == 8 && outW == 4 {
+		if groups := planes / 2; groups > 0 {
+			aveSmall4AVX2(&y[0], &x[0], groups, height, outH)
+			done := groups * 2
+			if done == planes {
+				return
+			}
+			y, x, planes = y[done*outH*outW:], x[done*height*width:], planes-done
+		}
+	}
+	avePool3s2AVX2(&y[0], &x[0], planes, height, width, outH, outW)
+}

@@ -148,7 +148,23 @@ DATA aveSmallConsts<>+560(SB)/4, $0x0000000e
 DATA aveSmallConsts<>+564(SB)/4, $0x0000000e
 DATA aveSmallConsts<>+568(SB)/4, $0x0000000f
 DATA aveSmallConsts<>+572(SB)/4, $0x0000000f
-GLOBL aveSmallConsts<>(SB), RODATA|NOPTR, $576
+DATA aveSmallConsts<>+576(SB)/4, $0xffffffff
+DATA aveSmallConsts<>+580(SB)/4, $0xffffffff
+DATA aveSmallConsts<>+584(SB)/4, $0xffffffff
+DATA aveSmallConsts<>+588(SB)/4, $0xffffffff
+DATA aveSmallConsts<>+592(SB)/4, $0xffffffff
+DATA aveSmallConsts<>+596(SB)/4, $0xffffffff
+DATA aveSmallConsts<>+600(SB)/4, $0x00000000
+DATA aveSmallConsts<>+604(SB)/4, $0x00000000
+DATA aveSmallConsts<>+608(SB)/4, $0x40400000
+DATA aveSmallConsts<>+612(SB)/4, $0x40400000
+DATA aveSmallConsts<>+616(SB)/4, $0x40400000
+DATA aveSmallConsts<>+620(SB)/4, $0x40400000
+DATA aveSmallConsts<>+624(SB)/4, $0x40400000
+DATA aveSmallConsts<>+628(SB)/4, $0x40000000
+DATA aveSmallConsts<>+632(SB)/4, $0x40400000
+DATA aveSmallConsts<>+636(SB)/4, $0x40000000
+GLOBL aveSmallConsts<>(SB), RODATA|NOPTR, $640
 
 // func aveSmall8AVX512(y *float32, x *float32, groups int, height int, outH int)
 // Requires: AVX, AVX512DQ, AVX512F, CMOV
@@ -453,5 +469,95 @@ groupEnd:
 	ADDQ R9, DI
 	SUBQ $0x01, CX
 	JNZ  group
+	VZEROUPPER
+	RET
+
+// func aveSmall4AVX2(y *float32, x *float32, groups int, height int, outH int)
+// Requires: AVX, AVX2, CMOV
+TEXT ·aveSmall4AVX2(SB), NOSPLIT, $0-40
+	MOVQ    y+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    groups+16(FP), CX
+	MOVQ    height+24(FP), R8
+	SHLQ    $0x05, R8
+	MOVQ    outH+32(FP), R9
+	MOVQ    R9, BX
+	SHLQ    $0x01, BX
+	SHLQ    $0x04, R9
+	VMOVDQU aveSmallConsts<>+576(SB), Y8
+	VMOVUPS aveSmallConsts<>+608(SB), Y9
+
+group:
+	MOVQ       SI, R13
+	MOVQ       DI, R14
+	XORQ       R11, R11
+	VXORPS     Y0, Y0, Y0
+	VMOVUPS    (R13), Y4
+	VMOVUPS    (R13)(R8*1), Y5
+	VMASKMOVPS 8(R13), Y8, Y6
+	VMASKMOVPS 8(R13)(R8*1), Y8, Y7
+	VSHUFPS    $0x88, Y5, Y4, Y10
+	VSHUFPS    $0xdd, Y5, Y4, Y11
+	VSHUFPS    $0x88, Y7, Y6, Y12
+	VADDPS     Y10, Y0, Y0
+	VADDPS     Y11, Y0, Y0
+	VADDPS     Y12, Y0, Y0
+
+outRow:
+	MOVQ       height+24(FP), R12
+	SUBQ       R11, R12
+	CMPQ       R12, $0x03
+	MOVL       $0x00000003, DX
+	CMOVQGT    DX, R12
+	VMOVAPS    Y0, Y1
+	CMPQ       R12, $0x02
+	JLT        divide
+	VMOVUPS    32(R13), Y4
+	VMOVUPS    32(R13)(R8*1), Y5
+	VMASKMOVPS 40(R13), Y8, Y6
+	VMASKMOVPS 40(R13)(R8*1), Y8, Y7
+	VSHUFPS    $0x88, Y5, Y4, Y10
+	VSHUFPS    $0xdd, Y5, Y4, Y11
+	VSHUFPS    $0x88, Y7, Y6, Y12
+	VADDPS     Y10, Y1, Y1
+	VADDPS     Y11, Y1, Y1
+	VADDPS     Y12, Y1, Y1
+	CMPQ       R12, $0x03
+	JLT        divide
+	VMOVUPS    64(R13), Y4
+	VMOVUPS    64(R13)(R8*1), Y5
+	VMASKMOVPS 72(R13), Y8, Y6
+	VMASKMOVPS 72(R13)(R8*1), Y8, Y7
+	VSHUFPS    $0x88, Y5, Y4, Y10
+	VSHUFPS    $0xdd, Y5, Y4, Y11
+	VSHUFPS    $0x88, Y7, Y6, Y12
+	VADDPS     Y10, Y1, Y1
+	VADDPS     Y11, Y1, Y1
+	VADDPS     Y12, Y1, Y1
+	VXORPS     Y0, Y0, Y0
+	VADDPS     Y10, Y0, Y0
+	VADDPS     Y11, Y0, Y0
+	VADDPS     Y12, Y0, Y0
+
+divide:
+	MOVQ         R12, AX
+	VCVTSI2SSQ   AX, X3, X3
+	VBROADCASTSS X3, Y3
+	VMULPS       Y3, Y9, Y2
+	VDIVPS       Y2, Y1, Y1
+	VPERMQ       $0xd8, Y1, Y1
+	VMOVUPS      X1, (R14)
+	VEXTRACTF128 $0x01, Y1, (R14)(R9*1)
+	ADDQ         $0x40, R13
+	ADDQ         $0x10, R14
+	ADDQ         $0x02, R11
+	CMPQ         R11, BX
+	JLT          outRow
+	ADDQ         R8, SI
+	ADDQ         R8, SI
+	ADDQ         R9, DI
+	ADDQ         R9, DI
+	SUBQ         $0x01, CX
+	JNZ          group
 	VZEROUPPER
 	RET

@@ -33,6 +33,18 @@ func BenchmarkAvePoolSmall(b *testing.B) {
 				avePool3s2Small512(y, x, s.planes, s.h, s.h, s.oh, s.oh)
 			}
 		})
+		if s.h == 8 {
+			b.Run(name+"/fwd-avx2-old", func(b *testing.B) {
+				for b.Loop() {
+					avePool3s2AVX2(&y[0], &x[0], s.planes, s.h, s.h, s.oh, s.oh)
+				}
+			})
+			b.Run(name+"/fwd-avx2-new", func(b *testing.B) {
+				for b.Loop() {
+					avePool3s2Small256(y, x, s.planes, s.h, s.h, s.oh, s.oh)
+				}
+			})
+		}
 		b.Run(name+"/bwd-old", func(b *testing.B) {
 			for b.Loop() {
 				avePoolBack3s2AVX512(&x[0], &y[0], s.planes, s.h, s.h, s.oh, s.oh)

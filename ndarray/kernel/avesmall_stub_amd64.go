@@ -12,3 +12,6 @@ func aveSmall4AVX512(y *float32, x *float32, groups int, height int, outH int)
 
 // aveSmallBack4AVX512 sets the rows [0, min(height, 2*outH+1)) of groups·4 consecutive height×8 planes dx to the gradient of aveSmall4AVX512, as avePoolBack3s2AVX512, 4 planes to a vector.
 func aveSmallBack4AVX512(dx *float32, dy *float32, groups int, height int, outH int)
+
+// aveSmall4AVX2 is aveSmall4AVX512 for AVX2, groups·2 planes, 2 planes to a vector.
+func aveSmall4AVX2(y *float32, x *float32, groups int, height int, outH int)

@@ -124,7 +124,8 @@
 // AVX-512, AvePoolPlanes on planes 16 or 8 wide with 8 or 4 outputs a row
 // (CIFAR-10 quick's pool2 and pool3) fills each vector with the same
 // output row of 2 or 4 planes, and AvePoolBackwardPlanes does so on the
-// 8-wide ones, with the same results. CopyRows
+// 8-wide ones; under AVX2, AvePoolPlanes on the 8-wide planes runs 2 planes
+// to a vector; the same results. CopyRows
 // and AddRows copy or add a block of short rows without a call per row.
 // LRNScale, LRNForward75, LRNRatio, LRNRatio75 and LRNBackward are the
 // steps of cross-channel local response normalisation over a channel

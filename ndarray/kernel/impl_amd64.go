@@ -175,9 +175,7 @@ var avx2Vec = &vecImpl{
 	maxPool3s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
 		maxPool3s2AVX2(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 	},
-	avePool3s2: func(y, x []float32, planes, height, width, outH, outW int) {
-		avePool3s2AVX2(&y[0], &x[0], planes, height, width, outH, outW)
-	},
+	avePool3s2: avePool3s2Small256,
 	avePoolBack3s2: func(dx, dy []float32, planes, height, width, outH, outW int) {
 		avePoolBack3s2AVX2(&dx[0], &dy[0], planes, height, width, outH, outW)
 	},

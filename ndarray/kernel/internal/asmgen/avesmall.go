@@ -30,6 +30,7 @@ func buildAveSmall(c *build.Context) {
 	// The gradient of 8-wide outputs, 2 planes a vector, was no faster
 	// than avePoolBack3s2AVX512 (bound by the stores of its 1 KB planes).
 	aveSmallBack512(c, tab, 4)
+	aveSmall4_256(c, tab)
 }
 
 // aveSmallConsts emits the tables: at 0, 64, 128 the lanes 2l, 2l+1 and
@@ -62,6 +63,19 @@ func aveSmallConsts(c *build.Context) operand.Mem {
 	// or 1 of column l).
 	for l := 0; l < 32; l++ {
 		c.AddDatum(448+4*l, operand.U32(l/2))
+	}
+	// At 576: the AVX2 load mask of columns 2 … 7 of an 8-wide row (six
+	// lanes of all ones); at 608: the AVX2 kernel's clipped window widths
+	// in its lane order (outputs 0, 1 of two planes, then 2, 3).
+	for l := 0; l < 8; l++ {
+		c.AddDatum(576+4*l, operand.U32(map[bool]uint32{true: 0xffffffff}[l < 6]))
+	}
+	for l := 0; l < 8; l++ {
+		w := float32(3)
+		if l == 5 || l == 7 {
+			w = 2
+		}
+		c.AddDatum(608+4*l, operand.U32(math.Float32bits(w)))
 	}
 	return m
 }
@@ -314,6 +328,97 @@ func aveSmall512(c *build.Context, tab operand.Mem, outW int) {
 		c.ADDQ(hwB, xp)
 		c.ADDQ(oB, yp)
 	}
+	c.SUBQ(operand.U8(1), n)
+	c.JNZ(operand.LabelRef("group"))
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// aveSmall4_256 emits aveSmall4AVX2, aveSmall4AVX512 for AVX2: 2 planes
+// to a vector of 8, in the lane order of VSHUFPS over the planes' rows
+// (outputs 0, 1 of the first plane, 0, 1 of the second, then 2, 3 of
+// each), put back in order by VPERMQ before the stores.
+func aveSmall4_256(c *build.Context, tab operand.Mem) {
+	name := "aveSmall4AVX2"
+	poolFunc(c, name, "func(y *float32, x *float32, groups, height, outH int)",
+		"aveSmall4AVX2 is aveSmall4AVX512 for AVX2, groups·2 planes, 2 planes to a vector.")
+	xp, yp, hwB, oB, ph2, rowsHere, t, srcp, dstp, n, outH2 := reg.RSI, reg.RDI, reg.R8, reg.R9, reg.R11, reg.R12, reg.RAX, reg.R13, reg.R14, reg.RCX, reg.RBX
+	c.Load(c.Param("y"), yp)
+	c.Load(c.Param("x"), xp)
+	c.Load(c.Param("groups"), n)
+	c.Load(c.Param("height"), hwB)
+	c.SHLQ(operand.U8(5), hwB) // plane bytes: height·8·4
+	c.Load(c.Param("outH"), oB)
+	c.MOVQ(oB, outH2)
+	c.SHLQ(operand.U8(1), outH2)
+	c.SHLQ(operand.U8(4), oB) // output plane bytes: outH·4·4
+	v0, v1, u0, u1, mask, e, o, e2 := reg.Y4, reg.Y5, reg.Y6, reg.Y7, reg.Y8, reg.Y10, reg.Y11, reg.Y12
+	p0, sum, div, rf, csz := reg.Y0, reg.Y1, reg.Y2, reg.Y3, reg.Y9
+	c.VMOVDQU(tab.Offset(576), mask)
+	c.VMOVUPS(tab.Offset(608), csz)
+	const rowBytes = 32
+
+	c.Label("group")
+	c.MOVQ(xp, srcp)
+	c.MOVQ(yp, dstp)
+	c.XORQ(ph2, ph2)
+	horiz := func(r int, acc reg.VecPhysical, load bool) {
+		if load {
+			at := func(second bool, off int) operand.Mem {
+				m := operand.Mem{Base: srcp, Disp: r*rowBytes + off}
+				if second {
+					m.Index, m.Scale = hwB, 1
+				}
+				return m
+			}
+			c.VMOVUPS(at(false, 0), v0)
+			c.VMOVUPS(at(true, 0), v1)
+			c.VMASKMOVPS(at(false, 8), mask, u0)
+			c.VMASKMOVPS(at(true, 8), mask, u1)
+			c.VSHUFPS(operand.U8(0x88), v1, v0, e)
+			c.VSHUFPS(operand.U8(0xdd), v1, v0, o)
+			c.VSHUFPS(operand.U8(0x88), u1, u0, e2)
+		}
+		c.VADDPS(e, acc, acc)
+		c.VADDPS(o, acc, acc)
+		c.VADDPS(e2, acc, acc)
+	}
+	c.VXORPS(p0, p0, p0)
+	horiz(0, p0, true)
+	c.Label("outRow")
+	c.Load(c.Param("height"), rowsHere)
+	c.SUBQ(ph2, rowsHere)
+	c.CMPQ(rowsHere, operand.U8(3))
+	c.MOVL(operand.U32(3), reg.EDX)
+	c.CMOVQGT(reg.RDX, rowsHere)
+	c.VMOVAPS(p0, sum)
+	c.CMPQ(rowsHere, operand.U8(2))
+	c.JLT(operand.LabelRef("divide"))
+	horiz(1, sum, true)
+	c.CMPQ(rowsHere, operand.U8(3))
+	c.JLT(operand.LabelRef("divide"))
+	horiz(2, sum, true)
+	c.VXORPS(p0, p0, p0)
+	horiz(2, p0, false)
+	c.Label("divide")
+	c.MOVQ(rowsHere, t)
+	c.VCVTSI2SSQ(t, reg.X3, reg.X3)
+	c.VBROADCASTSS(reg.X3, rf)
+	c.VMULPS(rf, csz, div)
+	c.VDIVPS(div, sum, sum)
+	c.VPERMQ(operand.U8(0xd8), sum, sum)
+	c.VMOVUPS(sum.AsX(), operand.Mem{Base: dstp})
+	c.VEXTRACTF128(operand.U8(1), sum, operand.Mem{Base: dstp, Index: oB, Scale: 1})
+	c.ADDQ(operand.U8(2*rowBytes), srcp)
+	c.ADDQ(operand.U8(16), dstp)
+	c.ADDQ(operand.U8(2), ph2)
+	c.CMPQ(ph2, outH2)
+	c.JLT(operand.LabelRef("outRow"))
+
+	c.ADDQ(hwB, xp)
+	c.ADDQ(hwB, xp)
+	c.ADDQ(oB, yp)
+	c.ADDQ(oB, yp)
 	c.SUBQ(operand.U8(1), n)
 	c.JNZ(operand.LabelRef("group"))
 	c.VZEROUPPER()
