@@ -170,14 +170,18 @@ func rows512(c *build.Context, add bool) {
 
 // reluLoop512 walks n = len(x) floats 16 at a time, the last vector under
 // opmask K1; body(k) handles the vector at the pointers in ptrs with its
-// loads and stores masked by k (nil for a whole vector).
-func reluLoop512(c *build.Context, n reg.Register, ptrs []reg.Register, body func(k reg.Register)) {
+// loads and stores masked by k (nil for a whole vector). A signs pointer,
+// when not nil, steps over the vector's 16 bits (two bytes).
+func reluLoop512(c *build.Context, n reg.Register, ptrs []reg.Register, signs reg.Register, body func(k reg.Register)) {
 	c.Label("loop")
 	c.CMPQ(n, operand.U8(16))
 	c.JL(operand.LabelRef("tail"))
 	body(nil)
 	for _, p := range ptrs {
 		c.ADDQ(operand.U8(64), p)
+	}
+	if signs != nil {
+		c.ADDQ(operand.U8(2), signs)
 	}
 	c.SUBQ(operand.U8(16), n)
 	c.JMP(operand.LabelRef("loop"))
@@ -222,7 +226,7 @@ func relu512(c *build.Context) {
 	c.Load(c.Param("dst").Base(), d)
 	c.VBROADCASTSS(paramAddr(c, "slope"), reg.Z31)
 	c.VPXORD(reg.Z30, reg.Z30, reg.Z30)
-	reluLoop512(c, n, []reg.Register{x, d}, func(k reg.Register) {
+	reluLoop512(c, n, []reg.Register{x, d}, nil, func(k reg.Register) {
 		load512(c, operand.Mem{Base: x}, k, reg.Z0)
 		c.VCMPPS(operand.U8(cmpGTOQ), reg.Z30, reg.Z0, reg.K2)
 		// slope·x + 0: a negative x with slope 0 gives +0, as in Caffe.
@@ -248,7 +252,7 @@ func reluGrad512(c *build.Context) {
 	c.Load(c.Param("dx").Base(), dx)
 	c.VBROADCASTSS(paramAddr(c, "slope"), reg.Z31)
 	c.VPXORD(reg.Z30, reg.Z30, reg.Z30)
-	reluLoop512(c, n, []reg.Register{x, dy, dx}, func(k reg.Register) {
+	reluLoop512(c, n, []reg.Register{x, dy, dx}, nil, func(k reg.Register) {
 		load512(c, operand.Mem{Base: x}, k, reg.Z0)
 		load512(c, operand.Mem{Base: dy}, k, reg.Z2)
 		c.VCMPPS(operand.U8(cmpGTOQ), reg.Z30, reg.Z0, reg.K2)

@@ -51,7 +51,7 @@ func reluSigns512(c *build.Context) {
 		store512(c, reg.Z1, k, operand.Mem{Base: d})
 		c.KMOVW(reg.K3, operand.Mem{Base: s})
 	}
-	signsStride512(c, n, x, d, s, body)
+	reluLoop512(c, n, []reg.Register{x, d}, s, body)
 }
 
 // reluGradSigns512 emits reluGradSignsAVX512: dx[i] = dy[i] if bit i of
@@ -76,7 +76,7 @@ func reluGradSigns512(c *build.Context) {
 		c.VMOVAPS(reg.Z2, reg.K2, reg.Z1)
 		store512(c, reg.Z1, k, operand.Mem{Base: dx})
 	}
-	signsStride512(c, n, dy, dx, s, body)
+	reluLoop512(c, n, []reg.Register{dy, dx}, s, body)
 }
 
 // reluSigns256 emits reluSignsAVX2, reluSignsAVX512 for len(x) rounded
@@ -151,30 +151,6 @@ func reluGradSigns256(c *build.Context, bitTab operand.Mem) {
 	c.INCQ(s)
 	c.DECQ(n)
 	c.JNZ(operand.LabelRef("loop"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
-}
-
-// signsStride512 emits the loop of the AVX-512 sign kernels over n
-// (RCX) values: body on 16 values a step, src and dst advanced a vector
-// and signs two bytes, then body once more under opmask K1 on the last
-// fewer than 16.
-func signsStride512(c *build.Context, n, src, dst, signs reg.Register, body func(k reg.Register)) {
-	c.Label("loop")
-	c.CMPQ(n, operand.U8(16))
-	c.JL(operand.LabelRef("tail"))
-	body(nil)
-	c.ADDQ(operand.U8(64), src)
-	c.ADDQ(operand.U8(64), dst)
-	c.ADDQ(operand.U8(2), signs)
-	c.SUBQ(operand.U8(16), n)
-	c.JMP(operand.LabelRef("loop"))
-	c.Label("tail")
-	c.TESTQ(n, n)
-	c.JZ(operand.LabelRef("done"))
-	setMask(c, reg.ECX, reg.R10L, reg.K1)
-	body(reg.K1)
 	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()
