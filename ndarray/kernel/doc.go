@@ -61,10 +61,12 @@
 // lanes over neighbouring output pixels, for images small enough to stay
 // in the L1 cache, and for larger ones (AlexNet's) on flat rows: a copy
 // split into stride phases along both axes, whose rows are the output's
-// plus (kw-1) div strideW floats, so that a band of output rows is one run
-// of floats for every weight (GradFits); where those rows waste fewer
-// lanes than the row layout's, the forward pass runs on them too, with
-// the same sums. Where the weights leave a place in the kernels' last
+// plus (kw-1) div strideW floats, so that an output row meets one run of
+// floats for every weight (GradFits), with the output gradient transposed
+// pixel-major and the output channels in the lanes: each input value is
+// broadcast into aligned vectors of channels; where those rows waste
+// fewer lanes than the row layout's, the forward pass runs on them too,
+// with the same sums. Where the weights leave a place in the kernels' last
 // tile, the bias gradient is summed there, from a region of ones
 // (GradBias). ForwardReLU rectifies the output as it is written (on flat
 // rows, each band on its way out). The flat copy of a stride-4 image

@@ -68,12 +68,12 @@ type RowConv struct {
 	// too large for the row layout's: its plan, the flat copy's floats
 	// (after the padded copy), the weights' offsets in it and their
 	// places in Caffe's order.
-	flat              bool
-	flatQ, flatR      int
-	flatRows, flatVec int
-	fxSize            int
-	flatOff           []int32
-	flatPerm          []int
+	flat             bool
+	flatQ, flatR     int
+	flatRows, flatMp int
+	fxSize           int
+	flatOff          []int32
+	flatPerm         []int
 	// The forward pass on flat rows: the weights' offsets in Caffe's
 	// order.
 	flatFwd    bool
@@ -107,6 +107,16 @@ type rowKernels struct {
 	// phases); nil where the portable loop does it.
 	deint      func(d0, d1, d2, d3, src *float32, n int)
 	deintBlock int
+	// gradT adds to acc[j][i] (acc + j·accRow + i·V), for j < gnr,
+	// i < mr vectors of output channels, the sum over rows r < nrows and
+	// pixels t < npix of x[offs[j] + r·xrow + 4t] · dy[(r·npix+t)·dyStep
+	// + i·V], byte strides, in order; xrow is 4·npix + xskip. The flat
+	// weight gradient (rowconv_flat.go) runs on it, gtm vectors of
+	// channels at most a call, on output gradient transposed by trans
+	// (the direct convolution's interleave).
+	gradT func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int)
+	gtm   int
+	trans func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
 }
 
 // NewRowConv plans the row convolution of images of channels × height ×
@@ -440,14 +450,14 @@ func (d *RowConv) GradEnd(scratch, dw, db []float32) {
 	acc := d.accOf(scratch)
 	L := d.k.lanes
 	sums := laneSumsOf(L)
+	if d.flat {
+		d.gradEndFlat(acc, dw, db)
+		return
+	}
 	if db != nil {
 		for r := range d.m {
 			sums(&db[r], &acc[(r*d.kp+d.kk)*L], 1)
 		}
-	}
-	if d.flat {
-		d.gradEndFlat(acc, scratch[d.fixed()+d.accSize+d.flatScratch()-d.kp:][:d.kp], dw)
-		return
 	}
 	for r := range d.m {
 		sums(&dw[r*d.kk], &acc[r*d.kp*L], d.kk)
@@ -512,6 +522,31 @@ func rowGradGo(lanes, nr int) func(mr int, dy *float32, dych, dyskip int, x *flo
 					for r := range nrows {
 						for v := range nvec {
 							s += *at(dy, i*dych+r*dyrow+v*V+4*l) * *at(x, int(os[j])+r*xrow+v*V+4*l)
+						}
+					}
+					*dst = s
+				}
+			}
+		}
+	}
+}
+
+// rowGradTGo is the portable kernel of the flat weight gradient with the
+// output channels in the lanes (rowKernels.gradT), lanes floats per
+// vector and tiles of nr weights: the reference the assembly is tested
+// against.
+func rowGradTGo(lanes, nr int) func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
+	return func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
+		os := unsafe.Slice(offs, nr)
+		xrow := 4*npix + xskip
+		for j := range nr {
+			for i := range mr {
+				for l := range lanes {
+					dst := at(acc, j*accRow+4*(i*lanes+l))
+					s := *dst
+					for r := range nrows {
+						for t := range npix {
+							s += *at(x, int(os[j])+r*xrow+4*t) * *at(dy, (r*npix+t)*dyStep+4*(i*lanes+l))
 						}
 					}
 					*dst = s

@@ -16,6 +16,13 @@ var (
 	convRowsGradAVX2 = [...]func(dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int){
 		convRowsGradAVX2x1, convRowsGradAVX2x2, convRowsGradAVX2x3,
 	}
+	convRowsGradTAVX512 = [...]func(dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int){
+		convRowsGradTAVX512x1, convRowsGradTAVX512x2, convRowsGradTAVX512x3, convRowsGradTAVX512x4,
+		convRowsGradTAVX512x5, convRowsGradTAVX512x6,
+	}
+	convRowsGradTAVX2 = [...]func(dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int){
+		convRowsGradTAVX2x1, convRowsGradTAVX2x2, convRowsGradTAVX2x3,
+	}
 	rowsAVX512 = &rowKernels{lanes: 16, mr: len(convRowsAVX512),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX512[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
@@ -24,7 +31,12 @@ var (
 		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
 			convRowsGradAVX512[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
 		},
-		deint: deint4AVX512, deintBlock: 16}
+		deint: deint4AVX512, deintBlock: 16,
+		gtm: len(convRowsGradTAVX512),
+		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
+			convRowsGradTAVX512[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
+		},
+		trans: interleaveAVX512}
 	rowsAVX2 = &rowKernels{lanes: 8, mr: len(convRowsAVX2),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX2[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
@@ -33,7 +45,12 @@ var (
 		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
 			convRowsGradAVX2[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
 		},
-		deint: deint4AVX2, deintBlock: 8}
+		deint: deint4AVX2, deintBlock: 8,
+		gtm: len(convRowsGradTAVX2),
+		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
+			convRowsGradTAVX2[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
+		},
+		trans: interleaveAVX2}
 )
 
 // rowKernelsOf returns the row-convolution kernels of an implementation,

@@ -9,45 +9,50 @@ import "unsafe"
 // in the L1 cache (CIFAR-10 quick's first layer) but not a large one
 // (AlexNet's 227×227: 720 KB), whose rows of 55 outputs also fill only 55
 // of the 64 lanes of four vectors. For those the gradient runs on flat
-// rows: the image is copied split into stride phases along both axes,
-// input pixel (y, x) of channel c in plane (c, y mod strideH, x mod
-// strideW) at row y div strideH, column x div strideW, each plane's rows
-// flatQ = outW + (kw-1) div strideW floats apart. The output gradient is
-// copied, a band of rows of a tile of output channels at a time, into
-// rows of the same flatQ floats (outW values, then zeros), so that output
-// pixel p = oy·flatQ + ox meets, for weight (c, ki, kj), the copy's
-// float
+// rows with the output channels in the lanes: the image is copied split
+// into stride phases along both axes, input pixel (y, x) of channel c in
+// plane (c, y mod strideH, x mod strideW) at row y div strideH, column
+// x div strideW, each plane's rows flatQ = outW + (kw-1) div strideW
+// floats apart, so that output pixel (oy, ox) meets, for weight
+// (c, ki, kj), the copy's float
 //
-//	plane(c, ki mod strideH, kj mod strideW) + (ki div strideH)·flatQ + kj div strideW + p,
+//	plane(c, ki mod strideH, kj mod strideW) + (ki div strideH + oy)·flatQ + kj div strideW + ox,
 //
-// one run of floats for the band however the rows end: the kernels sum
-// over the band as over one long row (AlexNet: 57 floats a row, 55 of
-// them outputs, 96% of the lanes). The weights are taken plane by plane
-// (flatPerm), so that the ones a tile reads in turn share their lines of
-// the copy in the L1 cache; the band's output gradient stays there while
-// every weight reads it.
+// a run of outW floats along an output row. The output gradient of a band
+// of output rows is transposed pixel-major (the direct convolution's
+// interleave), every output channel of a pixel side by side in whole
+// vectors (the channels rounded up to a vector, zeros past them), and the
+// kernels broadcast each input value a weight meets into the vectors of
+// channels: aligned loads, no lanes wasted on the rows' ends, and sums
+// that each hold one weight's gradient of a vector of output channels,
+// over the pixels of the band, the bands and the images in order. The
+// weights are taken plane by plane (flatPerm), so that the ones a call
+// reads in turn share their lines of the copy in the L1 cache; the band's
+// transposed gradient stays there while every weight reads it.
 
-// flatBand is about how many bytes of the copied output gradient a band
-// of a tile of output channels holds.
+// flatBand is about how many bytes of the transposed output gradient a
+// band holds (at least one output row).
 const flatBand = 20 << 10
 
-// planFlat plans the flat weight gradient, or leaves d.flat false if its
-// rows would waste more than a fifth of the lanes.
+// planFlat plans the flat weight gradient, or leaves d.flat false if the
+// kernels have none or its rows would waste more than a fifth of the
+// forward pass's lanes.
 func (d *RowConv) planFlat() {
 	L := d.k.lanes
 	q := d.ow + (d.kw-1)/d.sw
-	if 4*q > 5*d.ow {
+	if d.k.gradT == nil || 4*q > 5*d.ow {
 		return
 	}
 	d.flat, d.flatQ = true, q
 	d.flatR = d.oh + (d.kh-1)/d.sh
 	planes := d.c * d.sh * d.sw
-	// A band's vectors end at most L-1 floats past its last row, and
-	// read up to (kw-1) div strideW further.
+	// The bias slot's region of ones is read as far as the last row's
+	// end; the forward pass's vectors read further (planFlatForward).
 	d.fxSize = planes*d.flatR*q + q + L
-	bands := (d.oh*q*4*d.k.gmr + flatBand - 1) / flatBand
-	d.flatRows = (d.oh + bands - 1) / bands
-	d.flatVec = (d.flatRows*q + L - 1) / L
+	d.flatMp = (d.m + L - 1) / L * L
+	d.flatRows = max(1, min(d.oh, flatBand/(4*d.ow*d.flatMp)))
+	d.accSize = d.kp * d.flatMp
+	d.dypSize = 0
 	d.flatOff = d.flatOff[:0]
 	d.flatPerm = d.flatPerm[:0]
 	for c := range d.c {
@@ -68,13 +73,13 @@ func (d *RowConv) planFlat() {
 	}
 }
 
-// flatScratch is the floats of the flat gradient's buffers after the
-// sums: a band of output gradient and a row of lane sums.
+// flatScratch is the floats of the flat gradient's buffer after the
+// sums: a band of transposed output gradient.
 func (d *RowConv) flatScratch() int {
 	if !d.flat {
 		return 0
 	}
-	return flatAlign + d.k.gmr*d.flatVec*d.k.lanes + d.kp
+	return flatAlign + d.flatRows*d.ow*d.flatMp
 }
 
 // flatAlign is the most floats skipped to start the band of output
@@ -153,51 +158,43 @@ func deinterleave4(kern *rowKernels, p *[4][]float32, src []float32) {
 }
 
 // gradAddFlat adds the weight gradient of n images on flat rows to the
-// sums acc (see GradAdd); buf holds the copy xf, then a band of output
-// gradient.
+// sums acc (weight by weight, flatMp floats each: see GradAdd); xf is the
+// flat copy, dyb holds a band of transposed output gradient.
 func (d *RowConv) gradAddFlat(acc, xf, dyb, x, dy []float32, n int) {
 	const f = 4
-	L, V, P, q := d.k.lanes, 4*d.k.lanes, d.oh*d.ow, d.flatQ
-	stride := d.flatVec * L
+	L, P, q, mp := d.k.lanes, d.oh*d.ow, d.flatQ, d.flatMp
 	dyb = alignLine(dyb)
-	// The zeros past each row's outputs, which no band overwrites (the
-	// buffer is Forward's band too, so cleared here once a call).
-	clear(dyb[:d.k.gmr*stride])
 	for j := range n {
 		d.loadFlat(xf, x[j*d.c*d.h*d.w:])
 		g := dy[j*d.m*P : (j+1)*d.m*P]
-		for _, t := range d.gTiles {
-			for r0 := 0; r0 < d.oh; r0 += d.flatRows {
-				nr := min(d.flatRows, d.oh-r0)
-				nvec := (nr*q + L - 1) / L
-				for i := range t.h {
-					row := dyb[i*stride : i*stride+nvec*L]
-					src := g[(t.r0+i)*P+r0*d.ow:]
-					CopyRows(row, q, src, d.ow, nr, d.ow)
-					if nr < d.flatRows {
-						// A last, shorter band: zeros past its rows.
-						clear(row[nr*q:])
-					}
-				}
+		for r0 := 0; r0 < d.oh; r0 += d.flatRows {
+			nr := min(d.flatRows, d.oh-r0)
+			for c0 := 0; c0 < mp; c0 += L {
+				d.k.trans(&dyb[c0], mp*f, &g[c0*P+r0*d.ow], P*f, nr*d.ow, min(L, d.m-c0))
+			}
+			for c0 := 0; c0 < mp; c0 += d.k.gtm * L {
+				mr := min(d.k.gtm, (mp-c0)/L)
 				for k := 0; k < d.kp; k += d.k.gnr {
-					d.k.grad(t.h, &dyb[0], stride*f, 0, &xf[r0*q], &d.flatOff[k], 0, 1, nvec, &acc[(t.r0*d.kp+k)*L], d.kp*V)
+					d.k.gradT(mr, &dyb[c0], mp*f, &xf[r0*q], &d.flatOff[k], (q-d.ow)*f, nr, d.ow, &acc[k*mp+c0], mp*f)
 				}
 			}
 		}
 	}
 }
 
-// gradEndFlat adds the lanes of the sums acc to dw, weight by weight in
-// Caffe's order, through tmp (kp floats).
-func (d *RowConv) gradEndFlat(acc, tmp, dw []float32) {
-	L := d.k.lanes
-	sums := laneSumsOf(L)
-	for r := range d.m {
-		clear(tmp)
-		sums(&tmp[0], &acc[r*d.kp*L], d.kk)
-		row := dw[r*d.kk : (r+1)*d.kk]
-		for j, k := range d.flatPerm {
-			row[k] += tmp[j]
+// gradEndFlat adds the sums acc to dw, weight by weight in Caffe's order,
+// and, if db is not nil, the bias slot's to db.
+func (d *RowConv) gradEndFlat(acc, dw, db []float32) {
+	mp := d.flatMp
+	for j, k := range d.flatPerm {
+		s := acc[j*mp:][:d.m]
+		for r, v := range s {
+			dw[r*d.kk+k] += v
+		}
+	}
+	if db != nil {
+		for r, v := range acc[d.kk*mp:][:d.m] {
+			db[r] += v
 		}
 	}
 }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -108,7 +109,8 @@ func TestRowConvColumns(t *testing.T) {
 // goRowKernels returns the portable reference kernels with the given
 // vector width and tiles.
 func goRowKernels(lanes, mr, gmr, gnr int) *rowKernels {
-	return &rowKernels{lanes: lanes, mr: mr, conv: rowConvGo(lanes), gmr: gmr, gnr: gnr, grad: rowGradGo(lanes, gnr)}
+	return &rowKernels{lanes: lanes, mr: mr, conv: rowConvGo(lanes), gmr: gmr, gnr: gnr, grad: rowGradGo(lanes, gnr),
+		gradT: rowGradTGo(lanes, gnr), gtm: gmr, trans: interleaveGo(lanes)}
 }
 
 // TestRowConvWeightGrad checks RowConv.WeightGrad, with the kernels of
@@ -201,6 +203,38 @@ func TestRowConvWeightGrad(t *testing.T) {
 					if math.Float32bits(got[i]) != math.Float32bits(ref[i]) {
 						t.Fatalf("%s: %+v: Forward after WeightGrad: y[%d] = %g, want %g", name, c, i, got[i], ref[i])
 					}
+				}
+			}
+		}
+	})
+}
+
+// TestRowConvGradTKernels checks the kernels of the flat weight gradient
+// (rowKernels.gradT) of every implementation that has them against the
+// portable reference, for each tile of output channels, over several
+// rows of pixels with a gap between them, added to what acc holds.
+func TestRowConvGradTKernels(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		k := rowKernelsOf(active)
+		if k == nil || k.gradT == nil {
+			t.Skip("no flat weight gradient kernels")
+		}
+		ref := rowGradTGo(k.lanes, k.gnr)
+		rng := newRand(11)
+		const f, nrows, npix, skip = 4, 3, 7, 2
+		for mr := 1; mr <= k.gtm; mr++ {
+			step := (mr + 1) * k.lanes // a gap past the channels
+			dy := randSlice(rng, nrows*npix*step)
+			x := randSlice(rng, 200)
+			offs := []int32{0, 4 * 9, 4 * 40, 4 * 41}[:k.gnr]
+			accRow := (mr*k.lanes + 3) * f
+			got := randSlice(rng, k.gnr*accRow/f)
+			want := slices.Clone(got)
+			k.gradT(mr, &dy[0], step*f, &x[0], &offs[0], skip*f, nrows, npix, &got[0], accRow)
+			ref(mr, &dy[0], step*f, &x[0], &offs[0], skip*f, nrows, npix, &want[0], accRow)
+			for i := range want {
+				if math.Abs(float64(got[i]-want[i])) > 1e-5 {
+					t.Fatalf("mr %d: acc[%d] = %g, want %g", mr, i, got[i], want[i])
 				}
 			}
 		}

@@ -59,6 +59,7 @@ var outputs = []output{
 	{"dstream", buildDirectStream},
 	{"relusigns", buildReluSigns},
 	{"avesmall", buildAveSmall},
+	{"rowgradt", buildRowGradT},
 }
 
 func main() {
