@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// TestFillSynthetic checks the four-at-a-time values against the generator
+// TestFillSynthetic checks the vector kernels' values against the generator
 // stepped one value at a time, across calls of every length remainder.
 func TestFillSynthetic(t *testing.T) {
 	state, want := uint32(1), uint32(1)

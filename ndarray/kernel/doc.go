@@ -95,6 +95,12 @@
 // non-temporal), read-modify-write and update streams, the floor of these
 // memory-bound passes.
 //
+// LCGFill writes the uniform values of a linear congruential generator
+// (the synthetic batches of the training benchmarks and sparknet time):
+// four vectors of consecutive states stepped side by side by the
+// generator's step of as many values, the values of the generator stepped
+// one at a time, bit for bit.
+//
 // Im2colLd and Col2imLd are Im2col and Col2im for column matrices that hold
 // several images side by side (rows ldc floats apart), so that a
 // convolution can multiply a chunk of images at once. Relu and ReluGrad are

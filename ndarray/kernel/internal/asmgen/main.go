@@ -60,6 +60,7 @@ var outputs = []output{
 	{"relusigns", buildReluSigns},
 	{"avesmall", buildAveSmall},
 	{"rowgradt", buildRowGradT},
+	{"lcg", buildLCG},
 }
 
 func main() {
