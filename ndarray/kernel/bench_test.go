@@ -2,7 +2,9 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -257,11 +259,20 @@ var directShapes = []struct {
 // too, plane by plane), "backward-relu-pass" the same with ReluGrad first
 // over the whole block, as a fused group with a ReLU passes it otherwise.
 // The pass "forward-pool" is ForwardPool with a ReLU and an AVE 3×3
-// stride-2 pooling on the block (CIFAR-10 quick's conv2 and conv3 groups).
+// stride-2 pooling on the block (CIFAR-10 quick's conv2 and conv3 groups);
+// "load-input" is the interleaving of the input block alone (LoadInput,
+// part of "forward"), reported as time only.
+//
+// SPARKNET_DIRECT_TUNE sets the plans' blocking variables for the run
+// (see directTuning), so that another blocking can be tried on a
+// machine without a rebuild:
+//
+//	SPARKNET_DIRECT_TUNE=chunk=45,group=8 go test -run '^$' -bench 'DirectConv/alexnet' ./ndarray/kernel
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"tiles", "forward", "forward-pool", "data", "weights", "weights-loaded", "backward", "backward-passes", "backward-relu", "backward-relu-pass"} {
+		for _, pass := range []string{"tiles", "load-input", "forward", "forward-pool", "data", "weights", "weights-loaded", "backward", "backward-passes", "backward-relu", "backward-relu-pass"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
+				defer directTuning(b)()
 				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 				if d == nil {
 					b.Skip("no direct convolution with these kernels")
@@ -312,6 +323,7 @@ func BenchmarkDirectConv(b *testing.B) {
 							}
 						}
 					},
+					"load-input":     func() { d.LoadInput(bl, 0, x, L) },
 					"forward":        func() { d.Forward(sc, bl, 0, x, L, y, nil) },
 					"data":           func() { d.LoadGrad(sc, y, L); d.BackwardData(sc, dx, L) },
 					"weights":        func() { d.WeightGrad(sc, x, y, L, dw) },
@@ -351,10 +363,53 @@ func BenchmarkDirectConv(b *testing.B) {
 				if pass == "tiles" {
 					flops = 2 * float64(L*s.m*s.c/s.g*s.k*s.k*inner*oh)
 				}
+				if pass == "load-input" {
+					flops = 0
+				}
 				benchFLOPs(b, flops, run)
 			})
 		}
 	}
+}
+
+// directTuning sets the blocking variables of the direct convolution
+// named in SPARKNET_DIRECT_TUNE (a comma-separated list of name=value:
+// group, chunk and pixels for the weight gradient's directGradGroup,
+// directGradChunk and directGradPixels; stride for directGradStride;
+// fchunk and tiles for directChunk and directChunkTiles; load for
+// directLoadChannels; stream for directStreamBytes) before a benchmark
+// makes its plan, and returns the function that restores them. Each
+// blocking gives the same sums; only the speed changes.
+func directTuning(b *testing.B) func() {
+	vars := map[string]*int{
+		"group": &directGradGroup, "chunk": &directGradChunk, "pixels": &directGradPixels,
+		"stride": &directGradStride, "fchunk": &directChunk, "tiles": &directChunkTiles,
+		"load": &directLoadChannels, "stream": &directStreamBytes,
+	}
+	old := make(map[string]int, len(vars))
+	for k, p := range vars {
+		old[k] = *p
+	}
+	restore := func() {
+		for k, p := range vars {
+			*p = old[k]
+		}
+	}
+	spec := os.Getenv("SPARKNET_DIRECT_TUNE")
+	if spec == "" {
+		return restore
+	}
+	for _, kv := range strings.Split(spec, ",") {
+		k, v, _ := strings.Cut(kv, "=")
+		n, err := strconv.Atoi(v)
+		p := vars[k]
+		if p == nil || err != nil || n <= 0 {
+			restore()
+			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, stride, fchunk, tiles, load, stream", kv)
+		}
+		*p = n
+	}
+	return restore
 }
 
 // BenchmarkDirectTail times a DirectTail's passes on a last block of
@@ -463,7 +518,8 @@ func benchCPU(b *testing.B, f func()) {
 }
 
 // benchFLOPs runs f b.N times on a locked thread and reports its rate per
-// second of the thread's CPU time and as a share of the FMA peak.
+// second of the thread's CPU time and as a share of the FMA peak, or,
+// with flops 0, the thread's CPU time per run.
 func benchFLOPs(b *testing.B, flops float64, f func()) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
@@ -474,10 +530,12 @@ func benchFLOPs(b *testing.B, flops float64, f func()) {
 		f()
 	}
 	cpu := threadCPUTime() - cpu0
-	if cpu > 0 {
+	if cpu > 0 && flops > 0 {
 		rate := flops * float64(b.N) / cpu.Seconds() / 1e9
 		b.ReportMetric(rate, "GFLOP/cpu-s")
 		b.ReportMetric(100*rate/peak.GFLOPS(), "%peak-cpu")
+	} else if cpu > 0 {
+		b.ReportMetric(float64(cpu)/float64(b.N)/1e3, "cpu-µs/op")
 	}
 }
 
