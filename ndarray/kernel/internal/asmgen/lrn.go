@@ -92,6 +92,7 @@ func lrnScaleKernel(c *build.Context, isa vecISA, name string, one operand.Mem) 
 		doc = "sc[i] as lrnScale, then r[i] = (dy[i]·y[i]) / sc[i] and pow[i] = 1/(√sc[i]·√√sc[i]), each operation rounded, for i < len(sc)"
 	}
 	vecFunc(c, isa, name, sig, doc)
+	nrConsts(c, isa)
 	n := reg.RCX
 	sc, xin, xout := reg.RSI, reg.RDI, reg.RDX
 	c.Load(c.Param("sc").Len(), n)
@@ -136,19 +137,7 @@ func lrnScaleKernel(c *build.Context, isa vecISA, name string, one operand.Mem) 
 		fma(t, na, s)
 		store(c, s, at(sc), w)
 		// pow75 leaves 1/(√s·√√s) in s, using t.
-		pow75 := func() {
-			if w == 4 {
-				c.VSQRTSS(s, s, t)
-				c.VSQRTSS(t, t, s)
-				c.VMULSS(s, t, t)
-				c.VDIVSS(t, ones, s)
-			} else {
-				c.VSQRTPS(s, t)
-				c.VSQRTPS(t, s)
-				c.VMULPS(s, t, t)
-				c.VDIVPS(t, ones, s)
-			}
-		}
+		pow75 := func() { emitPow75(c, isa, w, u, s, t, s, ones) }
 		switch name {
 		case "lrnForward75":
 			pow75()
@@ -176,7 +165,7 @@ func lrnScaleKernel(c *build.Context, isa vecISA, name string, one operand.Mem) 
 			}
 		}
 	}, nil)
-	finish(c)
+	finishNR(c)
 }
 
 // lrnBackwardKernel emits lrnBackward{AVX512,AVX2}, or with relu
@@ -276,6 +265,7 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 	sig := "func(sc, xin, xout, dyr, yr, r, pow, acc, rout, x, dy, powc, dx []float32, " + args + ")"
 	doc := "sc[i], r[i] and pow[i] as lrnRatio75 (" + with + "), then dx[i] and acc[i] as " + back + " with rin = r and pow = powc, for i < len(sc)"
 	vecFunc(c, isa, name, sig, doc)
+	nrConsts(c, isa)
 	n := reg.RCX
 	ptrs := []struct {
 		name string
@@ -294,7 +284,11 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 	acc, rout, x, dy, powc, dx := regs[7], regs[8], regs[9], regs[10], regs[11], regs[12]
 	// The constants: 1.0 made from all ones (no memory access).
 	ones := isa.vec(14)
-	c.VPCMPEQD(ones, ones, ones)
+	if isa.bytes == 64 {
+		c.VPTERNLOGD(operand.U8(0xff), ones, ones, ones)
+	} else {
+		c.VPCMPEQD(ones, ones, ones)
+	}
 	c.VPSRLD(operand.U8(25), ones, ones)
 	c.VPSLLD(operand.U8(23), ones, ones)
 	c.VBROADCASTSS(paramAddr(c, "a"), isa.vec(13))
@@ -320,19 +314,7 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 		fma(t, na, s)
 		store(c, s, at(sc), w)
 		// pow75 leaves its power 1/(√s·√√s) in dst, using e.
-		pow75 := func(dst reg.VecPhysical) {
-			if w == 4 {
-				c.VSQRTSS(s, s, e)
-				c.VSQRTSS(e, e, dst)
-				c.VMULSS(dst, e, e)
-				c.VDIVSS(e, one, dst)
-			} else {
-				c.VSQRTPS(s, e)
-				c.VSQRTPS(e, dst)
-				c.VMULPS(dst, e, e)
-				c.VDIVPS(e, one, dst)
-			}
-		}
+		pow75 := func(dst reg.VecPhysical) { emitPow75(c, isa, w, u, s, e, dst, one) }
 		if recompute {
 			// Its power, its output yr·pow, its ratio.
 			pow75(d)
@@ -365,14 +347,21 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 		if relu {
 			zero, slope := vreg(isa, 10, w), vreg(isa, 11, w)
 			mul(slope, d, e)
-			if w == 4 {
+			switch {
+			case w == 4:
 				c.VCMPSS(operand.U8(cmpLTOQ), at(x), zero, t)
-			} else {
+				c.VBLENDVPS(t, d, e, d)
+			case w == 64:
+				// AVX-512 compares into a mask register.
+				c.VCMPPS(operand.U8(cmpLTOQ), at(x), zero, reg.K2)
+				c.VMOVAPS(d, reg.K2, e)
+				c.VMOVAPS(e, d)
+			default:
 				c.VCMPPS(operand.U8(cmpLTOQ), at(x), zero, t)
+				c.VBLENDVPS(t, d, e, d)
 			}
-			c.VBLENDVPS(t, d, e, d)
 		}
 		store(c, d, at(dx), w)
 	}, nil)
-	finish(c)
+	finishNR(c)
 }

@@ -61,6 +61,7 @@ var outputs = []output{
 	{"avesmall", buildAveSmall},
 	{"rowgradt", buildRowGradT},
 	{"lcg", buildLCG},
+	{"lrn512", buildLRN512},
 }
 
 func main() {
