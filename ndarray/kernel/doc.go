@@ -140,7 +140,14 @@
 // plane, each one pass that computes what the separate primitives would,
 // to the bit; LRNStep75 is LRNRatio75 and LRNBackward in one pass, and
 // LRNBackwardReLU and LRNStep75 with relu also pass the gradient through
-// an in-place ReLU's (as ReluGrad).
+// an in-place ReLU's (as ReluGrad). Under AVX2 they run in 256-bit
+// vectors, at the rate of the divider and square-root unit; under AVX-512
+// those with β = ¾ run in 512-bit vectors and take their square roots on
+// the FMA units (an estimate, a Goldschmidt step and a correction by the
+// exact remainder), which give VSQRTPS's bits: the tests compare them for
+// every float32 in [2⁻¹⁰⁰, 2¹⁰⁰), the range where they are used, and the
+// package checks a sample at first use, keeping the 256-bit kernels on a
+// core where they differ.
 //
 // The functions panic, with a message that starts with "kernel: ", on
 // arguments that describe no valid matrix or image (a negative size, a

@@ -12,11 +12,13 @@ import (
 
 // The kernels of cross-channel local response normalisation, for one
 // channel plane at a time, with 256-bit vectors (AVX2 and FMA), which the
-// AVX-512 implementation runs too: on the layer's planes, which start
-// anywhere in a cache line, 512-bit versions of these kernels measured
-// slower (AlexNet's norm1 forward and backward 1.2× slower, norm2 about
-// the same; the backward step with its six streams of unaligned loads
-// made the difference), their rate being that of the divider and
+// AVX-512 implementation runs too but for those with β = ¾ (lrn512.go
+// generates those in 512-bit vectors with their square roots on the FMA
+// units): on the layer's planes, which start anywhere in a cache line,
+// 512-bit versions of these kernels with VSQRTPS measured slower
+// (AlexNet's norm1 forward and backward 1.2× slower on an AMD core, norm2
+// about the same; the backward step with its six streams of unaligned
+// loads made the difference), their rate being that of the divider and
 // square-root unit, which 256-bit vectors keep as busy. Each fuses the
 // element-wise passes of the layer's plane loop into one, with the same
 // operations in the same order, so that the results are those of the
