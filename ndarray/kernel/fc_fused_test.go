@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -89,10 +90,18 @@ func TestFCBackward(t *testing.T) {
 // (FCBackward, the same update for each piece); path=fused-nodiff the
 // same with the update left in the gradient's buffer (SGDStep) instead of
 // written to the diff, as the solver does when it defers the diff to the
-// history (which the bytes counted still include). It reports GFLOP (both
-// products) and the bytes of weights, history and diff the update must
-// move (read W and H, write W, H and the diff) per second of the thread's
-// CPU time.
+// history (which the bytes counted still include). Two more paths split
+// fused-nodiff into its halves, to show how far its time is their sum
+// rather than the larger of them: path=products is FCBackward with an
+// update that does nothing (both products and one read of W, the
+// arithmetic), path=update the same SGDStep over the same pieces of W
+// and H in the same order with the gradient from a buffer in the cache
+// (the memory traffic: W and H read and written), and path=update-rows
+// that step over whole rows in order, the same bytes in one sequential
+// stream each. It reports GFLOP (both products) and the bytes of weights,
+// history and diff the update must move (read W and H, write W, H and the
+// diff) per second of the thread's CPU time; the update paths count no
+// FLOPs and only the bytes they move (W and H, read and written).
 //
 //	go test -run '^$' -bench FCBackward ./ndarray/kernel
 func BenchmarkFCBackward(b *testing.B) {
@@ -138,10 +147,29 @@ func BenchmarkFCBackward(b *testing.B) {
 					SGDStep(w[lo:hi], grad, h[lo:hi], decay, rate, momentum)
 				})
 			},
+			"products": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, func(int, int, []float32) {}) },
+			"update": func() {
+				for c := 0; c < K; c += fcFusedCols {
+					for r := range N {
+						lo := r*K + c
+						hi := lo + min(fcFusedCols, K-c)
+						SGDStep(w[lo:hi], buf[:hi-lo], h[lo:hi], decay, rate, momentum)
+					}
+				}
+			},
+			"update-rows": func() {
+				for lo := 0; lo < N*K; lo += K {
+					SGDStep(w[lo:lo+K], buf[:K], h[lo:lo+K], decay, rate, momentum)
+				}
+			},
 		}
-		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff"} {
+		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff", "products", "update", "update-rows"} {
+			flops, bytes := 4*float64(M*N*K), 20*float64(N*K)
+			if strings.HasPrefix(path, "update") {
+				flops, bytes = 0, 16*float64(N*K) // no arithmetic counted, no diff
+			}
 			b.Run(fmt.Sprintf("%s/path=%s", l.name, path), func(b *testing.B) {
-				benchFCBytes(b, 4*float64(M*N*K), 20*float64(N*K), paths[path])
+				benchFCBytes(b, flops, bytes, paths[path])
 			})
 		}
 	}
