@@ -289,6 +289,26 @@ func (a *statsAgg) runReport(n float64) string {
 }
 
 // report prints a's segments (one thread) beside b's (two).
+// mergeOrder returns the segments of order followed by those of other
+// that it lacks, each after the one before it in other: the segments of a
+// two-thread step with those that only a one-thread step has (a group
+// that runs chained with the next on two threads and alone on one:
+// LeNet's conv2 forward, conv1 backward), so that each column sums the
+// whole step.
+func mergeOrder(order, other []string) []string {
+	out := slices.Clone(order)
+	prev := -1
+	for _, k := range other {
+		if i := slices.Index(out, k); i >= 0 {
+			prev = i
+			continue
+		}
+		prev++
+		out = slices.Insert(out, prev, k)
+	}
+	return out
+}
+
 func (a *statsAgg) report(b *statsAgg, n float64) string {
 	var sb strings.Builder
 	f := func(v int64) float64 { return float64(v) / 1e3 / n }
@@ -296,10 +316,13 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 		"2t-wall", "serial", "runs", "runwall", "busy0", "busy1", "wait0", "late1", "parts0/1", "work", "wall0", "wall1")
 	var t1, t2, ser, wait, late, c1, c2, moved, callerMoved, movedSegs int64
 	var serCPU, runCPU, own0, own1, multi int64
-	for _, k := range b.order {
+	for _, k := range mergeOrder(b.order, a.order) {
 		g, o := b.segs[k], a.segs[k]
 		if o == nil {
 			o = &segAgg{}
+		}
+		if g == nil {
+			g = &segAgg{}
 		}
 		work := 0.0
 		if o.cpu > 0 {
