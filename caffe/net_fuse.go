@@ -58,7 +58,8 @@ type convFusion struct {
 	// worker's buffer (a last block on the column path excepted).
 	chunkTop, chunkGrad bool
 	// chainLRN: the LRN–pooling pair after the group whose backward runs
-	// inside the group's, an image at a time (Net.backwardLRNChain), or
+	// inside the group's, an image at a time (Net.backwardLRNChain:
+	// AlexNet's norm1–pool1 in conv1's group, norm2–pool2 in conv2's), or
 	// nil.
 	chainLRN *lrnPool
 	// stale: the last fused forward left the convolution's top unwritten

@@ -209,9 +209,12 @@ func (f *lrnPool) backwardImageTo(w, img int, dx []float32) {
 
 // chainedConv returns the fused group that ends right before the pair,
 // whose rectified top the LRN reads, when the pair's backward runs inside
-// the group's (backwardLRNChain): the group's convolution computes its
-// weight gradient on the row convolution (a net's first layer: AlexNet's
-// conv1), a chunk of images at a time, and both run backward fused.
+// the group's (backwardLRNChain): both run backward fused, and the
+// group's convolution computes its weight gradient on the row
+// convolution (a net's first layer: AlexNet's conv1), a chunk of images
+// at a time, or runs on the direct path (AlexNet's conv2), a block of
+// images at a time, on no more goroutines than the pair's layers have
+// buffers for.
 func (n *Net) chainedConv(f *lrnPool) *convFusion {
 	if f.first == 0 || !chainGroups {
 		return nil
@@ -221,18 +224,25 @@ func (n *Net) chainedConv(f *lrnPool) *convFusion {
 		return nil
 	}
 	c := g.conv
-	if c.direct != nil || !c.rowsGradApplies(n.bottomNeedBackward[g.first]) {
+	if d := c.direct; d != nil {
+		if d.workers > f.lrn.workers() || d.workers > f.pool.threads() {
+			return nil
+		}
+		return g
+	}
+	if !c.rowsGradApplies(n.bottomNeedBackward[g.first]) {
 		return nil
 	}
 	return g
 }
 
 // backwardLRNChain runs the backward passes of the pair f and the group
-// g before it (chainedConv) as one run over the convolution's chunks: each
-// image's gradient goes through the pooling and the LRN (and so the ReLU)
-// right before the convolution's weight gradient reads it, while it is in
-// the core's cache (convFusion.backwardBlock); with Net.SetKeepTops(false)
-// it stays in a worker's buffer instead of the convolution's top.
+// g before it (chainedConv) as one run over the convolution's chunks or
+// blocks: each image's gradient goes through the pooling and the LRN (and
+// so the ReLU) right before the convolution's gradients read it, while it
+// is in the core's caches (convFusion.backwardBlock); on the row
+// convolution, with Net.SetKeepTops(false), it stays in a worker's buffer
+// instead of the convolution's top.
 func (n *Net) backwardLRNChain(f *lrnPool, g *convFusion) error {
 	n.setupLRNPoolBackward(f)
 	defer f.release()

@@ -59,6 +59,15 @@ func TestFusedLRNPool(t *testing.T) {
 				if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm1")]); rows && (g == nil || g.conv != fused.Layer("conv1")) {
 					t.Errorf("norm1 and pool1 do not run backward inside conv1's group")
 				}
+				// conv2 on the direct path reads each block's gradient
+				// right after norm2 and pool2 computed it.
+				if c := fused.Layer("conv2").(*Convolution); c.direct != nil {
+					if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm2")]); g == nil || g.conv != c {
+						t.Errorf("norm2 and pool2 do not run backward inside conv2's group")
+					}
+				} else {
+					t.Logf("conv2 is not on the direct path")
+				}
 				for _, name := range fused.BlobNames() {
 					if !keep && (name == "norm1" || name == "norm2" || name == "conv1") {
 						a, b := fused.Blob(name), alone.Blob(name)
