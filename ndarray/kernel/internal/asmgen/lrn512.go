@@ -29,8 +29,8 @@ import (
 // s in [2⁻¹⁰⁰, 2¹⁰⁰]: the result depends only on the significand and the
 // parity of the exponent in that range (every operation scales exactly by
 // powers of four), and the package's tests compare it with VSQRTPS for
-// all of those, at several exponents; at run time the package checks it
-// once over the significands before it selects these kernels
+// every float32 in that range; at run time the package checks it once,
+// on every 64th float32 in [1, 4), before it selects these kernels
 // (lrnSqrtAVX512), so that a core whose estimate differs keeps the
 // 256-bit ones. A vector with a lane outside that range (or NaN) takes
 // VSQRTPS. The division 1/(√s·√√s) and the ratio's stay on the divider,
