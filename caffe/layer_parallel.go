@@ -93,7 +93,7 @@ const layerSpin = 50 * time.Microsecond
 // (other processes on the cores: their time slices last milliseconds)
 // blocks, leaving its core to that partner, instead of polling for it:
 // on a loaded machine two-thread LeNet steps took 20-27% less time on
-// average with 500 µs than with 1 ms (CIFAR-10 quick 8-10%). Most
+// average with 500 µs than with 1 ms (CIFAR-10 quick 0-13%). Most
 // stretches a pass waits through on a quiet machine (serial layers, the
 // last part of a run) take less; the longest, the wait for the small last
 // block of CIFAR-10 quick's chained convolutions' backward run (about
