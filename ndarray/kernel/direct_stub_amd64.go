@@ -154,11 +154,6 @@ func interleaveAVX512(dst *float32, dstStep int, src *float32, srcStride int, w 
 //go:noescape
 func deinterleaveAVX512(dst *float32, dstStride int, src *float32, srcStep int, w int, n int, bias float32)
 
-// laneSumsAVX512 adds to dst[i] the sum of the 16 floats src[16i:16i+16], for i < n.
-//
-//go:noescape
-func laneSumsAVX512(dst *float32, src *float32, n int)
-
 // interleaveAVX2 writes w pixels of n images into vectors of 8 lanes (see directKernels.interleave).
 //
 //go:noescape
@@ -168,8 +163,3 @@ func interleaveAVX2(dst *float32, dstStep int, src *float32, srcStride int, w in
 //
 //go:noescape
 func deinterleaveAVX2(dst *float32, dstStride int, src *float32, srcStep int, w int, n int, bias float32)
-
-// laneSumsAVX2 adds to dst[i] the sum of the 8 floats src[8i:8i+8], for i < n.
-//
-//go:noescape
-func laneSumsAVX2(dst *float32, src *float32, n int)

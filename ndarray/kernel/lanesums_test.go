@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"testing"
 )
 
@@ -57,19 +58,25 @@ func BenchmarkLaneSums(b *testing.B) {
 		for _, n := range []int{8, 16, 40, 1200} {
 			b.Run(fmt.Sprintf("%s/n=%d", im.name, n), func(b *testing.B) {
 				L := k.lanes
-				// As many chunks as fill about 64 KB, as the tiles of a
-				// group do.
+				// As many chunks as fill about 16 KB, as the accumulators
+				// of a tile do (in the first-level cache).
 				// dst rows apart, as the weight gradient's rows are.
-				reps, stride := max(1, 16384/(n*L)), (n+31)/16*16
+				reps, stride := max(1, 4096/(n*L)), (n+31)/16*16
 				src := randSlice(newRand(1), reps*n*L)
 				dst := make([]float32, reps*stride)
 				b.SetBytes(int64(4 * reps * n * L))
-				b.ResetTimer()
-				for range b.N {
+				// The thread's CPU time per vector: the machine may be
+				// shared.
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				t0, iters := threadCPUTime(), 0
+				for b.Loop() {
+					iters++
 					for r := range reps {
 						k.laneSums(&dst[r*stride], &src[r*n*L], n)
 					}
 				}
+				b.ReportMetric(float64(threadCPUTime()-t0)/float64(max(1, iters)*reps*n), "cpu-ns/vec")
 			})
 		}
 	}

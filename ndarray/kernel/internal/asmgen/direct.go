@@ -21,7 +21,9 @@ import (
 //	                 weights, summed over the pixels of a block in lanes
 //	interleave*      one image row of n images into pixel vectors
 //	deinterleave*    pixel vectors back into image rows, plus a bias
-//	laneSums*        dst[i] += the sum of the lanes of vector i
+//
+// The lane sums (laneSums*, dst[i] += the sum of the lanes of vector i)
+// are in lanesums.go.
 
 // directISA is a vector width for the direct-convolution kernels.
 type directISA struct {
@@ -50,10 +52,8 @@ func buildDirect(c *build.Context) {
 	}
 	interleave512(c)
 	deinterleave512(c)
-	laneSums512(c)
 	interleave256(c, tab)
 	deinterleave256(c, tab)
-	laneSums256(c, tab)
 }
 
 // directConsts emits the int32 lane numbers 0..7 for AVX2 lane masks.
@@ -434,51 +434,6 @@ func deinterleave512(c *build.Context) {
 	c.RET()
 }
 
-// laneSums512 emits laneSumsAVX512: 16 vectors at a time are transposed
-// and their columns added in order, so that lane i of the sum is the sum
-// of vector i's lanes, first to last; the last partial group loads its
-// vectors (the others zero) and stores under an opmask.
-func laneSums512(c *build.Context) {
-	c.Function("laneSumsAVX512")
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst, src *float32, n int)")
-	c.Doc("laneSumsAVX512 adds to dst[i] the sum of the 16 floats src[16i:16i+16], for i < n.")
-	dst, src, n, p, cnt := reg.RDI, reg.RSI, reg.RCX, reg.R9, reg.R10
-	c.Load(c.Param("dst"), dst)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("n"), n)
-	stride := reg.R8
-	c.MOVQ(operand.U32(64), stride)
-	c.Label("block")
-	c.TESTQ(n, n)
-	c.JLE(operand.LabelRef("done"))
-	c.MOVQ(operand.U32(16), cnt)
-	c.CMPQ(n, cnt)
-	c.CMOVQLT(n, cnt)
-	c.MOVL(operand.U32(0xffff), reg.R12L)
-	c.BZHIL(reg.R10L, reg.R12L, reg.R12L)
-	c.KMOVW(reg.R12L, reg.K1)
-	c.MOVQ(src, p)
-	loadRows(c, direct512, 16, cnt, p, stride, "", func(r int, m operand.Mem) {
-		c.VMOVUPS(m, zmm(r))
-	})
-	transpose16(c)
-	for j := 1; j < 16; j++ {
-		c.VADDPS(zmm(j), zmm(0), zmm(0))
-	}
-	c.VMOVUPS_Z(operand.Mem{Base: dst}, reg.K1, zmm(1))
-	c.VADDPS(zmm(1), zmm(0), zmm(0))
-	c.VMOVUPS(zmm(0), reg.K1, operand.Mem{Base: dst})
-	c.ADDQ(operand.U8(64), dst)
-	c.ADDQ(operand.U32(1024), src)
-	c.SUBQ(cnt, n)
-	c.JMP(operand.LabelRef("block"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
-}
-
 // interleave256 emits interleaveAVX2: interleave512 with 8 lanes; the
 // image rows are read under a VMASKMOVPS lane mask.
 func interleave256(c *build.Context, tab operand.Mem) {
@@ -567,46 +522,6 @@ func deinterleave256(c *build.Context, tab operand.Mem) {
 	c.ADDQ(operand.U8(32), dst)
 	c.SUBQ(width, w)
 	c.JG(operand.LabelRef("block"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
-}
-
-// laneSums256 emits laneSumsAVX2 (see laneSums512).
-func laneSums256(c *build.Context, tab operand.Mem) {
-	c.Function("laneSumsAVX2")
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst, src *float32, n int)")
-	c.Doc("laneSumsAVX2 adds to dst[i] the sum of the 8 floats src[8i:8i+8], for i < n.")
-	dst, src, n, p, cnt := reg.RDI, reg.RSI, reg.RCX, reg.R9, reg.R10
-	c.Load(c.Param("dst"), dst)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("n"), n)
-	stride := reg.R8
-	c.MOVQ(operand.U32(32), stride)
-	c.Label("block")
-	c.TESTQ(n, n)
-	c.JLE(operand.LabelRef("done"))
-	c.MOVQ(operand.U32(8), cnt)
-	c.CMPQ(n, cnt)
-	c.CMOVQLT(n, cnt)
-	c.MOVQ(src, p)
-	loadRows(c, direct256, 8, cnt, p, stride, "", func(r int, m operand.Mem) {
-		c.VMOVUPS(m, ymm(r))
-	})
-	transpose8(c)
-	for j := 1; j < 8; j++ {
-		c.VADDPS(ymm(8+j), reg.Y8, reg.Y8)
-	}
-	lanesBelowDirect(c, tab, cnt, reg.Y0)
-	c.VMASKMOVPS(operand.Mem{Base: dst}, reg.Y0, reg.Y1)
-	c.VADDPS(reg.Y1, reg.Y8, reg.Y8)
-	c.VMASKMOVPS(reg.Y8, reg.Y0, operand.Mem{Base: dst})
-	c.ADDQ(operand.U8(32), dst)
-	c.ADDQ(operand.U32(256), src)
-	c.SUBQ(cnt, n)
-	c.JMP(operand.LabelRef("block"))
 	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()

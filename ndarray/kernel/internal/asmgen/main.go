@@ -62,6 +62,7 @@ var outputs = []output{
 	{"rowgradt", buildRowGradT},
 	{"lcg", buildLCG},
 	{"lrn512", buildLRN512},
+	{"lanesums", buildLaneSums},
 }
 
 func main() {
