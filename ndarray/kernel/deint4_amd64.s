@@ -47,7 +47,7 @@ DATA deint4Index<>+156(SB)/4, $0x00000007
 GLOBL deint4Index<>(SB), RODATA|NOPTR, $160
 
 // func deint4AVX512(d0 *float32, d1 *float32, d2 *float32, d3 *float32, src *float32, n int)
-// Requires: AVX, AVX512F
+// Requires: AVX, AVX2, AVX512F, SSE
 TEXT ·deint4AVX512(SB), NOSPLIT, $0-48
 	MOVQ    d0+0(FP), DI
 	MOVQ    d1+8(FP), SI
@@ -57,10 +57,10 @@ TEXT ·deint4AVX512(SB), NOSPLIT, $0-48
 	MOVQ    n+40(FP), CX
 	VMOVUPS deint4Index<>+0(SB), Z8
 	VMOVUPS deint4Index<>+64(SB), Z9
-	TESTQ   CX, CX
-	JLE     done
 
-block:
+block16:
+	CMPQ       CX, $0x10
+	JL         block16_end
 	VMOVUPS    (BX), Z0
 	VMOVUPS    (BX), Z1
 	VMOVUPS    128(BX), Z2
@@ -82,27 +82,15 @@ block:
 	ADDQ       $0x00000040, DX
 	ADDQ       $0x00000040, R8
 	ADDQ       $0x00000100, BX
-	SUBQ       $0x00000010, CX
-	JG         block
+	SUBQ       $0x10, CX
+	JMP        block16
 
-done:
-	VZEROUPPER
-	RET
-
-// func deint4AVX2(d0 *float32, d1 *float32, d2 *float32, d3 *float32, src *float32, n int)
-// Requires: AVX, AVX2
-TEXT ·deint4AVX2(SB), NOSPLIT, $0-48
-	MOVQ    d0+0(FP), DI
-	MOVQ    d1+8(FP), SI
-	MOVQ    d2+16(FP), DX
-	MOVQ    d3+24(FP), R8
-	MOVQ    src+32(FP), BX
-	MOVQ    n+40(FP), CX
+block16_end:
 	VMOVUPS deint4Index<>+128(SB), Y15
-	TESTQ   CX, CX
-	JLE     done
 
-block:
+block8:
+	CMPQ      CX, $0x08
+	JL        block8_end
 	VMOVUPS   (BX), Y0
 	VMOVUPS   32(BX), Y1
 	VMOVUPS   64(BX), Y2
@@ -128,8 +116,96 @@ block:
 	ADDQ      $0x00000020, DX
 	ADDQ      $0x00000020, R8
 	ADDQ      $0x00000080, BX
-	SUBQ      $0x00000008, CX
-	JG        block
+	SUBQ      $0x08, CX
+	JMP       block8
+
+block8_end:
+	TESTQ CX, CX
+	JLE   done
+
+quad:
+	MOVSS (BX), X0
+	MOVSS X0, (DI)
+	ADDQ  $0x04, DI
+	MOVSS 4(BX), X0
+	MOVSS X0, (SI)
+	ADDQ  $0x04, SI
+	MOVSS 8(BX), X0
+	MOVSS X0, (DX)
+	ADDQ  $0x04, DX
+	MOVSS 12(BX), X0
+	MOVSS X0, (R8)
+	ADDQ  $0x04, R8
+	ADDQ  $0x10, BX
+	DECQ  CX
+	JNZ   quad
+
+done:
+	VZEROUPPER
+	RET
+
+// func deint4AVX2(d0 *float32, d1 *float32, d2 *float32, d3 *float32, src *float32, n int)
+// Requires: AVX, AVX2, SSE
+TEXT ·deint4AVX2(SB), NOSPLIT, $0-48
+	MOVQ    d0+0(FP), DI
+	MOVQ    d1+8(FP), SI
+	MOVQ    d2+16(FP), DX
+	MOVQ    d3+24(FP), R8
+	MOVQ    src+32(FP), BX
+	MOVQ    n+40(FP), CX
+	VMOVUPS deint4Index<>+128(SB), Y15
+
+block8:
+	CMPQ      CX, $0x08
+	JL        block8_end
+	VMOVUPS   (BX), Y0
+	VMOVUPS   32(BX), Y1
+	VMOVUPS   64(BX), Y2
+	VMOVUPS   96(BX), Y3
+	VUNPCKLPS Y1, Y0, Y4
+	VUNPCKHPS Y1, Y0, Y5
+	VUNPCKLPS Y3, Y2, Y6
+	VUNPCKHPS Y3, Y2, Y7
+	VUNPCKLPD Y6, Y4, Y0
+	VUNPCKHPD Y6, Y4, Y1
+	VUNPCKLPD Y7, Y5, Y2
+	VUNPCKHPD Y7, Y5, Y3
+	VPERMPS   Y0, Y15, Y4
+	VMOVUPS   Y4, (DI)
+	VPERMPS   Y1, Y15, Y5
+	VMOVUPS   Y5, (SI)
+	VPERMPS   Y2, Y15, Y6
+	VMOVUPS   Y6, (DX)
+	VPERMPS   Y3, Y15, Y7
+	VMOVUPS   Y7, (R8)
+	ADDQ      $0x00000020, DI
+	ADDQ      $0x00000020, SI
+	ADDQ      $0x00000020, DX
+	ADDQ      $0x00000020, R8
+	ADDQ      $0x00000080, BX
+	SUBQ      $0x08, CX
+	JMP       block8
+
+block8_end:
+	TESTQ CX, CX
+	JLE   done
+
+quad:
+	MOVSS (BX), X0
+	MOVSS X0, (DI)
+	ADDQ  $0x04, DI
+	MOVSS 4(BX), X0
+	MOVSS X0, (SI)
+	ADDQ  $0x04, SI
+	MOVSS 8(BX), X0
+	MOVSS X0, (DX)
+	ADDQ  $0x04, DX
+	MOVSS 12(BX), X0
+	MOVSS X0, (R8)
+	ADDQ  $0x04, R8
+	ADDQ  $0x10, BX
+	DECQ  CX
+	JNZ   quad
 
 done:
 	VZEROUPPER

@@ -4,12 +4,12 @@
 
 package kernel
 
-// deint4AVX512 sets dk[t] = src[4t+k] for k < 4, t < n; n is a multiple of 16.
+// deint4AVX512 sets dk[t] = src[4t+k] for k < 4, t < n.
 //
 //go:noescape
 func deint4AVX512(d0 *float32, d1 *float32, d2 *float32, d3 *float32, src *float32, n int)
 
-// deint4AVX2 sets dk[t] = src[4t+k] for k < 4, t < n; n is a multiple of 8.
+// deint4AVX2 sets dk[t] = src[4t+k] for k < 4, t < n.
 //
 //go:noescape
 func deint4AVX2(d0 *float32, d1 *float32, d2 *float32, d3 *float32, src *float32, n int)

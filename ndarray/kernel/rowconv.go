@@ -67,13 +67,14 @@ type RowConv struct {
 	// The weight gradient on flat rows (rowconv_flat.go), for images
 	// too large for the row layout's: its plan, the flat copy's floats
 	// (after the padded copy), the weights' offsets in it and their
-	// places in Caffe's order.
+	// places in Caffe's order, and its column phases.
 	flat             bool
 	flatQ, flatR     int
 	flatRows, flatMp int
 	fxSize           int
 	flatOff          []int32
 	flatPerm         []int
+	flatCols         []flatCol
 	// The forward pass on flat rows: the weights' offsets in Caffe's
 	// order.
 	flatFwd    bool
@@ -102,11 +103,10 @@ type rowKernels struct {
 	// dy[i·dych + r·dyrow + v·V] · x[offs[j] + r·xrow + v·V], byte strides,
 	// in order; dyskip and xskip are dyrow and xrow less nvec·V.
 	grad func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int)
-	// deint sets dk[t] = src[4t+k] for k < 4, t < n, n a multiple of
-	// deintBlock (the flat copy's split of a row into its stride-4
-	// phases); nil where the portable loop does it.
-	deint      func(d0, d1, d2, d3, src *float32, n int)
-	deintBlock int
+	// deint sets dk[t] = src[4t+k] for k < 4, t < n (the flat copy's
+	// split of a row into its stride-4 phases); nil where the portable
+	// loop does it.
+	deint func(d0, d1, d2, d3, src *float32, n int)
 	// gradT adds to acc[j][i] (acc + j·accRow + i·V), for j < gnr,
 	// i < mr vectors of output channels, the sum over rows r < nrows and
 	// pixels t < npix of x[offs[j] + r·xrow + 4t] · dy[(r·npix+t)·dyStep

@@ -31,8 +31,8 @@ var (
 		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
 			convRowsGradAVX512[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
 		},
-		deint: deint4AVX512, deintBlock: 16,
-		gtm: len(convRowsGradTAVX512),
+		deint: deint4AVX512,
+		gtm:   len(convRowsGradTAVX512),
 		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
 			convRowsGradTAVX512[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
 		},
@@ -45,8 +45,8 @@ var (
 		grad: func(mr int, dy *float32, dych, dyskip int, x *float32, offs *int32, xskip, nrows, nvec int, acc *float32, accRow int) {
 			convRowsGradAVX2[mr-1](dy, dych, dyskip, x, offs, xskip, nrows, nvec, acc, accRow)
 		},
-		deint: deint4AVX2, deintBlock: 8,
-		gtm: len(convRowsGradTAVX2),
+		deint: deint4AVX2,
+		gtm:   len(convRowsGradTAVX2),
 		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
 			convRowsGradTAVX2[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
 		},

@@ -53,6 +53,7 @@ func (d *RowConv) planFlat() {
 	d.flatRows = max(1, min(d.oh, flatBand/(4*d.ow*d.flatMp)))
 	d.accSize = d.kp * d.flatMp
 	d.dypSize = 0
+	d.planFlatCols()
 	d.flatOff = d.flatOff[:0]
 	d.flatPerm = d.flatPerm[:0]
 	for c := range d.c {
@@ -100,51 +101,66 @@ func (d *RowConv) loadFlat(xf, x []float32) {
 	q, pr := d.flatQ, d.flatR*d.flatQ
 	var phases [4][]float32
 	for c := range d.c {
+		// Input row r lies in row phase a at row i of its plane.
+		a, i := d.padH%d.sh, d.padH/d.sh
 		for r := range d.h {
-			py := r + d.padH
-			a, i := py%d.sh, py/d.sh
 			if i >= d.flatR {
-				continue
+				break
 			}
 			src := x[(c*d.h+r)*d.w:][:d.w]
-			for b := range d.sw {
-				col := ((b-d.padW)%d.sw + d.sw) % d.sw
-				j := (col + d.padW) / d.sw
+			plane := (c*d.sh + a) * d.sw
+			for b, fc := range d.flatCols {
 				var dst []float32
-				if col < d.w && j < q {
-					n := min((d.w-col+d.sw-1)/d.sw, q-j)
-					dst = xf[((c*d.sh+a)*d.sw+b)*pr+i*q+j:][:n]
+				if fc.n > 0 {
+					dst = xf[(plane+b)*pr+i*q+fc.j:][:fc.n]
 				}
 				if d.sw == 4 {
-					phases[col] = dst
+					phases[fc.col] = dst
 				} else if dst != nil {
-					gather(dst, src[col:][:(len(dst)-1)*d.sw+1], d.sw)
+					gather(dst, src[fc.col:][:(len(dst)-1)*d.sw+1], d.sw)
 				}
 			}
 			if d.sw == 4 {
 				deinterleave4(d.k, &phases, src)
 			}
+			if a++; a == d.sh {
+				a, i = 0, i+1
+			}
 		}
 	}
 }
 
+// flatCol is where a column phase of the image's rows lies in the flat
+// copy: phase b (of the padded columns) starts at image column col,
+// column j of its plane's rows, and holds n of the row's values (none if
+// zero).
+type flatCol struct{ col, j, n int }
+
+// planFlatCols sets d.flatCols, the column phases of the flat copy.
+func (d *RowConv) planFlatCols() {
+	d.flatCols = d.flatCols[:0]
+	for b := range d.sw {
+		col := ((b-d.padW)%d.sw + d.sw) % d.sw
+		fc := flatCol{col: col, j: (col + d.padW) / d.sw}
+		if col < d.w && fc.j < d.flatQ {
+			fc.n = min((d.w-col+d.sw-1)/d.sw, d.flatQ-fc.j)
+		}
+		d.flatCols = append(d.flatCols, fc)
+	}
+}
+
 // deinterleave4 sets p[k][t] = src[4t+k] for k < 4, t < len(p[k]); src
-// holds those values. The quads that every phase takes go in blocks
-// through kern.deint where the kernels have it.
+// holds those values. The quads that every phase takes go through
+// kern.deint where the kernels have it (blocks of quads by shuffles).
 func deinterleave4(kern *rowKernels, p *[4][]float32, src []float32) {
 	d0, d1, d2, d3 := p[0], p[1], p[2], p[3]
 	m := min(len(d0), len(d1), len(d2), len(d3))
-	t0 := 0
-	if kern != nil && kern.deint != nil {
-		t0 = m / kern.deintBlock * kern.deintBlock
-		if t0 > 0 {
-			_ = src[4*t0-1]
-			kern.deint(&d0[0], &d1[0], &d2[0], &d3[0], &src[0], t0)
-		}
-	}
-	if m > t0 {
-		src := src[4*t0 : 4*m]
-		d0, d1, d2, d3 := d0[t0:m], d1[t0:m], d2[t0:m], d3[t0:m]
+	if m > 0 && kern != nil && kern.deint != nil {
+		_ = src[4*m-1]
+		kern.deint(&d0[0], &d1[0], &d2[0], &d3[0], &src[0], m)
+	} else if m > 0 {
+		src := src[:4*m]
+		d0, d1, d2, d3 := d0[:m], d1[:m], d2[:m], d3[:m]
 		for t := range d0 {
 			s := src[4*t : 4*t+4 : 4*t+4]
 			d0[t], d1[t], d2[t], d3[t] = s[0], s[1], s[2], s[3]

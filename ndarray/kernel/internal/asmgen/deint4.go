@@ -18,10 +18,14 @@ import (
 //	deint4AVX512  16 quads (four vectors) a block: two-source
 //	              permutes gather phases 0 and 1, and 2 and 3, of eight
 //	              quads into one vector each, and 128-bit lane shuffles
-//	              join the halves of the two groups of eight
+//	              join the halves of the two groups of eight; then a
+//	              block of 8 as deint4AVX2's
 //	deint4AVX2    8 quads a block: a 4×4 transpose within the 128-bit
 //	              lanes (unpack of floats, then of pairs), then a
 //	              permute puts each phase's values back in order
+//
+// Both take any count of quads: the last fewer than 8 are copied a float
+// at a time.
 
 func buildDeint4(c *build.Context) {
 	idx := c.StaticGlobal("deint4Index")
@@ -43,13 +47,13 @@ func buildDeint4(c *build.Context) {
 
 // deint4Func starts deint4<suffix> and loads its arguments: the four
 // destinations, the source and the count of quads.
-func deint4Func(c *build.Context, suffix string, block int) (d [4]reg.Register, src, n reg.Register) {
+func deint4Func(c *build.Context, suffix string) (d [4]reg.Register, src, n reg.Register) {
 	name := "deint4" + suffix
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 	c.SignatureExpr("func(d0, d1, d2, d3, src *float32, n int)")
-	c.Doc(fmt.Sprintf("%s sets dk[t] = src[4t+k] for k < 4, t < n; n is a multiple of %d.", name, block))
+	c.Doc(fmt.Sprintf("%s sets dk[t] = src[4t+k] for k < 4, t < n.", name))
 	d = [4]reg.Register{reg.RDI, reg.RSI, reg.RDX, reg.R8}
 	for k, p := range []string{"d0", "d1", "d2", "d3"} {
 		c.Load(c.Param(p), d[k])
@@ -60,30 +64,48 @@ func deint4Func(c *build.Context, suffix string, block int) (d [4]reg.Register, 
 	return d, src, n
 }
 
-// deint4Loop emits the block loop around body, advancing the pointers.
-func deint4Loop(c *build.Context, d [4]reg.Register, src, n reg.Register, block, bytes int, body func()) {
-	c.TESTQ(n, n)
-	c.JLE(operand.LabelRef("done"))
-	c.Label("block")
+// deint4Blocks emits a loop over whole blocks of quads (while n >= block)
+// around body, advancing the pointers, labelled name.
+func deint4Blocks(c *build.Context, name string, d [4]reg.Register, src, n reg.Register, block, bytes int, body func()) {
+	c.Label(name)
+	c.CMPQ(n, operand.U8(block))
+	c.JL(operand.LabelRef(name + "_end"))
 	body()
 	for _, p := range d {
 		c.ADDQ(operand.U32(bytes), p)
 	}
 	c.ADDQ(operand.U32(4*bytes), src)
-	c.SUBQ(operand.U32(block), n)
-	c.JG(operand.LabelRef("block"))
+	c.SUBQ(operand.U8(block), n)
+	c.JMP(operand.LabelRef(name))
+	c.Label(name + "_end")
+}
+
+// deint4Tail emits the copy of the last n quads a float at a time, and
+// the return.
+func deint4Tail(c *build.Context, d [4]reg.Register, src, n reg.Register) {
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("quad")
+	for k, p := range d {
+		c.MOVSS(operand.Mem{Base: src, Disp: 4 * k}, reg.X0)
+		c.MOVSS(reg.X0, operand.Mem{Base: p})
+		c.ADDQ(operand.U8(4), p)
+	}
+	c.ADDQ(operand.U8(16), src)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("quad"))
 	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()
 }
 
 func deint4AVX512(c *build.Context, idx operand.Mem) {
-	d, src, n := deint4Func(c, "AVX512", 16)
+	d, src, n := deint4Func(c, "AVX512")
 	i01, i23 := reg.Z8, reg.Z9
 	c.VMOVUPS(idx, i01)
 	c.VMOVUPS(idx.Offset(64), i23)
 	a, b, cc, dd := reg.Z0, reg.Z1, reg.Z2, reg.Z3
-	deint4Loop(c, d, src, n, 16, 64, func() {
+	deint4Blocks(c, "block16", d, src, n, 16, 64, func() {
 		// a, b: phases 0 and 1, 2 and 3 of quads 0-7; cc, dd: of 8-15.
 		c.VMOVUPS(operand.Mem{Base: src}, a)
 		c.VMOVUPS(operand.Mem{Base: src}, b)
@@ -102,29 +124,37 @@ func deint4AVX512(c *build.Context, idx operand.Mem) {
 			c.VMOVUPS([]reg.VecPhysical{reg.Z4, reg.Z5, reg.Z6, reg.Z7}[k], operand.Mem{Base: d[k]})
 		}
 	})
+	c.VMOVUPS(idx.Offset(128), reg.Y15)
+	deint4Blocks(c, "block8", d, src, n, 8, 32, func() { deint4Block8(c, d, src, reg.Y15) })
+	deint4Tail(c, d, src, n)
+}
+
+// deint4Block8 emits the split of 8 quads at src into the four
+// destinations, perm the permute that puts a phase's values in order.
+func deint4Block8(c *build.Context, d [4]reg.Register, src reg.Register, perm reg.VecPhysical) {
+	// Each 128-bit lane of y0..y3 a quad: quads 0, 2, 4, 6 in the
+	// low lanes, 1, 3, 5, 7 in the high ones.
+	for i := range 4 {
+		c.VMOVUPS(operand.Mem{Base: src, Disp: 32 * i}, ymm(i))
+	}
+	c.VUNPCKLPS(reg.Y1, reg.Y0, reg.Y4) // a0 b0 a1 b1
+	c.VUNPCKHPS(reg.Y1, reg.Y0, reg.Y5) // a2 b2 a3 b3
+	c.VUNPCKLPS(reg.Y3, reg.Y2, reg.Y6) // c0 d0 c1 d1
+	c.VUNPCKHPS(reg.Y3, reg.Y2, reg.Y7) // c2 d2 c3 d3
+	c.VUNPCKLPD(reg.Y6, reg.Y4, reg.Y0) // phase 0: quads 0 2 4 6 | 1 3 5 7
+	c.VUNPCKHPD(reg.Y6, reg.Y4, reg.Y1) // phase 1
+	c.VUNPCKLPD(reg.Y7, reg.Y5, reg.Y2) // phase 2
+	c.VUNPCKHPD(reg.Y7, reg.Y5, reg.Y3) // phase 3
+	for k := range 4 {
+		c.VPERMPS(ymm(k), perm, ymm(4+k))
+		c.VMOVUPS(ymm(4+k), operand.Mem{Base: d[k]})
+	}
 }
 
 func deint4AVX2(c *build.Context, idx operand.Mem) {
-	d, src, n := deint4Func(c, "AVX2", 8)
+	d, src, n := deint4Func(c, "AVX2")
 	perm := reg.Y15
 	c.VMOVUPS(idx.Offset(128), perm)
-	deint4Loop(c, d, src, n, 8, 32, func() {
-		// Each 128-bit lane of y0..y3 a quad: quads 0, 2, 4, 6 in the
-		// low lanes, 1, 3, 5, 7 in the high ones.
-		for i := range 4 {
-			c.VMOVUPS(operand.Mem{Base: src, Disp: 32 * i}, ymm(i))
-		}
-		c.VUNPCKLPS(reg.Y1, reg.Y0, reg.Y4) // a0 b0 a1 b1
-		c.VUNPCKHPS(reg.Y1, reg.Y0, reg.Y5) // a2 b2 a3 b3
-		c.VUNPCKLPS(reg.Y3, reg.Y2, reg.Y6) // c0 d0 c1 d1
-		c.VUNPCKHPS(reg.Y3, reg.Y2, reg.Y7) // c2 d2 c3 d3
-		c.VUNPCKLPD(reg.Y6, reg.Y4, reg.Y0) // phase 0: quads 0 2 4 6 | 1 3 5 7
-		c.VUNPCKHPD(reg.Y6, reg.Y4, reg.Y1) // phase 1
-		c.VUNPCKLPD(reg.Y7, reg.Y5, reg.Y2) // phase 2
-		c.VUNPCKHPD(reg.Y7, reg.Y5, reg.Y3) // phase 3
-		for k := range 4 {
-			c.VPERMPS(ymm(k), perm, ymm(4+k))
-			c.VMOVUPS(ymm(4+k), operand.Mem{Base: d[k]})
-		}
-	})
+	deint4Blocks(c, "block8", d, src, n, 8, 32, func() { deint4Block8(c, d, src, perm) })
+	deint4Tail(c, d, src, n)
 }
