@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"math"
+	"runtime"
 	"slices"
 	"testing"
 )
@@ -304,7 +305,8 @@ func TestDeinterleave4(t *testing.T) {
 
 // BenchmarkRowConv times RowConv.Forward and WeightGrad on one image of
 // the first convolutions of CIFAR-10 quick and AlexNet, reporting the
-// share of the FMA peak (the output's FLOPs, not the rows' padding):
+// share of the FMA peak (the output's FLOPs, not the rows' padding), and
+// the flat copy of AlexNet's image:
 //
 //	go test -run '^$' -bench RowConv ./ndarray/kernel
 func BenchmarkRowConv(b *testing.B) {
@@ -329,6 +331,20 @@ func BenchmarkRowConv(b *testing.B) {
 			b.Run("forward", func(b *testing.B) {
 				benchFLOPs(b, flops, func() { d.Forward(scratch, x, y, bias) })
 			})
+			if d.flat {
+				// The flat copy of the image that both passes make,
+				// CPU nanoseconds per image.
+				b.Run("copy", func(b *testing.B) {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					xf := scratch[d.xSize:][:d.fxSize]
+					cpu0 := threadCPUTime()
+					for b.Loop() {
+						d.loadFlat(xf, x)
+					}
+					b.ReportMetric(float64(threadCPUTime()-cpu0)/float64(b.N), "cpu-ns/op")
+				})
+			}
 			b.Run("weights", func(b *testing.B) {
 				// A chunk of 8 images, as the layers pass.
 				const n = 8
