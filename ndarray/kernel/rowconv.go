@@ -117,6 +117,14 @@ type rowKernels struct {
 	gradT func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int)
 	gtm   int
 	trans func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
+	// flat computes, for i < mr (at most fmr) output channels and
+	// v < fnv vectors of flat pixels:
+	// y[i·ych + v·V] = Σ_kk a[kk·mr+i] · x[off[kk] + v·V] (+ y) (+ bias[i]),
+	// byte offsets and strides, the sum over kk < k in order from zero,
+	// y's value added if load and bias (unless nil) added last: the
+	// forward pass on flat rows (rowconv_flat.go).
+	flat     func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool)
+	fmr, fnv int
 }
 
 // NewRowConv plans the row convolution of images of channels × height ×
@@ -235,7 +243,7 @@ func (d *RowConv) ScratchSize() int {
 		band = d.m * d.rows * d.owp
 	}
 	if d.flatFwd {
-		band = d.k.mr * 4 * d.k.lanes
+		band = d.k.fmr * d.k.fnv * d.k.lanes
 	}
 	return d.fixed() + max(band, d.accSize+d.dypSize+d.flatScratch())
 }
@@ -551,6 +559,31 @@ func rowGradTGo(lanes, nr int) func(mr int, dy *float32, dyStep int, x *float32,
 					}
 					*dst = s
 				}
+			}
+		}
+	}
+}
+
+// rowFlatGo is the portable kernel of the forward pass on flat rows
+// (rowKernels.flat), lanes floats per vector and nv vectors: the
+// reference the assembly is tested against.
+func rowFlatGo(lanes, nv int) func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool) {
+	return func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool) {
+		as := unsafe.Slice(a, k*mr)
+		offs := unsafe.Slice(off, k)
+		for i := range mr {
+			for l := range nv * lanes {
+				var s float32
+				for kk := range k {
+					s += as[kk*mr+i] * *at(x, int(offs[kk])+4*l)
+				}
+				if load {
+					s += *at(y, i*ych+4*l)
+				}
+				if bias != nil {
+					s += *at(bias, 4*i)
+				}
+				*at(y, i*ych+4*l) = s
 			}
 		}
 	}

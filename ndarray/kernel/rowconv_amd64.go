@@ -23,6 +23,13 @@ var (
 	convRowsGradTAVX2 = [...]func(dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int){
 		convRowsGradTAVX2x1, convRowsGradTAVX2x2, convRowsGradTAVX2x3,
 	}
+	convFlatAVX512 = [...]func(k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool){
+		convFlatAVX512x1v3, convFlatAVX512x2v3, convFlatAVX512x3v3, convFlatAVX512x4v3,
+		convFlatAVX512x5v3, convFlatAVX512x6v3, convFlatAVX512x7v3, convFlatAVX512x8v3,
+	}
+	convFlatAVX2 = [...]func(k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool){
+		convFlatAVX2x1v3, convFlatAVX2x2v3, convFlatAVX2x3v3, convFlatAVX2x4v3,
+	}
 	rowsAVX512 = &rowKernels{lanes: 16, mr: len(convRowsAVX512),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX512[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
@@ -36,7 +43,11 @@ var (
 		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
 			convRowsGradTAVX512[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
 		},
-		trans: interleaveAVX512}
+		trans: interleaveAVX512,
+		fmr:   len(convFlatAVX512), fnv: 3,
+		flat: func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool) {
+			convFlatAVX512[mr-1](k, a, x, off, y, ych, bias, load)
+		}}
 	rowsAVX2 = &rowKernels{lanes: 8, mr: len(convRowsAVX2),
 		conv: func(mr, k int, a, x *float32, off *int32, xrow int, y *float32, yrow, ych, npair int, bias *float32, load bool) {
 			convRowsAVX2[mr-1](k, a, x, off, xrow, y, yrow, ych, npair, bias, load)
@@ -50,7 +61,11 @@ var (
 		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
 			convRowsGradTAVX2[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
 		},
-		trans: interleaveAVX2}
+		trans: interleaveAVX2,
+		fmr:   len(convFlatAVX2), fnv: 3,
+		flat: func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool) {
+			convFlatAVX2[mr-1](k, a, x, off, y, ych, bias, load)
+		}}
 )
 
 // rowKernelsOf returns the row-convolution kernels of an implementation,

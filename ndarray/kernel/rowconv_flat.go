@@ -219,39 +219,44 @@ func (d *RowConv) gradEndFlat(acc, dw, db []float32) {
 //
 // Where flat rows fill more of the lanes than the row layout's (AlexNet:
 // 57 floats a row against 64), Forward runs on the flat copy too: a call
-// computes four vectors of flat output pixels of a tile of output
-// channels, weight by weight in Caffe's order through flatFwdOff, into a
-// band of every output channel's pixels, whose outputs (not the zeros'
-// columns past a row's end) are then copied out. The sums are the same
-// products in the same order as the row layout's and the column path's.
+// (rowKernels.flat) computes fnv vectors of flat output pixels of a tile
+// of up to fmr output channels (AVX-512: 8 channels × 3 vectors, fewer
+// vectors than the row kernels' 4, so that fewer of the input's loads,
+// which mostly lie across cache lines, meet each weight), weight by
+// weight in Caffe's order through flatFwdOff, into a band of the tile's
+// pixels, whose outputs (not the zeros' columns past a row's end) are
+// then copied out. The sums are the same products in the same order as
+// the row layout's and the column path's.
 
 // FlatForward reports whether Forward runs on flat rows.
 func (d *RowConv) FlatForward() bool { return d.flatFwd }
 
-// planFlatForward switches the forward pass to flat rows when they waste
-// fewer lanes than the row layout's rows.
+// planFlatForward switches the forward pass to flat rows when the
+// kernels have them and they waste fewer lanes than the row layout's
+// rows.
 func (d *RowConv) planFlatForward() {
-	if !d.flat || d.flatQ >= d.owp {
+	if !d.flat || d.k.flat == nil || d.flatQ >= d.owp {
 		return
 	}
 	d.flatFwd = true
+	d.tiles = tiles(d.m, d.k.fmr)
 	d.flatFwdOff = make([]int32, d.kk)
 	for j, k := range d.flatPerm {
 		d.flatFwdOff[k] = d.flatOff[j]
 	}
-	// The last group of four vectors reads up to 4L floats past the
+	// The last group of vectors reads up to a group's floats past the
 	// flat pixels.
-	d.fxSize = max(d.fxSize, d.c*d.sh*d.sw*d.flatR*d.flatQ+d.flatQ+4*d.k.lanes)
+	d.fxSize = max(d.fxSize, d.c*d.sh*d.sw*d.flatR*d.flatQ+d.flatQ+d.k.fnv*d.k.lanes)
 }
 
-// forwardFlat is Forward on flat rows; band holds mr·4L floats. With
+// forwardFlat is Forward on flat rows; band holds fmr·fnv·L floats. With
 // relu, the band's outputs are rectified (as Relu with slope) before they
 // are copied out.
 func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32, relu bool, slope float32) {
 	d.loadFlat(xf, x)
 	const f = 4
-	L, P, q := d.k.lanes, d.oh*d.ow, d.flatQ
-	G := 4 * L // flat pixels per call
+	P, q := d.oh*d.ow, d.flatQ
+	G := d.k.fnv * d.k.lanes // flat pixels per call
 	T := d.oh * q
 	// Tile by tile, group by group of pixels, each copied out after its
 	// last run of weights: the tile's weights and a small band stay in
@@ -264,8 +269,7 @@ func (d *RowConv) forwardFlat(xf, band, x, y, bias []float32, relu bool, slope f
 				if bias != nil && k1 == d.kk {
 					b = &bias[t.r0]
 				}
-				d.k.conv(t.h, k1-k0, &d.wp[t.r0*d.kk+k0*t.h], &xf[p0], &d.flatFwdOff[k0], 2*L*f,
-					&band[0], 2*L*f, G*f, 1, b, k0 > 0)
+				d.k.flat(t.h, k1-k0, &d.wp[t.r0*d.kk+k0*t.h], &xf[p0], &d.flatFwdOff[k0], &band[0], G*f, b, k0 > 0)
 			}
 			if relu {
 				out := band[:t.h*G]

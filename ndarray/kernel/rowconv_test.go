@@ -13,7 +13,8 @@ import (
 // AlexNet's first on a narrower image, an odd output height, a row of
 // outputs a vector short, AlexNet's rows, single rows in place; then
 // images whose weight gradient takes flat rows: a padded stride 2, a
-// padded stride 1, odd strides and kernel).
+// padded stride 1, odd strides and kernel, AlexNet's first with tiles of
+// 8 and 7 output channels on flat rows).
 var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
 	{3, 32, 32, 32, 5, 5, 2, 2, 1, 1},
 	{1, 20, 32, 7, 3, 3, 0, 1, 1, 1},
@@ -28,6 +29,7 @@ var rowConvCases = []struct{ c, h, w, m, kh, kw, padH, padW, sh, sw int }{
 	{3, 40, 112, 9, 7, 7, 3, 3, 2, 2},
 	{3, 40, 96, 9, 5, 5, 2, 2, 1, 1},
 	{3, 30, 128, 7, 5, 6, 1, 2, 3, 2},
+	{3, 19, 227, 15, 11, 11, 0, 0, 4, 4},
 }
 
 // TestRowConvColumns checks RowConv.Forward against the column path
@@ -111,7 +113,8 @@ func TestRowConvColumns(t *testing.T) {
 // vector width and tiles.
 func goRowKernels(lanes, mr, gmr, gnr int) *rowKernels {
 	return &rowKernels{lanes: lanes, mr: mr, conv: rowConvGo(lanes), gmr: gmr, gnr: gnr, grad: rowGradGo(lanes, gnr),
-		gradT: rowGradTGo(lanes, gnr), gtm: gmr, trans: interleaveGo(lanes)}
+		gradT: rowGradTGo(lanes, gnr), gtm: gmr, trans: interleaveGo(lanes),
+		flat: rowFlatGo(lanes, 3), fmr: mr + 2, fnv: 3}
 }
 
 // TestRowConvWeightGrad checks RowConv.WeightGrad, with the kernels of

@@ -63,6 +63,7 @@ var outputs = []output{
 	{"lcg", buildLCG},
 	{"lrn512", buildLRN512},
 	{"lanesums", buildLaneSums},
+	{"convflat", buildConvFlat},
 }
 
 func main() {
