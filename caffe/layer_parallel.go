@@ -2,7 +2,6 @@ package caffe
 
 import (
 	"fmt"
-	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -137,7 +136,7 @@ func pollLayerWork() (runnerRef, bool) {
 		case ref := <-layerWork:
 			return ref, true
 		default:
-			runtime.Gosched()
+			spinYield()
 		}
 	}
 	return runnerRef{}, false
@@ -240,7 +239,7 @@ func (r *parallelRunner) wait() {
 		spin = passSpin
 	}
 	for deadline := time.Now().Add(spin); r.pending.Load() != 0 && time.Now().Before(deadline); {
-		runtime.Gosched()
+		spinYield()
 	}
 	<-r.done
 	r.stats.end()
