@@ -104,20 +104,12 @@ func emitPow75(c *build.Context, isa vecISA, w, u int, s, e, dst, one reg.VecPhy
 		c.VDIVSS(e, one, dst)
 		return
 	case w == 64:
-		nrLabels++
-		slow, join := fmt.Sprintf("sqrtslow%d", nrLabels), fmt.Sprintf("sqrtjoin%d", nrLabels)
-		c.VCMPPS(operand.U8(cmpGEOQ), zmm(nrLo), s, reg.K1)
-		c.VCMPPS(operand.U8(cmpLEOQ), zmm(nrHi), s, reg.K1, reg.K1)
-		c.KORTESTW(reg.K1, reg.K1)
-		c.JCC(operand.LabelRef(slow))
-		sqrtNR(c, u, s, e)
-		sqrtNR(c, u, e, dst)
-		c.Label(join)
-		nrSlow = append(nrSlow, func() {
-			c.Label(slow)
+		nrBranch(c, s, func() {
+			sqrtNR(c, u, s, e)
+			sqrtNR(c, u, e, dst)
+		}, func() {
 			c.VSQRTPS(s, e)
 			c.VSQRTPS(e, dst)
-			c.JMP(operand.LabelRef(join))
 		})
 	default:
 		c.VSQRTPS(s, e)
@@ -125,6 +117,26 @@ func emitPow75(c *build.Context, isa vecISA, w, u int, s, e, dst, one reg.VecPhy
 	}
 	c.VMULPS(dst, e, e)
 	c.VDIVPS(e, one, dst)
+}
+
+// nrBranch emits fast, which may take sqrtNR's square roots of s, where
+// every lane of s is in [2⁻¹⁰⁰, 2¹⁰⁰] (an ordered compare: NaN is not),
+// and else slow, which takes VSQRTPS's: slow is emitted by finishNR after
+// the kernel's return, out of the loop's way, and jumps back.
+func nrBranch(c *build.Context, s reg.VecPhysical, fast, slow func()) {
+	nrLabels++
+	slowLabel, join := fmt.Sprintf("sqrtslow%d", nrLabels), fmt.Sprintf("sqrtjoin%d", nrLabels)
+	c.VCMPPS(operand.U8(cmpGEOQ), zmm(nrLo), s, reg.K1)
+	c.VCMPPS(operand.U8(cmpLEOQ), zmm(nrHi), s, reg.K1, reg.K1)
+	c.KORTESTW(reg.K1, reg.K1)
+	c.JCC(operand.LabelRef(slowLabel))
+	fast()
+	c.Label(join)
+	nrSlow = append(nrSlow, func() {
+		c.Label(slowLabel)
+		slow()
+		c.JMP(operand.LabelRef(join))
+	})
 }
 
 // cmpGEOQ is VCMPPS's predicate greater or equal, ordered (false if
@@ -166,19 +178,7 @@ func lrnSqrtKernel(c *build.Context) {
 		if w == 4 {
 			c.VSQRTSS(s, s, g)
 		} else {
-			nrLabels++
-			slow, join := fmt.Sprintf("sqrtslow%d", nrLabels), fmt.Sprintf("sqrtjoin%d", nrLabels)
-			c.VCMPPS(operand.U8(cmpGEOQ), zmm(nrLo), s, reg.K1)
-			c.VCMPPS(operand.U8(cmpLEOQ), zmm(nrHi), s, reg.K1, reg.K1)
-			c.KORTESTW(reg.K1, reg.K1)
-			c.JCC(operand.LabelRef(slow))
-			sqrtNR(c, u, s, g)
-			c.Label(join)
-			nrSlow = append(nrSlow, func() {
-				c.Label(slow)
-				c.VSQRTPS(s, g)
-				c.JMP(operand.LabelRef(join))
-			})
+			nrBranch(c, s, func() { sqrtNR(c, u, s, g) }, func() { c.VSQRTPS(s, g) })
 		}
 		store(c, g, at(dst), w)
 	}, nil)
