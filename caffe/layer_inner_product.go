@@ -396,7 +396,7 @@ func (l *InnerProduct) packForward() {
 		}()
 	}
 	for f.packDone.Load() < int32(f.packUnits) {
-		spinYield()
+		kernel.SpinYield()
 	}
 }
 
@@ -801,7 +801,7 @@ func (l *InnerProduct) waitInputBlocks() {
 	}
 	for b := range l.dxBlocks {
 		for l.dxState[b].Load() != dxDone {
-			spinYield()
+			kernel.SpinYield()
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // Layers that split their work over threads (LayerEnv.Threads) cut it into
@@ -136,7 +138,7 @@ func pollLayerWork() (runnerRef, bool) {
 		case ref := <-layerWork:
 			return ref, true
 		default:
-			spinYield()
+			kernel.SpinYield()
 		}
 	}
 	return runnerRef{}, false
@@ -239,7 +241,7 @@ func (r *parallelRunner) wait() {
 		spin = passSpin
 	}
 	for deadline := time.Now().Add(spin); r.pending.Load() != 0 && time.Now().Before(deadline); {
-		spinYield()
+		kernel.SpinYield()
 	}
 	<-r.done
 	r.stats.end()
