@@ -24,7 +24,7 @@ import (
 //
 //	go test -tags parstats -run TestParStats -v ./caffe
 //
-// PARSTATS_NETS=lenet|cifar picks one net, PARSTATS_ITERS and
+// PARSTATS_NETS=lenet|cifar|alexnet picks one net, PARSTATS_ITERS and
 // PARSTATS_ROUNDS set the iterations per round and the rounds,
 // PARSTATS_BEST=f (0 < f < 1) accounts only the fraction f of each
 // one's steps that took the least wall time (those that ran undisturbed
@@ -43,6 +43,7 @@ func TestParStats(t *testing.T) {
 	}{
 		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28},
 		{"cifar", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32},
+		{"alexnet", "testdata/bench/alexnet_train.prototxt", 3, 227, 227},
 	}
 	iters, rounds := envInt("PARSTATS_ITERS", 40), envInt("PARSTATS_ROUNDS", 3)
 	for _, nt := range nets {
