@@ -215,6 +215,13 @@
 //
 //	go test -tags parstats -run TestParStats -v ./caffe
 //
+// With PARSTATS_SERIAL=1 the two-thread steps run their parallel runs'
+// parts one after the other on one thread and the report plays each run
+// out on two goroutines from its parts' CPU times, as the runner deals
+// and claims them: the balance of the parts and the serial stretches,
+// which a busy machine's load does not distort (the hand-offs' latencies
+// and the two cores' shared caches left out).
+//
 // Net.FLOPs and Net.LayerFLOPs count the floating-point operations of the
 // passes as the net runs them: the multiply-adds (two operations each) of
 // Convolution, Deconvolution and InnerProduct, forward, weight gradient and

@@ -149,6 +149,10 @@ func pollLayerWork() (runnerRef, bool) {
 // part is re-raised here.
 func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 	r.stats.begin(parts, workers)
+	if statsSerial && workers > 1 && parts > 1 {
+		r.runSerial(workers, parts, fn)
+		return
+	}
 	if workers <= 1 || parts <= 1 {
 		for p := range parts {
 			r.stats.partStart(0, p)
@@ -164,6 +168,29 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 	r.wait()
 }
 
+// runSerial runs the parts one after the other on the calling goroutine,
+// each as the goroutine whose share run deals it to (statsSerial), the
+// shares' first parts first, then their second ones, and so on, in the
+// order in which the goroutines would begin them (a part that waits for
+// another share's first part, as an inner product's weight gradient
+// waits for its input gradient's blocks, finds it done).
+func (r *parallelRunner) runSerial(workers, parts int, fn func(w, p int)) {
+	shares := min(workers, parts, maxShares)
+	for k, more := 0, true; more; k++ {
+		more = false
+		for i := range shares {
+			lo, hi := span(i, shares, parts)
+			if p := lo + k; p < hi {
+				r.stats.partStart(i, p)
+				fn(i, p)
+				r.stats.partEnd(i, p)
+				more = true
+			}
+		}
+	}
+	r.stats.end()
+}
+
 // start begins a run of fn's parts as run does, but deals them all to the
 // pooled goroutines and returns at once, so that they work while the
 // calling goroutine does something else; finish, which the caller must
@@ -171,6 +198,18 @@ func (r *parallelRunner) run(workers, parts int, fn func(w, p int)) {
 // waits for the others. With one worker, or one part, start runs the
 // parts itself.
 func (r *parallelRunner) start(workers, parts int, fn func(w, p int)) {
+	if statsSerial && workers > 1 && parts >= 1 {
+		// As a pooled goroutine would, at once.
+		r.stats.begin(parts, workers)
+		r.stats.startedAhead()
+		for p := range parts {
+			r.stats.partStart(1, p)
+			fn(1, p)
+			r.stats.partEnd(1, p)
+		}
+		r.stats.end()
+		return
+	}
 	if workers <= 1 || parts < 1 {
 		for p := range parts {
 			fn(0, p)

@@ -29,7 +29,15 @@ const parStats = true
 const maxStatsWorkers = 4
 
 // maxStatsParts is the most parts of a run accounted one by one.
-const maxStatsParts = 16
+const maxStatsParts = 64
+
+// statsSerial makes the parallel runner run a run's parts one after the
+// other on the calling goroutine, each as the goroutine of the share it
+// is dealt to (runSerial), and start run them at once, so that the
+// accounting records each part's CPU time on one thread whatever other
+// processes load the machine: TestParStats's PARSTATS_SERIAL plays the
+// runs' shares out from those times (simulateRun).
+var statsSerial bool
 
 // runRecord is one run of a parallelRunner.
 type runRecord struct {
@@ -44,11 +52,12 @@ type runRecord struct {
 	partT0, partC0 [maxStatsWorkers]int64
 	partTid        [maxStatsWorkers]int
 	callerMoved    bool // the caller runs on another thread than at the last run
+	ahead          bool // a run that start began (statsSerial: run at once)
 	// Per part (the first maxStatsParts): who ran it, its start (from
-	// t0) and its wall time.
-	partW               [maxStatsParts]int8
-	partStart, partWall [maxStatsParts]int64
-	moved               [maxStatsWorkers]int // parts whose goroutine changed thread
+	// t0), its wall time and its thread CPU time.
+	partW                        [maxStatsParts]int8
+	partStart, partWall, partCPU [maxStatsParts]int64
+	moved                        [maxStatsWorkers]int // parts whose goroutine changed thread
 }
 
 // segRecord is one segment of a pass on the calling goroutine.
@@ -123,13 +132,13 @@ func (s *runStats) partStart(w, p int) {
 
 func (s *runStats) partEnd(w, p int) {
 	if r := s.cur; r != nil && w < maxStatsWorkers {
-		wall := statsNow() - r.partT0[w]
+		wall, cpu := statsNow()-r.partT0[w], int64(cputime.Thread())-r.partC0[w]
 		if p < maxStatsParts {
-			r.partW[p], r.partStart[p], r.partWall[p] = int8(w), r.partT0[w]-r.t0, wall
+			r.partW[p], r.partStart[p], r.partWall[p], r.partCPU[p] = int8(w), r.partT0[w]-r.t0, wall, cpu
 		}
 		r.busy[w] += wall
 		if unix.Gettid() == r.partTid[w] {
-			r.cpu[w] += int64(cputime.Thread()) - r.partC0[w]
+			r.cpu[w] += cpu
 		} else {
 			// Moved to another thread: its clock says nothing of the
 			// part; count the wall time.
@@ -137,6 +146,14 @@ func (s *runStats) partEnd(w, p int) {
 			r.moved[w]++
 		}
 		r.n[w]++
+	}
+}
+
+// startedAhead marks the run as one that start began, for the pooled
+// goroutines to run while the caller does something else.
+func (s *runStats) startedAhead() {
+	if r := s.cur; r != nil {
+		r.ahead = true
 	}
 }
 

@@ -8,12 +8,16 @@ package caffe
 // parStats turns the accounting on.
 const parStats = false
 
+// statsSerial: the runs' parts run on their goroutines.
+const statsSerial = false
+
 // runStats is a parallelRunner's accounting of its current run: empty.
 type runStats struct{}
 
 func (*runStats) begin(parts, workers int) {}
 func (*runStats) partStart(w, p int)       {}
 func (*runStats) partEnd(w, p int)         {}
+func (*runStats) startedAhead()            {}
 func (*runStats) ownDone()                 {}
 func (*runStats) end()                     {}
 

@@ -28,7 +28,12 @@ import (
 // PARSTATS_ROUNDS set the iterations per round and the rounds,
 // PARSTATS_BEST=f (0 < f < 1) accounts only the fraction f of each
 // one's steps that took the least wall time (those that ran undisturbed
-// on a loaded machine). Columns:
+// on a loaded machine). PARSTATS_SERIAL=1 runs the two-thread steps'
+// parts one after the other on one thread (statsSerial) and plays each
+// run out on two goroutines from its parts' CPU times (simulateRun):
+// the two-thread step that the machine's load does not distort (but
+// without the hand-offs' latencies and the caches' sharing), segment by
+// segment beside one thread's CPU time. Columns:
 // 1t: the segment's wall and thread CPU time on one (locked) thread;
 // 2t: its wall time on two, the serial part of it (outside the runs of
 // the parallel runner), the runs' count and wall time, the busy time
@@ -71,7 +76,9 @@ func TestParStats(t *testing.T) {
 				// other goroutine's parts); the caller seldom blocks
 				// within a pass, so it seldom changes thread (the report
 				// counts the runs where it did).
-				if th == 1 {
+				// Two threads played out serially run on one, locked too.
+				statsSerial = th == 2 && os.Getenv("PARSTATS_SERIAL") != ""
+				if th == 1 || statsSerial {
 					runtime.LockOSThread()
 				}
 				p0, w0 := processCPUTime(), time.Now()
@@ -82,9 +89,10 @@ func TestParStats(t *testing.T) {
 				segs := statsStop()
 				walls[th] += time.Since(w0)
 				procs[th] += processCPUTime() - p0
-				if th == 1 {
+				if th == 1 || statsSerial {
 					runtime.UnlockOSThread()
 				}
+				statsSerial = false
 				steps[th] = append(steps[th], splitSteps(segs)...)
 			}
 		}
@@ -106,6 +114,9 @@ func TestParStats(t *testing.T) {
 			nt.name, iters, rounds, us(walls[1])/n, us(walls[2])/n, float64(walls[1])/float64(walls[2]), us(procs[2])/n,
 			float64(procs[2])/float64(walls[2]))
 		t.Log(agg[1].report(agg[2], n))
+		if os.Getenv("PARSTATS_SERIAL") != "" {
+			t.Log(simReport(bestSteps(steps[1], best), bestSteps(steps[2], best)))
+		}
 		if os.Getenv("PARSTATS_RUNS") != "" {
 			t.Log("one thread:\n" + agg[1].runReport(n))
 			t.Log("two threads:\n" + agg[2].runReport(n))
@@ -186,6 +197,7 @@ type runAgg struct {
 	wall, wait             int64
 	before, after          int64 // serial time before the run (from the segment's start or the last run's end) and after it (to the segment's end, the last run only)
 	start, partWall, onOne [maxStatsParts]int64
+	partCPU                [maxStatsParts]int64
 }
 
 func (a *statsAgg) add(segs []*segRecord) *statsAgg {
@@ -238,6 +250,7 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 			for p := range min(r.parts, maxStatsParts) {
 				ra.start[p] += r.partStart[p]
 				ra.partWall[p] += r.partWall[p]
+				ra.partCPU[p] += r.partCPU[p]
 				if r.partW[p] != 0 {
 					ra.onOne[p]++
 				}
@@ -272,8 +285,8 @@ func (a *statsAgg) add(segs []*segRecord) *statsAgg {
 }
 
 // runReport prints each run: its wall time and the caller's wait, then
-// each part's mean start / wall time and the share of runs in which
-// goroutine 1 ran it, in µs.
+// each part's mean start / wall time / thread CPU time and the share of
+// runs in which goroutine 1 ran it, in µs.
 func (a *statsAgg) runReport(n float64) string {
 	var sb strings.Builder
 	for _, k := range a.runOrder {
@@ -282,7 +295,7 @@ func (a *statsAgg) runReport(n float64) string {
 		fmt.Fprintf(&sb, "%-22.22s before %5.1f after %5.1f wall %7.1f wait %6.1f parts %d:", k, float64(r.before)/1e3/c, float64(r.after)/1e3/c,
 			float64(r.wall)/1e3/c, float64(r.wait)/1e3/c, r.parts)
 		for p := range min(r.parts, maxStatsParts) {
-			fmt.Fprintf(&sb, " %.0f/%.0f(%.0f%%)", float64(r.start[p])/1e3/c, float64(r.partWall[p])/1e3/c, 100*float64(r.onOne[p])/c)
+			fmt.Fprintf(&sb, " %.0f/%.0f/%.0f(%.0f%%)", float64(r.start[p])/1e3/c, float64(r.partWall[p])/1e3/c, float64(r.partCPU[p])/1e3/c, 100*float64(r.onOne[p])/c)
 		}
 		sb.WriteByte('\n')
 	}
@@ -347,4 +360,158 @@ func (a *statsAgg) report(b *statsAgg, n float64) string {
 	fmt.Fprintf(&sb, "parts that changed thread: %.2f per iteration (their wall time counted as CPU); runs whose caller changed thread since the last: %.2f per iteration; segments whose caller changed thread within them: %.2f per iteration (their wall time counted as CPU)\n",
 		float64(moved)/n, float64(callerMoved)/n, float64(movedSegs)/n)
 	return sb.String()
+}
+
+// simulateRun plays a run whose parts took cost[p] (CPU time, one after
+// the other) out on the goroutines of its shares, as the runner deals
+// and claims them (each goroutine its share from the front, then the
+// others' from the back, the nearest first, the goroutine that is free
+// first claiming first), and returns its wall time; it assumes that
+// every goroutine starts at once.
+func simulateRun(cost []int64, workers int) int64 {
+	parts := len(cost)
+	shares := min(workers, parts, maxShares)
+	if shares <= 1 {
+		var sum int64
+		for _, c := range cost {
+			sum += c
+		}
+		return sum
+	}
+	next, end := make([]int, shares), make([]int, shares)
+	for i := range shares {
+		next[i], end[i] = span(i, shares, parts)
+	}
+	free := make([]int64, shares)
+	done := make([]bool, shares)
+	var span int64
+	for {
+		w := -1
+		for i := range shares {
+			if !done[i] && (w < 0 || free[i] < free[w]) {
+				w = i
+			}
+		}
+		if w < 0 {
+			return span
+		}
+		p := -1
+		if next[w] < end[w] {
+			p = next[w]
+			next[w]++
+		} else {
+			for i := 1; i < shares; i++ {
+				if o := (w + i) % shares; next[o] < end[o] {
+					end[o]--
+					p = end[o]
+					break
+				}
+			}
+		}
+		if p < 0 {
+			done[w] = true
+			continue
+		}
+		free[w] += cost[p]
+		span = max(span, free[w])
+	}
+}
+
+// simReport compares one thread's steps (CPU time) with two threads'
+// played out from their parts' CPU times (PARSTATS_SERIAL): per segment
+// that has runs of several parts, and in total.
+func simReport(one, two [][]*segRecord) string {
+	type simAgg struct{ cpu1, sim, serial, parts int64 }
+	var order []string
+	aggs := map[string]*simAgg{}
+	get := func(s *segRecord) *simAgg {
+		key := string(s.kind) + " " + s.layer
+		a := aggs[key]
+		if a == nil {
+			a = &simAgg{}
+			aggs[key] = a
+			order = append(order, key)
+		}
+		return a
+	}
+	var total simAgg
+	for _, step := range one {
+		for _, s := range step {
+			get(s).cpu1 += s.cpu1 - s.cpu0
+			total.cpu1 += s.cpu1 - s.cpu0
+		}
+	}
+	long := false
+	for _, step := range two {
+		for _, s := range step {
+			a := get(s)
+			serial := s.cpu1 - s.cpu0
+			for _, r := range s.runs {
+				serial -= r.c1 - r.c0
+				if r.ahead {
+					// The pooled goroutines' work while the caller
+					// works on: counted in neither.
+					continue
+				}
+				if r.parts > maxStatsParts {
+					long = true
+				}
+				cost := r.partCPU[:min(r.parts, maxStatsParts)]
+				sim := simulateRun(cost, r.workers)
+				a.sim += sim
+				total.sim += sim
+				for _, c := range cost {
+					a.parts += c
+					total.parts += c
+				}
+			}
+			a.serial += serial
+			a.sim += serial
+			total.serial += serial
+			total.sim += serial
+		}
+	}
+	n1, n2 := float64(len(one)), float64(len(two))
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "\ntwo threads played out from their parts' CPU times (µs per iteration):\n%-18s %8s | %8s %8s %8s %6s\n", "segment", "1t-cpu", "2t-sim", "serial", "parts", "1t/2t")
+	line := func(k string, a *simAgg) {
+		c1, sim := float64(a.cpu1)/1e3/n1, float64(a.sim)/1e3/n2
+		fmt.Fprintf(&sb, "%-18s %8.1f | %8.1f %8.1f %8.1f %6.3f\n", k, c1, sim, float64(a.serial)/1e3/n2, float64(a.parts)/1e3/n2, c1/sim)
+	}
+	for _, k := range order {
+		if a := aggs[k]; a.parts != 0 || a.cpu1 > 500e3*int64(n1) || a.sim > 500e3*int64(n2) {
+			line(k, a)
+		}
+	}
+	line("total", &total)
+	if long {
+		fmt.Fprintf(&sb, "(runs of more than %d parts: the rest uncounted)\n", maxStatsParts)
+	}
+	return sb.String()
+}
+
+// TestSimulateRun checks simulateRun's schedules: each goroutine its
+// share from the front, then the others' parts from the back.
+func TestSimulateRun(t *testing.T) {
+	cases := []struct {
+		name    string
+		cost    []int64
+		workers int
+		want    int64
+	}{
+		{"one goroutine", []int64{5, 7, 9}, 1, 21},
+		{"even shares", []int64{10, 10, 10, 10}, 2, 20},
+		// The first free at 9 (the first of equals claims first) takes
+		// the other's last part.
+		{"a small last part", []int64{30, 30, 30, 30, 30, 30, 12}, 2, 102},
+		// The second takes the first's last part once its own are done.
+		{"a slow first part", []int64{40, 10, 10, 10}, 2, 40},
+		{"parts of one share taken over", []int64{5, 50, 5, 5}, 2, 55},
+		{"more goroutines than parts", []int64{3, 4}, 4, 4},
+	}
+	for _, c := range cases {
+		if got := simulateRun(c.cost, c.workers); got != c.want {
+			t.Errorf("%s: simulateRun(%v, %d) = %d, want %d", c.name, c.cost, c.workers, got, c.want)
+		}
+	}
 }
