@@ -69,10 +69,13 @@ type InnerProduct struct {
 	// the weights as their gradient is computed (see paramUpdater), each
 	// block of the gradient written into dwBufs[w] of the goroutine w
 	// that computes it, which stays in the cache for the update, where
-	// the diff would first be read into it.
-	writeDW  bool
-	updateDW func(w, lo, hi int, grad []float32)
-	dwBufs   [][]float32
+	// the diff would first be read into it. updateHist is the memory
+	// of the weights' shape that updateDW reads with each value (the
+	// solver's history), which the one pass over the weights prefetches.
+	writeDW    bool
+	updateDW   func(w, lo, hi int, grad []float32)
+	updateHist []float32
+	dwBufs     [][]float32
 
 	// The backward pass in one pass over the weights (backwardFused):
 	// its arguments, its run's function, and per goroutine the function
@@ -419,7 +422,15 @@ func (l *InnerProduct) updatesParam(j int) bool { return j == 0 && l.paramGrad(0
 // fn(w, lo, hi) updates values [lo, hi) of the weights on goroutine w of
 // the layer's threads. The input gradient, which reads the weights, is
 // computed first.
-func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int, grad []float32)) { l.updateDW = fn }
+func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int, grad []float32)) {
+	l.updateDW, l.updateHist = fn, nil
+}
+
+// setParamUpdateReads tells the next Backward calls, after
+// setParamUpdate, the memory of the weights' shape that the update reads
+// with each value (the solver's first history), which they may prefetch
+// (see updateReader).
+func (l *InnerProduct) setParamUpdateReads(hist []float32) { l.updateHist = hist }
 
 // defersParamDiff reports whether the next Backward, given an update
 // function, computes the weights' gradient in one pass with the input
@@ -550,7 +561,11 @@ func (l *InnerProduct) backwardFused(dy, x []float32, propagateDown []bool, bott
 // fusedPart computes part p of backwardFused on goroutine w.
 func (l *InnerProduct) fusedPart(w, p int) {
 	f := &l.fused
-	kernel.FCBackward(f.parts, p, l.m, l.n, l.k, f.dy, f.x, l.blobs[0].DataSlice(), f.dx, l.fusedFns[w])
+	hist := l.updateHist
+	if len(hist) < l.n*l.k {
+		hist = nil
+	}
+	kernel.FCBackward(f.parts, p, l.m, l.n, l.k, f.dy, f.x, l.blobs[0].DataSlice(), f.dx, hist, l.fusedFns[w])
 }
 
 // backwardPair runs Backward as two parts side by side, the input

@@ -48,6 +48,14 @@ type paramUpdater interface {
 	setParamUpdate(fn func(w, lo, hi int, grad []float32))
 }
 
+// updateReader is a paramUpdater that can be told the memory the update
+// reads beside each value (of the parameter's shape: the solver's first
+// history), to prefetch it ahead of the update as a hint. The setting
+// lasts until the next setParamUpdate.
+type updateReader interface {
+	setParamUpdateReads(hist []float32)
+}
+
 // diffDeferrer is a paramUpdater whose next Backward, given an update
 // function, hands it the gradient of every value of parameter j in a
 // buffer (never in the diff), does not read or write that parameter's
@@ -260,6 +268,9 @@ func (s *Solver) beforeBackward(first, last int) {
 		}
 		if u := p.updaters[i]; u != nil {
 			u.setParamUpdate(p.updateFns[i])
+			if r, ok := u.(updateReader); ok && len(s.histSlices[p.updated[i]]) > 0 {
+				r.setParamUpdateReads(s.histSlices[p.updated[i]][0])
+			}
 			s.deferUpdatedDiff(u, p.updated[i], p.updatedIndex[i])
 		}
 	}

@@ -1,6 +1,9 @@
 package kernel
 
-import "fmt"
+import (
+	"fmt"
+	"unsafe"
+)
 
 // The backward pass of a large fully connected layer in one pass over its
 // weights. With W (N×K) far larger than the caches, the input gradient
@@ -55,10 +58,14 @@ func FCBackwardFused(m, n, k int) bool {
 //     change those weights; the input gradient has read them by then,
 //     and reads no weight after its update.
 //
+// hist, if not nil, is memory of W's shape that update reads with each
+// piece (the solver's history): it is prefetched with the weights, a
+// tile ahead, as a hint; no value of it is read or changed.
+//
 // A part is a block of columns of W (and of dx); the parts can run at
 // once on different goroutines (each calling update for its own
 // columns), and the results do not depend on their number.
-func FCBackward(parts, part, m, n, k int, dy, x, w, dx []float32, update func(row, col int, grad []float32)) {
+func FCBackward(parts, part, m, n, k int, dy, x, w, dx, hist []float32, update func(row, col int, grad []float32)) {
 	checkFCPart("FCBackward", parts, part)
 	if !FCBackwardFused(m, n, k) {
 		panic(fmt.Sprintf("kernel: FCBackward: %d×%d×%d is not computed in one pass", m, n, k))
@@ -69,26 +76,39 @@ func FCBackward(parts, part, m, n, k int, dy, x, w, dx []float32, update func(ro
 	if dx != nil {
 		checkLen("FCBackward", "dx", len(dx), m*k)
 	}
+	if hist != nil {
+		checkLen("FCBackward", "hist", len(hist), n*k)
+	}
 	g := active
 	if lo, hi := fcRange(k, parts, part, g.nr); lo < hi {
-		g.fcBackward(lo, hi, m, n, k, dy, x, w, dx, update)
+		g.fcBackward(lo, hi, m, n, k, dy, x, w, dx, hist, update)
 	}
 }
 
 // fcBackward computes FCBackward over columns [k0, k1) of W.
-func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx []float32, update func(row, col int, grad []float32)) {
+//
+// The buffers' rows lie fcPadRow floats more than a multiple of 4 KB
+// apart, and X is packed into panels of nr columns (each the m rows of
+// those columns one after the other): AlexNet's rows (1024 columns of a
+// tile, 9216 or 4096 inputs) lie a multiple of 4 KB apart, and the lines
+// a kernel reads or writes side by side, one a row, would all fall into
+// one set of the L1 cache and evict each other. The sums are the same.
+func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx, hist []float32, update func(row, col int, grad []float32)) {
 	nr, mr := g.nr, g.mr
 	kc := split(n, g.kc, 1)  // the input gradient's depth blocks: rows of W
 	mc := split(m, g.mc, 1)  // its blocks of rows of dx
 	wkc := split(m, g.kc, 1) // the weight gradient's depth blocks: the batch
 	cw := min(fcFusedCols, (k1-k0+nr-1)/nr*nr)
+	ld := cw + fcPadRow // the rows of sums and grad
+	xw := (k1 - k0 + nr - 1) / nr * nr
 	ws := workspaces.get(nil)
 	defer workspaces.put(ws)
-	pa, buf := ws.buffers(m*kc+mr*m, m*cw+fcFusedRows*cw+fcSubRows*nr+m*nr)
+	pa, buf := ws.buffers(m*kc+mr*m, m*ld+fcFusedRows*ld+fcSubRows*nr+m*xw)
 	pdy, pdyT := pa[:m*kc], pa[m*kc:]
-	sums, buf := buf[:m*cw], buf[m*cw:]
-	grad, buf := buf[:fcFusedRows*cw], buf[fcFusedRows*cw:]
-	pe, px := buf[:fcSubRows*nr], buf[fcSubRows*nr:][:m*nr]
+	sums, buf := buf[:m*ld], buf[m*ld:]
+	grad, buf := buf[:fcFusedRows*ld], buf[fcFusedRows*ld:]
+	pe, xp := buf[:fcSubRows*nr], buf[fcSubRows*nr:][:m*xw]
+	fcPackPanels(m, k, k0, k1, nr, x, xp)
 	for pc := 0; pc < n; pc += kc {
 		kb := min(kc, n-pc)
 		bb, load := fcBlockBeta(pc, 0)
@@ -101,23 +121,35 @@ func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx []float32, updat
 		for j0 := k0; j0 < k1; j0 += cw {
 			j1 := min(k1, j0+cw)
 			je := j1 - (j1-j0)%nr // the edge panel, if je < j1
-			if je < j1 {
-				for p := range m {
-					row := px[p*nr : (p+1)*nr]
-					copy(row, x[p*k+je:p*k+j1])
-					clear(row[j1-je:])
-				}
-			}
 			for r0 := 0; r0 < kb; r0 += fcFusedRows {
 				r1 := min(kb, r0+fcFusedRows)
 				if dx != nil {
-					g.fcBackwardInput(pc, kb, r0, r1, j0, j1, je, cw, m, k, mc, pdy, w, sums, pe, dx, bb, load)
+					g.fcBackwardInput(pc, kb, r0, r1, j0, j1, je, ld, m, k, mc, pdy, w, sums, pe, dx, bb, load)
 				}
-				g.fcBackwardWeights(pc+r0, pc+r1, j0, j1, je, cw, m, k, wkc, dy, n, x, px, pdyT, grad)
+				ahead := fcNextTile(w, hist, n, k, kc, k0, k1, cw, pc, j0, r0)
+				g.fcBackwardWeights(pc+r0, pc+r1, j0, j1, ld, m, wkc, dy, n, xp[(j0-k0)*m:], pdyT, grad, &ahead)
 				for r := r0; r < r1; r++ {
-					update(pc+r, j0, grad[(r-r0)*cw:][:j1-j0])
+					update(pc+r, j0, grad[(r-r0)*ld:][:j1-j0])
 				}
 			}
+		}
+	}
+}
+
+// fcPadRow is how many floats fcBackward's buffers add to their rows.
+const fcPadRow = 16
+
+// fcPackPanels copies columns [k0, k1) of x (m rows of k) into xp in
+// panels of nr columns, panel by panel, each its m rows of nr floats in
+// turn, the last panel's columns beyond k1 zero.
+func fcPackPanels(m, k, k0, k1, nr int, x, xp []float32) {
+	for j := k0; j < k1; j += nr {
+		wd := min(nr, k1-j)
+		panel := xp[(j-k0)*m:][:m*nr]
+		for p := range m {
+			row := panel[p*nr : (p+1)*nr]
+			copy(row, x[p*k+j:][:wd])
+			clear(row[wd:])
 		}
 	}
 }
@@ -126,7 +158,7 @@ func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx []float32, updat
 // the input gradient's sums of columns [j0, j1), as fcInputGrad does: in
 // pieces of fcSubRows rows, the sums resuming from the buffer, and at the
 // block's last row added into dx with the block's beta.
-func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, cw, m, k, mc int, pdy, w, sums, pe, dx []float32, bb float32, load bool) {
+func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, ld, m, k, mc int, pdy, w, sums, pe, dx []float32, bb float32, load bool) {
 	nr := g.nr
 	for s := r0; s < r1; s += fcSubRows {
 		sb := min(fcSubRows, r1-s)
@@ -144,7 +176,7 @@ func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, cw, m, k, mc int,
 				bp, ldp, pf = &w[(pc+s)*k+j], k, fcPrefetchPanels*4*nr
 			}
 			for ic := 0; ic < m; ic += mc {
-				g.fcInputTiles(ic, min(mc, m-ic), kb, s, sb, pdy, ic*kb, bp, ldp, pf, sums, cw, j-j0, dx, k, j, wd, bb, load)
+				g.fcInputTiles(ic, min(mc, m-ic), kb, s, sb, pdy, ic*kb, bp, ldp, pf, sums, ld, j-j0, dx, k, j, wd, bb, load)
 				pf = 0
 			}
 		}
@@ -152,10 +184,10 @@ func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, cw, m, k, mc int,
 }
 
 // fcBackwardWeights writes the weight gradient of rows [i0, i1) and
-// columns [j0, j1) of W into grad (rows cw floats apart), as fcWeightGrad
+// columns [j0, j1) of W into grad (rows ld floats apart), as fcWeightGrad
 // computes it with beta 0: tiles of mr rows, the batch in depth blocks of
-// wkc, X read in place but for its edge panel (px).
-func (g *gemmImpl) fcBackwardWeights(i0, i1, j0, j1, je, cw, m, k, wkc int, dy []float32, n int, x, px, pdyT, grad []float32) {
+// wkc, X's columns from j0 packed in panels (fcPackPanels) in xp.
+func (g *gemmImpl) fcBackwardWeights(i0, i1, j0, j1, ld, m, wkc int, dy []float32, n int, xp, pdyT, grad []float32, ahead *fcAhead) {
 	nr, mr := g.nr, g.mr
 	for i := i0; i < i1; i += mr {
 		h := min(mr, i1-i)
@@ -167,12 +199,58 @@ func (g *gemmImpl) fcBackwardWeights(i0, i1, j0, j1, je, cw, m, k, wkc int, dy [
 			bb, load := fcBlockBeta(pc, 0)
 			for j := j0; j < j1; j += nr {
 				wd := min(nr, j1-j)
-				bp, ldp := &x[pc*k+j], k
-				if j >= je {
-					bp, ldp = &px[pc*nr], nr
-				}
-				g.fc.packed(h, kb, &pdyT[pc*h], bp, ldp, 0, nil, 0, &grad[(i-i0)*cw+j-j0], cw, wd, bb, load)
+				bp := &xp[(j-j0)*m+pc*nr]
+				g.fc.packed(h, kb, &pdyT[pc*h], bp, nr, ahead.next(bp, kb*nr), nil, 0, &grad[(i-i0)*ld+j-j0], ld, wd, bb, load)
 			}
 		}
 	}
+}
+
+// fcAhead is the next tile of W that fcBackward reads, which the weight
+// gradient's kernel calls prefetch piece by piece (the kernels' pf: the
+// bytes of B they read, pf bytes further on) while the tile before is in
+// the cache: rows [row, row+rows) and columns [col, col+cols) of W (rows
+// k floats apart), and the piece to prefetch next, at column off of the
+// tile's row r.
+type fcAhead struct {
+	w, h                 []float32
+	k                    int
+	row, rows, col, cols int
+	r, off               int
+}
+
+// fcNextTile returns the tile of W that fcBackward reads after the one
+// at depth block pc, columns j0 and rows r0 of the block, or an empty one.
+func fcNextTile(w, hist []float32, n, k, kc, k0, k1, cw, pc, j0, r0 int) fcAhead {
+	kb := min(kc, n-pc)
+	switch {
+	case r0+fcFusedRows < kb:
+		r0 += fcFusedRows
+	case j0+cw < k1:
+		j0, r0 = j0+cw, 0
+	case pc+kc < n:
+		pc, j0, r0 = pc+kc, k0, 0
+		kb = min(kc, n-pc)
+	default:
+		return fcAhead{}
+	}
+	return fcAhead{w: w, h: hist, k: k, row: pc + r0, rows: min(fcFusedRows, kb-r0), col: j0, cols: min(k1, j0+cw) - j0}
+}
+
+// next returns the pf with which a kernel call that reads floats floats of
+// B from b prefetches the next piece of the tile (as many floats), or 0
+// once the whole tile has been.
+func (a *fcAhead) next(b *float32, floats int) int {
+	src, r := a.w, a.r
+	if r >= a.rows {
+		src, r = a.h, r-a.rows
+		if r >= a.rows || src == nil {
+			return 0
+		}
+	}
+	p := &src[(a.row+r)*a.k+a.col+a.off]
+	if a.off += floats; a.off >= a.cols {
+		a.r, a.off = a.r+1, 0
+	}
+	return int(uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(b)))
 }

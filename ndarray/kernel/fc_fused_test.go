@@ -47,8 +47,12 @@ func TestFCBackward(t *testing.T) {
 							dx[i] = float32(math.NaN()) // must be written, not read
 						}
 					}
+					var hist []float32 // prefetched only
+					if parts != 1 {
+						hist = make([]float32, n*k)
+					}
 					for p := range parts {
-						FCBackward(parts, p, m, n, k, dy, x, w, dx, func(row, col int, grad []float32) {
+						FCBackward(parts, p, m, n, k, dy, x, w, dx, hist, func(row, col int, grad []float32) {
 							for j, v := range grad {
 								at := row*k + col + j
 								dW[at] = v
@@ -73,9 +77,12 @@ func TestFCBackward(t *testing.T) {
 				}
 			}
 		}
-		expectPanic(t, "one pass", func() { FCBackward(1, 0, 1, 2000, 2000, nil, nil, nil, nil, nil) })
+		expectPanic(t, "one pass", func() { FCBackward(1, 0, 1, 2000, 2000, nil, nil, nil, nil, nil, nil) })
 		expectPanic(t, "len(w)", func() {
-			FCBackward(1, 0, 2, 4, 4, make([]float32, 8), make([]float32, 8), make([]float32, 15), nil, nil)
+			FCBackward(1, 0, 2, 4, 4, make([]float32, 8), make([]float32, 8), make([]float32, 15), nil, nil, nil)
+		})
+		expectPanic(t, "len(hist)", func() {
+			FCBackward(1, 0, 2, 4, 4, make([]float32, 8), make([]float32, 8), make([]float32, 16), nil, make([]float32, 15), nil)
 		})
 	})
 }
@@ -139,15 +146,16 @@ func BenchmarkFCBackward(b *testing.B) {
 					update(lo, 0, buf[:(hi-lo)*K])
 				}
 			},
-			"fused": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, update) },
+			"fused": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, h, update) },
 			"fused-nodiff": func() {
-				FCBackward(1, 0, M, N, K, dy, x, w, dx, func(row, col int, grad []float32) {
+				FCBackward(1, 0, M, N, K, dy, x, w, dx, h, func(row, col int, grad []float32) {
 					lo := row*K + col
 					hi := lo + len(grad)
 					SGDStep(w[lo:hi], grad, h[lo:hi], decay, rate, momentum)
 				})
 			},
-			"products": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, func(int, int, []float32) {}) },
+			"products":    func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, nil, func(int, int, []float32) {}) },
+			"weight-grad": func() { FCBackward(1, 0, M, N, K, dy, x, w, nil, nil, func(int, int, []float32) {}) },
 			"update": func() {
 				for c := 0; c < K; c += fcFusedCols {
 					for r := range N {
@@ -163,8 +171,11 @@ func BenchmarkFCBackward(b *testing.B) {
 				}
 			},
 		}
-		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff", "products", "update", "update-rows"} {
+		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff", "products", "weight-grad", "update", "update-rows"} {
 			flops, bytes := 4*float64(M*N*K), 20*float64(N*K)
+			if path == "weight-grad" {
+				flops, bytes = 2*float64(M*N*K), 0 // the weight gradient alone, in the cache
+			}
 			if strings.HasPrefix(path, "update") {
 				flops, bytes = 0, 16*float64(N*K) // no arithmetic counted, no diff
 			}
