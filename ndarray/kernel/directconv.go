@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"unsafe"
 )
 
@@ -479,6 +480,9 @@ type DirectScratch struct {
 	xc  []float32 // channel-major input of a group, the border zero
 	dyp []float32 // output gradient of a group, tile by tile
 	acc []float32
+	// rows: the lane sums of a group of tiles, whole rows of dw, −0
+	// between groups (see directGradRowsBytes); negZero: a row of −0
+	rows, negZero []float32
 	// dyt: the output gradient of every group in the weight gradient's
 	// layout (LoadGradTiles), valid while tiled
 	dyt   []float32
@@ -911,6 +915,17 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry
 // caches for the passes that read it); a variable for benchmarks.
 var directStreamBytes = 2 << 20
 
+// directGradRowsBytes is the size of a weight gradient (all groups) from
+// which WeightGrad adds its lane sums to rows of the scratch, whole rows
+// of dw for a group of tiles, and adds those to dw in one pass: its lane
+// sums of a chunk meet a few cache lines of each of the group's rows of
+// dw, which a dw larger than the L2 cache brings from memory one line at
+// a time while the lane sums wait (AlexNet's conv2–conv5, 1.2–3.5 MB),
+// where the pass streams. The rows start at −0, so that each holds its
+// sum exactly (−0 + s = s) and dw gets the same sum as it would
+// directly; a variable for benchmarks.
+var directGradRowsBytes = 512 << 10
+
 // directLoadChannels is about how many output channels LoadGradTiles
 // takes together: their planes of a block stay in the L2 cache (AlexNet's
 // 13×13 planes of 16 images, 16 channels: 173 KB; its 27×27 ones, 746 KB)
@@ -968,6 +983,20 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 		s.dyp = HugePageFloats(d.dypSize)
 		s.acc = make([]float32, d.gGroup*d.gmr*d.gChunk*L)
 	}
+	// Lane sums into rows of the scratch where dw is too large for the
+	// caches (see directGradRowsBytes).
+	rows := d.mAll*d.kk*4 >= directGradRowsBytes
+	if rows && s.rows == nil {
+		s.rows = make([]float32, d.gGroup*d.gmr*d.kk)
+		s.negZero = make([]float32, d.kk)
+		negZero := float32(math.Copysign(0, -1))
+		for i := range s.negZero {
+			s.negZero[i] = negZero
+		}
+		for i := 0; i < len(s.rows); i += d.kk {
+			copy(s.rows[i:i+d.kk], s.negZero)
+		}
+	}
 	gnr, P := d.gnr, d.oh*d.ow
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	chunk := d.gChunk
@@ -1022,8 +1051,22 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 				for _, t := range group {
 					for i := range t.h {
 						r := t.r0 + i
-						d.k.laneSums(&dw[(g*d.m+r)*d.kk+k0], &s.acc[(r-first)*chunk*L], min(k1, d.kk)-k0)
+						if rows {
+							d.k.laneSums(&s.rows[(r-first)*d.kk+k0], &s.acc[(r-first)*chunk*L], min(k1, d.kk)-k0)
+						} else {
+							d.k.laneSums(&dw[(g*d.m+r)*d.kk+k0], &s.acc[(r-first)*chunk*L], min(k1, d.kk)-k0)
+						}
 					}
+				}
+			}
+			if rows {
+				// The group's rows of dw follow each other: one pass adds
+				// the sums, and the scratch rows go back to −0.
+				last := group[len(group)-1]
+				n := (last.r0 + last.h - first) * d.kk
+				AddRows(dw[(g*d.m+first)*d.kk:], n, s.rows, n, 1, n)
+				for i := 0; i < n; i += d.kk {
+					copy(s.rows[i:i+d.kk], s.negZero)
 				}
 			}
 		}
