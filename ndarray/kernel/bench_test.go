@@ -375,16 +375,19 @@ func BenchmarkDirectConv(b *testing.B) {
 // directTuning sets the blocking variables of the direct convolution
 // named in SPARKNET_DIRECT_TUNE (a comma-separated list of name=value:
 // group, chunk and pixels for the weight gradient's directGradGroup,
-// directGradChunk and directGradPixels; stride for directGradStride;
-// fchunk and tiles for directChunk and directChunkTiles; load for
-// directLoadChannels; stream for directStreamBytes) before a benchmark
-// makes its plan, and returns the function that restores them. Each
-// blocking gives the same sums; only the speed changes.
+// directGradChunk and directGradPixels; rows and prefetch for its
+// directGradRowsBytes and directGradPrefetchBytes; stride for
+// directGradStride; fchunk and tiles for directChunk and
+// directChunkTiles; load for directLoadChannels; stream for
+// directStreamBytes) before a benchmark makes its plan, and returns the
+// function that restores them. Each blocking gives the same sums; only
+// the speed changes.
 func directTuning(b *testing.B) func() {
 	vars := map[string]*int{
 		"group": &directGradGroup, "chunk": &directGradChunk, "pixels": &directGradPixels,
 		"stride": &directGradStride, "fchunk": &directChunk, "tiles": &directChunkTiles,
 		"load": &directLoadChannels, "stream": &directStreamBytes,
+		"rows": &directGradRowsBytes, "prefetch": &directGradPrefetchBytes,
 	}
 	old := make(map[string]int, len(vars))
 	for k, p := range vars {
@@ -405,7 +408,7 @@ func directTuning(b *testing.B) func() {
 		p := vars[k]
 		if p == nil || err != nil || n <= 0 {
 			restore()
-			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, stride, fchunk, tiles, load, stream", kv)
+			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, stride, fchunk, tiles, load, stream", kv)
 		}
 		*p = n
 	}

@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func directGradRowAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x1(SB), NOSPLIT, $0-96
+// func directGradRowAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradRowAVX512x1(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -38,6 +38,7 @@ start:
 	MOVQ    xSkip+40(FP), R13
 	MOVQ    ow+56(FP), R14
 	MOVQ    oh+48(FP), DX
+	MOVQ    pf+96(FP), R8
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -49,6 +50,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R8*1)
+	PREFETCHT0  64(BX)(R8*1)
 	VMOVUPS     (SI), Z20
 	VMOVUPS     (SI)(DI*1), Z24
 	VMOVUPS     (BX), Z28
@@ -112,9 +115,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x2(SB), NOSPLIT, $0-96
+// func directGradRowAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradRowAVX512x2(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -157,6 +160,7 @@ start:
 	MOVQ    xSkip+40(FP), R13
 	MOVQ    ow+56(FP), R14
 	MOVQ    oh+48(FP), DX
+	MOVQ    pf+96(FP), R8
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -168,6 +172,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R8*1)
+	PREFETCHT0  64(BX)(R8*1)
 	VMOVUPS     (SI), Z20
 	VMOVUPS     64(SI), Z21
 	VMOVUPS     (SI)(DI*1), Z24
@@ -255,9 +261,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x3(SB), NOSPLIT, $0-96
+// func directGradRowAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradRowAVX512x3(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -311,6 +317,7 @@ start:
 	MOVQ    xSkip+40(FP), R13
 	MOVQ    ow+56(FP), R14
 	MOVQ    oh+48(FP), DX
+	MOVQ    pf+96(FP), R8
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -322,6 +329,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R8*1)
+	PREFETCHT0  64(BX)(R8*1)
 	VMOVUPS     (SI), Z20
 	VMOVUPS     64(SI), Z21
 	VMOVUPS     128(SI), Z22
@@ -433,9 +442,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradRowAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradRowAVX512x4(SB), NOSPLIT, $0-96
+// func directGradRowAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradRowAVX512x4(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -500,6 +509,7 @@ start:
 	MOVQ    xSkip+40(FP), R13
 	MOVQ    ow+56(FP), R14
 	MOVQ    oh+48(FP), DX
+	MOVQ    pf+96(FP), R8
 	TESTQ   DX, DX
 	JLE     store
 	TESTQ   R14, R14
@@ -511,6 +521,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R8*1)
+	PREFETCHT0  64(BX)(R8*1)
 	VMOVUPS     (SI), Z20
 	VMOVUPS     64(SI), Z21
 	VMOVUPS     128(SI), Z22

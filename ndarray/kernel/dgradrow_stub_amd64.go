@@ -7,19 +7,19 @@ package kernel
 // directGradRowAVX512x1 sums the weight gradient of 1 output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).
 //
 //go:noescape
-func directGradRowAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradRowAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradRowAVX512x2 sums the weight gradient of 2 output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).
 //
 //go:noescape
-func directGradRowAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradRowAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradRowAVX512x3 sums the weight gradient of 3 output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).
 //
 //go:noescape
-func directGradRowAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradRowAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradRowAVX512x4 sums the weight gradient of 4 output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).
 //
 //go:noescape
-func directGradRowAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradRowAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)

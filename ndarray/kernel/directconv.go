@@ -65,15 +65,17 @@ type directKernels struct {
 	// apart in a row and xSkip bytes more between rows: the same sums in
 	// the same order; it repeats for groups groups of gnr weights, each
 	// group's offsets and sums (gnr vectors of each acc row) following the
-	// last's, so that one call takes a chunk.
-	gradSeq func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	// last's, so that one call takes a chunk. The AVX-512 kernels
+	// prefetch the input pf bytes past the first weight's (a hint: the
+	// sums do not depend on it).
+	gradSeq func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
 	// gradRow is gradSeq for rmr output channels and a kernel row of
 	// gradRowWidth weights whose input vectors follow each other (offs
 	// names the first); a pair of pixels reads each input vector once for
 	// both. WeightGrad uses it for kernels gradRowWidth wide; nil if the
 	// implementation has none. Its groups are kernel rows, one offset
 	// and gradRowWidth sums each.
-	gradRow func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	gradRow func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
 	rmr     int
 	// interleave writes w pixels of n images (src rows srcStride bytes
 	// apart) into lanes of dst vectors dstStep bytes apart; the lanes
@@ -157,10 +159,12 @@ type DirectConv struct {
 	fBand, bBand     int      // rows of a chunk's band
 	gTiles           []dtile
 	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
-	gradCall         func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	gradCall         func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
 	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
 	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
 	gRows            int       // output rows of a weight-gradient call
+	gRowSums         bool      // lane sums through the scratch's rows (directGradRowsBytes)
+	gPrefetch        int       // bytes ahead the weight-gradient kernels prefetch the input, or 0
 	wf, wb           []float32 // packed weights, per group
 	cAll, mAll       int       // channels and outputs of all groups
 	cs, ms           int       // vectors per pixel of the input and output layouts
@@ -175,10 +179,15 @@ type DirectConv struct {
 // channels of directGradGroup tiles and a chunk of directGradChunk
 // weights share the input and the gradient in the caches, each call
 // covering about directGradPixels floats of a tile's gradient;
-// variables for benchmarks.
+// variables for benchmarks. One tile and 160 weights (a call of 32 groups
+// of weights over a band of the tile's gradient, which stays in the L1
+// cache) ran AlexNet's conv2–conv5 faster on Zen 5 than four tiles and 40
+// weights, LeNet's and CIFAR-10 quick's as fast: the longer calls start
+// fewer streams, and the input they read once per tile streams from the
+// L3 cache with the prefetches (directGradPrefetchBytes).
 var (
-	directGradGroup  = 4
-	directGradChunk  = 40
+	directGradGroup  = 1
+	directGradChunk  = 160
 	directGradPixels = 24 << 10 / 4
 	// directGradStride is the farthest apart (vectors) the pixels of
 	// the output gradient in LoadGrad's layout may lie for the kernels to
@@ -397,6 +406,13 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	d.gChunk = max(d.gnr, min(d.kp, directGradChunk/d.gnr*d.gnr))
 	d.gRows = max(1, directGradPixels/(d.gmr*L*d.ow))
 	d.xcSize = d.c * d.ph * d.pw * L
+	// Lane sums into rows of the scratch where dw is too large for the
+	// caches (see directGradRowsBytes); prefetches an input channel ahead
+	// where a group's input is past the L2 cache (directGradPrefetchBytes).
+	d.gRowSums = d.mAll*d.kk*4 >= directGradRowsBytes
+	if d.xcSize*4 >= directGradPrefetchBytes {
+		d.gPrefetch = d.ph * d.pw * L * f
+	}
 	d.dypSize = d.m * d.oh * d.ow * L
 	d.imgSize = channels * height * width
 	d.outSize = outputs * d.oh * d.ow
@@ -926,6 +942,14 @@ var directStreamBytes = 2 << 20
 // directly; a variable for benchmarks.
 var directGradRowsBytes = 512 << 10
 
+// directGradPrefetchBytes is the size of a group's channel-major input
+// (DirectScratch.xc) from which the weight gradient's kernels prefetch
+// the input an input channel ahead of the one they read: AlexNet's
+// conv2–conv5 (2.8–3.7 MB a block) stream their input from the L3 cache,
+// and the rows of each group of weights came late without; CIFAR-10
+// quick's (0.3–0.8 MB) stay in the L2 cache. A variable for benchmarks.
+var directGradPrefetchBytes = 1 << 20
+
 // directLoadChannels is about how many output channels LoadGradTiles
 // takes together: their planes of a block stay in the L2 cache (AlexNet's
 // 13×13 planes of 16 images, 16 channels: 173 KB; its 27×27 ones, 746 KB)
@@ -983,9 +1007,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 		s.dyp = HugePageFloats(d.dypSize)
 		s.acc = make([]float32, d.gGroup*d.gmr*d.gChunk*L)
 	}
-	// Lane sums into rows of the scratch where dw is too large for the
-	// caches (see directGradRowsBytes).
-	rows := d.mAll*d.kk*4 >= directGradRowsBytes
+	rows := d.gRowSums
 	if rows && s.rows == nil {
 		s.rows = make([]float32, d.gGroup*d.gmr*d.kk)
 		s.negZero = make([]float32, d.kk)
@@ -997,7 +1019,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 			copy(s.rows[i:i+d.kk], s.negZero)
 		}
 	}
-	gnr, P := d.gnr, d.oh*d.ow
+	gnr, pf, P := d.gnr, d.gPrefetch, d.oh*d.ow
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	chunk := d.gChunk
 	for g := range d.groups {
@@ -1045,7 +1067,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 						}
 						// The chunk's weights, gnr at a time, in one call.
 						d.gradCall(t.h, dyt, step, skip, &s.xc[r0*d.pw*L], &d.offG[k0], (d.pw-d.ow)*L*f,
-							nr, d.ow, &s.acc[(t.r0-first)*chunk*L], chunk*L*f, r0 > 0, (k1-k0)/gnr)
+							nr, d.ow, &s.acc[(t.r0-first)*chunk*L], chunk*L*f, r0 > 0, (k1-k0)/gnr, pf)
 					}
 				}
 				for _, t := range group {
@@ -1128,9 +1150,9 @@ func directGradGo(lanes, nr int) func(mr int, dy *float32, dyRow, dyStep int, x 
 	}
 }
 
-func directGradSeqGo(lanes, nr int) func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+func directGradSeqGo(lanes, nr int) func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
 	grad := directGradGo(lanes, nr)
-	return func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+	return func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
 		const f = 4
 		for g := range groups {
 			grad(mr, dy, ow*dyStep+dySkip, dyStep, x, (*int32)(unsafe.Add(unsafe.Pointer(offs), g*nr*f)), ow*lanes*f+xSkip, lanes*f, oh, ow,
@@ -1141,9 +1163,9 @@ func directGradSeqGo(lanes, nr int) func(mr int, dy *float32, dyStep, dySkip int
 
 // directGradRowGo is directGradSeqGo for kernel rows of gradRowWidth
 // weights whose input vectors follow each other from each row's offset.
-func directGradRowGo(lanes int) func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+func directGradRowGo(lanes int) func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
 	seq := directGradSeqGo(lanes, gradRowWidth)
-	return func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
+	return func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
 		const f = 4
 		for g := range groups {
 			off := *(*int32)(unsafe.Add(unsafe.Pointer(offs), g*gradRowWidth*f))
@@ -1151,7 +1173,7 @@ func directGradRowGo(lanes int) func(mr int, dy *float32, dyStep, dySkip int, x 
 			for j := range row {
 				row[j] = off + int32(j*lanes*f)
 			}
-			seq(mr, dy, dyStep, dySkip, x, &row[0], xSkip, oh, ow, at(acc, g*gradRowWidth*lanes*f), accRow, load, 1)
+			seq(mr, dy, dyStep, dySkip, x, &row[0], xSkip, oh, ow, at(acc, g*gradRowWidth*lanes*f), accRow, load, 1, pf)
 		}
 	}
 }

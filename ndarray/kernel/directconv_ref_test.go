@@ -133,24 +133,36 @@ func TestDirectConvWeightGradExact(t *testing.T) {
 	}
 }
 
-// gradBlocking is a blocking of the weight gradient (see WeightGrad).
-type gradBlocking struct{ group, chunk, pixels int }
+// gradBlocking is a blocking of the weight gradient (see WeightGrad),
+// with the sizes from which it sums the lanes through rows of the
+// scratch and prefetches the input.
+type gradBlocking struct{ group, chunk, pixels, rows, prefetch int }
 
 // set sets the blocking for the plans made next and returns the function
 // that restores the one before.
 func (b gradBlocking) set() func() {
-	g, c, p := directGradGroup, directGradChunk, directGradPixels
-	directGradGroup, directGradChunk, directGradPixels = b.group, b.chunk, b.pixels
-	return func() { directGradGroup, directGradChunk, directGradPixels = g, c, p }
+	vars := []*int{&directGradGroup, &directGradChunk, &directGradPixels, &directGradRowsBytes, &directGradPrefetchBytes}
+	vals := []int{b.group, b.chunk, b.pixels, b.rows, b.prefetch}
+	old := make([]int, len(vars))
+	for i, v := range vars {
+		old[i], *v = *v, vals[i]
+	}
+	return func() {
+		for i, v := range vars {
+			*v = old[i]
+		}
+	}
 }
 
 // directGradBlockings are the default blocking and two extremes: one
-// tile, one call's weights and one row per call; every tile, every
-// weight and every row in one call.
+// tile, one call's weights and one row per call, the lanes summed through
+// the scratch's rows and the input prefetched; every tile, every weight
+// and every row in one call, the lanes summed into dw directly and
+// nothing prefetched.
 var directGradBlockings = []gradBlocking{
-	{directGradGroup, directGradChunk, directGradPixels},
-	{1, 1, 1},
-	{1 << 20, 1 << 20, 1 << 30},
+	{directGradGroup, directGradChunk, directGradPixels, directGradRowsBytes, directGradPrefetchBytes},
+	{1, 1, 1, 0, 0},
+	{1 << 20, 1 << 20, 1 << 30, 1 << 62, 1 << 62},
 }
 
 // TestDirectGradSeq checks that each implementation's gradSeq kernel
@@ -185,7 +197,7 @@ func TestDirectGradSeq(t *testing.T) {
 									accRow := f * (2*k.gnr*L + L)
 									got := randSlice(newRand(4), mr*accRow/f)
 									want := append([]float32(nil), got...)
-									k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, groups)
+									k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, groups, 4096)
 									for g := range groups {
 										k.grad(mr, &dy[0], ow*dyStep+dySkip, dyStep, &src[0], &offs[g*k.gnr], ow*L*f+skip, L*f, oh, ow, &want[g*k.gnr*L], accRow, load)
 									}
@@ -242,7 +254,7 @@ func TestDirectGradRow(t *testing.T) {
 							// dy's pixels 2 vectors apart beyond their mr,
 							// rows 5 more.
 							dyStep, dySkip := (mr+2)*L*f, 5*L*f
-							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1)
+							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1, 0)
 							// gradSeq, gnr weights at a time (the last repeated).
 							want := append([]float32(nil), start...)
 							tmpRow := f * k.gnr * L
@@ -256,7 +268,7 @@ func TestDirectGradRow(t *testing.T) {
 										copy(tmp[(i*k.gnr+j)*L:(i*k.gnr+j+1)*L], start[i*accRow/f+jj*L:])
 									}
 								}
-								k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load, 1)
+								k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load, 1, 0)
 								for j := range k.gnr {
 									if j0+j < gradRowWidth {
 										for i := range mr {
@@ -281,9 +293,9 @@ func TestDirectGradRow(t *testing.T) {
 							two := randSlice(newRand(5), mr*row2/f)
 							want2 := append([]float32(nil), two...)
 							// and a call for each.
-							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &rows[0], skip, oh, ow, &two[0], row2, load, 2)
+							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &rows[0], skip, oh, ow, &two[0], row2, load, 2, 0)
 							for g := range 2 {
-								k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &rows[g*gradRowWidth], skip, oh, ow, &want2[g*gradRowWidth*L], row2, load, 1)
+								k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &rows[g*gradRowWidth], skip, oh, ow, &want2[g*gradRowWidth*L], row2, load, 1, 0)
 							}
 							for i := range want2 {
 								if math.Float32bits(two[i]) != math.Float32bits(want2[i]) {

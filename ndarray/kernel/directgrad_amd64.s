@@ -4,9 +4,9 @@
 
 #include "textflag.h"
 
-// func directGradSeqAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x1(SB), NOSPLIT, $0-96
+// func directGradSeqAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradSeqAVX512x1(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -17,6 +17,8 @@ group:
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
+	MOVQ    pf+96(FP), R15
+	ADDQ    R8, R15
 	MOVQ    acc+64(FP), AX
 	CMPB    load+80(FP), $0x00
 	JEQ     zero
@@ -52,6 +54,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R15*1)
+	PREFETCHT0  64(BX)(R15*1)
 	VMOVUPS     (SI), Z25
 	VMOVUPS     (BX)(R8*1), Z30
 	VFMADD231PS Z30, Z25, Z0
@@ -119,9 +123,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x2(SB), NOSPLIT, $0-96
+// func directGradSeqAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradSeqAVX512x2(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -132,6 +136,8 @@ group:
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
+	MOVQ    pf+96(FP), R15
+	ADDQ    R8, R15
 	MOVQ    acc+64(FP), AX
 	CMPB    load+80(FP), $0x00
 	JEQ     zero
@@ -178,6 +184,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R15*1)
+	PREFETCHT0  64(BX)(R15*1)
 	VMOVUPS     (SI), Z25
 	VMOVUPS     64(SI), Z26
 	VMOVUPS     (BX)(R8*1), Z30
@@ -269,9 +277,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x3(SB), NOSPLIT, $0-96
+// func directGradSeqAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradSeqAVX512x3(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -282,6 +290,8 @@ group:
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
+	MOVQ    pf+96(FP), R15
+	ADDQ    R8, R15
 	MOVQ    acc+64(FP), AX
 	CMPB    load+80(FP), $0x00
 	JEQ     zero
@@ -339,6 +349,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R15*1)
+	PREFETCHT0  64(BX)(R15*1)
 	VMOVUPS     (SI), Z25
 	VMOVUPS     64(SI), Z26
 	VMOVUPS     128(SI), Z27
@@ -454,9 +466,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x4(SB), NOSPLIT, $0-96
+// func directGradSeqAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradSeqAVX512x4(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -467,6 +479,8 @@ group:
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
+	MOVQ    pf+96(FP), R15
+	ADDQ    R8, R15
 	MOVQ    acc+64(FP), AX
 	CMPB    load+80(FP), $0x00
 	JEQ     zero
@@ -535,6 +549,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R15*1)
+	PREFETCHT0  64(BX)(R15*1)
 	VMOVUPS     (SI), Z25
 	VMOVUPS     64(SI), Z26
 	VMOVUPS     128(SI), Z27
@@ -674,9 +690,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX512x5(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
-// Requires: AVX, AVX512F
-TEXT ·directGradSeqAVX512x5(SB), NOSPLIT, $0-96
+// func directGradSeqAVX512x5(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
+// Requires: AVX, AVX512F, MMX+
+TEXT ·directGradSeqAVX512x5(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -687,6 +703,8 @@ group:
 	MOVLQSX 8(AX), R10
 	MOVLQSX 12(AX), R11
 	MOVLQSX 16(AX), R12
+	MOVQ    pf+96(FP), R15
+	ADDQ    R8, R15
 	MOVQ    acc+64(FP), AX
 	CMPB    load+80(FP), $0x00
 	JEQ     zero
@@ -766,6 +784,8 @@ row:
 	JL   single
 
 pair:
+	PREFETCHT0  (BX)(R15*1)
+	PREFETCHT0  64(BX)(R15*1)
 	VMOVUPS     (SI), Z25
 	VMOVUPS     64(SI), Z26
 	VMOVUPS     128(SI), Z27
@@ -929,9 +949,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX2x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x1(SB), NOSPLIT, $0-96
+TEXT ·directGradSeqAVX2x1(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -1034,9 +1054,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX2x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x2(SB), NOSPLIT, $0-96
+TEXT ·directGradSeqAVX2x2(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 
@@ -1168,9 +1188,9 @@ done:
 	VZEROUPPER
 	RET
 
-// func directGradSeqAVX2x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+// func directGradSeqAVX2x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 // Requires: AVX, FMA3
-TEXT ·directGradSeqAVX2x3(SB), NOSPLIT, $0-96
+TEXT ·directGradSeqAVX2x3(SB), NOSPLIT, $0-104
 	CMPQ groups+88(FP), $0x00
 	JLE  done
 

@@ -7,39 +7,39 @@ package kernel
 // directGradSeqAVX512x1 sums the weight gradient of 1 output channels and 5 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX512x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX512x2 sums the weight gradient of 2 output channels and 5 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX512x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX512x3 sums the weight gradient of 3 output channels and 5 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX512x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX512x4 sums the weight gradient of 4 output channels and 5 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX512x4(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX512x5 sums the weight gradient of 5 output channels and 5 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX512x5(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX512x5(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX2x1 sums the weight gradient of 1 output channels and 4 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX2x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX2x1(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX2x2 sums the weight gradient of 2 output channels and 4 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX2x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX2x2(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)
 
 // directGradSeqAVX2x3 sums the weight gradient of 3 output channels and 4 weights over a block (see directKernels.gradSeq).
 //
 //go:noescape
-func directGradSeqAVX2x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int)
+func directGradSeqAVX2x3(dy *float32, dyStep int, dySkip int, x *float32, offs *int32, xSkip int, oh int, ow int, acc *float32, accRow int, load bool, groups int, pf int)

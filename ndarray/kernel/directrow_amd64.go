@@ -9,7 +9,7 @@ package kernel
 func init() {
 	rowAVX512 := [...]directSeqFunc{directGradRowAVX512x1, directGradRowAVX512x2, directGradRowAVX512x3, directGradRowAVX512x4}
 	avx512Gemm.direct.rmr = len(rowAVX512)
-	avx512Gemm.direct.gradRow = func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
-		rowAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups)
+	avx512Gemm.direct.gradRow = func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
+		rowAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
 	}
 }

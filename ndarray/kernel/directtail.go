@@ -322,7 +322,7 @@ func (t *DirectTail) WeightGradLoaded(n int, dw []float32) {
 			for k0 := 0; k0 < d.kp; k0 += chunk {
 				k1 := min(d.kp, k0+chunk)
 				d.gradCall(tl.h, dyt, d.ms*L*f, (t.xw-t.g)*d.ms*L*f, xg, &t.offG[k0], (t.xw-t.g)*L*f,
-					d.oh, t.g, &t.acc[0], chunk*L*f, false, (k1-k0)/d.gnr)
+					d.oh, t.g, &t.acc[0], chunk*L*f, false, (k1-k0)/d.gnr, 0)
 				for i := range tl.h {
 					d.k.laneSums(&dw[(g*d.m+tl.r0+i)*d.kk+k0], &t.acc[i*chunk*L], min(k1, d.kk)-k0)
 				}

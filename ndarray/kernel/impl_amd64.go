@@ -22,7 +22,7 @@ var (
 type (
 	directTileFunc = func(k, krows, kskip int, a, x *float32, off *int32, xstep int, y *float32, ystep, npix int, loadY bool)
 	directGradFunc = func(dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool)
-	directSeqFunc  = func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)
+	directSeqFunc  = func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
 )
 
 var (
@@ -63,8 +63,8 @@ var avx512Gemm = &gemmImpl{
 		grad: func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
 			directGradAVX512[mr-1](dy, dyRow, dyStep, x, offs, xRow, xStep, oh, ow, acc, accRow, load)
 		},
-		gradSeq: func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
-			directGradSeqAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups)
+		gradSeq: func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
+			directGradSeqAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
 		},
 		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512,
 		maxPool: dpoolMaxAVX512, unpool: dunpoolAVX512, deinterleaveStream: deinterleaveStreamAVX512,
@@ -91,8 +91,8 @@ var avx2Gemm = &gemmImpl{
 		grad: func(mr int, dy *float32, dyRow, dyStep int, x *float32, offs *int32, xRow, xStep, oh, ow int, acc *float32, accRow int, load bool) {
 			directGradAVX2[mr-1](dy, dyRow, dyStep, x, offs, xRow, xStep, oh, ow, acc, accRow, load)
 		},
-		gradSeq: func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int) {
-			directGradSeqAVX2[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups)
+		gradSeq: func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
+			directGradSeqAVX2[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
 		},
 		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2,
 		maxPool: dpoolMaxAVX2, unpool: dunpoolAVX2, deinterleaveStream: deinterleaveStreamAVX2,

@@ -50,13 +50,14 @@ func buildDirectGradRow(c *build.Context) {
 // p+1, pixel p's product first, so that every sum runs over the pixels
 // in order, as in directGradSeq. The call repeats for groups kernel rows,
 // each row's offsets (five, of which the first is read) and sums
-// following the last's.
+// following the last's. Each pair of pixels prefetches the two lines pf
+// bytes past the row's input vectors (see prefetchAhead).
 func directGradRow(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("directGradRow%sx%d", isa.suffix, mr)
 	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
-	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int)")
+	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int, pf int)")
 	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).", name, mr))
 	const nr = gradRowWidth
 	V := isa.bytes
@@ -98,6 +99,8 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.Load(c.Param("xSkip"), skip)
 	c.Load(c.Param("ow"), ow)
 	c.Load(c.Param("oh"), oy)
+	pf := reg.R8
+	c.Load(c.Param("pf"), pf)
 	c.TESTQ(oy, oy)
 	c.JLE(operand.LabelRef("store"))
 	c.TESTQ(ow, ow)
@@ -108,6 +111,7 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.CMPQ(ox, operand.U8(2))
 	c.JL(operand.LabelRef("single"))
 	c.Label("pair")
+	prefetchAhead(c, x, pf)
 	for h := 0; h < 2; h++ {
 		for i := 0; i < mr; i++ {
 			m := operand.Mem{Base: dy, Disp: i * V}
