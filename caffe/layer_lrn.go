@@ -197,12 +197,18 @@ func (l *LRN) forwardImage(s *lrnScratch, x, y []float32) {
 // leaving it subtracted, as in Caffe's CPU code), s^−β and the output in
 // one pass for β = ¾ (kernel.LRNForward75).
 func (l *LRN) acrossForward(s *lrnScratch, x, y []float32, j0, j1 int) {
+	l.acrossForwardChans(s, x, y, l.startScale(s, x, j0, j1), j0, j1, 0, l.chans)
+}
+
+// acrossForwardChans is acrossForward for the channels [c0, c1), moving
+// the running scale sc (startScale's, moved on to channel c0) on past
+// them; channel c's output goes to plane c − c0 of y.
+func (l *LRN) acrossForwardChans(s *lrnScratch, x, y, sc []float32, j0, j1, c0, c1 int) {
 	hw := l.height * l.width
 	pre := (l.size - 1) / 2
 	aos := l.alpha / float32(l.size)
-	sc := l.startScale(s, x, j0, j1)
-	for c := range l.chans {
-		xc, yc := x[c*hw+j0:c*hw+j1], y[c*hw+j0:c*hw+j1]
+	for c := c0; c < c1; c++ {
+		xc, yc := x[c*hw+j0:c*hw+j1], y[(c-c0)*hw+j0:(c-c0)*hw+j1]
 		xin, xout := l.plane(s, x, c+pre, j0, j1), l.plane(s, x, c-1-pre, j0, j1)
 		if l.beta == 0.75 {
 			kernel.LRNForward75(yc, sc, xc, xin, xout, aos)

@@ -123,7 +123,11 @@ func (n *Net) forwardLRNPool(f *lrnPool) error {
 	})
 }
 
-// forwardImage normalises and pools image img as goroutine w.
+// forwardImage normalises and pools image img as goroutine w. Where
+// the LRN takes each plane whole (one chunk of positions), it goes a
+// group of channels at a time (lrnPoolGroup), each group pooled right
+// after it is normalised, while it is in the core's first caches; with
+// skipTop, every group goes through the first planes of the buffer.
 func (f *lrnPool) forwardImage(w, img int) {
 	l, p := f.lrn, f.pool
 	hw := l.height * l.width
@@ -132,15 +136,38 @@ func (f *lrnPool) forwardImage(w, img int) {
 	if f.skipTop {
 		y = f.buf[w][:size]
 	}
-	l.forwardImage(l.scratch[w], x, y)
-	p.forwardPlanes(y, img*l.chans, (img+1)*l.chans)
-	if f.skipTop {
-		// The output the backward pass reads (acrossBackward's ratios
-		// of the channels in the window before the first).
-		n := min(l.chans, (l.size-1)/2) * hw
-		copy(f.y[img*size:img*size+n], y[:n])
+	// The output the backward pass reads (acrossBackward's ratios of the
+	// channels in the window before the first).
+	keep := min(l.chans, (l.size-1)/2)
+	if l.within || l.chunk < hw {
+		l.forwardImage(l.scratch[w], x, y)
+		p.forwardPlanes(y, img*l.chans, (img+1)*l.chans)
+		if f.skipTop {
+			copy(f.y[img*size:img*size+keep*hw], y[:keep*hw])
+		}
+		return
+	}
+	s := l.scratch[w]
+	sc := l.startScale(s, x, 0, hw)
+	g := max(1, lrnPoolGroup/hw)
+	for c0 := 0; c0 < l.chans; c0 += g {
+		c1 := min(c0+g, l.chans)
+		yg := y[c0*hw : c1*hw]
+		if f.skipTop {
+			yg = y[:(c1-c0)*hw]
+		}
+		l.acrossForwardChans(s, x, yg, sc, 0, hw, c0, c1)
+		p.forwardPlanes(yg, img*l.chans+c0, img*l.chans+c1)
+		if f.skipTop && c0 < keep {
+			n := min(keep, c1) - c0
+			copy(f.y[img*size+c0*hw:img*size+(c0+n)*hw], yg[:n*hw])
+		}
 	}
 }
+
+// lrnPoolGroup is about how many floats of the LRN's output a group of
+// channels of lrnPool's forward pass holds (at least one plane).
+var lrnPoolGroup = 16 << 10
 
 // fusesBackward reports whether the pair's backward runs as one pass:
 // both layers run backward, the LRN's bottom and the pooling's bottom

@@ -34,66 +34,73 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 // blob (with SetKeepTops(false), but the LRNs' tops and their gradients,
 // which then stay in the pass's buffers, and conv1's gradient, which then
 // stays in its group's) and every weight is the same bit for bit, and
-// the pairs do run as one pass, norm1's backward inside conv1's group.
+// the pairs do run as one pass, norm1's backward inside conv1's group;
+// the forward pass's groups of channels as large as the planes (norm1's
+// 12, norm2's 16) and of one (norm1) and of five planes (norm2: the last
+// of one).
 func TestFusedLRNPool(t *testing.T) {
 	defer func(v bool) { fuseLayers = v }(fuseLayers)
+	defer func(v int) { lrnPoolGroup = v }(lrnPoolGroup)
 	for _, threads := range []int{1, 2} {
 		for _, keep := range []bool{true, false} {
-			t.Run(fmt.Sprintf("threads=%d/keep=%v", threads, keep), func(t *testing.T) {
-				run := func(fuse bool) *Net {
-					fuseLayers = fuse
-					return trainLRNPool(t, threads, keep)
-				}
-				fused, alone := run(true), run(false)
-				fuseLayers = true
-				for _, name := range []string{"norm1", "norm2"} {
-					i := layerIndex(fused, name)
-					if f := fused.lrnPools[i]; f == nil || !f.fits() {
-						t.Errorf("%s and its pooling do not run as one pass", name)
+			for _, group := range []int{lrnPoolGroup, 1000} {
+				lrnPoolGroup = group
+				t.Run(fmt.Sprintf("threads=%d/keep=%v/group=%d", threads, keep, group), func(t *testing.T) {
+					run := func(fuse bool) *Net {
+						fuseLayers = fuse
+						return trainLRNPool(t, threads, keep)
 					}
-				}
-				// conv1's weight gradient on the row convolution (the
-				// portable kernels have none) reads each image's gradient
-				// right after norm1 and pool1 computed it.
-				rows := kernel.NewRowConv(3, 115, 115, 12, 11, 11, 0, 0, 4, 4) != nil
-				if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm1")]); rows && (g == nil || g.conv != fused.Layer("conv1")) {
-					t.Errorf("norm1 and pool1 do not run backward inside conv1's group")
-				}
-				// conv2 on the direct path reads each block's gradient
-				// right after norm2 and pool2 computed it.
-				if c := fused.Layer("conv2").(*Convolution); c.direct != nil {
-					if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm2")]); g == nil || g.conv != c {
-						t.Errorf("norm2 and pool2 do not run backward inside conv2's group")
-					}
-				} else {
-					t.Logf("conv2 is not on the direct path")
-				}
-				for _, name := range fused.BlobNames() {
-					if !keep && (name == "norm1" || name == "norm2" || name == "conv1") {
-						a, b := fused.Blob(name), alone.Blob(name)
-						if name == "conv1" {
-							// Only its gradient stays in the buffers.
-							if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-								t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
-							}
+					fused, alone := run(true), run(false)
+					fuseLayers = true
+					for _, name := range []string{"norm1", "norm2"} {
+						i := layerIndex(fused, name)
+						if f := fused.lrnPools[i]; f == nil || !f.fits() {
+							t.Errorf("%s and its pooling do not run as one pass", name)
 						}
-						continue
 					}
-					a, b := fused.Blob(name), alone.Blob(name)
-					if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-						t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+					// conv1's weight gradient on the row convolution (the
+					// portable kernels have none) reads each image's gradient
+					// right after norm1 and pool1 computed it.
+					rows := kernel.NewRowConv(3, 115, 115, 12, 11, 11, 0, 0, 4, 4) != nil
+					if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm1")]); rows && (g == nil || g.conv != fused.Layer("conv1")) {
+						t.Errorf("norm1 and pool1 do not run backward inside conv1's group")
 					}
-					if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
-						t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+					// conv2 on the direct path reads each block's gradient
+					// right after norm2 and pool2 computed it.
+					if c := fused.Layer("conv2").(*Convolution); c.direct != nil {
+						if g := fused.chainedConv(fused.lrnPools[layerIndex(fused, "norm2")]); g == nil || g.conv != c {
+							t.Errorf("norm2 and pool2 do not run backward inside conv2's group")
+						}
+					} else {
+						t.Logf("conv2 is not on the direct path")
 					}
-				}
-				pa, pb := fused.LearnableParams(), alone.LearnableParams()
-				for k := range pa {
-					if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-						t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+					for _, name := range fused.BlobNames() {
+						if !keep && (name == "norm1" || name == "norm2" || name == "conv1") {
+							a, b := fused.Blob(name), alone.Blob(name)
+							if name == "conv1" {
+								// Only its gradient stays in the buffers.
+								if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+									t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+								}
+							}
+							continue
+						}
+						a, b := fused.Blob(name), alone.Blob(name)
+						if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+							t.Errorf("blob %s value %d: fused %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+						}
+						if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+							t.Errorf("blob %s gradient %d: fused %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+						}
 					}
-				}
-			})
+					pa, pb := fused.LearnableParams(), alone.LearnableParams()
+					for k := range pa {
+						if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+							t.Errorf("parameter %d value %d: fused %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+						}
+					}
+				})
+			}
 		}
 	}
 }
@@ -172,4 +179,37 @@ func layerIndex(n *Net, name string) int {
 		}
 	}
 	return -1
+}
+
+// BenchmarkLRNPoolForward times the forward pass of AlexNet's norm1–pool1
+// and norm2–pool2 pairs (one pass over the images, the LRN's top left in
+// a worker's buffer as the trainer trains) on a batch of 32, one thread,
+// in images per CPU second.
+func BenchmarkLRNPoolForward(b *testing.B) {
+	for _, c := range []struct {
+		name      string
+		c, hw, ls int
+	}{{"norm1", 96, 55, 5}, {"norm2", 256, 27, 5}} {
+		b.Run(c.name, func(b *testing.B) {
+			n := mustNet(b, fmt.Sprintf(`name: "lrnpool"
+state { phase: TRAIN }
+layer { name: "data" type: "Input" top: "data" input_param { shape { dim: 32 dim: %d dim: %d dim: %d } } }
+layer { name: "norm" type: "LRN" bottom: "data" top: "norm" lrn_param { local_size: %d alpha: 0.0001 beta: 0.75 } }
+layer { name: "pool" type: "Pooling" bottom: "norm" top: "pool" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
+`, c.c, c.hw, c.hw, c.ls), NetOptions{Threads: 1, Seed: 1})
+			n.SetKeepTops(false)
+			x := n.Blob("data").DataSlice()
+			for i := range x {
+				x[i] = float32(math.Sin(float64(i)*0.017)) + 1
+			}
+			if f := n.lrnPools[layerIndex(n, "norm")]; f == nil || !f.fits() {
+				b.Fatal("the pair does not run as one pass")
+			}
+			runBench(b, 32, 1, 0, func() {
+				if _, err := n.Forward(); err != nil {
+					b.Fatal(err)
+				}
+			})
+		})
+	}
 }
