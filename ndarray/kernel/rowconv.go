@@ -117,6 +117,10 @@ type rowKernels struct {
 	gradT func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int)
 	gtm   int
 	trans func(dst *float32, dstStep int, src *float32, srcStride, w, n int)
+	// prefetch asks for the lines of rows runs of n bytes from p, stride
+	// bytes apart, in the second-level cache (the flat weight gradient's
+	// next band); nil where the kernels have none.
+	prefetch func(p *float32, stride, rows, n int)
 	// flat computes, for i < mr (at most fmr) output channels and
 	// v < fnv vectors of flat pixels:
 	// y[i·ych + v·V] = Σ_kk a[kk·mr+i] · x[off[kk] + v·V] (+ y) (+ bias[i]),

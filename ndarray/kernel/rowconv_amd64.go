@@ -43,8 +43,9 @@ var (
 		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
 			convRowsGradTAVX512[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
 		},
-		trans: interleaveAVX512,
-		fmr:   len(convFlatAVX512), fnv: 3,
+		trans:    interleaveAVX512,
+		prefetch: prefetchRowsT1,
+		fmr:      len(convFlatAVX512), fnv: 3,
 		flat: func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool) {
 			convFlatAVX512[mr-1](k, a, x, off, y, ych, bias, load)
 		}}
@@ -61,8 +62,9 @@ var (
 		gradT: func(mr int, dy *float32, dyStep int, x *float32, offs *int32, xskip, nrows, npix int, acc *float32, accRow int) {
 			convRowsGradTAVX2[mr-1](dy, dyStep, x, offs, xskip, nrows, npix, acc, accRow)
 		},
-		trans: interleaveAVX2,
-		fmr:   len(convFlatAVX2), fnv: 3,
+		trans:    interleaveAVX2,
+		prefetch: prefetchRowsT1,
+		fmr:      len(convFlatAVX2), fnv: 3,
 		flat: func(mr, k int, a, x *float32, off *int32, y *float32, ych int, bias *float32, load bool) {
 			convFlatAVX2[mr-1](k, a, x, off, y, ych, bias, load)
 		}}

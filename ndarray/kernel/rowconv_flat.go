@@ -188,6 +188,15 @@ func (d *RowConv) gradAddFlat(acc, xf, dyb, x, dy []float32, n int) {
 			for c0 := 0; c0 < mp; c0 += L {
 				d.k.trans(&dyb[c0], mp*f, &g[c0*P+r0*d.ow], P*f, nr*d.ow, min(L, d.m-c0))
 			}
+			// The next band's output gradient (the next image's first)
+			// on its way into the cache while this band's sums run.
+			if d.k.prefetch != nil {
+				if r1 := r0 + nr; r1 < d.oh {
+					d.k.prefetch(&g[r1*d.ow], P*f, d.m, min(d.flatRows, d.oh-r1)*d.ow*f)
+				} else if j+1 < n {
+					d.k.prefetch(&dy[(j+1)*d.m*P], P*f, d.m, min(d.flatRows, d.oh)*d.ow*f)
+				}
+			}
 			for c0 := 0; c0 < mp; c0 += d.k.gtm * L {
 				mr := min(d.k.gtm, (mp-c0)/L)
 				for k := 0; k < d.kp; k += d.k.gnr {

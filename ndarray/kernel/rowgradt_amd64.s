@@ -759,3 +759,32 @@ store:
 	VMOVUPS Y11, 64(AX)
 	VZEROUPPER
 	RET
+
+// func prefetchRowsT1(p *float32, stride int, rows int, n int)
+// Requires: MMX+
+TEXT ·prefetchRowsT1(SB), NOSPLIT, $0-32
+	MOVQ  p+0(FP), SI
+	MOVQ  stride+8(FP), DI
+	MOVQ  rows+16(FP), CX
+	MOVQ  n+24(FP), DX
+	TESTQ CX, CX
+	JLE   done
+	TESTQ DX, DX
+	JLE   done
+
+row:
+	MOVQ SI, AX
+	LEAQ (SI)(DX*1), BX
+
+line:
+	PREFETCHT1 (AX)
+	ADDQ       $0x40, AX
+	CMPQ       AX, BX
+	JLT        line
+	PREFETCHT1 -1(BX)
+	ADDQ       DI, SI
+	DECQ       CX
+	JNZ        row
+
+done:
+	RET

@@ -48,3 +48,8 @@ func convRowsGradTAVX2x2(dy *float32, dyStep int, x *float32, offs *int32, xskip
 //
 //go:noescape
 func convRowsGradTAVX2x3(dy *float32, dyStep int, x *float32, offs *int32, xskip int, nrows int, npix int, acc *float32, accRow int)
+
+// prefetchRowsT1 prefetches into the second-level cache the lines of rows runs of n bytes from p, stride bytes apart.
+//
+//go:noescape
+func prefetchRowsT1(p *float32, stride int, rows int, n int)

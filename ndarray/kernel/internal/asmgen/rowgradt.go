@@ -32,6 +32,44 @@ func buildRowGradT(c *build.Context) {
 			convRowsGradT(c, isa, mr)
 		}
 	}
+	prefetchRows(c)
+}
+
+// prefetchRows emits prefetchRowsT1: a PREFETCHT1 of every 64-byte line
+// of rows runs of n bytes, stride bytes apart (the flat weight
+// gradient's next band of output gradient, a short run in each of many
+// channel planes, whose lines the transposition would otherwise wait
+// for: too many streams, each too slow, for the hardware's prefetchers).
+func prefetchRows(c *build.Context) {
+	c.Function("prefetchRowsT1")
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(p *float32, stride, rows, n int)")
+	c.Doc("prefetchRowsT1 prefetches into the second-level cache the lines of rows runs of n bytes from p, stride bytes apart.")
+	p, stride, rows, n, q, end := reg.RSI, reg.RDI, reg.RCX, reg.RDX, reg.RAX, reg.RBX
+	c.Load(c.Param("p"), p)
+	c.Load(c.Param("stride"), stride)
+	c.Load(c.Param("rows"), rows)
+	c.Load(c.Param("n"), n)
+	c.TESTQ(rows, rows)
+	c.JLE(operand.LabelRef("done"))
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("row")
+	c.MOVQ(p, q)
+	c.LEAQ(operand.Mem{Base: p, Index: n, Scale: 1}, end)
+	c.Label("line")
+	c.PREFETCHT1(operand.Mem{Base: q})
+	c.ADDQ(operand.U8(64), q)
+	c.CMPQ(q, end)
+	c.JLT(operand.LabelRef("line"))
+	// The run's last line, where it ends past a line the steps missed.
+	c.PREFETCHT1(operand.Mem{Base: end, Disp: -1})
+	c.ADDQ(stride, p)
+	c.DECQ(rows)
+	c.JNZ(operand.LabelRef("row"))
+	c.Label("done")
+	c.RET()
 }
 
 // convRowsGradT emits convRowsGradT{AVX512,AVX2}xMR:
