@@ -578,3 +578,89 @@ func BenchmarkSGDStep(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkDirectConvLoadInput times the interleaving of a block's input
+// into the forward pass's pixel-major layout (LoadInput) and into the
+// weight gradient's channel-major one (every group), on inputs that come
+// from memory (blocks of 64 MB of them in turn, as in a training step) or
+// on one block in the caches ("warm"), reporting the thread's CPU time
+// per block:
+//
+//	go test -run '^$' -bench DirectConvLoadInput ./ndarray/kernel
+func BenchmarkDirectConvLoadInput(b *testing.B) {
+	for _, s := range directShapes {
+		d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
+		if d == nil {
+			b.Skip("no direct convolution with these kernels")
+		}
+		L := d.Lanes()
+		for _, pass := range []string{"pixel-major", "channel-major", "channel-major-warm"} {
+			b.Run(s.name+"/"+pass, func(b *testing.B) {
+				rng := newRand(1)
+				xs := make([][]float32, max(2, (64<<20)/(4*L*d.imgSize)))
+				if strings.HasSuffix(pass, "warm") {
+					xs = xs[:1]
+				}
+				for i := range xs {
+					// In huge pages, as the blobs are.
+					xs[i] = HugePageFloats(L * d.imgSize)
+					copy(xs[i], randSlice(rng, L*d.imgSize))
+				}
+				sc, bl := d.NewScratch(), d.NewBlocks(1)
+				sc.xc = HugePageFloats(d.xcSize)
+				i := 0
+				benchCPU(b, func() {
+					x := xs[i%len(xs)]
+					i++
+					if pass == "pixel-major" {
+						d.LoadInput(bl, 0, x, L)
+						return
+					}
+					for g := range d.groups {
+						d.loadChannelMajor(sc, g, x, L)
+					}
+				})
+			})
+		}
+	}
+}
+
+// BenchmarkDirectConvStore times the stores of Forward's interleaved
+// output chunks (a chunk of tiles over a band of rows at a time, as
+// Forward computes them) into a block's n images (NCHW, the bias added),
+// into outputs that the caches do not hold (blocks of 64 MB of them in
+// turn, in huge pages as the blobs are), reporting the thread's CPU time
+// per block:
+//
+//	go test -run '^$' -bench DirectConvStore ./ndarray/kernel
+func BenchmarkDirectConvStore(b *testing.B) {
+	for _, s := range directShapes {
+		d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
+		if d == nil {
+			b.Skip("no direct convolution with these kernels")
+		}
+		b.Run(s.name, func(b *testing.B) {
+			L := d.Lanes()
+			rng := newRand(1)
+			src := randSlice(rng, d.ySize)
+			bias := randSlice(rng, d.mAll)
+			ys := make([][]float32, max(2, (64<<20)/(4*L*d.outSize)))
+			for i := range ys {
+				ys[i] = HugePageFloats(L * d.outSize)
+				copy(ys[i], randSlice(rng, len(ys[i]))) // the pages faulted in
+			}
+			i := 0
+			benchCPU(b, func() {
+				y := ys[i%len(ys)]
+				i++
+				for g := range d.groups {
+					for _, ch := range d.fChunks {
+						for y0 := 0; y0 < d.oh; y0 += d.fBand {
+							d.storeChunk(src, g*d.m+ch.r0, g*d.m+ch.r1, d.mAll, y0, min(d.oh, y0+d.fBand), d.oh, d.ow, y, L, bias)
+						}
+					}
+				}
+			})
+		})
+	}
+}

@@ -8258,7 +8258,7 @@ store:
 	RET
 
 // func interleaveAVX512(dst *float32, dstStep int, src *float32, srcStride int, w int, n int)
-// Requires: AVX, AVX512F, BMI2, CMOV
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
 TEXT ·interleaveAVX512(SB), NOSPLIT, $0-48
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstStep+8(FP), R11
@@ -8270,77 +8270,93 @@ TEXT ·interleaveAVX512(SB), NOSPLIT, $0-48
 	JLE   done
 
 block:
-	MOVQ      $0x00000010, R10
-	CMPQ      CX, R10
-	CMOVQLT   CX, R10
-	MOVL      $0x0000ffff, R12
-	BZHIL     R10, R12, R12
-	KMOVW     R12, K1
-	MOVQ      SI, R9
-	CMPQ      DX, $0x00
-	JLE       zero0
-	VMOVUPS.Z (R9), K1, Z0
-	ADDQ      R8, R9
-	CMPQ      DX, $0x01
-	JLE       zero1
-	VMOVUPS.Z (R9), K1, Z1
-	ADDQ      R8, R9
-	CMPQ      DX, $0x02
-	JLE       zero2
-	VMOVUPS.Z (R9), K1, Z2
-	ADDQ      R8, R9
-	CMPQ      DX, $0x03
-	JLE       zero3
-	VMOVUPS.Z (R9), K1, Z3
-	ADDQ      R8, R9
-	CMPQ      DX, $0x04
-	JLE       zero4
-	VMOVUPS.Z (R9), K1, Z4
-	ADDQ      R8, R9
-	CMPQ      DX, $0x05
-	JLE       zero5
-	VMOVUPS.Z (R9), K1, Z5
-	ADDQ      R8, R9
-	CMPQ      DX, $0x06
-	JLE       zero6
-	VMOVUPS.Z (R9), K1, Z6
-	ADDQ      R8, R9
-	CMPQ      DX, $0x07
-	JLE       zero7
-	VMOVUPS.Z (R9), K1, Z7
-	ADDQ      R8, R9
-	CMPQ      DX, $0x08
-	JLE       zero8
-	VMOVUPS.Z (R9), K1, Z8
-	ADDQ      R8, R9
-	CMPQ      DX, $0x09
-	JLE       zero9
-	VMOVUPS.Z (R9), K1, Z9
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0a
-	JLE       zero10
-	VMOVUPS.Z (R9), K1, Z10
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0b
-	JLE       zero11
-	VMOVUPS.Z (R9), K1, Z11
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0c
-	JLE       zero12
-	VMOVUPS.Z (R9), K1, Z12
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0d
-	JLE       zero13
-	VMOVUPS.Z (R9), K1, Z13
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0e
-	JLE       zero14
-	VMOVUPS.Z (R9), K1, Z14
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0f
-	JLE       zero15
-	VMOVUPS.Z (R9), K1, Z15
-	JMP       loaded
+	MOVQ       $0x00000010, R10
+	CMPQ       CX, R10
+	CMOVQLT    CX, R10
+	MOVL       $0x0000ffff, R12
+	BZHIL      R10, R12, R12
+	KMOVW      R12, K1
+	MOVQ       SI, R9
+	CMPQ       DX, $0x00
+	JLE        zero0
+	VMOVUPS.Z  (R9), K1, Z0
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x01
+	JLE        zero1
+	VMOVUPS.Z  (R9), K1, Z1
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x02
+	JLE        zero2
+	VMOVUPS.Z  (R9), K1, Z2
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x03
+	JLE        zero3
+	VMOVUPS.Z  (R9), K1, Z3
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x04
+	JLE        zero4
+	VMOVUPS.Z  (R9), K1, Z4
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x05
+	JLE        zero5
+	VMOVUPS.Z  (R9), K1, Z5
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x06
+	JLE        zero6
+	VMOVUPS.Z  (R9), K1, Z6
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x07
+	JLE        zero7
+	VMOVUPS.Z  (R9), K1, Z7
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x08
+	JLE        zero8
+	VMOVUPS.Z  (R9), K1, Z8
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x09
+	JLE        zero9
+	VMOVUPS.Z  (R9), K1, Z9
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0a
+	JLE        zero10
+	VMOVUPS.Z  (R9), K1, Z10
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0b
+	JLE        zero11
+	VMOVUPS.Z  (R9), K1, Z11
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0c
+	JLE        zero12
+	VMOVUPS.Z  (R9), K1, Z12
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0d
+	JLE        zero13
+	VMOVUPS.Z  (R9), K1, Z13
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0e
+	JLE        zero14
+	VMOVUPS.Z  (R9), K1, Z14
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0f
+	JLE        zero15
+	VMOVUPS.Z  (R9), K1, Z15
+	PREFETCHT0 512(R9)
+	JMP        loaded
 
 zero0:
 	VPXORD Z0, Z0, Z0
@@ -8528,7 +8544,7 @@ done:
 	RET
 
 // func deinterleaveAVX512(dst *float32, dstStride int, src *float32, srcStep int, w int, n int, bias float32)
-// Requires: AVX, AVX512F, BMI2, CMOV
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
 TEXT ·deinterleaveAVX512(SB), NOSPLIT, $0-52
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstStride+8(FP), R11
@@ -8728,81 +8744,97 @@ loaded:
 	MOVQ        DI, R9
 	VADDPS.BCST bias+48(FP), Z0, Z0
 	VMOVUPS     Z0, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x01
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z1, Z1
 	VMOVUPS     Z1, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x02
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z2, Z2
 	VMOVUPS     Z2, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x03
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z3, Z3
 	VMOVUPS     Z3, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x04
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z4, Z4
 	VMOVUPS     Z4, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x05
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z5, Z5
 	VMOVUPS     Z5, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x06
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z6, Z6
 	VMOVUPS     Z6, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x07
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z7, Z7
 	VMOVUPS     Z7, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x08
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z8, Z8
 	VMOVUPS     Z8, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x09
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z9, Z9
 	VMOVUPS     Z9, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x0a
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z10, Z10
 	VMOVUPS     Z10, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x0b
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z11, Z11
 	VMOVUPS     Z11, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x0c
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z12, Z12
 	VMOVUPS     Z12, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x0d
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z13, Z13
 	VMOVUPS     Z13, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x0e
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z14, Z14
 	VMOVUPS     Z14, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 	CMPQ        DX, $0x0f
 	JLE         stored
 	VADDPS.BCST bias+48(FP), Z15, Z15
 	VMOVUPS     Z15, K1, (R9)
+	PREFETCHT0  512(R9)
 	ADDQ        R11, R9
 
 stored:
@@ -8815,7 +8847,7 @@ done:
 	RET
 
 // func interleaveAVX2(dst *float32, dstStep int, src *float32, srcStride int, w int, n int)
-// Requires: AVX, AVX2, CMOV
+// Requires: AVX, AVX2, CMOV, MMX+
 TEXT ·interleaveAVX2(SB), NOSPLIT, $0-48
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstStep+8(FP), R11
@@ -8837,34 +8869,42 @@ block:
 	CMPQ         DX, $0x00
 	JLE          zero0
 	VMASKMOVPS   (R9), Y8, Y0
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x01
 	JLE          zero1
 	VMASKMOVPS   (R9), Y8, Y1
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x02
 	JLE          zero2
 	VMASKMOVPS   (R9), Y8, Y2
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x03
 	JLE          zero3
 	VMASKMOVPS   (R9), Y8, Y3
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x04
 	JLE          zero4
 	VMASKMOVPS   (R9), Y8, Y4
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x05
 	JLE          zero5
 	VMASKMOVPS   (R9), Y8, Y5
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x06
 	JLE          zero6
 	VMASKMOVPS   (R9), Y8, Y6
+	PREFETCHT0   512(R9)
 	ADDQ         R8, R9
 	CMPQ         DX, $0x07
 	JLE          zero7
 	VMASKMOVPS   (R9), Y8, Y7
+	PREFETCHT0   512(R9)
 	JMP          loaded
 
 zero0:
@@ -8957,7 +8997,7 @@ done:
 	RET
 
 // func deinterleaveAVX2(dst *float32, dstStride int, src *float32, srcStep int, w int, n int, bias float32)
-// Requires: AVX, AVX2, CMOV
+// Requires: AVX, AVX2, CMOV, MMX+
 TEXT ·deinterleaveAVX2(SB), NOSPLIT, $0-52
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstStride+8(FP), R11
@@ -9062,41 +9102,49 @@ loaded:
 	MOVQ         DI, R9
 	VADDPS       Y1, Y8, Y8
 	VMASKMOVPS   Y8, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x01
 	JLE          stored
 	VADDPS       Y1, Y9, Y9
 	VMASKMOVPS   Y9, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x02
 	JLE          stored
 	VADDPS       Y1, Y10, Y10
 	VMASKMOVPS   Y10, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x03
 	JLE          stored
 	VADDPS       Y1, Y11, Y11
 	VMASKMOVPS   Y11, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x04
 	JLE          stored
 	VADDPS       Y1, Y12, Y12
 	VMASKMOVPS   Y12, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x05
 	JLE          stored
 	VADDPS       Y1, Y13, Y13
 	VMASKMOVPS   Y13, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x06
 	JLE          stored
 	VADDPS       Y1, Y14, Y14
 	VMASKMOVPS   Y14, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 	CMPQ         DX, $0x07
 	JLE          stored
 	VADDPS       Y1, Y15, Y15
 	VMASKMOVPS   Y15, Y0, (R9)
+	PREFETCHT0   512(R9)
 	ADDQ         R11, R9
 
 stored:

@@ -1023,11 +1023,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	chunk := d.gChunk
 	for g := range d.groups {
-		for c := range d.c {
-			for y := range d.h {
-				d.k.interleave(&s.xc[((c*d.ph+y+d.padH)*d.pw+d.padW)*L], L*f, &x[((g*d.c+c)*d.h+y)*d.w], d.imgSize*f, d.w, n)
-			}
-		}
+		d.loadChannelMajor(s, g, x, n)
 		// The gradient loaded already (WeightGradLoaded) is read in
 		// the tiles LoadGradTiles wrote, or where it lies if its pixels
 		// are near enough for the kernels to stream through, else
@@ -1091,6 +1087,17 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 					copy(s.rows[i:i+d.kk], s.negZero)
 				}
 			}
+		}
+	}
+}
+
+// loadChannelMajor interleaves group g's channels of the n images x
+// (NCHW) into s.xc, channel-major, the border zero.
+func (d *DirectConv) loadChannelMajor(s *DirectScratch, g int, x []float32, n int) {
+	L, f := d.lanes, 4
+	for c := range d.c {
+		for y := range d.h {
+			d.k.interleave(&s.xc[((c*d.ph+y+d.padH)*d.pw+d.padW)*L], L*f, &x[((g*d.c+c)*d.h+y)*d.w], d.imgSize*f, d.w, n)
 		}
 	}
 }

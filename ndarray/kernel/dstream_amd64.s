@@ -5,7 +5,7 @@
 #include "textflag.h"
 
 // func interleaveStreamAVX512(dst *float32, dstStep int, src *float32, srcStride int, w int, n int)
-// Requires: AVX, AVX512F, BMI2, CMOV
+// Requires: AVX, AVX512F, BMI2, CMOV, MMX+
 TEXT ·interleaveStreamAVX512(SB), NOSPLIT, $0-48
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstStep+8(FP), R11
@@ -17,77 +17,93 @@ TEXT ·interleaveStreamAVX512(SB), NOSPLIT, $0-48
 	JLE   done
 
 block:
-	MOVQ      $0x00000010, R10
-	CMPQ      CX, R10
-	CMOVQLT   CX, R10
-	MOVL      $0x0000ffff, R12
-	BZHIL     R10, R12, R12
-	KMOVW     R12, K1
-	MOVQ      SI, R9
-	CMPQ      DX, $0x00
-	JLE       zero0
-	VMOVUPS.Z (R9), K1, Z0
-	ADDQ      R8, R9
-	CMPQ      DX, $0x01
-	JLE       zero1
-	VMOVUPS.Z (R9), K1, Z1
-	ADDQ      R8, R9
-	CMPQ      DX, $0x02
-	JLE       zero2
-	VMOVUPS.Z (R9), K1, Z2
-	ADDQ      R8, R9
-	CMPQ      DX, $0x03
-	JLE       zero3
-	VMOVUPS.Z (R9), K1, Z3
-	ADDQ      R8, R9
-	CMPQ      DX, $0x04
-	JLE       zero4
-	VMOVUPS.Z (R9), K1, Z4
-	ADDQ      R8, R9
-	CMPQ      DX, $0x05
-	JLE       zero5
-	VMOVUPS.Z (R9), K1, Z5
-	ADDQ      R8, R9
-	CMPQ      DX, $0x06
-	JLE       zero6
-	VMOVUPS.Z (R9), K1, Z6
-	ADDQ      R8, R9
-	CMPQ      DX, $0x07
-	JLE       zero7
-	VMOVUPS.Z (R9), K1, Z7
-	ADDQ      R8, R9
-	CMPQ      DX, $0x08
-	JLE       zero8
-	VMOVUPS.Z (R9), K1, Z8
-	ADDQ      R8, R9
-	CMPQ      DX, $0x09
-	JLE       zero9
-	VMOVUPS.Z (R9), K1, Z9
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0a
-	JLE       zero10
-	VMOVUPS.Z (R9), K1, Z10
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0b
-	JLE       zero11
-	VMOVUPS.Z (R9), K1, Z11
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0c
-	JLE       zero12
-	VMOVUPS.Z (R9), K1, Z12
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0d
-	JLE       zero13
-	VMOVUPS.Z (R9), K1, Z13
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0e
-	JLE       zero14
-	VMOVUPS.Z (R9), K1, Z14
-	ADDQ      R8, R9
-	CMPQ      DX, $0x0f
-	JLE       zero15
-	VMOVUPS.Z (R9), K1, Z15
-	JMP       loaded
+	MOVQ       $0x00000010, R10
+	CMPQ       CX, R10
+	CMOVQLT    CX, R10
+	MOVL       $0x0000ffff, R12
+	BZHIL      R10, R12, R12
+	KMOVW      R12, K1
+	MOVQ       SI, R9
+	CMPQ       DX, $0x00
+	JLE        zero0
+	VMOVUPS.Z  (R9), K1, Z0
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x01
+	JLE        zero1
+	VMOVUPS.Z  (R9), K1, Z1
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x02
+	JLE        zero2
+	VMOVUPS.Z  (R9), K1, Z2
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x03
+	JLE        zero3
+	VMOVUPS.Z  (R9), K1, Z3
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x04
+	JLE        zero4
+	VMOVUPS.Z  (R9), K1, Z4
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x05
+	JLE        zero5
+	VMOVUPS.Z  (R9), K1, Z5
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x06
+	JLE        zero6
+	VMOVUPS.Z  (R9), K1, Z6
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x07
+	JLE        zero7
+	VMOVUPS.Z  (R9), K1, Z7
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x08
+	JLE        zero8
+	VMOVUPS.Z  (R9), K1, Z8
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x09
+	JLE        zero9
+	VMOVUPS.Z  (R9), K1, Z9
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0a
+	JLE        zero10
+	VMOVUPS.Z  (R9), K1, Z10
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0b
+	JLE        zero11
+	VMOVUPS.Z  (R9), K1, Z11
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0c
+	JLE        zero12
+	VMOVUPS.Z  (R9), K1, Z12
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0d
+	JLE        zero13
+	VMOVUPS.Z  (R9), K1, Z13
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0e
+	JLE        zero14
+	VMOVUPS.Z  (R9), K1, Z14
+	PREFETCHT0 512(R9)
+	ADDQ       R8, R9
+	CMPQ       DX, $0x0f
+	JLE        zero15
+	VMOVUPS.Z  (R9), K1, Z15
+	PREFETCHT0 512(R9)
+	JMP        loaded
 
 zero0:
 	VPXORD Z0, Z0, Z0
