@@ -125,6 +125,11 @@ type directKernels struct {
 	// putRows stores (or adds, with add) the n vectors of src, one after
 	// the other, to each of rows rows of n vectors at dst.
 	putRows func(dst *float32, pixStep, rowStep int, src *float32, n, rows int, add bool)
+	// gatherRows writes count rows of h floats (h at most the largest
+	// forward tile, mr), row j at dst[j·dstStep], its float i from
+	// src[j·step + i·stride]: the packing of the weights, each packed row
+	// a tile's kernels' values at one place.
+	gatherRows func(dst *float32, dstStep int, src *float32, stride, step, h, count int)
 }
 
 // gradRowWidth is the width of the kernels whose weight gradient runs a
@@ -440,15 +445,11 @@ func (d *DirectConv) PackForward(w []float32) {
 			dst := pf[t.r0*d.kk : (t.r0+t.h)*d.kk]
 			src := wg[t.r0*d.kk : (t.r0+t.h)*d.kk]
 			// Input channel by input channel: each k's row of the tile
-			// is written whole from the tile's kernels, read in place.
+			// gathered whole from the tile's kernels, read in place
+			// (the area rows of channel c, d.c rows apart, read the same
+			// lines of the kernels).
 			for c := range d.c {
-				for a := range area {
-					k := a*d.c + c
-					row := dst[k*t.h : (k+1)*t.h]
-					for i := range row {
-						row[i] = src[i*d.kk+c*area+a]
-					}
-				}
+				d.k.gatherRows(&dst[c*t.h], d.c*t.h, &src[c*area], d.kk, 1, t.h, area)
 			}
 		}
 	}
@@ -472,15 +473,8 @@ func (d *DirectConv) PackBackward(w []float32) {
 			// tile's kernels of every output m read at the flipped
 			// position (the reads of one a, t.h·area floats for each m,
 			// meet the same lines for the next a in the caches).
-			o := 0
 			for a := range area {
-				for m := range d.m {
-					src := wg[m*d.kk+t.r0*area+area-1-a:]
-					for i := range t.h {
-						dst[o] = src[i*area]
-						o++
-					}
-				}
+				d.k.gatherRows(&dst[a*d.m*t.h], t.h, &wg[t.r0*area+area-1-a], area, d.kk, t.h, d.m)
 			}
 		}
 	}
@@ -1209,6 +1203,14 @@ func deinterleaveGo(lanes int) func(dst *float32, dstStride int, src *float32, s
 	}
 }
 
+func gatherRowsGo(dst *float32, dstStep int, src *float32, stride, step, h, count int) {
+	for j := range count {
+		for i := range h {
+			*at(dst, 4*(j*dstStep+i)) = *at(src, 4*(j*step+i*stride))
+		}
+	}
+}
+
 func laneSumsGo(lanes int) func(dst, src *float32, n int) {
 	return func(dst, src *float32, n int) {
 		d := unsafe.Slice(dst, n)
@@ -1233,4 +1235,5 @@ var goDirect = &directKernels{
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),
 	unpoolAdd: goDirectUnpoolAdd(8), spreadAve: goDirectSpreadAve(8), putRows: goDirectPutRows(8),
+	gatherRows: gatherRowsGo,
 }

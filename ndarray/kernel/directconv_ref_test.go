@@ -530,3 +530,83 @@ func TestDirectConvPackBackward(t *testing.T) {
 		}
 	}
 }
+
+// TestDirectConvPackForward checks PackForward's layout against its
+// definition, value by value: tile t of group g holds, for k = (ki, kj,
+// c) and i < t.h, the weight of output r0+i, input channel c at (ki, kj),
+// at [k][i] of the tile.
+func TestDirectConvPackForward(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	geoms := []directGeom{
+		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+		{name: "5x5-uneven-tiles", c: 7, h: 9, w: 9, m: 45, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		{name: "3x2-three-groups", c: 6, h: 7, w: 5, m: 51, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
+	}
+	for name, k := range impls {
+		for _, g := range geoms {
+			t.Run(name+"/"+g.name, func(t *testing.T) {
+				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+				w := randSlice(newRand(5), g.m*g.c/g.g*g.kh*g.kw)
+				d.PackForward(w)
+				cg, mg := g.c/g.g, g.m/g.g
+				for grp := range g.g {
+					pf := d.wf[grp*d.packedF:]
+					for _, tl := range d.fTiles {
+						for ki := range g.kh {
+							for kj := range g.kw {
+								for c := range cg {
+									k := (ki*g.kw+kj)*cg + c
+									for i := range tl.h {
+										want := w[(((grp*mg+tl.r0+i)*cg+c)*g.kh+ki)*g.kw+kj]
+										if got := pf[tl.r0*d.kk+k*tl.h+i]; got != want {
+											t.Fatalf("group %d tile %d k=(%d,%d,%d) i=%d: %v, want %v", grp, tl.r0, ki, kj, c, i, got, want)
+										}
+									}
+								}
+							}
+						}
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestGatherRows checks each implementation's gatherRows against the
+// portable loop: every row height up to the forward tile, a few row
+// counts, strides and steps, the floats between the rows untouched.
+func TestGatherRows(t *testing.T) {
+	for _, im := range available() {
+		k := im.direct
+		if k == nil {
+			continue
+		}
+		for h := 1; h <= k.mr; h++ {
+			for _, count := range []int{0, 1, 2, 5} {
+				for _, sz := range [][2]int{{1, 1}, {9, 1}, {37, 3}, {3, 100}} {
+					stride, step := sz[0], sz[1]
+					dstStep := h + 3
+					src := randSlice(newRand(uint64(h*131+count)), count*step+h*stride+1)
+					got, want := make([]float32, count*dstStep+4), make([]float32, count*dstStep+4)
+					for i := range got {
+						got[i], want[i] = -1, -1
+					}
+					if count > 0 {
+						k.gatherRows(&got[0], dstStep, &src[0], stride, step, h, count)
+						gatherRowsGo(&want[0], dstStep, &src[0], stride, step, h, count)
+					}
+					for i := range got {
+						if got[i] != want[i] {
+							t.Fatalf("%s h=%d count=%d stride=%d step=%d: [%d] = %v, want %v", im.name, h, count, stride, step, i, got[i], want[i])
+						}
+					}
+				}
+			}
+		}
+	}
+}

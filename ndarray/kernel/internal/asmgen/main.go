@@ -64,6 +64,7 @@ var outputs = []output{
 	{"lrn512", buildLRN512},
 	{"lanesums", buildLaneSums},
 	{"convflat", buildConvFlat},
+	{"dpack", buildDirectPack},
 }
 
 func main() {
