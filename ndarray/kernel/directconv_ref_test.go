@@ -490,42 +490,49 @@ func TestDirectConvLoadGradTiles(t *testing.T) {
 // m) and i < t.h, the weight of output m, input channel r0+i at the
 // flipped position (kh−1−ki, kw−1−kj), at [k][i] of the tile.
 func TestDirectConvPackBackward(t *testing.T) {
+	testPacked(t, []directGeom{
+		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+		{name: "5x5-uneven-tiles", c: 23, h: 9, w: 9, m: 7, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		{name: "3x2-three-groups", c: 45, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
+	}, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
+		d.PackBackward(w)
+		cg, mg := g.c/g.g, g.m/g.g
+		for grp := range g.g {
+			pb := d.wb[grp*d.packedB:]
+			for _, tl := range d.bTiles {
+				for ki := range g.kh {
+					for kj := range g.kw {
+						for m := range mg {
+							k := (ki*g.kw+kj)*mg + m
+							for i := range tl.h {
+								want := w[(((grp*mg+m)*cg+tl.r0+i)*g.kh+g.kh-1-ki)*g.kw+g.kw-1-kj]
+								if got := pb[tl.r0*mg*g.kh*g.kw+k*tl.h+i]; got != want {
+									t.Fatalf("group %d tile %d k=(%d,%d,%d) i=%d: %v, want %v", grp, tl.r0, ki, kj, m, i, got, want)
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// testPacked runs check on a plan of each geometry for each
+// implementation (and the portable reference kernels) with random
+// weights.
+func testPacked(t *testing.T, geoms []directGeom, check func(t *testing.T, d *DirectConv, w []float32, g directGeom)) {
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
 		if im.direct != nil {
 			impls[im.name] = im.direct
 		}
 	}
-	geoms := []directGeom{
-		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
-		{name: "5x5-uneven-tiles", c: 23, h: 9, w: 9, m: 7, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
-		{name: "3x2-three-groups", c: 45, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
-	}
 	for name, k := range impls {
 		for _, g := range geoms {
 			t.Run(name+"/"+g.name, func(t *testing.T) {
 				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-				w := randSlice(newRand(5), g.m*g.c/g.g*g.kh*g.kw)
-				d.PackBackward(w)
-				cg, mg := g.c/g.g, g.m/g.g
-				for grp := range g.g {
-					pb := d.wb[grp*d.packedB:]
-					for _, tl := range d.bTiles {
-						for ki := range g.kh {
-							for kj := range g.kw {
-								for m := range mg {
-									k := (ki*g.kw+kj)*mg + m
-									for i := range tl.h {
-										want := w[(((grp*mg+m)*cg+tl.r0+i)*g.kh+g.kh-1-ki)*g.kw+g.kw-1-kj]
-										if got := pb[tl.r0*mg*g.kh*g.kw+k*tl.h+i]; got != want {
-											t.Fatalf("group %d tile %d k=(%d,%d,%d) i=%d: %v, want %v", grp, tl.r0, ki, kj, m, i, got, want)
-										}
-									}
-								}
-							}
-						}
-					}
-				}
+				check(t, d, randSlice(newRand(5), g.m*g.c/g.g*g.kh*g.kw), g)
 			})
 		}
 	}
@@ -536,45 +543,32 @@ func TestDirectConvPackBackward(t *testing.T) {
 // c) and i < t.h, the weight of output r0+i, input channel c at (ki, kj),
 // at [k][i] of the tile.
 func TestDirectConvPackForward(t *testing.T) {
-	impls := map[string]*directKernels{"go-reference": goDirect}
-	for _, im := range available() {
-		if im.direct != nil {
-			impls[im.name] = im.direct
-		}
-	}
-	geoms := []directGeom{
+	testPacked(t, []directGeom{
 		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
 		{name: "5x5-uneven-tiles", c: 7, h: 9, w: 9, m: 45, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
 		{name: "3x2-three-groups", c: 6, h: 7, w: 5, m: 51, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
-	}
-	for name, k := range impls {
-		for _, g := range geoms {
-			t.Run(name+"/"+g.name, func(t *testing.T) {
-				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
-				w := randSlice(newRand(5), g.m*g.c/g.g*g.kh*g.kw)
-				d.PackForward(w)
-				cg, mg := g.c/g.g, g.m/g.g
-				for grp := range g.g {
-					pf := d.wf[grp*d.packedF:]
-					for _, tl := range d.fTiles {
-						for ki := range g.kh {
-							for kj := range g.kw {
-								for c := range cg {
-									k := (ki*g.kw+kj)*cg + c
-									for i := range tl.h {
-										want := w[(((grp*mg+tl.r0+i)*cg+c)*g.kh+ki)*g.kw+kj]
-										if got := pf[tl.r0*d.kk+k*tl.h+i]; got != want {
-											t.Fatalf("group %d tile %d k=(%d,%d,%d) i=%d: %v, want %v", grp, tl.r0, ki, kj, c, i, got, want)
-										}
-									}
+	}, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
+		d.PackForward(w)
+		cg, mg := g.c/g.g, g.m/g.g
+		for grp := range g.g {
+			pf := d.wf[grp*d.packedF:]
+			for _, tl := range d.fTiles {
+				for ki := range g.kh {
+					for kj := range g.kw {
+						for c := range cg {
+							k := (ki*g.kw+kj)*cg + c
+							for i := range tl.h {
+								want := w[(((grp*mg+tl.r0+i)*cg+c)*g.kh+ki)*g.kw+kj]
+								if got := pf[tl.r0*d.kk+k*tl.h+i]; got != want {
+									t.Fatalf("group %d tile %d k=(%d,%d,%d) i=%d: %v, want %v", grp, tl.r0, ki, kj, c, i, got, want)
 								}
 							}
 						}
 					}
 				}
-			})
+			}
 		}
-	}
+	})
 }
 
 // TestGatherRows checks each implementation's gatherRows against the
