@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -75,14 +76,14 @@ func testConvolutionRowsExact(t *testing.T, conv string, in []int, threads int, 
 	}
 	bs, ts := blobs(xr), blobs(yr)
 	for _, down := range []bool{true, false} {
-		allocs := testing.AllocsPerRun(3, func() {
+		allocs, sites := alloctest.Count(3, func() {
 			if err := lr.Forward(bs, ts); err != nil {
 				t.Fatal(err)
 			}
 			lr.Backward(ts, []bool{down}, bs)
 		})
 		if allocs != 0 {
-			t.Errorf("propagate down %v: %v allocations per Forward+Backward, want 0", down, allocs)
+			t.Errorf("propagate down %v: %v allocations per Forward+Backward, want 0:%s", down, allocs, alloctest.String(sites))
 		}
 	}
 }

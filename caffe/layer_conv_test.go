@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -336,7 +337,7 @@ func TestLayerConvolutionAllocs(t *testing.T) {
 		x, y := randBlob(1, -1, 1, 4, 3, 8, 8), NewBlob()
 		l := setupLayer(t, `type: "Convolution" convolution_param { num_output: 4 kernel_size: 3 pad: 1 }`, &LayerEnv{Threads: 2}, blobs(x), blobs(y))
 		bs, ts, down := blobs(x), blobs(y), []bool{true}
-		allocs := testing.AllocsPerRun(5, func() {
+		allocs, sites := alloctest.Count(5, func() {
 			if err := l.Reshape(bs, ts); err != nil {
 				t.Fatal(err)
 			}
@@ -346,7 +347,7 @@ func TestLayerConvolutionAllocs(t *testing.T) {
 			l.Backward(ts, down, bs)
 		})
 		if allocs != 0 {
-			t.Errorf("budget %d: %v allocations per Reshape+Forward+Backward, want 0", budget, allocs)
+			t.Errorf("budget %d: %v allocations per Reshape+Forward+Backward, want 0:%s", budget, allocs, alloctest.String(sites))
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -104,7 +105,7 @@ func TestLayerInnerProductAllocs(t *testing.T) {
 	x, y := randBlob(1, -1, 1, 8, 20), NewBlob()
 	l := setupLayer(t, `type: "InnerProduct" inner_product_param { num_output: 10 }`, &LayerEnv{Threads: 2}, blobs(x), blobs(y))
 	bs, ts, down := blobs(x), blobs(y), []bool{true}
-	allocs := testing.AllocsPerRun(5, func() {
+	allocs, sites := alloctest.Count(5, func() {
 		if err := l.Reshape(bs, ts); err != nil {
 			t.Fatal(err)
 		}
@@ -114,7 +115,7 @@ func TestLayerInnerProductAllocs(t *testing.T) {
 		l.Backward(ts, down, bs)
 	})
 	if allocs != 0 {
-		t.Errorf("%v allocations per Reshape+Forward+Backward, want 0", allocs)
+		t.Errorf("%v allocations per Reshape+Forward+Backward, want 0:%s", allocs, alloctest.String(sites))
 	}
 }
 

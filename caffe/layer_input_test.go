@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 func TestLayerInputShapes(t *testing.T) {
@@ -118,7 +120,7 @@ func TestLayerMemoryDataFeeder(t *testing.T) {
 		t.Errorf("data %v, want %v", top[0].DataSlice(), want)
 	}
 	bs, ts := []*Blob(nil), top
-	if allocs := testing.AllocsPerRun(5, func() {
+	if allocs, sites := alloctest.Count(5, func() {
 		if raceEnabled {
 			return
 		}
@@ -126,7 +128,7 @@ func TestLayerMemoryDataFeeder(t *testing.T) {
 			t.Fatal(err)
 		}
 	}); allocs != 0 {
-		t.Errorf("%v allocations per fed Forward, want 0", allocs)
+		t.Errorf("%v allocations per fed Forward, want 0:%s", allocs, alloctest.String(sites))
 	}
 
 	boom := errors.New("boom")

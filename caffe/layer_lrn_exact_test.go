@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -196,7 +197,7 @@ func TestLayerLRNDropoutAllocs(t *testing.T) {
 			x, y := randBlob(1, -1, 1, 4, 8, 9, 9), NewBlob()
 			l := setupLayer(t, def, &LayerEnv{Phase: caffepb.Phase_TRAIN, Threads: threads}, blobs(x), blobs(y))
 			bs, ts, down := blobs(x), blobs(y), []bool{true}
-			allocs := testing.AllocsPerRun(5, func() {
+			allocs, sites := alloctest.Count(5, func() {
 				if err := l.Reshape(bs, ts); err != nil {
 					t.Fatal(err)
 				}
@@ -206,7 +207,7 @@ func TestLayerLRNDropoutAllocs(t *testing.T) {
 				l.Backward(ts, down, bs)
 			})
 			if allocs != 0 {
-				t.Errorf("%s, %d threads: %v allocations per Reshape+Forward+Backward, want 0", def, threads, allocs)
+				t.Errorf("%s, %d threads: %v allocations per Reshape+Forward+Backward, want 0:%s", def, threads, allocs, alloctest.String(sites))
 			}
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 func seq(n int) []float32 {
@@ -189,7 +191,7 @@ func TestLayerPoolingAllocs(t *testing.T) {
 		x, y := randBlob(1, -1, 1, 4, 8, 32, 32), NewBlob()
 		l := setupLayer(t, `type: "Pooling" pooling_param { `+p+` }`, &LayerEnv{Threads: 2}, blobs(x), blobs(y))
 		bs, ts, down := blobs(x), blobs(y), []bool{true}
-		allocs := testing.AllocsPerRun(5, func() {
+		allocs, sites := alloctest.Count(5, func() {
 			if err := l.Reshape(bs, ts); err != nil {
 				t.Fatal(err)
 			}
@@ -199,7 +201,7 @@ func TestLayerPoolingAllocs(t *testing.T) {
 			l.Backward(ts, down, bs)
 		})
 		if allocs != 0 {
-			t.Errorf("%s: %v allocations per Reshape+Forward+Backward, want 0", p, allocs)
+			t.Errorf("%s: %v allocations per Reshape+Forward+Backward, want 0:%s", p, allocs, alloctest.String(sites))
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 func TestLayerSoftmaxForward(t *testing.T) {
@@ -105,7 +107,7 @@ func TestLayerSoftmaxWithLossAllocs(t *testing.T) {
 	l := setupLayer(t, `type: "SoftmaxWithLoss"`, nil, blobs(x, lab), blobs(loss))
 	loss.DiffSlice()[0] = 1
 	bs, ts, down := blobs(x, lab), blobs(loss), []bool{true, false}
-	allocs := testing.AllocsPerRun(5, func() {
+	allocs, sites := alloctest.Count(5, func() {
 		if err := l.Reshape(bs, ts); err != nil {
 			t.Fatal(err)
 		}
@@ -115,7 +117,7 @@ func TestLayerSoftmaxWithLossAllocs(t *testing.T) {
 		l.Backward(ts, down, bs)
 	})
 	if allocs != 0 {
-		t.Errorf("%v allocations per Reshape+Forward+Backward, want 0", allocs)
+		t.Errorf("%v allocations per Reshape+Forward+Backward, want 0:%s", allocs, alloctest.String(sites))
 	}
 }
 

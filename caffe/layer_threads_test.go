@@ -3,6 +3,8 @@ package caffe
 import (
 	"fmt"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 // TestLayerThreads runs the layers that share their work among threads on
@@ -71,8 +73,8 @@ func TestLayerThreads(t *testing.T) {
 				}
 				params = append(params, ps)
 				if !raceEnabled {
-					if allocs := testing.AllocsPerRun(3, step); allocs != 0 {
-						t.Errorf("%d threads: %v allocations per Forward+Backward, want 0", threads, allocs)
+					if allocs, sites := alloctest.Count(3, step); allocs != 0 {
+						t.Errorf("%d threads: %v allocations per Forward+Backward, want 0:%s", threads, allocs, alloctest.String(sites))
 					}
 				}
 			}

@@ -82,9 +82,15 @@ type stepPlan struct {
 	// writers[i] is layer i when it writes a parameter's gradient,
 	// updaters[i] when it updates a parameter itself, with updateFns[i],
 	// learnable parameter updated[i] (its index j among the layer's
-	// parameters in updatedIndex[i]).
+	// parameters in updatedIndex[i]). readers[i] and deferrers[i] are the
+	// updater as an updateReader and a diffDeferrer, nil if it is not one:
+	// the assertions are made here, since an assertion to an interface in
+	// the step could allocate (the runtime now and then grows the call
+	// site's cache of types).
 	writers      []paramDiffWriter
 	updaters     []paramUpdater
+	readers      []updateReader
+	deferrers    []diffDeferrer
 	updateFns    []func(w, lo, hi int, grad []float32)
 	updated      []int
 	updatedIndex []int
@@ -139,7 +145,8 @@ func (s *Solver) buildStepPlan() {
 		}
 	}
 	p := &stepPlan{clear: make([][]sgdSpan, layers), update: make([][]sgdSpan, layers),
-		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers),
+		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers),
+		readers: make([]updateReader, layers), deferrers: make([]diffDeferrer, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers),
 		updated: make([]int, layers), updatedIndex: make([]int, layers)}
 	threads := max(1, n.Threads())
 	for k, b := range n.learnable {
@@ -167,6 +174,8 @@ func (s *Solver) buildStepPlan() {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
+					p.readers[i], _ = u.(updateReader)
+					p.deferrers[i], _ = u.(diffDeferrer)
 					p.updateFns[i] = func(w, lo, hi int, grad []float32) { s.updateSpanFrom(w, sgdSpan{k, lo, hi}, grad) }
 					p.updated[i], p.updatedIndex[i] = k, j
 				}
@@ -268,24 +277,25 @@ func (s *Solver) beforeBackward(first, last int) {
 		}
 		if u := p.updaters[i]; u != nil {
 			u.setParamUpdate(p.updateFns[i])
-			if r, ok := u.(updateReader); ok && len(s.histSlices[p.updated[i]]) > 0 {
+			if r := p.readers[i]; r != nil && len(s.histSlices[p.updated[i]]) > 0 {
 				r.setParamUpdateReads(s.histSlices[p.updated[i]][0])
 			}
-			s.deferUpdatedDiff(u, p.updated[i], p.updatedIndex[i])
+			s.deferUpdatedDiff(p.deferrers[i], p.updated[i], p.updatedIndex[i])
 		}
 	}
 }
 
-// deferUpdatedDiff leaves the diff of learnable parameter k, which layer
-// u updates as its parameter j in the coming backward pass, deferred to
-// the history (Blob.deferDiff) where the step is SGD's one pass and u
-// hands every value's gradient in a buffer (diffDeferrer): the step then
+// deferUpdatedDiff leaves the diff of learnable parameter k, which a
+// layer updates as its parameter j in the coming backward pass, deferred
+// to the history (Blob.deferDiff) where the step is SGD's one pass and
+// the layer hands every value's gradient in a buffer (d, nil if it is
+// not a diffDeferrer): the step then
 // writes the update into the history alone, which the diff equals. Else
 // a deferred diff is copied out now, before the pass, as the step writes
 // the diff.
-func (s *Solver) deferUpdatedDiff(u paramUpdater, k, j int) {
+func (s *Solver) deferUpdatedDiff(d diffDeferrer, k, j int) {
 	b := s.net.learnable[k]
-	if d, ok := u.(diffDeferrer); ok && !s.histOut && s.sgdOnePass() && d.defersParamDiff(j) && b.deferDiff(s.histSlices[k][0]) {
+	if d != nil && !s.histOut && s.sgdOnePass() && d.defersParamDiff(j) && b.deferDiff(s.histSlices[k][0]) {
 		return
 	}
 	b.materializeDiff()

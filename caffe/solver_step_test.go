@@ -10,6 +10,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 // stepTestNet has what the in-pass step must get right beside plain
@@ -216,7 +217,7 @@ func TestInPassFusedNoAllocs(t *testing.T) {
 		if err := s.Step(ctx, 2); err != nil {
 			t.Fatal(err)
 		}
-		allocs := testing.AllocsPerRun(3, func() {
+		allocs, sites := alloctest.Count(3, func() {
 			if e := s.Step(ctx, 1); e != nil {
 				err = e
 			}
@@ -225,7 +226,7 @@ func TestInPassFusedNoAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		if allocs != 0 {
-			t.Errorf("an in-pass iteration of the wide net on %d goroutines allocates %v times, want 0", threads, allocs)
+			t.Errorf("an in-pass iteration of the wide net on %d goroutines allocates %v times, want 0:%s", threads, allocs, alloctest.String(sites))
 		}
 	}
 }

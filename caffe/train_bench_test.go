@@ -13,6 +13,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 // benchSolver builds a solver training one of the shared example nets with
@@ -283,7 +284,7 @@ func TestTrainNoAllocs(t *testing.T) {
 			runtime.GC()
 			runtime.GC()
 			var err error
-			allocs := testing.AllocsPerRun(5, func() {
+			allocs, sites := alloctest.Count(5, func() {
 				if e := s.Step(ctx, 1); e != nil {
 					err = e
 				}
@@ -292,7 +293,7 @@ func TestTrainNoAllocs(t *testing.T) {
 				t.Fatal(err)
 			}
 			if allocs != 0 {
-				t.Errorf("a training iteration on %d goroutines allocates %v times, want 0", threads, allocs)
+				t.Errorf("a training iteration on %d goroutines allocates %v times, want 0:%s", threads, allocs, alloctest.String(sites))
 			}
 		})
 	}

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"testing"
 	"time"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 // fcProduct is one of the fully connected products and the Sgemm call it
@@ -224,8 +226,8 @@ func TestFCProductsNoAllocs(t *testing.T) {
 			run = func() { p.run(1, 0, m, n, k, a, k, b, n, 1, c, n) }
 		}
 		run()
-		if allocs := testing.AllocsPerRun(10, run); allocs != 0 {
-			t.Errorf("%s: %v allocations per call", p.name, allocs)
+		if allocs, sites := alloctest.Count(10, run); allocs != 0 {
+			t.Errorf("%s: %v allocations per call:%s", p.name, allocs, alloctest.String(sites))
 		}
 	}
 }

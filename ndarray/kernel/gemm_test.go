@@ -5,6 +5,8 @@ import (
 	"math"
 	"runtime"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 type gemmCase struct {
@@ -278,8 +280,8 @@ func TestSgemmNoAllocs(t *testing.T) {
 			f()
 			runtime.GC()
 			runtime.GC()
-			if n := testing.AllocsPerRun(20, f); n != 0 {
-				t.Errorf("threads=%d: %v allocations per call, want 0", threads, n)
+			if n, sites := alloctest.Count(20, f); n != 0 {
+				t.Errorf("threads=%d: %v allocations per call, want 0:%s", threads, n, alloctest.String(sites))
 			}
 		}
 	})

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/sparknet-go/sparknet/internal/alloctest"
 )
 
 // vecLengths cover the empty slice, every tail length around the vector
@@ -124,8 +126,8 @@ func TestVectorNoAllocs(t *testing.T) {
 		"Im2col": func() { Im2col(img, 3, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, col) },
 		"Col2im": func() { Col2im(col, 3, 8, 8, 3, 3, 1, 1, 1, 1, 1, 1, img) },
 	} {
-		if n := testing.AllocsPerRun(20, f); n != 0 {
-			t.Errorf("%s: %v allocations per call, want 0", name, n)
+		if n, sites := alloctest.Count(20, f); n != 0 {
+			t.Errorf("%s: %v allocations per call, want 0:%s", name, n, alloctest.String(sites))
 		}
 	}
 }
