@@ -245,8 +245,13 @@ func TestMPINetclusterHostDown(t *testing.T) {
 			if r.code == 0 {
 				t.Fatalf("the job succeeded:\n%s", r.out)
 			}
-			if elapsed := time.Since(start); elapsed > 5*time.Second {
-				t.Errorf("the job took %v to end after host%d went down, want at most 5s", elapsed.Round(10*time.Millisecond), tc.host)
+			// The heartbeats notice a silent host after 2 s; mpirun's
+			// teardown of the other ranks follows, which took up to 3 s
+			// more with the other test packages loading both cores. A
+			// job that waits for its collective's own timeout, or hangs,
+			// takes a minute.
+			if elapsed := time.Since(start); elapsed > 10*time.Second {
+				t.Errorf("the job took %v to end after host%d went down, want at most 10s", elapsed.Round(10*time.Millisecond), tc.host)
 			}
 			if !tc.named.MatchString(r.out) {
 				t.Errorf("the output does not name host%d (%s):\n%s", tc.host, tc.named, r.out)
