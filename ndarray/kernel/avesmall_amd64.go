@@ -60,3 +60,15 @@ func avePool3s2Small256(y, x []float32, planes, height, width, outH, outW int) {
 	}
 	avePool3s2AVX2(&y[0], &x[0], planes, height, width, outH, outW)
 }
+
+// maxPool3s2Over512 is maxPool3s2AVX512 by whole-vector loads
+// (maxPool3s2OverAVX512) for all the planes but the last, whose rows'
+// reads past their ends land in the next plane (at least 34 floats), and
+// by masked loads for the last.
+func maxPool3s2Over512(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+	if hw, o := height*width, outH*outW; planes > 1 && hw >= 34 {
+		maxPool3s2OverAVX512(&y[0], &mask[0], &x[0], planes-1, height, width, outH, outW)
+		y, mask, x, planes = y[(planes-1)*o:], mask[(planes-1)*o:], x[(planes-1)*hw:], 1
+	}
+	maxPool3s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
+}

@@ -130,9 +130,7 @@ var avx512Vec = &vecImpl{
 		maxPoolBack3s2NTAVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 		return true
 	},
-	maxPool3s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
-		maxPool3s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
-	},
+	maxPool3s2: maxPool3s2Over512,
 	avePool3s2:     avePool3s2Small512,
 	avePoolBack3s2: avePoolBack3s2Small512,
 	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {

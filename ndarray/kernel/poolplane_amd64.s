@@ -441,6 +441,234 @@ planesDone:
 	VZEROUPPER
 	RET
 
+// func maxPool3s2OverAVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·maxPool3s2OverAVX512(SB), NOSPLIT, $0-64
+plane:
+	MOVQ         y+0(FP), DI
+	MOVQ         mask+8(FP), SI
+	MOVQ         x+16(FP), BX
+	MOVQ         width+40(FP), R8
+	MOVQ         outW+56(FP), R14
+	XORQ         CX, CX
+	VBROADCASTSS poolPlaneConsts<>+704(SB), Z31
+	VMOVDQU32    poolPlaneConsts<>+544(SB), Z30
+	VMOVDQU32    poolPlaneConsts<>+608(SB), Z29
+	VPTERNLOGD   $0xff, Z28, Z28, Z28
+	VPBROADCASTD poolPlaneConsts<>+736(SB), Z27
+	VPBROADCASTD poolPlaneConsts<>+768(SB), Z26
+	VPBROADCASTD R8, Z25
+	VPADDD       Z25, Z25, Z24
+
+strip:
+	MOVQ         R14, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K1
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K3
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x10, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K4
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x02, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K5
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x12, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K6
+	MOVQ         CX, AX
+	VPBROADCASTD AX, Z23
+	VPADDD       Z30, Z23, Z23
+	MOVQ         BX, R11
+	MOVQ         DI, R12
+	MOVQ         SI, R13
+	XORQ         R10, R10
+	VMOVUPS      (R11), Z6
+	VBLENDMPS    Z6, Z31, K3, Z6
+	VMOVUPS      64(R11), Z7
+	VBLENDMPS    Z7, Z31, K4, Z7
+	VMOVUPS      8(R11), Z8
+	VBLENDMPS    Z8, Z31, K5, Z8
+	VMOVUPS      72(R11), Z9
+	VBLENDMPS    Z9, Z31, K6, Z9
+	VMOVDQA32    Z30, Z0
+	VPERMI2PS    Z7, Z6, Z0
+	VMAXPS       Z31, Z0, Z0
+	VMOVDQA32    Z29, Z10
+	VPERMI2PS    Z7, Z6, Z10
+	VMOVDQA32    Z30, Z11
+	VPERMI2PS    Z9, Z8, Z11
+	VPXORD       Z1, Z1, Z1
+	VCMPPS       $0x1e, Z0, Z10, K2
+	VMOVAPS      Z10, K2, Z0
+	VMOVDQA32    Z27, K2, Z1
+	VCMPPS       $0x1e, Z0, Z11, K2
+	VMOVAPS      Z11, K2, Z0
+	VMOVDQA32    Z26, K2, Z1
+
+outRow:
+	MOVQ      height+32(FP), R9
+	SUBQ      R10, R9
+	VMOVAPS   Z0, Z12
+	VMOVDQA32 Z1, Z13
+	CMPQ      R9, $0x02
+	JLT       store
+	VMOVUPS   (R11)(R8*4), Z6
+	VBLENDMPS Z6, Z31, K3, Z6
+	VMOVUPS   64(R11)(R8*4), Z7
+	VBLENDMPS Z7, Z31, K4, Z7
+	VMOVUPS   8(R11)(R8*4), Z8
+	VBLENDMPS Z8, Z31, K5, Z8
+	VMOVUPS   72(R11)(R8*4), Z9
+	VBLENDMPS Z9, Z31, K6, Z9
+	VMOVDQA32 Z30, Z2
+	VPERMI2PS Z7, Z6, Z2
+	VMAXPS    Z31, Z2, Z2
+	VMOVDQA32 Z29, Z10
+	VPERMI2PS Z7, Z6, Z10
+	VMOVDQA32 Z30, Z11
+	VPERMI2PS Z9, Z8, Z11
+	VPXORD    Z3, Z3, Z3
+	VCMPPS    $0x1e, Z2, Z10, K2
+	VMOVAPS   Z10, K2, Z2
+	VMOVDQA32 Z27, K2, Z3
+	VCMPPS    $0x1e, Z2, Z11, K2
+	VMOVAPS   Z11, K2, Z2
+	VMOVDQA32 Z26, K2, Z3
+	VCMPPS    $0x1e, Z12, Z2, K2
+	VMOVAPS   Z2, K2, Z12
+	VPADDD    Z25, Z3, K2, Z13
+	CMPQ      R9, $0x03
+	JLT       store
+	VMOVUPS   (R11)(R8*8), Z6
+	VBLENDMPS Z6, Z31, K3, Z6
+	VMOVUPS   64(R11)(R8*8), Z7
+	VBLENDMPS Z7, Z31, K4, Z7
+	VMOVUPS   8(R11)(R8*8), Z8
+	VBLENDMPS Z8, Z31, K5, Z8
+	VMOVUPS   72(R11)(R8*8), Z9
+	VBLENDMPS Z9, Z31, K6, Z9
+	VMOVDQA32 Z30, Z4
+	VPERMI2PS Z7, Z6, Z4
+	VMAXPS    Z31, Z4, Z4
+	VMOVDQA32 Z29, Z10
+	VPERMI2PS Z7, Z6, Z10
+	VMOVDQA32 Z30, Z11
+	VPERMI2PS Z9, Z8, Z11
+	VPXORD    Z5, Z5, Z5
+	VCMPPS    $0x1e, Z4, Z10, K2
+	VMOVAPS   Z10, K2, Z4
+	VMOVDQA32 Z27, K2, Z5
+	VCMPPS    $0x1e, Z4, Z11, K2
+	VMOVAPS   Z11, K2, Z4
+	VMOVDQA32 Z26, K2, Z5
+	VCMPPS    $0x1e, Z12, Z4, K2
+	VMOVAPS   Z4, K2, Z12
+	VPADDD    Z24, Z5, K2, Z13
+
+store:
+	VCMPPS    $0x1e, Z31, Z12, K2
+	VMOVDQA32 Z28, Z14
+	VPADDD    Z23, Z13, K2, Z14
+	KORTESTW  K1, K1
+	JCC       stripPart
+	VMOVUPS   Z12, (R12)
+	VMOVDQU32 Z14, (R13)
+	JMP       stored
+
+stripPart:
+	VMOVUPS   Z12, K1, (R12)
+	VMOVDQU32 Z14, K1, (R13)
+
+stored:
+	VMOVAPS   Z4, Z0
+	VMOVDQA32 Z5, Z1
+	LEAQ      (R11)(R8*8), R11
+	MOVQ      outW+56(FP), AX
+	LEAQ      (R12)(AX*4), R12
+	LEAQ      (R13)(AX*4), R13
+	VPADDD    Z24, Z23, Z23
+	ADDQ      $0x02, R10
+	MOVQ      outH+48(FP), AX
+	SHLQ      $0x01, AX
+	CMPQ      R10, AX
+	JLT       outRow
+	ADDQ      $0x00000080, BX
+	ADDQ      $0x40, DI
+	ADDQ      $0x40, SI
+	ADDQ      $0x20, CX
+	SUBQ      $0x10, R14
+	JG        strip
+	MOVQ      planes+24(FP), AX
+	SUBQ      $0x01, AX
+	JLE       planesDone
+	MOVQ      AX, planes+24(FP)
+	MOVQ      outH+48(FP), AX
+	MOVQ      outW+56(FP), DX
+	IMULQ     DX, AX
+	MOVQ      y+0(FP), DX
+	LEAQ      (DX)(AX*4), DX
+	MOVQ      DX, y+0(FP)
+	MOVQ      outH+48(FP), AX
+	MOVQ      outW+56(FP), DX
+	IMULQ     DX, AX
+	MOVQ      mask+8(FP), DX
+	LEAQ      (DX)(AX*4), DX
+	MOVQ      DX, mask+8(FP)
+	MOVQ      height+32(FP), AX
+	MOVQ      width+40(FP), DX
+	IMULQ     DX, AX
+	MOVQ      x+16(FP), DX
+	LEAQ      (DX)(AX*4), DX
+	MOVQ      DX, x+16(FP)
+	JMP       plane
+
+planesDone:
+	VZEROUPPER
+	RET
+
 // func maxPool3s2AVX2(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2
 TEXT ·maxPool3s2AVX2(SB), NOSPLIT, $224-64

@@ -30,7 +30,8 @@ import (
 
 func buildPoolPlane(c *build.Context) {
 	tab := poolPlaneConsts(c)
-	maxPool3s2_512(c, tab)
+	maxPool3s2_512(c, tab, false)
+	maxPool3s2_512(c, tab, true)
 	maxPool3s2_256(c, tab)
 	maxPoolBack3s2_512(c, tab, false)
 	maxPoolBack3s2_256(c, tab, false)
@@ -113,8 +114,20 @@ const cmpLEOQ = 0x12
 // −MaxFloat32. This is Caffe's choice: the first largest value in
 // row-major window order. Input row 2·ph+2, the last window row of output
 // row ph, is reduced once for ph and ph+1.
-func maxPool3s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPool3s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
+//
+// With over it emits maxPool3s2OverAVX512, which loads whole vectors and
+// puts −MaxFloat32 in the lanes past the plane's columns by register
+// blends: a masked load costs several times a plain one on Zen 5 (CIFAR-10
+// quick's pool1, 32 columns, ran about 3× slower with them), but the plain
+// loads read up to 34 floats past a row's end, which must lie inside the
+// caller's memory (the next plane); and it stores a strip of 16 outputs by
+// plain stores.
+func maxPool3s2_512(c *build.Context, tab operand.Mem, over bool) {
+	if over {
+		poolFunc(c, "maxPool3s2OverAVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2OverAVX512 is maxPool3s2AVX512 by whole-vector loads that read up to 34 floats past the end of each row of x, which must be readable.")
+	} else {
+		poolFunc(c, "maxPool3s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
+	}
 	c.Label("plane")
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
@@ -154,8 +167,14 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 	horiz := func(row operand.Mem, hv, hr reg.VecPhysical) {
 		at := func(off int) operand.Mem { m := row; m.Disp += off; return m }
 		for i, r := range []reg.VecPhysical{v0, v1, u0, u1} {
+			k := []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i]
+			if over {
+				c.VMOVUPS(at([]int{0, 64, 8, 72}[i]), r)
+				c.VBLENDMPS(r, negMax, k, r)
+				continue
+			}
 			c.VMOVAPS(negMax, r)
-			c.VMOVUPS(at([]int{0, 64, 8, 72}[i]), []reg.Register{reg.K3, reg.K4, reg.K5, reg.K6}[i], r)
+			c.VMOVUPS(at([]int{0, 64, 8, 72}[i]), k, r)
 		}
 		c.VMOVDQA32(evens, hv)
 		c.VPERMI2PS(v1, v0, hv)
@@ -190,8 +209,20 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem) {
 	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
 	c.VMOVDQA32(minus1, idx)
 	c.VPADDD(base, rel, reg.K2, idx)
+	if over {
+		// A strip of 16 outputs (K1 all ones) by plain stores.
+		c.KORTESTW(reg.K1, reg.K1)
+		c.JCC(operand.LabelRef("stripPart"))
+		c.VMOVUPS(best, operand.Mem{Base: yp})
+		c.VMOVDQU32(idx, operand.Mem{Base: mp})
+		c.JMP(operand.LabelRef("stored"))
+		c.Label("stripPart")
+	}
 	c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
 	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	if over {
+		c.Label("stored")
+	}
 	c.VMOVAPS(hv2, hv0)
 	c.VMOVDQA32(hr2, hr0)
 	rowStep(c, xp, yp, mp, width, t)
