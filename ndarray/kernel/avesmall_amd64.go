@@ -61,14 +61,53 @@ func avePool3s2Small256(y, x []float32, planes, height, width, outH, outW int) {
 	avePool3s2AVX2(&y[0], &x[0], planes, height, width, outH, outW)
 }
 
-// maxPool3s2Over512 is maxPool3s2AVX512 by whole-vector loads
-// (maxPool3s2OverAVX512) for all the planes but the last, whose rows'
-// reads past their ends land in the next plane (at least 34 floats), and
-// by masked loads for the last.
+// The whole-vector pooling kernels (maxPool3s2OverAVX512 and the 2×2
+// ones) read up to 33 floats past an input row and 15 values past an
+// output row and write as far past them on planes of one strip of outputs,
+// which land in the next plane when a plane has at least overPlane inputs
+// and overRow outputs: they run on all the planes of a call but its last,
+// which the masked kernels finish. (Masked loads and stores cost several
+// times plain ones on Zen 5.)
+const overPlane, overRow = 34, 16
+
+// overPlanes reports how many of planes planes of hw inputs and o
+// outputs the whole-vector kernels may take.
+func overPlanes(planes, hw, o int) int {
+	if hw < overPlane || o < overRow {
+		return 0
+	}
+	return max(0, planes-1)
+}
+
+// maxPool3s2Over512 is maxPool3s2AVX512, by maxPool3s2OverAVX512 on the
+// planes it may take.
 func maxPool3s2Over512(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
-	if hw, o := height*width, outH*outW; planes > 1 && hw >= 34 {
-		maxPool3s2OverAVX512(&y[0], &mask[0], &x[0], planes-1, height, width, outH, outW)
-		y, mask, x, planes = y[(planes-1)*o:], mask[(planes-1)*o:], x[(planes-1)*hw:], 1
+	hw, o := height*width, outH*outW
+	if n := overPlanes(planes, hw, o); n > 0 {
+		maxPool3s2OverAVX512(&y[0], &mask[0], &x[0], n, height, width, outH, outW)
+		y, mask, x, planes = y[n*o:], mask[n*o:], x[n*hw:], planes-n
 	}
 	maxPool3s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
+}
+
+// maxPool2s2Over512 is maxPool2s2AVX512, by maxPool2s2OverAVX512 on the
+// planes it may take.
+func maxPool2s2Over512(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+	hw, o := height*width, outH*outW
+	if n := overPlanes(planes, hw, o); n > 0 {
+		maxPool2s2OverAVX512(&y[0], &mask[0], &x[0], n, height, width, outH, outW)
+		y, mask, x, planes = y[n*o:], mask[n*o:], x[n*hw:], planes-n
+	}
+	maxPool2s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
+}
+
+// maxPoolBack2s2Over512 is maxPoolBack2s2AVX512, by
+// maxPoolBack2s2OverAVX512 on the planes it may take.
+func maxPoolBack2s2Over512(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
+	hw, o := height*width, outH*outW
+	if n := overPlanes(planes, hw, o); n > 0 {
+		maxPoolBack2s2OverAVX512(&dx[0], &dy[0], &mask[0], n, height, width, outH, outW)
+		dx, dy, mask, planes = dx[n*hw:], dy[n*o:], mask[n*o:], planes-n
+	}
+	maxPoolBack2s2AVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 }

@@ -130,15 +130,11 @@ var avx512Vec = &vecImpl{
 		maxPoolBack3s2NTAVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
 		return true
 	},
-	maxPool3s2: maxPool3s2Over512,
+	maxPool3s2:     maxPool3s2Over512,
 	avePool3s2:     avePool3s2Small512,
 	avePoolBack3s2: avePoolBack3s2Small512,
-	maxPool2s2: func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
-		maxPool2s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
-	},
-	maxPoolBack2s2: func(dx, dy []float32, mask []int32, planes, height, width, outH, outW int) {
-		maxPoolBack2s2AVX512(&dx[0], &dy[0], &mask[0], planes, height, width, outH, outW)
-	},
+	maxPool2s2:     maxPool2s2Over512,
+	maxPoolBack2s2: maxPoolBack2s2Over512,
 	im2colRows: func(img, col []float32, off, ld, rows, cols, lo, hi, stride int) {
 		im2colRowsAVX512(&img[0], &col[0], off, ld, rows, cols, lo, hi, stride)
 	},

@@ -507,6 +507,214 @@ narrowGroup:
 	VZEROUPPER
 	RET
 
+// func maxPool2s2OverAVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·maxPool2s2OverAVX512(SB), NOSPLIT, $0-64
+	MOVQ         y+0(FP), DI
+	MOVQ         mask+8(FP), SI
+	MOVQ         x+16(FP), BX
+	MOVQ         width+40(FP), R8
+	MOVQ         planes+24(FP), R15
+	VBROADCASTSS pool22Consts<>+416(SB), Z31
+	VMOVDQU32    pool22Consts<>+0(SB), Z30
+	VMOVDQU32    pool22Consts<>+64(SB), Z29
+	VPTERNLOGD   $0xff, Z28, Z28, Z28
+	VPBROADCASTD pool22Consts<>+448(SB), Z27
+	VPBROADCASTD R8, Z26
+	VPADDD       Z27, Z26, Z25
+	CMPQ         R8, $0x08
+	JNE          general
+	MOVQ         outW+56(FP), AX
+	CMPQ         AX, $0x04
+	JNE          general
+	MOVQ         outH+48(FP), AX
+	TESTQ        $0x00000003, AX
+	JNZ          general
+	SHLQ         $0x01, AX
+	CMPQ         AX, height+32(FP)
+	JEQ          narrow
+
+general:
+plane:
+	MOVQ outW+56(FP), R14
+	XORQ CX, CX
+
+strip:
+	MOVQ         R14, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K1
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K3
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x10, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K4
+	MOVQ         CX, AX
+	VPBROADCASTD AX, Z7
+	VPADDD       Z30, Z7, Z7
+	LEAQ         (BX)(CX*4), R11
+	LEAQ         (DI)(CX*2), R12
+	LEAQ         (SI)(CX*2), R13
+	XORQ         R10, R10
+
+outRow:
+	VMOVUPS   (R11), Z0
+	VBLENDMPS Z0, Z31, K3, Z0
+	VMOVUPS   64(R11), Z1
+	VBLENDMPS Z1, Z31, K4, Z1
+	VMOVDQA32 Z30, Z2
+	VPERMI2PS Z1, Z0, Z2
+	VMOVDQA32 Z29, Z3
+	VPERMI2PS Z1, Z0, Z3
+	VMAXPS    Z31, Z2, Z4
+	VPXORD    Z5, Z5, Z5
+	VCMPPS    $0x1e, Z4, Z3, K2
+	VMOVAPS   Z3, K2, Z4
+	VMOVDQA32 Z27, K2, Z5
+	MOVQ      height+32(FP), R9
+	SUBQ      R10, R9
+	CMPQ      R9, $0x02
+	JLT       store
+	VMOVUPS   (R11)(R8*4), Z0
+	VBLENDMPS Z0, Z31, K3, Z0
+	VMOVUPS   64(R11)(R8*4), Z1
+	VBLENDMPS Z1, Z31, K4, Z1
+	VMOVDQA32 Z30, Z2
+	VPERMI2PS Z1, Z0, Z2
+	VMOVDQA32 Z29, Z3
+	VPERMI2PS Z1, Z0, Z3
+	VCMPPS    $0x1e, Z4, Z2, K2
+	VMOVAPS   Z2, K2, Z4
+	VMOVDQA32 Z26, K2, Z5
+	VCMPPS    $0x1e, Z4, Z3, K2
+	VMOVAPS   Z3, K2, Z4
+	VMOVDQA32 Z25, K2, Z5
+
+store:
+	VCMPPS    $0x1e, Z31, Z4, K2
+	VMOVDQA32 Z28, Z6
+	VPADDD    Z7, Z5, K2, Z6
+	CMPQ      R14, $0x10
+	JGE       plainStore
+	TESTQ     CX, CX
+	JZ        plainStore
+	VMOVUPS   Z4, K1, (R12)
+	VMOVDQU32 Z6, K1, (R13)
+	JMP       stored
+
+plainStore:
+	VMOVUPS   Z4, (R12)
+	VMOVDQU32 Z6, (R13)
+
+stored:
+	LEAQ   (R11)(R8*8), R11
+	MOVQ   outW+56(FP), AX
+	LEAQ   (R12)(AX*4), R12
+	LEAQ   (R13)(AX*4), R13
+	VPADDD Z26, Z7, Z7
+	VPADDD Z26, Z7, Z7
+	ADDQ   $0x02, R10
+	MOVQ   outH+48(FP), AX
+	SHLQ   $0x01, AX
+	CMPQ   R10, AX
+	JLT    outRow
+	ADDQ   $0x20, CX
+	SUBQ   $0x10, R14
+	JG     strip
+	MOVQ   height+32(FP), AX
+	IMULQ  width+40(FP), AX
+	LEAQ   (BX)(AX*4), BX
+	MOVQ   outH+48(FP), AX
+	IMULQ  outW+56(FP), AX
+	LEAQ   (DI)(AX*4), DI
+	LEAQ   (SI)(AX*4), SI
+	DECQ   R15
+	JNZ    plane
+	VZEROUPPER
+	RET
+
+narrow:
+	MOVQ      outH+48(FP), R9
+	MOVQ      planes+24(FP), R15
+	IMULQ     R9, R15
+	SHRQ      $0x02, R15
+	SHLQ      $0x04, R9
+	XORQ      R10, R10
+	VMOVDQU32 pool22Consts<>+480(SB), Z24
+	VMOVDQU32 pool22Consts<>+544(SB), Z23
+	VMOVDQU32 pool22Consts<>+608(SB), Z22
+
+narrowGroup:
+	VMOVUPS      (BX), Z0
+	VMOVUPS      64(BX), Z1
+	VMOVUPS      128(BX), Z8
+	VMOVUPS      192(BX), Z9
+	VMOVDQA32    Z24, Z10
+	VPERMI2PS    Z1, Z0, Z10
+	VMOVDQA32    Z23, Z11
+	VPERMI2PS    Z1, Z0, Z11
+	VMOVDQA32    Z24, Z12
+	VPERMI2PS    Z9, Z8, Z12
+	VMOVDQA32    Z23, Z13
+	VPERMI2PS    Z9, Z8, Z13
+	VSHUFF32X4   $0x44, Z12, Z10, Z2
+	VSHUFF32X4   $0xee, Z12, Z10, Z3
+	VSHUFF32X4   $0x44, Z13, Z11, Z14
+	VSHUFF32X4   $0xee, Z13, Z11, Z15
+	VMAXPS       Z31, Z2, Z4
+	VPXORD       Z5, Z5, Z5
+	VCMPPS       $0x1e, Z4, Z3, K2
+	VMOVAPS      Z3, K2, Z4
+	VMOVDQA32    Z27, K2, Z5
+	VCMPPS       $0x1e, Z4, Z14, K2
+	VMOVAPS      Z14, K2, Z4
+	VMOVDQA32    Z26, K2, Z5
+	VCMPPS       $0x1e, Z4, Z15, K2
+	VMOVAPS      Z15, K2, Z4
+	VMOVDQA32    Z25, K2, Z5
+	VPBROADCASTD R10, Z7
+	VPADDD       Z22, Z7, Z7
+	VCMPPS       $0x1e, Z31, Z4, K2
+	VMOVDQA32    Z28, Z6
+	VPADDD       Z7, Z5, K2, Z6
+	VMOVUPS      Z4, (DI)
+	VMOVDQU32    Z6, (SI)
+	ADDQ         $0x00000100, BX
+	ADDQ         $0x40, DI
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, R10
+	XORQ         DX, DX
+	CMPQ         R10, R9
+	CMOVQEQ      DX, R10
+	DECQ         R15
+	JNZ          narrowGroup
+	VZEROUPPER
+	RET
+
 // func maxPool2s2AVX2(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 // Requires: AVX, AVX2, CMOV
 TEXT ·maxPool2s2AVX2(SB), NOSPLIT, $160-64
@@ -847,6 +1055,222 @@ outRow:
 	VMOVUPS   Z9, K3, (R11)(R8*4)
 	VMOVUPS   Z10, K4, 64(R11)(R8*4)
 
+next:
+	LEAQ    (R11)(R8*8), R11
+	MOVQ    outW+56(FP), AX
+	LEAQ    (R12)(AX*4), R12
+	LEAQ    (R13)(AX*4), R13
+	VPADDD  Z27, Z6, Z6
+	VPADDD  Z27, Z6, Z6
+	VPADDD  Z27, Z7, Z7
+	VPADDD  Z27, Z7, Z7
+	ADDQ    $0x02, R10
+	MOVQ    outH+48(FP), AX
+	SHLQ    $0x01, AX
+	CMPQ    R10, AX
+	JLT     outRow
+	MOVQ    height+32(FP), AX
+	CMPQ    R10, AX
+	JGE     stripEnd
+	VMOVUPS Z8, K3, (R11)
+	VMOVUPS Z8, K4, 64(R11)
+
+stripEnd:
+	ADDQ  $0x20, CX
+	SUBQ  $0x10, R14
+	CMPQ  CX, R8
+	JLT   strip
+	MOVQ  height+32(FP), AX
+	IMULQ width+40(FP), AX
+	LEAQ  (DI)(AX*4), DI
+	MOVQ  outH+48(FP), AX
+	IMULQ outW+56(FP), AX
+	LEAQ  (SI)(AX*4), SI
+	LEAQ  (BX)(AX*4), BX
+	DECQ  R15
+	JNZ   plane
+	VZEROUPPER
+	RET
+
+narrow:
+	MOVQ      outH+48(FP), R9
+	MOVQ      planes+24(FP), R15
+	IMULQ     R9, R15
+	SHRQ      $0x02, R15
+	SHLQ      $0x04, R9
+	XORQ      R10, R10
+	VMOVDQU32 pool22Consts<>+672(SB), Z12
+	VMOVDQU32 pool22Consts<>+736(SB), Z13
+	VMOVDQU32 pool22Consts<>+800(SB), Z14
+	VMOVDQU32 pool22Consts<>+864(SB), Z15
+
+narrowGroup:
+	VMOVDQU32    (BX), Z0
+	VMOVUPS      (SI), Z1
+	VADDPS       Z8, Z1, Z1
+	VPBROADCASTD R10, Z2
+	VPSUBD       Z2, Z0, Z0
+	VPERMD       Z0, Z12, Z2
+	VPERMPS      Z1, Z12, Z4
+	VPCMPEQD     pool22Consts<>+928(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, (DI)
+	VPERMD       Z0, Z13, Z2
+	VPERMPS      Z1, Z13, Z4
+	VPCMPEQD     pool22Consts<>+992(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, 64(DI)
+	VPERMD       Z0, Z14, Z2
+	VPERMPS      Z1, Z14, Z4
+	VPCMPEQD     pool22Consts<>+1056(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, 128(DI)
+	VPERMD       Z0, Z15, Z2
+	VPERMPS      Z1, Z15, Z4
+	VPCMPEQD     pool22Consts<>+1120(SB), Z2, K5
+	VMOVAPS.Z    Z4, K5, Z9
+	VMOVUPS      Z9, 192(DI)
+	ADDQ         $0x00000100, DI
+	ADDQ         $0x40, SI
+	ADDQ         $0x40, BX
+	ADDQ         $0x40, R10
+	XORQ         DX, DX
+	CMPQ         R10, R9
+	CMOVQEQ      DX, R10
+	DECQ         R15
+	JNZ          narrowGroup
+	VZEROUPPER
+	RET
+
+// func maxPoolBack2s2OverAVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
+// Requires: AVX, AVX512F, BMI2, CMOV
+TEXT ·maxPoolBack2s2OverAVX512(SB), NOSPLIT, $0-64
+	MOVQ         dx+0(FP), DI
+	MOVQ         dy+8(FP), SI
+	MOVQ         mask+16(FP), BX
+	MOVQ         width+40(FP), R8
+	MOVQ         planes+24(FP), R15
+	VMOVDQU32    pool22Consts<>+128(SB), Z31
+	VMOVDQU32    pool22Consts<>+192(SB), Z30
+	VMOVDQU32    pool22Consts<>+256(SB), Z29
+	VPTERNLOGD   $0xff, Z28, Z28, Z28
+	VPBROADCASTD R8, Z27
+	VPXORD       Z8, Z8, Z8
+	MOVL         $0x00000010, AX
+	VPBROADCASTD AX, Z26
+	CMPQ         R8, $0x08
+	JNE          general
+	MOVQ         outW+56(FP), AX
+	CMPQ         AX, $0x04
+	JNE          general
+	MOVQ         outH+48(FP), AX
+	TESTQ        $0x00000003, AX
+	JNZ          general
+	SHLQ         $0x01, AX
+	CMPQ         AX, height+32(FP)
+	JEQ          narrow
+
+general:
+plane:
+	MOVQ outW+56(FP), R14
+	XORQ CX, CX
+
+strip:
+	MOVQ         R14, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K1
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K3
+	MOVQ         R8, AX
+	SUBQ         CX, AX
+	SUBQ         $0x10, AX
+	MOVL         $0x00000000, DX
+	CMPQ         AX, DX
+	CMOVQLT      DX, AX
+	MOVL         $0x00000010, DX
+	CMPQ         AX, DX
+	CMOVQGT      DX, AX
+	MOVL         $0xffffffff, DX
+	BZHIL        AX, DX, DX
+	KMOVW        DX, K4
+	MOVQ         CX, AX
+	VPBROADCASTD AX, Z6
+	VPADDD       Z29, Z6, Z6
+	VPADDD       Z26, Z6, Z7
+	LEAQ         (DI)(CX*4), R11
+	LEAQ         (SI)(CX*2), R12
+	LEAQ         (BX)(CX*2), R13
+	XORQ         R10, R10
+
+outRow:
+	VMOVDQU32 (R13), Z0
+	VPBLENDMD Z0, Z28, K1, Z0
+	VMOVUPS   (R12), Z1
+	VADDPS.Z  Z8, Z1, K1, Z1
+	VPERMD    Z0, Z31, Z2
+	VPERMD    Z0, Z30, Z3
+	VPERMPS   Z1, Z31, Z4
+	VPERMPS   Z1, Z30, Z5
+	VPSUBD    Z6, Z2, Z2
+	VPSUBD    Z7, Z3, Z3
+	MOVQ      height+32(FP), R9
+	SUBQ      R10, R9
+	VPCMPEQD  Z8, Z2, K5
+	VPCMPEQD  Z8, Z3, K6
+	VMOVAPS.Z Z4, K5, Z9
+	VMOVAPS.Z Z5, K6, Z10
+	MOVQ      R8, AX
+	SUBQ      CX, AX
+	CMPQ      AX, $0x20
+	JGE       plainStore0
+	TESTQ     CX, CX
+	JZ        plainStore0
+	VMOVUPS   Z9, K3, (R11)
+	VMOVUPS   Z10, K4, 64(R11)
+	JMP       stored0
+
+plainStore0:
+	VMOVUPS Z9, (R11)
+	VMOVUPS Z10, 64(R11)
+
+stored0:
+	CMPQ      R9, $0x02
+	JLT       next
+	VPCMPEQD  Z27, Z2, K5
+	VPCMPEQD  Z27, Z3, K6
+	VMOVAPS.Z Z4, K5, Z9
+	VMOVAPS.Z Z5, K6, Z10
+	MOVQ      R8, AX
+	SUBQ      CX, AX
+	CMPQ      AX, $0x20
+	JGE       plainStore1
+	TESTQ     CX, CX
+	JZ        plainStore1
+	VMOVUPS   Z9, K3, (R11)(R8*4)
+	VMOVUPS   Z10, K4, 64(R11)(R8*4)
+	JMP       stored1
+
+plainStore1:
+	VMOVUPS Z9, (R11)(R8*4)
+	VMOVUPS Z10, 64(R11)(R8*4)
+
+stored1:
 next:
 	LEAQ    (R11)(R8*8), R11
 	MOVQ    outW+56(FP), AX

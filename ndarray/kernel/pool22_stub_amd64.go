@@ -7,11 +7,17 @@ package kernel
 // maxPool2s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 2×2 windows, stride 2, of planes consecutive height×width planes x, clipped to them, for outH×outW outputs per plane whose windows start inside it (planes >= 1).
 func maxPool2s2AVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 
+// maxPool2s2OverAVX512 is maxPool2s2AVX512 by whole vectors: it reads up to 31 floats past each row of x and, on planes of at most 16 outputs a row, writes up to 15 past each row of y and mask, which must be readable and written again afterwards.
+func maxPool2s2OverAVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
+
 // maxPool2s2AVX2 is maxPool2s2AVX512 for AVX2.
 func maxPool2s2AVX2(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 
 // maxPoolBack2s2AVX512 sets planes consecutive height×width planes dx to the gradient of a 2×2, stride-2 max pooling without padding: each element is 0 + dy[i] for the output i whose mask[i] (-1 or inside output i's window) is the element, else +0 (planes >= 1).
 func maxPoolBack2s2AVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
+
+// maxPoolBack2s2OverAVX512 is maxPoolBack2s2AVX512 by whole vectors: it reads up to 15 values past each row of dy and mask and, on planes at most 32 wide, writes up to 31 floats past each row of dx, which must be readable and written again afterwards.
+func maxPoolBack2s2OverAVX512(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)
 
 // maxPoolBack2s2AVX2 is maxPoolBack2s2AVX512 for AVX2.
 func maxPoolBack2s2AVX2(dx *float32, dy *float32, mask *int32, planes int, height int, width int, outH int, outW int)

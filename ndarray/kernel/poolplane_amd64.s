@@ -612,15 +612,17 @@ store:
 	VCMPPS    $0x1e, Z31, Z12, K2
 	VMOVDQA32 Z28, Z14
 	VPADDD    Z23, Z13, K2, Z14
-	KORTESTW  K1, K1
-	JCC       stripPart
-	VMOVUPS   Z12, (R12)
-	VMOVDQU32 Z14, (R13)
-	JMP       stored
-
-stripPart:
+	CMPQ      R14, $0x10
+	JGE       plainStore
+	TESTQ     CX, CX
+	JZ        plainStore
 	VMOVUPS   Z12, K1, (R12)
 	VMOVDQU32 Z14, K1, (R13)
+	JMP       stored
+
+plainStore:
+	VMOVUPS   Z12, (R12)
+	VMOVDQU32 Z14, (R13)
 
 stored:
 	VMOVAPS   Z4, Z0

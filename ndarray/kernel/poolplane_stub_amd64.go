@@ -7,7 +7,7 @@ package kernel
 // maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.
 func maxPool3s2AVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 
-// maxPool3s2OverAVX512 is maxPool3s2AVX512 by whole-vector loads that read up to 34 floats past the end of each row of x, which must be readable.
+// maxPool3s2OverAVX512 is maxPool3s2AVX512 by whole vectors: it reads up to 33 floats past each row of x and, on planes of at most 16 outputs a row, writes up to 15 past each row of y and mask, which must be readable and written again afterwards.
 func maxPool3s2OverAVX512(y *float32, mask *int32, x *float32, planes int, height int, width int, outH int, outW int)
 
 // maxPool3s2AVX2 is maxPool3s2AVX512 for AVX2.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -28,9 +29,11 @@ import (
 
 func buildPool22(c *build.Context) {
 	tab := pool22Consts(c)
-	maxPool2s2_512(c, tab)
+	maxPool2s2_512(c, tab, false)
+	maxPool2s2_512(c, tab, true)
 	maxPool2s2_256(c, tab)
-	maxPoolBack2s2_512(c, tab)
+	maxPoolBack2s2_512(c, tab, false)
+	maxPoolBack2s2_512(c, tab, true)
 	maxPoolBack2s2_256(c, tab)
 }
 
@@ -179,9 +182,15 @@ func planeStrips(c *build.Context, nl, cb reg.Register) {
 
 // maxPool2s2_512 emits maxPool2s2AVX512: strips of 16 outputs over 32
 // input columns, output row by output row, plane by plane; planes 8
-// wide four rows of outputs at a time.
-func maxPool2s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPool2s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool2s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 2×2 windows, stride 2, of planes consecutive height×width planes x, clipped to them, for outH×outW outputs per plane whose windows start inside it (planes >= 1).")
+// wide four rows of outputs at a time. With over it emits
+// maxPool2s2OverAVX512, which loads and stores whole vectors (see
+// overStores).
+func maxPool2s2_512(c *build.Context, tab operand.Mem, over bool) {
+	if over {
+		poolFunc(c, "maxPool2s2OverAVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool2s2OverAVX512 is maxPool2s2AVX512 by whole vectors: it reads up to 31 floats past each row of x and, on planes of at most 16 outputs a row, writes up to 15 past each row of y and mask, which must be readable and written again afterwards.")
+	} else {
+		poolFunc(c, "maxPool2s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool2s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 2×2 windows, stride 2, of planes consecutive height×width planes x, clipped to them, for outH×outW outputs per plane whose windows start inside it (planes >= 1).")
+	}
 	yS, mS, xS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	xp, yp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
@@ -216,10 +225,17 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	split := func(row operand.Mem) {
 		hi := row
 		hi.Disp += 64
-		c.VMOVAPS(negMax, v0)
-		c.VMOVUPS(row, reg.K3, v0)
-		c.VMOVAPS(negMax, v1)
-		c.VMOVUPS(hi, reg.K4, v1)
+		if over {
+			c.VMOVUPS(row, v0)
+			c.VBLENDMPS(v0, negMax, reg.K3, v0)
+			c.VMOVUPS(hi, v1)
+			c.VBLENDMPS(v1, negMax, reg.K4, v1)
+		} else {
+			c.VMOVAPS(negMax, v0)
+			c.VMOVUPS(row, reg.K3, v0)
+			c.VMOVAPS(negMax, v1)
+			c.VMOVUPS(hi, reg.K4, v1)
+		}
 		c.VMOVDQA32(evens, e)
 		c.VPERMI2PS(v1, v0, e)
 		c.VMOVDQA32(odds, o)
@@ -241,8 +257,16 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem) {
 	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
 	c.VMOVDQA32(minus1, idx)
 	c.VPADDD(base, rel, reg.K2, idx)
-	c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
-	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	overStores(c, over, cb, "", func(label string) {
+		c.CMPQ(nl, operand.U8(16))
+		c.JGE(operand.LabelRef(label))
+	}, func() {
+		c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
+		c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	}, func() {
+		c.VMOVUPS(best, operand.Mem{Base: yp})
+		c.VMOVDQU32(idx, operand.Mem{Base: mp})
+	})
 	rowStep(c, xp, yp, mp, width, t)
 	c.VPADDD(rw, base, base)
 	c.VPADDD(rw, base, base)
@@ -432,8 +456,15 @@ func maxPool2s2_256(c *build.Context, tab operand.Mem) {
 // over 32 input columns, plane by plane, each input row written once.
 // Strips continue while their first column lies inside the plane, so
 // that columns past the outputs' windows are cleared too.
-func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
-	poolFunc(c, "maxPoolBack2s2AVX512", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack2s2AVX512 sets planes consecutive height×width planes dx to the gradient of a 2×2, stride-2 max pooling without padding: each element is 0 + dy[i] for the output i whose mask[i] (-1 or inside output i's window) is the element, else +0 (planes >= 1).")
+//
+// With over it emits maxPoolBack2s2OverAVX512, which loads and stores
+// whole vectors (see overStores).
+func maxPoolBack2s2_512(c *build.Context, tab operand.Mem, over bool) {
+	if over {
+		poolFunc(c, "maxPoolBack2s2OverAVX512", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack2s2OverAVX512 is maxPoolBack2s2AVX512 by whole vectors: it reads up to 15 values past each row of dy and mask and, on planes at most 32 wide, writes up to 31 floats past each row of dx, which must be readable and written again afterwards.")
+	} else {
+		poolFunc(c, "maxPoolBack2s2AVX512", "func(dx *float32, dy *float32, mask *int32, planes, height, width, outH, outW int)", "maxPoolBack2s2AVX512 sets planes consecutive height×width planes dx to the gradient of a 2×2, stride-2 max pooling without padding: each element is 0 + dy[i] for the output i whose mask[i] (-1 or inside output i's window) is the element, else +0 (planes >= 1).")
+	}
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
 	dxp, dyp, mp, cb, nl, n := reg.R11, reg.R12, reg.R13, reg.RCX, reg.R14, reg.R15
@@ -467,10 +498,17 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 	c.XORQ(ph2, ph2)
 
 	c.Label("outRow")
-	c.VMOVDQA32(minus1, m)
-	c.VMOVDQU32(operand.Mem{Base: mp}, reg.K1, m)
-	c.VMOVUPS_Z(operand.Mem{Base: dyp}, reg.K1, d)
-	c.VADDPS(zero, d, d)
+	if over {
+		c.VMOVDQU32(operand.Mem{Base: mp}, m)
+		c.VPBLENDMD(m, minus1, reg.K1, m)
+		c.VMOVUPS(operand.Mem{Base: dyp}, d)
+		c.VADDPS_Z(zero, d, reg.K1, d)
+	} else {
+		c.VMOVDQA32(minus1, m)
+		c.VMOVDQU32(operand.Mem{Base: mp}, reg.K1, m)
+		c.VMOVUPS_Z(operand.Mem{Base: dyp}, reg.K1, d)
+		c.VADDPS(zero, d, d)
+	}
 	c.VPERMD(m, dupLo, mLo)
 	c.VPERMD(m, dupHi, mHi)
 	c.VPERMPS(d, dupLo, dLo)
@@ -494,8 +532,19 @@ func maxPoolBack2s2_512(c *build.Context, tab operand.Mem) {
 		c.VPCMPEQD(rr, mHi, reg.K6)
 		c.VMOVAPS_Z(dLo, reg.K5, r0)
 		c.VMOVAPS_Z(dHi, reg.K6, r1)
-		c.VMOVUPS(r0, reg.K3, row)
-		c.VMOVUPS(r1, reg.K4, hi)
+		overStores(c, over, cb, strconv.Itoa(r), func(label string) {
+			// 32 columns inside the plane.
+			c.MOVQ(width, t)
+			c.SUBQ(cb, t)
+			c.CMPQ(t, operand.U8(32))
+			c.JGE(operand.LabelRef(label))
+		}, func() {
+			c.VMOVUPS(r0, reg.K3, row)
+			c.VMOVUPS(r1, reg.K4, hi)
+		}, func() {
+			c.VMOVUPS(r0, row)
+			c.VMOVUPS(r1, hi)
+		})
 	}
 	c.Label("next")
 	rowStep(c, dxp, dyp, mp, width, t)

@@ -193,3 +193,24 @@ func stepPlane(c *build.Context, ptrs ...planePtr) {
 	c.JMP(operand.LabelRef("plane"))
 	c.Label("planesDone")
 }
+
+// overStores emits the stores of a strip of a kernel that writes whole
+// vectors (with over): plain() when the strip is whole (full emits a
+// jump to its label when it is) or is its plane's only strip (cb = 0),
+// whose stores past a row's end land in the next row or plane, which the
+// kernel writes afterwards; else, and without over, masked(). tag makes
+// the labels unique in the function.
+func overStores(c *build.Context, over bool, cb reg.Register, tag string, full func(label string), masked, plain func()) {
+	if !over {
+		masked()
+		return
+	}
+	full("plainStore" + tag)
+	c.TESTQ(cb, cb)
+	c.JZ(operand.LabelRef("plainStore" + tag))
+	masked()
+	c.JMP(operand.LabelRef("stored" + tag))
+	c.Label("plainStore" + tag)
+	plain()
+	c.Label("stored" + tag)
+}

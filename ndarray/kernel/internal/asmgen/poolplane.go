@@ -119,12 +119,12 @@ const cmpLEOQ = 0x12
 // puts −MaxFloat32 in the lanes past the plane's columns by register
 // blends: a masked load costs several times a plain one on Zen 5 (CIFAR-10
 // quick's pool1, 32 columns, ran about 3× slower with them), but the plain
-// loads read up to 34 floats past a row's end, which must lie inside the
-// caller's memory (the next plane); and it stores a strip of 16 outputs by
-// plain stores.
+// loads read up to 33 floats past a row's end, which must lie inside the
+// caller's memory (the next plane); and it stores by whole vectors too
+// (see overStores).
 func maxPool3s2_512(c *build.Context, tab operand.Mem, over bool) {
 	if over {
-		poolFunc(c, "maxPool3s2OverAVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2OverAVX512 is maxPool3s2AVX512 by whole-vector loads that read up to 34 floats past the end of each row of x, which must be readable.")
+		poolFunc(c, "maxPool3s2OverAVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2OverAVX512 is maxPool3s2AVX512 by whole vectors: it reads up to 33 floats past each row of x and, on planes of at most 16 outputs a row, writes up to 15 past each row of y and mask, which must be readable and written again afterwards.")
 	} else {
 		poolFunc(c, "maxPool3s2AVX512", "func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)", "maxPool3s2AVX512 sets y and mask to the maxima and argmaxes (Caffe's: the first largest value greater than -MaxFloat32 in row-major order, else -MaxFloat32 and -1) of the 3×3 windows, stride 2, of the height×width plane x, clipped to it, for outH×outW outputs whose windows start inside it.")
 	}
@@ -209,20 +209,16 @@ func maxPool3s2_512(c *build.Context, tab operand.Mem, over bool) {
 	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
 	c.VMOVDQA32(minus1, idx)
 	c.VPADDD(base, rel, reg.K2, idx)
-	if over {
-		// A strip of 16 outputs (K1 all ones) by plain stores.
-		c.KORTESTW(reg.K1, reg.K1)
-		c.JCC(operand.LabelRef("stripPart"))
+	overStores(c, over, cb, "", func(label string) {
+		c.CMPQ(nl, operand.U8(16))
+		c.JGE(operand.LabelRef(label))
+	}, func() {
+		c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
+		c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	}, func() {
 		c.VMOVUPS(best, operand.Mem{Base: yp})
 		c.VMOVDQU32(idx, operand.Mem{Base: mp})
-		c.JMP(operand.LabelRef("stored"))
-		c.Label("stripPart")
-	}
-	c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
-	c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
-	if over {
-		c.Label("stored")
-	}
+	})
 	c.VMOVAPS(hv2, hv0)
 	c.VMOVDQA32(hr2, hr0)
 	rowStep(c, xp, yp, mp, width, t)
