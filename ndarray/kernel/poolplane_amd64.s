@@ -1012,6 +1012,8 @@ strip:
 	MOVL         $0xffffffff, DX
 	BZHIL        AX, DX, DX
 	KMOVW        DX, K4
+	MOVQ         R8, R15
+	SUBQ         CX, R15
 	MOVQ         CX, AX
 	VPBROADCASTD AX, Z12
 	VPADDD       Z24, Z12, Z12
@@ -1059,34 +1061,66 @@ first:
 	VPCMPEQD  Z16, Z3, K6
 	VADDPS    Z6, Z14, K5, Z14
 	VADDPS    Z7, Z15, K6, Z15
-	VMOVUPS   Z14, K3, (R11)
+	CMPQ      R15, $0x10
+	JLT       pairMaskedLo1
+	VMOVUPS   Z14, (R11)
+	CMPQ      R15, $0x20
+	JGE       pairPlainHi1
+	CMPQ      R15, $0x10
+	JEQ       pairDone1
 	VMOVUPS   Z15, K4, 64(R11)
-	CMPQ      R9, $0x02
-	JLT       next
-	VPXORD    Z14, Z14, Z14
-	VPXORD    Z15, Z15, Z15
-	VPCMPEQD  Z17, Z10, K2, K5
-	VPCMPEQD  Z17, Z5, K2, K6
-	VADDPS    Z11, Z14, K5, Z14
-	VADDPS    Z9, Z15, K6, Z15
-	VPCMPEQD  Z17, Z2, K5
-	VPCMPEQD  Z17, Z3, K6
-	VADDPS    Z6, Z14, K5, Z14
-	VADDPS    Z7, Z15, K6, Z15
-	VMOVUPS   Z14, K3, (R11)(R8*4)
-	VMOVUPS   Z15, K4, 64(R11)(R8*4)
-	CMPQ      R9, $0x03
-	JLT       next
-	VPXORD    Z27, Z27, Z27
-	VPXORD    Z28, Z28, Z28
-	VPCMPEQD  Z18, Z10, K2, K5
-	VPCMPEQD  Z18, Z5, K2, K6
-	VADDPS    Z11, Z27, K5, Z27
-	VADDPS    Z9, Z28, K6, Z28
-	VPCMPEQD  Z18, Z2, K5
-	VPCMPEQD  Z18, Z3, K6
-	VADDPS    Z6, Z27, K5, Z27
-	VADDPS    Z7, Z28, K6, Z28
+	JMP       pairDone1
+
+pairPlainHi1:
+	VMOVUPS Z15, 64(R11)
+	JMP     pairDone1
+
+pairMaskedLo1:
+	VMOVUPS Z14, K3, (R11)
+
+pairDone1:
+	CMPQ     R9, $0x02
+	JLT      next
+	VPXORD   Z14, Z14, Z14
+	VPXORD   Z15, Z15, Z15
+	VPCMPEQD Z17, Z10, K2, K5
+	VPCMPEQD Z17, Z5, K2, K6
+	VADDPS   Z11, Z14, K5, Z14
+	VADDPS   Z9, Z15, K6, Z15
+	VPCMPEQD Z17, Z2, K5
+	VPCMPEQD Z17, Z3, K6
+	VADDPS   Z6, Z14, K5, Z14
+	VADDPS   Z7, Z15, K6, Z15
+	CMPQ     R15, $0x10
+	JLT      pairMaskedLo2
+	VMOVUPS  Z14, (R11)(R8*4)
+	CMPQ     R15, $0x20
+	JGE      pairPlainHi2
+	CMPQ     R15, $0x10
+	JEQ      pairDone2
+	VMOVUPS  Z15, K4, 64(R11)(R8*4)
+	JMP      pairDone2
+
+pairPlainHi2:
+	VMOVUPS Z15, 64(R11)(R8*4)
+	JMP     pairDone2
+
+pairMaskedLo2:
+	VMOVUPS Z14, K3, (R11)(R8*4)
+
+pairDone2:
+	CMPQ     R9, $0x03
+	JLT      next
+	VPXORD   Z27, Z27, Z27
+	VPXORD   Z28, Z28, Z28
+	VPCMPEQD Z18, Z10, K2, K5
+	VPCMPEQD Z18, Z5, K2, K6
+	VADDPS   Z11, Z27, K5, Z27
+	VADDPS   Z9, Z28, K6, Z28
+	VPCMPEQD Z18, Z2, K5
+	VPCMPEQD Z18, Z3, K6
+	VADDPS   Z6, Z27, K5, Z27
+	VADDPS   Z7, Z28, K6, Z28
 
 next:
 	LEAQ    (R11)(R8*8), R11
@@ -1102,9 +1136,24 @@ next:
 	JLT     outRow
 	CMPQ    R9, $0x03
 	JLT     stripEnd
-	VMOVUPS Z27, K3, (R11)
+	CMPQ    R15, $0x10
+	JLT     pairMaskedLo3
+	VMOVUPS Z27, (R11)
+	CMPQ    R15, $0x20
+	JGE     pairPlainHi3
+	CMPQ    R15, $0x10
+	JEQ     pairDone3
 	VMOVUPS Z28, K4, 64(R11)
+	JMP     pairDone3
 
+pairPlainHi3:
+	VMOVUPS Z28, 64(R11)
+	JMP     pairDone3
+
+pairMaskedLo3:
+	VMOVUPS Z27, K3, (R11)
+
+pairDone3:
 stripEnd:
 	ADDQ  $0x00000080, DI
 	ADDQ  $0x40, SI
@@ -1512,6 +1561,8 @@ strip:
 	MOVL         $0xffffffff, DX
 	BZHIL        AX, DX, DX
 	KMOVW        DX, K4
+	MOVQ         R8, R15
+	SUBQ         CX, R15
 	MOVQ         CX, AX
 	VPBROADCASTD AX, Z12
 	VPADDD       Z24, Z12, Z12
@@ -2349,6 +2400,8 @@ strip:
 	MOVL         $0xffffffff, DX
 	BZHIL        AX, DX, DX
 	KMOVW        DX, K4
+	MOVQ         R8, R15
+	SUBQ         CX, R15
 	MOVQ         R8, AX
 	SUBQ         CX, AX
 	VPBROADCASTD AX, Z10
@@ -2398,15 +2451,46 @@ first:
 	VADDPS      Z9, Z7, Z3
 
 top:
-	VMOVUPS Z2, K3, (R11)
+	CMPQ    R15, $0x10
+	JLT     pairMaskedLo4
+	VMOVUPS Z2, (R11)
+	CMPQ    R15, $0x20
+	JGE     pairPlainHi4
+	CMPQ    R15, $0x10
+	JEQ     pairDone4
 	VMOVUPS Z3, K4, 64(R11)
+	JMP     pairDone4
+
+pairPlainHi4:
+	VMOVUPS Z3, 64(R11)
+	JMP     pairDone4
+
+pairMaskedLo4:
+	VMOVUPS Z2, K3, (R11)
+
+pairDone4:
 	VMOVAPS Z8, Z6
 	VMOVAPS Z9, Z7
 	CMPQ    R9, $0x02
 	JLT     next
-	VMOVUPS Z8, K3, (R11)(R8*4)
+	CMPQ    R15, $0x10
+	JLT     pairMaskedLo5
+	VMOVUPS Z8, (R11)(R8*4)
+	CMPQ    R15, $0x20
+	JGE     pairPlainHi5
+	CMPQ    R15, $0x10
+	JEQ     pairDone5
 	VMOVUPS Z9, K4, 64(R11)(R8*4)
+	JMP     pairDone5
 
+pairPlainHi5:
+	VMOVUPS Z9, 64(R11)(R8*4)
+	JMP     pairDone5
+
+pairMaskedLo5:
+	VMOVUPS Z8, K3, (R11)(R8*4)
+
+pairDone5:
 next:
 	LEAQ    (R11)(R8*8), R11
 	MOVQ    outW+48(FP), AX
@@ -2418,9 +2502,24 @@ next:
 	JLT     outRow
 	CMPQ    R9, $0x03
 	JLT     stripEnd
-	VMOVUPS Z6, K3, (R11)
+	CMPQ    R15, $0x10
+	JLT     pairMaskedLo6
+	VMOVUPS Z6, (R11)
+	CMPQ    R15, $0x20
+	JGE     pairPlainHi6
+	CMPQ    R15, $0x10
+	JEQ     pairDone6
 	VMOVUPS Z7, K4, 64(R11)
+	JMP     pairDone6
 
+pairPlainHi6:
+	VMOVUPS Z7, 64(R11)
+	JMP     pairDone6
+
+pairMaskedLo6:
+	VMOVUPS Z6, K3, (R11)
+
+pairDone6:
 stripEnd:
 	ADDQ  $0x00000080, DI
 	ADDQ  $0x40, SI

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
@@ -213,4 +215,41 @@ func overStores(c *build.Context, over bool, cb reg.Register, tag string, full f
 	c.Label("plainStore" + tag)
 	plain()
 	c.Label("stored" + tag)
+}
+
+// pairSeq numbers the labels of storePair.
+var pairSeq int
+
+// colsLeft emits cols = width − cb, the columns of a strip's row from
+// its first inside the plane, for storePair.
+func colsLeft(c *build.Context, cols, width, cb reg.Register) {
+	c.MOVQ(width, cols)
+	c.SUBQ(cb, cols)
+}
+
+// storePair emits the stores of a strip's 32 columns lo and hi at row,
+// cols (colsLeft) of them inside the plane: the vectors whose 16 columns
+// are all inside by plain stores, a vector with none inside not at all,
+// others under K3 (lo) and K4 (hi). Masked stores cost several times
+// plain ones on Zen 5, even with every lane set.
+func storePair(c *build.Context, cols reg.Register, lo, hi reg.VecPhysical, row operand.Mem) {
+	pairSeq++
+	l := func(name string) string { return fmt.Sprintf("pair%s%d", name, pairSeq) }
+	hiRow := row
+	hiRow.Disp += 64
+	c.CMPQ(cols, operand.U8(16))
+	c.JLT(operand.LabelRef(l("MaskedLo")))
+	c.VMOVUPS(lo, row)
+	c.CMPQ(cols, operand.U8(32))
+	c.JGE(operand.LabelRef(l("PlainHi")))
+	c.CMPQ(cols, operand.U8(16))
+	c.JEQ(operand.LabelRef(l("Done")))
+	c.VMOVUPS(hi, reg.K4, hiRow)
+	c.JMP(operand.LabelRef(l("Done")))
+	c.Label(l("PlainHi"))
+	c.VMOVUPS(hi, hiRow)
+	c.JMP(operand.LabelRef(l("Done")))
+	c.Label(l("MaskedLo"))
+	c.VMOVUPS(lo, reg.K3, row)
+	c.Label(l("Done"))
 }

@@ -373,8 +373,7 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
 			c.VMOVNTPS(hi, hiRow)
 			return
 		}
-		c.VMOVUPS(lo, reg.K3, row)
-		c.VMOVUPS(hi, reg.K4, hiRow)
+		storePair(c, reg.R15, lo, hi, row)
 	}
 	dxS, dyS, mS := reg.RDI, reg.RSI, reg.RBX
 	width, rowsHere, ph2 := reg.R8, reg.R9, reg.R10
@@ -411,6 +410,7 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
 	c.Label("strip")
 	// K1: the strip's outputs; K3, K4: its columns inside the plane.
 	stripMasks512(c, nl, width, cb, t, []int{0, 16}, []reg.Register{reg.K3, reg.K4})
+	colsLeft(c, reg.R15, width, cb)
 	// colLo, colHi: each column's offset in the plane, in row 2·ph.
 	c.MOVQ(cb, t)
 	c.VPBROADCASTD(reg.EAX, colLo)
@@ -907,6 +907,8 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	c.KMOVW(reg.EAX, reg.K2)
 	c.Label("strip")
 	stripMasks512(c, r.nl, r.width, r.cb, t, []int{0, 16}, []reg.Register{reg.K3, reg.K4})
+	cols := reg.R15
+	colsLeft(c, cols, r.width, r.cb)
 	c.MOVQ(r.width, t)
 	c.SUBQ(r.cb, t)
 	c.VPBROADCASTD(reg.EAX, csz)
@@ -954,14 +956,12 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	c.VADDPS(rLo, pLo, aLo)
 	c.VADDPS(rHi, pHi, aHi)
 	c.Label("top")
-	c.VMOVUPS(aLo, reg.K3, operand.Mem{Base: r.dstp})
-	c.VMOVUPS(aHi, reg.K4, operand.Mem{Base: r.dstp, Disp: 64})
+	storePair(c, cols, aLo, aHi, operand.Mem{Base: r.dstp})
 	c.VMOVAPS(rLo, pLo)
 	c.VMOVAPS(rHi, pHi)
 	c.CMPQ(r.rowsHere, operand.U8(2))
 	c.JLT(operand.LabelRef("next"))
-	c.VMOVUPS(rLo, reg.K3, operand.Mem{Base: r.dstp, Index: r.width, Scale: 4})
-	c.VMOVUPS(rHi, reg.K4, operand.Mem{Base: r.dstp, Index: r.width, Scale: 4, Disp: 64})
+	storePair(c, cols, rLo, rHi, operand.Mem{Base: r.dstp, Index: r.width, Scale: 4})
 	c.Label("next")
 	c.LEAQ(operand.Mem{Base: r.dstp, Index: r.width, Scale: 8}, r.dstp)
 	c.Load(c.Param("outW"), t)
@@ -974,8 +974,7 @@ func avePoolBack3s2_512(c *build.Context, tab operand.Mem) {
 	// Row 2·outH, when inside the plane: the last spread row alone.
 	c.CMPQ(r.rowsHere, operand.U8(3))
 	c.JLT(operand.LabelRef("stripEnd"))
-	c.VMOVUPS(pLo, reg.K3, operand.Mem{Base: r.dstp})
-	c.VMOVUPS(pHi, reg.K4, operand.Mem{Base: r.dstp, Disp: 64})
+	storePair(c, cols, pLo, pHi, operand.Mem{Base: r.dstp})
 	c.Label("stripEnd")
 	c.ADDQ(operand.U32(128), r.dstS)
 	c.ADDQ(operand.U8(64), r.srcS)
