@@ -1026,11 +1026,20 @@ strip:
 	XORQ         R10, R10
 
 outRow:
-	MOVQ         height+32(FP), R9
-	SUBQ         R10, R9
-	VMOVDQA32    Z23, Z0
-	VMOVDQU32    (R13), K1, Z0
-	VMOVUPS.Z    (R12), K1, Z1
+	MOVQ      height+32(FP), R9
+	SUBQ      R10, R9
+	CMPQ      R14, $0x10
+	JLT       rowsMasked1
+	VMOVDQU32 (R13), Z0
+	VMOVUPS   (R12), Z1
+	JMP       rowsDone1
+
+rowsMasked1:
+	VMOVDQA32 Z23, Z0
+	VMOVDQU32 (R13), K1, Z0
+	VMOVUPS.Z (R12), K1, Z1
+
+rowsDone1:
 	VMOVDQA32    Z23, Z10
 	VPXORD       Z11, Z11, Z11
 	TESTQ        CX, CX
@@ -1062,23 +1071,23 @@ first:
 	VADDPS    Z6, Z14, K5, Z14
 	VADDPS    Z7, Z15, K6, Z15
 	CMPQ      R15, $0x10
-	JLT       pairMaskedLo1
+	JLT       pairMaskedLo2
 	VMOVUPS   Z14, (R11)
 	CMPQ      R15, $0x20
-	JGE       pairPlainHi1
+	JGE       pairPlainHi2
 	CMPQ      R15, $0x10
-	JEQ       pairDone1
+	JEQ       pairDone2
 	VMOVUPS   Z15, K4, 64(R11)
-	JMP       pairDone1
+	JMP       pairDone2
 
-pairPlainHi1:
+pairPlainHi2:
 	VMOVUPS Z15, 64(R11)
-	JMP     pairDone1
+	JMP     pairDone2
 
-pairMaskedLo1:
+pairMaskedLo2:
 	VMOVUPS Z14, K3, (R11)
 
-pairDone1:
+pairDone2:
 	CMPQ     R9, $0x02
 	JLT      next
 	VPXORD   Z14, Z14, Z14
@@ -1092,23 +1101,23 @@ pairDone1:
 	VADDPS   Z6, Z14, K5, Z14
 	VADDPS   Z7, Z15, K6, Z15
 	CMPQ     R15, $0x10
-	JLT      pairMaskedLo2
+	JLT      pairMaskedLo3
 	VMOVUPS  Z14, (R11)(R8*4)
 	CMPQ     R15, $0x20
-	JGE      pairPlainHi2
+	JGE      pairPlainHi3
 	CMPQ     R15, $0x10
-	JEQ      pairDone2
+	JEQ      pairDone3
 	VMOVUPS  Z15, K4, 64(R11)(R8*4)
-	JMP      pairDone2
+	JMP      pairDone3
 
-pairPlainHi2:
+pairPlainHi3:
 	VMOVUPS Z15, 64(R11)(R8*4)
-	JMP     pairDone2
+	JMP     pairDone3
 
-pairMaskedLo2:
+pairMaskedLo3:
 	VMOVUPS Z14, K3, (R11)(R8*4)
 
-pairDone2:
+pairDone3:
 	CMPQ     R9, $0x03
 	JLT      next
 	VPXORD   Z27, Z27, Z27
@@ -1137,23 +1146,23 @@ next:
 	CMPQ    R9, $0x03
 	JLT     stripEnd
 	CMPQ    R15, $0x10
-	JLT     pairMaskedLo3
+	JLT     pairMaskedLo4
 	VMOVUPS Z27, (R11)
 	CMPQ    R15, $0x20
-	JGE     pairPlainHi3
+	JGE     pairPlainHi4
 	CMPQ    R15, $0x10
-	JEQ     pairDone3
+	JEQ     pairDone4
 	VMOVUPS Z28, K4, 64(R11)
-	JMP     pairDone3
+	JMP     pairDone4
 
-pairPlainHi3:
+pairPlainHi4:
 	VMOVUPS Z28, 64(R11)
-	JMP     pairDone3
+	JMP     pairDone4
 
-pairMaskedLo3:
+pairMaskedLo4:
 	VMOVUPS Z27, K3, (R11)
 
-pairDone3:
+pairDone4:
 stripEnd:
 	ADDQ  $0x00000080, DI
 	ADDQ  $0x40, SI
@@ -1575,11 +1584,20 @@ strip:
 	XORQ         R10, R10
 
 outRow:
-	MOVQ         height+32(FP), R9
-	SUBQ         R10, R9
-	VMOVDQA32    Z23, Z0
-	VMOVDQU32    (R13), K1, Z0
-	VMOVUPS.Z    (R12), K1, Z1
+	MOVQ      height+32(FP), R9
+	SUBQ      R10, R9
+	CMPQ      R14, $0x10
+	JLT       rowsMasked5
+	VMOVDQU32 (R13), Z0
+	VMOVUPS   (R12), Z1
+	JMP       rowsDone5
+
+rowsMasked5:
+	VMOVDQA32 Z23, Z0
+	VMOVDQU32 (R13), K1, Z0
+	VMOVUPS.Z (R12), K1, Z1
+
+rowsDone5:
 	VMOVDQA32    Z23, Z10
 	VPXORD       Z11, Z11, Z11
 	TESTQ        CX, CX
@@ -2452,45 +2470,45 @@ first:
 
 top:
 	CMPQ    R15, $0x10
-	JLT     pairMaskedLo4
+	JLT     pairMaskedLo6
 	VMOVUPS Z2, (R11)
 	CMPQ    R15, $0x20
-	JGE     pairPlainHi4
+	JGE     pairPlainHi6
 	CMPQ    R15, $0x10
-	JEQ     pairDone4
+	JEQ     pairDone6
 	VMOVUPS Z3, K4, 64(R11)
-	JMP     pairDone4
+	JMP     pairDone6
 
-pairPlainHi4:
+pairPlainHi6:
 	VMOVUPS Z3, 64(R11)
-	JMP     pairDone4
+	JMP     pairDone6
 
-pairMaskedLo4:
+pairMaskedLo6:
 	VMOVUPS Z2, K3, (R11)
 
-pairDone4:
+pairDone6:
 	VMOVAPS Z8, Z6
 	VMOVAPS Z9, Z7
 	CMPQ    R9, $0x02
 	JLT     next
 	CMPQ    R15, $0x10
-	JLT     pairMaskedLo5
+	JLT     pairMaskedLo7
 	VMOVUPS Z8, (R11)(R8*4)
 	CMPQ    R15, $0x20
-	JGE     pairPlainHi5
+	JGE     pairPlainHi7
 	CMPQ    R15, $0x10
-	JEQ     pairDone5
+	JEQ     pairDone7
 	VMOVUPS Z9, K4, 64(R11)(R8*4)
-	JMP     pairDone5
+	JMP     pairDone7
 
-pairPlainHi5:
+pairPlainHi7:
 	VMOVUPS Z9, 64(R11)(R8*4)
-	JMP     pairDone5
+	JMP     pairDone7
 
-pairMaskedLo5:
+pairMaskedLo7:
 	VMOVUPS Z8, K3, (R11)(R8*4)
 
-pairDone5:
+pairDone7:
 next:
 	LEAQ    (R11)(R8*8), R11
 	MOVQ    outW+48(FP), AX
@@ -2503,23 +2521,23 @@ next:
 	CMPQ    R9, $0x03
 	JLT     stripEnd
 	CMPQ    R15, $0x10
-	JLT     pairMaskedLo6
+	JLT     pairMaskedLo8
 	VMOVUPS Z6, (R11)
 	CMPQ    R15, $0x20
-	JGE     pairPlainHi6
+	JGE     pairPlainHi8
 	CMPQ    R15, $0x10
-	JEQ     pairDone6
+	JEQ     pairDone8
 	VMOVUPS Z7, K4, 64(R11)
-	JMP     pairDone6
+	JMP     pairDone8
 
-pairPlainHi6:
+pairPlainHi8:
 	VMOVUPS Z7, 64(R11)
-	JMP     pairDone6
+	JMP     pairDone8
 
-pairMaskedLo6:
+pairMaskedLo8:
 	VMOVUPS Z6, K3, (R11)
 
-pairDone6:
+pairDone8:
 stripEnd:
 	ADDQ  $0x00000080, DI
 	ADDQ  $0x40, SI

@@ -253,3 +253,17 @@ func storePair(c *build.Context, cols reg.Register, lo, hi reg.VecPhysical, row 
 	c.VMOVUPS(lo, reg.K3, row)
 	c.Label(l("Done"))
 }
+
+// wholeOrMasked emits whole() when a strip has 16 outputs or more left
+// (nl >= 16), else masked().
+func wholeOrMasked(c *build.Context, nl reg.Register, whole, masked func()) {
+	pairSeq++
+	l := func(name string) string { return fmt.Sprintf("rows%s%d", name, pairSeq) }
+	c.CMPQ(nl, operand.U8(16))
+	c.JLT(operand.LabelRef(l("Masked")))
+	whole()
+	c.JMP(operand.LabelRef(l("Done")))
+	c.Label(l("Masked"))
+	masked()
+	c.Label(l("Done"))
+}

@@ -427,9 +427,15 @@ func maxPoolBack3s2_512(c *build.Context, tab operand.Mem, nt bool) {
 	// rowsHere: the output row's window rows inside the plane (1 to 3).
 	c.Load(c.Param("height"), rowsHere)
 	c.SUBQ(ph2, rowsHere)
-	c.VMOVDQA32(minus1, m)
-	c.VMOVDQU32(operand.Mem{Base: mp}, reg.K1, m)
-	c.VMOVUPS_Z(operand.Mem{Base: dyp}, reg.K1, d)
+	// A row of 16 outputs by plain loads, fewer under K1.
+	wholeOrMasked(c, nl, func() {
+		c.VMOVDQU32(operand.Mem{Base: mp}, m)
+		c.VMOVUPS(operand.Mem{Base: dyp}, d)
+	}, func() {
+		c.VMOVDQA32(minus1, m)
+		c.VMOVDQU32(operand.Mem{Base: mp}, reg.K1, m)
+		c.VMOVUPS_Z(operand.Mem{Base: dyp}, reg.K1, d)
+	})
 	// The previous strip's last output of this row, for column 32b.
 	c.VMOVDQA32(minus1, prevM)
 	c.VPXORD(prevD, prevD, prevD)
