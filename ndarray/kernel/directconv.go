@@ -432,50 +432,69 @@ func (d *DirectConv) OutputSize() (int, int) { return d.oh, d.ow }
 
 // PackForward packs the weights, Caffe's [outputs][channels/groups][kh][kw],
 // for Forward.
-func (d *DirectConv) PackForward(w []float32) {
+func (d *DirectConv) PackForward(w []float32) { d.PackForwardPart(w, 0, 1) }
+
+// PackBackward packs the weights, flipped, for BackwardData.
+func (d *DirectConv) PackBackward(w []float32) { d.PackBackwardPart(w, 0, 1) }
+
+// PackParts returns the most parts PackForwardPart (backward false) or
+// PackBackwardPart cuts its packing into: a part packs whole tiles of
+// outputs (inputs) of a group.
+func (d *DirectConv) PackParts(backward bool) int {
+	if backward {
+		return d.groups * len(d.bTiles)
+	}
+	return d.groups * len(d.fTiles)
+}
+
+// PackForwardPart packs part p of parts of what PackForward packs (the
+// tiles of a group that span(p, parts) of PackParts(false) covers):
+// the parts write apart, and may run at once on different goroutines.
+func (d *DirectConv) PackForwardPart(w []float32, p, parts int) {
 	if need := d.mAll * d.kk; len(w) < need {
 		panic(fmt.Sprintf("kernel: DirectConv.PackForward: len(w) = %d, want >= %d", len(w), need))
 	}
 	area := d.kh * d.kw
-	for g := range d.groups {
+	n := len(d.fTiles)
+	for u := p * d.groups * n / parts; u < (p+1)*d.groups*n/parts; u++ {
+		g, t := u/n, d.fTiles[u%n]
 		wg := w[g*d.m*d.kk:]
 		// Forward: tile t holds [k][i] = W[r0+i][c][ki][kj], k = (ki, kj, c).
 		pf := d.wf[g*d.packedF:]
-		for _, t := range d.fTiles {
-			dst := pf[t.r0*d.kk : (t.r0+t.h)*d.kk]
-			src := wg[t.r0*d.kk : (t.r0+t.h)*d.kk]
-			// Input channel by input channel: each k's row of the tile
-			// gathered whole from the tile's kernels, read in place
-			// (the area rows of channel c, d.c rows apart, read the same
-			// lines of the kernels).
-			for c := range d.c {
-				d.k.gatherRows(&dst[c*t.h], d.c*t.h, &src[c*area], d.kk, 1, t.h, area)
-			}
+		dst := pf[t.r0*d.kk : (t.r0+t.h)*d.kk]
+		src := wg[t.r0*d.kk : (t.r0+t.h)*d.kk]
+		// Input channel by input channel: each k's row of the tile
+		// gathered whole from the tile's kernels, read in place (the
+		// area rows of channel c, d.c rows apart, read the same lines
+		// of the kernels).
+		for c := range d.c {
+			d.k.gatherRows(&dst[c*t.h], d.c*t.h, &src[c*area], d.kk, 1, t.h, area)
 		}
 	}
 }
 
-// PackBackward packs the weights, flipped, for BackwardData.
-func (d *DirectConv) PackBackward(w []float32) {
+// PackBackwardPart packs part p of parts of what PackBackward packs, as
+// PackForwardPart does PackForward's.
+func (d *DirectConv) PackBackwardPart(w []float32, p, parts int) {
 	if need := d.mAll * d.kk; len(w) < need {
 		panic(fmt.Sprintf("kernel: DirectConv.PackBackward: len(w) = %d, want >= %d", len(w), need))
 	}
 	area := d.kh * d.kw
-	for g := range d.groups {
+	kb := d.m * area
+	n := len(d.bTiles)
+	for u := p * d.groups * n / parts; u < (p+1)*d.groups*n/parts; u++ {
+		g, t := u/n, d.bTiles[u%n]
 		wg := w[g*d.m*d.kk:]
 		// Tile t holds [k][i] = W[m][r0+i][kh-1-ki][kw-1-kj], k = (ki, kj, m).
-		kb := d.m * area
 		pb := d.wb[g*d.packedB:]
-		for _, t := range d.bTiles {
-			dst := pb[t.r0*kb : (t.r0+t.h)*kb]
-			// In the order of dst, so that the stores run through memory
-			// one after the other: a kernel position a at a time, the
-			// tile's kernels of every output m read at the flipped
-			// position (the reads of one a, t.h·area floats for each m,
-			// meet the same lines for the next a in the caches).
-			for a := range area {
-				d.k.gatherRows(&dst[a*d.m*t.h], t.h, &wg[t.r0*area+area-1-a], area, d.kk, t.h, d.m)
-			}
+		dst := pb[t.r0*kb : (t.r0+t.h)*kb]
+		// In the order of dst, so that the stores run through memory
+		// one after the other: a kernel position a at a time, the
+		// tile's kernels of every output m read at the flipped position
+		// (the reads of one a, t.h·area floats for each m, meet the
+		// same lines for the next a in the caches).
+		for a := range area {
+			d.k.gatherRows(&dst[a*d.m*t.h], t.h, &wg[t.r0*area+area-1-a], area, d.kk, t.h, d.m)
 		}
 	}
 }

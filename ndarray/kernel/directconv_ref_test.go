@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -564,6 +565,50 @@ func TestDirectConvPackForward(t *testing.T) {
 								}
 							}
 						}
+					}
+				}
+			}
+		}
+	})
+}
+
+// TestDirectConvPackParts checks that PackForwardPart and
+// PackBackwardPart, for each count of parts up to beyond PackParts, run
+// in reverse order, pack what PackForward and PackBackward do, value for
+// value, over buffers filled with NaNs before each.
+func TestDirectConvPackParts(t *testing.T) {
+	testPacked(t, []directGeom{
+		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+		{name: "5x5-uneven-tiles", c: 23, h: 9, w: 9, m: 45, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		{name: "3x2-three-groups", c: 45, h: 7, w: 5, m: 51, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
+	}, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
+		fillNaN := func(v []float32) {
+			for i := range v {
+				v[i] = float32(math.NaN())
+			}
+		}
+		fillNaN(d.wf)
+		fillNaN(d.wb)
+		d.PackForward(w)
+		d.PackBackward(w)
+		wantF, wantB := slices.Clone(d.wf), slices.Clone(d.wb)
+		for _, backward := range []bool{false, true} {
+			packed, want := d.wf, wantF
+			if backward {
+				packed, want = d.wb, wantB
+			}
+			for parts := 1; parts <= d.PackParts(backward)+2; parts++ {
+				fillNaN(packed)
+				for p := parts - 1; p >= 0; p-- {
+					if backward {
+						d.PackBackwardPart(w, p, parts)
+					} else {
+						d.PackForwardPart(w, p, parts)
+					}
+				}
+				for i := range want {
+					if !(packed[i] == want[i] || want[i] != want[i] && packed[i] != packed[i]) {
+						t.Fatalf("backward %v, %d parts: [%d] = %v, want %v", backward, parts, i, packed[i], want[i])
 					}
 				}
 			}
