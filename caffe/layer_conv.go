@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"slices"
+	"sync/atomic"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
@@ -102,8 +103,12 @@ type Convolution struct {
 	// The current call, for the workers.
 	runner parallelRunner
 	// prepF, prepB: the direct plan whose weights were packed for
-	// Forward or BackwardData ahead of the pass (net_prep.go), or nil.
+	// Forward or BackwardData ahead of the pass (net_prep.go), or nil;
+	// prepParts: the pieces of that packing (forward, backward), and
+	// prepLeft those not yet done.
 	prepF, prepB           *kernel.DirectConv
+	prepParts              [2]int
+	prepLeft               [2]atomic.Int32
 	fwdFn, bwdFn           func(w, p int)
 	x, y, dy, dx           []float32
 	wantW, wantB, wantDown bool

@@ -184,26 +184,57 @@ func (l *Convolution) setupDirectPool(f *convFusion) bool {
 	return true
 }
 
-// prepare packs the weights for the direct path's next Forward (backward
-// false) or BackwardData, ahead of the pass (passPreparer); the pass
-// packs them itself when the plan it runs is another one.
-func (l *Convolution) prepare(backward bool) {
-	d := l.direct
+// prepPieces returns the pieces that prepare cuts the packing of the
+// weights for the direct path's next Forward (backward false) or
+// BackwardData into: no more than most, nor than the plan's tiles
+// (passPreparer).
+func (l *Convolution) prepPieces(backward bool, most int) int {
+	d, b := l.direct, btoi(backward)
+	pieces := 1
+	if d != nil {
+		pieces = min(most, d.plan.PackParts(backward))
+	}
+	l.prepParts[b] = pieces
+	l.prepLeft[b].Store(int32(pieces))
+	return pieces
+}
+
+// prepare packs piece p of the weights for the direct path's next
+// Forward (backward false) or BackwardData, ahead of the pass
+// (passPreparer); the last piece done marks the packing as ready. The
+// pass packs them itself when the plan it runs is another one, or when a
+// piece failed (unprepare).
+func (l *Convolution) prepare(backward bool, p int) {
+	d, b := l.direct, btoi(backward)
 	if d == nil {
 		return
 	}
 	if backward {
-		d.plan.PackBackward(l.blobs[0].DataSlice())
-		l.prepB = d.plan
+		d.plan.PackBackwardPart(l.blobs[0].DataSlice(), p, l.prepParts[b])
+	} else {
+		d.plan.PackForwardPart(l.blobs[0].DataSlice(), p, l.prepParts[b])
+	}
+	if l.prepLeft[b].Add(-1) != 0 {
 		return
 	}
-	d.plan.PackForward(l.blobs[0].DataSlice())
-	l.prepF = d.plan
+	if backward {
+		l.prepB = d.plan
+	} else {
+		l.prepF = d.plan
+	}
 }
 
-// unprepare forgets the weights packed ahead: their values may change
-// before the next pass.
-func (l *Convolution) unprepare() { l.prepF, l.prepB = nil, nil }
+// unprepare forgets the weights packed ahead for Forward (backward
+// false) or BackwardData: their values may change before the next pass.
+// A piece still to finish then leaves them unmarked.
+func (l *Convolution) unprepare(backward bool) {
+	if backward {
+		l.prepB = nil
+	} else {
+		l.prepF = nil
+	}
+	l.prepLeft[btoi(backward)].Store(-1 << 30)
+}
 
 // directPoolGeom is what a pooling plan of the interleaved blocks was
 // made for.

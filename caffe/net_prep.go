@@ -6,31 +6,50 @@ package caffe
 // convolution packs its weights: about 20 µs for LeNet's conv2, forward
 // and backward each), while the calling goroutine runs the layers before
 // them, which leave the other threads idle (a data layer, the loss and
-// the small layers next to it). The work is the same, and so are the
-// results; it only moves off the serial stretches.
+// the small layers next to it). A layer cuts its work into pieces that
+// run apart (the convolution's packing, by tiles of its outputs or
+// inputs), so that the calling goroutine, done with those layers, takes
+// the pieces that no other goroutine has begun instead of waiting for
+// them. The work is the same, and so are the results; it only moves off
+// the serial stretches.
 
 // prepAhead turns the work ahead on (tests compare passes without it).
 var prepAhead = true
 
 // passPreparer is a layer with such work.
 type passPreparer interface {
-	// prepare does the work of the next Forward (backward false) or
-	// Backward. It runs on another goroutine than the pass, before the
+	// prepPieces returns the pieces the work of the next Forward
+	// (backward false) or Backward cuts into (at least 1, at most most),
+	// and readies the layer for them: it runs on the pass's goroutine
+	// before the pieces.
+	prepPieces(backward bool, most int) int
+	// prepare does piece p of that work. The pieces run on other
+	// goroutines than the pass, in any order and at once, before the
 	// pass reaches the layer (or reshapes it).
-	prepare(backward bool)
-	// unprepare drops what prepare did that Forward or Backward did not
-	// use, at the end of the pass.
-	unprepare()
+	prepare(backward bool, p int)
+	// unprepare drops what prepare did for Forward (backward false) or
+	// Backward that the pass did not use, at the end of the pass. It
+	// leaves the work for the other pass alone, which may be under way
+	// (a forward pass ends after it began the backward pass's).
+	unprepare(backward bool)
 }
 
 // passPreps is a net's work done ahead of its passes.
 type passPreps struct {
-	layers  []int // the layers that are passPreparers, in order
-	todo    []int // the current pass's: layers prepared, in the order run
-	first   int   // the pass waits for the work before layer first runs
-	runner  parallelRunner
-	prepFns [2]func(w, p int) // forward, backward
+	layers []int // the layers that are passPreparers, in order
+	todo   []int // the current pass's: layers prepared, in the order run
+	// pieces: the current pass's pieces of work, in the order run: a
+	// layer (its index) and the piece.
+	pieces []prepPiece
+	first  int // the pass waits for the work before layer first runs
+	// backward: the current pass's work is a backward pass's.
+	backward bool
+	runner   parallelRunner
+	prepFns  [2]func(w, p int) // forward, backward
 }
+
+// prepPiece is piece p of layer i's work ahead.
+type prepPiece struct{ i, p int }
 
 // startPreps begins the work ahead of a forward (backward false) or
 // backward pass on the pooled goroutines: of the layers that run in it,
@@ -51,10 +70,10 @@ func (n *Net) startPrepsOn(p *passPreps, backward bool) int {
 				p.layers = append(p.layers, i)
 			}
 		}
-		p.prepFns[0] = func(_, k int) { n.prepLayer(p.todo[k], false) }
-		p.prepFns[1] = func(_, k int) { n.prepLayer(p.todo[k], true) }
+		p.prepFns[0] = func(_, k int) { n.prepLayer(p.pieces[k], false) }
+		p.prepFns[1] = func(_, k int) { n.prepLayer(p.pieces[k], true) }
 	}
-	p.todo = p.todo[:0]
+	p.todo, p.pieces, p.backward = p.todo[:0], p.pieces[:0], backward
 	for _, i := range p.layers {
 		if backward && (!n.layerNeedBackward[i] || len(n.bottomNeedBackward[i]) == 0 || !n.bottomNeedBackward[i][0]) {
 			continue
@@ -72,20 +91,25 @@ func (n *Net) startPrepsOn(p *passPreps, backward bool) int {
 		// Nothing runs before it.
 		return -1
 	}
-	p.runner.start(threads, len(p.todo), p.prepFns[btoi(backward)])
+	for _, i := range p.todo {
+		for k := range n.layers[i].(passPreparer).prepPieces(backward, threads) {
+			p.pieces = append(p.pieces, prepPiece{i, k})
+		}
+	}
+	p.runner.start(threads, len(p.pieces), p.prepFns[btoi(backward)])
 	return p.first
 }
 
-// prepLayer runs layer i's work ahead of a pass. A panic leaves the work
-// to the layer's own pass, which reports it.
-func (n *Net) prepLayer(i int, backward bool) {
-	l := n.layers[i].(passPreparer)
+// prepLayer runs a piece of a layer's work ahead of a pass. A panic
+// leaves the work to the layer's own pass, which reports it.
+func (n *Net) prepLayer(pc prepPiece, backward bool) {
+	l := n.layers[pc.i].(passPreparer)
 	defer func() {
 		if r := recover(); r != nil {
-			l.unprepare()
+			l.unprepare(backward)
 		}
 	}()
-	l.prepare(backward)
+	l.prepare(backward, pc.p)
 }
 
 // waitPreps waits for the work that startPreps began, if any.
@@ -99,9 +123,9 @@ func (n *Net) endPreps() { n.endPrepsOn(&n.preps) }
 func (n *Net) endPrepsOn(p *passPreps) {
 	p.runner.finish()
 	for _, i := range p.todo {
-		n.layers[i].(passPreparer).unprepare()
+		n.layers[i].(passPreparer).unprepare(p.backward)
 	}
-	p.todo = p.todo[:0]
+	p.todo, p.pieces = p.todo[:0], p.pieces[:0]
 }
 
 // A solver's iteration runs a forward pass and then, with the weights

@@ -190,3 +190,54 @@ func TestEarlyPrepsIdentical(t *testing.T) {
 		})
 	}
 }
+
+// TestConvPrepPieces checks the convolution's packing ahead in pieces
+// (passPreparer): the packing is marked ready only once every piece is
+// done, in whatever order they run; a piece that fails leaves it
+// unmarked; and forgetting one pass's packing leaves the other's.
+func TestConvPrepPieces(t *testing.T) {
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution (noasm build): nothing is packed ahead")
+	}
+	x, y := randBlob(1, -1, 1, 16, 20, 12, 12), NewBlob()
+	l := setupLayer(t, `type: "Convolution" convolution_param { num_output: 50 kernel_size: 5 weight_filler { type: "xavier" } }`,
+		&LayerEnv{Threads: 2}, blobs(x), blobs(y)).(*Convolution)
+	plan := l.direct.plan
+	for _, backward := range []bool{false, true} {
+		ready := func() bool {
+			if backward {
+				return l.prepB == plan
+			}
+			return l.prepF == plan
+		}
+		pieces := l.prepPieces(backward, 3)
+		if pieces < 2 || pieces > 3 {
+			t.Fatalf("backward %v: %d pieces, want 2 or 3", backward, pieces)
+		}
+		for p := pieces - 1; p >= 0; p-- {
+			if ready() {
+				t.Fatalf("backward %v: ready before piece %d", backward, p)
+			}
+			l.prepare(backward, p)
+		}
+		if !ready() {
+			t.Fatalf("backward %v: not ready after every piece", backward)
+		}
+		l.unprepare(!backward)
+		if !ready() {
+			t.Fatalf("backward %v: the other pass's unprepare forgot the packing", backward)
+		}
+		l.unprepare(backward)
+		if ready() {
+			t.Fatalf("backward %v: ready after unprepare", backward)
+		}
+		// A failed piece (unprepare in its stead) leaves it unmarked.
+		l.prepPieces(backward, 2)
+		l.prepare(backward, 0)
+		l.unprepare(backward)
+		l.prepare(backward, 1)
+		if ready() {
+			t.Fatalf("backward %v: ready after a failed piece", backward)
+		}
+	}
+}
