@@ -2,7 +2,9 @@ package caffe
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -240,4 +242,41 @@ func TestConvPrepPieces(t *testing.T) {
 			t.Fatalf("backward %v: ready after a failed piece", backward)
 		}
 	}
+}
+
+// BenchmarkPrepsAhead times, on two threads, LeNet's work ahead of a
+// forward pass (its convolutions' packing) from its start to the moment
+// the pass has it, the pass's goroutine spending 5 µs on serial layers
+// in between (about LeNet's data layer), and reports the best, the first
+// quartile and the median of that time, and the median of the pass's
+// wait at its end:
+//
+//	go test -run '^$' -bench PrepsAhead -benchtime 4000x ./caffe
+func BenchmarkPrepsAhead(b *testing.B) {
+	s := benchSolver(b, "mnist/lenet_train_test.prototxt", 1, 28, 28, 2)
+	n := s.Net()
+	beginPass()
+	defer endPass()
+	var total, wait []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		n.startPreps(false)
+		for time.Since(t0) < 5*time.Microsecond {
+		}
+		t1 := time.Now()
+		n.waitPreps()
+		t2 := time.Now()
+		n.endPreps()
+		total, wait = append(total, t2.Sub(t0)), append(wait, t2.Sub(t1))
+		// The pass's layers: the other goroutine keeps polling.
+		for time.Since(t2) < 30*time.Microsecond {
+		}
+	}
+	slices.Sort(total)
+	slices.Sort(wait)
+	us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+	b.ReportMetric(us(total[0]), "best-µs")
+	b.ReportMetric(us(total[len(total)/4]), "q1-µs")
+	b.ReportMetric(us(total[len(total)/2]), "median-µs")
+	b.ReportMetric(us(wait[len(wait)/2]), "wait-median-µs")
 }
