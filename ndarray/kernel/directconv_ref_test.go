@@ -486,16 +486,28 @@ func TestDirectConvLoadGradTiles(t *testing.T) {
 	}
 }
 
+// packForwardGeoms and packBackwardGeoms are geometries of several
+// forward (output) and backward (input channel) tiles, uneven ones and
+// groups, for the packing's tests.
+var (
+	packForwardGeoms = []directGeom{
+		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+		{name: "5x5-uneven-tiles", c: 7, h: 9, w: 9, m: 45, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		{name: "3x2-three-groups", c: 6, h: 7, w: 5, m: 51, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
+	}
+	packBackwardGeoms = []directGeom{
+		{name: "3x3-groups-b", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+		{name: "5x5-uneven-tiles-b", c: 23, h: 9, w: 9, m: 7, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+		{name: "3x2-three-groups-b", c: 45, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
+	}
+)
+
 // TestDirectConvPackBackward checks PackBackward's layout against its
 // definition, value by value: tile t of group g holds, for k = (ki, kj,
 // m) and i < t.h, the weight of output m, input channel r0+i at the
 // flipped position (kh−1−ki, kw−1−kj), at [k][i] of the tile.
 func TestDirectConvPackBackward(t *testing.T) {
-	testPacked(t, []directGeom{
-		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
-		{name: "5x5-uneven-tiles", c: 23, h: 9, w: 9, m: 7, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
-		{name: "3x2-three-groups", c: 45, h: 7, w: 5, m: 6, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
-	}, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
+	testPacked(t, packBackwardGeoms, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
 		d.PackBackward(w)
 		cg, mg := g.c/g.g, g.m/g.g
 		for grp := range g.g {
@@ -544,11 +556,7 @@ func testPacked(t *testing.T, geoms []directGeom, check func(t *testing.T, d *Di
 // c) and i < t.h, the weight of output r0+i, input channel c at (ki, kj),
 // at [k][i] of the tile.
 func TestDirectConvPackForward(t *testing.T) {
-	testPacked(t, []directGeom{
-		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
-		{name: "5x5-uneven-tiles", c: 7, h: 9, w: 9, m: 45, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
-		{name: "3x2-three-groups", c: 6, h: 7, w: 5, m: 51, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
-	}, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
+	testPacked(t, packForwardGeoms, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
 		d.PackForward(w)
 		cg, mg := g.c/g.g, g.m/g.g
 		for grp := range g.g {
@@ -577,11 +585,7 @@ func TestDirectConvPackForward(t *testing.T) {
 // in reverse order, pack what PackForward and PackBackward do, value for
 // value, over buffers filled with NaNs before each.
 func TestDirectConvPackParts(t *testing.T) {
-	testPacked(t, []directGeom{
-		{name: "3x3-groups", c: 8, h: 6, w: 7, m: 12, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
-		{name: "5x5-uneven-tiles", c: 23, h: 9, w: 9, m: 45, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
-		{name: "3x2-three-groups", c: 45, h: 7, w: 5, m: 51, g: 3, kh: 3, kw: 2, p: 1, pw: 0},
-	}, func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
+	testPacked(t, append(slices.Clone(packForwardGeoms), packBackwardGeoms...), func(t *testing.T, d *DirectConv, w []float32, g directGeom) {
 		fillNaN := func(v []float32) {
 			for i := range v {
 				v[i] = float32(math.NaN())
