@@ -384,7 +384,7 @@ func fcBlockBeta(pc int, beta float32) (float32, bool) {
 // while the panels come from L2.
 func (g *gemmImpl) fcForward(m0, m1, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	kc, blockFloats, blocks := g.fcForwardBlocks(n, k)
-	ws := workspaces.get(nil)
+	ws := workspaces.get()
 	defer workspaces.put(ws)
 	_, pb := ws.buffers(0, blocks*blockFloats)
 	for k0 := 0; k0 < k; k0 += blocks * kc {
@@ -477,7 +477,7 @@ func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float
 	kc := split(k, g.kc, 1)
 	mc := split(m, g.mc, 1)
 	cw := max(nr, fcPackBudget/4/m/nr*nr)
-	ws := workspaces.get(nil)
+	ws := workspaces.get()
 	defer workspaces.put(ws)
 	pa, buf := ws.buffers(mc*kc, kc*nr+m*cw)
 	pe, sums := buf[:kc*nr], buf[kc*nr:]
@@ -555,7 +555,7 @@ func (g *gemmImpl) fcWeightGrad(m0, m1, n, k int, a []float32, lda int, b []floa
 	nr, mr := g.nr, g.mr
 	kc := split(k, g.kc, 1)
 	cw := max(nr, fcPackBudget/k/nr*nr)
-	ws := workspaces.get(nil)
+	ws := workspaces.get()
 	defer workspaces.put(ws)
 	pa, pe := ws.buffers(mr*k, k*nr)
 	for j0 := 0; j0 < n; j0 += cw {

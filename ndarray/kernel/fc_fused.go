@@ -101,7 +101,7 @@ func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx, hist []float32,
 	cw := min(fcFusedCols, (k1-k0+nr-1)/nr*nr)
 	ld := cw + fcPadRow // the rows of sums and grad
 	xw := (k1 - k0 + nr - 1) / nr * nr
-	ws := workspaces.get(nil)
+	ws := workspaces.get()
 	defer workspaces.put(ws)
 	pa, buf := ws.buffers(m*kc+mr*m, m*ld+fcFusedRows*ld+fcSubRows*nr+m*xw)
 	pdy, pdyT := pa[:m*kc], pa[m*kc:]

@@ -52,10 +52,75 @@ type workspace struct {
 	a, b []float32
 }
 
-// workspaces holds the packing buffers not in use. Unlike a sync.Pool it
-// keeps them across garbage collections, so that products in steady state
-// never allocate, even in a program whose other work collects garbage.
-var workspaces freeList[workspace]
+// workspaces holds the packing buffers not in use.
+var workspaces workspacePool
+
+// workspacePool holds workspaces not in use. Unlike a sync.Pool it keeps
+// them across garbage collections, so that products in steady state never
+// allocate, even in a program whose other work collects garbage. Every
+// workspace it holds is sized for the largest buffers asked of any: which
+// one a goroutine gets depends on how the goroutines were scheduled, and a
+// workspace sized for what it happened to serve so far would grow (and
+// allocate) whenever a larger product got it, long after the first pass.
+// So a request for more than the largest so far grows every workspace at
+// hand, and those in use grow when they come back.
+type workspacePool struct {
+	mu     sync.Mutex
+	free   []*workspace
+	na, nb int // the largest buffers asked for so far
+}
+
+// get returns a free workspace, or a new one when all are in use.
+func (p *workspacePool) get() *workspace {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		w := p.free[n-1]
+		p.free = p.free[:n-1]
+		return w
+	}
+	w := new(workspace)
+	w.fit(p.na, p.nb)
+	return w
+}
+
+// put returns w to the pool, grown to the largest buffers asked for.
+func (p *workspacePool) put(w *workspace) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w.fit(p.na, p.nb)
+	p.free = append(p.free, w)
+}
+
+// grow raises the largest buffers asked for to na and nb floats, grows the
+// free workspaces to them, and returns them.
+func (p *workspacePool) grow(na, nb int) (int, int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.na, p.nb = max(p.na, na), max(p.nb, nb)
+	for _, w := range p.free {
+		w.fit(p.na, p.nb)
+	}
+	return p.na, p.nb
+}
+
+// fit makes the buffers at least na and nb floats long.
+func (w *workspace) fit(na, nb int) {
+	if len(w.a) < na {
+		w.a = make([]float32, na)
+	}
+	if len(w.b) < nb {
+		w.b = make([]float32, nb)
+	}
+}
+
+// buffers returns packing buffers of at least na and nb floats.
+func (w *workspace) buffers(na, nb int) ([]float32, []float32) {
+	if len(w.a) < na || len(w.b) < nb {
+		w.fit(workspaces.grow(na, nb))
+	}
+	return w.a, w.b
+}
 
 // freeList is a stack of reusable values, made on demand.
 type freeList[T any] struct {
@@ -86,17 +151,6 @@ func (l *freeList[T]) put(v *T) {
 	l.mu.Lock()
 	l.free = append(l.free, v)
 	l.mu.Unlock()
-}
-
-// buffers returns packing buffers of at least na and nb floats.
-func (w *workspace) buffers(na, nb int) ([]float32, []float32) {
-	if len(w.a) < na {
-		w.a = make([]float32, na)
-	}
-	if len(w.b) < nb {
-		w.b = make([]float32, nb)
-	}
-	return w.a, w.b
 }
 
 // split divides n into ceil(n/max) nearly equal parts, each a multiple of
@@ -138,7 +192,7 @@ func (g *gemmImpl) blocked(transA, transB bool, m, n, k int, alpha float32, a []
 	kc := split(k, g.kc, 1)
 	mc := split(m, g.mc, 1)
 	nc := split(n, g.nc, g.nr)
-	ws := workspaces.get(nil)
+	ws := workspaces.get()
 	defer workspaces.put(ws)
 	pa, pb := ws.buffers(mc*kc, kc*nc)
 

@@ -96,9 +96,7 @@ const spinWait = 50 * time.Microsecond
 func worker() {
 	for ref := range sharedCalls {
 		for ok := true; ok; {
-			idleWorkers.Add(-1)
-			ref.call.work(ref.gen)
-			idleWorkers.Add(1)
+			ref.call.work(ref.gen, true)
 			ref, ok = pollCalls()
 		}
 	}
@@ -131,20 +129,27 @@ func (call *gemmCall) claim(gen uint32) (int, bool) {
 	}
 }
 
-// work claims and runs parts of generation gen until none is left.
-func (call *gemmCall) work(gen uint32) {
+// work claims and runs parts of generation gen until none is left; a
+// worker counts itself busy while it runs a part (idleWorkers).
+func (call *gemmCall) work(gen uint32, worker bool) {
 	for {
 		i, ok := call.claim(gen)
 		if !ok {
 			return
 		}
-		call.runPart(i)
+		if worker {
+			idleWorkers.Add(-1)
+		}
+		call.runPart(i, worker)
 	}
 }
 
 // runPart runs part i, records a panic for the caller to report, and
-// signals done when it finishes the last part.
-func (call *gemmCall) runPart(i int) {
+// signals done when it finishes the last part. A worker counts itself
+// idle again before its part counts as finished: a caller that then
+// starts its next product finds it idle, rather than starting another
+// (which would allocate) while it returns to its queue.
+func (call *gemmCall) runPart(i int, worker bool) {
 	defer func() {
 		if r := recover(); r != nil {
 			call.mu.Lock()
@@ -152,6 +157,9 @@ func (call *gemmCall) runPart(i int) {
 				call.panicked = r
 			}
 			call.mu.Unlock()
+		}
+		if worker {
+			idleWorkers.Add(1)
 		}
 		if call.pending.Add(-1) == 0 {
 			call.done <- struct{}{}
@@ -283,7 +291,7 @@ func (g *gemmImpl) parallel(threads int, transA, transB bool, m, n, k int, alpha
 		default: // the queue is full: the goroutines at hand do the work
 		}
 	}
-	call.work(gen)
+	call.work(gen, false)
 	// Wait for the parts that workers run: poll a little, then block.
 	for deadline := time.Now().Add(spinWait); call.pending.Load() != 0 && time.Now().Before(deadline); {
 		runtime.Gosched()
