@@ -79,26 +79,25 @@ func overPlanes(planes, hw, o int) int {
 	return max(0, planes-1)
 }
 
-// maxPool3s2Over512 is maxPool3s2AVX512, by maxPool3s2OverAVX512 on the
-// planes it may take.
-func maxPool3s2Over512(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
-	hw, o := height*width, outH*outW
-	if n := overPlanes(planes, hw, o); n > 0 {
-		maxPool3s2OverAVX512(&y[0], &mask[0], &x[0], n, height, width, outH, outW)
-		y, mask, x, planes = y[n*o:], mask[n*o:], x[n*hw:], planes-n
-	}
-	maxPool3s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
-}
+// maxPool3s2Over512 and maxPool2s2Over512 are maxPool3s2AVX512 and
+// maxPool2s2AVX512, by their Over kernels on the planes those may take.
+var (
+	maxPool3s2Over512 = maxPoolOver(maxPool3s2OverAVX512, maxPool3s2AVX512)
+	maxPool2s2Over512 = maxPoolOver(maxPool2s2OverAVX512, maxPool2s2AVX512)
+)
 
-// maxPool2s2Over512 is maxPool2s2AVX512, by maxPool2s2OverAVX512 on the
-// planes it may take.
-func maxPool2s2Over512(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
-	hw, o := height*width, outH*outW
-	if n := overPlanes(planes, hw, o); n > 0 {
-		maxPool2s2OverAVX512(&y[0], &mask[0], &x[0], n, height, width, outH, outW)
-		y, mask, x, planes = y[n*o:], mask[n*o:], x[n*hw:], planes-n
+// maxPoolOver returns a max pooling of planes that runs over, which loads
+// and stores whole vectors, on the planes overPlanes allows, and masked on
+// the rest.
+func maxPoolOver(over, masked func(y *float32, mask *int32, x *float32, planes, height, width, outH, outW int)) func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+	return func(y []float32, mask []int32, x []float32, planes, height, width, outH, outW int) {
+		hw, o := height*width, outH*outW
+		if n := overPlanes(planes, hw, o); n > 0 {
+			over(&y[0], &mask[0], &x[0], n, height, width, outH, outW)
+			y, mask, x, planes = y[n*o:], mask[n*o:], x[n*hw:], planes-n
+		}
+		masked(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 	}
-	maxPool2s2AVX512(&y[0], &mask[0], &x[0], planes, height, width, outH, outW)
 }
 
 // maxPoolBack2s2Over512 is maxPoolBack2s2AVX512, by

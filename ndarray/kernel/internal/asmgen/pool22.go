@@ -254,19 +254,7 @@ func maxPool2s2_512(c *build.Context, tab operand.Mem, over bool) {
 	takeGreater512(c, best, rel, e, rw)
 	takeGreater512(c, best, rel, o, rw1)
 	c.Label("store")
-	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
-	c.VMOVDQA32(minus1, idx)
-	c.VPADDD(base, rel, reg.K2, idx)
-	overStores(c, over, cb, "", func(label string) {
-		c.CMPQ(nl, operand.U8(16))
-		c.JGE(operand.LabelRef(label))
-	}, func() {
-		c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
-		c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
-	}, func() {
-		c.VMOVUPS(best, operand.Mem{Base: yp})
-		c.VMOVDQU32(idx, operand.Mem{Base: mp})
-	})
+	storeMaxStrip(c, over, negMax, best, minus1, idx, base, rel, cb, nl, yp, mp)
 	rowStep(c, xp, yp, mp, width, t)
 	c.VPADDD(rw, base, base)
 	c.VPADDD(rw, base, base)

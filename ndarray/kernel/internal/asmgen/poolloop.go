@@ -217,6 +217,26 @@ func overStores(c *build.Context, over bool, cb reg.Register, tag string, full f
 	c.Label("stored" + tag)
 }
 
+// storeMaxStrip emits the stores of a strip of 16 max-pooling outputs:
+// best at yp and at mp the argmaxes base+rel, −1 where best is not above
+// negMax (a window that held no value); the lanes of K1 where the stores
+// are masked (overStores: whole vectors where nl has 16 outputs left).
+func storeMaxStrip(c *build.Context, over bool, negMax, best, minus1, idx, base, rel, cb, nl, yp, mp reg.Register) {
+	c.VCMPPS(operand.U8(cmpGTOQ), negMax, best, reg.K2)
+	c.VMOVDQA32(minus1, idx)
+	c.VPADDD(base, rel, reg.K2, idx)
+	overStores(c, over, cb, "", func(label string) {
+		c.CMPQ(nl, operand.U8(16))
+		c.JGE(operand.LabelRef(label))
+	}, func() {
+		c.VMOVUPS(best, reg.K1, operand.Mem{Base: yp})
+		c.VMOVDQU32(idx, reg.K1, operand.Mem{Base: mp})
+	}, func() {
+		c.VMOVUPS(best, operand.Mem{Base: yp})
+		c.VMOVDQU32(idx, operand.Mem{Base: mp})
+	})
+}
+
 // pairSeq numbers the labels of storePair.
 var pairSeq int
 
