@@ -230,6 +230,15 @@
 // value that compiled code stores and hands back (in an []any, a
 // container of its own) is named by its structure.
 //
+// BUG(repl): A value of a session's type whose methods have value
+// receivers, once in a variable or result of an interface type (error,
+// fmt.Stringer), reaches compiled code as the interpreter keeps it: as
+// its bare structure (var e error = T{...}), where %T and errors.As panic
+// with reflect's "Call using struct {...} as type error", or in the
+// interpreter's wrapper (a function's error result), which %T names
+// interp._error and errors.As does not match. Pointer receivers (*T)
+// work.
+//
 // BUG(repl): defer in the body of a range over a function is refused:
 // the body runs as a function of its own, so the deferred call would run
 // at the end of the iteration.
