@@ -196,7 +196,9 @@ var transcripts = []struct {
 			{"x := make([]float64, 1<<40)" + enter, "make([]float64, 1099511627776) needs 8 TiB, more than the session's memory budget"},
 			{"ch := make(chan int); <-ch" + enter, "fatal error: all goroutines are asleep - deadlock!"},
 			{"n := 0" + enter, ">>> "},
-			{"go func() { for { n++ } }()" + enter, ">>> "},
+			// The echo of 1 shows that the input has ended: a Ctrl-C
+			// sent while it runs interrupts it instead.
+			{"go func() { for { n++ } }(); 1" + enter, "1 (int)"},
 			{ctrlC, "stopped 1 goroutine started by earlier inputs"},
 			{"a := n; time.Sleep(20 * time.Millisecond); a == n" + enter, "true (bool)"},
 			{"go func() { for { n++ } }()" + enter, ">>> "},
