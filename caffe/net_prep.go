@@ -37,9 +37,13 @@ type passPreparer interface {
 // passPreps is a net's work done ahead of its passes.
 type passPreps struct {
 	layers []int // the layers that are passPreparers, in order
-	todo   []int // the current pass's: layers prepared, in the order run
+	// preparers: those layers as passPreparers (asserted once: an
+	// assertion to an interface in a pass could allocate, as the runtime
+	// now and then grows the call site's cache of types).
+	preparers []passPreparer
+	todo      []int // the current pass's: positions in layers, in the order run
 	// pieces: the current pass's pieces of work, in the order run: a
-	// layer (its index) and the piece.
+	// layer and the piece.
 	pieces []prepPiece
 	first  int // the pass waits for the work before layer first runs
 	// backward: the current pass's work is a backward pass's.
@@ -48,8 +52,11 @@ type passPreps struct {
 	prepFns  [2]func(w, p int) // forward, backward
 }
 
-// prepPiece is piece p of layer i's work ahead.
-type prepPiece struct{ i, p int }
+// prepPiece is piece p of layer l's work ahead.
+type prepPiece struct {
+	l passPreparer
+	p int
+}
 
 // startPreps begins the work ahead of a forward (backward false) or
 // backward pass on the pooled goroutines: of the layers that run in it,
@@ -66,34 +73,36 @@ func (n *Net) startPrepsOn(p *passPreps, backward bool) int {
 	}
 	if p.prepFns[0] == nil {
 		for i, l := range n.layers {
-			if _, ok := l.(passPreparer); ok {
+			if pl, ok := l.(passPreparer); ok {
 				p.layers = append(p.layers, i)
+				p.preparers = append(p.preparers, pl)
 			}
 		}
-		p.prepFns[0] = func(_, k int) { n.prepLayer(p.pieces[k], false) }
-		p.prepFns[1] = func(_, k int) { n.prepLayer(p.pieces[k], true) }
+		p.prepFns[0] = func(_, k int) { prepLayer(p.pieces[k], false) }
+		p.prepFns[1] = func(_, k int) { prepLayer(p.pieces[k], true) }
 	}
 	p.todo, p.pieces, p.backward = p.todo[:0], p.pieces[:0], backward
-	for _, i := range p.layers {
+	for j, i := range p.layers {
 		if backward && (!n.layerNeedBackward[i] || len(n.bottomNeedBackward[i]) == 0 || !n.bottomNeedBackward[i][0]) {
 			continue
 		}
-		p.todo = append(p.todo, i)
+		p.todo = append(p.todo, j)
 	}
 	if len(p.todo) == 0 {
 		return -1
 	}
-	p.first = p.todo[0]
+	p.first = p.layers[p.todo[0]]
 	if backward {
-		p.first = p.todo[len(p.todo)-1]
+		p.first = p.layers[p.todo[len(p.todo)-1]]
 	}
 	if p.first == 0 && !backward || p.first == len(n.layers)-1 && backward {
 		// Nothing runs before it.
 		return -1
 	}
-	for _, i := range p.todo {
-		for k := range n.layers[i].(passPreparer).prepPieces(backward, threads) {
-			p.pieces = append(p.pieces, prepPiece{i, k})
+	for _, j := range p.todo {
+		l := p.preparers[j]
+		for k := range l.prepPieces(backward, threads) {
+			p.pieces = append(p.pieces, prepPiece{l, k})
 		}
 	}
 	p.runner.start(threads, len(p.pieces), p.prepFns[btoi(backward)])
@@ -102,8 +111,8 @@ func (n *Net) startPrepsOn(p *passPreps, backward bool) int {
 
 // prepLayer runs a piece of a layer's work ahead of a pass. A panic
 // leaves the work to the layer's own pass, which reports it.
-func (n *Net) prepLayer(pc prepPiece, backward bool) {
-	l := n.layers[pc.i].(passPreparer)
+func prepLayer(pc prepPiece, backward bool) {
+	l := pc.l
 	defer func() {
 		if r := recover(); r != nil {
 			l.unprepare(backward)
@@ -122,8 +131,8 @@ func (n *Net) endPreps() { n.endPrepsOn(&n.preps) }
 // endPrepsOn is endPreps for the work in p.
 func (n *Net) endPrepsOn(p *passPreps) {
 	p.runner.finish()
-	for _, i := range p.todo {
-		n.layers[i].(passPreparer).unprepare(p.backward)
+	for _, j := range p.todo {
+		p.preparers[j].unprepare(p.backward)
 	}
 	p.todo, p.pieces = p.todo[:0], p.pieces[:0]
 }
