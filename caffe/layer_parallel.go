@@ -115,6 +115,7 @@ func ensureLayerPool(n int) {
 	layerPoolMu.Lock()
 	defer layerPoolMu.Unlock()
 	for ; layerPoolSize < n; layerPoolSize++ {
+		kernel.ReserveWorkspaces(1)
 		go layerPoolGoroutine()
 	}
 }

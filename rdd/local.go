@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+
+	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
 // localEngine runs each worker as a goroutine of this process, with a
@@ -18,9 +20,11 @@ type localEngine struct {
 	closed bool
 }
 
-// newLocalEngine starts n worker goroutines.
+// newLocalEngine starts n worker goroutines. Each may train a net, so
+// the products' packing buffers are reserved for each (released by Close).
 func newLocalEngine(n int) *localEngine {
 	e := &localEngine{n: n, queues: make([]chan func(), n)}
+	kernel.ReserveWorkspaces(n)
 	for w := range e.queues {
 		q := make(chan func(), 64)
 		e.queues[w] = q
@@ -119,5 +123,6 @@ func (e *localEngine) Close() error {
 	}
 	e.mu.Unlock()
 	e.wg.Wait()
+	kernel.ReserveWorkspaces(-e.n)
 	return nil
 }

@@ -13,6 +13,16 @@ func Sgemm(transA, transB bool, m, n, k int, alpha float32, a []float32, lda int
 	active.sgemm(transA, transB, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
+// ReserveWorkspaces makes the packing buffers of products for n more
+// goroutines, so that those goroutines, the product workers and one
+// calling goroutine can run products at once without allocating, even
+// the first time they overlap. A package that starts goroutines that run
+// products (a pool of workers) calls it for each one it starts. The
+// buffers of the largest product so far are made at once; those of a
+// later, larger one when it runs. ReserveWorkspaces(-n) gives back a
+// reservation of n, when its goroutines have ended.
+func ReserveWorkspaces(n int) { workspaces.reserve(n) }
+
 // SgemmParallel is Sgemm that may split the product over at most threads
 // goroutines. threads <= 1 runs on the calling goroutine.
 func SgemmParallel(threads int, transA, transB bool, m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {

@@ -64,10 +64,20 @@ var workspaces workspacePool
 // allocate) whenever a larger product got it, long after the first pass.
 // So a request for more than the largest so far grows every workspace at
 // hand, and those in use grow when they come back.
+//
+// Likewise, how many goroutines run products at once depends on the
+// scheduling: two that have taken turns so far may overlap for the first
+// time in the thousandth pass. So the pool holds a workspace for each
+// goroutine that may run products (reserve): one for a calling goroutine,
+// and one for each pooled goroutine (the product workers here, the
+// workers of a package that splits its work over goroutines), made when the
+// goroutine is started, not when it first overlaps with another.
 type workspacePool struct {
 	mu     sync.Mutex
 	free   []*workspace
 	na, nb int // the largest buffers asked for so far
+	made   int // the workspaces made so far
+	extra  int // the goroutines reserved for besides a calling one
 }
 
 // get returns a free workspace, or a new one when all are in use.
@@ -79,9 +89,32 @@ func (p *workspacePool) get() *workspace {
 		p.free = p.free[:n-1]
 		return w
 	}
+	p.made++
 	w := new(workspace)
 	w.fit(p.na, p.nb)
 	return w
+}
+
+// reserve makes workspaces for n more goroutines, so that 1 + all those
+// reserved for can run products at once without allocating; a negative n
+// gives back a reservation, and the pool drops free workspaces beyond
+// what it still reserves.
+func (p *workspacePool) reserve(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.extra = max(0, p.extra+n)
+	for ; p.made > 1+p.extra && len(p.free) > 0; p.made-- {
+		p.free[len(p.free)-1] = nil
+		p.free = p.free[:len(p.free)-1]
+	}
+	for ; p.made < 1+p.extra; p.made++ {
+		w := new(workspace)
+		w.fit(p.na, p.nb)
+		p.free = append(p.free, w)
+	}
+	if cap(p.free) < p.made {
+		p.free = append(make([]*workspace, 0, p.made), p.free...)
+	}
 }
 
 // put returns w to the pool, grown to the largest buffers asked for.

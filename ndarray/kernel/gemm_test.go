@@ -313,3 +313,43 @@ func TestSgemmParallelConcurrentCalls(t *testing.T) {
 		checkGemmResult(t, tc, results[g], wants[g], tc.n)
 	}
 }
+
+// TestWorkspacePoolReserve checks that goroutines reserved for find
+// workspaces of the largest size asked for, without allocating, the first
+// time they all run products at once, and that giving the reservation
+// back drops the free workspaces beyond it.
+func TestWorkspacePoolReserve(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	var p workspacePool
+	p.reserve(2) // two pooled goroutines besides a calling one
+	// The products so far ran one at a time.
+	w := p.get()
+	w.fit(p.grow(300, 700))
+	p.put(w)
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	a, b, c := p.get(), p.get(), p.get()
+	runtime.ReadMemStats(&after)
+	if n := after.Mallocs - before.Mallocs; n != 0 {
+		t.Errorf("three goroutines overlapping for the first time allocated %d objects, want 0", n)
+	}
+	for i, w := range []*workspace{a, b, c} {
+		if len(w.a) < 300 || len(w.b) < 700 {
+			t.Errorf("workspace %d holds %d and %d floats, want at least 300 and 700", i, len(w.a), len(w.b))
+		}
+	}
+	p.put(a)
+	p.put(b)
+	p.put(c)
+	if got := len(p.free); got != 3 {
+		t.Fatalf("%d free workspaces, want 3", got)
+	}
+
+	p.reserve(-2)
+	if p.made != 1 || len(p.free) != 1 {
+		t.Errorf("after giving back the reservation: %d made, %d free, want 1 and 1", p.made, len(p.free))
+	}
+}

@@ -80,6 +80,7 @@ var (
 func ensureIdleWorkers(n int) {
 	for i := idleWorkers.Load(); i < int64(n); i++ {
 		idleWorkers.Add(1)
+		workspaces.reserve(1)
 		go worker()
 	}
 }
