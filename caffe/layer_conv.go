@@ -87,6 +87,13 @@ type Convolution struct {
 	// both.
 	chain                 *Convolution
 	dChainFn, dBwdChainFn func(w, p int)
+	// helpRun: the convolution whose run a chained Backward's parts run
+	// in, to which they offer their last block's weight gradient
+	// (offerWeights), else nil; offers: each goroutine's offered one;
+	// dHelpFn runs one (helpWeights).
+	helpRun *Convolution
+	offers  []convOffer
+	dHelpFn func(w, a int)
 	// addPartGradsShared's run: the parts added, the ranges, the run's
 	// function.
 	addParts, addWorkers int
@@ -136,6 +143,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l.fwdFn, l.bwdFn = l.forwardWorker, l.backwardWorker
 	l.dFwdFn, l.dBwdFn = l.directForwardWorker, l.directBackwardWorker
 	l.dChainFn, l.dBwdChainFn = l.chainForwardWorker, l.chainBackwardWorker
+	l.dHelpFn = l.helpWeights
 	l.dAddFn = l.addPartGradsPart
 	l.rBwdFn = l.rowsBackwardWorker
 	return l, nil

@@ -15,6 +15,18 @@ var convDirect = true
 // compare it with the column products.
 var convDirectTail = true
 
+// offerWeightGrads lets the parts of a chained backward run offer their
+// last block's weight gradient to a goroutine without parts
+// (Convolution.offerWeights; tests and benchmarks compare it off).
+var offerWeightGrads = true
+
+// convOffer is a weight gradient a goroutine's part offered: the slot
+// (parallelRunner.offer) and the part.
+type convOffer struct {
+	slot, p int
+	on      bool
+}
+
 // convDirectState is a Convolution's direct path: the plan, and one
 // interleaved input block and one scratch per worker.
 // The batch is cut into blocks of plan.Lanes() images; Forward runs a
@@ -100,6 +112,9 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 	}
 	for len(d.scratch) < d.workers {
 		d.scratch = append(d.scratch, d.plan.NewScratch())
+	}
+	for len(l.offers) < d.workers {
+		l.offers = append(l.offers, convOffer{})
 	}
 	n := l.num % lanes
 	d.tail = n > 0 && n <= lanes/2
@@ -355,7 +370,11 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		k.l.dy, k.l.x, k.l.dx = k.top.DiffSlice(), k.bottom.DataSlice(), k.bottom.DiffSlice()
 	}
 	l.chain = c
+	if offerWeightGrads {
+		l.runner.helpFn, l.helpRun, c.helpRun = l.dHelpFn, l, l
+	}
 	l.runner.run(l.direct.workers, l.direct.bwdParts, l.dBwdChainFn)
+	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
 	l.zeroDW, c.zeroDW = false, false
 	l.addPartGradsShared(l.direct.bwdParts, l.direct.workers)
 	l.chain = nil
@@ -375,8 +394,10 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 // chainBackwardWorker computes part p of l's backward, then of its
 // chained convolution's, as goroutine w.
 func (l *Convolution) chainBackwardWorker(w, p int) {
-	l.directBackwardWorker(w, p)
-	l.chain.directBackwardWorker(w, p)
+	l.directBackwardPart(w, p)
+	l.chain.directBackwardPart(w, p)
+	l.endOffer(w)
+	l.chain.endOffer(w)
 }
 
 // chainForwardWorker convolves block p with l's group, then with its
@@ -460,13 +481,22 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 	l.x, l.dx, l.dy, l.dBwd = nil, nil, nil, nil
 }
 
-// directBackwardWorker handles the blocks of part p as goroutine w, one
+// directBackwardWorker handles the blocks of part p as goroutine w
+// (directBackwardPart).
+func (l *Convolution) directBackwardWorker(w, p int) {
+	l.directBackwardPart(w, p)
+	l.endOffer(w)
+}
+
+// directBackwardPart handles the blocks of part p as goroutine w, one
 // after the other: the bias gradient, the input gradient, and the weight
 // gradient, which the part adds to its buffer (part 0 to the weights'
 // gradient). Where it computes both the input and the weight gradient, a
 // block's output gradient is read once for the bias gradient and the
-// interleaved layouts of both (kernel.DirectConv.LoadGradTiles).
-func (l *Convolution) directBackwardWorker(w, p int) {
+// interleaved layouts of both (kernel.DirectConv.LoadGradTiles). The
+// last block's weight gradient, once its output gradient is loaded, may
+// be offered to another goroutine (offerWeights); endOffer ends it.
+func (l *Convolution) directBackwardPart(w, p int) {
 	d := l.dBwd
 	g := l.grads[p]
 	clear(g.db)
@@ -497,10 +527,9 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 				f.backwardBlock(w, first, n, l.blockLanes(b), l.dy[first*l.outSize:(first+n)*l.outSize])
 			}
 		}
+		offer := b == hi-1 && l.wantDown && l.wantW
 		if tail && d.tailPlan != nil {
-			// The input Forward loaded is the tail plan's still, if this
-			// is the state Forward ran on.
-			l.tailBackward(d.tailPlan, g, dw, first, n, l.haveCols && d == l.direct)
+			l.tailBackward(w, p, g, dw, first, n, offer)
 			continue
 		}
 		if tail {
@@ -512,7 +541,7 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 		}
 		dy := l.dy[first*l.outSize : (first+n)*l.outSize]
 		if l.blockLanes(b) {
-			l.directBackwardPooled(w, g, dw, b, first, n)
+			l.directBackwardPooled(w, p, g, dw, b, first, n, offer)
 			continue
 		}
 		plan, s := d.plan, d.scratch[w]
@@ -525,9 +554,11 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 				db = g.db
 			}
 			plan.LoadGradTiles(s, dy, n, db, ry, slope)
+			offered := offer && l.offerWeights(w, p)
 			plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
-			plan.WeightGradLoaded(s, l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
-			g.wroteDW = true
+			if !offered {
+				l.blockWeights(w, g, dw, b, first, n)
+			}
 			continue
 		}
 		if l.wantB {
@@ -557,35 +588,20 @@ func (l *Convolution) directBackwardWorker(w, p int) {
 // the interleaved layouts of the input and weight gradients and into the
 // output gradient, then come the bias gradient, each as on the unfused
 // path.
-func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b, first, n int) {
-	d, f := l.direct, l.fused
+func (l *Convolution) directBackwardPooled(w, p int, g *convGrads, dw []float32, b, first, n int, offer bool) {
+	d := l.direct
 	plan, s := d.plan, d.scratch[w]
 	pool, mask := d.blockPool(b)
-	size := f.pool.channels * f.pool.outH * f.pool.outW
-	pdy := f.pool.y[first*size : (first+n)*size]
-	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
-	if f.chunkGrad {
-		dy = d.dyBuf[w][:n*l.outSize]
-	}
+	dy := l.pooledGrad(w, first, n)
 	if l.wantDown || !l.wantW || pool.General() {
-		plan.LoadGradPooled(s, pool, pdy, mask, n, dy)
+		plan.LoadGradPooled(s, pool, l.poolGrad(first, n), mask, n, dy)
 	}
+	offered := offer && l.offerWeights(w, p)
 	if l.wantDown {
 		plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 	}
-	if l.wantW && pool.General() {
-		// The output gradient from the interleaved one LoadGradPooled
-		// left in s.
-		plan.WeightGradLoaded(s, l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
-		g.wroteDW = true
-	} else if l.wantW {
-		// The output gradient once: LoadGradPooled wrote it already.
-		out := dy
-		if l.wantDown {
-			out = nil
-		}
-		plan.WeightGradPooled(s, l.x[first*l.imgSize:(first+n)*l.imgSize], pool, pdy, mask, n, out, dw)
-		g.wroteDW = true
+	if l.wantW && !offered {
+		l.blockWeights(w, g, dw, b, first, n)
 	}
 	if l.wantB {
 		pix := l.outH * l.outW
@@ -597,11 +613,12 @@ func (l *Convolution) directBackwardPooled(w int, g *convGrads, dw []float32, b,
 	}
 }
 
-// tailBackward is directBackwardWorker's work on the last block (images
-// [first, first+n)) on its own plan: the bias gradient, the input
-// gradient and the weight gradient, which it adds to dw, from the input
-// the plan holds if loaded.
-func (l *Convolution) tailBackward(t *kernel.DirectTail, g *convGrads, dw []float32, first, n int, loaded bool) {
+// tailBackward is directBackwardPart's work on the last block (images
+// [first, first+n)) of part p on its own plan: the bias gradient, the
+// input gradient and the weight gradient, which it adds to dw (offered
+// to another goroutine if offer is set).
+func (l *Convolution) tailBackward(w, p int, g *convGrads, dw []float32, first, n int, offer bool) {
+	t := l.dBwd.tailPlan
 	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
 	if l.wantB {
 		pix := l.outH * l.outW
@@ -615,15 +632,122 @@ func (l *Convolution) tailBackward(t *kernel.DirectTail, g *convGrads, dw []floa
 		return
 	}
 	t.LoadGrad(dy, n)
+	offered := offer && l.offerWeights(w, p)
 	if l.wantDown {
 		t.BackwardData(l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 	}
-	if l.wantW {
-		if loaded {
-			t.WeightGradLoaded(n, dw)
-		} else {
-			t.WeightGrad(l.x[first*l.imgSize:(first+n)*l.imgSize], n, dw)
-		}
-		g.wroteDW = true
+	if l.wantW && !offered {
+		l.blockWeights(w, g, dw, l.dBwd.nblocks-1, first, n)
 	}
+}
+
+// pooledGrad returns the output gradient of images [first, first+n) of
+// a block pooled on the interleaved blocks: in the top's gradient, or in
+// goroutine w's buffer (convFusion.chunkGrad).
+func (l *Convolution) pooledGrad(w, first, n int) []float32 {
+	if l.fused.chunkGrad {
+		return l.direct.dyBuf[w][:n*l.outSize]
+	}
+	return l.dy[first*l.outSize : (first+n)*l.outSize]
+}
+
+// poolGrad returns the pooling's gradient of images [first, first+n) of
+// a fused group.
+func (l *Convolution) poolGrad(first, n int) []float32 {
+	f := l.fused
+	size := f.pool.channels * f.pool.outH * f.pool.outW
+	return f.pool.y[first*size : (first+n)*size]
+}
+
+// blockWeights adds the weight gradient of block b (images [first,
+// first+n)) to dw, its part's (g), from what goroutine w's scratch (or
+// the tail's plan) holds once the block's output gradient is loaded.
+func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, n int) {
+	d := l.dBwd
+	x := l.x[first*l.imgSize : (first+n)*l.imgSize]
+	s := d.scratch[w]
+	switch {
+	case d.tail && b == d.nblocks-1:
+		// The input Forward loaded is the tail plan's still, if this
+		// is the state Forward ran on.
+		if l.haveCols && d == l.direct {
+			d.tailPlan.WeightGradLoaded(n, dw)
+		} else {
+			d.tailPlan.WeightGrad(x, n, dw)
+		}
+	case l.blockLanes(b):
+		pool, mask := d.blockPool(b)
+		if pool.General() {
+			// The output gradient from the interleaved one
+			// LoadGradPooled left in s.
+			d.plan.WeightGradLoaded(s, x, n, dw)
+			break
+		}
+		// The output gradient once: LoadGradPooled wrote it already.
+		var out []float32
+		if !l.wantDown {
+			out = l.pooledGrad(w, first, n)
+		}
+		d.plan.WeightGradPooled(s, x, pool, l.poolGrad(first, n), mask, n, out, dw)
+	default:
+		// After LoadGradTiles.
+		d.plan.WeightGradLoaded(s, x, n, dw)
+	}
+	g.wroteDW = true
+}
+
+// offerWeights offers the weight gradient of part p's last block, whose
+// output gradient goroutine w's scratch holds, to the goroutines of the
+// run without parts (parallelRunner.offer) and reports whether it did;
+// endOffer ends it. Only a chained run's parts offer (l.helpRun).
+func (l *Convolution) offerWeights(w, p int) bool {
+	r := l.helpRun
+	if r == nil || w >= 1<<8 || p >= 1<<20 || w >= len(l.offers) {
+		return false
+	}
+	k := r.runner.offer(p<<9 | btoi(l != r)<<8 | w)
+	if k < 0 {
+		return false
+	}
+	l.offers[w] = convOffer{slot: k, p: p, on: true}
+	return true
+}
+
+// endOffer ends the weight gradient goroutine w's part offered, if any:
+// runs it unless another goroutine took it, else waits for that one.
+func (l *Convolution) endOffer(w int) {
+	if w >= len(l.offers) || !l.offers[w].on {
+		return
+	}
+	o := l.offers[w]
+	l.offers[w].on = false
+	if l.helpRun.runner.reclaim(w, o.slot) {
+		l.partWeights(w, o.p)
+	}
+}
+
+// helpWeights runs offered task a (offerWeights) on goroutine w: the
+// weight gradient of a part's last block, in the scratch of the
+// goroutine that offered it.
+func (l *Convolution) helpWeights(_ int, a int) {
+	k := l
+	if a>>8&1 != 0 {
+		k = l.chain
+	}
+	k.partWeights(a&(1<<8-1), a>>9)
+}
+
+// partWeights adds the weight gradient of part p's last block, loaded in
+// goroutine w's scratch, to the part's.
+func (l *Convolution) partWeights(w, p int) {
+	d := l.dBwd
+	g := l.grads[p]
+	dw := g.dw
+	if p == 0 {
+		dw = l.blobs[0].DiffSlice()
+	}
+	_, hi := span(p, d.bwdParts, d.nblocks)
+	b := hi - 1
+	first := b * d.plan.Lanes()
+	l.blockWeights(w, g, dw, b, first, min(d.plan.Lanes(), l.num-first))
 }

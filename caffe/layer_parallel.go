@@ -45,7 +45,7 @@ type parallelRunner struct {
 	// ended, 0 for none.
 	started uint32
 	stats   runStats // accounting (parstats build tag; else empty)
-	// meta is gen<<32 | the number of shares; shares[i] is
+	// meta is gen<<32 | metaHelps | the number of shares; shares[i] is
 	// gen<<32 | next part<<16 | end part of share i.
 	meta    atomic.Uint64
 	shares  [maxShares]atomic.Uint64
@@ -54,11 +54,38 @@ type parallelRunner struct {
 
 	mu       sync.Mutex
 	panicked any // the first panic of a part
+
+	// Tasks that the parts offer to the goroutines left without parts
+	// (offer): helpFn runs one (set by the layer before run, nil for
+	// none; a run takes offers, metaHelps, when it is set), helps[k] is
+	// gen<<32 | state<<30 | the task's argument, and nHelps counts the
+	// slots the run's offers took.
+	helpFn func(w, a int)
+	helps  [maxHelps]atomic.Uint64
+	nHelps atomic.Int32
 }
 
 // maxShares is the most shares a run deals its parts into; goroutines
 // beyond it share the shares.
 const maxShares = 64
+
+// maxHelps is the most tasks a run's parts offer (offer); the parts run
+// those beyond it themselves.
+const maxHelps = 16
+
+// metaHelps marks a run that takes offers in parallelRunner.meta.
+const metaHelps = 1 << 16
+
+// helpPart is the part number the accounting gives offered tasks (no
+// part's: a run has at most 0xffff parts).
+const helpPart = 1 << 16
+
+// The states of an offered task: offered, taken by a goroutine, done.
+const (
+	helpOffered = 1
+	helpTaken   = 2
+	helpDone    = 3
+)
 
 // runnerRef is a run handed to a pooled goroutine: the runner, the run's
 // number and the goroutine index it takes.
@@ -240,6 +267,7 @@ func (r *parallelRunner) publish(workers, parts int, fn func(w, p int), others b
 	}
 	workers, parts = min(workers, parts+btoi(others)), min(parts, 0xffff)
 	r.fn, r.panicked = fn, nil
+	r.nHelps.Store(0)
 	r.pending.Store(int64(parts))
 	r.gen++
 	if r.gen == 0 {
@@ -257,7 +285,11 @@ func (r *parallelRunner) publish(workers, parts int, fn func(w, p int), others b
 		}
 		r.shares[i].Store(uint64(gen)<<32 | uint64(lo)<<16 | uint64(hi))
 	}
-	r.meta.Store(uint64(gen)<<32 | uint64(shares)) // publishes the run
+	m := uint64(gen)<<32 | uint64(shares)
+	if r.helpFn != nil {
+		m |= metaHelps
+	}
+	r.meta.Store(m) // publishes the run
 	ensureLayerPool(workers - 1)
 	for w := 1; w < workers; w++ {
 		select {
@@ -286,6 +318,8 @@ func (r *parallelRunner) wait() {
 	<-r.done
 	r.stats.end()
 	r.fn = nil
+	// Parts outside a published run (one goroutine) offer nothing.
+	r.meta.Store(r.meta.Load() &^ metaHelps)
 	if v := r.panicked; v != nil {
 		r.panicked = nil
 		panic(fmt.Sprintf("caffe: a part of a layer's work: %v", v))
@@ -336,35 +370,144 @@ func (r *parallelRunner) claim(gen uint32, w int) (int, bool) {
 }
 
 // work claims and runs parts of run gen as goroutine w until none is
-// left.
+// left, then the tasks the others' parts offer (help).
 func (r *parallelRunner) work(gen uint32, w int) {
 	for {
 		p, ok := r.claim(gen, w)
 		if !ok {
-			return
+			break
 		}
 		r.runPart(w, p)
 	}
+	if m := r.meta.Load(); uint32(m>>32) == gen && m&metaHelps != 0 {
+		r.help(gen, w)
+	}
+}
+
+// A part may hand a piece of its work that nothing else in the part
+// waits for (a convolution's weight gradient of an image block, beside
+// the input gradient) to a goroutine that has no part left, at the end of
+// a run whose parts are few and long: it offers the task (offer), does
+// the rest of its work, and then runs the task itself unless another
+// goroutine took it, else waits for that one to finish it (reclaim).
+// Within a run, while every goroutine has parts, the offering part
+// takes its task back; at the end, the goroutine whose parts are done
+// shares the last part's work instead of waiting for it.
+
+// offer makes task a (a < 1<<30) of a part of the current run available
+// to the goroutines without parts: r.helpFn(w, a) runs it as goroutine
+// w. It returns the task's slot for reclaim, −1 when the run takes no
+// offers (one goroutine, or no helpFn) or has no slot left.
+func (r *parallelRunner) offer(a int) int {
+	m := r.meta.Load()
+	if m&metaHelps == 0 {
+		return -1
+	}
+	k := int(r.nHelps.Add(1)) - 1
+	if k >= maxHelps {
+		return -1
+	}
+	r.pending.Add(1)
+	r.helps[k].Store(m>>32<<32 | helpOffered<<30 | uint64(a))
+	return k
+}
+
+// reclaim ends the task a part (on goroutine w) offered in slot k: it
+// reports whether the part must run it itself (k < 0, or no goroutine
+// took it), else waits until the goroutine that took it has run it.
+func (r *parallelRunner) reclaim(w, k int) bool {
+	if k < 0 {
+		return true
+	}
+	h := &r.helps[k]
+	s := h.Load()
+	if !helpForced && s>>30&3 == helpOffered && h.CompareAndSwap(s, s&^(3<<30)|helpTaken<<30) {
+		r.pending.Add(-1) // the part itself is pending still
+		return true
+	}
+	// Meanwhile, the tasks other parts offer.
+	for gen := uint32(s >> 32); h.Load()>>30&3 != helpDone; {
+		if !r.takeHelp(gen, w, k) {
+			kernel.SpinYield()
+		}
+	}
+	return false
+}
+
+// helpForced makes the parts wait for another goroutine to take the
+// tasks they offer, and the goroutines without parts poll for them until
+// the run ends (tests).
+var helpForced = false
+
+// help runs, as goroutine w, the tasks that the parts of run gen offer,
+// until the run ends or none has been offered for passSpin.
+func (r *parallelRunner) help(gen uint32, w int) {
+	var idle time.Time
+	for r.pending.Load() > 0 && uint32(r.meta.Load()>>32) == gen {
+		if r.takeHelp(gen, w, -1) {
+			idle = time.Time{}
+			continue
+		}
+		if now := time.Now(); idle.IsZero() {
+			idle = now
+		} else if now.Sub(idle) > passSpin && !helpForced {
+			return
+		}
+		kernel.SpinYield()
+	}
+}
+
+// takeHelp takes and runs a task of run gen that a part offered, other
+// than the one in slot skip, if any, and reports whether it did.
+func (r *parallelRunner) takeHelp(gen uint32, w, skip int) bool {
+	for k := range min(int(r.nHelps.Load()), maxHelps) {
+		if k == skip {
+			continue
+		}
+		h := &r.helps[k]
+		s := h.Load()
+		if uint32(s>>32) != gen || s>>30&3 != helpOffered || !h.CompareAndSwap(s, s&^(3<<30)|helpTaken<<30) {
+			continue
+		}
+		r.runHelp(w, h, int(s&(1<<30-1)))
+		return true
+	}
+	return false
+}
+
+// runHelp runs offered task a as goroutine w and marks its slot h done.
+func (r *parallelRunner) runHelp(w int, h *atomic.Uint64, a int) {
+	r.stats.partStart(w, helpPart)
+	defer func() { r.ended(w, helpPart, h, recover()) }()
+	r.helpFn(w, a)
 }
 
 // runPart runs part p, records a panic for the caller, and signals done
 // when it finishes the run's last part.
 func (r *parallelRunner) runPart(w, p int) {
 	r.stats.partStart(w, p)
-	defer func() {
-		r.stats.partEnd(w, p)
-		if v := recover(); v != nil {
-			r.mu.Lock()
-			if r.panicked == nil {
-				r.panicked = v
-			}
-			r.mu.Unlock()
-		}
-		if r.pending.Add(-1) == 0 {
-			r.done <- struct{}{}
-		}
-	}()
+	defer func() { r.ended(w, p, nil, recover()) }()
 	r.fn(w, p)
+}
+
+// ended accounts for the end of part p on goroutine w (an offered task's
+// in slot h), records the panic v (nil for none), marks the task done
+// and signals done when the run has nothing left pending.
+func (r *parallelRunner) ended(w, p int, h *atomic.Uint64, v any) {
+	r.stats.partEnd(w, p)
+	if v != nil {
+		r.mu.Lock()
+		if r.panicked == nil {
+			r.panicked = v
+		}
+		r.mu.Unlock()
+	}
+	if h != nil {
+		h.Store(h.Load()&^(3<<30) | helpDone<<30)
+	}
+	if r.pending.Add(-1) == 0 {
+		r.done <- struct{}{}
+	}
 }
 
 // span returns the range [lo, hi) of n items that part p of parts covers.

@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -70,7 +71,8 @@ func TestPrepAheadIdentical(t *testing.T) {
 // and the parts' weight gradients added by both threads, and with the
 // groups run one after the other and those gradients added by one: every
 // blob's values and gradients and every weight must be the same bit for
-// bit.
+// bit. The chained runs go once as they come and once with every weight
+// gradient that a part offers taken by the other thread (helpForced).
 func TestChainedGroupsIdentical(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two nets a few steps twice")
@@ -78,7 +80,7 @@ func TestChainedGroupsIdentical(t *testing.T) {
 	if kernel.DirectConvLanes() == 0 {
 		t.Skip("no direct convolution (noasm build): no groups to chain")
 	}
-	defer func(v, w bool) { chainGroups, shareGradAdds = v, w }(chainGroups, shareGradAdds)
+	defer func(v, w, h bool) { chainGroups, shareGradAdds, helpForced = v, w, h }(chainGroups, shareGradAdds, helpForced)
 	nets := []struct {
 		name, model string
 		c, h, w     int
@@ -88,47 +90,55 @@ func TestChainedGroupsIdentical(t *testing.T) {
 		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, [2]string{"conv2", "conv3"}},
 	}
 	for _, nt := range nets {
-		t.Run(nt.name, func(t *testing.T) {
-			run := func(chain bool) *Solver {
-				chainGroups, shareGradAdds = chain, chain
-				s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
-				s.Net().SetKeepTops(false)
-				if err := s.Step(context.Background(), 3); err != nil {
-					t.Fatal(err)
-				}
-				return s
-			}
-			chained, alone := run(true), run(false)
-			chainGroups = true
-			n := chained.Net()
-			var got [][2]string
-			for _, f := range n.fusions {
-				if f == nil {
-					continue
-				}
-				if g := n.chainNext(f); g != nil && chainFits(f, g) && n.backwardChains(g, f) {
-					got = append(got, [2]string{n.def.Layers[f.first].Name, n.def.Layers[g.first].Name})
-				}
-			}
-			if len(got) != 1 || got[0] != nt.chain {
-				t.Errorf("chained groups %v, want %v", got, nt.chain)
-			}
-			for _, name := range n.BlobNames() {
-				a, b := n.Blob(name), alone.Net().Blob(name)
-				if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
-					t.Errorf("blob %s value %d: chained %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
-				}
-				if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
-					t.Errorf("blob %s gradient %d: chained %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
-				}
-			}
-			pa, pb := n.LearnableParams(), alone.Net().LearnableParams()
-			for k := range pa {
-				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-					t.Errorf("parameter %d value %d: chained %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
-				}
-			}
-		})
+		for _, forced := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/forced=%v", nt.name, forced), func(t *testing.T) {
+				testChainedGroups(t, nt.model, nt.c, nt.h, nt.w, nt.chain, forced)
+			})
+		}
+	}
+}
+
+// testChainedGroups is TestChainedGroupsIdentical for one net, the
+// weight gradients that parts offer taken by the other thread if forced.
+func testChainedGroups(t *testing.T, model string, c, h, w int, chain [2]string, forced bool) {
+	run := func(chained bool) *Solver {
+		chainGroups, shareGradAdds, helpForced = chained, chained, chained && forced
+		s := benchSolver(t, model, c, h, w, 2)
+		s.Net().SetKeepTops(false)
+		if err := s.Step(context.Background(), 3); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	chained, alone := run(true), run(false)
+	chainGroups, helpForced = true, false
+	n := chained.Net()
+	var got [][2]string
+	for _, f := range n.fusions {
+		if f == nil {
+			continue
+		}
+		if g := n.chainNext(f); g != nil && chainFits(f, g) && n.backwardChains(g, f) {
+			got = append(got, [2]string{n.def.Layers[f.first].Name, n.def.Layers[g.first].Name})
+		}
+	}
+	if len(got) != 1 || got[0] != chain {
+		t.Errorf("chained groups %v, want %v", got, chain)
+	}
+	for _, name := range n.BlobNames() {
+		a, b := n.Blob(name), alone.Net().Blob(name)
+		if i, ok := sameBits(a.DataSlice(), b.DataSlice()); !ok {
+			t.Errorf("blob %s value %d: chained %v, alone %v", name, i, a.DataSlice()[i], b.DataSlice()[i])
+		}
+		if i, ok := sameBits(a.DiffSlice(), b.DiffSlice()); !ok {
+			t.Errorf("blob %s gradient %d: chained %v, alone %v", name, i, a.DiffSlice()[i], b.DiffSlice()[i])
+		}
+	}
+	pa, pb := n.LearnableParams(), alone.Net().LearnableParams()
+	for k := range pa {
+		if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+			t.Errorf("parameter %d value %d: chained %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+		}
 	}
 }
 

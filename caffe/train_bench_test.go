@@ -208,36 +208,10 @@ func BenchmarkTrainInPass(b *testing.B) {
 //	go test -run '^$' -bench TrainRunsBest -benchtime 2000x ./caffe
 func BenchmarkTrainRunsBest(b *testing.B) {
 	defer func(v bool) { layerParamWork = v }(layerParamWork)
-	const block = 1
-	ctx := context.Background()
-	modes := []struct {
-		threads int
-		merged  bool
-	}{{1, true}, {2, false}, {2, true}}
-	var solvers [3]*Solver
-	for m, md := range modes {
-		layerParamWork = md.merged
-		solvers[m] = benchSolver(b, "mnist/lenet_train_test.prototxt", 1, 28, 28, md.threads)
-		solvers[m].Net().SetKeepTops(false)
-		if err := solvers[m].Step(ctx, 2); err != nil {
-			b.Fatal(err)
-		}
-	}
-	var times [3][]time.Duration
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		for o := range modes {
-			m := (i + o) % len(modes)
-			layerParamWork = modes[m].merged
-			t0 := time.Now()
-			if err := solvers[m].Step(ctx, block); err != nil {
-				b.Fatal(err)
-			}
-			times[m] = append(times[m], time.Since(t0)/block)
-		}
-	}
+	merged := []bool{true, false, true}
+	times := stepsInTurn(b, "mnist/lenet_train_test.prototxt", 1, 28, 28, []int{1, 2, 2}, 1, func(m int) { layerParamWork = merged[m] })
 	var best, quart, median, total [3]time.Duration
-	for m := range modes {
+	for m := range times {
 		for _, d := range times[m] {
 			total[m] += d
 		}
@@ -305,4 +279,72 @@ func TestTrainNoAllocs(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkTrainOffers trains LeNet and CIFAR-10 quick on one thread and
+// on two with and without the weight gradients that a chained backward
+// run's parts offer to a goroutine without parts (offerWeightGrads), in
+// one process, the three solvers taking turns a block of iterations at a
+// time, and reports the median wall time per iteration of each block and
+// the two-thread speedups over one thread from those medians:
+//
+//	go test -run '^$' -bench TrainOffers -benchtime 40x ./caffe
+func BenchmarkTrainOffers(b *testing.B) {
+	defer func(v bool) { offerWeightGrads = v }(offerWeightGrads)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		block       int // iterations in a row of one solver
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, 20},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, 5},
+	}
+	for _, nt := range nets {
+		b.Run(nt.name, func(b *testing.B) {
+			offer := []bool{true, false, true}
+			times := stepsInTurn(b, nt.model, nt.c, nt.h, nt.w, []int{1, 2, 2}, nt.block, func(m int) { offerWeightGrads = offer[m] })
+			var median [3]time.Duration
+			for m := range times {
+				slices.Sort(times[m])
+				median[m] = times[m][len(times[m])/2]
+			}
+			us := func(d time.Duration) float64 { return float64(d) / 1e3 }
+			b.ReportMetric(us(median[0]), "1t-µs")
+			b.ReportMetric(us(median[1]), "2t-off-µs")
+			b.ReportMetric(us(median[2]), "2t-on-µs")
+			b.ReportMetric(float64(median[0])/float64(median[1]), "off-2t/1t")
+			b.ReportMetric(float64(median[0])/float64(median[2]), "on-2t/1t")
+		})
+	}
+}
+
+// stepsInTurn trains a solver of the model (SetKeepTops(false)) per
+// entry of threads, on that many threads, taking turns a block of
+// iterations at a time while b.Loop runs, set(m) before each of solver
+// m's, and returns each solver's wall time per iteration of each block.
+func stepsInTurn(b *testing.B, model string, c, h, w int, threads []int, block int, set func(m int)) [][]time.Duration {
+	ctx := context.Background()
+	solvers := make([]*Solver, len(threads))
+	for m, th := range threads {
+		set(m)
+		solvers[m] = benchSolver(b, model, c, h, w, th)
+		solvers[m].Net().SetKeepTops(false)
+		if err := solvers[m].Step(ctx, 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+	times := make([][]time.Duration, len(threads))
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		for o := range solvers {
+			m := (i + o) % len(solvers)
+			set(m)
+			t0 := time.Now()
+			if err := solvers[m].Step(ctx, block); err != nil {
+				b.Fatal(err)
+			}
+			times[m] = append(times[m], time.Since(t0)/time.Duration(block))
+		}
+	}
+	return times
 }
