@@ -271,9 +271,11 @@
 // kernel.FCBackward), with the same values, bit for bit, as
 // clearing, running forward and backward and then updating; after Step
 // the diffs hold the last update, as in Caffe. With SGD, that update is
-// the new history: the step of such a large inner product's weights does
-// not write the diff at all (58.6M values a step for AlexNet's fc6–fc8)
-// but leaves it deferred to the history (Blob.deferDiff), copied into the
+// the new history: the step of an inner product's weights whose gradient
+// comes in buffers (all but the small ones that two threads compute
+// beside their input gradient) does not write the diff at all (58.6M
+// values a step for AlexNet's fc6–fc8, 400K for LeNet's ip1) but leaves
+// it deferred to the history (Blob.deferDiff), copied into the
 // diff when anything reads it (DiffSlice, Diff, ToProto with diffs) or
 // before the history changes (SetHistory, Restore); a blob whose diff
 // storage has been handed out, or a solver whose history views have

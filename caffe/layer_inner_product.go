@@ -224,10 +224,11 @@ func (l *InnerProduct) gemmPart(w, p int) {
 		}
 		lo, hi := kernel.FCWeightGradRows(g.parts, p, g.m, g.n, g.k)
 		var grad []float32
-		if g.beta == 0 && lo < hi {
+		switch {
+		case g.beta == 0 && lo < hi:
 			grad = l.dwBufs[w][:(hi-lo)*g.ldc]
 			kernel.FCWeightGradInto(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
-		} else {
+		case g.beta != 0:
 			g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
 		}
 		if l.dxPending {
@@ -525,12 +526,15 @@ func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int, grad []float32)) {
 func (l *InnerProduct) setParamUpdateReads(hist []float32) { l.updateHist = hist }
 
 // defersParamDiff reports whether the next Backward, given an update
-// function, computes the weights' gradient in one pass with the input
-// gradient (backwardFused): every piece of it in kernel.FCBackward's
-// buffer, handed to the update, which may overwrite it, and the diff of
-// the weights never touched (diffDeferrer).
+// function, hands it every piece of the weights' gradient in a buffer,
+// which the update may overwrite, and never touches the diff of the
+// weights (diffDeferrer): when it computes the gradient in one pass with
+// the input gradient (backwardFused: kernel.FCBackward's buffer), or
+// writes it block by block (weightGradUpdate with beta 0: the buffers
+// dwBufs; LeNet's ip1), unless it computes it beside the input gradient
+// (backwardPair), into the diff. The SGD step then writes no diff.
 func (l *InnerProduct) defersParamDiff(j int) bool {
-	return j == 0 && l.updatesParam(0) && l.writeDW && kernel.FCBackwardFused(l.m, l.n, l.k)
+	return j == 0 && l.updatesParam(0) && l.writeDW && (kernel.FCBackwardFused(l.m, l.n, l.k) || !l.pairs())
 }
 
 // fcRowParts returns how many parts a fully connected product that
@@ -587,10 +591,16 @@ func (l *InnerProduct) backward(dy, x []float32, propagateDown []bool, bottom []
 		l.biasInRun = l.dxPending
 	}
 	if l.paramGrad(0) {
-		dw := l.blobs[0].DiffSlice()
 		beta := float32(1)
 		if l.writeDW {
 			beta = 0
+		}
+		var dw []float32
+		if !update || beta != 0 {
+			// The update path with beta 0 computes every block of the
+			// gradient in a buffer and never touches the diff, which
+			// the solver may leave deferred (defersParamDiff).
+			dw = l.blobs[0].grad()
 		}
 		switch {
 		case update:
@@ -667,10 +677,7 @@ func (l *InnerProduct) fusedPart(w, p int) {
 // than the block weightGradUpdate updates at once). It reports whether it
 // ran.
 func (l *InnerProduct) backwardPair(dy, x []float32, propagateDown []bool, bottom []*Blob) bool {
-	m, n, k := l.m, l.n, l.k
-	threads := l.threads()
-	if threads < 2 || runtime.GOMAXPROCS(0) < 2 || l.transpose || n*k > fcUpdateBlock || len(propagateDown) == 0 || !propagateDown[0] || !l.paramGrad(0) ||
-		kernel.FCParts(threads, m, k, n) > 1 || kernel.FCParts(threads, n, k, m) > 1 {
+	if len(propagateDown) == 0 || !propagateDown[0] || !l.pairs() {
 		return false
 	}
 	beta := float32(1)
@@ -678,12 +685,21 @@ func (l *InnerProduct) backwardPair(dy, x []float32, propagateDown []bool, botto
 		beta = 0
 	}
 	l.pair = ipPair{dy: dy, x: x, dx: bottom[0].DiffSlice(), dw: l.blobs[0].DiffSlice(), beta: beta}
-	l.runner.run(threads, 2, l.pairFn)
+	l.runner.run(l.threads(), 2, l.pairFn)
 	l.pair = ipPair{}
 	if l.updateDW != nil && l.updatesParam(0) {
-		l.updateDW(0, 0, n*k, nil)
+		l.updateDW(0, 0, l.n*l.k, nil)
 	}
 	return true
+}
+
+// pairs reports whether Backward runs as backwardPair when it computes
+// the input gradient.
+func (l *InnerProduct) pairs() bool {
+	m, n, k := l.m, l.n, l.k
+	threads := l.threads()
+	return threads >= 2 && runtime.GOMAXPROCS(0) >= 2 && !l.transpose && n*k <= fcUpdateBlock && l.paramGrad(0) &&
+		kernel.FCParts(threads, m, k, n) <= 1 && kernel.FCParts(threads, n, k, m) <= 1
 }
 
 // pairPart computes part p of backwardPair: the input gradient (0) or the
