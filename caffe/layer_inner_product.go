@@ -707,6 +707,10 @@ func (l *InnerProduct) pairs() bool {
 func (l *InnerProduct) pairPart(_, p int) {
 	m, n, k := l.m, l.n, l.k
 	g := &l.pair
+	if m >= 2*pairImages {
+		l.pairHalf(p)
+		return
+	}
 	if p == 0 {
 		kernel.FCInputGrad(1, 0, m, k, n, g.dy, n, l.blobs[0].DataSlice(), k, 0, g.dx, k)
 		if r := l.dxReLU; r != nil {
@@ -722,6 +726,42 @@ func (l *InnerProduct) pairPart(_, p int) {
 		for i := 0; i < m; i++ {
 			kernel.Add(db, db, g.dy[i*n:(i+1)*n])
 		}
+	}
+}
+
+// pairImages is the unit by which backwardPair's parts split the
+// images and the weights' columns (pairHalf): 16 rows of the input
+// gradient or 16 columns of the weight gradient.
+const pairImages = 16
+
+// pairHalf computes part p of backwardPair with a batch of at least
+// 2·pairImages: each part the input gradient of its half of the images
+// (whole units of pairImages), passed through the ReLU's gradient, and
+// the weight gradient of its half of the columns (the bias gradient in
+// part 1), where the other split computes every image's input gradient
+// in one part and the whole weight gradient in the other, each reading
+// every row of the bottom. A part's rows of the input gradient are the
+// images whose rows of the bottom its core wrote in the forward pass
+// when that pass split them alike (forwardByImages). The values are
+// those of the whole products, each the same sum.
+func (l *InnerProduct) pairHalf(p int) {
+	m, n, k := l.m, l.n, l.k
+	g := &l.pair
+	lo, hi := span(p, 2, (m+pairImages-1)/pairImages)
+	lo, hi = lo*pairImages, min(m, hi*pairImages)
+	kernel.FCInputGrad(1, 0, hi-lo, k, n, g.dy[lo*n:], n, l.blobs[0].DataSlice(), k, 0, g.dx[lo*k:], k)
+	if r := l.dxReLU; r != nil {
+		dx := g.dx[lo*k : hi*k]
+		kernel.ReluGrad(dx, dx, l.dxReLUY[lo*k:hi*k], r.slope)
+		if p == 0 {
+			l.dxReLUDone = true // read after the run, when both parts are done
+		}
+	}
+	lo, hi = span(p, 2, (k+pairImages-1)/pairImages)
+	lo, hi = lo*pairImages, min(k, hi*pairImages)
+	kernel.FCWeightGrad(1, 0, n, hi-lo, m, g.dy, n, g.x[lo:], k, g.beta, g.dw[lo:], k)
+	if p == 1 {
+		l.biasGrad(g.dy)
 	}
 }
 

@@ -38,6 +38,8 @@ func TestLayerThreads(t *testing.T) {
 		// Products too small to split: the input and weight gradients
 		// side by side (backwardPair).
 		{"InnerProduct/pair", `type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{7, 3, 5, 5}, true},
+		// Images and weight columns halved: 32 + 32 rows, 48 + 52 columns.
+		{"InnerProduct/pair-halves", `type: "InnerProduct" inner_product_param { num_output: 10 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{64, 100}, true},
 		// 64 outputs: few row tiles, a part each (fcRowParts).
 		{"InnerProduct/row-tiles", `type: "InnerProduct" inner_product_param { num_output: 64 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{100, 1024}, true},
 		{"InnerProduct/columns", `type: "InnerProduct" inner_product_param { num_output: 2000 weight_filler { type: "gaussian" } bias_filler { type: "gaussian" } }`, []int{20, 2, 5, 30}, true},
