@@ -124,6 +124,11 @@ type Convolution struct {
 	// it to the diff (paramDiffWriter); zeroDW is set while a run's part
 	// 0, which adds into the diff itself, clears it first.
 	writeDW, zeroDW bool
+	// firstOwnDW is set while part 0 of a direct run that writes the
+	// weight gradient (zeroDW) on several goroutines writes its share
+	// into its own buffer, grads[0].dw, like the other parts, which the
+	// adding copies into the diff (ownFirstDW).
+	firstOwnDW bool
 	// updateDW, when set, updates the weights (paramUpdater) once their
 	// gradient is complete: in the parts that add the parts' gradients
 	// (addPartGradsShared, which sets updated), else at the end of
@@ -281,10 +286,28 @@ type convScratch struct {
 
 // convGrads is one part of Backward's share of the parameter gradients.
 type convGrads struct {
-	dw      []float32 // parts but the first: the weight gradient
+	dw      []float32 // parts but the first (and the first, firstOwnDW): the weight gradient
 	db      []float32 // the bias gradient
 	wroteDW bool      // dw holds a gradient
 }
+
+// copyDW sets dw to the part's weight gradient from value lo on, or to
+// zero if it wrote none: the first part's share when it has a buffer of
+// its own (firstOwnDW).
+func (g *convGrads) copyDW(dw []float32, lo int) {
+	if g.wroteDW {
+		copy(dw, g.dw[lo:lo+len(dw)])
+	} else {
+		clear(dw)
+	}
+}
+
+// ownFirstDW gives part 0 of a direct run on several goroutines that
+// writes the weight gradient a buffer of its own (firstOwnDW): adding
+// into the diff, it would write lines the other goroutines' adding and
+// update of the last pass left in their cores' caches (benchmarks
+// compare it off).
+var ownFirstDW = true
 
 // shareGradAdds lets the direct path share the adding of its parts'
 // weight gradients among threads (tests compare it off).
@@ -375,6 +398,9 @@ func (l *Convolution) addBiasGrads(parts int) {
 func (l *Convolution) addWeightGrads(parts, q, n int) {
 	dw := l.blobs[0].DiffSlice()
 	lo, hi := gradRange(q, n, len(dw))
+	if l.firstOwnDW {
+		l.grads[0].copyDW(dw[lo:hi], lo)
+	}
 	for _, g := range l.grads[1:parts] {
 		if g.wroteDW {
 			kernel.Add(dw[lo:hi], dw[lo:hi], g.dw[lo:hi])
@@ -414,8 +440,10 @@ func (l *Convolution) addPartGrads(parts int) {
 		if l.wantB {
 			kernel.Add(l.blobs[1].DiffSlice(), l.blobs[1].DiffSlice(), g.db[:m])
 		}
-		if p > 0 && g.wroteDW {
-			dw := l.blobs[0].DiffSlice()
+		switch dw := l.blobs[0].DiffSlice(); {
+		case p == 0 && l.firstOwnDW:
+			g.copyDW(dw, 0)
+		case p > 0 && g.wroteDW:
 			kernel.Add(dw, dw, g.dw)
 		}
 	}

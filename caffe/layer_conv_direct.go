@@ -140,7 +140,7 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 	}
 	wsize := l.channels / l.group * l.kh * l.kw * l.numOutput
 	for i, g := range l.grads[:d.bwdParts] {
-		if i > 0 {
+		if i > 0 || d.workers > 1 {
 			g.dw = growFloats(g.dw, wsize)
 		}
 		g.db = growFloats(g.db, l.numOutput)
@@ -362,6 +362,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		k.l.wantB = k.l.bias && k.l.paramGrad(1)
 		k.l.wantDown = k.down
 		k.l.zeroDW = k.l.writeDW && k.l.wantW
+		k.l.firstOwnDW = k.l.ownsFirstDW(d)
 		k.l.updated = false
 		if k.down && k.l.prepB != d.plan {
 			d.plan.PackBackward(k.l.blobs[0].DataSlice())
@@ -377,6 +378,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
 	l.zeroDW, c.zeroDW = false, false
 	l.addPartGradsShared(l.direct.bwdParts, l.direct.workers)
+	l.firstOwnDW, c.firstOwnDW = false, false
 	l.chain = nil
 	l.finishUpdate()
 	c.finishUpdate()
@@ -389,6 +391,13 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		}
 		k.x, k.dx, k.dy, k.dBwd = nil, nil, nil, nil
 	}
+}
+
+// ownsFirstDW reports whether part 0 of a backward run on d writes its
+// weight gradient into its own buffer (firstOwnDW): when the run writes
+// the gradient on several goroutines.
+func (l *Convolution) ownsFirstDW(d *convDirectState) bool {
+	return ownFirstDW && l.zeroDW && d.workers > 1 && d.bwdParts > 1 && len(l.grads[0].dw) == l.blobs[0].Count()
 }
 
 // chainBackwardWorker computes part p of l's backward, then of its
@@ -468,10 +477,12 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		// bottom (the last one), if the buffer still holds them.
 		l.haveCols = l.colFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
+		l.firstOwnDW = l.ownsFirstDW(d)
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
 		l.zeroDW = false
 		l.colFor = -1
 		l.addPartGradsShared(d.bwdParts, d.workers)
+		l.firstOwnDW = false
 	}
 	l.prepB = nil
 	l.colFor, l.haveCols = -1, false
@@ -502,7 +513,7 @@ func (l *Convolution) directBackwardPart(w, p int) {
 	clear(g.db)
 	g.wroteDW = false
 	dw := g.dw
-	if p == 0 {
+	if p == 0 && !l.firstOwnDW {
 		dw = l.partZeroDW()
 	} else if l.wantW {
 		clear(dw)
@@ -743,7 +754,7 @@ func (l *Convolution) partWeights(w, p int) {
 	d := l.dBwd
 	g := l.grads[p]
 	dw := g.dw
-	if p == 0 {
+	if p == 0 && !l.firstOwnDW {
 		dw = l.blobs[0].DiffSlice()
 	}
 	_, hi := span(p, d.bwdParts, d.nblocks)

@@ -283,14 +283,31 @@ func TestTrainNoAllocs(t *testing.T) {
 
 // BenchmarkTrainOffers trains LeNet and CIFAR-10 quick on one thread and
 // on two with and without the weight gradients that a chained backward
-// run's parts offer to a goroutine without parts (offerWeightGrads), in
-// one process, the three solvers taking turns a block of iterations at a
-// time, and reports the median wall time per iteration of each block and
-// the two-thread speedups over one thread from those medians:
+// run's parts offer to a goroutine without parts (offerWeightGrads), as
+// benchSwitch does:
 //
 //	go test -run '^$' -bench TrainOffers -benchtime 40x ./caffe
 func BenchmarkTrainOffers(b *testing.B) {
 	defer func(v bool) { offerWeightGrads = v }(offerWeightGrads)
+	benchSwitch(b, func(on bool) { offerWeightGrads = on })
+}
+
+// BenchmarkTrainFirstDW trains LeNet and CIFAR-10 quick on one thread and
+// on two with and without a buffer of its own for the weight gradient of
+// a convolution's first backward part (ownFirstDW), as benchSwitch does:
+//
+//	go test -run '^$' -bench TrainFirstDW -benchtime 40x ./caffe
+func BenchmarkTrainFirstDW(b *testing.B) {
+	defer func(v bool) { ownFirstDW = v }(ownFirstDW)
+	benchSwitch(b, func(on bool) { ownFirstDW = on })
+}
+
+// benchSwitch trains LeNet and CIFAR-10 quick on one thread (the switch
+// on) and on two with a switch set off and on, in one process, the three
+// solvers taking turns a block of iterations at a time, and reports the
+// median wall time per iteration of each block and the two-thread
+// speedups over one thread from those medians.
+func benchSwitch(b *testing.B, set func(on bool)) {
 	nets := []struct {
 		name, model string
 		c, h, w     int
@@ -301,8 +318,8 @@ func BenchmarkTrainOffers(b *testing.B) {
 	}
 	for _, nt := range nets {
 		b.Run(nt.name, func(b *testing.B) {
-			offer := []bool{true, false, true}
-			times := stepsInTurn(b, nt.model, nt.c, nt.h, nt.w, []int{1, 2, 2}, nt.block, func(m int) { offerWeightGrads = offer[m] })
+			on := []bool{true, false, true}
+			times := stepsInTurn(b, nt.model, nt.c, nt.h, nt.w, []int{1, 2, 2}, nt.block, func(m int) { set(on[m]) })
 			var median [3]time.Duration
 			for m := range times {
 				slices.Sort(times[m])
