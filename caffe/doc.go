@@ -198,10 +198,8 @@
 // the calling goroutine alone (in a solver's iteration, the backward
 // pass's weights while the forward pass runs its last, small layers).
 // An inner product and an in-place ReLU of its top run as one run, each
-// part of the product rectifying what it wrote (LeNet's ip1 and relu1;
-// an inner product with small weights splits its images among the
-// threads, and then each part also runs the next inner product, LeNet's
-// ip2, on its images), and backward an inner product passes its input gradient through the
+// part of the product rectifying what it wrote (LeNet's ip1 and relu1),
+// and backward an inner product passes its input gradient through the
 // gradient of the in-place ReLU of its input (LeNet's ip2 and relu1).
 // Net.ForwardLayer and Net.BackwardLayer, and so TimeNet, run the layers
 // one by one.

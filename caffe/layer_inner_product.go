@@ -88,13 +88,6 @@ type InnerProduct struct {
 	// top with the layer (net_fuse.go): each part rectifies the columns
 	// it wrote, while they are in its core's cache.
 	relu *ReLU
-	// next: set, with its top's values nextY, while a net's forward pass
-	// offers to run the inner product of the rectified top with the
-	// layer (net_fuse.go): a Forward split by images computes it for
-	// each part's images (forwardImages) and sets nextRan.
-	next    *InnerProduct
-	nextY   []float32
-	nextRan bool
 	// dxReLU: set while a net's backward pass runs the gradient of the
 	// in-place ReLU of the bottom (net_fuse.go) with the layer's, through
 	// the ReLU's values dxReLUY: the part that computes the input
@@ -120,7 +113,6 @@ type ipFused struct {
 // (packForward).
 type ipForward struct {
 	parts     int
-	images    int // parts by images (forwardByImages), else 0
 	x, y      []float32
 	packed    []float32
 	packedBuf []float32 // kept from run to run
@@ -318,8 +310,7 @@ func (l *InnerProduct) Reshape(bottom, top []*Blob) error {
 // Forward computes top = bottom·Wᵀ + b. With W stored [N, K] it computes
 // topᵀ = W·bottomᵀ, so that the large operand W is read along its rows (in
 // place, by kernel.FCForward), and transposes the result while adding the
-// bias. On several threads it splits the outputs (rows of W) among them,
-// or, for small enough weights, the images (forwardByImages).
+// bias.
 func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 	x, y := bottom[0].DataSlice(), top[0].DataSlice()
 	w := l.blobs[0].DataSlice()
@@ -345,17 +336,6 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 	f := &l.fwd
 	f.parts, f.x, f.y = fcRowParts(kernel.FCParts(l.threads(), n, m, k), n, l.threads()), x, y
 	f.packUnits = 0
-	l.nextRan = false
-	if f.images = l.forwardByImages(); f.images > 1 {
-		nx := l.next
-		if nx != nil && (nx.transpose || nx.m != m || nx.k != n) {
-			l.next = nil
-		}
-		l.runner.run(l.threads(), f.images, l.fwdFn)
-		l.nextRan, l.next = l.next != nil, nx
-		f.x, f.y = nil, nil
-		return nil
-	}
 	if size := kernel.FCForwardPackSize(n, m, k); f.parts > 1 && size > 0 {
 		f.packedBuf = growFloats(f.packedBuf, size)
 		f.packed = f.packedBuf
@@ -373,10 +353,6 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 func (l *InnerProduct) forwardPart(_, p int) {
 	f := &l.fwd
 	m, n, k := l.m, l.n, l.k
-	if f.images > 1 {
-		l.forwardImages(p)
-		return
-	}
 	if f.packUnits > 0 {
 		l.packForward()
 	}
@@ -398,74 +374,6 @@ func (l *InnerProduct) forwardPart(_, p int) {
 			kernel.Relu(y, y, r.slope)
 		}
 	}
-}
-
-// fcImagesMax is the most weights (N·K) of a layer whose Forward splits
-// its images among the threads (forwardByImages): each goroutine then
-// reads all the weights, which for LeNet's ip1 (400K) and CIFAR-10
-// quick's ip1 (64K) costs less than what the split by outputs moves
-// between the cores, but for AlexNet's fc6–fc8 (4M–38M) would read
-// them from memory once per thread.
-const fcImagesMax = 1 << 20
-
-// forwardByImages returns how many parts Forward splits its images into
-// (forwardImages), 0 for a split by outputs: with several threads and
-// processors, a product that FCParts splits, weights of at most
-// fcImagesMax values, and at least a packing panel of images a thread.
-// Each part then computes all the outputs of its own images: it packs
-// only those, waits for no other part (the split by outputs shares one
-// packing of all the images), and writes whole rows of the top (and of
-// the ReLU that follows), where the split by outputs writes part of
-// every row from each core (LeNet's ip1: 252 and 248 of each image's
-// 500 outputs, a cache line of each row written by both). The values
-// are the same: every output is the same sum whatever the other columns
-// computed with it.
-func (l *InnerProduct) forwardByImages() int {
-	threads, panel := l.threads(), kernel.FCForwardPackPanel()
-	if threads < 2 || runtime.GOMAXPROCS(0) < 2 || l.n*l.k > fcImagesMax || l.m < threads*panel ||
-		kernel.FCParts(threads, l.n, l.m, l.k) <= 1 {
-		return 0
-	}
-	return threads
-}
-
-// forwardImages computes part p of Forward split by images: for the
-// part's share of whole packing panels of images, their rows of the top
-// (forwardRows), the fused ReLU, and those of the next inner product's
-// top (next).
-func (l *InnerProduct) forwardImages(p int) {
-	f := &l.fwd
-	m, n := l.m, l.n
-	panel := kernel.FCForwardPackPanel()
-	lo, hi := span(p, f.images, (m+panel-1)/panel)
-	lo, hi = lo*panel, min(m, hi*panel)
-	if lo >= hi {
-		return
-	}
-	l.forwardRows(lo, hi, f.x[lo*l.k:], f.y)
-	y := f.y[lo*n : hi*n]
-	if r := l.relu; r != nil {
-		kernel.Relu(y, y, r.slope)
-	}
-	if nx := l.next; nx != nil {
-		nx.forwardRows(lo, hi, y, l.nextY)
-	}
-}
-
-// forwardRows computes rows [lo, hi) of the top, y, from those of the
-// bottom, x (the images' rows alone), as Forward does (W stored
-// [N, K]): their outputs (rows of topᵀ in columns lo to hi of the yT
-// buffer), transposed with the bias added; the same values, each the
-// same sum.
-func (l *InnerProduct) forwardRows(lo, hi int, x, y []float32) {
-	m, n, k := l.m, l.n, l.k
-	yT := l.yT[:n*m]
-	kernel.FCForward(1, 0, n, hi-lo, k, l.blobs[0].DataSlice(), k, x, k, 0, yT[lo:], m)
-	var b []float32
-	if l.bias {
-		b = l.blobs[1].DataSlice()
-	}
-	kernel.TransposeAdd(y[lo*n:hi*n], n, yT[lo:], m, n, hi-lo, b)
 }
 
 // packForward packs the bottom for Forward's parts (FCForwardPacked):
@@ -740,10 +648,8 @@ const pairImages = 16
 // the weight gradient of its half of the columns (the bias gradient in
 // part 1), where the other split computes every image's input gradient
 // in one part and the whole weight gradient in the other, each reading
-// every row of the bottom. A part's rows of the input gradient are the
-// images whose rows of the bottom its core wrote in the forward pass
-// when that pass split them alike (forwardByImages). The values are
-// those of the whole products, each the same sum.
+// every row of the bottom. The values are those of the whole products,
+// each the same sum.
 func (l *InnerProduct) pairHalf(p int) {
 	m, n, k := l.m, l.n, l.k
 	g := &l.pair

@@ -68,11 +68,7 @@ type Net struct {
 	// bwdReLUs[i]: the in-place ReLU right before inner product i of
 	// its bottom, which the backward pass runs with it, or nil.
 	ipReLUs, bwdReLUs []*ReLU
-	// ipNexts[i]: the inner product right after the ReLU ipReLUs[i] that
-	// reads its top, whose forward pass may run in inner product i's
-	// (net_fuse.go), or nil.
-	ipNexts []*InnerProduct
-	preps   passPreps // work done ahead of the passes (net_prep.go)
+	preps             passPreps // work done ahead of the passes (net_prep.go)
 	// backwardNext: a backward pass follows the forward pass with the
 	// weights unchanged (a solver's iteration), for which the forward
 	// pass begins the work ahead in early (net_prep.go); earlyRunning
@@ -570,11 +566,10 @@ func (n *Net) Forward() (float32, error) {
 			continue
 		}
 		if r := n.ipReLUs[i]; r != nil && fuseLayers {
-			last, err := n.forwardIPReLU(i, r)
-			if err != nil {
+			if err := n.forwardIPReLU(i, r); err != nil {
 				return 0, err
 			}
-			i = last
+			i++
 			continue
 		}
 		if f := n.lrnPools[i]; f != nil {

@@ -83,7 +83,6 @@ func (n *Net) findFusions() {
 	noLoss := n.noLossWeight
 	n.ipReLUs = make([]*ReLU, len(n.layers))
 	n.bwdReLUs = make([]*ReLU, len(n.layers))
-	n.ipNexts = make([]*InnerProduct, len(n.layers))
 	for i, l := range n.layers {
 		if lrn, ok := l.(*LRN); ok {
 			lrn.topKept = n.topKept(i)
@@ -93,10 +92,6 @@ func (n *Net) findFusions() {
 			if r, ok := layerAt[*ReLU](n, i+1); ok && top != n.bottoms[i][0] && len(n.bottoms[i+1]) == 1 &&
 				n.bottoms[i+1][0] == top && n.tops[i+1][0] == top && noLoss(i+1) {
 				n.ipReLUs[i] = r
-				if nx, ok := layerAt[*InnerProduct](n, i+2); ok && len(n.bottoms[i+2]) == 1 && n.bottoms[i+2][0] == top &&
-					len(n.tops[i+2]) == 1 && n.tops[i+2][0] != top && noLoss(i+2) && !nx.transpose {
-					n.ipNexts[i] = nx
-				}
 			}
 		}
 		if _, ok := l.(*InnerProduct); ok && i > 0 && len(n.bottoms[i]) == 1 && noLoss(i) {
@@ -161,45 +156,27 @@ func (n *Net) findFusions() {
 // rectifies the values it wrote (InnerProduct.relu), the same values as
 // the ReLU's own pass over the top, while they are in its core's cache
 // and without a pass of its own, which on more than one thread would
-// leave the other threads idle (LeNet's ip1 and relu1). Where the
-// product splits its images among the threads and the next layer is an
-// inner product of the rectified top (Net.ipNexts: LeNet's ip2), each
-// part computes that product for its images too (InnerProduct.next),
-// from the rows of the top it has just written. It returns the last
-// layer it ran.
-func (n *Net) forwardIPReLU(i int, r *ReLU) (int, error) {
-	last := i + 1
-	if n.ipNexts[i] != nil {
-		last = i + 2
-	}
-	for j := i; j <= last; j++ {
+// leave the other threads idle (LeNet's ip1 and relu1).
+func (n *Net) forwardIPReLU(i int, r *ReLU) error {
+	for j := i; j <= i+1; j++ {
 		if shapesChanged(n.bottomShapes[j], n.bottoms[j]) {
 			if err := n.reshapeLayer(j); err != nil {
-				return 0, err
+				return err
 			}
 		}
 	}
 	ip := n.layers[i].(*InnerProduct)
 	r.forgetSigns()
 	var ferr error
-	ranNext := false
 	err := n.guard(i, func() {
 		ip.relu = r
-		if nx := n.ipNexts[i]; nx != nil {
-			ip.next, ip.nextY = nx, n.tops[i+2][0].DataSlice()
-		}
-		defer func() { ip.relu, ip.next, ip.nextY = nil, nil, nil }()
+		defer func() { ip.relu = nil }()
 		ferr = ip.Forward(n.bottoms[i], n.tops[i])
-		ranNext = ip.nextRan
 	})
 	if err == nil {
 		err = ferr
 	}
-	if err != nil || ranNext || n.ipNexts[i] == nil {
-		return last, err
-	}
-	_, err = n.ForwardLayer(i + 2)
-	return last, err
+	return err
 }
 
 // gradReLU returns the in-place ReLU right before inner product i whose
