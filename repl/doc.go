@@ -201,8 +201,12 @@
 //
 // BUG(repl): A value of a declared struct type whose methods have value
 // receivers loses its type when it becomes an error or fmt.Stringer
-// value (the interpreter wraps it): asserting it back to its type fails.
-// Methods with pointer receivers keep it.
+// value (the interpreter wraps it): asserting it back to its type fails,
+// and asserting such an interface value, or an any holding such a value,
+// to another interface type (any(v).(fmt.Stringer)) gives false; an
+// interface of the standard library holding one may even pass for
+// another declared type (x.(T) true). Methods with pointer receivers
+// keep it.
 //
 // BUG(repl): The interpreter refuses to convert a value of a declared
 // struct type to an interface whose methods it has only through an
@@ -218,7 +222,9 @@
 // collide, and x.(A) is true of any int x. So in an interface that could
 // hold the underlying type too (an any), only values of the session's
 // struct types keep their type's name: %T of an any holding an A prints
-// int (in an interface with A's methods, A is named).
+// int (in an interface with A's methods, A is named). Two declared
+// struct types with the same fields are one type too: an any holding
+// either prints as the one declared first.
 //
 // BUG(repl): Goroutines of an earlier input that took part in a
 // deadlock go on waiting on their channels when the input stops (the

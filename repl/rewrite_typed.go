@@ -39,7 +39,11 @@ import (
 //     first (commaOK);
 //   - function literals that use loop variables are made closures when
 //     they are evaluated (closures);
-//   - return <-ch receives into a temporary first (receives).
+//   - return <-ch receives into a temporary first (receives);
+//   - a conversion to an interface type becomes a function that returns
+//     the value as that type (conversions), and so does a value of a
+//     type the program declared where it becomes a value of an interface
+//     type with methods (implicitConversions).
 //
 // Later rewrites (the shell's own in rewrite.go, and those of other
 // features) see the rewritten syntax: info describes the nodes the
@@ -82,6 +86,8 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.zeroDivisors(f)
 		r.nilAssertions(f)
 		r.names(f)
+		r.conversions(f)
+		r.implicitConversions(f)
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}

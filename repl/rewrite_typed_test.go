@@ -74,6 +74,18 @@ func TestToday(t *testing.T) {
 			{in: "func evens(n int) iter.Seq[int] { return func(yield func(int) bool) { for i := 0; i < n; i += 2 { if !yield(i) { return } } } }\nnext, stop := iter.Pull(evens(5))\na, _ := next()\nb, _ := next()\nstop()\nfmt.Println(a, b)", out: "0 2\n"},
 			{in: "type Person struct{ Name string; Age int }\npeople := []Person{{\"Bo\", 30}, {\"Al\", 25}, {\"Cy\", 25}}\nslices.SortFunc(people, func(a, b Person) int { return cmp.Compare(a.Age, b.Age) })\nfmt.Println(people, slices.IndexFunc(people, func(p Person) bool { return p.Name == \"Bo\" }))", out: "[{Al 25} {Cy 25} {Bo 30}] 2\n"},
 		}},
+		{"conversions to interface types", []evalStep{
+			{in: `import ("io"; "strings"; "time")`},
+			{in: "type NotFound struct{ Name string }\nfunc (e NotFound) Error() string { return e.Name + \" not found\" }"},
+			{in: "type Celsius float64\nfunc (c Celsius) String() string { return fmt.Sprintf(\"%.1f°C\", float64(c)) }"},
+			{in: "fmt.Println(fmt.Stringer(time.Second).String(), fmt.Stringer(Celsius(20)).String(), error(NotFound{\"x\"}).Error())", out: "1s 20.0°C x not found\n"},
+			{in: "var b strings.Builder\nfmt.Fprint(io.Writer(&b), \"through a Writer\")\nb.String()", out: "\"through a Writer\" (string)\n"},
+			{in: "var e error = NotFound{\"key\"}\nfmt.Println(e.Error(), e)", out: "key not found key not found\n"},
+			{in: "var e2 error\ne2 = NotFound{\"k2\"}\ne2.Error()", out: "\"k2 not found\" (string)\n"},
+			{in: "func find(name string) error { if name == \"\" { return NotFound{\"empty\"} }; return nil }\nfind(\"\").Error()", out: "\"empty not found\" (string)\n"},
+			{in: "errs := []error{NotFound{\"a\"}}\nerrs = append(errs, NotFound{\"b\"})\nm := map[string]fmt.Stringer{\"t\": Celsius(5)}\nfmt.Println(errs[0].Error(), errs[1].Error(), m[\"t\"].String())", out: "a not found b not found 5.0°C\n"},
+			{in: "ch := make(chan error, 1)\nch <- NotFound{\"sent\"}\n(<-ch).Error()", out: "\"sent not found\" (string)\n"},
+		}},
 		{"comma-ok at the top level", []evalStep{
 			{in: `m := map[string]int{"a": 1}`},
 			{in: `v, ok := m["a"]`},

@@ -1,0 +1,264 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// The interpreter gets a conversion of a value to an interface type
+// wrong: fmt.Stringer(time.Second).String() and error(e) for the
+// session's types panic ("Method index out of range", "reflect.Set:
+// value of type time.Duration is not assignable to type string"), and
+// an interface made so may even call another type's method. It gets the
+// same value right when a function returns it as the interface.
+
+// conversions rewrites each conversion I(x) of the input, I an interface
+// type and x of another type X (a constant: its default type), as
+//
+//	func(v X) I { return v }(x)
+//
+// and as (x) where X is I, leaving those whose types cannot be written
+// for the interpreter.
+func (r *typedRewriter) conversions(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		call, ok := c.Node().(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 || call.Ellipsis.IsValid() {
+			return true
+		}
+		if lit := r.conversion(call); lit != nil {
+			c.Replace(lit)
+		}
+		return true
+	})
+}
+
+// conversion returns the rewritten form of call when it converts a
+// value to an interface type, else nil.
+func (r *typedRewriter) conversion(call *ast.CallExpr) ast.Expr {
+	tv, ok := r.info.Types[call.Fun]
+	if !ok || !tv.IsType() {
+		return nil
+	}
+	it := tv.Type
+	if _, isParam := types.Unalias(it).(*types.TypeParam); isParam {
+		return nil
+	}
+	if _, isIface := it.Underlying().(*types.Interface); !isIface {
+		return nil
+	}
+	arg, ok := r.info.Types[call.Args[0]]
+	if !ok || arg.Type == nil || arg.IsNil() {
+		return nil
+	}
+	xt := types.Default(arg.Type)
+	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
+		return nil
+	}
+	if b, isBasic := xt.Underlying().(*types.Basic); isBasic && b.Info()&types.IsUntyped != 0 {
+		return nil
+	}
+	if types.Identical(xt, it) {
+		return &ast.ParenExpr{Lparen: call.Lparen, X: call.Args[0], Rparen: call.Rparen}
+	}
+	return r.convertLit(call.Args[0], xt, it, call.Lparen, call.Rparen)
+}
+
+// convertLit returns func(v X) I { return v }(x), xt being X and it I,
+// or nil when a type cannot be written.
+func (r *typedRewriter) convertLit(x ast.Expr, xt, it types.Type, lparen, rparen token.Pos) ast.Expr {
+	pos := x.Pos()
+	xe, ie := r.typeExpr(xt, pos), r.typeExpr(it, pos)
+	if xe == nil || ie == nil {
+		return nil
+	}
+	v := r.temp("v", pos)
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{v}, Type: xe}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}},
+		}},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: lparen, Args: []ast.Expr{x}, Rparen: rparen}
+}
+
+// The interpreter also loses the methods of a value of a type the
+// program declared where it becomes an interface value without a
+// conversion: var e error = NotFound{"key"}; e.Error() panics ("Method
+// index out of range"). implicitConversions rewrites such values, where
+// Go converts them implicitly to an interface type with methods (the
+// value of a var declaration with that type or of an assignment to a
+// variable of it, a result, an argument, an element of a composite
+// literal, a value sent on a channel), as conversion does. Values of
+// other packages' types, which the interpreter converts right, are left
+// alone.
+func (r *typedRewriter) implicitConversions(f *ast.File) {
+	var sigs []*types.Signature // the enclosing functions', nil if unknown
+	astutil.Apply(f, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.FuncDecl:
+			var sig *types.Signature
+			if fn, ok := r.info.Defs[n.Name].(*types.Func); ok {
+				sig, _ = fn.Type().(*types.Signature)
+			}
+			sigs = append(sigs, sig)
+		case *ast.FuncLit:
+			sig, _ := r.typeOf(n).(*types.Signature)
+			sigs = append(sigs, sig)
+		case *ast.ValueSpec:
+			if n.Type != nil && len(n.Values) == len(n.Names) {
+				if tv, ok := r.info.Types[n.Type]; ok && tv.IsType() {
+					for i := range n.Values {
+						n.Values[i] = r.implicit(n.Values[i], tv.Type)
+					}
+				}
+			}
+		case *ast.AssignStmt:
+			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
+				for i := range n.Rhs {
+					n.Rhs[i] = r.implicit(n.Rhs[i], r.typeOf(n.Lhs[i]))
+				}
+			}
+		case *ast.ReturnStmt:
+			if len(sigs) > 0 && sigs[len(sigs)-1] != nil {
+				res := sigs[len(sigs)-1].Results()
+				if res.Len() == len(n.Results) {
+					for i := range n.Results {
+						n.Results[i] = r.implicit(n.Results[i], res.At(i).Type())
+					}
+				}
+			}
+		case *ast.CallExpr:
+			r.implicitArgs(n)
+		case *ast.CompositeLit:
+			r.implicitElements(n)
+		case *ast.SendStmt:
+			if ch, ok := typeUnder(r.typeOf(n.Chan)).(*types.Chan); ok {
+				n.Value = r.implicit(n.Value, ch.Elem())
+			}
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch c.Node().(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			sigs = sigs[:len(sigs)-1]
+		}
+		return true
+	})
+}
+
+// typeUnder returns t's underlying type, nil for nil.
+func typeUnder(t types.Type) types.Type {
+	if t == nil {
+		return nil
+	}
+	return t.Underlying()
+}
+
+// implicitArgs rewrites the arguments of a call of a function that
+// become values of its interface-typed parameters.
+func (r *typedRewriter) implicitArgs(call *ast.CallExpr) {
+	if tv, ok := r.info.Types[call.Fun]; !ok || tv.IsType() || tv.IsBuiltin() {
+		return
+	}
+	sig, ok := typeUnder(r.typeOf(call.Fun)).(*types.Signature)
+	if !ok {
+		return
+	}
+	params := sig.Params()
+	for i := range call.Args {
+		var pt types.Type
+		switch {
+		case sig.Variadic() && i >= params.Len()-1:
+			if call.Ellipsis.IsValid() {
+				continue
+			}
+			if s, ok := params.At(params.Len() - 1).Type().(*types.Slice); ok {
+				pt = s.Elem()
+			}
+		case i < params.Len():
+			pt = params.At(i).Type()
+		}
+		call.Args[i] = r.implicit(call.Args[i], pt)
+	}
+}
+
+// implicitElements rewrites the elements of a composite literal that
+// become values of an interface-typed element, key or field.
+func (r *typedRewriter) implicitElements(lit *ast.CompositeLit) {
+	switch t := typeUnder(r.typeOf(lit)).(type) {
+	case *types.Slice:
+		r.implicitValues(lit, t.Elem())
+	case *types.Array:
+		r.implicitValues(lit, t.Elem())
+	case *types.Map:
+		for _, e := range lit.Elts {
+			if kv, ok := e.(*ast.KeyValueExpr); ok {
+				kv.Key = r.implicit(kv.Key, t.Key())
+				kv.Value = r.implicit(kv.Value, t.Elem())
+			}
+		}
+	case *types.Struct:
+		for i, e := range lit.Elts {
+			if kv, ok := e.(*ast.KeyValueExpr); ok {
+				if id, ok := kv.Key.(*ast.Ident); ok {
+					if v, ok := r.info.Uses[id].(*types.Var); ok {
+						kv.Value = r.implicit(kv.Value, v.Type())
+					}
+				}
+			} else if i < t.NumFields() {
+				lit.Elts[i] = r.implicit(e, t.Field(i).Type())
+			}
+		}
+	}
+}
+
+// implicitValues rewrites the elements of a slice or array literal.
+func (r *typedRewriter) implicitValues(lit *ast.CompositeLit, elem types.Type) {
+	for i, e := range lit.Elts {
+		if kv, ok := e.(*ast.KeyValueExpr); ok {
+			kv.Value = r.implicit(kv.Value, elem)
+		} else {
+			lit.Elts[i] = r.implicit(e, elem)
+		}
+	}
+}
+
+// implicit returns x as a value of target: x converted as conversion
+// does when target is an interface type with methods and x's type is
+// one the program declared (or a pointer to one), else x.
+func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
+	if target == nil {
+		return x
+	}
+	it, ok := target.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 {
+		return x
+	}
+	if _, isParam := types.Unalias(target).(*types.TypeParam); isParam {
+		return x
+	}
+	xt := r.typeOf(x)
+	if xt == nil || types.Identical(xt, target) {
+		return x
+	}
+	base := xt
+	if p, ok := base.(*types.Pointer); ok {
+		base = p.Elem()
+	}
+	n, ok := types.Unalias(base).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
+		return x
+	}
+	if _, isIface := n.Underlying().(*types.Interface); isIface {
+		return x
+	}
+	if lit := r.convertLit(x, xt, target, x.Pos(), x.End()); lit != nil {
+		return lit
+	}
+	return x
+}
