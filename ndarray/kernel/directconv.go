@@ -125,11 +125,13 @@ type directKernels struct {
 	// putRows stores (or adds, with add) the n vectors of src, one after
 	// the other, to each of rows rows of n vectors at dst.
 	putRows func(dst *float32, pixStep, rowStep int, src *float32, n, rows int, add bool)
-	// gatherRows writes count rows of h floats (h at most the largest
-	// forward tile, mr), row j at dst[j·dstStep], its float i from
-	// src[j·step + i·stride]: the packing of the weights, each packed row
-	// a tile's kernels' values at one place.
-	gatherRows func(dst *float32, dstStep int, src *float32, stride, step, h, count int)
+	// packTile writes n rows of h floats (h at most the largest tile,
+	// mr), row p at dst[p·ldd] (ldd may be negative), its float i from
+	// src[i·lda + p], times alpha (1 here): the packing of the weights,
+	// each packed row a tile's kernels' values at one place, the rows of
+	// kernels read in place (contiguous runs of a kernel's values) and
+	// turned into the packed rows in registers (gemm's packATile).
+	packTile func(dst, src *float32, h, n, lda, ldd int, alpha float32)
 }
 
 // gradRowWidth is the width of the kernels whose weight gradient runs a
@@ -463,12 +465,11 @@ func (d *DirectConv) PackForwardPart(w []float32, p, parts int) {
 		pf := d.wf[g*d.packedF:]
 		dst := pf[t.r0*d.kk : (t.r0+t.h)*d.kk]
 		src := wg[t.r0*d.kk : (t.r0+t.h)*d.kk]
-		// Input channel by input channel: each k's row of the tile
-		// gathered whole from the tile's kernels, read in place (the
-		// area rows of channel c, d.c rows apart, read the same lines
-		// of the kernels).
+		// Input channel by input channel: the tile's kernels' area
+		// values of channel c, contiguous in each kernel, become the
+		// area rows of k = (·, ·, c), d.c rows apart.
 		for c := range d.c {
-			d.k.gatherRows(&dst[c*t.h], d.c*t.h, &src[c*area], d.kk, 1, t.h, area)
+			d.k.packTile(&dst[c*t.h], &src[c*area], t.h, area, d.kk, d.c*t.h, 1)
 		}
 	}
 }
@@ -488,13 +489,12 @@ func (d *DirectConv) PackBackwardPart(w []float32, p, parts int) {
 		// Tile t holds [k][i] = W[m][r0+i][kh-1-ki][kw-1-kj], k = (ki, kj, m).
 		pb := d.wb[g*d.packedB:]
 		dst := pb[t.r0*kb : (t.r0+t.h)*kb]
-		// In the order of dst, so that the stores run through memory
-		// one after the other: a kernel position a at a time, the
-		// tile's kernels of every output m read at the flipped position
-		// (the reads of one a, t.h·area floats for each m, meet the
-		// same lines for the next a in the caches).
-		for a := range area {
-			d.k.gatherRows(&dst[a*d.m*t.h], t.h, &wg[t.r0*area+area-1-a], area, d.kk, t.h, d.m)
+		// Output by output: the area values of the tile's kernels of
+		// output m, contiguous in each kernel, become the rows of k =
+		// (·, ·, m), d.m rows apart, the last kernel position first (the
+		// flip: the rows run backwards from the last a's).
+		for m := range d.m {
+			d.k.packTile(&dst[(area-1)*d.m*t.h+m*t.h], &wg[m*d.kk+t.r0*area], t.h, area, area, -d.m*t.h, 1)
 		}
 	}
 }
@@ -1222,10 +1222,10 @@ func deinterleaveGo(lanes int) func(dst *float32, dstStride int, src *float32, s
 	}
 }
 
-func gatherRowsGo(dst *float32, dstStep int, src *float32, stride, step, h, count int) {
-	for j := range count {
+func packTileGo(dst, src *float32, h, n, lda, ldd int, alpha float32) {
+	for p := range n {
 		for i := range h {
-			*at(dst, 4*(j*dstStep+i)) = *at(src, 4*(j*step+i*stride))
+			*at(dst, 4*(p*ldd+i)) = alpha * *at(src, 4*(i*lda+p))
 		}
 	}
 }
@@ -1254,5 +1254,5 @@ var goDirect = &directKernels{
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),
 	unpoolAdd: goDirectUnpoolAdd(8), spreadAve: goDirectSpreadAve(8), putRows: goDirectPutRows(8),
-	gatherRows: gatherRowsGo,
+	packTile: packTileGo,
 }

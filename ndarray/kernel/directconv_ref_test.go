@@ -620,32 +620,38 @@ func TestDirectConvPackParts(t *testing.T) {
 	})
 }
 
-// TestGatherRows checks each implementation's gatherRows against the
-// portable loop: every row height up to the forward tile, a few row
-// counts, strides and steps, the floats between the rows untouched.
-func TestGatherRows(t *testing.T) {
+// TestPackTile checks each implementation's packTile against the
+// portable loop: every row height up to the largest tile, a few row
+// counts (within a 16-column chunk, across one and beyond), row lengths
+// and row steps, forward and backward (ldd < 0), the floats between the
+// rows untouched.
+func TestPackTile(t *testing.T) {
 	for _, im := range available() {
 		k := im.direct
 		if k == nil {
 			continue
 		}
 		for h := 1; h <= k.mr; h++ {
-			for _, count := range []int{0, 1, 2, 5} {
-				for _, sz := range [][2]int{{1, 1}, {9, 1}, {37, 3}, {3, 100}} {
-					stride, step := sz[0], sz[1]
-					dstStep := h + 3
-					src := randSlice(newRand(uint64(h*131+count)), count*step+h*stride+1)
-					got, want := make([]float32, count*dstStep+4), make([]float32, count*dstStep+4)
-					for i := range got {
-						got[i], want[i] = -1, -1
-					}
-					if count > 0 {
-						k.gatherRows(&got[0], dstStep, &src[0], stride, step, h, count)
-						gatherRowsGo(&want[0], dstStep, &src[0], stride, step, h, count)
-					}
-					for i := range got {
-						if got[i] != want[i] {
-							t.Fatalf("%s h=%d count=%d stride=%d step=%d: [%d] = %v, want %v", im.name, h, count, stride, step, i, got[i], want[i])
+			for _, n := range []int{1, 2, 9, 16, 25, 37} {
+				for _, lda := range []int{n, n + 3, 100} {
+					for _, back := range []bool{false, true} {
+						ldd := h + 3
+						size := n*ldd + 4
+						src := randSlice(newRand(uint64(h*131+n*7+lda)), (h-1)*lda+n)
+						got, want := make([]float32, size), make([]float32, size)
+						for i := range got {
+							got[i], want[i] = -1, -1
+						}
+						first := 0
+						if back {
+							first, ldd = (n-1)*ldd, -ldd
+						}
+						k.packTile(&got[first], &src[0], h, n, lda, ldd, 1)
+						packTileGo(&want[first], &src[0], h, n, lda, ldd, 1)
+						for i := range got {
+							if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+								t.Fatalf("%s h=%d n=%d lda=%d ldd=%d: [%d] = %v, want %v", im.name, h, n, lda, ldd, i, got[i], want[i])
+							}
 						}
 					}
 				}

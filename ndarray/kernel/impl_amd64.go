@@ -70,7 +70,7 @@ var avx512Gemm = &gemmImpl{
 		maxPool: dpoolMaxAVX512, unpool: dunpoolAVX512, deinterleaveStream: deinterleaveStreamAVX512,
 		biasRelu: dbiasReluAVX512, reluGradBits: dreluGradBitsAVX512, avePool: dpoolAveAVX512,
 		unpoolAdd: dunpoolAddAVX512, spreadAve: dspreadAveAVX512, putRows: dputRowsAVX512,
-		gatherRows: gatherRowsAVX512,
+		packTile: packAAVX512,
 	},
 }
 
@@ -99,7 +99,7 @@ var avx2Gemm = &gemmImpl{
 		maxPool: dpoolMaxAVX2, unpool: dunpoolAVX2, deinterleaveStream: deinterleaveStreamAVX2,
 		biasRelu: dbiasReluAVX2, reluGradBits: dreluGradBitsAVX2, avePool: dpoolAveAVX2,
 		unpoolAdd: dunpoolAddAVX2, spreadAve: dspreadAveAVX2, putRows: dputRowsAVX2,
-		gatherRows: gatherRowsAVX2,
+		packTile: packAAVX2,
 	},
 }
 

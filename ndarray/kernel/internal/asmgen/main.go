@@ -64,7 +64,6 @@ var outputs = []output{
 	{"lrn512", buildLRN512},
 	{"lanesums", buildLaneSums},
 	{"convflat", buildConvFlat},
-	{"dpack", buildDirectPack},
 }
 
 func main() {
