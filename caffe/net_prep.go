@@ -3,7 +3,7 @@ package caffe
 // With more than one thread, a pass does ahead of time, on the pooled
 // goroutines, the work that some layers begin their Forward or Backward
 // with and that depends on their parameters alone (the direct
-// convolution packs its weights: about 20 µs for LeNet's conv2, forward
+// convolution packs its weights: about 3 µs for LeNet's conv2, forward
 // and backward each), while the calling goroutine runs the layers before
 // them, which leave the other threads idle (a data layer, the loss and
 // the small layers next to it). A layer cuts its work into pieces that
