@@ -30,11 +30,12 @@ type InnerProduct struct {
 	// as kernel.SgemmParallel splits them: the goroutines that ran the
 	// layer before are still polling for work and take the parts at
 	// once, where the GEMM's own goroutines would have to be woken.
-	runner parallelRunner
-	gemm   ipGemm
-	gemmFn func(w, p int)
-	fwd    ipForward
-	fwdFn  func(w, p int)
+	runner    parallelRunner
+	gemm      ipGemm
+	gemmFn    func(w, p int)
+	fwd       ipForward
+	fwdFn     func(w, p int)
+	fwdTaskFn func(w, q int) // forwardTask
 
 	// The input gradient by depth blocks (inputGradBlocks): the run's
 	// blocks and their size, the buffers of blocks 1, 2, …, and the
@@ -48,7 +49,7 @@ type InnerProduct struct {
 	// With dxAddLater on more than one thread, the blocks run in the
 	// weight gradient's run (weightGradUpdate), a part each, beside its
 	// parts: dxPending is set until then; dxState[b] is block b's state
-	// (dxTodo, dxRunning, dxDone), for the weight gradient's parts,
+	// (taskTodo, taskRunning, taskDone), for the weight gradient's parts,
 	// which wait for every block before they add the blocks' sums and
 	// update the weights the blocks read; biasInRun: the bias gradient
 	// is summed in the last block's part.
@@ -56,8 +57,9 @@ type InnerProduct struct {
 	dxState              []atomic.Int32
 	// The weight gradient's run with the blocks: part q runs block
 	// wgTask[q] when it is ≥ 0, else weight gradient part −wgTask[q]−1.
-	wgTask []int
-	wgFn   func(w, p int)
+	wgTask  []int
+	wgFn    func(w, p int)
+	blockFn func(w, b int) // inputBlockTask
 
 	// The input and weight gradients side by side (backwardPair): the
 	// gradient's arguments, and the run's function.
@@ -120,6 +122,14 @@ type ipForward struct {
 	// those done.
 	packUnits          int
 	packNext, packDone atomic.Int32
+	// With the top written by images (forwardByImages), the run's
+	// tasks: task[q] is product part task[q] when ≥ 0, else the top's
+	// part −task[q]−1 of topParts; prodState[p] is product part p's
+	// state (taskTodo, taskRunning, taskDone).
+	byImages  bool
+	topParts  int
+	task      []int
+	prodState []atomic.Int32
 }
 
 // ipPair is backwardPair's run: the output gradient, the bottom's values
@@ -164,8 +174,9 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 		axisParam: int(p.GetAxis()),
 	}
 	l.gemmFn, l.fwdFn = l.gemmPart, l.forwardPart
+	l.fwdTaskFn = l.forwardTask
 	l.dxFn, l.dxAddFn = l.inputGradBlock, l.inputGradAdd
-	l.wgFn = l.weightGradTask
+	l.wgFn, l.blockFn = l.weightGradTask, l.inputBlockTask
 	l.pairFn = l.pairPart
 	l.fusedFn = l.fusedPart
 	return l, nil
@@ -224,7 +235,7 @@ func (l *InnerProduct) gemmPart(w, p int) {
 			g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
 		}
 		if l.dxPending {
-			l.waitInputBlocks()
+			finishTasks(w, l.dxState[:l.dxBlocks], l.blockFn)
 		}
 		if l.dxOut != nil {
 			l.addDepthBlocks(p, g.parts)
@@ -343,14 +354,77 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 		f.packNext.Store(0)
 		f.packDone.Store(0)
 	}
-	l.runner.run(l.threads(), f.parts, l.fwdFn)
+	f.byImages = f.parts > 1 && topByImages && m >= 2*pairImages
+	if f.byImages {
+		l.forwardByImages()
+	} else {
+		l.runner.run(l.threads(), f.parts, l.fwdFn)
+	}
 	f.x, f.y, f.packed = nil, nil, nil
 	return nil
 }
 
-// forwardPart computes part p of Forward: rows [lo, hi) of topᵀ, then
-// columns [lo, hi) of the top from them, plus the bias.
-func (l *InnerProduct) forwardPart(_, p int) {
+// topByImages lets Forward write the top by images on several threads
+// (forwardByImages); benchmarks compare it off.
+var topByImages = true
+
+// forwardByImages runs Forward's product parts (rows of topᵀ) and then
+// writes the top in parts by images, each part the top's rows of a run of
+// whole units of pairImages images (transposed from every product part's
+// rows, plus the bias, through the ReLU), instead of each product part
+// writing its own columns of every row of the top: the top's rows are
+// not cut at a cache line (16 images of any width are whole lines), where
+// the columns of two parts meet within a line in nearly every row, and
+// the two goroutines wrote that line at once (LeNet's ip1: 64 such lines
+// of a 500-column top, with the ReLU's pass over them). The run's shares
+// each hold product parts and then top parts; a top part waits for every
+// product part, running any that no goroutine has begun (as the input
+// gradient's blocks are run, weightGradWithBlocks), so that it never
+// waits for a part that no running goroutine took. The same values: each
+// is the product's sum plus the bias, one addition, then rectified.
+func (l *InnerProduct) forwardByImages() {
+	f := &l.fwd
+	threads := l.threads()
+	f.topParts = min(threads, (l.m+pairImages-1)/pairImages)
+	if len(f.prodState) < f.parts {
+		f.prodState = make([]atomic.Int32, f.parts)
+	}
+	for p := range f.parts {
+		f.prodState[p].Store(taskTodo)
+	}
+	f.task = dealTasks(f.task, threads, f.parts, f.topParts)
+	l.runner.run(threads, len(f.task), l.fwdTaskFn)
+}
+
+// forwardTask runs task q of forwardByImages on goroutine w.
+func (l *InnerProduct) forwardTask(w, q int) {
+	f := &l.fwd
+	if p := f.task[q]; p >= 0 {
+		runTask(&f.prodState[p], w, p, l.fwdFn)
+		return
+	}
+	finishTasks(w, f.prodState[:f.parts], l.fwdFn)
+	m, n := l.m, l.n
+	lo, hi := span(-f.task[q]-1, f.topParts, (m+pairImages-1)/pairImages)
+	lo, hi = lo*pairImages, min(m, hi*pairImages)
+	if lo >= hi {
+		return
+	}
+	var b []float32
+	if l.bias {
+		b = l.blobs[1].DataSlice()[:n]
+	}
+	kernel.TransposeAdd(f.y[lo*n:], n, l.yT[lo:n*m], m, n, hi-lo, b)
+	if r := l.relu; r != nil {
+		y := f.y[lo*n : hi*n]
+		kernel.Relu(y, y, r.slope)
+	}
+}
+
+// forwardPart computes part p of Forward: rows [lo, hi) of topᵀ, then,
+// unless the top is written by images, columns [lo, hi) of the top from
+// them, plus the bias.
+func (l *InnerProduct) forwardPart(w, p int) {
 	f := &l.fwd
 	m, n, k := l.m, l.n, l.k
 	if f.packUnits > 0 {
@@ -361,6 +435,9 @@ func (l *InnerProduct) forwardPart(_, p int) {
 		kernel.FCForwardPacked(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.packed, 0, yT, m)
 	} else {
 		kernel.FCForward(f.parts, p, n, m, k, l.blobs[0].DataSlice(), k, f.x, k, 0, yT, m)
+	}
+	if f.byImages {
+		return
 	}
 	lo, hi := kernel.FCForwardRows(f.parts, p, n, m, k)
 	var b []float32
@@ -796,12 +873,14 @@ func (l *InnerProduct) weightGradUpdate(dy, x []float32, beta float32, dw []floa
 	l.dxOut, l.dxDY = nil, nil
 }
 
-// Block states of the input gradient's blocks run with the weight
-// gradient (dxState).
+// The states of a task that goroutines of a run may wait for and run
+// themselves if none has begun it (the input gradient's blocks run with
+// the weight gradient, dxState; the forward products run with the
+// transposition by images, prodState).
 const (
-	dxTodo int32 = iota
-	dxRunning
-	dxDone
+	taskTodo int32 = iota
+	taskRunning
+	taskDone
 )
 
 // weightGradWithBlocks runs the input gradient's depth blocks and the
@@ -821,20 +900,9 @@ func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
 		l.dxState = make([]atomic.Int32, blocks)
 	}
 	for b := range blocks {
-		l.dxState[b].Store(dxTodo)
+		l.dxState[b].Store(taskTodo)
 	}
-	shares := min(threads, blocks+parts)
-	l.wgTask = l.wgTask[:0]
-	for sh := range shares {
-		lo, hi := span(sh, shares, blocks)
-		for b := lo; b < hi; b++ {
-			l.wgTask = append(l.wgTask, b)
-		}
-		lo, hi = span(sh, shares, parts)
-		for p := lo; p < hi; p++ {
-			l.wgTask = append(l.wgTask, -p-1)
-		}
-	}
+	l.wgTask = dealTasks(l.wgTask, threads, blocks, parts)
 	l.runner.run(threads, blocks+parts, l.wgFn)
 	l.dxPending = false
 }
@@ -842,34 +910,60 @@ func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
 // weightGradTask runs part q of weightGradWithBlocks on goroutine w.
 func (l *InnerProduct) weightGradTask(w, q int) {
 	if t := l.wgTask[q]; t >= 0 {
-		l.runInputBlock(t)
+		runTask(&l.dxState[t], w, t, l.blockFn)
 		return
 	}
 	l.gemmPart(w, -l.wgTask[q]-1)
 }
 
-// runInputBlock computes block b of the input gradient (and, with the
-// last block, the bias gradient) unless a goroutine has begun it.
-func (l *InnerProduct) runInputBlock(b int) {
-	st := &l.dxState[b]
-	if !st.CompareAndSwap(dxTodo, dxRunning) {
-		return
-	}
-	defer st.Store(dxDone) // even on a panic, which the run re-raises
+// inputBlockTask computes block b of the input gradient and, with the
+// last block, the bias gradient (weightGradWithBlocks).
+func (l *InnerProduct) inputBlockTask(_, b int) {
 	l.inputGradBlock(0, b)
 	if b == l.dxBlocks-1 && l.biasInRun {
 		l.biasGrad(l.gemm.a)
 	}
 }
 
-// waitInputBlocks returns once every block of the input gradient is
-// done, running those that no goroutine has begun.
-func (l *InnerProduct) waitInputBlocks() {
-	for b := range l.dxBlocks {
-		l.runInputBlock(b)
+// dealTasks returns the tasks of a run of first tasks that others wait
+// for and second tasks that wait for them, dealt into as many shares as
+// threads allow (cut by span, as the runner cuts a run's parts): each
+// share holds its span of the first (task p as p) and then its span of
+// the second (task p as −p−1). tasks is reused.
+func dealTasks(tasks []int, threads, first, second int) []int {
+	shares := min(threads, first+second)
+	tasks = tasks[:0]
+	for sh := range shares {
+		lo, hi := span(sh, shares, first)
+		for p := lo; p < hi; p++ {
+			tasks = append(tasks, p)
+		}
+		lo, hi = span(sh, shares, second)
+		for p := lo; p < hi; p++ {
+			tasks = append(tasks, -p-1)
+		}
 	}
-	for b := range l.dxBlocks {
-		for l.dxState[b].Load() != dxDone {
+	return tasks
+}
+
+// runTask runs fn(w, i), task i of state st, on goroutine w unless a
+// goroutine has begun it.
+func runTask(st *atomic.Int32, w, i int, fn func(w, i int)) {
+	if !st.CompareAndSwap(taskTodo, taskRunning) {
+		return
+	}
+	defer st.Store(taskDone) // even on a panic, which the run re-raises
+	fn(w, i)
+}
+
+// finishTasks returns once every task of states is done, running on
+// goroutine w those that no goroutine has begun (fn(w, i) runs task i).
+func finishTasks(w int, states []atomic.Int32, fn func(w, i int)) {
+	for i := range states {
+		runTask(&states[i], w, i, fn)
+	}
+	for i := range states {
+		for states[i].Load() != taskDone {
 			kernel.SpinYield()
 		}
 	}

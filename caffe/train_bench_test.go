@@ -302,6 +302,16 @@ func BenchmarkTrainFirstDW(b *testing.B) {
 	benchSwitch(b, func(on bool) { ownFirstDW = on })
 }
 
+// BenchmarkTrainTopByImages trains LeNet and CIFAR-10 quick on one thread
+// and on two with and without an inner product's top written by images
+// after its product parts (topByImages), as benchSwitch does:
+//
+//	go test -run '^$' -bench TrainTopByImages -benchtime 40x ./caffe
+func BenchmarkTrainTopByImages(b *testing.B) {
+	defer func(v bool) { topByImages = v }(topByImages)
+	benchSwitch(b, func(on bool) { topByImages = on })
+}
+
 // benchSwitch trains LeNet and CIFAR-10 quick on one thread (the switch
 // on) and on two with a switch set off and on, in one process, the three
 // solvers taking turns a block of iterations at a time, and reports the
