@@ -381,6 +381,16 @@ func gradRange(q, n, size int) (lo, hi int) {
 	return lo, hi
 }
 
+// addBiasGrad adds the bias gradient of n images' output gradient dy
+// (from the first image's) to db: image by image, the sum of each
+// channel's plane (kernel.SumRows: the same values as kernel.Sum plane by
+// plane).
+func (l *Convolution) addBiasGrad(db, dy []float32, n int) {
+	for j := range n {
+		kernel.SumRows(db[:l.numOutput], dy[j*l.outSize:(j+1)*l.outSize], l.outH*l.outW)
+	}
+}
+
 // addBiasGrads adds the bias gradients of the first parts parts, in part
 // order (addPartGrads).
 func (l *Convolution) addBiasGrads(parts int) {
@@ -710,11 +720,7 @@ func (l *Convolution) backwardChunk(s *convScratch, pg *convGrads, dw []float32,
 	p := l.outH * l.outW
 	cols := nb * p
 	if l.wantB {
-		for j := range nb {
-			for c := range m {
-				pg.db[c] += kernel.Sum(dyc[j*l.outSize+c*p : j*l.outSize+(c+1)*p])
-			}
-		}
+		l.addBiasGrad(pg.db, dyc, nb)
 	}
 	if !l.wantW && !l.wantDown {
 		return

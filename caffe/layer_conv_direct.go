@@ -520,7 +520,6 @@ func (l *Convolution) directBackwardPart(w, p int) {
 	}
 	lanes := d.plan.Lanes()
 	lo, hi := span(p, d.bwdParts, d.nblocks)
-	pix := l.outH * l.outW
 	for b := lo; b < hi; b++ {
 		first := b * lanes
 		n := min(lanes, l.num-first)
@@ -573,11 +572,7 @@ func (l *Convolution) directBackwardPart(w, p int) {
 			continue
 		}
 		if l.wantB {
-			for j := range n {
-				for c := range l.numOutput {
-					g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
-				}
-			}
+			l.addBiasGrad(g.db, dy, n)
 		}
 		if !l.wantW && !l.wantDown {
 			continue
@@ -615,12 +610,7 @@ func (l *Convolution) directBackwardPooled(w, p int, g *convGrads, dw []float32,
 		l.blockWeights(w, g, dw, b, first, n)
 	}
 	if l.wantB {
-		pix := l.outH * l.outW
-		for j := range n {
-			for c := range l.numOutput {
-				g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
-			}
-		}
+		l.addBiasGrad(g.db, dy, n)
 	}
 }
 
@@ -632,12 +622,7 @@ func (l *Convolution) tailBackward(w, p int, g *convGrads, dw []float32, first, 
 	t := l.dBwd.tailPlan
 	dy := l.dy[first*l.outSize : (first+n)*l.outSize]
 	if l.wantB {
-		pix := l.outH * l.outW
-		for j := range n {
-			for c := range l.numOutput {
-				g.db[c] += kernel.Sum(dy[j*l.outSize+c*pix : j*l.outSize+(c+1)*pix])
-			}
-		}
+		l.addBiasGrad(g.db, dy, n)
 	}
 	if !l.wantW && !l.wantDown {
 		return

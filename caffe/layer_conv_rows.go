@@ -118,7 +118,6 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 	} else if l.wantW {
 		clear(dw)
 	}
-	pix := l.outH * l.outW
 	if l.wantW {
 		l.rows.GradBegin(s.pad)
 	}
@@ -134,11 +133,7 @@ func (l *Convolution) rowsBackwardWorker(w, p int) {
 			f.backwardBlock(w, start, nb, false, dyc)
 		}
 		if l.wantB && !inLanes {
-			for j := range nb {
-				for ch := range l.numOutput {
-					g.db[ch] += kernel.Sum(dyc[j*l.outSize+ch*pix : j*l.outSize+(ch+1)*pix])
-				}
-			}
+			l.addBiasGrad(g.db, dyc, nb)
 		}
 		if l.wantW {
 			l.rows.GradAdd(s.pad, l.x[start*l.imgSize:(start+nb)*l.imgSize], dyc, nb)

@@ -112,7 +112,7 @@ var avx512Vec = &vecImpl{
 			sgdAVX512(w, g, h, decay, rate, momentum)
 		}
 	},
-	add: addAVX512, mul: mulAVX512, dot: dotAVX512, sum: sumAVX512, max: maxAVX512,
+	add: addAVX512, mul: mulAVX512, dot: dotAVX512, sum: sumAVX512, sumRows: sumRowsAVX512, max: maxAVX512,
 	exp:      func(dst, x []float32) { expBlocks(true, dst, x) },
 	copyRows: copyRowsAsm, addRows: addRowsAsm, relu: reluAVX512, reluGrad: reluGradAVX512,
 	maxPoolRow: maxPoolRowAsm, avePoolRow: avePoolRowAsm, div: divAVX512, sqrt: sqrtAVX512,
@@ -153,7 +153,7 @@ var avx2Vec = &vecImpl{
 			sgdAVX2(w, g, h, decay, rate, momentum)
 		}
 	},
-	add: addAVX2, mul: mulAVX2, dot: dotAVX2, sum: sumAVX2, max: maxAVX2,
+	add: addAVX2, mul: mulAVX2, dot: dotAVX2, sum: sumAVX2, sumRows: sumRowsAVX2, max: maxAVX2,
 	exp:      func(dst, x []float32) { expBlocks(false, dst, x) },
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluBlocksAVX2, reluGrad: reluGradBlocksAVX2,
 	maxPoolRow: maxPoolRowBlocksAVX2, avePoolRow: avePoolRowBlocksAVX2, div: divAVX2, sqrt: sqrtAVX2,

@@ -17,8 +17,11 @@ type vecImpl struct {
 	mul   func(dst, x, y []float32)
 	dot   func(x, y []float32) float32
 	sum   func(x []float32) float32
-	max   func(x []float32) float32
-	exp   func(dst, x []float32)
+	// sumRows adds to dst[r] the sum of x[r*n:(r+1)*n], as sum adds
+	// it, for r < len(dst).
+	sumRows func(dst, x []float32, n int)
+	max     func(x []float32) float32
+	exp     func(dst, x []float32)
 	// sgd is SGDStep on checked slices.
 	sgd func(w, g, h []float32, decay, rate, momentum float32)
 
@@ -76,7 +79,7 @@ type vecImpl struct {
 
 var goVec = &vecImpl{
 	name: "go", axpy: axpyRef, axpby: axpbyGo, scale: scaleRef, sgd: sgdGo,
-	add: addGo, mul: mulGo, dot: dotRef, sum: sumGo, max: maxGo,
+	add: addGo, mul: mulGo, dot: dotRef, sum: sumGo, sumRows: sumRowsWith(sumGo), max: maxGo,
 	exp:      expGo,
 	copyRows: copyRowsGo, addRows: addRowsGo, relu: reluGo, reluGrad: reluGradGo,
 	maxPoolRow: maxPoolRowGo, avePoolRow: avePoolRowGo, div: divGo, sqrt: sqrtGo,
@@ -131,6 +134,26 @@ func Dot(x, y []float32) float32 {
 
 // Sum returns the sum of the elements of x (0 for an empty x).
 func Sum(x []float32) float32 { return active.vec.sum(x) }
+
+// SumRows adds to each dst[r] the sum of row r of x, rows of n floats one
+// after the other: the same values as dst[r] += Sum(x[r*n:(r+1)*n]) row
+// by row, without a call per row (a convolution's bias gradient sums
+// many short planes: LeNet's conv2, 50 of 64 floats per image).
+func SumRows(dst, x []float32, n int) {
+	if n < 0 || len(x) < len(dst)*n {
+		panic(fmt.Sprintf("kernel: SumRows: len(x) = %d, want >= %d rows of %d", len(x), len(dst), n))
+	}
+	active.vec.sumRows(dst, x, n)
+}
+
+// sumRowsWith is sumRows by calls of sum, row by row.
+func sumRowsWith(sum func(x []float32) float32) func(dst, x []float32, n int) {
+	return func(dst, x []float32, n int) {
+		for r := range dst {
+			dst[r] += sum(x[r*n : (r+1)*n])
+		}
+	}
+}
 
 // Max returns the largest element of x. It panics if x is empty; if x
 // holds a NaN the result is unspecified.

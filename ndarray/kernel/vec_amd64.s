@@ -764,6 +764,76 @@ done:
 	VZEROUPPER
 	RET
 
+// func sumRowsAVX512(dst []float32, x []float32, n int)
+// Requires: AVX, AVX512F
+TEXT ·sumRowsAVX512(SB), NOSPLIT, $0-56
+	MOVQ  dst_len+8(FP), R8
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  x_base+24(FP), SI
+	MOVQ  n+48(FP), R9
+	TESTQ R8, R8
+	JZ    end
+
+row:
+	MOVQ   R9, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	CMPQ   CX, $0x00000040
+	JL     vec1
+
+vec4:
+	VADDPS (SI), Z0, Z0
+	VADDPS 64(SI), Z1, Z1
+	VADDPS 128(SI), Z2, Z2
+	VADDPS 192(SI), Z3, Z3
+	ADDQ   $0x00000100, SI
+	SUBQ   $0x00000040, CX
+	CMPQ   CX, $0x00000040
+	JGE    vec4
+
+vec1:
+	CMPQ   CX, $0x00000010
+	JL     tail
+	VADDPS (SI), Z0, Z0
+	ADDQ   $0x00000040, SI
+	SUBQ   $0x00000010, CX
+	JMP    vec1
+
+tail:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDPS        X1, X0, X0
+
+scalar:
+	TESTQ  CX, CX
+	JZ     done
+	VADDSS (SI), X0, X0
+	ADDQ   $0x00000004, SI
+	DECQ   CX
+	JMP    scalar
+
+done:
+	VMOVSS (DI), X1
+	VADDSS X0, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   $0x04, DI
+	DECQ   R8
+	JNZ    row
+
+end:
+	VZEROUPPER
+	RET
+
 // func maxAVX512(x []float32) float32
 // Requires: AVX, AVX512F, SSE
 TEXT ·maxAVX512(SB), NOSPLIT, $0-28
@@ -1465,6 +1535,74 @@ scalar:
 
 done:
 	MOVSS X0, ret+24(FP)
+	VZEROUPPER
+	RET
+
+// func sumRowsAVX2(dst []float32, x []float32, n int)
+// Requires: AVX
+TEXT ·sumRowsAVX2(SB), NOSPLIT, $0-56
+	MOVQ  dst_len+8(FP), R8
+	MOVQ  dst_base+0(FP), DI
+	MOVQ  x_base+24(FP), SI
+	MOVQ  n+48(FP), R9
+	TESTQ R8, R8
+	JZ    end
+
+row:
+	MOVQ   R9, CX
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	CMPQ   CX, $0x00000020
+	JL     vec1
+
+vec4:
+	VADDPS (SI), Y0, Y0
+	VADDPS 32(SI), Y1, Y1
+	VADDPS 64(SI), Y2, Y2
+	VADDPS 96(SI), Y3, Y3
+	ADDQ   $0x00000080, SI
+	SUBQ   $0x00000020, CX
+	CMPQ   CX, $0x00000020
+	JGE    vec4
+
+vec1:
+	CMPQ   CX, $0x00000008
+	JL     tail
+	VADDPS (SI), Y0, Y0
+	ADDQ   $0x00000020, SI
+	SUBQ   $0x00000008, CX
+	JMP    vec1
+
+tail:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDPS       X1, X0, X0
+
+scalar:
+	TESTQ  CX, CX
+	JZ     done
+	VADDSS (SI), X0, X0
+	ADDQ   $0x00000004, SI
+	DECQ   CX
+	JMP    scalar
+
+done:
+	VMOVSS (DI), X1
+	VADDSS X0, X1, X1
+	VMOVSS X1, (DI)
+	ADDQ   $0x04, DI
+	DECQ   R8
+	JNZ    row
+
+end:
 	VZEROUPPER
 	RET
 

@@ -54,6 +54,11 @@ func dotAVX512(x []float32, y []float32) float32
 //go:noescape
 func sumAVX512(x []float32) float32
 
+// sumRowsAVX512 sets dst[r] += the sum of x[r*n:(r+1)*n] (as sumAVX512 adds it) for r < len(dst).
+//
+//go:noescape
+func sumRowsAVX512(dst []float32, x []float32, n int)
+
 // maxAVX512 sets the return value to the largest element of x (len(x) >= 1).
 //
 //go:noescape
@@ -108,6 +113,11 @@ func dotAVX2(x []float32, y []float32) float32
 //
 //go:noescape
 func sumAVX2(x []float32) float32
+
+// sumRowsAVX2 sets dst[r] += the sum of x[r*n:(r+1)*n] (as sumAVX2 adds it) for r < len(dst).
+//
+//go:noescape
+func sumRowsAVX2(dst []float32, x []float32, n int)
 
 // maxAVX2 sets the return value to the largest element of x (len(x) >= 1).
 //

@@ -47,6 +47,7 @@ func buildVec(c *build.Context) {
 		vecBinary(c, isa, "mul", "dst[i] = x[i] * y[i]", c.VMULPS, c.VMULSS)
 		vecDot(c, isa)
 		vecReduce(c, isa, "sum", "the sum of x", c.VADDPS, c.VADDSS)
+		vecSumRows(c, isa)
 		vecReduce(c, isa, "max", "the largest element of x (len(x) >= 1)", c.VMAXPS, c.VMAXSS)
 	}
 }
@@ -372,6 +373,46 @@ func vecReduce(c *build.Context, isa vecISA, name, doc string, packed, scalar fu
 		hreduce(c, isa, packed)
 	})
 	c.Store(reg.X0, c.ReturnIndex(0))
+	finish(c)
+}
+
+// vecSumRows emits sumRows: for each of len(dst) rows of n floats, one
+// after the other in x, dst[r] += the row's sum, each sum as sum (vecReduce)
+// computes it, so that a row costs no call: the rows' chains of additions
+// overlap in the out-of-order core.
+func vecSumRows(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "sumRows", "func(dst, x []float32, n int)", "dst[r] += the sum of x[r*n:(r+1)*n] (as sum"+isa.suffix+" adds it) for r < len(dst)")
+	rows, dst, x, n, count := reg.R8, reg.RDI, reg.RSI, reg.R9, reg.RCX
+	c.Load(c.Param("dst").Len(), rows)
+	c.Load(c.Param("dst").Base(), dst)
+	c.Load(c.Param("x").Base(), x)
+	c.Load(c.Param("n"), n)
+	c.TESTQ(rows, rows)
+	c.JZ(operand.LabelRef("end"))
+	c.Label("row")
+	c.MOVQ(n, count)
+	for u := 0; u < 4; u++ {
+		r := isa.vec(u)
+		c.VXORPS(r.AsY(), r.AsY(), r.AsY())
+	}
+	stride(c, isa, count, []reg.Register{x}, func(u, w int) {
+		if w == 4 {
+			c.VADDSS(operand.Mem{Base: x, Disp: u * w}, reg.X0, reg.X0)
+		} else {
+			c.VADDPS(operand.Mem{Base: x, Disp: u * w}, isa.vec(u), isa.vec(u))
+		}
+	}, func() {
+		combine(c, isa, c.VADDPS)
+		hreduce(c, isa, c.VADDPS)
+	})
+	// dst[r] + sum, dst[r] the first operand as in Go's dst[r] += s.
+	c.VMOVSS(operand.Mem{Base: dst}, reg.X1)
+	c.VADDSS(reg.X0, reg.X1, reg.X1)
+	c.VMOVSS(reg.X1, operand.Mem{Base: dst})
+	c.ADDQ(operand.U8(4), dst)
+	c.DECQ(rows)
+	c.JNZ(operand.LabelRef("row"))
+	c.Label("end")
 	finish(c)
 }
 
