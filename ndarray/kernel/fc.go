@@ -471,15 +471,20 @@ const fcPrefetchPanels = 2
 // chunk, so that B is read a few rows at a time, each in order (the first
 // tile of every panel prefetching those rows fcPrefetchPanels panels
 // ahead); the partial sums of the tiles wait in a buffer of the chunk's
-// size between pieces. A panel narrower than nr (the last) is copied.
+// size between pieces, its rows fcPadRow floats longer than the chunk: a
+// chunk of 1024 columns (LeNet's ip1, a batch of 64) put them 4 KB apart,
+// and the rows of a tile, read and written side by side, all fell into
+// the same sets of the L1 cache. A panel narrower than nr (the last) is
+// copied.
 func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	nr, mr := g.nr, g.mr
 	kc := split(k, g.kc, 1)
 	mc := split(m, g.mc, 1)
 	cw := max(nr, fcPackBudget/4/m/nr*nr)
+	ld := cw + fcPadRow // the rows of sums
 	ws := workspaces.get()
 	defer workspaces.put(ws)
-	pa, buf := ws.buffers(mc*kc, kc*nr+m*cw)
+	pa, buf := ws.buffers(mc*kc, kc*nr+m*ld)
 	pe, sums := buf[:kc*nr], buf[kc*nr:]
 	for j0 := n0; j0 < n1; j0 += cw {
 		j1 := min(n1, j0+cw)
@@ -506,7 +511,7 @@ func (g *gemmImpl) fcInputGrad(n0, n1, m, k int, a []float32, lda int, b []float
 						if w == nr {
 							bp, ldp, pf = &b[(pc+s)*ldb+j], ldb, fcPrefetchPanels*4*nr
 						}
-						g.fcInputTiles(ic, mb, kb, s, sb, pa, 0, bp, ldp, pf, sums, cw, j-j0, c, ldc, j, w, bb, load)
+						g.fcInputTiles(ic, mb, kb, s, sb, pa, 0, bp, ldp, pf, sums, ld, j-j0, c, ldc, j, w, bb, load)
 					}
 				}
 			}
