@@ -93,7 +93,11 @@ type Convolution struct {
 	// dHelpFn runs one (helpWeights).
 	helpRun *Convolution
 	offers  []convOffer
-	dHelpFn func(w, a int)
+	// mergeNext[w]: the part whose weight gradient goroutine w, having
+	// just finished the one before it into the first part's gradient,
+	// may add there too (mergeParts), −1 for none.
+	mergeNext []int
+	dHelpFn   func(w, a int)
 	// addPartGradsShared's run: the parts added, the ranges, the run's
 	// function.
 	addParts, addWorkers int
@@ -289,6 +293,10 @@ type convGrads struct {
 	dw      []float32 // parts but the first (and the first, firstOwnDW): the weight gradient
 	db      []float32 // the bias gradient
 	wroteDW bool      // dw holds a gradient
+	// merged: the part added its weight gradient to the first part's
+	// (mergeParts), which its target is, and its dw holds none.
+	merged bool
+	target []float32 // where the part adds its weight gradient
 }
 
 // copyDW sets dw to the part's weight gradient from value lo on, or to
@@ -412,7 +420,7 @@ func (l *Convolution) addWeightGrads(parts, q, n int) {
 		l.grads[0].copyDW(dw[lo:hi], lo)
 	}
 	for _, g := range l.grads[1:parts] {
-		if g.wroteDW {
+		if g.wroteDW && !g.merged {
 			kernel.Add(dw[lo:hi], dw[lo:hi], g.dw[lo:hi])
 		}
 	}
@@ -453,7 +461,7 @@ func (l *Convolution) addPartGrads(parts int) {
 		switch dw := l.blobs[0].DiffSlice(); {
 		case p == 0 && l.firstOwnDW:
 			g.copyDW(dw, 0)
-		case p > 0 && g.wroteDW:
+		case p > 0 && g.wroteDW && !g.merged:
 			kernel.Add(dw, dw, g.dw)
 		}
 	}

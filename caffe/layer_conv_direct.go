@@ -20,6 +20,13 @@ var convDirectTail = true
 // (Convolution.offerWeights; tests and benchmarks compare it off).
 var offerWeightGrads = true
 
+// mergeParts lets a goroutine that runs a backward run's parts 0, 1, …, k
+// one after the other add the weight gradients of parts 1, …, k into part
+// 0's (tests and benchmarks compare it off): the same additions in the
+// same order as adding each part's buffer after the run, which then adds
+// one buffer less per such part, and the part clears none.
+var mergeParts = true
+
 // convOffer is a weight gradient a goroutine's part offered: the slot
 // (parallelRunner.offer) and the part.
 type convOffer struct {
@@ -115,6 +122,9 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 	}
 	for len(l.offers) < d.workers {
 		l.offers = append(l.offers, convOffer{})
+	}
+	for len(l.mergeNext) < d.workers {
+		l.mergeNext = append(l.mergeNext, -1)
 	}
 	n := l.num % lanes
 	d.tail = n > 0 && n <= lanes/2
@@ -374,6 +384,8 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	if offerWeightGrads {
 		l.runner.helpFn, l.helpRun, c.helpRun = l.dHelpFn, l, l
 	}
+	l.startMerges()
+	c.startMerges()
 	l.runner.run(l.direct.workers, l.direct.bwdParts, l.dBwdChainFn)
 	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
 	l.zeroDW, c.zeroDW = false, false
@@ -407,6 +419,8 @@ func (l *Convolution) chainBackwardWorker(w, p int) {
 	l.chain.directBackwardPart(w, p)
 	l.endOffer(w)
 	l.chain.endOffer(w)
+	l.endPart(w, p)
+	l.chain.endPart(w, p)
 }
 
 // chainForwardWorker convolves block p with l's group, then with its
@@ -478,6 +492,7 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 		l.haveCols = l.colFor == i
 		l.dy, l.x, l.dx = top[i].DiffSlice(), bottom[i].DataSlice(), bottom[i].DiffSlice()
 		l.firstOwnDW = l.ownsFirstDW(d)
+		l.startMerges()
 		l.runner.run(d.workers, d.bwdParts, l.dBwdFn)
 		l.zeroDW = false
 		l.colFor = -1
@@ -497,6 +512,7 @@ func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateD
 func (l *Convolution) directBackwardWorker(w, p int) {
 	l.directBackwardPart(w, p)
 	l.endOffer(w)
+	l.endPart(w, p)
 }
 
 // directBackwardPart handles the blocks of part p as goroutine w, one
@@ -511,13 +527,20 @@ func (l *Convolution) directBackwardPart(w, p int) {
 	d := l.dBwd
 	g := l.grads[p]
 	clear(g.db)
-	g.wroteDW = false
+	g.wroteDW, g.merged = false, false
 	dw := g.dw
-	if p == 0 && !l.firstOwnDW {
+	switch {
+	case p == 0 && !l.firstOwnDW:
 		dw = l.partZeroDW()
-	} else if l.wantW {
+	case p > 0 && l.wantW && w < len(l.mergeNext) && l.mergeNext[w] == p && l.partBlocks(p) == 1:
+		// Parts 0, …, p−1 ran on this goroutine, in order, into part
+		// 0's gradient: add to it (one block: the same additions as
+		// adding a buffer holding its gradient alone).
+		dw, g.merged = l.grads[0].target, true
+	case l.wantW:
 		clear(dw)
 	}
+	g.target = dw
 	lanes := d.plan.Lanes()
 	lo, hi := span(p, d.bwdParts, d.nblocks)
 	for b := lo; b < hi; b++ {
@@ -738,12 +761,36 @@ func (l *Convolution) helpWeights(_ int, a int) {
 func (l *Convolution) partWeights(w, p int) {
 	d := l.dBwd
 	g := l.grads[p]
-	dw := g.dw
-	if p == 0 && !l.firstOwnDW {
-		dw = l.blobs[0].DiffSlice()
-	}
 	_, hi := span(p, d.bwdParts, d.nblocks)
 	b := hi - 1
 	first := b * d.plan.Lanes()
-	l.blockWeights(w, g, dw, b, first, min(d.plan.Lanes(), l.num-first))
+	l.blockWeights(w, g, g.target, b, first, min(d.plan.Lanes(), l.num-first))
+}
+
+// partBlocks returns the blocks of part p of a backward run.
+func (l *Convolution) partBlocks(p int) int {
+	d := l.dBwd
+	lo, hi := span(p, d.bwdParts, d.nblocks)
+	return hi - lo
+}
+
+// startMerges readies the merging of parts' weight gradients
+// (mergeParts) for a backward run: none merged yet.
+func (l *Convolution) startMerges() {
+	for w := range l.mergeNext {
+		l.mergeNext[w] = -1
+	}
+}
+
+// endPart records that goroutine w finished part p of a backward run, its
+// weight gradient complete: the next part may add to part 0's when p's
+// went there (mergeParts).
+func (l *Convolution) endPart(w, p int) {
+	if w >= len(l.mergeNext) {
+		return
+	}
+	l.mergeNext[w] = -1
+	if g := l.grads[p]; mergeParts && l.wantW && (p == 0 || g.merged) && len(g.target) > 0 {
+		l.mergeNext[w] = p + 1
+	}
 }

@@ -111,7 +111,7 @@ func (l *Convolution) rowsGradApplies(propagateDown []bool) bool {
 func (l *Convolution) rowsBackwardWorker(w, p int) {
 	s, g := l.scratch[w], l.grads[p]
 	clear(g.db)
-	g.wroteDW = false
+	g.wroteDW, g.merged = false, false
 	dw := g.dw
 	if p == 0 {
 		dw = l.partZeroDW()

@@ -142,6 +142,72 @@ func testChainedGroups(t *testing.T, model string, c, h, w int, chain [2]string,
 	}
 }
 
+// TestMergedPartsIdentical trains LeNet and CIFAR-10 quick a few steps on
+// two threads with a goroutine's consecutive backward parts adding their
+// weight gradients into the first part's (mergeParts) and each into its
+// own buffer, with the weight gradients that the parts offer taken by the
+// other thread or not: every weight, history and gradient must be the
+// same bit for bit. It checks that parts merged.
+func TestMergedPartsIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two nets a few steps four times")
+	}
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution (noasm build): no parts to merge")
+	}
+	defer func(v, h bool) { mergeParts, helpForced = v, h }(mergeParts, helpForced)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+		conv        string // a convolution whose parts merge
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, "conv2"},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, "conv3"},
+	}
+	for _, nt := range nets {
+		for _, forced := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/forced=%v", nt.name, forced), func(t *testing.T) {
+				merges := 0
+				run := func(merge bool) *Solver {
+					mergeParts, helpForced = merge, forced
+					s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
+					s.Net().SetKeepTops(false)
+					for range 3 {
+						if err := s.Step(context.Background(), 1); err != nil {
+							t.Fatal(err)
+						}
+						conv := s.Net().layers[s.Net().layerByName[nt.conv]].(*Convolution)
+						for _, g := range conv.grads {
+							merges += btoi(g.merged)
+						}
+					}
+					return s
+				}
+				alone := run(false)
+				if merges != 0 {
+					t.Fatalf("%d parts merged with mergeParts off", merges)
+				}
+				merged := run(true)
+				if merges == 0 {
+					t.Errorf("no part of %s merged", nt.conv)
+				}
+				pa, pb := merged.Net().LearnableParams(), alone.Net().LearnableParams()
+				for k := range pa {
+					if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+						t.Errorf("parameter %d value %d: merged %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
+					}
+					if i, ok := sameBits(pa[k].DiffSlice(), pb[k].DiffSlice()); !ok {
+						t.Errorf("parameter %d gradient %d: merged %v, alone %v", k, i, pa[k].DiffSlice()[i], pb[k].DiffSlice()[i])
+					}
+					if i, ok := sameBits(merged.histSlices[k][0], alone.histSlices[k][0]); !ok {
+						t.Errorf("parameter %d history %d: merged %v, alone %v", k, i, merged.histSlices[k][0][i], alone.histSlices[k][0][i])
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestEarlyPrepsIdentical trains LeNet and CIFAR-10 quick a few steps on
 // two threads with the work ahead of each backward pass begun within the
 // forward pass before it (earlyPreps) and at the start of the backward
