@@ -100,8 +100,8 @@ type Convolution struct {
 	dHelpFn   func(w, a int)
 	// addPartGradsShared's run: the parts added, the ranges, the run's
 	// function.
-	addParts, addWorkers int
-	dAddFn               func(w, p int)
+	addParts, addRanges int
+	dAddFn              func(w, p int)
 	// The row convolution of a column-path Forward
 	// (layer_conv_rows.go), or nil.
 	rows     *kernel.RowConv
@@ -317,6 +317,13 @@ func (g *convGrads) copyDW(dw []float32, lo int) {
 // compare it off).
 var ownFirstDW = true
 
+// addRangesPer is how many ranges of values addPartGradsShared deals each
+// goroutine: a goroutine done with its own takes the last range of the
+// other's share, as the shares cost unequal time: each reads the buffers
+// of the parts that the other goroutine ran from that core's cache (after
+// mergeParts, LeNet's calling goroutine two of them, the other one).
+const addRangesPer = 2
+
 // shareGradAdds lets the direct path share the adding of its parts'
 // weight gradients among threads (tests compare it off).
 var shareGradAdds = true
@@ -324,9 +331,10 @@ var shareGradAdds = true
 // addPartGradsShared adds the gradients of the first parts parts as
 // addPartGrads does, and those of the chained convolution's (its
 // backward's parts) when l.chain is set, on workers goroutines: the bias
-// gradients on the calling one, the weight gradients by ranges of values,
-// each value's additions in part order. With fewer than sgdSplitMin
-// weights in all, or one worker, the calling goroutine adds them all.
+// gradients on the calling one, the weight gradients by ranges of values
+// (addRangesPer a goroutine), each value's additions in part order. With
+// fewer than sgdSplitMin weights in all, or one worker, the calling
+// goroutine adds them all.
 func (l *Convolution) addPartGradsShared(parts, workers int) {
 	size := l.blobs[0].Count()
 	if c := l.chain; c != nil {
@@ -343,8 +351,9 @@ func (l *Convolution) addPartGradsShared(parts, workers int) {
 	if c := l.chain; c != nil {
 		c.addBiasGrads(c.direct.bwdParts)
 	}
-	l.addParts, l.addWorkers = parts, workers
-	l.runner.run(workers, workers, l.dAddFn)
+	ranges := workers * addRangesPer
+	l.addParts, l.addRanges = parts, ranges
+	l.runner.run(workers, ranges, l.dAddFn)
 	l.updated = l.updateDW != nil
 	if c := l.chain; c != nil {
 		c.updated = c.updateDW != nil
@@ -355,15 +364,15 @@ func (l *Convolution) addPartGradsShared(parts, workers int) {
 // and, with updateDW, updates those weights on goroutine w while their
 // gradient is in the cache.
 func (l *Convolution) addPartGradsPart(w, q int) {
-	l.addWeightGrads(l.addParts, q, l.addWorkers)
+	l.addWeightGrads(l.addParts, q, l.addRanges)
 	if l.updateDW != nil {
-		lo, hi := gradRange(q, l.addWorkers, l.blobs[0].Count())
+		lo, hi := gradRange(q, l.addRanges, l.blobs[0].Count())
 		l.updateDW(w, lo, hi, nil)
 	}
 	if c := l.chain; c != nil {
-		c.addWeightGrads(c.direct.bwdParts, q, l.addWorkers)
+		c.addWeightGrads(c.direct.bwdParts, q, l.addRanges)
 		if c.updateDW != nil {
-			lo, hi := gradRange(q, l.addWorkers, c.blobs[0].Count())
+			lo, hi := gradRange(q, l.addRanges, c.blobs[0].Count())
 			c.updateDW(w, lo, hi, nil)
 		}
 	}
