@@ -64,6 +64,7 @@ var outputs = []output{
 	{"lrn512", buildLRN512},
 	{"lanesums", buildLaneSums},
 	{"convflat", buildConvFlat},
+	{"exp", buildExp},
 }
 
 func main() {
