@@ -339,9 +339,13 @@ func FCWeightGradInto(parts, part, m, n, k int, a []float32, lda int, b []float3
 }
 
 // fcWeightGradPart computes rows [lo, hi) of FCWeightGrad's m×n×k
-// product into c, which starts at row lo.
+// product into c, which starts at row lo. Rows of a single tile (LeNet's
+// ip2: 10) are computed reading B in place even when C is small: Sgemm
+// would pack the whole of B for that one tile (LeNet's ip2: 64×500
+// values of the input, as many as the product's multiply-adds over 10)
+// and use it once.
 func (g *gemmImpl) fcWeightGradPart(lo, hi, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	if m*n < fcStreamFrom && hi-lo > 1 { // one row would take Sgemm's single-row path
+	if m*n < fcStreamFrom && hi-lo > g.mr { // one row would take Sgemm's single-row path
 		g.sgemm(true, false, hi-lo, n, k, 1, a[lo:], lda, b, ldb, beta, c, ldc)
 		return
 	}
