@@ -116,7 +116,8 @@
 // binary files, Parquet, CSV, image folders and lists: data.Formats;
 // data.RegisterFormat adds one), into a data.Batcher with Caffe's
 // transform_param, or through MemoryData layers fed from Go
-// (MemoryData.SetFeeder): ReplaceDataLayers turns a definition's Data
+// (MemoryData.SetFeeder, or SetFeederInPieces for a feeder that can fill
+// a batch in consecutive pieces): ReplaceDataLayers turns a definition's Data
 // layers into MemoryData layers of the same tops and batch size, which is
 // how package sparknet feeds nets from RDD partitions.
 //
@@ -197,6 +198,10 @@
 // threads while the layers before them (a data layer, the loss) run on
 // the calling goroutine alone (in a solver's iteration, the backward
 // pass's weights while the forward pass runs its last, small layers).
+// A MemoryData layer whose feeder fills a batch in pieces
+// (MemoryData.SetFeederInPieces) and the chained groups that read its
+// data run as one run too: each goroutine feeds the images it convolves,
+// in order, while the calling one packs the weights.
 // An inner product and an in-place ReLU of its top run as one run, each
 // part of the product rectifying what it wrote (LeNet's ip1 and relu1),
 // and backward an inner product passes its input gradient through the

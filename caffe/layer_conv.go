@@ -87,6 +87,9 @@ type Convolution struct {
 	// both.
 	chain                 *Convolution
 	dChainFn, dBwdChainFn func(w, p int)
+	// feedIn: the batch that a chained forward run feeds in pieces, or
+	// nil (Net.forwardFed).
+	feedIn *pieceFeed
 	// helpRun: the convolution whose run a chained Backward's parts run
 	// in, to which they offer their last block's weight gradient
 	// (offerWeights), else nil; offers: each goroutine's offered one;

@@ -332,16 +332,13 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 // images with c's (Net.forwardChain). Each value is computed as when they
 // run one after the other.
 func (l *Convolution) forwardDirectChain(c *Convolution, bottom, top, cBottom, cTop *Blob) {
-	for _, k := range [...]*Convolution{l, c} {
-		if k.prepF != k.direct.plan {
-			k.direct.plan.PackForward(k.blobs[0].DataSlice())
-		}
-		k.prepF = nil
+	l.chain = c
+	if l.feedIn == nil {
+		l.packChain()
 	}
 	l.x, l.y = bottom.DataSlice(), top.DataSlice()
 	c.x, c.y = cBottom.DataSlice(), cTop.DataSlice()
 	d := l.direct
-	l.chain = c
 	l.runner.run(d.workers, d.nblocks, l.dChainFn)
 	l.chain = nil
 	for _, k := range [...]*Convolution{l, c} {
@@ -350,6 +347,17 @@ func (l *Convolution) forwardDirectChain(c *Convolution, bottom, top, cBottom, c
 		if k.direct.tail {
 			k.colFor = 0
 		}
+	}
+}
+
+// packChain packs the weights of l and of its chained convolution for
+// the forward run, those not packed ahead.
+func (l *Convolution) packChain() {
+	for _, k := range [...]*Convolution{l, l.chain} {
+		if k.prepF != k.direct.plan {
+			k.direct.plan.PackForward(k.blobs[0].DataSlice())
+		}
+		k.prepF = nil
 	}
 }
 
@@ -426,6 +434,10 @@ func (l *Convolution) chainBackwardWorker(w, p int) {
 // chainForwardWorker convolves block p with l's group, then with its
 // chained convolution's, as goroutine w.
 func (l *Convolution) chainForwardWorker(w, p int) {
+	if l.feedIn != nil {
+		l.feedIn.through(p)
+		l.feedIn.packed(l, w)
+	}
 	l.directForwardWorker(w, p)
 	l.chain.directForwardWorker(w, p)
 }

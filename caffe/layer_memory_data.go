@@ -25,6 +25,7 @@ type MemoryData struct {
 	batch, channels, height, width int
 
 	feed   func(data, label []float32) error
+	pieces bool // feed takes a batch in pieces (SetFeederInPieces)
 	data   []float32
 	labels []float32
 	pos    int
@@ -68,8 +69,22 @@ func newMemoryData(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 // blobs' own storage, so feeding allocates nothing. An error (or a panic)
 // in feed is returned by Forward. SetFeeder replaces arrays given to Reset.
 func (l *MemoryData) SetFeeder(feed func(data, label []float32) error) {
-	l.feed = feed
+	l.feed, l.pieces = feed, false
 	l.data, l.labels, l.pos = nil, nil, 0
+}
+
+// SetFeederInPieces is SetFeeder for a feeder that fills a batch in
+// consecutive pieces as one call fills it whole: called once per piece,
+// in order, with the storage of the batch's next k images (k×C×H×W
+// values) and of their k labels (the data package's Batcher does so in
+// its Sequential and Shuffle orders). A net on several threads then
+// feeds each piece on the goroutine that convolves its images first
+// (Net.forwardFedChain), which writes them into its own core's cache
+// instead of reading them from another's; feed may thus run on other
+// goroutines than Forward's, one call at a time.
+func (l *MemoryData) SetFeederInPieces(feed func(data, label []float32) error) {
+	l.SetFeeder(feed)
+	l.pieces = feed != nil
 }
 
 // Reset makes Forward walk through the samples in data (len(labels)
@@ -86,7 +101,7 @@ func (l *MemoryData) Reset(data, labels []float32) error {
 	if size := l.channels * l.height * l.width; len(data) != n*size {
 		return l.errorf("Reset: %d data values for %d samples of %d×%d×%d, want %d", len(data), n, l.channels, l.height, l.width, n*size)
 	}
-	l.data, l.labels, l.pos, l.feed = data, labels, 0, nil
+	l.data, l.labels, l.pos, l.feed, l.pieces = data, labels, 0, nil, false
 	return nil
 }
 
@@ -135,19 +150,11 @@ func (l *MemoryData) Reshape(bottom, top []*Blob) error {
 
 // Forward fills the tops with the next batch.
 func (l *MemoryData) Forward(bottom, top []*Blob) error {
-	if top[1].NumAxes() != 1 || top[1].Dim(0) != l.batch || top[0].Count() != l.batch*l.channels*l.height*l.width {
-		// The batch size changed (SetBatchSize): the layers below see
-		// the new shape of their bottoms.
-		if err := l.Reshape(bottom, top); err != nil {
-			return err
-		}
-	}
+	l.reshapeBatch(bottom, top)
 	data, label := top[0].DataSlice(), top[1].DataSlice()
 	switch {
 	case l.feed != nil:
-		if err := l.callFeed(data, label); err != nil {
-			return err
-		}
+		return l.feedImages(data, label)
 	case l.labels != nil:
 		size := l.channels * l.height * l.width
 		copy(data, l.data[l.pos*size:(l.pos+l.batch)*size])
@@ -155,6 +162,26 @@ func (l *MemoryData) Forward(bottom, top []*Blob) error {
 		l.pos = (l.pos + l.batch) % len(l.labels)
 	default:
 		return l.errorf("no data: call SetFeeder or Reset before Forward")
+	}
+	if l.transform {
+		l.applyTransform(data)
+	}
+	return nil
+}
+
+// reshapeBatch reshapes the tops when the batch size changed
+// (SetBatchSize): the layers below see the new shape of their bottoms.
+func (l *MemoryData) reshapeBatch(bottom, top []*Blob) {
+	if top[1].NumAxes() != 1 || top[1].Dim(0) != l.batch || top[0].Count() != l.batch*l.channels*l.height*l.width {
+		l.Reshape(bottom, top)
+	}
+}
+
+// feedImages feeds the images (a batch, or a piece of one) whose storage
+// data and label are, and transforms them.
+func (l *MemoryData) feedImages(data, label []float32) error {
+	if err := l.callFeed(data, label); err != nil {
+		return err
 	}
 	if l.transform {
 		l.applyTransform(data)

@@ -63,6 +63,7 @@ type Net struct {
 	inputs []netInput // set by LoadNet: the inputs and their transforms
 
 	fusions []*convFusion // by first layer: the groups run as one pass (net_fuse.go)
+	feed    pieceFeed     // a batch fed in pieces (net_feed.go)
 	// ipReLUs[i]: the in-place ReLU of inner product i's top right after
 	// it, which the forward pass runs with it (net_fuse.go), or nil;
 	// bwdReLUs[i]: the in-place ReLU right before inner product i of
@@ -577,6 +578,15 @@ func (n *Net) Forward() (float32, error) {
 				return 0, err
 			}
 			i++
+			continue
+		}
+		if ran, last, err := n.forwardFed(i, wait); err != nil {
+			return 0, err
+		} else if ran {
+			if wait >= 0 && wait <= last {
+				wait = -1 // (waited for within the run)
+			}
+			i = last
 			continue
 		}
 		l, err := n.ForwardLayer(i)

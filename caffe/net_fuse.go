@@ -325,6 +325,19 @@ var chainGroups = true
 // both fit (as forwardFused runs one) and reports true; else it runs f
 // alone and reports false.
 func (n *Net) forwardChain(f, g *convFusion) (bool, error) {
+	fits, err := n.chainReady(f, g)
+	if err != nil {
+		return false, err
+	}
+	if !fits {
+		return false, n.forwardFused(f)
+	}
+	return true, n.runChain(f, g)
+}
+
+// chainReady reshapes the layers of groups f and g whose inputs changed
+// shape and reports whether the two run chained (chainFits).
+func (n *Net) chainReady(f, g *convFusion) (bool, error) {
 	for _, h := range [...]*convFusion{f, g} {
 		for i := h.first; i <= h.last; i++ {
 			if shapesChanged(n.bottomShapes[i], n.bottoms[i]) {
@@ -334,10 +347,12 @@ func (n *Net) forwardChain(f, g *convFusion) (bool, error) {
 			}
 		}
 	}
-	if !chainFits(f, g) {
-		return false, n.forwardFused(f)
-	}
-	return true, n.guard(f.first, func() {
+	return chainFits(f, g), nil
+}
+
+// runChain runs groups f and g forward as one run (chainReady true).
+func (n *Net) runChain(f, g *convFusion) error {
+	return n.guard(f.first, func() {
 		n.setupForward(f)
 		defer f.release()
 		n.setupForward(g)

@@ -91,6 +91,16 @@ func (n *Net) startPrepsOn(p *passPreps, backward bool) int {
 	if len(p.todo) == 0 {
 		return -1
 	}
+	if !backward {
+		if _, f, g := n.fedGroups(0); g != nil && chainFits(f, g) && p.layers[p.todo[len(p.todo)-1]] <= g.last {
+			// The first layer is fed within the chained groups' run,
+			// which has every layer with work ahead: the run packs
+			// the weights on the calling goroutine while the others
+			// feed their pieces (net_feed.go).
+			p.todo = p.todo[:0]
+			return -1
+		}
+	}
 	p.first = p.layers[p.todo[0]]
 	if backward {
 		p.first = p.layers[p.todo[len(p.todo)-1]]

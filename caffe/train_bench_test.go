@@ -62,12 +62,14 @@ func feedSynthetic(s *Solver, seed uint32, offset float32, classes uint32) {
 		}
 	}
 	for _, md := range s.Net().MemoryDataLayers() {
-		state := uint32(1)
-		md.SetFeeder(func(data, label []float32) error {
+		state, pos := uint32(1), 0 // pos: the next image's place in its batch
+		md.SetFeederInPieces(func(data, label []float32) error {
 			state = FillSynthetic(data, state)
 			for i := range label {
-				label[i] = float32(i % 10)
+				label[i] = float32((pos + i) % 10)
 			}
+			batch, _, _, _ := md.BatchShape()
+			pos = (pos + len(label)) % batch
 			return nil
 		})
 	}
@@ -310,6 +312,16 @@ func BenchmarkTrainFirstDW(b *testing.B) {
 func BenchmarkTrainTopByImages(b *testing.B) {
 	defer func(v bool) { topByImages = v }(topByImages)
 	benchSwitch(b, func(on bool) { topByImages = on })
+}
+
+// BenchmarkTrainFedPieces trains LeNet and CIFAR-10 quick on one thread
+// and on two with and without their batches fed in pieces by the
+// goroutines that convolve them (feedInPieces), as benchSwitch does:
+//
+//	go test -run '^$' -bench TrainFedPieces -benchtime 40x ./caffe
+func BenchmarkTrainFedPieces(b *testing.B) {
+	defer func(v bool) { feedInPieces = v }(feedInPieces)
+	benchSwitch(b, func(on bool) { feedInPieces = on })
 }
 
 // benchSwitch trains LeNet and CIFAR-10 quick on one thread (the switch
