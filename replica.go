@@ -107,12 +107,20 @@ func feed(net *caffe.Net, in caffe.DataInput, s *data.Samples, dir string, order
 	if err != nil {
 		return nil, fmt.Errorf("layer %q: %w", in.Layer, err)
 	}
-	md.SetFeeder(func(d, l []float32) error {
+	next := func(d, l []float32) error {
 		if len(l) == 0 {
 			l = nil
 		}
 		return b.Next(d, l)
-	})
+	}
+	if order == data.RandomWindows {
+		// A call draws a window: a batch is one call.
+		md.SetFeeder(next)
+	} else {
+		// The next k samples are a batch's next k, called in pieces or
+		// whole.
+		md.SetFeederInPieces(next)
+	}
 	return b, nil
 }
 

@@ -247,3 +247,41 @@ func TestBatcherShortBatch(t *testing.T) {
 		}
 	}
 }
+
+// TestBatcherPieces checks that in the Sequential and Shuffle orders a
+// batch taken in consecutive pieces (short batches) is the batch taken
+// whole, random crops and mirrors included, across epochs: what
+// caffe.MemoryData.SetFeederInPieces asks of a feeder.
+func TestBatcherPieces(t *testing.T) {
+	s := testSamples(t, 7, 2, 4, 4, false)
+	tr := Transform{CropSize: 3, Mirror: true, Train: true, Scale: 0.5, Seed: 3}
+	for _, order := range []Order{Sequential, Shuffle} {
+		whole, err := NewBatcher(s, BatchOptions{Size: 4, Order: order, Seed: 5, Transform: tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pieces, err := NewBatcher(s, BatchOptions{Size: 4, Order: order, Seed: 5, Transform: tr})
+		if err != nil {
+			t.Fatal(err)
+		}
+		od := whole.DataLen() / 4
+		for batch := range 5 {
+			x, l := make([]float32, 4*od), make([]float32, 4)
+			if err := whole.Next(x, l); err != nil {
+				t.Fatal(err)
+			}
+			y, m := make([]float32, 4*od), make([]float32, 4)
+			for _, cut := range [][2]int{{0, 1}, {1, 3}, {3, 4}} {
+				if err := pieces.Next(y[cut[0]*od:cut[1]*od], m[cut[0]:cut[1]]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !reflect.DeepEqual(x, y) || !reflect.DeepEqual(l, m) {
+				t.Errorf("%v batch %d: in pieces %v %v, whole %v %v", order, batch, y, m, x, l)
+			}
+		}
+		if whole.Epoch() != pieces.Epoch() || whole.Epoch() == 0 {
+			t.Errorf("%v: epoch %d in pieces, %d whole", order, pieces.Epoch(), whole.Epoch())
+		}
+	}
+}
