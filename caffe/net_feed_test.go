@@ -74,18 +74,7 @@ func TestFedPiecesIdentical(t *testing.T) {
 			if i, ok := sameBits(piecesFed, wholeFed); !ok {
 				t.Fatalf("batch value %d: in pieces %v, whole %v", i, piecesFed[i], wholeFed[i])
 			}
-			pa, pb := pieces.Net().LearnableParams(), whole.Net().LearnableParams()
-			for k := range pa {
-				if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-					t.Errorf("parameter %d value %d: in pieces %v, whole %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
-				}
-				if i, ok := sameBits(pa[k].DiffSlice(), pb[k].DiffSlice()); !ok {
-					t.Errorf("parameter %d gradient %d: in pieces %v, whole %v", k, i, pa[k].DiffSlice()[i], pb[k].DiffSlice()[i])
-				}
-				if i, ok := sameBits(pieces.histSlices[k][0], whole.histSlices[k][0]); !ok {
-					t.Errorf("parameter %d history %d: in pieces %v, whole %v", k, i, pieces.histSlices[k][0][i], whole.histSlices[k][0][i])
-				}
-			}
+			sameSolvers(t, pieces, whole, "in pieces", "whole")
 		})
 	}
 }

@@ -191,19 +191,26 @@ func TestMergedPartsIdentical(t *testing.T) {
 				if merges == 0 {
 					t.Errorf("no part of %s merged", nt.conv)
 				}
-				pa, pb := merged.Net().LearnableParams(), alone.Net().LearnableParams()
-				for k := range pa {
-					if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
-						t.Errorf("parameter %d value %d: merged %v, alone %v", k, i, pa[k].DataSlice()[i], pb[k].DataSlice()[i])
-					}
-					if i, ok := sameBits(pa[k].DiffSlice(), pb[k].DiffSlice()); !ok {
-						t.Errorf("parameter %d gradient %d: merged %v, alone %v", k, i, pa[k].DiffSlice()[i], pb[k].DiffSlice()[i])
-					}
-					if i, ok := sameBits(merged.histSlices[k][0], alone.histSlices[k][0]); !ok {
-						t.Errorf("parameter %d history %d: merged %v, alone %v", k, i, merged.histSlices[k][0][i], alone.histSlices[k][0][i])
-					}
-				}
+				sameSolvers(t, merged, alone, "merged", "alone")
 			})
+		}
+	}
+}
+
+// sameSolvers reports where solvers a and b (named an and bn) differ in
+// their parameters' values, gradients or first history.
+func sameSolvers(t *testing.T, a, b *Solver, an, bn string) {
+	t.Helper()
+	pa, pb := a.Net().LearnableParams(), b.Net().LearnableParams()
+	for k := range pa {
+		if i, ok := sameBits(pa[k].DataSlice(), pb[k].DataSlice()); !ok {
+			t.Errorf("parameter %d value %d: %s %v, %s %v", k, i, an, pa[k].DataSlice()[i], bn, pb[k].DataSlice()[i])
+		}
+		if i, ok := sameBits(pa[k].DiffSlice(), pb[k].DiffSlice()); !ok {
+			t.Errorf("parameter %d gradient %d: %s %v, %s %v", k, i, an, pa[k].DiffSlice()[i], bn, pb[k].DiffSlice()[i])
+		}
+		if i, ok := sameBits(a.histSlices[k][0], b.histSlices[k][0]); !ok {
+			t.Errorf("parameter %d history %d: %s %v, %s %v", k, i, an, a.histSlices[k][0][i], bn, b.histSlices[k][0][i])
 		}
 	}
 }
