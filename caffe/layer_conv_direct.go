@@ -334,7 +334,8 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 func (l *Convolution) forwardDirectChain(c *Convolution, bottom, top, cBottom, cTop *Blob) {
 	l.chain = c
 	if l.feedIn == nil {
-		l.packChain()
+		l.packForward()
+		c.packForward()
 	}
 	l.x, l.y = bottom.DataSlice(), top.DataSlice()
 	c.x, c.y = cBottom.DataSlice(), cTop.DataSlice()
@@ -350,15 +351,13 @@ func (l *Convolution) forwardDirectChain(c *Convolution, bottom, top, cBottom, c
 	}
 }
 
-// packChain packs the weights of l and of its chained convolution for
-// the forward run, those not packed ahead.
-func (l *Convolution) packChain() {
-	for _, k := range [...]*Convolution{l, l.chain} {
-		if k.prepF != k.direct.plan {
-			k.direct.plan.PackForward(k.blobs[0].DataSlice())
-		}
-		k.prepF = nil
+// packForward packs the weights for the direct path's forward pass
+// unless they were packed ahead.
+func (l *Convolution) packForward() {
+	if l.prepF != l.direct.plan {
+		l.direct.plan.PackForward(l.blobs[0].DataSlice())
 	}
+	l.prepF = nil
 }
 
 // backwardDirectChain runs backwardDirect for l (one top, one bottom,
@@ -434,9 +433,16 @@ func (l *Convolution) chainBackwardWorker(w, p int) {
 // chainForwardWorker convolves block p with l's group, then with its
 // chained convolution's, as goroutine w.
 func (l *Convolution) chainForwardWorker(w, p int) {
-	if l.feedIn != nil {
-		l.feedIn.through(p)
-		l.feedIn.packed(l, w)
+	if f := l.feedIn; f != nil {
+		if w == 0 {
+			defer f.unblock()
+		}
+		f.through(p)
+		f.packed(l, 0, w)
+		l.directForwardWorker(w, p)
+		f.packed(l.chain, 1, w)
+		l.chain.directForwardWorker(w, p)
+		return
 	}
 	l.directForwardWorker(w, p)
 	l.chain.directForwardWorker(w, p)

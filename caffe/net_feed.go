@@ -23,9 +23,11 @@ import (
 // weights, which the pooled goroutines otherwise do ahead while the
 // calling one runs the data layer (net_prep.go): with the data layer in
 // the run nothing would hide it, so the calling goroutine's first part
-// packs them while the others feed their pieces, and the others wait for
-// it before they convolve (the calling goroutine, which has the shorter
-// share of the work at two threads, waited for the other at the end).
+// packs them, the second convolution's after its first block of the
+// first, while the others feed their pieces and convolve, and the others
+// wait for it before they use them (the calling goroutine, which has the
+// shorter share of the work at two threads, waited for the other at the
+// end).
 // The feeder is called in the same order over the same storage, so every
 // value is the same.
 
@@ -47,10 +49,11 @@ type pieceFeed struct {
 	// The weights packed ahead of the pass (passPreps) are waited for
 	// within the run, by the calling goroutine's first part (wait: the
 	// pass has such work under way), and the convolutions pack the
-	// rest; ready tells the other goroutines that it is done.
+	// rest; ready[k] tells the other goroutines that convolution k's are
+	// packed (packed).
 	net   *Net
 	wait  bool
-	ready atomic.Bool
+	ready [2]atomic.Bool
 }
 
 // forwardFed runs layer i, a MemoryData layer fed in pieces, with the
@@ -75,7 +78,8 @@ func (n *Net) forwardFed(i, wait int) (ran bool, last int, err error) {
 	pf.nblocks, pf.shares = d.nblocks, min(d.workers, d.nblocks, maxShares)
 	pf.done.Store(0)
 	pf.net, pf.wait = n, wait >= 0 && wait <= g.last
-	pf.ready.Store(false)
+	pf.ready[0].Store(false)
+	pf.ready[1].Store(false)
 	f.conv.feedIn = pf
 	err = n.runChain(f, g)
 	f.conv.feedIn = nil
@@ -138,23 +142,34 @@ func (pf *pieceFeed) through(b int) {
 
 func nonzero(w float32) bool { return w != 0 }
 
-// packed returns when the weights of c's chained forward run are packed
-// (net_prep.go): on the calling goroutine (w 0), which runs a part before
-// any other goroutine can end one, it waits for the work ahead and packs
-// what that did not; the others wait for it.
-func (pf *pieceFeed) packed(c *Convolution, w int) {
-	if pf.ready.Load() {
+// packed returns when the weights of convolution c, the chained forward
+// run's first (k 0) or second (k 1), are packed (net_prep.go): on the
+// calling goroutine (w 0), which runs a part before any other goroutine
+// can end one, it waits for the work ahead (before the first) and packs
+// what that did not; the others wait for it. The second convolution's
+// weights are packed after the calling goroutine's first block of the
+// first convolution, while the others convolve theirs.
+func (pf *pieceFeed) packed(c *Convolution, k, w int) {
+	if pf.ready[k].Load() {
 		return
 	}
 	if w == 0 {
-		if pf.wait {
+		if pf.wait && k == 0 {
 			pf.net.waitPreps()
 		}
-		c.packChain()
-		pf.ready.Store(true)
+		c.packForward()
+		pf.ready[k].Store(true)
 		return
 	}
-	for !pf.ready.Load() {
+	for !pf.ready[k].Load() {
 		kernel.SpinYield()
 	}
+}
+
+// unblock lets the goroutines waiting in packed go on when the calling
+// goroutine's part ends, also where it panicked (the run then reports
+// the panic).
+func (pf *pieceFeed) unblock() {
+	pf.ready[0].Store(true)
+	pf.ready[1].Store(true)
 }
