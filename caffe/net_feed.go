@@ -23,11 +23,11 @@ import (
 // weights, which the pooled goroutines otherwise do ahead while the
 // calling one runs the data layer (net_prep.go): with the data layer in
 // the run nothing would hide it, so the calling goroutine's first part
-// packs them, the second convolution's after its first block of the
-// first, while the others feed their pieces and convolve, and the others
-// wait for it before they use them (the calling goroutine, which has the
-// shorter share of the work at two threads, waited for the other at the
-// end).
+// packs them, the first convolution's and then the second's, while the
+// others feed their pieces and convolve their first blocks, and the
+// others wait for each before they use it (the calling goroutine, which
+// has the shorter share of the work at two threads, waited for the other
+// at the end).
 // The feeder is called in the same order over the same storage, so every
 // value is the same.
 
@@ -143,12 +143,11 @@ func (pf *pieceFeed) through(b int) {
 func nonzero(w float32) bool { return w != 0 }
 
 // packed returns when the weights of convolution c, the chained forward
-// run's first (k 0) or second (k 1), are packed (net_prep.go): on the
+// run's first (k 0) or second (k 1), are packed (net_prep.go): the
 // calling goroutine (w 0), which runs a part before any other goroutine
-// can end one, it waits for the work ahead (before the first) and packs
-// what that did not; the others wait for it. The second convolution's
-// weights are packed after the calling goroutine's first block of the
-// first convolution, while the others convolve theirs.
+// can end one, waits for the work ahead and packs what that did not, the
+// first convolution's, then the second's while the others convolve their
+// first blocks; the others wait for it.
 func (pf *pieceFeed) packed(c *Convolution, k, w int) {
 	if pf.ready[k].Load() {
 		return
@@ -159,6 +158,10 @@ func (pf *pieceFeed) packed(c *Convolution, k, w int) {
 		}
 		c.packForward()
 		pf.ready[k].Store(true)
+		if k == 0 {
+			c.chain.packForward()
+			pf.ready[1].Store(true)
+		}
 		return
 	}
 	for !pf.ready[k].Load() {
