@@ -27,6 +27,12 @@ var offerWeightGrads = true
 // one buffer less per such part, and the part clears none.
 var mergeParts = true
 
+// chainWeightsEarly lets a chained backward run's parts compute the
+// weight gradient they offered before the chained convolution's part
+// while the run has parts left (chainBackwardWorker; tests and benchmarks
+// compare it off).
+var chainWeightsEarly = true
+
 // convOffer is a weight gradient a goroutine's part offered: the slot
 // (parallelRunner.offer) and the part.
 type convOffer struct {
@@ -420,9 +426,17 @@ func (l *Convolution) ownsFirstDW(d *convDirectState) bool {
 }
 
 // chainBackwardWorker computes part p of l's backward, then of its
-// chained convolution's, as goroutine w.
+// chained convolution's, as goroutine w. The weight gradient l's part
+// offered (offerWeights) stays on offer through the chained part only
+// when the run has no part left that a goroutine has not claimed: while
+// parts remain, every goroutine has work of its own, and the part
+// computes it right after the input gradient, while the block's output
+// gradient is in its core's cache (chainWeightsEarly).
 func (l *Convolution) chainBackwardWorker(w, p int) {
 	l.directBackwardPart(w, p)
+	if chainWeightsEarly && l.runner.partsLeft() {
+		l.endOffer(w)
+	}
 	l.chain.directBackwardPart(w, p)
 	l.endOffer(w)
 	l.chain.endOffer(w)

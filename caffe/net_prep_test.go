@@ -197,6 +197,47 @@ func TestMergedPartsIdentical(t *testing.T) {
 	}
 }
 
+// TestChainWeightsEarlyIdentical trains LeNet and CIFAR-10 quick a few
+// steps on two threads with a chained backward run's parts computing the
+// weight gradient they offered before the chained convolution's part
+// while the run has parts left (chainWeightsEarly) and always after it,
+// with the weight gradients that the parts offer taken by the other
+// thread or not: every weight, history and gradient must be the same bit
+// for bit.
+func TestChainWeightsEarlyIdentical(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two nets a few steps four times")
+	}
+	if kernel.DirectConvLanes() == 0 {
+		t.Skip("no direct convolution (noasm build): no chained runs")
+	}
+	defer func(v, h bool) { chainWeightsEarly, helpForced = v, h }(chainWeightsEarly, helpForced)
+	nets := []struct {
+		name, model string
+		c, h, w     int
+	}{
+		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28},
+		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32},
+	}
+	for _, nt := range nets {
+		for _, forced := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/forced=%v", nt.name, forced), func(t *testing.T) {
+				run := func(early bool) *Solver {
+					chainWeightsEarly, helpForced = early, forced
+					s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
+					s.Net().SetKeepTops(false)
+					if err := s.Step(context.Background(), 3); err != nil {
+						t.Fatal(err)
+					}
+					return s
+				}
+				late, early := run(false), run(true)
+				sameSolvers(t, early, late, "early", "late")
+			})
+		}
+	}
+}
+
 // sameSolvers reports where solvers a and b (named an and bn) differ in
 // their parameters' values, gradients or first history.
 func sameSolvers(t *testing.T, a, b *Solver, an, bn string) {

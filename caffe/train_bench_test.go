@@ -294,6 +294,18 @@ func BenchmarkTrainOffers(b *testing.B) {
 	benchSwitch(b, func(on bool) { offerWeightGrads = on })
 }
 
+// BenchmarkTrainChainWeightsEarly trains LeNet and CIFAR-10 quick on one
+// thread and on two with and without a chained backward run's parts
+// computing the weight gradient they offered before the chained
+// convolution's part while the run has parts left (chainWeightsEarly),
+// as benchSwitch does:
+//
+//	go test -run '^$' -bench TrainChainWeightsEarly -benchtime 40x ./caffe
+func BenchmarkTrainChainWeightsEarly(b *testing.B) {
+	defer func(v bool) { chainWeightsEarly = v }(chainWeightsEarly)
+	benchSwitch(b, func(on bool) { chainWeightsEarly = on })
+}
+
 // BenchmarkTrainFirstDW trains LeNet and CIFAR-10 quick on one thread and
 // on two with and without a buffer of its own for the weight gradient of
 // a convolution's first backward part (ownFirstDW), as benchSwitch does:
