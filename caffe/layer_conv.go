@@ -105,6 +105,12 @@ type Convolution struct {
 	// function.
 	addParts, addRanges int
 	dAddFn              func(w, p int)
+	// A chained Backward's run: its tasks (dealTasks: a part p as p, a
+	// range q of the adding as −q−1), the parts' states (taskTodo, …),
+	// the run's function (chainTask).
+	chainTasks   []int
+	chainState   []atomic.Int32
+	dChainTaskFn func(w, p int)
 	// The row convolution of a column-path Forward
 	// (layer_conv_rows.go), or nil.
 	rows     *kernel.RowConv
@@ -157,6 +163,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l.dChainFn, l.dBwdChainFn = l.chainForwardWorker, l.chainBackwardWorker
 	l.dHelpFn = l.helpWeights
 	l.dAddFn = l.addPartGradsPart
+	l.dChainTaskFn = l.chainTask
 	l.rBwdFn = l.rowsBackwardWorker
 	return l, nil
 }
@@ -339,11 +346,7 @@ var shareGradAdds = true
 // fewer than sgdSplitMin weights in all, or one worker, the calling
 // goroutine adds them all.
 func (l *Convolution) addPartGradsShared(parts, workers int) {
-	size := l.blobs[0].Count()
-	if c := l.chain; c != nil {
-		size += c.blobs[0].Count()
-	}
-	if workers < 2 || size < sgdSplitMin || !shareGradAdds {
+	if !l.sharesGradAdds(workers) {
 		l.addPartGrads(parts)
 		if c := l.chain; c != nil {
 			c.addPartGrads(c.direct.bwdParts)
@@ -361,6 +364,16 @@ func (l *Convolution) addPartGradsShared(parts, workers int) {
 	if c := l.chain; c != nil {
 		c.updated = c.updateDW != nil
 	}
+}
+
+// sharesGradAdds reports whether addPartGradsShared shares the adding
+// of the weight gradients among workers goroutines.
+func (l *Convolution) sharesGradAdds(workers int) bool {
+	size := l.blobs[0].Count()
+	if c := l.chain; c != nil {
+		size += c.blobs[0].Count()
+	}
+	return workers >= 2 && size >= sgdSplitMin && shareGradAdds
 }
 
 // addPartGradsPart adds range q of addPartGradsShared's weight gradients

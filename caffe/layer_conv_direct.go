@@ -1,6 +1,8 @@
 package caffe
 
 import (
+	"sync/atomic"
+
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
@@ -32,6 +34,12 @@ var mergeParts = true
 // while the run has parts left (chainBackwardWorker; tests and benchmarks
 // compare it off).
 var chainWeightsEarly = true
+
+// chainAdds lets a chained backward run add its parts' weight gradients
+// in the run itself, after its parts (chainTask), where a run of its own
+// follows it otherwise (addPartGradsShared; tests and benchmarks compare
+// it off).
+var chainAdds = true
 
 // convOffer is a weight gradient a goroutine's part offered: the slot
 // (parallelRunner.offer) and the part.
@@ -399,10 +407,29 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	}
 	l.startMerges()
 	c.startMerges()
-	l.runner.run(l.direct.workers, l.direct.bwdParts, l.dBwdChainFn)
+	parts, workers := l.direct.bwdParts, l.direct.workers
+	adds := 0
+	if chainAdds && l.sharesGradAdds(workers) {
+		adds = workers * addRangesPer
+	}
+	l.addParts, l.addRanges = parts, adds
+	l.chainTasks = dealTasks(l.chainTasks, workers, parts, adds)
+	if len(l.chainState) < parts {
+		l.chainState = make([]atomic.Int32, parts)
+	}
+	for i := range parts {
+		l.chainState[i].Store(taskTodo)
+	}
+	l.runner.run(workers, parts+adds, l.dChainTaskFn)
 	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
 	l.zeroDW, c.zeroDW = false, false
-	l.addPartGradsShared(l.direct.bwdParts, l.direct.workers)
+	if adds > 0 {
+		l.addBiasGrads(parts)
+		c.addBiasGrads(c.direct.bwdParts)
+		l.updated, c.updated = l.updateDW != nil, c.updateDW != nil
+	} else {
+		l.addPartGradsShared(parts, workers)
+	}
 	l.firstOwnDW, c.firstOwnDW = false, false
 	l.chain = nil
 	l.finishUpdate()
@@ -425,16 +452,66 @@ func (l *Convolution) ownsFirstDW(d *convDirectState) bool {
 	return ownFirstDW && l.zeroDW && d.workers > 1 && d.bwdParts > 1 && len(l.grads[0].dw) == l.blobs[0].Count()
 }
 
+// A chained backward run (backwardDirectChain) has a task per part of
+// the two convolutions' backward (chainBackwardWorker) and, when the
+// parts' weight gradients are added on several goroutines
+// (sharesGradAdds), a task per range of that adding and of the update
+// that follows it (addPartGradsPart), each goroutine's share its parts
+// first (dealTasks): so the adding needs no run of its own, which every
+// goroutine would wait for, and a goroutine done with its parts before
+// the other takes ranges of the other's share instead of waiting for it.
+// A range first waits for every part, running any that no goroutine has
+// begun (finishChainParts).
+
+// chainTask runs task q of a chained backward run on goroutine w.
+func (l *Convolution) chainTask(w, q int) {
+	if t := l.chainTasks[q]; t >= 0 {
+		runTask(&l.chainState[t], w, t, l.dBwdChainFn)
+		return
+	}
+	l.finishChainParts(w)
+	l.addPartGradsPart(w, -l.chainTasks[q]-1)
+}
+
+// finishChainParts returns once every part of the chained backward run is
+// done, running on goroutine w those that no goroutine has begun, and
+// meanwhile the weight gradients the others' parts offer.
+func (l *Convolution) finishChainParts(w int) {
+	states := l.chainState[:l.addParts]
+	for i := range states {
+		runTask(&states[i], w, i, l.dBwdChainFn)
+	}
+	gen := uint32(l.runner.meta.Load() >> 32)
+	for i := range states {
+		for states[i].Load() != taskDone {
+			if !l.runner.takeHelp(gen, w, -1) {
+				kernel.SpinYield()
+			}
+		}
+	}
+}
+
+// chainPartsLeft reports whether a part of the chained backward run is
+// one that no goroutine has begun.
+func (l *Convolution) chainPartsLeft() bool {
+	for i := range l.chainState[:l.addParts] {
+		if l.chainState[i].Load() == taskTodo {
+			return true
+		}
+	}
+	return false
+}
+
 // chainBackwardWorker computes part p of l's backward, then of its
 // chained convolution's, as goroutine w. The weight gradient l's part
 // offered (offerWeights) stays on offer through the chained part only
-// when the run has no part left that a goroutine has not claimed: while
+// when no part of the run is left that a goroutine has not begun: while
 // parts remain, every goroutine has work of its own, and the part
 // computes it right after the input gradient, while the block's output
 // gradient is in its core's cache (chainWeightsEarly).
 func (l *Convolution) chainBackwardWorker(w, p int) {
 	l.directBackwardPart(w, p)
-	if chainWeightsEarly && l.runner.partsLeft() {
+	if chainWeightsEarly && l.chainPartsLeft() {
 		l.endOffer(w)
 	}
 	l.chain.directBackwardPart(w, p)

@@ -369,20 +369,6 @@ func (r *parallelRunner) claim(gen uint32, w int) (int, bool) {
 	return 0, false
 }
 
-// partsLeft reports whether the current run has parts that no goroutine
-// has claimed yet.
-func (r *parallelRunner) partsLeft() bool {
-	m := r.meta.Load()
-	gen, shares := uint32(m>>32), int(m&0xffff)
-	for i := range shares {
-		s := r.shares[i].Load()
-		if uint32(s>>32) == gen && s>>16&0xffff < s&0xffff {
-			return true
-		}
-	}
-	return false
-}
-
 // work claims and runs parts of run gen as goroutine w until none is
 // left, then the tasks the others' parts offer (help).
 func (r *parallelRunner) work(gen uint32, w int) {

@@ -201,17 +201,34 @@ func TestMergedPartsIdentical(t *testing.T) {
 // steps on two threads with a chained backward run's parts computing the
 // weight gradient they offered before the chained convolution's part
 // while the run has parts left (chainWeightsEarly) and always after it,
+// as sameWithSwitch does.
+func TestChainWeightsEarlyIdentical(t *testing.T) {
+	defer func(v bool) { chainWeightsEarly = v }(chainWeightsEarly)
+	sameWithSwitch(t, func(on bool) { chainWeightsEarly = on })
+}
+
+// TestChainAddsIdentical trains LeNet and CIFAR-10 quick a few steps on
+// two threads with a chained backward run adding its parts' weight
+// gradients in the run itself (chainAdds) and in a run of its own, as
+// sameWithSwitch does.
+func TestChainAddsIdentical(t *testing.T) {
+	defer func(v bool) { chainAdds = v }(chainAdds)
+	sameWithSwitch(t, func(on bool) { chainAdds = on })
+}
+
+// sameWithSwitch trains LeNet and CIFAR-10 quick, whose backward passes
+// run chained, three steps on two threads with a switch set off and on,
 // with the weight gradients that the parts offer taken by the other
 // thread or not: every weight, history and gradient must be the same bit
 // for bit.
-func TestChainWeightsEarlyIdentical(t *testing.T) {
+func sameWithSwitch(t *testing.T, set func(on bool)) {
 	if testing.Short() {
 		t.Skip("trains two nets a few steps four times")
 	}
 	if kernel.DirectConvLanes() == 0 {
 		t.Skip("no direct convolution (noasm build): no chained runs")
 	}
-	defer func(v, h bool) { chainWeightsEarly, helpForced = v, h }(chainWeightsEarly, helpForced)
+	defer func(h bool) { helpForced = h }(helpForced)
 	nets := []struct {
 		name, model string
 		c, h, w     int
@@ -222,8 +239,9 @@ func TestChainWeightsEarlyIdentical(t *testing.T) {
 	for _, nt := range nets {
 		for _, forced := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/forced=%v", nt.name, forced), func(t *testing.T) {
-				run := func(early bool) *Solver {
-					chainWeightsEarly, helpForced = early, forced
+				run := func(on bool) *Solver {
+					set(on)
+					helpForced = forced
 					s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
 					s.Net().SetKeepTops(false)
 					if err := s.Step(context.Background(), 3); err != nil {
@@ -231,8 +249,8 @@ func TestChainWeightsEarlyIdentical(t *testing.T) {
 					}
 					return s
 				}
-				late, early := run(false), run(true)
-				sameSolvers(t, early, late, "early", "late")
+				off, on := run(false), run(true)
+				sameSolvers(t, on, off, "on", "off")
 			})
 		}
 	}

@@ -306,6 +306,17 @@ func BenchmarkTrainChainWeightsEarly(b *testing.B) {
 	benchSwitch(b, func(on bool) { chainWeightsEarly = on })
 }
 
+// BenchmarkTrainChainAdds trains LeNet and CIFAR-10 quick on one thread
+// and on two with a chained backward run adding its parts' weight
+// gradients in the run itself and in a run of its own (chainAdds), as
+// benchSwitch does:
+//
+//	go test -run '^$' -bench TrainChainAdds -benchtime 40x ./caffe
+func BenchmarkTrainChainAdds(b *testing.B) {
+	defer func(v bool) { chainAdds = v }(chainAdds)
+	benchSwitch(b, func(on bool) { chainAdds = on })
+}
+
 // BenchmarkTrainFirstDW trains LeNet and CIFAR-10 quick on one thread and
 // on two with and without a buffer of its own for the weight gradient of
 // a convolution's first backward part (ownFirstDW), as benchSwitch does:
