@@ -229,14 +229,7 @@ func sameWithSwitch(t *testing.T, set func(on bool)) {
 		t.Skip("no direct convolution (noasm build): no chained runs")
 	}
 	defer func(h bool) { helpForced = h }(helpForced)
-	nets := []struct {
-		name, model string
-		c, h, w     int
-	}{
-		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28},
-		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32},
-	}
-	for _, nt := range nets {
+	for _, nt := range switchNets {
 		for _, forced := range []bool{false, true} {
 			t.Run(fmt.Sprintf("%s/forced=%v", nt.name, forced), func(t *testing.T) {
 				run := func(on bool) *Solver {

@@ -347,21 +347,23 @@ func BenchmarkTrainFedPieces(b *testing.B) {
 	benchSwitch(b, func(on bool) { feedInPieces = on })
 }
 
+// switchNets are the nets that benchSwitch and sameWithSwitch train.
+var switchNets = []struct {
+	name, model string
+	c, h, w     int
+	block       int // benchSwitch's iterations in a row of one solver
+}{
+	{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, 20},
+	{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, 5},
+}
+
 // benchSwitch trains LeNet and CIFAR-10 quick on one thread (the switch
 // on) and on two with a switch set off and on, in one process, the three
 // solvers taking turns a block of iterations at a time, and reports the
 // median wall time per iteration of each block and the two-thread
 // speedups over one thread from those medians.
 func benchSwitch(b *testing.B, set func(on bool)) {
-	nets := []struct {
-		name, model string
-		c, h, w     int
-		block       int // iterations in a row of one solver
-	}{
-		{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, 20},
-		{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, 5},
-	}
-	for _, nt := range nets {
+	for _, nt := range switchNets {
 		b.Run(nt.name, func(b *testing.B) {
 			on := []bool{true, false, true}
 			times := stepsInTurn(b, nt.model, nt.c, nt.h, nt.w, []int{1, 2, 2}, nt.block, func(m int) { set(on[m]) })
