@@ -192,11 +192,12 @@
 // two groups in a row whose convolutions run on the direct path in the
 // same blocks of images (LeNet's conv1 and conv2 groups, CIFAR-10
 // quick's conv2 and conv3) run as one run, forward and backward, each
-// part taking a block's images through both (backward, the run's last
-// parts offer their block's weight gradient to a thread that has no part
-// left, which computes it beside the part's input gradient, and the
-// parts' weight gradients are added and the weights updated by ranges in
-// the same run, after the parts); and a pass packs the direct convolutions' weights ahead on the other
+// part taking a block's images through both (backward, a part offers its
+// block's weight gradient to a thread that has no part left, which
+// computes it beside the part's input gradient, and the parts' weight
+// gradients are added and the weights updated by ranges in the same run,
+// the first convolution's as soon as every part has its weight
+// gradient); and a pass packs the direct convolutions' weights ahead on the other
 // threads while the layers before them (a data layer, the loss) run on
 // the calling goroutine alone (in a solver's iteration, the backward
 // pass's weights while the forward pass runs its last, small layers).

@@ -105,12 +105,14 @@ type Convolution struct {
 	// function.
 	addParts, addRanges int
 	dAddFn              func(w, p int)
-	// A chained Backward's run: its tasks (dealTasks: a part p as p, a
-	// range q of the adding as −q−1), the parts' states (taskTodo, …),
-	// the run's function (chainTask).
+	// A chained Backward's run: its tasks (dealChainTasks), the parts'
+	// states (taskTodo, …),
+	// the run's function (chainTask), and the parts whose weight
+	// gradient of this convolution is complete.
 	chainTasks   []int
 	chainState   []atomic.Int32
 	dChainTaskFn func(w, p int)
+	weightsDone  atomic.Int32
 	// The row convolution of a column-path Forward
 	// (layer_conv_rows.go), or nil.
 	rows     *kernel.RowConv
@@ -359,6 +361,9 @@ func (l *Convolution) addPartGradsShared(parts, workers int) {
 	}
 	ranges := workers * addRangesPer
 	l.addParts, l.addRanges = parts, ranges
+	if c := l.chain; c != nil {
+		c.addParts, c.addRanges = c.direct.bwdParts, ranges
+	}
 	l.runner.run(workers, ranges, l.dAddFn)
 	l.updated = l.updateDW != nil
 	if c := l.chain; c != nil {
@@ -376,21 +381,24 @@ func (l *Convolution) sharesGradAdds(workers int) bool {
 	return workers >= 2 && size >= sgdSplitMin && shareGradAdds
 }
 
-// addPartGradsPart adds range q of addPartGradsShared's weight gradients
-// and, with updateDW, updates those weights on goroutine w while their
-// gradient is in the cache.
-func (l *Convolution) addPartGradsPart(w, q int) {
+// addGradsPart adds range q of l's weight gradients of addPartGradsShared
+// (l.addParts parts, l.addRanges ranges) and, with updateDW, updates
+// those weights on goroutine w.
+func (l *Convolution) addGradsPart(w, q int) {
 	l.addWeightGrads(l.addParts, q, l.addRanges)
 	if l.updateDW != nil {
 		lo, hi := gradRange(q, l.addRanges, l.blobs[0].Count())
 		l.updateDW(w, lo, hi, nil)
 	}
+}
+
+// addPartGradsPart adds range q of addPartGradsShared's weight gradients
+// and, with updateDW, updates those weights on goroutine w while their
+// gradient is in the cache.
+func (l *Convolution) addPartGradsPart(w, q int) {
+	l.addGradsPart(w, q)
 	if c := l.chain; c != nil {
-		c.addWeightGrads(c.direct.bwdParts, q, l.addRanges)
-		if c.updateDW != nil {
-			lo, hi := gradRange(q, l.addRanges, c.blobs[0].Count())
-			c.updateDW(w, lo, hi, nil)
-		}
+		c.addGradsPart(w, q)
 	}
 }
 

@@ -31,14 +31,14 @@ var mergeParts = true
 
 // chainWeightsEarly lets a chained backward run's parts compute the
 // weight gradient they offered before the chained convolution's part
-// while the run has parts left (chainBackwardWorker; tests and benchmarks
-// compare it off).
+// (chainBackwardWorker; tests and benchmarks compare it off, the weight
+// gradient after the chained part).
 var chainWeightsEarly = true
 
 // chainAdds lets a chained backward run add its parts' weight gradients
-// in the run itself, after its parts (chainTask), where a run of its own
-// follows it otherwise (addPartGradsShared; tests and benchmarks compare
-// it off).
+// of the first convolution in the run itself, after its parts
+// (chainTask), where a run of its own follows it otherwise
+// (addPartGradsShared; tests and benchmarks compare it off).
 var chainAdds = true
 
 // convOffer is a weight gradient a goroutine's part offered: the slot
@@ -413,14 +413,16 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		adds = workers * addRangesPer
 	}
 	l.addParts, l.addRanges = parts, adds
-	l.chainTasks = dealTasks(l.chainTasks, workers, parts, adds)
+	c.addParts, c.addRanges = c.direct.bwdParts, adds
+	l.chainTasks = dealChainTasks(l.chainTasks, workers, parts, adds)
 	if len(l.chainState) < parts {
 		l.chainState = make([]atomic.Int32, parts)
 	}
 	for i := range parts {
 		l.chainState[i].Store(taskTodo)
 	}
-	l.runner.run(workers, parts+adds, l.dChainTaskFn)
+	l.weightsDone.Store(0)
+	l.runner.run(workers, len(l.chainTasks), l.dChainTaskFn)
 	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
 	l.zeroDW, c.zeroDW = false, false
 	if adds > 0 {
@@ -455,67 +457,102 @@ func (l *Convolution) ownsFirstDW(d *convDirectState) bool {
 // A chained backward run (backwardDirectChain) has a task per part of
 // the two convolutions' backward (chainBackwardWorker) and, when the
 // parts' weight gradients are added on several goroutines
-// (sharesGradAdds), a task per range of that adding and of the update
-// that follows it (addPartGradsPart), each goroutine's share its parts
-// first (dealTasks): so the adding needs no run of its own, which every
-// goroutine would wait for, and a goroutine done with its parts before
-// the other takes ranges of the other's share instead of waiting for it.
-// A range first waits for every part, running any that no goroutine has
-// begun (finishChainParts).
+// (sharesGradAdds), a task per range of each convolution's adding and
+// of the update that follows it (addGradsPart), each goroutine's share
+// its parts first, then its ranges of the first convolution, then of the
+// chained one (dealChainTasks): so the adding needs no run of its own,
+// which every goroutine would wait for, and a goroutine done with its
+// parts before the other takes ranges of the other's share instead of
+// waiting for it. A range of the first convolution waits only for every
+// part's weight gradient of it (waitChainParts), which a part computes
+// before its chained part (chainWeightsEarly): a goroutine done first
+// adds and updates while the other still computes its last chained part.
+
+// dealChainTasks returns the tasks of a chained backward run of parts
+// parts and adds ranges of each convolution's adding, dealt into as many
+// shares as workers allow, as the runner cuts a run's parts: each share
+// holds its span of the parts (part p as p), then its span of the
+// ranges of the first convolution (range q as −q−1) and of the chained
+// one (−adds−q−1). tasks is reused.
+func dealChainTasks(tasks []int, workers, parts, adds int) []int {
+	shares := min(workers, parts+2*adds)
+	tasks = tasks[:0]
+	for sh := range shares {
+		lo, hi := span(sh, shares, parts)
+		for p := lo; p < hi; p++ {
+			tasks = append(tasks, p)
+		}
+		lo, hi = span(sh, shares, adds)
+		for q := lo; q < hi; q++ {
+			tasks = append(tasks, -q-1)
+		}
+		for q := lo; q < hi; q++ {
+			tasks = append(tasks, -adds-q-1)
+		}
+	}
+	return tasks
+}
 
 // chainTask runs task q of a chained backward run on goroutine w.
 func (l *Convolution) chainTask(w, q int) {
-	if t := l.chainTasks[q]; t >= 0 {
+	t := l.chainTasks[q]
+	if t >= 0 {
 		runTask(&l.chainState[t], w, t, l.dBwdChainFn)
 		return
 	}
-	l.finishChainParts(w)
-	l.addPartGradsPart(w, -l.chainTasks[q]-1)
+	if r := -t - 1; r < l.addRanges {
+		l.waitChainParts(w, false)
+		l.addGradsPart(w, r)
+		return
+	}
+	l.waitChainParts(w, true)
+	l.chain.addGradsPart(w, -t-1-l.addRanges)
 }
 
-// finishChainParts returns once every part of the chained backward run is
-// done, running on goroutine w those that no goroutine has begun, and
-// meanwhile the weight gradients the others' parts offer.
-func (l *Convolution) finishChainParts(w int) {
+// waitChainParts returns once every part of the chained backward run is
+// done (all) or has completed l's weight gradient, running on goroutine
+// w the parts that no goroutine has begun, and meanwhile the weight
+// gradients the others' parts offer.
+func (l *Convolution) waitChainParts(w int, all bool) {
 	states := l.chainState[:l.addParts]
 	for i := range states {
 		runTask(&states[i], w, i, l.dBwdChainFn)
 	}
 	gen := uint32(l.runner.meta.Load() >> 32)
-	for i := range states {
-		for states[i].Load() != taskDone {
-			if !l.runner.takeHelp(gen, w, -1) {
-				kernel.SpinYield()
-			}
+	for (all || l.weightsDone.Load() < int32(len(states))) && !tasksDone(states) {
+		if !l.runner.takeHelp(gen, w, -1) {
+			kernel.SpinYield()
 		}
 	}
 }
 
-// chainPartsLeft reports whether a part of the chained backward run is
-// one that no goroutine has begun.
-func (l *Convolution) chainPartsLeft() bool {
-	for i := range l.chainState[:l.addParts] {
-		if l.chainState[i].Load() == taskTodo {
-			return true
+// tasksDone reports whether every task of states is done.
+func tasksDone(states []atomic.Int32) bool {
+	for i := range states {
+		if states[i].Load() != taskDone {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // chainBackwardWorker computes part p of l's backward, then of its
 // chained convolution's, as goroutine w. The weight gradient l's part
-// offered (offerWeights) stays on offer through the chained part only
-// when no part of the run is left that a goroutine has not begun: while
-// parts remain, every goroutine has work of its own, and the part
-// computes it right after the input gradient, while the block's output
-// gradient is in its core's cache (chainWeightsEarly).
+// offered (offerWeights) is computed right after the input gradient,
+// while the block's output gradient is in its core's cache, unless
+// another goroutine took it meanwhile, and before the chained part
+// (chainWeightsEarly).
 func (l *Convolution) chainBackwardWorker(w, p int) {
 	l.directBackwardPart(w, p)
-	if chainWeightsEarly && l.chainPartsLeft() {
+	if chainWeightsEarly {
 		l.endOffer(w)
+		l.weightsDone.Add(1)
 	}
 	l.chain.directBackwardPart(w, p)
-	l.endOffer(w)
+	if !chainWeightsEarly {
+		l.endOffer(w)
+		l.weightsDone.Add(1)
+	}
 	l.chain.endOffer(w)
 	l.endPart(w, p)
 	l.chain.endPart(w, p)

@@ -200,8 +200,8 @@ func TestMergedPartsIdentical(t *testing.T) {
 // TestChainWeightsEarlyIdentical trains LeNet and CIFAR-10 quick a few
 // steps on two threads with a chained backward run's parts computing the
 // weight gradient they offered before the chained convolution's part
-// while the run has parts left (chainWeightsEarly) and always after it,
-// as sameWithSwitch does.
+// (chainWeightsEarly), the adding of the first convolution's ranges
+// waiting for those alone, and after it, as sameWithSwitch does.
 func TestChainWeightsEarlyIdentical(t *testing.T) {
 	defer func(v bool) { chainWeightsEarly = v }(chainWeightsEarly)
 	sameWithSwitch(t, func(on bool) { chainWeightsEarly = on })

@@ -297,8 +297,8 @@ func BenchmarkTrainOffers(b *testing.B) {
 // BenchmarkTrainChainWeightsEarly trains LeNet and CIFAR-10 quick on one
 // thread and on two with and without a chained backward run's parts
 // computing the weight gradient they offered before the chained
-// convolution's part while the run has parts left (chainWeightsEarly),
-// as benchSwitch does:
+// convolution's part (chainWeightsEarly), the adding of the first
+// convolution's ranges waiting for those alone, as benchSwitch does:
 //
 //	go test -run '^$' -bench TrainChainWeightsEarly -benchtime 40x ./caffe
 func BenchmarkTrainChainWeightsEarly(b *testing.B) {
