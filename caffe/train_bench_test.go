@@ -347,11 +347,12 @@ func BenchmarkTrainFedPieces(b *testing.B) {
 	benchSwitch(b, func(on bool) { feedInPieces = on })
 }
 
-// switchNets are the nets that benchSwitch and sameWithSwitch train.
+// switchNets are the nets that benchSwitch, benchPaired and sameWithSwitch
+// train.
 var switchNets = []struct {
 	name, model string
 	c, h, w     int
-	block       int // benchSwitch's iterations in a row of one solver
+	block       int // benchSwitch's and benchPaired's iterations in a row of one setting
 }{
 	{"lenet", "mnist/lenet_train_test.prototxt", 1, 28, 28, 20},
 	{"cifar10_quick", "cifar10/cifar10_quick_train_test.prototxt", 3, 32, 32, 5},
@@ -378,6 +379,74 @@ func benchSwitch(b *testing.B, set func(on bool)) {
 			b.ReportMetric(us(median[2]), "2t-on-µs")
 			b.ReportMetric(float64(median[0])/float64(median[1]), "off-2t/1t")
 			b.ReportMetric(float64(median[0])/float64(median[2]), "on-2t/1t")
+		})
+	}
+}
+
+// BenchmarkTrainPaired trains LeNet and CIFAR-10 quick on two threads
+// with each of the switches that benchSwitch's benchmarks compare set on
+// and off in turn on one solver, as benchPaired does:
+//
+//	go test -run '^$' -bench 'TrainPaired/topByImages' -benchtime 300x ./caffe
+func BenchmarkTrainPaired(b *testing.B) {
+	switches := []struct {
+		name string
+		v    *bool
+	}{
+		{"offers", &offerWeightGrads},
+		{"firstDW", &ownFirstDW},
+		{"topByImages", &topByImages},
+		{"fedPieces", &feedInPieces},
+	}
+	for _, sw := range switches {
+		b.Run(sw.name, func(b *testing.B) {
+			defer func(v bool) { *sw.v = v }(*sw.v)
+			benchPaired(b, func(on bool) { *sw.v = on })
+		})
+	}
+}
+
+// benchPaired trains LeNet and CIFAR-10 quick on two threads with a
+// switch set on and off in turn, a block of iterations each, on one
+// solver, the order of the two blocks alternating from one pair to the
+// next, a pair per round of b.Loop. It reports the median wall time per
+// iteration of each setting and the median of the pairs' differences (on
+// − off), from which the machine's drifts in speed, slower than a pair,
+// drop out. benchSwitch's solvers, one per setting, differ in where their
+// memory lies, which moves their times apart by itself: with a switch
+// that changes nothing (both settings the same), LeNet's two two-thread
+// medians differed by 8-141 µs in eight runs of 30 rounds.
+func benchPaired(b *testing.B, set func(on bool)) {
+	for _, nt := range switchNets {
+		b.Run(nt.name, func(b *testing.B) {
+			ctx := context.Background()
+			s := benchSolver(b, nt.model, nt.c, nt.h, nt.w, 2)
+			s.Net().SetKeepTops(false)
+			if err := s.Step(ctx, 2); err != nil {
+				b.Fatal(err)
+			}
+			var on, off, diff []float64
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				var t [2]float64 // per iteration, µs: off, on
+				for o := range 2 {
+					m := (i + o) % 2
+					set(m == 1)
+					t0 := time.Now()
+					if err := s.Step(ctx, nt.block); err != nil {
+						b.Fatal(err)
+					}
+					t[m] = float64(time.Since(t0)) / 1e3 / float64(nt.block)
+				}
+				off, on, diff = append(off, t[0]), append(on, t[1]), append(diff, t[1]-t[0])
+			}
+			median := func(x []float64) float64 {
+				slices.Sort(x)
+				return x[len(x)/2]
+			}
+			b.ReportMetric(median(on), "on-µs")
+			b.ReportMetric(median(off), "off-µs")
+			b.ReportMetric(median(diff), "on−off-µs")
 		})
 	}
 }
