@@ -397,6 +397,8 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"firstDW", &ownFirstDW},
 		{"topByImages", &topByImages},
 		{"fedPieces", &feedInPieces},
+		{"chainWeightsEarly", &chainWeightsEarly},
+		{"chainAdds", &chainAdds},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
