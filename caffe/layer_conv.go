@@ -105,12 +105,15 @@ type Convolution struct {
 	// function.
 	addParts, addRanges int
 	dAddFn              func(w, p int)
-	// A chained Backward's run: its tasks (dealChainTasks), the parts'
-	// states (taskTodo, …),
-	// the run's function (chainTask), and the parts whose weight
-	// gradient of this convolution is complete.
+	// A chained Backward's run: its tasks (dealChainTasks), the states
+	// (taskTodo, …) of its parts and of the first convolution's ranges
+	// of the adding, the function of such a range (addGradsPart), the
+	// run's function (chainTask), and the parts whose weight gradient of
+	// this convolution is complete.
 	chainTasks   []int
 	chainState   []atomic.Int32
+	rangeState   []atomic.Int32
+	dRangeFn     func(w, q int)
 	dChainTaskFn func(w, p int)
 	weightsDone  atomic.Int32
 	// The row convolution of a column-path Forward
@@ -166,6 +169,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l.dHelpFn = l.helpWeights
 	l.dAddFn = l.addPartGradsPart
 	l.dChainTaskFn = l.chainTask
+	l.dRangeFn = l.addGradsPart
 	l.rBwdFn = l.rowsBackwardWorker
 	return l, nil
 }

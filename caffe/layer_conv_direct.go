@@ -41,6 +41,12 @@ var chainWeightsEarly = true
 // (addPartGradsShared; tests and benchmarks compare it off).
 var chainAdds = true
 
+// chainTakeRanges lets a goroutine of a chained backward run that waits
+// for every part run meanwhile the ranges of the first convolution's
+// adding that no goroutine has begun (waitChainParts; tests and
+// benchmarks compare it off).
+var chainTakeRanges = true
+
 // convOffer is a weight gradient a goroutine's part offered: the slot
 // (parallelRunner.offer) and the part.
 type convOffer struct {
@@ -421,6 +427,12 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	for i := range parts {
 		l.chainState[i].Store(taskTodo)
 	}
+	if len(l.rangeState) < adds {
+		l.rangeState = make([]atomic.Int32, adds)
+	}
+	for q := range adds {
+		l.rangeState[q].Store(taskTodo)
+	}
 	l.weightsDone.Store(0)
 	l.runner.run(workers, len(l.chainTasks), l.dChainTaskFn)
 	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
@@ -468,6 +480,11 @@ func (l *Convolution) ownsFirstDW(d *convDirectState) bool {
 // before its chained part (chainWeightsEarly): a goroutine done first
 // adds and updates while the other still computes its last chained part.
 
+// A goroutine waiting for every part before a range of the chained
+// convolution (one that took its share's ranges of the first while the
+// other still computes its last part) runs meanwhile the first's ranges
+// that no goroutine has begun (rangeState).
+
 // dealChainTasks returns the tasks of a chained backward run of parts
 // parts and adds ranges of each convolution's adding, dealt into as many
 // shares as workers allow, as the runner cuts a run's parts: each share
@@ -502,7 +519,7 @@ func (l *Convolution) chainTask(w, q int) {
 	}
 	if r := -t - 1; r < l.addRanges {
 		l.waitChainParts(w, false)
-		l.addGradsPart(w, r)
+		runTask(&l.rangeState[r], w, r, l.dRangeFn)
 		return
 	}
 	l.waitChainParts(w, true)
@@ -512,14 +529,21 @@ func (l *Convolution) chainTask(w, q int) {
 // waitChainParts returns once every part of the chained backward run is
 // done (all) or has completed l's weight gradient, running on goroutine
 // w the parts that no goroutine has begun, and meanwhile the weight
-// gradients the others' parts offer.
+// gradients the others' parts offer and, waiting for every part, the
+// ranges of l's adding that no goroutine has begun once they can run.
 func (l *Convolution) waitChainParts(w int, all bool) {
 	states := l.chainState[:l.addParts]
 	for i := range states {
 		runTask(&states[i], w, i, l.dBwdChainFn)
 	}
 	gen := uint32(l.runner.meta.Load() >> 32)
-	for (all || l.weightsDone.Load() < int32(len(states))) && !tasksDone(states) {
+	n := int32(len(states))
+	for (all || l.weightsDone.Load() < n) && !tasksDone(states) {
+		if chainTakeRanges && all && l.weightsDone.Load() == n {
+			for q := range l.rangeState[:l.addRanges] {
+				runTask(&l.rangeState[q], w, q, l.dRangeFn)
+			}
+		}
 		if !l.runner.takeHelp(gen, w, -1) {
 			kernel.SpinYield()
 		}

@@ -216,6 +216,16 @@ func TestChainAddsIdentical(t *testing.T) {
 	sameWithSwitch(t, func(on bool) { chainAdds = on })
 }
 
+// TestChainTakeRangesIdentical trains LeNet and CIFAR-10 quick a few
+// steps on two threads with a chained backward run's goroutine that
+// waits for every part running meanwhile the first convolution's ranges
+// of the adding that no goroutine has begun (chainTakeRanges) and not, as
+// sameWithSwitch does.
+func TestChainTakeRangesIdentical(t *testing.T) {
+	defer func(v bool) { chainTakeRanges = v }(chainTakeRanges)
+	sameWithSwitch(t, func(on bool) { chainTakeRanges = on })
+}
+
 // sameWithSwitch trains LeNet and CIFAR-10 quick, whose backward passes
 // run chained, three steps on two threads with a switch set off and on,
 // with the weight gradients that the parts offer taken by the other

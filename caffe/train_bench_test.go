@@ -399,6 +399,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"fedPieces", &feedInPieces},
 		{"chainWeightsEarly", &chainWeightsEarly},
 		{"chainAdds", &chainAdds},
+		{"chainTakeRanges", &chainTakeRanges},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
