@@ -57,9 +57,14 @@ type InnerProduct struct {
 	dxState              []atomic.Int32
 	// The weight gradient's run with the blocks: part q runs block
 	// wgTask[q] when it is ≥ 0, else weight gradient part −wgTask[q]−1.
-	wgTask  []int
-	wgFn    func(w, p int)
-	blockFn func(w, b int) // inputBlockTask
+	wgTask []int
+	wgFn   func(w, p int)
+	// wgShares[sh] is the first of share sh's tasks in wgTask (with one
+	// more entry, the end), and wgShareFn runs a share whole
+	// (ipWholeShares).
+	wgShares  []int
+	wgShareFn func(w, sh int)
+	blockFn   func(w, b int) // inputBlockTask
 
 	// The input and weight gradients side by side (backwardPair): the
 	// gradient's arguments, and the run's function.
@@ -177,6 +182,7 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	l.fwdTaskFn = l.forwardTask
 	l.dxFn, l.dxAddFn = l.inputGradBlock, l.inputGradAdd
 	l.wgFn, l.blockFn = l.weightGradTask, l.inputBlockTask
+	l.wgShareFn = l.weightGradShare
 	l.pairFn = l.pairPart
 	l.fusedFn = l.fusedPart
 	return l, nil
@@ -903,8 +909,34 @@ func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
 		l.dxState[b].Store(taskTodo)
 	}
 	l.wgTask = dealTasks(l.wgTask, threads, blocks, parts)
-	l.runner.run(threads, blocks+parts, l.wgFn)
+	if ipWholeShares && threads > 1 {
+		shares := min(threads, blocks+parts)
+		l.wgShares = append(l.wgShares[:0], 0)
+		for sh := range shares {
+			lo, hi := span(sh, shares, blocks)
+			plo, phi := span(sh, shares, parts)
+			l.wgShares = append(l.wgShares, l.wgShares[sh]+hi-lo+phi-plo)
+		}
+		l.runner.run(threads, shares, l.wgShareFn)
+	} else {
+		l.runner.run(threads, blocks+parts, l.wgFn)
+	}
 	l.dxPending = false
+}
+
+// ipWholeShares runs each goroutine's share of weightGradWithBlocks as one
+// part, so that a goroutine done first does not take the last weight
+// gradient part of a share the other goroutine has begun: on the other
+// core, whose cache holds none of its rows, such a part took about twice
+// as long.
+var ipWholeShares = true
+
+// weightGradShare runs share sh of weightGradWithBlocks's tasks on
+// goroutine w.
+func (l *InnerProduct) weightGradShare(w, sh int) {
+	for q := l.wgShares[sh]; q < l.wgShares[sh+1]; q++ {
+		l.weightGradTask(w, q)
+	}
 }
 
 // weightGradTask runs part q of weightGradWithBlocks on goroutine w.

@@ -425,3 +425,12 @@ func BenchmarkPrepsAhead(b *testing.B) {
 	b.ReportMetric(us(total[len(total)/2]), "median-µs")
 	b.ReportMetric(us(wait[len(wait)/2]), "wait-median-µs")
 }
+
+// TestIPWholeSharesIdentical trains LeNet and CIFAR-10 quick a few steps
+// on two threads with each goroutine's share of an inner product's
+// backward run (input gradient blocks and weight gradient parts) run as
+// one part (ipWholeShares) and not, as sameWithSwitch does.
+func TestIPWholeSharesIdentical(t *testing.T) {
+	defer func(v bool) { ipWholeShares = v }(ipWholeShares)
+	sameWithSwitch(t, func(on bool) { ipWholeShares = on })
+}

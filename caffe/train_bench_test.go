@@ -400,6 +400,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"chainWeightsEarly", &chainWeightsEarly},
 		{"chainAdds", &chainAdds},
 		{"chainTakeRanges", &chainTakeRanges},
+		{"ipWholeShares", &ipWholeShares},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
