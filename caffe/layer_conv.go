@@ -105,7 +105,7 @@ type Convolution struct {
 	// function.
 	addParts, addRanges int
 	dAddFn              func(w, p int)
-	// A chained Backward's run: its tasks (dealChainTasks), the states
+	// A chained Backward's run: its tasks (dealTasks), the states
 	// (taskTodo, …) of its parts and of the first convolution's ranges
 	// of the adding, the function of such a range (addGradsPart), the
 	// run's function (chainTask), and the parts whose weight gradient of

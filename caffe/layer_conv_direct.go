@@ -420,7 +420,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 	}
 	l.addParts, l.addRanges = parts, adds
 	c.addParts, c.addRanges = c.direct.bwdParts, adds
-	l.chainTasks = dealChainTasks(l.chainTasks, workers, parts, adds)
+	l.chainTasks = dealTasks(l.chainTasks, nil, workers, parts, adds, adds)
 	if len(l.chainState) < parts {
 		l.chainState = make([]atomic.Int32, parts)
 	}
@@ -466,51 +466,27 @@ func (l *Convolution) ownsFirstDW(d *convDirectState) bool {
 	return ownFirstDW && l.zeroDW && d.workers > 1 && d.bwdParts > 1 && len(l.grads[0].dw) == l.blobs[0].Count()
 }
 
+// chainTask runs task q of a chained backward run on goroutine w.
+//
 // A chained backward run (backwardDirectChain) has a task per part of
 // the two convolutions' backward (chainBackwardWorker) and, when the
 // parts' weight gradients are added on several goroutines
 // (sharesGradAdds), a task per range of each convolution's adding and
 // of the update that follows it (addGradsPart), each goroutine's share
 // its parts first, then its ranges of the first convolution, then of the
-// chained one (dealChainTasks): so the adding needs no run of its own,
+// chained one (dealTasks: part p as p, range q of the first as −q−1, of
+// the chained one as −adds−q−1): so the adding needs no run of its own,
 // which every goroutine would wait for, and a goroutine done with its
 // parts before the other takes ranges of the other's share instead of
 // waiting for it. A range of the first convolution waits only for every
 // part's weight gradient of it (waitChainParts), which a part computes
 // before its chained part (chainWeightsEarly): a goroutine done first
 // adds and updates while the other still computes its last chained part.
-
+//
 // A goroutine waiting for every part before a range of the chained
 // convolution (one that took its share's ranges of the first while the
 // other still computes its last part) runs meanwhile the first's ranges
 // that no goroutine has begun (rangeState).
-
-// dealChainTasks returns the tasks of a chained backward run of parts
-// parts and adds ranges of each convolution's adding, dealt into as many
-// shares as workers allow, as the runner cuts a run's parts: each share
-// holds its span of the parts (part p as p), then its span of the
-// ranges of the first convolution (range q as −q−1) and of the chained
-// one (−adds−q−1). tasks is reused.
-func dealChainTasks(tasks []int, workers, parts, adds int) []int {
-	shares := min(workers, parts+2*adds)
-	tasks = tasks[:0]
-	for sh := range shares {
-		lo, hi := span(sh, shares, parts)
-		for p := lo; p < hi; p++ {
-			tasks = append(tasks, p)
-		}
-		lo, hi = span(sh, shares, adds)
-		for q := lo; q < hi; q++ {
-			tasks = append(tasks, -q-1)
-		}
-		for q := lo; q < hi; q++ {
-			tasks = append(tasks, -adds-q-1)
-		}
-	}
-	return tasks
-}
-
-// chainTask runs task q of a chained backward run on goroutine w.
 func (l *Convolution) chainTask(w, q int) {
 	t := l.chainTasks[q]
 	if t >= 0 {

@@ -59,8 +59,8 @@ type InnerProduct struct {
 	// wgTask[q] when it is ≥ 0, else weight gradient part −wgTask[q]−1.
 	wgTask []int
 	wgFn   func(w, p int)
-	// wgShares[sh] is the first of share sh's tasks in wgTask (with one
-	// more entry, the end), and wgShareFn runs a share whole
+	// wgShares[sh] is the first of share sh's tasks in wgTask (and,
+	// last, their number), and wgShareFn runs a share whole
 	// (ipWholeShares).
 	wgShares  []int
 	wgShareFn func(w, sh int)
@@ -398,7 +398,7 @@ func (l *InnerProduct) forwardByImages() {
 	for p := range f.parts {
 		f.prodState[p].Store(taskTodo)
 	}
-	f.task = dealTasks(f.task, threads, f.parts, f.topParts)
+	f.task = dealTasks(f.task, nil, threads, f.parts, f.topParts)
 	l.runner.run(threads, len(f.task), l.fwdTaskFn)
 }
 
@@ -908,16 +908,9 @@ func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
 	for b := range blocks {
 		l.dxState[b].Store(taskTodo)
 	}
-	l.wgTask = dealTasks(l.wgTask, threads, blocks, parts)
+	l.wgTask = dealTasks(l.wgTask, &l.wgShares, threads, blocks, parts)
 	if ipWholeShares && threads > 1 {
-		shares := min(threads, blocks+parts)
-		l.wgShares = append(l.wgShares[:0], 0)
-		for sh := range shares {
-			lo, hi := span(sh, shares, blocks)
-			plo, phi := span(sh, shares, parts)
-			l.wgShares = append(l.wgShares, l.wgShares[sh]+hi-lo+phi-plo)
-		}
-		l.runner.run(threads, shares, l.wgShareFn)
+		l.runner.run(threads, len(l.wgShares)-1, l.wgShareFn)
 	} else {
 		l.runner.run(threads, blocks+parts, l.wgFn)
 	}
@@ -957,23 +950,46 @@ func (l *InnerProduct) inputBlockTask(_, b int) {
 	}
 }
 
-// dealTasks returns the tasks of a run of first tasks that others wait
-// for and second tasks that wait for them, dealt into as many shares as
-// threads allow (cut by span, as the runner cuts a run's parts): each
-// share holds its span of the first (task p as p) and then its span of
-// the second (task p as −p−1). tasks is reused.
-func dealTasks(tasks []int, threads, first, second int) []int {
-	shares := min(threads, first+second)
+// dealTasks returns the tasks of a run of groups of tasks (counts[g] in
+// group g), dealt into as many shares as threads allow (cut by span, as
+// the runner cuts a run's parts): each share holds its span of each group
+// in turn, task p of the first group as p and task p of a later group as
+// −(the tasks of the later groups before it)−p−1, so that the later
+// groups number on from each other (the first's tasks are those others
+// wait for). When starts is not nil, it receives each share's first
+// task's index and, last, the number of tasks. tasks and *starts are
+// reused.
+func dealTasks(tasks []int, starts *[]int, threads int, counts ...int) []int {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	shares := min(threads, total)
 	tasks = tasks[:0]
+	if starts != nil {
+		*starts = (*starts)[:0]
+	}
 	for sh := range shares {
-		lo, hi := span(sh, shares, first)
-		for p := lo; p < hi; p++ {
-			tasks = append(tasks, p)
+		if starts != nil {
+			*starts = append(*starts, len(tasks))
 		}
-		lo, hi = span(sh, shares, second)
-		for p := lo; p < hi; p++ {
-			tasks = append(tasks, -p-1)
+		base := 0
+		for g, n := range counts {
+			lo, hi := span(sh, shares, n)
+			for p := lo; p < hi; p++ {
+				if g == 0 {
+					tasks = append(tasks, p)
+				} else {
+					tasks = append(tasks, -base-p-1)
+				}
+			}
+			if g > 0 {
+				base += n
+			}
 		}
+	}
+	if starts != nil {
+		*starts = append(*starts, len(tasks))
 	}
 	return tasks
 }

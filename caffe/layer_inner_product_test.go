@@ -3,6 +3,7 @@ package caffe
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +172,34 @@ func TestLayerInnerProductMatchesSgemm(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestDealTasks checks how dealTasks deals groups of tasks into shares:
+// each share its span of every group in turn, the later groups numbered
+// on from each other below zero, and the shares' starts.
+func TestDealTasks(t *testing.T) {
+	for _, c := range []struct {
+		threads int
+		counts  []int
+		tasks   []int
+		starts  []int
+	}{
+		{2, []int{2, 4}, []int{0, -1, -2, 1, -3, -4}, []int{0, 3, 6}},
+		{2, []int{3, 5}, []int{0, -1, -2, 1, 2, -3, -4, -5}, []int{0, 3, 8}},
+		{2, []int{4, 2, 2}, []int{0, 1, -1, -3, 2, 3, -2, -4}, []int{0, 4, 8}},
+		{3, []int{1, 1}, []int{0, -1}, []int{0, 0, 2}}, // two shares, the first empty
+		{1, []int{2, 1}, []int{0, 1, -1}, []int{0, 3}},
+		{4, []int{1}, []int{0}, []int{0, 1}},
+	} {
+		starts := []int{7}
+		tasks := dealTasks([]int{9, 9}, &starts, c.threads, c.counts...)
+		if !slices.Equal(tasks, c.tasks) || !slices.Equal(starts, c.starts) {
+			t.Errorf("dealTasks(%d, %v) = %v, starts %v; want %v, %v", c.threads, c.counts, tasks, starts, c.tasks, c.starts)
+		}
+		if again := dealTasks(tasks, nil, c.threads, c.counts...); !slices.Equal(again, c.tasks) {
+			t.Errorf("dealTasks(%d, %v) reusing its tasks = %v", c.threads, c.counts, again)
 		}
 	}
 }
