@@ -86,7 +86,8 @@
 // gradient may be split into (each summed apart, then added in order: the
 // same bits), and TransposeAdd turns the transposed output, plus the bias,
 // into the layer's. FCWeightGradInto computes a part of the weight
-// gradient into a buffer of its own, and FCBackward a large layer's
+// gradient into a buffer of its own (FCWeightGradSpan any run of its row
+// tiles), and FCBackward a large layer's
 // input and weight gradients in one pass over its weights, tile by tile,
 // handing each piece of the weight gradient to the caller (a solver's
 // update) while the tile is in the cache: the weights are read from

@@ -1,6 +1,7 @@
 package kernel
 
 import (
+	"fmt"
 	"math"
 	"testing"
 )
@@ -58,11 +59,13 @@ func TestFCWeightGradRows(t *testing.T) {
 	}
 }
 
-// TestFCWeightGradInto checks that each part of FCWeightGradInto writes
-// into its buffer the bits FCWeightGrad writes into the part's rows of C,
-// streamed and left to Sgemm, with beta 0 and 1, on every implementation.
+// TestFCWeightGradInto checks that each part of FCWeightGradInto, and
+// FCWeightGradSpan over runs of row tiles cut anywhere, write into their
+// buffers the bits FCWeightGrad writes into the same rows of C, streamed
+// and left to Sgemm, with beta 0 and 1, on every implementation.
 func TestFCWeightGradInto(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
+		tile := FCRowTile()
 		for _, stream := range []int{fcStreamFrom, 0} {
 			defer func(s int) { fcStreamFrom = s }(fcStreamFrom)
 			fcStreamFrom = stream
@@ -72,6 +75,20 @@ func TestFCWeightGradInto(t *testing.T) {
 				rng := newRand(uint64(m + n + k))
 				a, b, c0 := randSlice(rng, k*m), randSlice(rng, k*n), randSlice(rng, m*ldc)
 				for _, beta := range []float32{0, 1} {
+					// check computes rows [lo, hi) with into and compares them.
+					check := func(want []float32, lo, hi int, what string, into func(buf []float32)) {
+						buf := make([]float32, max(0, hi-lo)*ldc)
+						if lo < hi {
+							copy(buf, c0[lo*ldc:])
+						}
+						into(buf)
+						for i := range buf {
+							if i%ldc < n && math.Float32bits(buf[i]) != math.Float32bits(want[lo*ldc+i]) {
+								t.Fatalf("%d×%d×%d beta %g, %s: C[%d][%d] = %v, FCWeightGrad gives %v",
+									m, n, k, beta, what, lo+i/ldc, i%ldc, buf[i], want[lo*ldc+i])
+							}
+						}
+					}
 					for _, parts := range []int{1, 2, 3, 8, 40} {
 						want := append([]float32(nil), c0...)
 						for p := range parts {
@@ -79,21 +96,40 @@ func TestFCWeightGradInto(t *testing.T) {
 						}
 						for p := range parts {
 							lo, hi := FCWeightGradRows(parts, p, m, n, k)
-							buf := make([]float32, max(0, hi-lo)*ldc)
-							if lo < hi {
-								copy(buf, c0[lo*ldc:])
+							check(want, lo, hi, fmt.Sprintf("part %d of %d", p, parts), func(buf []float32) {
+								FCWeightGradInto(parts, p, m, n, k, a, m, b, n, beta, buf, ldc)
+							})
+						}
+						if parts > 1 {
+							continue
+						}
+						// Runs of 1, 2, 3, … tiles, the last run to the end.
+						for lo, size := 0, 1; lo < m; lo, size = lo+size*tile, size+1 {
+							hi := min(m, lo+size*tile)
+							if m == 1 {
+								hi = m
 							}
-							FCWeightGradInto(parts, p, m, n, k, a, m, b, n, beta, buf, ldc)
-							for i := range buf {
-								if i%ldc < n && math.Float32bits(buf[i]) != math.Float32bits(want[lo*ldc+i]) {
-									t.Fatalf("%d×%d×%d beta %g, part %d of %d: C[%d][%d] = %v, FCWeightGrad gives %v",
-										m, n, k, beta, p, parts, lo+i/ldc, i%ldc, buf[i], want[lo*ldc+i])
-								}
-							}
+							check(want, lo, hi, fmt.Sprintf("span [%d, %d)", lo, hi), func(buf []float32) {
+								FCWeightGradSpan(lo, hi, m, n, k, a, m, b, n, beta, buf, ldc)
+							})
 						}
 					}
 				}
 			}
 		}
 	})
+}
+
+// TestFCWeightGradSpanTiles checks that FCWeightGradSpan refuses rows that
+// do not start a row tile.
+func TestFCWeightGradSpanTiles(t *testing.T) {
+	if FCRowTile() == 1 {
+		t.Skip("row tiles of one row")
+	}
+	defer func() {
+		if recover() == nil {
+			t.Errorf("FCWeightGradSpan took rows starting within a row tile")
+		}
+	}()
+	FCWeightGradSpan(1, 2, 64, 8, 4, make([]float32, 4*64), 64, make([]float32, 4*8), 8, 0, make([]float32, 8), 8)
 }
