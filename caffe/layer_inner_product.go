@@ -64,6 +64,11 @@ type InnerProduct struct {
 	// (ipWholeShares).
 	wgShares  []int
 	wgShareFn func(w, sh int)
+	// wgSplit cuts the weight gradient's rows between the shares by
+	// their measured times (ipBalanceRows), and wgSplitFn runs a share
+	// so cut.
+	wgSplit   ipRowSplit
+	wgSplitFn func(w, sh int)
 	blockFn   func(w, b int) // inputBlockTask
 
 	// The input and weight gradients side by side (backwardPair): the
@@ -182,7 +187,7 @@ func newInnerProduct(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) 
 	l.fwdTaskFn = l.forwardTask
 	l.dxFn, l.dxAddFn = l.inputGradBlock, l.inputGradAdd
 	l.wgFn, l.blockFn = l.weightGradTask, l.inputBlockTask
-	l.wgShareFn = l.weightGradShare
+	l.wgShareFn, l.wgSplitFn = l.weightGradShare, l.weightGradSplit
 	l.pairFn = l.pairPart
 	l.fusedFn = l.fusedPart
 	return l, nil
@@ -907,6 +912,11 @@ func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
 	}
 	for b := range blocks {
 		l.dxState[b].Store(taskTodo)
+	}
+	if ipWholeShares && ipBalanceRows && threads > 1 {
+		l.weightGradSplitRun(threads, parts)
+		l.dxPending = false
+		return
 	}
 	l.wgTask = dealTasks(l.wgTask, &l.wgShares, threads, blocks, parts)
 	if ipWholeShares && threads > 1 {

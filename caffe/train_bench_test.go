@@ -401,6 +401,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"chainAdds", &chainAdds},
 		{"chainTakeRanges", &chainTakeRanges},
 		{"ipWholeShares", &ipWholeShares},
+		{"ipBalanceRows", &ipBalanceRows},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {

@@ -1,0 +1,83 @@
+package caffe
+
+import (
+	"testing"
+	"time"
+)
+
+// TestIPBalanceRowsIdentical trains LeNet and CIFAR-10 quick a few steps
+// on two threads with the inner products' weight-gradient rows cut
+// between the goroutines' shares where their times put them, the cuts
+// swung between their bounds at every step (ipSplitSwing), and in equal
+// shares, as sameWithSwitch does: the same values, bit for bit.
+func TestIPBalanceRowsIdentical(t *testing.T) {
+	defer func(v, w bool) { ipBalanceRows, ipSplitSwing = v, w }(ipBalanceRows, ipSplitSwing)
+	ipSplitSwing = true
+	sameWithSwitch(t, func(on bool) { ipBalanceRows = on })
+}
+
+// TestIPRowSplitLearn feeds an ipRowSplit the ends of runs on two shares
+// and checks where its cut goes: towards the share that ends first when
+// the other ends later by more than ipSplitMove tiles' time on average
+// (the median) over a window, never beyond its bounds, and nowhere for
+// differences within that, for a few runs that end much later, or for
+// runs in which a goroutine ran the other's share.
+func TestIPRowSplitLearn(t *testing.T) {
+	const tiles, fixed = 36, 36
+	tileT := 10 * time.Microsecond
+	var s ipRowSplit
+	if most := s.setup(tiles, 2, 2); most != (18+tiles/2/ipSplitReach+1)/2 {
+		t.Fatalf("setup: most tiles a part %d", most)
+	}
+	even := s.cut[1]
+	// run records a run whose share 1 ends d after share 0, both busy
+	// for their tiles' time, goroutine w1 running share 1.
+	run := func(d time.Duration, w1 int) {
+		busy := time.Duration(tiles+fixed) * tileT / 2
+		s.end[0], s.busy[0], s.ran[0] = busy, busy-d/2, 0
+		s.end[1], s.busy[1], s.ran[1] = busy+d, busy+d/2, w1
+		s.learn(fixed)
+	}
+	window := func(d time.Duration, w1 int) {
+		for range ipSplitWindow {
+			run(d, w1)
+		}
+	}
+	window(tileT, 1) // within the noise
+	window(-tileT, 1)
+	if s.cut[1] != even {
+		t.Fatalf("cut %d after differences of one tile, want %d", s.cut[1], even)
+	}
+	for r := range ipSplitWindow {
+		run(time.Duration(100*(r%3/2))*tileT, 1) // a third of the runs stretched
+	}
+	if s.cut[1] != even {
+		t.Fatalf("cut %d after a few runs stretched, want %d", s.cut[1], even)
+	}
+	window(3*tileT, 0) // another goroutine's run: nothing said
+	if s.cut[1] != even {
+		t.Fatalf("cut %d after runs of one goroutine, want %d", s.cut[1], even)
+	}
+	window(3*tileT, 1)
+	if s.cut[1] != even+1 {
+		t.Fatalf("cut %d after share 1 ended 3 tiles later, want %d", s.cut[1], even+1)
+	}
+	for range ipSplitWindow * tiles {
+		run(100*tileT, 1) // the cut bounded
+	}
+	if s.cut[1] != s.most[1] || s.most[1] != even+tiles/2/ipSplitReach {
+		t.Fatalf("cut %d after share 1 ended much later, want its bound %d", s.cut[1], s.most[1])
+	}
+	for range ipSplitWindow * tiles {
+		run(-3*tileT, 1)
+	}
+	if s.cut[1] != s.least[1] {
+		t.Fatalf("cut %d after share 0 ended later, want its bound %d", s.cut[1], s.least[1])
+	}
+	for c := range s.chunks {
+		lo, hi := s.rows(1, c, 14, 500)
+		if want, _ := span(c, 2, tiles-s.cut[1]); lo != (s.cut[1]+want)*14 || c == 1 && hi != 500 {
+			t.Errorf("share 1 part %d: rows [%d, %d)", c, lo, hi)
+		}
+	}
+}
