@@ -260,7 +260,8 @@ var directShapes = []struct {
 // over the whole block, as a fused group with a ReLU passes it otherwise.
 // The pass "forward-pool" is ForwardPool with a ReLU and an AVE 3×3
 // stride-2 pooling on the block (CIFAR-10 quick's conv2 and conv3 groups);
-// "load-input" is the interleaving of the input block alone (LoadInput,
+// "forward-maxpool" is ForwardPool with a MAX 2×2 stride-2 pooling
+// (LeNet's groups), NewMaxPool's plan; "load-input" is the interleaving of the input block alone (LoadInput,
 // part of "forward"), reported as time only.
 //
 // SPARKNET_DIRECT_TUNE sets the plans' blocking variables for the run
@@ -270,7 +271,7 @@ var directShapes = []struct {
 //	SPARKNET_DIRECT_TUNE=chunk=45,group=8 go test -run '^$' -bench 'DirectConv/alexnet' ./ndarray/kernel
 func BenchmarkDirectConv(b *testing.B) {
 	for _, s := range directShapes {
-		for _, pass := range []string{"tiles", "load-input", "forward", "forward-pool", "data", "weights", "weights-loaded", "backward", "backward-passes", "backward-relu", "backward-relu-pass"} {
+		for _, pass := range []string{"tiles", "load-input", "forward", "forward-pool", "forward-maxpool", "data", "weights", "weights-loaded", "backward", "backward-passes", "backward-relu", "backward-relu-pass"} {
 			b.Run(s.name+"/"+pass, func(b *testing.B) {
 				defer directTuning(b)()
 				d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
@@ -310,8 +311,16 @@ func BenchmarkDirectConv(b *testing.B) {
 				} else if pass == "forward-pool" {
 					b.Skip("no pooling plan")
 				}
+				if pass == "forward-maxpool" {
+					pool = d.NewMaxPool(2, 2, 2, 2, oh/2, ow/2)
+					if pool == nil {
+						b.Skip("no pooling plan")
+					}
+					py, mask = make([]float32, L*s.m*(oh/2)*(ow/2)), make([]int32, pool.MaskSize())
+				}
 				run := map[string]func(){
-					"forward-pool": func() { d.ForwardPool(sc, bl, 0, x, L, nil, nil, pool, py, mask) },
+					"forward-pool":    func() { d.ForwardPool(sc, bl, 0, x, L, nil, nil, pool, py, mask) },
+					"forward-maxpool": func() { d.ForwardPool(sc, bl, 0, x, L, nil, nil, pool, py, mask) },
 					"tiles": func() {
 						xs := bl.x[s.pad*d.pw*d.cs*L+s.pad*d.cs*L:]
 						for range oh * s.g {

@@ -706,16 +706,21 @@ func (d *DirectConv) convolveBandTo(out []float32, xs []float32, y0, y1 int) {
 
 // convolveGroupTo is convolveBandTo for the output channels of group g.
 func (d *DirectConv) convolveGroupTo(out []float32, xs []float32, g, y0, y1 int) {
+	for _, t := range d.fTiles {
+		d.convolveTileTo(out, xs, g, t, y0, y1)
+	}
+}
+
+// convolveTileTo is convolveGroupTo for the output channels of tile t.
+func (d *DirectConv) convolveTileTo(out []float32, xs []float32, g int, t dtile, y0, y1 int) {
 	L := d.lanes
 	pf := d.wf[g*d.packedF:]
-	for _, t := range d.fTiles {
-		for oy := y0; oy < y1; oy++ {
-			// Kernel rows ki read padded input row oy+ki; those in
-			// the border are skipped.
-			kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
-			d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
-				out[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
-		}
+	for oy := y0; oy < y1; oy++ {
+		// Kernel rows ki read padded input row oy+ki; those in the
+		// border are skipped.
+		kiLo, kiHi := max(0, d.padH-oy), min(d.kh, d.padH+d.h-oy)
+		d.tileRow(t.h, pf[t.r0*d.kk:], d.offF, d.c, kiLo, kiHi, xs[(oy*d.pw*d.cs+g*d.c)*L:], d.cs*L,
+			out[(((oy-y0)*d.ow)*d.ms+g*d.m+t.r0)*L:], d.ms*L, d.ow, d.padW, d.w)
 	}
 }
 

@@ -79,49 +79,117 @@ func (p *DirectPool) MaskSize() int { return p.maskSize }
 // pooled images, NCHW), keeping the block's argmax indexes (into each
 // output plane) interleaved in mask (MaskSize int32s) for BackwardPooled
 // and Mask. A nil y leaves the output unstored: only py and mask are
-// written.
+// written. It is LoadInput followed by ForwardPoolPieces of all the
+// plan's pieces.
 func (d *DirectConv) ForwardPool(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32, p *DirectPool, py []float32, mask []int32) {
-	d.checkPoolPlan("ForwardPool", p)
-	d.check("ForwardPool", s, b, slot, n, len(py), n*p.poolSize, len(mask), p.maskSize)
+	d.checkForwardPool("ForwardPool", s, b, slot, n, y, bias, p, py, mask)
+	d.LoadInput(b, slot, x, n)
+	d.forwardPoolPieces(s, b.x[slot*d.xSize:], n, y, bias, p, py, mask, 0, p.Pieces())
+}
+
+// checkForwardPool panics unless ForwardPool's or ForwardPoolPieces'
+// arguments fit d and p.
+func (d *DirectConv) checkForwardPool(name string, s *DirectScratch, b *DirectBlocks, slot, n int, y, bias []float32, p *DirectPool, py []float32, mask []int32) {
+	d.checkPoolPlan(name, p)
+	d.check(name, s, b, slot, n, len(py), n*p.poolSize, len(mask), p.maskSize)
 	if y != nil {
-		d.check("ForwardPool", nil, nil, 0, n, len(y), n*d.outSize)
+		d.check(name, nil, nil, 0, n, len(y), n*d.outSize)
 	}
 	if bias != nil && len(bias) < d.mAll {
-		panic(fmt.Sprintf("kernel: DirectConv.ForwardPool: len(bias) = %d, want >= %d", len(bias), d.mAll))
+		panic(fmt.Sprintf("kernel: DirectConv.%s: len(bias) = %d, want >= %d", name, len(bias), d.mAll))
 	}
-	d.LoadInput(b, slot, x, n)
-	L, f := d.lanes, 4
-	xs := b.x[slot*d.xSize:]
+}
+
+// Pieces returns the pieces that ForwardPoolPieces cuts a block's
+// ForwardPool into: for a plan of NewMaxPool's, a tile of output
+// channels over a band of output rows each, the bands one after the
+// other, BandPieces each; for NewPool's general plans, whose windows
+// read the rows of the band before, one.
+func (p *DirectPool) Pieces() int {
 	if p.general {
-		d.forwardPoolGeneral(s, xs, n, y, bias, p, py, mask)
+		return 1
+	}
+	return (p.d.oh + p.band - 1) / p.band * p.BandPieces()
+}
+
+// BandPieces returns the pieces of a band of output rows (Pieces): the
+// pieces of a band that ForwardPoolPieces computes together run faster
+// than one by one.
+func (p *DirectPool) BandPieces() int {
+	if p.general {
+		return 1
+	}
+	return p.d.groups * len(p.d.fTiles)
+}
+
+// ForwardPoolPieces computes pieces [lo, hi) of p.Pieces() of
+// ForwardPool's work on the n images that LoadInput interleaved into
+// slot of b: the same values into y, py and mask as ForwardPool.
+// Distinct pieces of a block write distinct values, so goroutines may
+// compute them at once, each with its own scratch, once the block is
+// loaded.
+func (d *DirectConv) ForwardPoolPieces(s *DirectScratch, b *DirectBlocks, slot int, n int, y []float32, bias []float32, p *DirectPool, py []float32, mask []int32, lo, hi int) {
+	d.checkForwardPool("ForwardPoolPieces", s, b, slot, n, y, bias, p, py, mask)
+	if lo < 0 || hi > p.Pieces() || lo > hi {
+		panic(fmt.Sprintf("kernel: DirectConv.ForwardPoolPieces: pieces [%d, %d) of %d", lo, hi, p.Pieces()))
+	}
+	d.forwardPoolPieces(s, b.x[slot*d.xSize:], n, y, bias, p, py, mask, lo, hi)
+}
+
+// forwardPoolPieces is ForwardPoolPieces on the input interleaved in xs:
+// a general plan's whole block, else the pieces one by one, but the
+// whole bands among them a band at a time.
+func (d *DirectConv) forwardPoolPieces(s *DirectScratch, xs []float32, n int, y, bias []float32, p *DirectPool, py []float32, mask []int32, lo, hi int) {
+	if p.general {
+		if lo < hi {
+			d.forwardPoolGeneral(s, xs, n, y, bias, p, py, mask)
+		}
 		return
 	}
-	if need := p.band / p.sh * p.pw * d.ms * L; len(s.pool) < need {
+	if need := p.band / p.sh * p.pw * d.ms * d.lanes; len(s.pool) < need {
 		s.pool = make([]float32, need)
 	}
-	negZero := float32(math.Copysign(0, -1)) // x + −0 is x for every x
-	for y0 := 0; y0 < d.oh; y0 += p.band {
+	per := p.BandPieces()
+	for i := lo; i < hi; {
+		y0 := i / per * p.band
 		y1 := min(d.oh, y0+p.band)
-		d.convolveBand(s, xs, y0, y1)
-		// Nothing reads the output again soon: the pooling's input is
-		// the interleaved band.
-		if y != nil {
-			d.store(s.y, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, true)
+		if i%per == 0 && i+per <= hi {
+			d.convolveBand(s, xs, y0, y1)
+			d.poolChannels(s, n, y, bias, p, py, mask, 0, d.mAll, y0, y1)
+			i += per
+			continue
 		}
-		// The rows of windows that start in the band lie inside it.
-		r0, r1 := y0/p.sh, min(p.ph, (y1+p.sh-1)/p.sh)
-		for c := range d.mAll {
-			var bc float32
-			if bias != nil {
-				bc = bias[c]
-			}
-			for r := r0; r < r1; r++ {
-				d.k.maxPool(&s.pool[((r-r0)*p.pw*d.ms+c)*L], d.ms*L*f, &mask[(r*p.pw*d.mAll+c)*L], d.mAll*L*f,
-					&s.y[((r*p.sh-y0)*d.ow*d.ms+c)*L], d.ms*L*f, d.ow*d.ms*L*f, p.pw, p.kh, p.kw, p.sw,
-					int32(r*p.sh*d.ow), int32(d.ow), bc)
-			}
-			d.k.deinterleave(&py[(c*p.ph+r0)*p.pw], p.poolSize*f, &s.pool[c*L], d.ms*L*f, (r1-r0)*p.pw, n, negZero)
+		g, t := i%per/len(d.fTiles), d.fTiles[i%len(d.fTiles)]
+		d.convolveTileTo(s.y, xs, g, t, y0, y1)
+		d.poolChannels(s, n, y, bias, p, py, mask, g*d.m+t.r0, g*d.m+t.r0+t.h, y0, y1)
+		i++
+	}
+}
+
+// poolChannels stores channels [c0, c1) of output rows [y0, y1), which
+// s.y holds interleaved, into y (unless nil), max-pools them and stores
+// the pooled values into py, channel by channel.
+func (d *DirectConv) poolChannels(s *DirectScratch, n int, y, bias []float32, p *DirectPool, py []float32, mask []int32, c0, c1, y0, y1 int) {
+	L, f := d.lanes, 4
+	// Nothing reads the output again soon: the pooling's input is the
+	// interleaved band.
+	if y != nil {
+		d.storeChannels(s.y, c0, c1, d.mAll, d.ms, y0, y1, d.oh, d.ow, y, n, bias, true)
+	}
+	negZero := float32(math.Copysign(0, -1)) // x + −0 is x for every x
+	// The rows of windows that start in the band lie inside it.
+	r0, r1 := y0/p.sh, min(p.ph, (y1+p.sh-1)/p.sh)
+	for c := c0; c < c1; c++ {
+		var bc float32
+		if bias != nil {
+			bc = bias[c]
 		}
+		for r := r0; r < r1; r++ {
+			d.k.maxPool(&s.pool[((r-r0)*p.pw*d.ms+c)*L], d.ms*L*f, &mask[(r*p.pw*d.mAll+c)*L], d.mAll*L*f,
+				&s.y[((r*p.sh-y0)*d.ow*d.ms+c)*L], d.ms*L*f, d.ow*d.ms*L*f, p.pw, p.kh, p.kw, p.sw,
+				int32(r*p.sh*d.ow), int32(d.ow), bc)
+		}
+		d.k.deinterleave(&py[(c*p.ph+r0)*p.pw], p.poolSize*f, &s.pool[c*L], d.ms*L*f, (r1-r0)*p.pw, n, negZero)
 	}
 }
 

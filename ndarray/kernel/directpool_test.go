@@ -156,6 +156,25 @@ func testDirectPool(t *testing.T, k *directKernels, pg directPoolGeom, values st
 			t.Fatalf("mask without the output [%d] = %d, want %d", i, mask4[i], mask[i])
 		}
 	}
+	// Piece by piece (ForwardPoolPieces), on two scratches taking turns
+	// over the block in a second slot, from the last piece, then a band
+	// and a half together from the first (where there are as many): the
+	// same output, pooled values and mask.
+	s5, s6, b5 := d.NewScratch(), d.NewScratch(), d.NewBlocks(2)
+	y5, py5, mask5 := make([]float32, n*out), make([]float32, n*pout), make([]int32, p.MaskSize())
+	d.LoadInput(b5, 1, x, n)
+	mid := min(p.Pieces(), p.BandPieces()*3/2)
+	d.ForwardPoolPieces(s6, b5, 1, n, y5, bias, p, py5, mask5, 0, mid)
+	for i := p.Pieces() - 1; i >= mid; i-- {
+		d.ForwardPoolPieces([...]*DirectScratch{s5, s6}[i%2], b5, 1, n, y5, bias, p, py5, mask5, i, i+1)
+	}
+	sameBits(t, "y (pieces)", y5, y)
+	sameBits(t, "pooled (pieces)", py5, py)
+	for i := range mask {
+		if mask5[i] != mask[i] {
+			t.Fatalf("mask by pieces [%d] = %d, want %d", i, mask5[i], mask[i])
+		}
+	}
 	// The weight gradient alone, writing the output gradient.
 	dy2 := randSlice(newRand(32), n*out)
 	dw2 := append([]float32(nil), dw0...)
