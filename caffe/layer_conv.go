@@ -92,8 +92,10 @@ type Convolution struct {
 	feedIn *pieceFeed
 	// helpRun: the convolution whose run a chained Backward's parts run
 	// in, to which they offer their last block's weight gradient
-	// (offerWeights), else nil; offers: each goroutine's offered one;
-	// dHelpFn runs one (helpWeights).
+	// (offerWeights), or a chained Forward's parts their block's pieces
+	// (forwardPieces), else nil; offers: each goroutine's offered
+	// weight gradient; dHelpFn runs one (helpWeights), dPieceFn a
+	// block's pieces (helpPieces).
 	helpRun *Convolution
 	offers  []convOffer
 	// mergeNext[w]: the part whose weight gradient goroutine w, having
@@ -101,6 +103,7 @@ type Convolution struct {
 	// may add there too (mergeParts), −1 for none.
 	mergeNext []int
 	dHelpFn   func(w, a int)
+	dPieceFn  func(w, a int)
 	// addPartGradsShared's run: the parts added, the ranges, the run's
 	// function.
 	addParts, addRanges int
@@ -167,6 +170,7 @@ func newConvolution(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	l.dFwdFn, l.dBwdFn = l.directForwardWorker, l.directBackwardWorker
 	l.dChainFn, l.dBwdChainFn = l.chainForwardWorker, l.chainBackwardWorker
 	l.dHelpFn = l.helpWeights
+	l.dPieceFn = l.helpPieces
 	l.dAddFn = l.addPartGradsPart
 	l.dChainTaskFn = l.chainTask
 	l.dRangeFn = l.addGradsPart

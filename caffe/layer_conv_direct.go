@@ -47,6 +47,15 @@ var chainAdds = true
 // benchmarks compare it off).
 var chainTakeRanges = true
 
+// sharePieces lets a chained forward run's goroutine left without parts
+// share the pooled convolution of a block that another goroutine runs
+// (forwardPieces; tests and benchmarks compare it off).
+var sharePieces = true
+
+// piecesHelped counts the offered blocks (forwardPieces) of which a
+// goroutine that took the offer computed pieces (tests).
+var piecesHelped atomic.Int64
+
 // convOffer is a weight gradient a goroutine's part offered: the slot
 // (parallelRunner.offer) and the part.
 type convOffer struct {
@@ -88,6 +97,51 @@ type convDirectState struct {
 	// dyBuf: each worker's buffer for a block's output gradient, which
 	// a fused group may keep out of the top (convFusion.chunkGrad).
 	dyBuf [][]float32
+	// pieces: each block's pieces of its pooled convolution that a
+	// chained forward run shares (forwardPieces).
+	pieces []blockPieces
+}
+
+// blockPieces is the pieces of a block's pooled convolution that the
+// goroutines of a chained forward run share (forwardPieces): next<<16 |
+// end, the pieces [next, end) that no goroutine has claimed, alone in
+// its cache line, as the two goroutines claim pieces of different blocks
+// at once.
+type blockPieces struct {
+	v atomic.Uint32
+	_ [60]byte
+}
+
+// take claims pieces [lo, hi): from the front, the first unclaimed
+// one, or the band of band pieces from there when it is whole and
+// unclaimed (front), else the last.
+func (b *blockPieces) take(front bool, band int) (lo, hi int, ok bool) {
+	for {
+		s := b.v.Load()
+		next, end := int(s>>16), int(s&0xffff)
+		switch {
+		case next >= end:
+			return 0, 0, false
+		case !front:
+			if b.v.CompareAndSwap(s, s-1) {
+				return end - 1, end, true
+			}
+		default:
+			k := 1
+			if next%band == 0 && next+band <= end {
+				k = band
+			}
+			if b.v.CompareAndSwap(s, s+uint32(k)<<16) {
+				return next, next + k, true
+			}
+		}
+	}
+}
+
+// left returns the pieces no goroutine has claimed.
+func (b *blockPieces) left() int {
+	s := b.v.Load()
+	return max(0, int(s&0xffff)-int(s>>16))
 }
 
 // setupDirect plans the direct convolution when it applies: stride 1, no
@@ -136,6 +190,9 @@ func (l *Convolution) directState(d *convDirectState, forward bool) *convDirectS
 	d.workers = max(1, min(l.threads(), d.nblocks))
 	if forward && (d.blocks == nil || d.blocks.Slots() < d.workers) {
 		d.blocks = d.plan.NewBlocks(d.workers)
+	}
+	if forward && len(d.pieces) < d.nblocks {
+		d.pieces = make([]blockPieces, d.nblocks)
 	}
 	for len(d.scratch) < d.workers {
 		d.scratch = append(d.scratch, d.plan.NewScratch())
@@ -360,7 +417,11 @@ func (l *Convolution) forwardDirectChain(c *Convolution, bottom, top, cBottom, c
 	l.x, l.y = bottom.DataSlice(), top.DataSlice()
 	c.x, c.y = cBottom.DataSlice(), cTop.DataSlice()
 	d := l.direct
+	if sharePieces {
+		l.runner.helpFn, l.helpRun, c.helpRun = l.dPieceFn, l, l
+	}
 	l.runner.run(d.workers, d.nblocks, l.dChainFn)
+	l.runner.helpFn, l.helpRun, c.helpRun = nil, nil, nil
 	l.chain = nil
 	for _, k := range [...]*Convolution{l, c} {
 		k.x, k.y = nil, nil
@@ -601,18 +662,113 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	plan, blocks, slot, s := d.plan, d.blocks, w, d.scratch[w]
 	x, y := l.x[lo*l.imgSize:(lo+n)*l.imgSize], l.y[lo*l.outSize:(lo+n)*l.outSize]
 	lanesPool := l.blockLanes(p)
-	if f := l.fused; lanesPool {
-		pool, mask := d.blockPool(p)
-		size := f.pool.channels * f.pool.outH * f.pool.outW
-		if f.skipTop {
-			y = nil
+	if lanesPool {
+		// In a chained forward run, the chained convolution shares its
+		// block's pieces (forwardPieces); the first does not: the
+		// pieces another goroutine took would leave their pooled values
+		// in the other core's cache, where this goroutine's chained
+		// part reads them.
+		y, py, pool, mask := l.pooledBlock(p, lo, n)
+		if pool.Pieces() > 1 && pool.Pieces() <= 0xffff && l.helpRun != nil && l != l.helpRun {
+			l.forwardPieces(w, p, x, n, y, bias, py, pool, mask)
+		} else {
+			plan.ForwardPool(s, blocks, slot, x, n, y, bias, pool, py, mask)
 		}
-		plan.ForwardPool(s, blocks, slot, x, n, y, bias, pool, f.pool.y[lo*size:(lo+n)*size], mask)
 	} else {
 		plan.Forward(s, blocks, slot, x, n, y, bias)
 	}
 	if f := l.fused; f != nil {
 		f.forwardBlock(lo, n, lanesPool, l.y[lo*l.outSize:(lo+n)*l.outSize])
+	}
+}
+
+// pooledBlock returns where block p (n images from lo) of a fused
+// group that pools on the interleaved blocks goes: the convolution's
+// output (nil where the group skips it), the pooled output, the plan and
+// the block's mask.
+func (l *Convolution) pooledBlock(p, lo, n int) (y, py []float32, pool *kernel.DirectPool, mask []int32) {
+	f := l.fused
+	pool, mask = l.direct.blockPool(p)
+	size := f.pool.channels * f.pool.outH * f.pool.outW
+	if !f.skipTop {
+		y = l.y[lo*l.outSize : (lo+n)*l.outSize]
+	}
+	return y, f.pool.y[lo*size : (lo+n)*size], pool, mask
+}
+
+// forwardPieces convolves and pools block p (n images x) as goroutine w,
+// a band of pieces at a time (kernel.DirectPool.Pieces), from the first,
+// sharing the pieces with a goroutine left without parts: once every
+// part of the run is claimed, it offers the block
+// (parallelRunner.offer), and a goroutine that takes the offer
+// (helpPieces) computes pieces one by one from the last, reading the
+// block from w's slot, until the two meet (this goroutine, too, takes
+// them one by one once the offer is taken). The goroutine done first with
+// its parts thus shares the last block of the other instead of waiting
+// for it, whichever core is the slower. Each piece writes its own
+// values, the same as ForwardPool's.
+func (l *Convolution) forwardPieces(w, p int, x []float32, n int, y, bias, py []float32, pool *kernel.DirectPool, mask []int32) {
+	d, r := l.direct, &l.helpRun.runner
+	d.plan.LoadInput(d.blocks, w, x, n)
+	st := &d.pieces[p]
+	st.v.Store(uint32(pool.Pieces()))
+	k := -1
+	if r.claimed() {
+		k = r.offer(p<<9 | btoi(l != l.helpRun)<<8 | w)
+	}
+	for {
+		if helpForced && k >= 0 && 2*st.left() <= pool.Pieces() {
+			break // (tests: the rest to the goroutine that takes the offer)
+		}
+		// A band at a time runs faster, but with the offer taken the
+		// pieces go one by one, so that the two goroutines meet within
+		// a piece.
+		band := pool.BandPieces()
+		if r.taken(k) {
+			band = 1
+		}
+		lo, hi, ok := st.take(true, band)
+		if !ok {
+			break
+		}
+		d.plan.ForwardPoolPieces(d.scratch[w], d.blocks, w, n, y, bias, pool, py, mask, lo, hi)
+	}
+	// Untaken, the offer leaves no piece to run here.
+	r.reclaim(w, k)
+}
+
+// helpPieces runs offered task a (forwardPieces) on goroutine w: the
+// pieces of a block that the goroutine which offered it has not claimed,
+// from the last.
+func (l *Convolution) helpPieces(w, a int) {
+	k := l
+	if a>>8&1 != 0 {
+		k = l.chain
+	}
+	k.helpBlock(w, a>>9, a&(1<<8-1))
+}
+
+// helpBlock computes as goroutine w the unclaimed pieces of block p,
+// loaded in goroutine owner's slot, from the last.
+func (l *Convolution) helpBlock(w, p, owner int) {
+	d := l.direct
+	lo := p * d.plan.Lanes()
+	n := min(d.plan.Lanes(), l.num-lo)
+	var bias []float32
+	if l.bias {
+		bias = l.blobs[1].DataSlice()
+	}
+	y, py, pool, mask := l.pooledBlock(p, lo, n)
+	st := &d.pieces[p]
+	for k := 0; ; k++ {
+		lo, hi, ok := st.take(false, 1)
+		if !ok {
+			if k > 0 {
+				piecesHelped.Add(1)
+			}
+			return
+		}
+		d.plan.ForwardPoolPieces(d.scratch[w], d.blocks, owner, n, y, bias, pool, py, mask, lo, hi)
 	}
 }
 

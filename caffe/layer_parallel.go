@@ -369,6 +369,19 @@ func (r *parallelRunner) claim(gen uint32, w int) (int, bool) {
 	return 0, false
 }
 
+// claimed reports whether every part of the current run has been
+// claimed: a goroutine that ends its parts finds none to take.
+func (r *parallelRunner) claimed() bool {
+	m := r.meta.Load()
+	for i := range int(m & 0xffff) {
+		s := r.shares[i].Load()
+		if uint32(s>>32) == uint32(m>>32) && s>>16&0xffff < s&0xffff {
+			return false
+		}
+	}
+	return true
+}
+
 // work claims and runs parts of run gen as goroutine w until none is
 // left, then the tasks the others' parts offer (help).
 func (r *parallelRunner) work(gen uint32, w int) {
@@ -432,6 +445,12 @@ func (r *parallelRunner) reclaim(w, k int) bool {
 		}
 	}
 	return false
+}
+
+// taken reports whether a goroutine took the task offered in slot k
+// (k ≥ 0).
+func (r *parallelRunner) taken(k int) bool {
+	return k >= 0 && r.helps[k].Load()>>30&3 != helpOffered
 }
 
 // helpForced makes the parts wait for another goroutine to take the

@@ -226,6 +226,20 @@ func TestChainTakeRangesIdentical(t *testing.T) {
 	sameWithSwitch(t, func(on bool) { chainTakeRanges = on })
 }
 
+// TestSharePiecesIdentical trains LeNet and CIFAR-10 quick a few steps
+// on two threads with a chained forward run's goroutine left without
+// parts computing pieces of the other's block (sharePieces) and not, as
+// sameWithSwitch does; with the offers taken by force, some of LeNet's
+// blocks must have been shared.
+func TestSharePiecesIdentical(t *testing.T) {
+	defer func(v bool) { sharePieces = v }(sharePieces)
+	before := piecesHelped.Load()
+	sameWithSwitch(t, func(on bool) { sharePieces = on })
+	if kernel.DirectConvLanes() > 0 && !testing.Short() && piecesHelped.Load() == before {
+		t.Error("no goroutine computed pieces of another's block")
+	}
+}
+
 // sameWithSwitch trains LeNet and CIFAR-10 quick, whose backward passes
 // run chained, three steps on two threads with a switch set off and on,
 // with the weight gradients that the parts offer taken by the other

@@ -402,6 +402,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"chainTakeRanges", &chainTakeRanges},
 		{"ipWholeShares", &ipWholeShares},
 		{"ipBalanceRows", &ipBalanceRows},
+		{"sharePieces", &sharePieces},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
