@@ -237,26 +237,36 @@ func (l *InnerProduct) gemmPart(w, p int) {
 			return
 		}
 		lo, hi := kernel.FCWeightGradRows(g.parts, p, g.m, g.n, g.k)
-		var grad []float32
-		switch {
-		case g.beta == 0 && lo < hi:
-			grad = l.dwBufs[w][:(hi-lo)*g.ldc]
-			kernel.FCWeightGradInto(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
-		case g.beta != 0:
-			g.fc(g.parts, p, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
-		}
-		if l.dxPending {
-			finishTasks(w, l.dxState[:l.dxBlocks], l.blockFn)
-		}
-		if l.dxOut != nil {
-			l.addDepthBlocks(p, g.parts)
-		}
-		if lo < hi {
-			l.updateDW(w, lo*g.ldc, hi*g.ldc, grad)
-		}
+		l.weightGradRows(w, lo, hi, p, g.parts)
 		return
 	}
 	kernel.SgemmPart(g.split, p, g.transA, g.transB, g.m, g.n, g.k, 1, g.a, g.lda, g.b, g.ldb, g.beta, g.c, g.ldc)
+}
+
+// weightGradRows computes rows [lo, hi) of the weight gradient l.gemm
+// (into goroutine w's buffer, or added to the diff), then, once the input
+// gradient's depth blocks are done, adds part p of parts of their sums
+// and updates the rows' weights, which the blocks read: a part of the
+// weight gradient with its update (gemmPart, weightGradSplit).
+func (l *InnerProduct) weightGradRows(w, lo, hi, p, parts int) {
+	g := &l.gemm
+	var grad []float32
+	switch {
+	case g.beta == 0 && lo < hi:
+		grad = l.dwBufs[w][:(hi-lo)*g.ldc]
+		kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
+	case lo < hi:
+		kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
+	}
+	if l.dxPending {
+		finishTasks(w, l.dxState[:l.dxBlocks], l.blockFn)
+	}
+	if l.dxOut != nil {
+		l.addDepthBlocks(p, parts)
+	}
+	if lo < hi {
+		l.updateDW(w, lo*g.ldc, hi*g.ldc, grad)
+	}
 }
 
 // geometry returns, for an input of shape b, the axis the inputs are

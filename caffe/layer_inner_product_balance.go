@@ -158,10 +158,7 @@ func (s *ipRowSplit) learn(fixed int) {
 
 // weightGradSplit runs share sh of weightGradWithBlocks's run cut by
 // wgSplit on goroutine w: its input gradient's blocks, then its rows of
-// the weight gradient in wgSplit.chunks parts, each part computed (into
-// the goroutine's buffer, or added to the diff), then, once every block
-// is done, its share of the blocks' sums added and its rows of the
-// weights updated, as gemmPart does.
+// the weight gradient in wgSplit.chunks parts (weightGradRows).
 func (l *InnerProduct) weightGradSplit(w, sh int) {
 	s := &l.wgSplit
 	begin := time.Since(s.start)
@@ -169,23 +166,10 @@ func (l *InnerProduct) weightGradSplit(w, sh int) {
 		b := l.wgTask[q]
 		runTask(&l.dxState[b], w, b, l.blockFn)
 	}
-	g := &l.gemm
 	tile := kernel.FCRowTile()
 	for c := range s.chunks {
-		lo, hi := s.rows(sh, c, tile, g.m)
-		var grad []float32
-		switch {
-		case g.beta == 0 && lo < hi:
-			grad = l.dwBufs[w][:(hi-lo)*g.ldc]
-			kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
-		case g.beta != 0 && lo < hi:
-			kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
-		}
-		finishTasks(w, l.dxState[:l.dxBlocks], l.blockFn)
-		l.addDepthBlocks(sh*s.chunks+c, s.shares*s.chunks)
-		if lo < hi {
-			l.updateDW(w, lo*g.ldc, hi*g.ldc, grad)
-		}
+		lo, hi := s.rows(sh, c, tile, l.gemm.m)
+		l.weightGradRows(w, lo, hi, sh*s.chunks+c, s.shares*s.chunks)
 	}
 	s.note(sh, w, begin)
 }

@@ -85,9 +85,9 @@
 // packed input, FCInputGradBlocks names the blocks of depth an input
 // gradient may be split into (each summed apart, then added in order: the
 // same bits), and TransposeAdd turns the transposed output, plus the bias,
-// into the layer's. FCWeightGradInto computes a part of the weight
-// gradient into a buffer of its own (FCWeightGradSpan any run of its row
-// tiles), and FCBackward a large layer's
+// into the layer's. FCWeightGradSpan computes a part of the weight
+// gradient, or any run of its row tiles, into a buffer of its own, and
+// FCBackward a large layer's
 // input and weight gradients in one pass over its weights, tile by tile,
 // handing each piece of the weight gradient to the caller (a solver's
 // update) while the tile is in the cache: the weights are read from

@@ -319,39 +319,24 @@ func FCWeightGrad(parts, part, m, n, k int, a []float32, lda int, b []float32, l
 	}
 }
 
-// FCWeightGradInto computes what FCWeightGrad(parts, part, m, n, k, …)
-// computes, the rows [lo, hi) of C that FCWeightGradRows gives, with the
-// same bits, but into c's rows 0 to hi−lo (ldc floats apart): C's block
-// written to a buffer of its own (a block that the caller goes on with
-// while it is in the cache) instead of in place.
-func FCWeightGradInto(parts, part, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
-	checkFCPart("FCWeightGradInto", parts, part)
-	lo, hi := FCWeightGradRows(parts, part, m, n, k)
-	fcWeightGradSpan("FCWeightGradInto", lo, hi, m, n, k, a, lda, b, ldb, beta, c, ldc)
-}
-
 // FCWeightGradSpan computes rows [lo, hi) of FCWeightGrad's m×n×k product
 // into c's rows 0 to hi−lo (ldc floats apart), with the bits FCWeightGrad
-// gives them, as FCWeightGradInto does for a part's rows, for any rows
-// whose first is a multiple of FCRowTile() (a run of whole row tiles but
-// for the product's last): a caller may then cut the rows at row tiles
-// as it likes. A degenerate product (no work, or a single row) is
-// computed whole, its rows asked for all of them.
+// gives them, for any rows whose first is a multiple of FCRowTile() (a
+// part's rows, FCWeightGradRows, or any run of whole row tiles but for the
+// product's last): C's block written to a buffer of its own, which the
+// caller goes on with while it is in the cache, and the rows cut at row
+// tiles as the caller likes. A degenerate product (no work, or a single
+// row) is computed whole, its rows asked for all of them; no rows (lo =
+// hi) computes nothing.
 func FCWeightGradSpan(lo, hi, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	degenerate := m == 0 || n == 0 || k == 0 || m == 1
-	if lo < 0 || hi > m || lo > hi || lo%active.mr != 0 || degenerate && lo < hi && (lo != 0 || hi != m) {
+	if lo < 0 || hi > m || lo > hi || lo < hi && (lo%active.mr != 0 || degenerate && (lo != 0 || hi != m)) {
 		panic(fmt.Sprintf("kernel: FCWeightGradSpan: rows [%d, %d) of %d (row tile %d)", lo, hi, m, active.mr))
 	}
-	fcWeightGradSpan("FCWeightGradSpan", lo, hi, m, n, k, a, lda, b, ldb, beta, c, ldc)
-}
-
-// fcWeightGradSpan computes rows [lo, hi) of FCWeightGrad's product into
-// c's first rows (FCWeightGradInto, FCWeightGradSpan).
-func fcWeightGradSpan(name string, lo, hi, m, n, k int, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
 	if lo >= hi {
 		return
 	}
-	checkGemm(name, true, false, hi-lo, n, k, a[lo:], lda, b, ldb, c, ldc)
+	checkGemm("FCWeightGradSpan", true, false, hi-lo, n, k, a[lo:], lda, b, ldb, c, ldc)
 	if m == 0 || n == 0 || k == 0 || m == 1 {
 		active.sgemm(true, false, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 		return

@@ -142,7 +142,7 @@ func BenchmarkFCBackward(b *testing.B) {
 				FCInputGrad(1, 0, M, K, N, dy, N, w, K, 0, dx, K)
 				for p := range parts {
 					lo, hi := FCWeightGradRows(parts, p, N, K, M)
-					FCWeightGradInto(parts, p, N, K, M, dy, N, x, K, 0, buf, K)
+					FCWeightGradSpan(lo, hi, N, K, M, dy, N, x, K, 0, buf, K)
 					update(lo, 0, buf[:(hi-lo)*K])
 				}
 			},

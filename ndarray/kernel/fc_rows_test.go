@@ -59,11 +59,11 @@ func TestFCWeightGradRows(t *testing.T) {
 	}
 }
 
-// TestFCWeightGradInto checks that each part of FCWeightGradInto, and
-// FCWeightGradSpan over runs of row tiles cut anywhere, write into their
-// buffers the bits FCWeightGrad writes into the same rows of C, streamed
+// TestFCWeightGradSpan checks that FCWeightGradSpan over each part's rows
+// (FCWeightGradRows) and over runs of row tiles cut anywhere writes into
+// its buffer the bits FCWeightGrad writes into the same rows of C, streamed
 // and left to Sgemm, with beta 0 and 1, on every implementation.
-func TestFCWeightGradInto(t *testing.T) {
+func TestFCWeightGradSpan(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		tile := FCRowTile()
 		for _, stream := range []int{fcStreamFrom, 0} {
@@ -97,7 +97,7 @@ func TestFCWeightGradInto(t *testing.T) {
 						for p := range parts {
 							lo, hi := FCWeightGradRows(parts, p, m, n, k)
 							check(want, lo, hi, fmt.Sprintf("part %d of %d", p, parts), func(buf []float32) {
-								FCWeightGradInto(parts, p, m, n, k, a, m, b, n, beta, buf, ldc)
+								FCWeightGradSpan(lo, hi, m, n, k, a, m, b, n, beta, buf, ldc)
 							})
 						}
 						if parts > 1 {
