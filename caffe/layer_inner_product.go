@@ -55,6 +55,9 @@ type InnerProduct struct {
 	// is summed in the last block's part.
 	dxPending, biasInRun bool
 	dxState              []atomic.Int32
+	// dxCross: the run computes two blocks crossed (crossTask), four
+	// tasks in dxState.
+	dxCross bool
 	// The weight gradient's run with the blocks: part q runs block
 	// wgTask[q] when it is ≥ 0, else weight gradient part −wgTask[q]−1.
 	wgTask []int
@@ -258,10 +261,13 @@ func (l *InnerProduct) weightGradRows(w, lo, hi, p, parts int) {
 	case lo < hi:
 		kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
 	}
-	if l.dxPending {
+	switch {
+	case l.dxCross:
+		l.finishCrossRows(w, lo, hi)
+	case l.dxPending:
 		finishTasks(w, l.dxState[:l.dxBlocks], l.blockFn)
 	}
-	if l.dxOut != nil {
+	if l.dxOut != nil && !l.dxCross {
 		l.addDepthBlocks(p, parts)
 	}
 	if lo < hi {
@@ -963,7 +969,11 @@ func (l *InnerProduct) weightGradTask(w, q int) {
 
 // inputBlockTask computes block b of the input gradient and, with the
 // last block, the bias gradient (weightGradWithBlocks).
-func (l *InnerProduct) inputBlockTask(_, b int) {
+func (l *InnerProduct) inputBlockTask(w, b int) {
+	if l.dxCross {
+		l.crossTask(w, b)
+		return
+	}
 	l.inputGradBlock(0, b)
 	if b == l.dxBlocks-1 && l.biasInRun {
 		l.biasGrad(l.gemm.a)

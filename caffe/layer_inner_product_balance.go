@@ -2,6 +2,7 @@ package caffe
 
 import (
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
@@ -162,9 +163,14 @@ func (s *ipRowSplit) learn(fixed int) {
 func (l *InnerProduct) weightGradSplit(w, sh int) {
 	s := &l.wgSplit
 	begin := time.Since(s.start)
-	for q := l.wgShares[sh]; q < l.wgShares[sh+1]; q++ {
-		b := l.wgTask[q]
-		runTask(&l.dxState[b], w, b, l.blockFn)
+	if l.dxCross {
+		runTask(&l.dxState[sh], w, sh, l.blockFn)
+		runTask(&l.dxState[2+sh], w, 2+sh, l.blockFn)
+	} else {
+		for q := l.wgShares[sh]; q < l.wgShares[sh+1]; q++ {
+			b := l.wgTask[q]
+			runTask(&l.dxState[b], w, b, l.blockFn)
+		}
 	}
 	tile := kernel.FCRowTile()
 	for c := range s.chunks {
@@ -189,8 +195,78 @@ func (l *InnerProduct) weightGradSplitRun(threads, parts int) {
 		}
 	}
 	l.wgTask = dealTasks(l.wgTask, &l.wgShares, threads, l.dxBlocks)
+	l.dxCross = ipCrossBlocks && threads == 2 && l.dxBlocks == 2
+	if l.dxCross {
+		l.dxState = growStates(l.dxState, 4)
+		for t := range 4 {
+			l.dxState[t].Store(taskTodo)
+		}
+	}
 	s.start = time.Now()
 	l.runner.run(threads, threads, l.wgSplitFn)
+	l.dxCross = false
 	// The blocks' rows of the weights, in row tiles.
 	l.wgSplit.learn(l.n / tile)
+}
+
+// ipCrossBlocks lets weightGradSplitRun compute two depth blocks of the
+// input gradient on two goroutines crossed (crossTask), without the
+// blocks' buffer and the pass adding it; benchmarks compare it off.
+var ipCrossBlocks = true
+
+// crossTask computes task t of the input gradient's two depth blocks
+// crossed, the input gradient's columns cut in two parts (kernel.
+// FCInputGrad's parts of two): task b < 2 is block b's sum for the other
+// part of the columns, 1−b, written into the input gradient; task 2+b is
+// block b's sum for part b, added (beta 1) once task 1−b has written the
+// other block's sum there. Each element is then the two blocks' sums
+// added, one addition, as the pass adding a buffer gives it (a + b =
+// b + a): kernel.FCInputGrad adds C to a depth block's sum from zero.
+// Each of a block's rows of the weights is read once, as before, and
+// neither goroutine writes a buffer or adds one. Task 2+b runs task 1−b
+// first if no goroutine has begun it, so that no task waits for one that
+// none runs. The bias gradient is summed with the last block's first
+// task.
+func (l *InnerProduct) crossTask(w, t int) {
+	m, n, k := l.m, l.n, l.k
+	b, part, beta := t, 1-t, float32(0)
+	if t >= 2 {
+		b, part, beta = t-2, t-2, 1
+		other := &l.dxState[1-b]
+		runTask(other, w, 1-b, l.blockFn)
+		for other.Load() != taskDone {
+			kernel.SpinYield()
+		}
+	}
+	lo, hi := b*l.dxSize, min(n, (b+1)*l.dxSize)
+	kernel.FCInputGrad(2, part, m, k, hi-lo, l.dxDY[lo:], n, l.blobs[0].DataSlice()[lo*k:], k, beta, l.dxOut, k)
+	if t == 1 && l.biasInRun {
+		l.biasGrad(l.gemm.a)
+	}
+}
+
+// growStates returns s with at least n states.
+func growStates(s []atomic.Int32, n int) []atomic.Int32 {
+	if len(s) < n {
+		return make([]atomic.Int32, n)
+	}
+	return s
+}
+
+// finishCrossRows returns once the crossed blocks' tasks (crossTask) that
+// read rows [lo, hi) of the weights are done, running on goroutine w
+// those that no goroutine has begun: the rows may then be updated. No
+// rows wait for nothing.
+func (l *InnerProduct) finishCrossRows(w, lo, hi int) {
+	for b := range 2 {
+		if lo >= hi || hi <= b*l.dxSize || lo >= (b+1)*l.dxSize {
+			continue
+		}
+		for _, t := range [2]int{b, 2 + b} {
+			runTask(&l.dxState[t], w, t, l.blockFn)
+			for l.dxState[t].Load() != taskDone {
+				kernel.SpinYield()
+			}
+		}
+	}
 }

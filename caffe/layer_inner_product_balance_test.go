@@ -16,6 +16,17 @@ func TestIPBalanceRowsIdentical(t *testing.T) {
 	sameWithSwitch(t, func(on bool) { ipBalanceRows = on })
 }
 
+// TestIPCrossBlocksIdentical trains LeNet and CIFAR-10 quick a few steps
+// on two threads with the input gradient's two depth blocks computed
+// crossed (crossTask) and added after, the weight-gradient cuts swung
+// between their bounds at every step (ipSplitSwing), so that a share's
+// rows reach into the other's block: the same values, bit for bit.
+func TestIPCrossBlocksIdentical(t *testing.T) {
+	defer func(v, w bool) { ipCrossBlocks, ipSplitSwing = v, w }(ipCrossBlocks, ipSplitSwing)
+	ipSplitSwing = true
+	sameWithSwitch(t, func(on bool) { ipCrossBlocks = on })
+}
+
 // TestIPRowSplitLearn feeds an ipRowSplit the ends of runs on two shares
 // and checks where its cut goes: towards the share that ends first when
 // the other ends later by more than ipSplitMove tiles' time on average

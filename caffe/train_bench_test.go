@@ -403,6 +403,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"ipWholeShares", &ipWholeShares},
 		{"ipBalanceRows", &ipBalanceRows},
 		{"sharePieces", &sharePieces},
+		{"ipCrossBlocks", &ipCrossBlocks},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
