@@ -58,6 +58,14 @@ type InnerProduct struct {
 	// dxCross: the run computes two blocks crossed (crossTask), four
 	// tasks in dxState.
 	dxCross bool
+	// top: the small inner product above whose backward pass this one's
+	// takes into its run (chainTop); topTasks: the run does, its two
+	// parts the tasks of dxState from topState.
+	top      *InnerProduct
+	topTasks bool
+	// topInRun: as a top, its backward pass ran in the parts of the
+	// run below, which updated its weights (chainTopEnd).
+	topInRun bool
 	// The weight gradient's run with the blocks: part q runs block
 	// wgTask[q] when it is ≥ 0, else weight gradient part −wgTask[q]−1.
 	wgTask []int
@@ -252,15 +260,30 @@ func (l *InnerProduct) gemmPart(w, p int) {
 // and updates the rows' weights, which the blocks read: a part of the
 // weight gradient with its update (gemmPart, weightGradSplit).
 func (l *InnerProduct) weightGradRows(w, lo, hi, p, parts int) {
+	l.weightGradFinish(w, lo, hi, p, parts, l.weightGradCompute(w, lo, hi))
+}
+
+// weightGradCompute computes rows [lo, hi) of the weight gradient l.gemm
+// on goroutine w, as weightGradRows does, and returns the buffer holding
+// them (nil: the diff).
+func (l *InnerProduct) weightGradCompute(w, lo, hi int) []float32 {
 	g := &l.gemm
-	var grad []float32
+	l.needTop(w, lo, hi)
 	switch {
 	case g.beta == 0 && lo < hi:
-		grad = l.dwBufs[w][:(hi-lo)*g.ldc]
+		grad := l.dwBufs[w][:(hi-lo)*g.ldc]
 		kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, 0, grad, g.ldc)
+		return grad
 	case lo < hi:
 		kernel.FCWeightGradSpan(lo, hi, g.m, g.n, g.k, g.a, g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
 	}
+	return nil
+}
+
+// weightGradFinish ends weightGradRows once weightGradCompute has
+// computed the rows' gradient into grad: it waits for the blocks, adds
+// part p of parts of their sums and updates the rows.
+func (l *InnerProduct) weightGradFinish(w, lo, hi, p, parts int, grad []float32) {
 	switch {
 	case l.dxCross:
 		l.finishCrossRows(w, lo, hi)
@@ -271,7 +294,7 @@ func (l *InnerProduct) weightGradRows(w, lo, hi, p, parts int) {
 		l.addDepthBlocks(p, parts)
 	}
 	if lo < hi {
-		l.updateDW(w, lo*g.ldc, hi*g.ldc, grad)
+		l.updateDW(w, lo*l.gemm.ldc, hi*l.gemm.ldc, grad)
 	}
 }
 
@@ -587,6 +610,20 @@ func (l *InnerProduct) Backward(top []*Blob, propagateDown []bool, bottom []*Blo
 func (l *InnerProduct) backward(dy, x []float32, propagateDown []bool, bottom []*Blob) {
 	m, n, k := l.m, l.n, l.k
 	l.dxPending, l.biasInRun = false, false // as a panic may have left them
+	l.topTasks = false
+	if t := l.top; t != nil {
+		// The top's backward pass comes first: in this one's run, or
+		// in a run of its own.
+		if l.topTasks = l.crossesBlocks(propagateDown); !l.topTasks {
+			t.topRun()
+		} else {
+			l.dxState = growStates(l.dxState, topState+2)
+			l.dxState[topState].Store(taskTodo)
+			l.dxState[topState+1].Store(taskTodo)
+		}
+		t.topInRun = l.topTasks
+		defer l.endTop()
+	}
 	if l.backwardPair(dy, x, propagateDown, bottom) {
 		return
 	}
@@ -970,7 +1007,11 @@ func (l *InnerProduct) weightGradTask(w, q int) {
 // inputBlockTask computes block b of the input gradient and, with the
 // last block, the bias gradient (weightGradWithBlocks).
 func (l *InnerProduct) inputBlockTask(w, b int) {
-	if l.dxCross {
+	switch {
+	case b >= topState:
+		l.topTask(w, b-topState)
+		return
+	case l.dxCross:
 		l.crossTask(w, b)
 		return
 	}

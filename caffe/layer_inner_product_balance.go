@@ -163,8 +163,20 @@ func (s *ipRowSplit) learn(fixed int) {
 func (l *InnerProduct) weightGradSplit(w, sh int) {
 	s := &l.wgSplit
 	begin := time.Since(s.start)
+	tile := kernel.FCRowTile()
+	first := 0 // the parts whose rows' gradient is computed
+	var grad []float32
+	if l.topTasks {
+		runTask(&l.dxState[topState+sh], w, topState+sh, l.blockFn)
+	}
 	if l.dxCross {
 		runTask(&l.dxState[sh], w, sh, l.blockFn)
+		if ipCrossEarlyRows && s.chunks > 0 && l.dxState[1-sh].Load() != taskDone {
+			// The second task waits for the other goroutine's first:
+			// meanwhile, the first part's rows.
+			lo, hi := s.rows(sh, 0, tile, l.gemm.m)
+			grad, first = l.weightGradCompute(w, lo, hi), 1
+		}
 		runTask(&l.dxState[2+sh], w, 2+sh, l.blockFn)
 	} else {
 		for q := l.wgShares[sh]; q < l.wgShares[sh+1]; q++ {
@@ -172,9 +184,12 @@ func (l *InnerProduct) weightGradSplit(w, sh int) {
 			runTask(&l.dxState[b], w, b, l.blockFn)
 		}
 	}
-	tile := kernel.FCRowTile()
 	for c := range s.chunks {
 		lo, hi := s.rows(sh, c, tile, l.gemm.m)
+		if c < first {
+			l.weightGradFinish(w, lo, hi, sh*s.chunks+c, s.shares*s.chunks, grad)
+			continue
+		}
 		l.weightGradRows(w, lo, hi, sh*s.chunks+c, s.shares*s.chunks)
 	}
 	s.note(sh, w, begin)
@@ -196,9 +211,12 @@ func (l *InnerProduct) weightGradSplitRun(threads, parts int) {
 	}
 	l.wgTask = dealTasks(l.wgTask, &l.wgShares, threads, l.dxBlocks)
 	l.dxCross = ipCrossBlocks && threads == 2 && l.dxBlocks == 2
+	if l.topTasks && !l.dxCross {
+		panic("caffe: the top's backward pass taken into a run that does not cross its blocks")
+	}
 	if l.dxCross {
-		l.dxState = growStates(l.dxState, 4)
-		for t := range 4 {
+		l.dxState = growStates(l.dxState, topState+2)
+		for t := range topState {
 			l.dxState[t].Store(taskTodo)
 		}
 	}
@@ -213,6 +231,12 @@ func (l *InnerProduct) weightGradSplitRun(threads, parts int) {
 // input gradient on two goroutines crossed (crossTask), without the
 // blocks' buffer and the pass adding it; benchmarks compare it off.
 var ipCrossBlocks = true
+
+// ipCrossEarlyRows lets a share of a crossed run (crossTask) compute its
+// first part's rows of the weight gradient between its two blocks' tasks
+// when the second would wait for the other goroutine's first, and update
+// them after; benchmarks compare it off.
+var ipCrossEarlyRows = true
 
 // crossTask computes task t of the input gradient's two depth blocks
 // crossed, the input gradient's columns cut in two parts (kernel.
@@ -239,8 +263,10 @@ func (l *InnerProduct) crossTask(w, t int) {
 		}
 	}
 	lo, hi := b*l.dxSize, min(n, (b+1)*l.dxSize)
+	l.needTop(w, lo, hi)
 	kernel.FCInputGrad(2, part, m, k, hi-lo, l.dxDY[lo:], n, l.blobs[0].DataSlice()[lo*k:], k, beta, l.dxOut, k)
 	if t == 1 && l.biasInRun {
+		l.needTop(w, 0, n)
 		l.biasGrad(l.gemm.a)
 	}
 }

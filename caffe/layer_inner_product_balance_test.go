@@ -10,21 +10,37 @@ import (
 // between the goroutines' shares where their times put them, the cuts
 // swung between their bounds at every step (ipSplitSwing), and in equal
 // shares, as sameWithSwitch does: the same values, bit for bit.
-func TestIPBalanceRowsIdentical(t *testing.T) {
-	defer func(v, w bool) { ipBalanceRows, ipSplitSwing = v, w }(ipBalanceRows, ipSplitSwing)
-	ipSplitSwing = true
-	sameWithSwitch(t, func(on bool) { ipBalanceRows = on })
-}
+func TestIPBalanceRowsIdentical(t *testing.T) { sameWithSwitchSwung(t, &ipBalanceRows) }
 
 // TestIPCrossBlocksIdentical trains LeNet and CIFAR-10 quick a few steps
 // on two threads with the input gradient's two depth blocks computed
 // crossed (crossTask) and added after, the weight-gradient cuts swung
 // between their bounds at every step (ipSplitSwing), so that a share's
 // rows reach into the other's block: the same values, bit for bit.
-func TestIPCrossBlocksIdentical(t *testing.T) {
-	defer func(v, w bool) { ipCrossBlocks, ipSplitSwing = v, w }(ipCrossBlocks, ipSplitSwing)
+func TestIPCrossBlocksIdentical(t *testing.T) { sameWithSwitchSwung(t, &ipCrossBlocks) }
+
+// TestIPTopInRunIdentical trains LeNet and CIFAR-10 quick a few steps on
+// two threads with ip2's backward pass (and relu1's) taken into ip1's run
+// (ipTopInRun) and in runs of their own, the weight-gradient cuts swung
+// between their bounds at every step (ipSplitSwing), so that a share's
+// rows need the other's columns of the output gradient: the same values,
+// bit for bit.
+func TestIPTopInRunIdentical(t *testing.T) { sameWithSwitchSwung(t, &ipTopInRun) }
+
+// TestIPCrossEarlyRowsIdentical trains LeNet and CIFAR-10 quick a few
+// steps on two threads with a crossed run's first rows of the weight
+// gradient computed between its blocks' tasks (ipCrossEarlyRows) and
+// after them, the weight-gradient cuts swung between their bounds at
+// every step (ipSplitSwing): the same values, bit for bit.
+func TestIPCrossEarlyRowsIdentical(t *testing.T) { sameWithSwitchSwung(t, &ipCrossEarlyRows) }
+
+// sameWithSwitchSwung runs sameWithSwitch on the switch v with the
+// weight-gradient cuts swung between their bounds at every step
+// (ipSplitSwing).
+func sameWithSwitchSwung(t *testing.T, v *bool) {
+	defer func(on, w bool) { *v, ipSplitSwing = on, w }(*v, ipSplitSwing)
 	ipSplitSwing = true
-	sameWithSwitch(t, func(on bool) { ipCrossBlocks = on })
+	sameWithSwitch(t, func(on bool) { *v = on })
 }
 
 // TestIPRowSplitLearn feeds an ipRowSplit the ends of runs on two shares

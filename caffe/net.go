@@ -678,6 +678,7 @@ func (n *Net) backwardWith(h backwardHooks) error {
 		first := i
 		f := n.fusionEndingAt(i)
 		var gr *ReLU
+		var low *InnerProduct // the inner product whose run takes gr's group (ipTopBelow)
 		lp := n.lrnPoolEndingAt(i)
 		var lpConv *convFusion // the group whose backward runs lp's
 		if f != nil {
@@ -689,6 +690,9 @@ func (n *Net) backwardWith(h backwardHooks) error {
 			}
 		} else if gr = n.gradReLU(i); gr != nil {
 			first = i - 1
+			if low = n.ipTopBelow(i); low != nil {
+				first = i - 2
+			}
 		}
 		if wait >= 0 && first <= wait {
 			preps.runner.finish()
@@ -737,6 +741,8 @@ func (n *Net) backwardWith(h backwardHooks) error {
 		switch {
 		case f != nil:
 			err = n.backwardFused(f)
+		case low != nil:
+			err = n.backwardIPTop(i, gr, low)
 		case gr != nil:
 			err = n.backwardIPReLU(i, gr)
 		case lpConv != nil:

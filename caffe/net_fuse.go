@@ -207,6 +207,50 @@ func (n *Net) backwardIPReLU(i int, r *ReLU) error {
 	})
 }
 
+// ipTopBelow returns the inner product below the in-place ReLU of inner
+// product i's bottom (gradReLU) whose backward run can take theirs
+// (InnerProduct.chainTop: LeNet's ip1 below relu1 and ip2), if it runs
+// backward, writes the ReLU's blob alone and is no loss, and i computes
+// its gradients side by side (backwardPair); else nil. It may still run
+// theirs as a run of its own (InnerProduct.crossesBlocks).
+func (n *Net) ipTopBelow(i int) *InnerProduct {
+	if !ipTopInRun || i < 2 {
+		return nil
+	}
+	top, ok := n.layers[i].(*InnerProduct)
+	low, ok2 := n.layers[i-2].(*InnerProduct)
+	if !ok || !ok2 || !n.layerNeedBackward[i-2] || len(n.tops[i-2]) != 1 || n.tops[i-2][0] != n.bottoms[i][0] ||
+		len(n.bottoms[i-2]) != 1 || n.bottoms[i-2][0] == n.tops[i-2][0] || !top.pairs() || top.transpose ||
+		top.m != low.m || top.k != low.n || low.transpose {
+		return nil
+	}
+	if !n.noLossWeight(i - 2) {
+		return nil
+	}
+	return low
+}
+
+// backwardIPTop runs the backward pass of inner product i, of the
+// in-place ReLU of its bottom and of inner product low below it
+// (ipTopBelow) as one: low's run computes i's in parts (chainTop), which
+// pass their input gradient through the ReLU's gradient, then i updates
+// its weights.
+func (n *Net) backwardIPTop(i int, r *ReLU, low *InnerProduct) error {
+	top, j := n.layers[i].(*InnerProduct), i-2
+	top.dxReLU, top.dxReLUY = r, n.bottoms[i][0].DataSlice()
+	top.chainTop(n.tops[i], n.bottoms[i])
+	low.top = top
+	defer func() {
+		low.top = nil
+		top.dxReLU, top.dxReLUY = nil, nil
+		top.pair = ipPair{}
+	}()
+	if err := n.guard(j, func() { low.Backward(n.tops[j], n.bottomNeedBackward[j], n.bottoms[j]) }); err != nil {
+		return err
+	}
+	return n.guard(i, top.chainTopEnd)
+}
+
 // topKept reports whether layer i's tops keep the values it writes until
 // its backward pass: no later layer writes them (in place).
 func (n *Net) topKept(i int) bool {

@@ -404,6 +404,8 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"ipBalanceRows", &ipBalanceRows},
 		{"sharePieces", &sharePieces},
 		{"ipCrossBlocks", &ipCrossBlocks},
+		{"ipTopInRun", &ipTopInRun},
+		{"ipCrossEarlyRows", &ipCrossEarlyRows},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
