@@ -960,9 +960,7 @@ const (
 // bit.
 func (l *InnerProduct) weightGradWithBlocks(threads, parts int) {
 	blocks := l.dxBlocks
-	if len(l.dxState) < blocks {
-		l.dxState = make([]atomic.Int32, blocks)
-	}
+	l.dxState = growStates(l.dxState, blocks)
 	for b := range blocks {
 		l.dxState[b].Store(taskTodo)
 	}
@@ -1073,6 +1071,15 @@ func runTask(st *atomic.Int32, w, i int, fn func(w, i int)) {
 	}
 	defer st.Store(taskDone) // even on a panic, which the run re-raises
 	fn(w, i)
+}
+
+// finishTask returns once the task of st is done, running it (fn(w, i))
+// on goroutine w if no goroutine has begun it.
+func finishTask(st *atomic.Int32, w, i int, fn func(w, i int)) {
+	runTask(st, w, i, fn)
+	for st.Load() != taskDone {
+		kernel.SpinYield()
+	}
 }
 
 // finishTasks returns once every task of states is done, running on

@@ -256,11 +256,7 @@ func (l *InnerProduct) crossTask(w, t int) {
 	b, part, beta := t, 1-t, float32(0)
 	if t >= 2 {
 		b, part, beta = t-2, t-2, 1
-		other := &l.dxState[1-b]
-		runTask(other, w, 1-b, l.blockFn)
-		for other.Load() != taskDone {
-			kernel.SpinYield()
-		}
+		finishTask(&l.dxState[1-b], w, 1-b, l.blockFn)
 	}
 	lo, hi := b*l.dxSize, min(n, (b+1)*l.dxSize)
 	l.needTop(w, lo, hi)
@@ -289,10 +285,7 @@ func (l *InnerProduct) finishCrossRows(w, lo, hi int) {
 			continue
 		}
 		for _, t := range [2]int{b, 2 + b} {
-			runTask(&l.dxState[t], w, t, l.blockFn)
-			for l.dxState[t].Load() != taskDone {
-				kernel.SpinYield()
-			}
+			finishTask(&l.dxState[t], w, t, l.blockFn)
 		}
 	}
 }

@@ -105,11 +105,7 @@ func (l *InnerProduct) needTop(w, lo, hi int) {
 		if lo >= hi || hi <= plo || lo >= phi {
 			continue
 		}
-		st := &l.dxState[topState+p]
-		runTask(st, w, topState+p, l.blockFn)
-		for st.Load() != taskDone {
-			kernel.SpinYield()
-		}
+		finishTask(&l.dxState[topState+p], w, topState+p, l.blockFn)
 	}
 }
 
