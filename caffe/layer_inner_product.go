@@ -36,6 +36,11 @@ type InnerProduct struct {
 	fwd       ipForward
 	fwdFn     func(w, p int)
 	fwdTaskFn func(w, q int) // forwardTask
+	// fwdNext: the small inner product whose forward pass Forward's top
+	// parts compute, each for its images (forwardNext), or nil;
+	// fwdNextRan reports that the last Forward did.
+	fwdNext    *InnerProduct
+	fwdNextRan bool
 
 	// The input gradient by depth blocks (inputGradBlocks): the run's
 	// blocks and their size, the buffers of blocks 1, 2, …, and the
@@ -380,6 +385,7 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 	if l.bias {
 		b = l.blobs[1].DataSlice()
 	}
+	l.fwdNextRan = false
 	if l.transpose {
 		beta := float32(0)
 		if b != nil {
@@ -406,6 +412,7 @@ func (l *InnerProduct) Forward(bottom, top []*Blob) error {
 	}
 	f.byImages = f.parts > 1 && topByImages && m >= 2*pairImages
 	if f.byImages {
+		l.fwdNextRan = l.fwdNext != nil
 		l.forwardByImages()
 	} else {
 		l.runner.run(l.threads(), f.parts, l.fwdFn)
@@ -468,6 +475,9 @@ func (l *InnerProduct) forwardTask(w, q int) {
 	if r := l.relu; r != nil {
 		y := f.y[lo*n : hi*n]
 		kernel.Relu(y, y, r.slope)
+	}
+	if next := l.fwdNext; next != nil {
+		next.forwardImages(lo, hi)
 	}
 }
 

@@ -1,8 +1,13 @@
 package caffe
 
 import (
+	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"google.golang.org/protobuf/proto"
 )
 
 // TestIPBalanceRowsIdentical trains LeNet and CIFAR-10 quick a few steps
@@ -105,6 +110,61 @@ func TestIPRowSplitLearn(t *testing.T) {
 		lo, hi := s.rows(1, c, 14, 500)
 		if want, _ := span(c, 2, tiles-s.cut[1]); lo != (s.cut[1]+want)*14 || c == 1 && hi != 500 {
 			t.Errorf("share 1 part %d: rows [%d, %d)", c, lo, hi)
+		}
+	}
+}
+
+// TestIPNextInRunIdentical trains LeNet and CIFAR-10 quick a few steps on
+// two threads with ip2's forward pass taken into ip1's run (ipNextInRun)
+// and run after it: the same values, bit for bit.
+func TestIPNextInRunIdentical(t *testing.T) { sameWithSwitch(t, func(on bool) { ipNextInRun = on }) }
+
+// TestIPNextInRunBatches runs LeNet's forward pass on two threads with
+// batches whose images cut into parts of other sizes (a last part of 8
+// images, of 1, which takes the run after ip1's, and 2), with ip2 in ip1's
+// run and after it, and on one thread: ip2's top is the same, bit for
+// bit, and the two-thread run took it in where it should.
+func TestIPNextInRunBatches(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds LeNet eight times")
+	}
+	defer func(v bool) { ipNextInRun = v }(ipNextInRun)
+	for _, batch := range []uint32{64, 40, 33, 34} {
+		run := func(threads int, on bool) (top []float32, took bool) {
+			ipNextInRun = on
+			np, err := LoadNetParameter(filepath.Join(sharedModels(t), "mnist", "lenet_train_test.prototxt"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range np.Layer {
+				if p := l.GetDataParam(); p != nil {
+					p.BatchSize = proto.Uint32(batch)
+				}
+			}
+			if _, err := ReplaceDataLayers(np, 1, 28, 28); err != nil {
+				t.Fatal(err)
+			}
+			sp := &caffepb.SolverParameter{NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), LrPolicy: proto.String("fixed")}
+			s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			feedSynthetic(s, 7, 0, 1000)
+			if _, err := s.Net().Forward(); err != nil {
+				t.Fatal(err)
+			}
+			return slices.Clone(s.Net().Blob("ip2").DataSlice()), s.Net().Layer("ip1").(*InnerProduct).fwdNextRan
+		}
+		want, _ := run(1, true)
+		off, tookOff := run(2, false)
+		on, tookOn := run(2, true)
+		if tookOff || tookOn != (batch%pairImages != 1) {
+			t.Errorf("batch %d: ip2 in ip1's run: off %v, on %v", batch, tookOff, tookOn)
+		}
+		for name, got := range map[string][]float32{"off": off, "on": on} {
+			if i, ok := sameBits(got, want); !ok {
+				t.Errorf("batch %d, two threads, ip2 in ip1's run %s: ip2's top %d is %v, one thread %v", batch, name, i, got[i], want[i])
+			}
 		}
 	}
 }

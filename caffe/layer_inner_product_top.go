@@ -133,3 +133,42 @@ func (l *InnerProduct) endTop() {
 	}
 	l.topTasks = false
 }
+
+// ipNextInRun lets a net run the forward pass of a small inner product
+// that reads the in-place ReLU of another's top (LeNet's ip2, after ip1
+// and relu1) inside that one's forward run, when it writes its top by
+// images (forwardByImages): each top part goes on with the small
+// product for its images, whose rows it has just written in its core's
+// cache (Net.ipNextAbove, forwardNext), where the small product ran
+// after the run as one part, on one goroutine, reading rows the other
+// core wrote; benchmarks compare it off.
+var ipNextInRun = true
+
+// forwardNext sets the forward pass of next, on its bottom's values x and
+// its top's y, to run in l's Forward (fwdNext), or unsets it (nil).
+func (l *InnerProduct) forwardNext(next *InnerProduct, x, y []float32) {
+	if prev := l.fwdNext; prev != nil {
+		prev.fwd.x, prev.fwd.y = nil, nil
+	}
+	l.fwdNext = next
+	if next != nil {
+		next.fwd.x, next.fwd.y = x, y
+	}
+}
+
+// forwardImages computes the top's rows [lo, hi), images lo to hi, from
+// the bottom's (fwd.x, fwd.y), as Forward computes every row: the product
+// of those images alone with kernel.FCForward, which sums each value
+// alike whatever images lie beside it (more than one: a single image
+// takes Sgemm), transposed into the top with the bias added.
+func (l *InnerProduct) forwardImages(lo, hi int) {
+	f := &l.fwd
+	n, k, cnt := l.n, l.k, hi-lo
+	yT := l.yT[lo*n : hi*n]
+	kernel.FCForward(1, 0, n, cnt, k, l.blobs[0].DataSlice(), k, f.x[lo*k:hi*k], k, 0, yT, cnt)
+	var b []float32
+	if l.bias {
+		b = l.blobs[1].DataSlice()[:n]
+	}
+	kernel.TransposeAdd(f.y[lo*n:hi*n], n, yT, cnt, n, cnt, b)
+}

@@ -567,10 +567,14 @@ func (n *Net) Forward() (float32, error) {
 			continue
 		}
 		if r := n.ipReLUs[i]; r != nil && fuseLayers {
-			if err := n.forwardIPReLU(i, r); err != nil {
+			next, err := n.forwardIPReLU(i, r)
+			if err != nil {
 				return 0, err
 			}
 			i++
+			if next {
+				i++
+			}
 			continue
 		}
 		if f := n.lrnPools[i]; f != nil {

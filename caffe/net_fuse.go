@@ -156,27 +156,60 @@ func (n *Net) findFusions() {
 // rectifies the values it wrote (InnerProduct.relu), the same values as
 // the ReLU's own pass over the top, while they are in its core's cache
 // and without a pass of its own, which on more than one thread would
-// leave the other threads idle (LeNet's ip1 and relu1).
-func (n *Net) forwardIPReLU(i int, r *ReLU) error {
-	for j := i; j <= i+1; j++ {
+// leave the other threads idle (LeNet's ip1 and relu1). The run may take
+// in the forward pass of the inner product after them too (ipNextAbove,
+// LeNet's ip2), as next reports.
+func (n *Net) forwardIPReLU(i int, r *ReLU) (next bool, err error) {
+	up := n.ipNextAbove(i)
+	last := i + 1
+	if up != nil {
+		last = i + 2
+	}
+	for j := i; j <= last; j++ {
 		if shapesChanged(n.bottomShapes[j], n.bottoms[j]) {
 			if err := n.reshapeLayer(j); err != nil {
-				return err
+				return false, err
 			}
 		}
 	}
 	ip := n.layers[i].(*InnerProduct)
+	if up != nil && (up.m != ip.m || up.k != ip.n || ip.m%pairImages == 1) {
+		up = nil // (a part of one image would take Sgemm's sums: see forwardImages)
+	}
 	r.forgetSigns()
 	var ferr error
-	err := n.guard(i, func() {
+	err = n.guard(i, func() {
 		ip.relu = r
-		defer func() { ip.relu = nil }()
+		if up != nil {
+			ip.forwardNext(up, n.bottoms[i+2][0].DataSlice(), n.tops[i+2][0].DataSlice())
+		}
+		defer func() {
+			ip.relu = nil
+			ip.forwardNext(nil, nil, nil)
+		}()
 		ferr = ip.Forward(n.bottoms[i], n.tops[i])
 	})
 	if err == nil {
 		err = ferr
 	}
-	return err
+	return up != nil && ip.fwdNextRan, err
+}
+
+// ipNextAbove returns the inner product right after inner product i and
+// the in-place ReLU of its top (Net.ipReLUs) that reads that top alone
+// and writes another, is no loss and has no ReLU of its own after it,
+// whose forward pass i's run may compute (InnerProduct.fwdNext: LeNet's
+// ip2 after ip1 and relu1), or nil.
+func (n *Net) ipNextAbove(i int) *InnerProduct {
+	if !ipNextInRun {
+		return nil
+	}
+	up, ok := layerAt[*InnerProduct](n, i+2)
+	if !ok || len(n.bottoms[i+2]) != 1 || n.bottoms[i+2][0] != n.tops[i][0] || len(n.tops[i+2]) != 1 ||
+		n.tops[i+2][0] == n.tops[i][0] || up.transpose || n.ipReLUs[i+2] != nil || !n.noLossWeight(i+2) {
+		return nil
+	}
+	return up
 }
 
 // gradReLU returns the in-place ReLU right before inner product i whose

@@ -406,6 +406,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"ipCrossBlocks", &ipCrossBlocks},
 		{"ipTopInRun", &ipTopInRun},
 		{"ipCrossEarlyRows", &ipCrossEarlyRows},
+		{"ipNextInRun", &ipNextInRun},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
