@@ -407,6 +407,7 @@ func BenchmarkTrainPaired(b *testing.B) {
 		{"ipTopInRun", &ipTopInRun},
 		{"ipCrossEarlyRows", &ipCrossEarlyRows},
 		{"ipNextInRun", &ipNextInRun},
+		{"earlyPreps", &earlyPreps},
 	}
 	for _, sw := range switches {
 		b.Run(sw.name, func(b *testing.B) {
