@@ -9,3 +9,24 @@ func fmaPeakAVX512(n int)
 
 // fmaPeakAVX2 runs n iterations of 12 independent 256-bit vector multiply-adds (192 float32 FLOPs each).
 func fmaPeakAVX2(n int)
+
+// fmaLoadsAVX512x0 runs n iterations of 24 independent 512-bit multiply-adds and 0 vector loads from p into registers they do not read.
+func fmaLoadsAVX512x0(n int, p *float32)
+
+// fmaLoadsAVX512x4 runs n iterations of 24 independent 512-bit multiply-adds and 4 vector loads from p into registers they do not read.
+func fmaLoadsAVX512x4(n int, p *float32)
+
+// fmaLoadsAVX512x8 runs n iterations of 24 independent 512-bit multiply-adds and 8 vector loads from p into registers they do not read.
+func fmaLoadsAVX512x8(n int, p *float32)
+
+// fmaLoadsAVX512x12 runs n iterations of 24 independent 512-bit multiply-adds and 12 vector loads from p into registers they do not read.
+func fmaLoadsAVX512x12(n int, p *float32)
+
+// fmaLoadsAVX512x24 runs n iterations of 24 independent 512-bit multiply-adds and 24 vector loads from p into registers they do not read.
+func fmaLoadsAVX512x24(n int, p *float32)
+
+// fmaMemAVX512 runs n iterations of 24 independent 512-bit multiply-adds, each adding a vector read from p.
+func fmaMemAVX512(n int, p *float32)
+
+// fmaBcstAVX512 runs n iterations of 24 independent 512-bit multiply-adds, each adding a float read from p and broadcast.
+func fmaBcstAVX512(n int, p *float32)
