@@ -29,6 +29,14 @@ var offerWeightGrads = true
 // one buffer less per such part, and the part clears none.
 var mergeParts = true
 
+// pooledBiasInTiles lets a fused group's block pooled in lanes whose
+// output gradient only the bias gradient reads (a net's first
+// convolution, tops not kept: LeNet's conv1) sum that gradient's planes
+// from the weight gradient's tiles (kernel.DirectConv.WeightGradPooledBias)
+// instead of writing it to a buffer in Caffe's layout and summing that;
+// the same bits. A variable so that benchmarks can compare the two.
+var pooledBiasInTiles = true
+
 // chainWeightsEarly lets a chained backward run's parts compute the
 // weight gradient they offered before the chained convolution's part
 // (chainBackwardWorker; tests and benchmarks compare it off, the weight
@@ -931,10 +939,11 @@ func (l *Convolution) directBackwardPooled(w, p int, g *convGrads, dw []float32,
 	if l.wantDown {
 		plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 	}
+	biasDone := false
 	if l.wantW && !offered {
-		l.blockWeights(w, g, dw, b, first, n)
+		biasDone = l.blockWeights(w, g, dw, b, first, n)
 	}
-	if l.wantB {
+	if l.wantB && !biasDone {
 		l.addBiasGrad(g.db, dy, n)
 	}
 }
@@ -982,8 +991,11 @@ func (l *Convolution) poolGrad(first, n int) []float32 {
 
 // blockWeights adds the weight gradient of block b (images [first,
 // first+n)) to dw, its part's (g), from what goroutine w's scratch (or
-// the tail's plan) holds once the block's output gradient is loaded.
-func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, n int) {
+// the tail's plan) holds once the block's output gradient is loaded. It
+// reports whether it added the block's bias gradient to g.db too (a
+// fused group's block pooled in lanes whose output gradient nothing
+// else reads: kernel.DirectConv.WeightGradPooledBias).
+func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, n int) bool {
 	d := l.dBwd
 	x := l.x[first*l.imgSize : (first+n)*l.imgSize]
 	s := d.scratch[w]
@@ -1007,6 +1019,17 @@ func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, 
 		// The output gradient once: LoadGradPooled wrote it already.
 		var out []float32
 		if !l.wantDown {
+			if l.fused.chunkGrad && pooledBiasInTiles {
+				// Only the bias gradient would read it (from a
+				// worker's buffer): the planes' sums from the tiles.
+				var db []float32
+				if l.wantB {
+					db = g.db
+				}
+				d.plan.WeightGradPooledBias(s, x, pool, l.poolGrad(first, n), mask, n, db, dw)
+				g.wroteDW = true
+				return l.wantB
+			}
 			out = l.pooledGrad(w, first, n)
 		}
 		d.plan.WeightGradPooled(s, x, pool, l.poolGrad(first, n), mask, n, out, dw)
@@ -1015,6 +1038,7 @@ func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, 
 		d.plan.WeightGradLoaded(s, x, n, dw)
 	}
 	g.wroteDW = true
+	return false
 }
 
 // offerWeights offers the weight gradient of part p's last block, whose

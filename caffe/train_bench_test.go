@@ -383,41 +383,52 @@ func benchSwitch(b *testing.B, set func(on bool)) {
 	}
 }
 
+// pairedSwitches are the switches BenchmarkTrainPaired and
+// BenchmarkTrainPairedOneThread set on and off in turn.
+var pairedSwitches = []struct {
+	name string
+	v    *bool
+}{
+	{"offers", &offerWeightGrads},
+	{"firstDW", &ownFirstDW},
+	{"topByImages", &topByImages},
+	{"fedPieces", &feedInPieces},
+	{"chainWeightsEarly", &chainWeightsEarly},
+	{"chainAdds", &chainAdds},
+	{"chainTakeRanges", &chainTakeRanges},
+	{"ipWholeShares", &ipWholeShares},
+	{"ipBalanceRows", &ipBalanceRows},
+	{"sharePieces", &sharePieces},
+	{"ipCrossBlocks", &ipCrossBlocks},
+	{"ipTopInRun", &ipTopInRun},
+	{"ipCrossEarlyRows", &ipCrossEarlyRows},
+	{"ipNextInRun", &ipNextInRun},
+	{"earlyPreps", &earlyPreps},
+	{"pooledBiasInTiles", &pooledBiasInTiles},
+}
+
 // BenchmarkTrainPaired trains LeNet and CIFAR-10 quick on two threads
 // with each of the switches that benchSwitch's benchmarks compare set on
 // and off in turn on one solver, as benchPaired does:
 //
 //	go test -run '^$' -bench 'TrainPaired/topByImages' -benchtime 300x ./caffe
-func BenchmarkTrainPaired(b *testing.B) {
-	switches := []struct {
-		name string
-		v    *bool
-	}{
-		{"offers", &offerWeightGrads},
-		{"firstDW", &ownFirstDW},
-		{"topByImages", &topByImages},
-		{"fedPieces", &feedInPieces},
-		{"chainWeightsEarly", &chainWeightsEarly},
-		{"chainAdds", &chainAdds},
-		{"chainTakeRanges", &chainTakeRanges},
-		{"ipWholeShares", &ipWholeShares},
-		{"ipBalanceRows", &ipBalanceRows},
-		{"sharePieces", &sharePieces},
-		{"ipCrossBlocks", &ipCrossBlocks},
-		{"ipTopInRun", &ipTopInRun},
-		{"ipCrossEarlyRows", &ipCrossEarlyRows},
-		{"ipNextInRun", &ipNextInRun},
-		{"earlyPreps", &earlyPreps},
-	}
-	for _, sw := range switches {
+func BenchmarkTrainPaired(b *testing.B) { benchPairedSwitches(b, 2) }
+
+// BenchmarkTrainPairedOneThread is BenchmarkTrainPaired on one thread:
+//
+//	go test -run '^$' -bench 'TrainPairedOneThread/pooledBiasInTiles' -benchtime 300x ./caffe
+func BenchmarkTrainPairedOneThread(b *testing.B) { benchPairedSwitches(b, 1) }
+
+func benchPairedSwitches(b *testing.B, threads int) {
+	for _, sw := range pairedSwitches {
 		b.Run(sw.name, func(b *testing.B) {
 			defer func(v bool) { *sw.v = v }(*sw.v)
-			benchPaired(b, func(on bool) { *sw.v = on })
+			benchPaired(b, threads, func(on bool) { *sw.v = on })
 		})
 	}
 }
 
-// benchPaired trains LeNet and CIFAR-10 quick on two threads with a
+// benchPaired trains LeNet and CIFAR-10 quick on threads threads with a
 // switch set on and off in turn, a block of iterations each, on one
 // solver, the order of the two blocks alternating from one pair to the
 // next, a pair per round of b.Loop. It reports the median wall time per
@@ -427,11 +438,11 @@ func BenchmarkTrainPaired(b *testing.B) {
 // memory lies, which moves their times apart by itself: with a switch
 // that changes nothing (both settings the same), LeNet's two two-thread
 // medians differed by 8-141 µs in eight runs of 30 rounds.
-func benchPaired(b *testing.B, set func(on bool)) {
+func benchPaired(b *testing.B, threads int, set func(on bool)) {
 	for _, nt := range switchNets {
 		b.Run(nt.name, func(b *testing.B) {
 			ctx := context.Background()
-			s := benchSolver(b, nt.model, nt.c, nt.h, nt.w, 2)
+			s := benchSolver(b, nt.model, nt.c, nt.h, nt.w, threads)
 			s.Net().SetKeepTops(false)
 			if err := s.Step(ctx, 2); err != nil {
 				b.Fatal(err)

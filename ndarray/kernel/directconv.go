@@ -94,6 +94,11 @@ type directKernels struct {
 	deinterleaveStream func(dst *float32, dstStride int, src *float32, srcStep, w, n int, bias float32)
 	// laneSums adds to dst[i] the sum of the lanes of src vector i, i < n.
 	laneSums func(dst, src *float32, n int)
+	// planeSums sets each lane of the vector dst to that lane's sum over
+	// the n vectors at src, step bytes apart, with the additions the
+	// implementation's Sum makes over n floats (so that an image's
+	// sum over a plane of its interleaved gradient is Sum of the plane).
+	planeSums func(dst, src *float32, step, n int)
 	// maxPool max-pools n windows of kh×kw pixel vectors, the windows sw
 	// pixels apart (see directpool.go): each output vector is the
 	// window's maximum of its values plus bias, stored at dst + o·dstStep,
@@ -519,6 +524,8 @@ type DirectScratch struct {
 	// pooled vectors of a band (ForwardPool), or the pooling's gradient
 	pool []float32
 	n    int // images whose gradient dy holds (LoadGrad), or 0
+	// sums: the lanes' plane sums (WeightGradPooledBias)
+	sums [16]float32
 }
 
 // NewScratch returns one goroutine's buffers. The weight gradient's are
@@ -1012,13 +1019,14 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 // whatever the blocking.
 func (d *DirectConv) WeightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32) {
 	d.check("WeightGrad", s, nil, 0, n, len(x), n*d.imgSize, len(dy), n*d.outSize, len(dw), d.mAll*d.kk)
-	d.weightGrad(s, x, dy, n, dw, nil, nil, nil)
+	d.weightGrad(s, x, dy, n, dw, nil, nil, nil, nil)
 }
 
 // weightGrad is WeightGrad; with a pooling p, the output gradient comes
 // from the pooling's gradient pdy and the block's mask (see
-// WeightGradPooled), and is written to dy unless dy is nil.
-func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32, p *DirectPool, pdy []float32, mask []int32) {
+// WeightGradPooled), and is written to dy unless dy is nil, and its
+// planes' sums added to db unless db is nil (WeightGradPooledBias).
+func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32, p *DirectPool, pdy []float32, mask []int32, db []float32) {
 	L, f := d.lanes, 4
 	if s.xc == nil {
 		s.xc = HugePageFloats(d.xcSize)
@@ -1051,7 +1059,7 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 		if p == nil && dy == nil && s.tiled {
 			dyp = s.dyt[g*d.dypSize:]
 		} else if p != nil {
-			d.unpoolTiles(s, p, g, pdy, mask, n, dy)
+			d.unpoolTiles(s, p, g, pdy, mask, n, dy, db)
 		} else if dy == nil {
 			if !loaded {
 				d.tilesFromLoaded(s, g)
@@ -1249,6 +1257,21 @@ func laneSumsGo(lanes int) func(dst, src *float32, n int) {
 	}
 }
 
+// planeSumsGo is planeSums for the portable implementation, whose Sum
+// adds the floats one after the other from zero.
+func planeSumsGo(lanes int) func(dst, src *float32, step, n int) {
+	return func(dst, src *float32, step, n int) {
+		d := unsafe.Slice(dst, lanes)
+		clear(d)
+		for p := range n {
+			v := unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(src), p*step)), lanes)
+			for l := range lanes {
+				d[l] += v[l]
+			}
+		}
+	}
+}
+
 // goDirect is the portable direct convolution: 8 lanes, in Go. It is
 // slower than the column products and serves only as the reference.
 var goDirect = &directKernels{
@@ -1256,7 +1279,8 @@ var goDirect = &directKernels{
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
 	gradRow: directGradRowGo(8), rmr: 2,
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
-	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
+	planeSums: planeSumsGo(8),
+	maxPool:   goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),
 	unpoolAdd: goDirectUnpoolAdd(8), spreadAve: goDirectSpreadAve(8), putRows: goDirectPutRows(8),
 	packTile: packTileGo,

@@ -250,13 +250,34 @@ func (d *DirectConv) WeightGradPooled(s *DirectScratch, x []float32, p *DirectPo
 	if dy != nil {
 		d.check("WeightGradPooled", nil, nil, 0, n, len(dy), n*d.outSize)
 	}
-	d.weightGrad(s, x, dy, n, dw, p, pdy, mask)
+	d.weightGrad(s, x, dy, n, dw, p, pdy, mask, nil)
+}
+
+// WeightGradPooledBias is WeightGradPooled without the output gradient
+// in Caffe's layout: instead of writing it, it adds to db[r], for each
+// output channel r and each image j < n in order, the sum of image j's
+// gradient plane r as Sum adds that plane, which is what SumRows over the
+// written gradient, image by image, adds (a convolution's bias gradient:
+// the same bits, without the pass that writes the gradient out and the
+// pass that reads it back). With db nil it adds nothing: the weight
+// gradient alone.
+func (d *DirectConv) WeightGradPooledBias(s *DirectScratch, x []float32, p *DirectPool, pdy []float32, mask []int32, n int, db, dw []float32) {
+	d.checkPoolPlan("WeightGradPooledBias", p)
+	if p.general {
+		panic("kernel: DirectConv.WeightGradPooledBias: a plan of NewPool (use LoadGradPooled and WeightGradLoaded)")
+	}
+	d.check("WeightGradPooledBias", s, nil, 0, n, len(x), n*d.imgSize, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(dw), d.mAll*d.kk)
+	if db != nil && len(db) < d.mAll {
+		panic(fmt.Sprintf("kernel: DirectConv.WeightGradPooledBias: len(db) = %d, want >= %d", len(db), d.mAll))
+	}
+	d.weightGrad(s, x, nil, n, dw, p, pdy, mask, db)
 }
 
 // unpoolTiles routes the pooling's gradient of group g's output channels
 // into the weight gradient's layout of the output gradient (s.dyp, tile
-// by tile) and writes it to dy unless dy is nil.
-func (d *DirectConv) unpoolTiles(s *DirectScratch, p *DirectPool, g int, pdy []float32, mask []int32, n int, dy []float32) {
+// by tile) and writes it to dy unless dy is nil, and adds its planes' sums
+// to db unless db is nil (WeightGradPooledBias).
+func (d *DirectConv) unpoolTiles(s *DirectScratch, p *DirectPool, g int, pdy []float32, mask []int32, n int, dy, db []float32) {
 	L, f := d.lanes, 4
 	P, PP := d.oh*d.ow, p.ph*p.pw
 	if need := PP * L; len(s.pool) < need {
@@ -277,6 +298,12 @@ func (d *DirectConv) unpoolTiles(s *DirectScratch, p *DirectPool, g int, pdy []f
 			}
 			if dy != nil {
 				d.k.deinterleave(&dy[m*P], d.outSize*f, &dst[0], step, P, n, 0)
+			}
+			if db != nil {
+				d.k.planeSums(&s.sums[0], &dst[0], step, P)
+				for j := range n {
+					db[m] += s.sums[j]
+				}
 			}
 		}
 	}

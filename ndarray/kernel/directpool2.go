@@ -272,7 +272,7 @@ func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []floa
 func (d *DirectConv) WeightGradLoaded(s *DirectScratch, x []float32, n int, dw []float32) {
 	d.check("WeightGradLoaded", s, nil, 0, n, len(x), n*d.imgSize, len(dw), d.mAll*d.kk)
 	d.loaded("WeightGradLoaded", s, n)
-	d.weightGrad(s, x, nil, n, dw, nil, nil, nil)
+	d.weightGrad(s, x, nil, n, dw, nil, nil, nil, nil)
 }
 
 // tilesFromLoaded copies group g's output gradient from s.dy (LoadGrad's

@@ -58,30 +58,29 @@ func sameBits(t *testing.T, what string, got, want []float32) {
 // WeightGradFrom, bit for bit, for every implementation, on random values,
 // on values with many ties and on values with NaN and −Inf.
 func TestDirectPool(t *testing.T) {
-	impls := []struct {
+	type impl struct {
 		name string
 		k    *directKernels
-	}{{"go-reference", goDirect}}
+		sum  func([]float32) float32 // the implementation's Sum
+	}
+	impls := []impl{{"go-reference", goDirect, sumGo}}
 	for _, im := range available() {
 		if im.direct != nil {
-			impls = append(impls, struct {
-				name string
-				k    *directKernels
-			}{im.name, im.direct})
+			impls = append(impls, impl{im.name, im.direct, im.vec.sum})
 		}
 	}
 	for _, im := range impls {
 		for _, pg := range directPoolGeoms {
 			for _, values := range []string{"random", "ties", "nan"} {
 				t.Run(fmt.Sprintf("%s/%s/%s", im.name, pg.conv.name, values), func(t *testing.T) {
-					testDirectPool(t, im.k, pg, values)
+					testDirectPool(t, im.k, im.sum, pg, values)
 				})
 			}
 		}
 	}
 }
 
-func testDirectPool(t *testing.T, k *directKernels, pg directPoolGeom, values string) {
+func testDirectPool(t *testing.T, k *directKernels, sum func([]float32) float32, pg directPoolGeom, values string) {
 	g := pg.conv
 	d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
 	oh, ow := d.OutputSize()
@@ -181,6 +180,20 @@ func testDirectPool(t *testing.T, k *directKernels, pg directPoolGeom, values st
 	d.WeightGradPooled(s2, x, p, pdy, mask, n, dy2, dw2)
 	sameBits(t, "dy (weight gradient)", dy2, dy)
 	sameBits(t, "dw (weight gradient)", dw2, dw)
+	// The weight gradient with the bias gradient from its tiles: the
+	// same dw, and db as the implementation's Sum of each image's planes
+	// added image by image (SumRows, as a convolution's bias gradient).
+	db4 := randSlice(newRand(34), g.m)
+	dbWant := append([]float32(nil), db4...)
+	for j := range n {
+		for r := range g.m {
+			dbWant[r] += sum(dy[j*out+r*oh*ow : j*out+(r+1)*oh*ow])
+		}
+	}
+	dw4 := append([]float32(nil), dw0...)
+	d.WeightGradPooledBias(s2, x, p, pdy, mask, n, db4, dw4)
+	sameBits(t, "dw (with the bias gradient)", dw4, dw)
+	sameBits(t, "db (from the tiles)", db4, dbWant)
 	// Both gradients: the output gradient by LoadGradPooled.
 	dy3 := randSlice(newRand(33), n*out)
 	dx3, dw3 := make([]float32, n*img), append([]float32(nil), dw0...)

@@ -58,6 +58,7 @@ var outputs = []output{
 	{"deint4", buildDeint4},
 	{"dstream", buildDirectStream},
 	{"relusigns", buildReluSigns},
+	{"planesums", buildPlaneSums},
 	{"avesmall", buildAveSmall},
 	{"rowgradt", buildRowGradT},
 	{"lcg", buildLCG},

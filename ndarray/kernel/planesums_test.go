@@ -1,0 +1,60 @@
+package kernel
+
+import (
+	"fmt"
+	"math"
+	"testing"
+)
+
+// TestPlaneSums checks that each implementation's planeSums gives every
+// lane the bits its Sum gives that lane's floats: planes of every length
+// from 0 past two groups of four vectors and some longer ones, the
+// vectors spread out, values of mixed signs and magnitudes (so that a
+// change in the order of the additions shows in the bits).
+func TestPlaneSums(t *testing.T) {
+	for _, im := range available() {
+		k := im.direct
+		if im == goGemm {
+			k = goDirect
+		}
+		if k == nil || k.planeSums == nil {
+			continue
+		}
+		L := k.lanes
+		rng := newRand(7)
+		const gap = 3 // vectors between two of the plane's
+		src := randSlice(rng, 700*gap*L)
+		for i := range src {
+			// Magnitudes from 2^-10 to 2^10: rounding depends on order.
+			src[i] *= float32(math.Ldexp(1, int(rng.IntN(21))-10))
+		}
+		for _, n := range append(seq(0, 2*4*16+3), 100, 576, 600) {
+			t.Run(fmt.Sprintf("%s/n=%d", im.name, n), func(t *testing.T) {
+				got := make([]float32, L)
+				for i := range got {
+					got[i] = 99 // overwritten
+				}
+				k.planeSums(&got[0], &src[0], gap*L*4, n)
+				lane := make([]float32, n)
+				for l := range L {
+					for p := range n {
+						lane[p] = src[p*gap*L+l]
+					}
+					want := im.vec.sum(lane)
+					if math.Float32bits(got[l]) != math.Float32bits(want) {
+						t.Fatalf("lane %d: %v, want %v (Sum of the lane) bit for bit", l, got[l], want)
+					}
+				}
+			})
+		}
+	}
+}
+
+// seq returns lo, lo+1, …, hi−1.
+func seq(lo, hi int) []int {
+	var s []int
+	for i := lo; i < hi; i++ {
+		s = append(s, i)
+	}
+	return s
+}
