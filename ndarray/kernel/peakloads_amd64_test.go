@@ -31,10 +31,7 @@ func TestPeakLoadProbes(t *testing.T) {
 	if !cpu.X86.HasAVX512F {
 		t.Skip("no AVX-512")
 	}
-	ones := HugePageFloats(24 * 16)
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := peakOnes()
 	for _, p := range peakLoadProbes {
 		p.run(3, &ones[0])
 	}
@@ -62,14 +59,21 @@ func BenchmarkPeakLoads(b *testing.B) {
 	if !cpu.X86.HasAVX512F {
 		b.Skip("no AVX-512")
 	}
-	ones := HugePageFloats(24 * 16)
-	for i := range ones {
-		ones[i] = 1
-	}
+	ones := peakOnes()
 	const iters = 1 << 18
 	for _, p := range peakLoadProbes {
 		b.Run(p.name, func(b *testing.B) {
 			benchFLOPs(b, 24*16*2*iters, func() { p.run(iters, &ones[0]) })
 		})
 	}
+}
+
+// peakOnes returns the vectors of ones the load probes read, one for
+// each of their chains.
+func peakOnes() []float32 {
+	ones := HugePageFloats(24 * 16)
+	for i := range ones {
+		ones[i] = 1
+	}
+	return ones
 }

@@ -32,25 +32,9 @@ func buildPeak(c *build.Context) {
 		c.SignatureExpr("func(n int)")
 		c.Doc(fmt.Sprintf("%s runs n iterations of %d independent %d-bit vector multiply-adds (%d float32 FLOPs each).",
 			fn, peakChains, isa.bytes*8, peakChains*2*isa.bytes/4))
-		n := reg.RCX
-		c.Load(c.Param("n"), n)
-		c.TESTQ(n, n)
-		c.JLE(operand.LabelRef("done"))
-		half, one := isa.vec(14), isa.vec(15)
-		c.VBROADCASTSS(tab, half)
-		c.VBROADCASTSS(tab.Offset(4), one)
-		for i := range peakChains {
-			c.VMOVAPS(one, isa.vec(i))
-		}
-		c.Label("loop")
-		for i := range peakChains {
+		peakLoop(c, isa, tab, peakChains, 14, nil, func(i int, one, half reg.VecPhysical) {
 			c.VFMADD213PS(one, half, isa.vec(i))
-		}
-		c.DECQ(n)
-		c.JNZ(operand.LabelRef("loop"))
-		c.Label("done")
-		c.VZEROUPPER()
-		c.RET()
+		})
 	}
 	buildPeakLoads(c, tab)
 }
@@ -81,31 +65,13 @@ var peakLoadCounts = []int{0, 4, 8, 12, 24}
 // acc = acc·½ + 1 as the peak probe's).
 func buildPeakLoads(c *build.Context, tab operand.Mem) {
 	isa := vec512
+	p := reg.RAX
 	body := func(name, doc string, op func(i int, one, half reg.VecPhysical, p reg.Register)) {
 		c.Function(name)
 		c.Attributes(attr.NOSPLIT)
 		c.SignatureExpr("func(n int, p *float32)")
 		c.Doc(doc)
-		n, p := reg.RCX, reg.RAX
-		c.Load(c.Param("n"), n)
-		c.Load(c.Param("p"), p)
-		c.TESTQ(n, n)
-		c.JLE(operand.LabelRef("done"))
-		half, one := isa.vec(24), isa.vec(25)
-		c.VBROADCASTSS(tab, half)
-		c.VBROADCASTSS(tab.Offset(4), one)
-		for i := range peakLoadChains {
-			c.VMOVAPS(one, isa.vec(i))
-		}
-		c.Label("loop")
-		for i := range peakLoadChains {
-			op(i, one, half, p)
-		}
-		c.DECQ(n)
-		c.JNZ(operand.LabelRef("loop"))
-		c.Label("done")
-		c.VZEROUPPER()
-		c.RET()
+		peakLoop(c, isa, tab, peakLoadChains, 24, p, func(i int, one, half reg.VecPhysical) { op(i, one, half, p) })
 	}
 	for _, k := range peakLoadCounts {
 		body(fmt.Sprintf("fmaLoadsAVX512x%d", k),
@@ -130,4 +96,33 @@ func buildPeakLoads(c *build.Context, tab operand.Mem) {
 		func(i int, one, half reg.VecPhysical, p reg.Register) {
 			c.VFMADD213PS_BCST(operand.Mem{Base: p, Disp: 4 * i}, half, isa.vec(i))
 		})
+}
+
+// peakLoop emits a probe's body: n (the argument) iterations of op for
+// chains i < chains, with the constants ½ and 1 in registers k and k+1
+// and every chain starting at 1; p, if not nil, is loaded with the
+// argument p first.
+func peakLoop(c *build.Context, isa vecISA, tab operand.Mem, chains, k int, p reg.Register, op func(i int, one, half reg.VecPhysical)) {
+	n := reg.RCX
+	c.Load(c.Param("n"), n)
+	if p != nil {
+		c.Load(c.Param("p"), p)
+	}
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	half, one := isa.vec(k), isa.vec(k+1)
+	c.VBROADCASTSS(tab, half)
+	c.VBROADCASTSS(tab.Offset(4), one)
+	for i := range chains {
+		c.VMOVAPS(one, isa.vec(i))
+	}
+	c.Label("loop")
+	for i := range chains {
+		op(i, one, half)
+	}
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("loop"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
 }
