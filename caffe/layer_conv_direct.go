@@ -30,11 +30,11 @@ var offerWeightGrads = true
 var mergeParts = true
 
 // pooledBiasInTiles lets a fused group's block pooled in lanes whose
-// output gradient only the bias gradient reads (a net's first
-// convolution, tops not kept: LeNet's conv1) sum that gradient's planes
-// from the weight gradient's tiles (kernel.DirectConv.WeightGradPooledBias)
-// instead of writing it to a buffer in Caffe's layout and summing that;
-// the same bits. A variable so that benchmarks can compare the two.
+// output gradient only the bias gradient reads (tops not kept: LeNet's
+// conv1 and conv2) sum that gradient's planes from the weight gradient's
+// tiles (kernel.DirectConv.WeightGradPooledBias) instead of writing it to
+// a buffer in Caffe's layout and summing that (biasInTiles); the same
+// bits. A variable so that benchmarks can compare the two.
 var pooledBiasInTiles = true
 
 // chainWeightsEarly lets a chained backward run's parts compute the
@@ -932,20 +932,36 @@ func (l *Convolution) directBackwardPooled(w, p int, g *convGrads, dw []float32,
 	plan, s := d.plan, d.scratch[w]
 	pool, mask := d.blockPool(b)
 	dy := l.pooledGrad(w, first, n)
+	inTiles := l.biasInTiles(pool)
 	if l.wantDown || !l.wantW || pool.General() {
-		plan.LoadGradPooled(s, pool, l.poolGrad(first, n), mask, n, dy)
+		out := dy
+		if inTiles {
+			out = nil // the weight gradient sums it (blockWeights)
+		}
+		plan.LoadGradPooled(s, pool, l.poolGrad(first, n), mask, n, out)
 	}
 	offered := offer && l.offerWeights(w, p)
 	if l.wantDown {
 		plan.BackwardData(s, l.dx[first*l.imgSize:(first+n)*l.imgSize], n)
 	}
-	biasDone := false
 	if l.wantW && !offered {
-		biasDone = l.blockWeights(w, g, dw, b, first, n)
+		l.blockWeights(w, g, dw, b, first, n)
 	}
-	if l.wantB && !biasDone {
+	if l.wantB && !inTiles {
 		l.addBiasGrad(g.db, dy, n)
 	}
+}
+
+// biasInTiles reports whether a block pooled in lanes by pool takes its
+// bias gradient from the weight gradient's tiles (blockWeights, by
+// kernel.DirectConv.WeightGradPooledBias), its output gradient written
+// nowhere else: its group keeps that gradient out of the top
+// (convFusion.chunkGrad), so that only the bias gradient would read it,
+// and the layer computes its weight gradient, whose pass unpools the
+// pooling's gradient into the tiles anyway (LeNet's conv1 and conv2). The
+// sums are Sum's of each image's planes, as addBiasGrad's.
+func (l *Convolution) biasInTiles(pool *kernel.DirectPool) bool {
+	return pooledBiasInTiles && l.wantW && l.fused.chunkGrad && !pool.General()
 }
 
 // tailBackward is directBackwardPart's work on the last block (images
@@ -991,11 +1007,9 @@ func (l *Convolution) poolGrad(first, n int) []float32 {
 
 // blockWeights adds the weight gradient of block b (images [first,
 // first+n)) to dw, its part's (g), from what goroutine w's scratch (or
-// the tail's plan) holds once the block's output gradient is loaded. It
-// reports whether it added the block's bias gradient to g.db too (a
-// fused group's block pooled in lanes whose output gradient nothing
-// else reads: kernel.DirectConv.WeightGradPooledBias).
-func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, n int) bool {
+// the tail's plan) holds once the block's output gradient is loaded, and
+// the block's bias gradient to g.db where biasInTiles says.
+func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, n int) {
 	d := l.dBwd
 	x := l.x[first*l.imgSize : (first+n)*l.imgSize]
 	s := d.scratch[w]
@@ -1016,20 +1030,19 @@ func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, 
 			d.plan.WeightGradLoaded(s, x, n, dw)
 			break
 		}
+		if l.biasInTiles(pool) {
+			// Only the bias gradient would read the output gradient:
+			// the sums of its planes from the tiles.
+			var db []float32
+			if l.wantB {
+				db = g.db
+			}
+			d.plan.WeightGradPooledBias(s, x, pool, l.poolGrad(first, n), mask, n, db, dw)
+			break
+		}
 		// The output gradient once: LoadGradPooled wrote it already.
 		var out []float32
 		if !l.wantDown {
-			if l.fused.chunkGrad && pooledBiasInTiles {
-				// Only the bias gradient would read it (from a
-				// worker's buffer): the planes' sums from the tiles.
-				var db []float32
-				if l.wantB {
-					db = g.db
-				}
-				d.plan.WeightGradPooledBias(s, x, pool, l.poolGrad(first, n), mask, n, db, dw)
-				g.wroteDW = true
-				return l.wantB
-			}
 			out = l.pooledGrad(w, first, n)
 		}
 		d.plan.WeightGradPooled(s, x, pool, l.poolGrad(first, n), mask, n, out, dw)
@@ -1038,7 +1051,6 @@ func (l *Convolution) blockWeights(w int, g *convGrads, dw []float32, b, first, 
 		d.plan.WeightGradLoaded(s, x, n, dw)
 	}
 	g.wroteDW = true
-	return false
 }
 
 // offerWeights offers the weight gradient of part p's last block, whose

@@ -216,10 +216,15 @@ func (p *DirectPool) Mask(dst []int32, mask []int32, n int) {
 // it routes the pooling's gradient pdy (n pooled images, NCHW) through the
 // block's mask (ForwardPool) into s, interleaved and padded for
 // BackwardData and WeightGrad, and writes it to dy (n images, NCHW), the
-// pooling's input gradient.
+// pooling's input gradient, unless dy is nil (a plan of NewMaxPool only:
+// a caller that needs no more of it than its sums, which
+// WeightGradPooledBias adds up from its own layout).
 func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n int, dy []float32) {
 	d.checkPoolPlan("LoadGradPooled", p)
-	d.check("LoadGradPooled", s, nil, 0, n, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(dy), n*d.outSize)
+	d.check("LoadGradPooled", s, nil, 0, n, len(pdy), n*p.poolSize, len(mask), p.maskSize)
+	if dy != nil || p.general {
+		d.check("LoadGradPooled", nil, nil, 0, n, len(dy), n*d.outSize)
+	}
 	if p.general {
 		d.loadGradGeneral(s, p, pdy, mask, n, dy)
 		return
@@ -227,9 +232,11 @@ func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float
 	L := d.lanes
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	d.unpoolRows(s, p, pdy, mask, n, 0, p.ph, d.oh, s.dy[(p0*d.dw+p1)*d.ms*L:], d.dw*d.ms*L)
-	for c := range d.mAll {
-		for y := range d.oh {
-			d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*4, &s.dy[(((y+p0)*d.dw+p1)*d.ms+c)*L], d.ms*L*4, d.ow, n, 0)
+	if dy != nil {
+		for c := range d.mAll {
+			for y := range d.oh {
+				d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*4, &s.dy[(((y+p0)*d.dw+p1)*d.ms+c)*L], d.ms*L*4, d.ow, n, 0)
+			}
 		}
 	}
 	s.n, s.tiled = n, false

@@ -183,7 +183,8 @@ func testDirectPool(t *testing.T, k *directKernels, sum func([]float32) float32,
 	// The weight gradient with the bias gradient from its tiles: the
 	// same dw, and db as the implementation's Sum of each image's planes
 	// added image by image (SumRows, as a convolution's bias gradient).
-	db4 := randSlice(newRand(34), g.m)
+	db4Start := randSlice(newRand(34), g.m)
+	db4 := append([]float32(nil), db4Start...)
 	dbWant := append([]float32(nil), db4...)
 	for j := range n {
 		for r := range g.m {
@@ -203,6 +204,15 @@ func testDirectPool(t *testing.T, k *directKernels, sum func([]float32) float32,
 	d.WeightGradPooled(s2, x, p, pdy, mask, n, nil, dw3)
 	sameBits(t, "dx", dx3, dx)
 	sameBits(t, "dw", dw3, dw)
+	// Both, the output gradient written nowhere: its sums from the tiles.
+	dx5, dw5 := make([]float32, n*img), append([]float32(nil), dw0...)
+	db5 := append([]float32(nil), db4Start...)
+	d.LoadGradPooled(s2, p, pdy, mask, n, nil)
+	d.BackwardData(s2, dx5, n)
+	d.WeightGradPooledBias(s2, x, p, pdy, mask, n, db5, dw5)
+	sameBits(t, "dx (no output gradient)", dx5, dx)
+	sameBits(t, "dw (no output gradient)", dw5, dw)
+	sameBits(t, "db (no output gradient)", db5, dbWant)
 }
 
 // TestDirectPoolDeclines checks that NewMaxPool declines the poolings it
