@@ -31,9 +31,10 @@ var mergeParts = true
 
 // pooledBiasInTiles lets a fused group's block pooled in lanes whose
 // output gradient only the bias gradient reads (tops not kept: LeNet's
-// conv1 and conv2) sum that gradient's planes from the weight gradient's
-// tiles (kernel.DirectConv.WeightGradPooledBias) instead of writing it to
-// a buffer in Caffe's layout and summing that (biasInTiles); the same
+// conv1 and conv2, CIFAR-10 quick's conv2 and conv3) sum that gradient's
+// planes from the weight gradient's tiles (biasInTiles) or from the
+// layout the input and weight gradients read (biasInLoad), instead of
+// writing it to a buffer in Caffe's layout and summing that; the same
 // bits. A variable so that benchmarks can compare the two.
 var pooledBiasInTiles = true
 
@@ -932,13 +933,17 @@ func (l *Convolution) directBackwardPooled(w, p int, g *convGrads, dw []float32,
 	plan, s := d.plan, d.scratch[w]
 	pool, mask := d.blockPool(b)
 	dy := l.pooledGrad(w, first, n)
-	inTiles := l.biasInTiles(pool)
+	inTiles, inLoad := l.biasInTiles(pool), l.biasInLoad(pool)
 	if l.wantDown || !l.wantW || pool.General() {
-		out := dy
-		if inTiles {
-			out = nil // the weight gradient sums it (blockWeights)
+		switch {
+		case inLoad:
+			plan.LoadGradPooledBias(s, pool, l.poolGrad(first, n), mask, n, g.db)
+		case inTiles:
+			// The weight gradient sums it (blockWeights).
+			plan.LoadGradPooled(s, pool, l.poolGrad(first, n), mask, n, nil)
+		default:
+			plan.LoadGradPooled(s, pool, l.poolGrad(first, n), mask, n, dy)
 		}
-		plan.LoadGradPooled(s, pool, l.poolGrad(first, n), mask, n, out)
 	}
 	offered := offer && l.offerWeights(w, p)
 	if l.wantDown {
@@ -947,9 +952,21 @@ func (l *Convolution) directBackwardPooled(w, p int, g *convGrads, dw []float32,
 	if l.wantW && !offered {
 		l.blockWeights(w, g, dw, b, first, n)
 	}
-	if l.wantB && !inTiles {
+	if l.wantB && !inTiles && !inLoad {
 		l.addBiasGrad(g.db, dy, n)
 	}
+}
+
+// biasInLoad reports whether a block pooled in lanes by pool, a plan of
+// kernel.NewPool (AVE pooling, or a ReLU between the convolution and
+// the pooling: CIFAR-10 quick's conv2 and conv3), takes its bias gradient
+// from the layout LoadGradPooled leaves for the input and weight
+// gradients (kernel.DirectConv.LoadGradPooledBias), the output gradient
+// written nowhere else: its group keeps that gradient out of the top
+// (convFusion.chunkGrad), so that only the bias gradient would read it.
+// The sums are Sum's of each image's planes, as addBiasGrad's.
+func (l *Convolution) biasInLoad(pool *kernel.DirectPool) bool {
+	return pooledBiasInTiles && l.wantB && l.fused.chunkGrad && pool.General()
 }
 
 // biasInTiles reports whether a block pooled in lanes by pool takes its

@@ -99,6 +99,8 @@ type directKernels struct {
 	// implementation's Sum makes over n floats (so that an image's
 	// sum over a plane of its interleaved gradient is Sum of the plane).
 	planeSums func(dst, src *float32, step, n int)
+	// planeSumsAt is planeSums over the n vectors at src + offs[i] bytes.
+	planeSumsAt func(dst, src *float32, offs *int32, n int)
 	// maxPool max-pools n windows of kh×kw pixel vectors, the windows sw
 	// pixels apart (see directpool.go): each output vector is the
 	// window's maximum of its values plus bias, stored at dst + o·dstStep,
@@ -183,6 +185,7 @@ type DirectConv struct {
 	xSize, dySize    int       // floats of one interleaved input and gradient block
 	ySize            int       // floats of one interleaved output or input-gradient block
 	imgSize, outSize int       // floats of one image and one output (all groups)
+	gradOffs         []int32   // gradOffsets
 	packedF, packedB int       // floats of the packed weights of one group
 	xcSize, dypSize  int       // floats of the weight gradient's input and gradient of one group
 }
@@ -427,6 +430,7 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	}
 	d.dypSize = d.m * d.oh * d.ow * L
 	d.imgSize = channels * height * width
+	d.gradOffs = d.gradOffsets()
 	d.outSize = outputs * d.oh * d.ow
 	return d
 }
@@ -1272,6 +1276,20 @@ func planeSumsGo(lanes int) func(dst, src *float32, step, n int) {
 	}
 }
 
+// planeSumsAtGo is planeSumsAt for the portable implementation.
+func planeSumsAtGo(lanes int) func(dst, src *float32, offs *int32, n int) {
+	return func(dst, src *float32, offs *int32, n int) {
+		d := unsafe.Slice(dst, lanes)
+		clear(d)
+		for _, o := range unsafe.Slice(offs, n) {
+			v := unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(src), o)), lanes)
+			for l := range lanes {
+				d[l] += v[l]
+			}
+		}
+	}
+}
+
 // goDirect is the portable direct convolution: 8 lanes, in Go. It is
 // slower than the column products and serves only as the reference.
 var goDirect = &directKernels{
@@ -1279,8 +1297,8 @@ var goDirect = &directKernels{
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
 	gradRow: directGradRowGo(8), rmr: 2,
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8),
-	planeSums: planeSumsGo(8),
-	maxPool:   goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
+	planeSums: planeSumsGo(8), planeSumsAt: planeSumsAtGo(8),
+	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),
 	unpoolAdd: goDirectUnpoolAdd(8), spreadAve: goDirectSpreadAve(8), putRows: goDirectPutRows(8),
 	packTile: packTileGo,

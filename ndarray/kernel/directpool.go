@@ -226,7 +226,7 @@ func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float
 		d.check("LoadGradPooled", nil, nil, 0, n, len(dy), n*d.outSize)
 	}
 	if p.general {
-		d.loadGradGeneral(s, p, pdy, mask, n, dy)
+		d.loadGradGeneral(s, p, pdy, mask, n, dy, nil)
 		return
 	}
 	L := d.lanes
@@ -240,6 +240,22 @@ func (d *DirectConv) LoadGradPooled(s *DirectScratch, p *DirectPool, pdy []float
 		}
 	}
 	s.n, s.tiled = n, false
+}
+
+// LoadGradPooledBias is LoadGradPooled for a plan of NewPool that writes
+// no output gradient in Caffe's layout: instead it adds to db[r], for
+// each output channel r and each image j < n in order, the sum of image
+// j's gradient plane r as Sum adds that plane (what SumRows over the
+// gradient LoadGradPooled would write adds, image by image: a
+// convolution's bias gradient, without the pass that writes the
+// gradient out and the one that reads it back).
+func (d *DirectConv) LoadGradPooledBias(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n int, db []float32) {
+	d.checkPoolPlan("LoadGradPooledBias", p)
+	if !p.general {
+		panic("kernel: DirectConv.LoadGradPooledBias: a plan of NewMaxPool (use WeightGradPooledBias)")
+	}
+	d.check("LoadGradPooledBias", s, nil, 0, n, len(pdy), n*p.poolSize, len(mask), p.maskSize, len(db), d.mAll)
+	d.loadGradGeneral(s, p, pdy, mask, n, nil, db)
 }
 
 // WeightGradPooled is WeightGrad for the gradient of a max pooling of

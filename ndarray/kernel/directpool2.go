@@ -182,7 +182,7 @@ func (d *DirectConv) forwardPoolGeneral(s *DirectScratch, xs []float32, n int, y
 // one row of vectors and stored or added to the gradient's rows whole,
 // the rectifier's gradient runs along whole rows; only the max pooling's
 // routing and the final deinterleave go a channel at a time.
-func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n int, dy []float32) {
+func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []float32, mask []int32, n int, dy, db []float32) {
 	L, f := d.lanes, 4
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	PP := p.ph * p.pw
@@ -256,12 +256,39 @@ func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []floa
 			d.k.reluGradBits(&base[y*rowStep], L*f, d.ow*d.ms, &bits[y*d.ow*d.ms], f, p.slope)
 		}
 	}
-	for c := range d.mAll {
-		for y := range d.oh {
-			d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*f, &base[y*rowStep+c*L], pix*f, d.ow, n, negZero)
+	if dy != nil {
+		for c := range d.mAll {
+			for y := range d.oh {
+				d.k.deinterleave(&dy[(c*d.oh+y)*d.ow], d.outSize*f, &base[y*rowStep+c*L], pix*f, d.ow, n, negZero)
+			}
+		}
+	}
+	if db != nil {
+		// Each channel's plane where it lies, its pixels at the offsets
+		// of gradOffs: the sums Sum makes of the planes dy would hold
+		// (the deinterleave adds −0, which changes no value).
+		for c := range d.mAll {
+			d.k.planeSumsAt(&s.sums[0], &base[c*L], &d.gradOffs[0], d.oh*d.ow)
+			for j := range n {
+				db[c] += s.sums[j]
+			}
 		}
 	}
 	s.n, s.tiled = n, false
+}
+
+// gradOffsets returns the byte offsets of an output channel's pixels in
+// the padded pixel-major output gradient (LoadGrad's layout), row by row,
+// from its first pixel.
+func (d *DirectConv) gradOffsets() []int32 {
+	L, f := d.lanes, 4
+	offs := make([]int32, d.oh*d.ow)
+	for y := range d.oh {
+		for x := range d.ow {
+			offs[y*d.ow+x] = int32((y*d.dw + x) * d.ms * L * f)
+		}
+	}
+	return offs
 }
 
 // WeightGradLoaded is WeightGrad for the output gradient that

@@ -30,16 +30,15 @@ var directPoolGenerals = []directPoolGeneral{
 // random values, on values with many ties and on values with NaN and
 // infinities.
 func TestDirectPoolGeneral(t *testing.T) {
-	impls := []struct {
+	type impl struct {
 		name string
 		k    *directKernels
-	}{{"go-reference", goDirect}}
+		sum  func([]float32) float32 // the implementation's Sum
+	}
+	impls := []impl{{"go-reference", goDirect, sumGo}}
 	for _, im := range available() {
 		if im.direct != nil {
-			impls = append(impls, struct {
-				name string
-				k    *directKernels
-			}{im.name, im.direct})
+			impls = append(impls, impl{im.name, im.direct, im.vec.sum})
 		}
 	}
 	for _, im := range impls {
@@ -53,7 +52,7 @@ func TestDirectPoolGeneral(t *testing.T) {
 							continue
 						}
 						t.Run(fmt.Sprintf("%s/%s/%s/%s/%s", im.name, pg.conv.name, method, relu, values), func(t *testing.T) {
-							testDirectPoolGeneral(t, im.k, pg, method == "ave", relu, values)
+							testDirectPoolGeneral(t, im.k, im.sum, pg, method == "ave", relu, values)
 						})
 					}
 				}
@@ -62,7 +61,7 @@ func TestDirectPoolGeneral(t *testing.T) {
 	}
 }
 
-func testDirectPoolGeneral(t *testing.T, k *directKernels, pg directPoolGeneral, ave bool, relu, values string) {
+func testDirectPoolGeneral(t *testing.T, k *directKernels, sum func([]float32) float32, pg directPoolGeneral, ave bool, relu, values string) {
 	g := pg.conv
 	d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
 	oh, ow := d.OutputSize()
@@ -171,6 +170,28 @@ func testDirectPoolGeneral(t *testing.T, k *directKernels, pg directPoolGeneral,
 			d.WeightGradPooled(s2, x, p, pdy, mask, n, nil, dw2)
 		}
 		sameBits(t, "dw", dw2, dw)
+		if !p.General() {
+			continue
+		}
+		// No gradient in Caffe's layout: the bias gradient, the sums of
+		// dy's planes as Sum adds them image by image, and the same dx
+		// and dw from what it left.
+		db := randSlice(newRand(34), g.m)
+		dbWant := append([]float32(nil), db...)
+		for j := range n {
+			for r := range g.m {
+				dbWant[r] += sum(dy[j*out+r*oh*ow : j*out+(r+1)*oh*ow])
+			}
+		}
+		dx3, dw3 := make([]float32, n*img), append([]float32(nil), dw0...)
+		d.LoadGradPooledBias(s2, p, pdy, mask, n, db)
+		sameBits(t, "db", db, dbWant)
+		if round == 0 {
+			d.BackwardData(s2, dx3, n)
+			sameBits(t, "dx (bias from the layout)", dx3, dx)
+		}
+		d.WeightGradLoaded(s2, x, n, dw3)
+		sameBits(t, "dw (bias from the layout)", dw3, dw)
 	}
 }
 

@@ -599,6 +599,662 @@ store:
 	VZEROUPPER
 	RET
 
+// func planeSumsAtAVX512(dst *float32, src *float32, offs *int32, n int)
+// Requires: AVX, AVX512F
+TEXT ·planeSumsAtAVX512(SB), NOSPLIT, $0-32
+	MOVQ   src+8(FP), SI
+	MOVQ   offs+16(FP), DX
+	MOVQ   n+24(FP), CX
+	MOVQ   CX, R11
+	SHRQ   $0x06, R11
+	MOVQ   CX, R12
+	ANDQ   $0x0000003f, R12
+	SHRQ   $0x04, R12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   (DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone0
+
+chunks0:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks0
+
+chunksDone0:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone0
+
+groups0:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups0
+
+groupsDone0:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z4
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   4(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone1
+
+chunks1:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks1
+
+chunksDone1:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone1
+
+groups1:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups1
+
+groupsDone1:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z5
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   8(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone2
+
+chunks2:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks2
+
+chunksDone2:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone2
+
+groups2:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups2
+
+groupsDone2:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z6
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   12(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone3
+
+chunks3:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks3
+
+chunksDone3:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone3
+
+groups3:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups3
+
+groupsDone3:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z7
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   16(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone4
+
+chunks4:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks4
+
+chunksDone4:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone4
+
+groups4:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups4
+
+groupsDone4:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z8
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   20(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone5
+
+chunks5:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks5
+
+chunksDone5:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone5
+
+groups5:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups5
+
+groupsDone5:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z9
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   24(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone6
+
+chunks6:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks6
+
+chunksDone6:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone6
+
+groups6:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups6
+
+groupsDone6:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z10
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   28(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone7
+
+chunks7:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks7
+
+chunksDone7:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone7
+
+groups7:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups7
+
+groupsDone7:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z11
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   32(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone8
+
+chunks8:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks8
+
+chunksDone8:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone8
+
+groups8:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups8
+
+groupsDone8:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z12
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   36(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone9
+
+chunks9:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks9
+
+chunksDone9:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone9
+
+groups9:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups9
+
+groupsDone9:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z13
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   40(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone10
+
+chunks10:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks10
+
+chunksDone10:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone10
+
+groups10:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups10
+
+groupsDone10:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z14
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   44(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone11
+
+chunks11:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks11
+
+chunksDone11:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone11
+
+groups11:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups11
+
+groupsDone11:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z15
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   48(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone12
+
+chunks12:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks12
+
+chunksDone12:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone12
+
+groups12:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups12
+
+groupsDone12:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z16
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   52(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone13
+
+chunks13:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks13
+
+chunksDone13:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone13
+
+groups13:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups13
+
+groupsDone13:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z17
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   56(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone14
+
+chunks14:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks14
+
+chunksDone14:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone14
+
+groups14:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups14
+
+groupsDone14:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z18
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	LEAQ   60(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone15
+
+chunks15:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Z1, Z1
+	MOVLQSX 128(BX), R14
+	VADDPS  (SI)(R14*1), Z2, Z2
+	MOVLQSX 192(BX), R14
+	VADDPS  (SI)(R14*1), Z3, Z3
+	ADDQ    $0x00000100, BX
+	DECQ    R13
+	JNZ     chunks15
+
+chunksDone15:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone15
+
+groups15:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z0, Z0
+	ADDQ    $0x00000040, BX
+	DECQ    R13
+	JNZ     groups15
+
+groupsDone15:
+	VADDPS Z1, Z0, Z0
+	VADDPS Z3, Z2, Z2
+	VADDPS Z2, Z0, Z19
+	VADDPS Z12, Z4, Z4
+	VADDPS Z13, Z5, Z5
+	VADDPS Z14, Z6, Z6
+	VADDPS Z15, Z7, Z7
+	VADDPS Z16, Z8, Z8
+	VADDPS Z17, Z9, Z9
+	VADDPS Z18, Z10, Z10
+	VADDPS Z19, Z11, Z11
+	VADDPS Z8, Z4, Z4
+	VADDPS Z9, Z5, Z5
+	VADDPS Z10, Z6, Z6
+	VADDPS Z11, Z7, Z7
+	VADDPS Z6, Z4, Z4
+	VADDPS Z7, Z5, Z5
+	VADDPS Z5, Z4, Z4
+	MOVQ   R11, BX
+	SHLQ   $0x02, BX
+	ADDQ   R12, BX
+	SHLQ   $0x06, BX
+	ADDQ   DX, BX
+	MOVQ   CX, R8
+	ANDQ   $0x0000000f, R8
+	JZ     store
+
+tail:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Z4, Z4
+	ADDQ    $0x04, BX
+	DECQ    R8
+	JNZ     tail
+
+store:
+	MOVQ    dst+0(FP), AX
+	VMOVUPS Z4, (AX)
+	VZEROUPPER
+	RET
+
 // func planeSumsAVX2(dst *float32, src *float32, step int, n int)
 // Requires: AVX
 TEXT ·planeSumsAVX2(SB), NOSPLIT, $0-32
@@ -907,6 +1563,350 @@ tail:
 	ADDQ   DX, BX
 	DECQ   R8
 	JNZ    tail
+
+store:
+	MOVQ    dst+0(FP), AX
+	VMOVUPS Y4, (AX)
+	VZEROUPPER
+	RET
+
+// func planeSumsAtAVX2(dst *float32, src *float32, offs *int32, n int)
+// Requires: AVX
+TEXT ·planeSumsAtAVX2(SB), NOSPLIT, $0-32
+	MOVQ   src+8(FP), SI
+	MOVQ   offs+16(FP), DX
+	MOVQ   n+24(FP), CX
+	MOVQ   CX, R11
+	SHRQ   $0x05, R11
+	MOVQ   CX, R12
+	ANDQ   $0x0000001f, R12
+	SHRQ   $0x03, R12
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   (DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone0
+
+chunks0:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks0
+
+chunksDone0:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone0
+
+groups0:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups0
+
+groupsDone0:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y4
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   4(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone1
+
+chunks1:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks1
+
+chunksDone1:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone1
+
+groups1:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups1
+
+groupsDone1:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y5
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   8(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone2
+
+chunks2:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks2
+
+chunksDone2:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone2
+
+groups2:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups2
+
+groupsDone2:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y6
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   12(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone3
+
+chunks3:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks3
+
+chunksDone3:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone3
+
+groups3:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups3
+
+groupsDone3:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y7
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   16(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone4
+
+chunks4:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks4
+
+chunksDone4:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone4
+
+groups4:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups4
+
+groupsDone4:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y8
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   20(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone5
+
+chunks5:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks5
+
+chunksDone5:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone5
+
+groups5:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups5
+
+groupsDone5:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y9
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   24(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone6
+
+chunks6:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks6
+
+chunksDone6:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone6
+
+groups6:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups6
+
+groupsDone6:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y10
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	LEAQ   28(DX), BX
+	MOVQ   R11, R13
+	TESTQ  R13, R13
+	JZ     chunksDone7
+
+chunks7:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	MOVLQSX 32(BX), R14
+	VADDPS  (SI)(R14*1), Y1, Y1
+	MOVLQSX 64(BX), R14
+	VADDPS  (SI)(R14*1), Y2, Y2
+	MOVLQSX 96(BX), R14
+	VADDPS  (SI)(R14*1), Y3, Y3
+	ADDQ    $0x00000080, BX
+	DECQ    R13
+	JNZ     chunks7
+
+chunksDone7:
+	MOVQ  R12, R13
+	TESTQ R13, R13
+	JZ    groupsDone7
+
+groups7:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y0, Y0
+	ADDQ    $0x00000020, BX
+	DECQ    R13
+	JNZ     groups7
+
+groupsDone7:
+	VADDPS Y1, Y0, Y0
+	VADDPS Y3, Y2, Y2
+	VADDPS Y2, Y0, Y11
+	VADDPS Y8, Y4, Y4
+	VADDPS Y9, Y5, Y5
+	VADDPS Y10, Y6, Y6
+	VADDPS Y11, Y7, Y7
+	VADDPS Y6, Y4, Y4
+	VADDPS Y7, Y5, Y5
+	VADDPS Y5, Y4, Y4
+	MOVQ   R11, BX
+	SHLQ   $0x02, BX
+	ADDQ   R12, BX
+	SHLQ   $0x05, BX
+	ADDQ   DX, BX
+	MOVQ   CX, R8
+	ANDQ   $0x00000007, R8
+	JZ     store
+
+tail:
+	MOVLQSX (BX), R14
+	VADDPS  (SI)(R14*1), Y4, Y4
+	ADDQ    $0x04, BX
+	DECQ    R8
+	JNZ     tail
 
 store:
 	MOVQ    dst+0(FP), AX

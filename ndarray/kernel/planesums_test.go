@@ -7,7 +7,8 @@ import (
 )
 
 // TestPlaneSums checks that each implementation's planeSums gives every
-// lane the bits its Sum gives that lane's floats: planes of every length
+// lane the bits its Sum gives that lane's floats, and planeSumsAt over
+// vectors taken in a shuffled order the bits of Sum in that order: planes of every length
 // from 0 past two groups of four vectors and some longer ones, the
 // vectors spread out, values of mixed signs and magnitudes (so that a
 // change in the order of the additions shows in the bits).
@@ -35,14 +36,27 @@ func TestPlaneSums(t *testing.T) {
 					got[i] = 99 // overwritten
 				}
 				k.planeSums(&got[0], &src[0], gap*L*4, n)
-				lane := make([]float32, n)
+				// planeSumsAt over the vectors in another order: vector
+				// i at position perm[i].
+				perm := rng.Perm(700)[:n]
+				offs := make([]int32, max(n, 1)) // one at least, to point at
+				for i, q := range perm {
+					offs[i] = int32(q * gap * L * 4)
+				}
+				gotAt := make([]float32, L)
+				k.planeSumsAt(&gotAt[0], &src[0], &offs[0], n)
+				lane, laneAt := make([]float32, n), make([]float32, n)
 				for l := range L {
 					for p := range n {
 						lane[p] = src[p*gap*L+l]
+						laneAt[p] = src[perm[p]*gap*L+l]
 					}
 					want := im.vec.sum(lane)
 					if math.Float32bits(got[l]) != math.Float32bits(want) {
 						t.Fatalf("lane %d: %v, want %v (Sum of the lane) bit for bit", l, got[l], want)
+					}
+					if want := im.vec.sum(laneAt); math.Float32bits(gotAt[l]) != math.Float32bits(want) {
+						t.Fatalf("planeSumsAt, lane %d: %v, want %v (Sum of the lane) bit for bit", l, gotAt[l], want)
 					}
 				}
 			})
