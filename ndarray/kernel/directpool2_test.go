@@ -177,12 +177,7 @@ func testDirectPoolGeneral(t *testing.T, k *directKernels, sum func([]float32) f
 		// dy's planes as Sum adds them image by image, and the same dx
 		// and dw from what it left.
 		db := randSlice(newRand(34), g.m)
-		dbWant := append([]float32(nil), db...)
-		for j := range n {
-			for r := range g.m {
-				dbWant[r] += sum(dy[j*out+r*oh*ow : j*out+(r+1)*oh*ow])
-			}
-		}
+		dbWant := addPlaneSums(append([]float32(nil), db...), dy, n, g.m, oh*ow, sum)
 		dx3, dw3 := make([]float32, n*img), append([]float32(nil), dw0...)
 		d.LoadGradPooledBias(s2, p, pdy, mask, n, db)
 		sameBits(t, "db", db, dbWant)

@@ -185,12 +185,7 @@ func testDirectPool(t *testing.T, k *directKernels, sum func([]float32) float32,
 	// added image by image (SumRows, as a convolution's bias gradient).
 	db4Start := randSlice(newRand(34), g.m)
 	db4 := append([]float32(nil), db4Start...)
-	dbWant := append([]float32(nil), db4...)
-	for j := range n {
-		for r := range g.m {
-			dbWant[r] += sum(dy[j*out+r*oh*ow : j*out+(r+1)*oh*ow])
-		}
-	}
+	dbWant := addPlaneSums(append([]float32(nil), db4...), dy, n, g.m, oh*ow, sum)
 	dw4 := append([]float32(nil), dw0...)
 	d.WeightGradPooledBias(s2, x, p, pdy, mask, n, db4, dw4)
 	sameBits(t, "dw (with the bias gradient)", dw4, dw)
@@ -298,4 +293,17 @@ func TestDirectPoolKernels(t *testing.T) {
 			}
 		}
 	}
+}
+
+// addPlaneSums adds to db[r], for each image j < n in order and each of
+// its m planes r of size floats in dy, sum of the plane: a convolution's
+// bias gradient as SumRows adds it, with the implementation's Sum. It
+// returns db.
+func addPlaneSums(db, dy []float32, n, m, size int, sum func([]float32) float32) []float32 {
+	for j := range n {
+		for r := range m {
+			db[r] += sum(dy[(j*m+r)*size : (j*m+r+1)*size])
+		}
+	}
+	return db
 }
