@@ -39,24 +39,9 @@ func TestPooledBiasInTiles(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/batch=%d/threads=%d", nt.name, batch, threads), func(t *testing.T) {
 					run := func(on bool) *Solver {
 						pooledBiasInTiles = on
-						np, err := LoadNetParameter(filepath.Join(sharedModels(t), nt.model))
-						if err != nil {
-							t.Fatal(err)
-						}
-						for _, l := range np.Layer {
-							if p := l.GetDataParam(); p != nil {
-								p.BatchSize = proto.Uint32(batch)
-							}
-						}
-						if _, err := ReplaceDataLayers(np, nt.c, nt.h, nt.w); err != nil {
-							t.Fatal(err)
-						}
-						sp := &caffepb.SolverParameter{NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01),
-							LrPolicy: proto.String("fixed"), Momentum: proto.Float32(0.9), WeightDecay: proto.Float32(5e-4)}
-						s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 1})
-						if err != nil {
-							t.Fatal(err)
-						}
+						s := batchSolver(t, nt.model, batch, nt.c, nt.h, nt.w, threads, func(sp *caffepb.SolverParameter) {
+							sp.Momentum, sp.WeightDecay = proto.Float32(0.9), proto.Float32(5e-4)
+						})
 						feedSynthetic(s, 7, 0, 10)
 						s.Net().SetKeepTops(false)
 						if err := s.Step(context.Background(), 1); err != nil {
@@ -106,4 +91,33 @@ func TestPooledBiasInTiles(t *testing.T) {
 			}
 		}
 	}
+}
+
+// batchSolver returns an SGD solver (learning rate 0.01, fixed, seed 1)
+// of the shared model with batches of batch images of c×h×w, its data
+// layers replaced by inputs that feedSynthetic fills, on threads threads;
+// set, if not nil, changes the solver's parameters first.
+func batchSolver(t testing.TB, model string, batch uint32, c, h, w, threads int, set func(*caffepb.SolverParameter)) *Solver {
+	t.Helper()
+	np, err := LoadNetParameter(filepath.Join(sharedModels(t), model))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range np.Layer {
+		if p := l.GetDataParam(); p != nil {
+			p.BatchSize = proto.Uint32(batch)
+		}
+	}
+	if _, err := ReplaceDataLayers(np, c, h, w); err != nil {
+		t.Fatal(err)
+	}
+	sp := &caffepb.SolverParameter{NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), LrPolicy: proto.String("fixed")}
+	if set != nil {
+		set(sp)
+	}
+	s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

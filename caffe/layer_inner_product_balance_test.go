@@ -1,13 +1,9 @@
 package caffe
 
 import (
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
-
-	"github.com/sparknet-go/sparknet/caffe/caffepb"
-	"google.golang.org/protobuf/proto"
 )
 
 // TestIPBalanceRowsIdentical trains LeNet and CIFAR-10 quick a few steps
@@ -132,23 +128,7 @@ func TestIPNextInRunBatches(t *testing.T) {
 	for _, batch := range []uint32{64, 40, 33, 34} {
 		run := func(threads int, on bool) (top []float32, took bool) {
 			ipNextInRun = on
-			np, err := LoadNetParameter(filepath.Join(sharedModels(t), "mnist", "lenet_train_test.prototxt"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, l := range np.Layer {
-				if p := l.GetDataParam(); p != nil {
-					p.BatchSize = proto.Uint32(batch)
-				}
-			}
-			if _, err := ReplaceDataLayers(np, 1, 28, 28); err != nil {
-				t.Fatal(err)
-			}
-			sp := &caffepb.SolverParameter{NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), LrPolicy: proto.String("fixed")}
-			s, err := NewSolver(sp, SolverOptions{Threads: threads, Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
+			s := batchSolver(t, "mnist/lenet_train_test.prototxt", batch, 1, 28, 28, threads, nil)
 			feedSynthetic(s, 7, 0, 1000)
 			if _, err := s.Net().Forward(); err != nil {
 				t.Fatal(err)

@@ -99,8 +99,9 @@ type directKernels struct {
 	// implementation's Sum makes over n floats (so that an image's
 	// sum over a plane of its interleaved gradient is Sum of the plane).
 	planeSums func(dst, src *float32, step, n int)
-	// planeSumsAt is planeSums over the n vectors at src + offs[i] bytes.
-	planeSumsAt func(dst, src *float32, offs *int32, n int)
+	// planeSumsAt is planeSums over the n vectors at src + offs[i]·pix
+	// bytes.
+	planeSumsAt func(dst, src *float32, offs *int32, pix, n int)
 	// maxPool max-pools n windows of kh×kw pixel vectors, the windows sw
 	// pixels apart (see directpool.go): each output vector is the
 	// window's maximum of its values plus bias, stored at dst + o·dstStep,
@@ -1277,12 +1278,12 @@ func planeSumsGo(lanes int) func(dst, src *float32, step, n int) {
 }
 
 // planeSumsAtGo is planeSumsAt for the portable implementation.
-func planeSumsAtGo(lanes int) func(dst, src *float32, offs *int32, n int) {
-	return func(dst, src *float32, offs *int32, n int) {
+func planeSumsAtGo(lanes int) func(dst, src *float32, offs *int32, pix, n int) {
+	return func(dst, src *float32, offs *int32, pix, n int) {
 		d := unsafe.Slice(dst, lanes)
 		clear(d)
 		for _, o := range unsafe.Slice(offs, n) {
-			v := unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(src), o)), lanes)
+			v := unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(src), int(o)*pix)), lanes)
 			for l := range lanes {
 				d[l] += v[l]
 			}

@@ -268,7 +268,7 @@ func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []floa
 		// of gradOffs: the sums Sum makes of the planes dy would hold
 		// (the deinterleave adds −0, which changes no value).
 		for c := range d.mAll {
-			d.k.planeSumsAt(&s.sums[0], &base[c*L], &d.gradOffs[0], d.oh*d.ow)
+			d.k.planeSumsAt(&s.sums[0], &base[c*L], &d.gradOffs[0], pix*f, d.oh*d.ow)
 			for j := range n {
 				db[c] += s.sums[j]
 			}
@@ -277,15 +277,14 @@ func (d *DirectConv) loadGradGeneral(s *DirectScratch, p *DirectPool, pdy []floa
 	s.n, s.tiled = n, false
 }
 
-// gradOffsets returns the byte offsets of an output channel's pixels in
-// the padded pixel-major output gradient (LoadGrad's layout), row by row,
-// from its first pixel.
+// gradOffsets returns where an output channel's pixels lie in the padded
+// pixel-major output gradient (LoadGrad's layout), row by row, in pixels
+// from its first pixel (each pixel d.ms vectors).
 func (d *DirectConv) gradOffsets() []int32 {
-	L, f := d.lanes, 4
 	offs := make([]int32, d.oh*d.ow)
 	for y := range d.oh {
 		for x := range d.ow {
-			offs[y*d.ow+x] = int32((y*d.dw + x) * d.ms * L * f)
+			offs[y*d.ow+x] = int32(y*d.dw + x)
 		}
 	}
 	return offs

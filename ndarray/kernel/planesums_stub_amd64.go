@@ -9,17 +9,17 @@ package kernel
 //go:noescape
 func planeSumsAVX512(dst *float32, src *float32, step int, n int)
 
-// planeSumsAtAVX512 sets each lane of dst (16 floats) to that lane's sum over the n vectors at src + offs[i] bytes, i < n, with the additions of sumAVX512 over n floats.
+// planeSumsAtAVX512 sets each lane of dst (16 floats) to that lane's sum over the n vectors at src + offs[i]·pix bytes, i < n, with the additions of sumAVX512 over n floats.
 //
 //go:noescape
-func planeSumsAtAVX512(dst *float32, src *float32, offs *int32, n int)
+func planeSumsAtAVX512(dst *float32, src *float32, offs *int32, pix int, n int)
 
 // planeSumsAVX2 sets each lane of dst (8 floats) to that lane's sum over the n vectors at src, step bytes apart, with the additions of sumAVX2 over n floats.
 //
 //go:noescape
 func planeSumsAVX2(dst *float32, src *float32, step int, n int)
 
-// planeSumsAtAVX2 sets each lane of dst (8 floats) to that lane's sum over the n vectors at src + offs[i] bytes, i < n, with the additions of sumAVX2 over n floats.
+// planeSumsAtAVX2 sets each lane of dst (8 floats) to that lane's sum over the n vectors at src + offs[i]·pix bytes, i < n, with the additions of sumAVX2 over n floats.
 //
 //go:noescape
-func planeSumsAtAVX2(dst *float32, src *float32, offs *int32, n int)
+func planeSumsAtAVX2(dst *float32, src *float32, offs *int32, pix int, n int)

@@ -41,10 +41,10 @@ func TestPlaneSums(t *testing.T) {
 				perm := rng.Perm(700)[:n]
 				offs := make([]int32, max(n, 1)) // one at least, to point at
 				for i, q := range perm {
-					offs[i] = int32(q * gap * L * 4)
+					offs[i] = int32(q)
 				}
 				gotAt := make([]float32, L)
-				k.planeSumsAt(&gotAt[0], &src[0], &offs[0], n)
+				k.planeSumsAt(&gotAt[0], &src[0], &offs[0], gap*L*4, n)
 				lane, laneAt := make([]float32, n), make([]float32, n)
 				for l := range L {
 					for p := range n {

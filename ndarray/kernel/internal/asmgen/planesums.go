@@ -27,7 +27,8 @@ func buildPlaneSums(c *build.Context) {
 // planeSums emits planeSums{AVX512,AVX2}, or with table
 // planeSumsAt{AVX512,AVX2}: dst (a vector of W lanes, W the floats of a
 // vector) = for each lane l, the sum of the lane over the n vectors at
-// src, step bytes apart (planeSumsAt: vector i at src + offs[i] bytes),
+// src, step bytes apart (planeSumsAt: vector i at src + offs[i]·pix
+// bytes, offs counting vectors, so that the table stays small),
 // as sum{AVX512,AVX2} adds n floats: that kernel keeps four vector
 // accumulators of W lanes (buckets), adds floats 4W·c + u·W + j into
 // bucket u·W + j for each whole group c of 4W, then each whole vector
@@ -50,8 +51,8 @@ func planeSums(c *build.Context, isa directISA, table bool) {
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 	if table {
-		c.SignatureExpr("func(dst *float32, src *float32, offs *int32, n int)")
-		c.Doc(fmt.Sprintf("%s sets each lane of dst (%d floats) to that lane's sum over the n vectors at src + offs[i] bytes, i < n, with the additions of sum%s over n floats.", name, W, isa.suffix))
+		c.SignatureExpr("func(dst *float32, src *float32, offs *int32, pix int, n int)")
+		c.Doc(fmt.Sprintf("%s sets each lane of dst (%d floats) to that lane's sum over the n vectors at src + offs[i]·pix bytes, i < n, with the additions of sum%s over n floats.", name, W, isa.suffix))
 	} else {
 		c.SignatureExpr("func(dst *float32, src *float32, step int, n int)")
 		c.Doc(fmt.Sprintf("%s sets each lane of dst (%d floats) to that lane's sum over the n vectors at src, step bytes apart, with the additions of sum%s over n floats.", name, W, isa.suffix))
@@ -59,13 +60,15 @@ func planeSums(c *build.Context, isa directISA, table bool) {
 	src, step, n, p, end := reg.RSI, reg.RDX, reg.RCX, reg.RBX, reg.R8
 	q, q3, chunks, groups, cnt, t := reg.R9, reg.R10, reg.R11, reg.R12, reg.R13, reg.RAX
 	off := reg.R14 // planeSumsAt: an offset read from the table
+	pix := q       // planeSumsAt: the bytes of an offset's unit
 	col := func(j int) reg.VecPhysical { return isa.vec(4 + j) }
 	b := func(u int) reg.VecPhysical { return isa.vec(u) }
-	// add adds to v the vector at p (strided) or at src + the offset p
-	// points at, disp bytes on (table).
+	// add adds to v the vector at p (strided) or at src + pix times the
+	// offset p points at, disp bytes on (table).
 	add := func(v reg.VecPhysical, m operand.Mem) {
 		if table {
 			c.MOVLQSX(m, off)
+			c.IMULQ(pix, off)
 			c.VADDPS(operand.Mem{Base: src, Index: off, Scale: 1}, v, v)
 			return
 		}
@@ -75,6 +78,7 @@ func planeSums(c *build.Context, isa directISA, table bool) {
 	c.Load(c.Param("src"), src)
 	if table {
 		c.Load(c.Param("offs"), step) // step holds the table
+		c.Load(c.Param("pix"), pix)
 	} else {
 		c.Load(c.Param("step"), step)
 	}
