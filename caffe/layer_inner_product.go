@@ -97,13 +97,10 @@ type InnerProduct struct {
 	// the weights as their gradient is computed (see paramUpdater), each
 	// block of the gradient written into dwBufs[w] of the goroutine w
 	// that computes it, which stays in the cache for the update, where
-	// the diff would first be read into it. updateHist is the memory
-	// of the weights' shape that updateDW reads with each value (the
-	// solver's history), which the one pass over the weights prefetches.
-	writeDW    bool
-	updateDW   func(w, lo, hi int, grad []float32)
-	updateHist []float32
-	dwBufs     [][]float32
+	// the diff would first be read into it.
+	writeDW  bool
+	updateDW func(w, lo, hi int, grad []float32)
+	dwBufs   [][]float32
 
 	// The backward pass in one pass over the weights (backwardFused):
 	// its arguments, its run's function, and per goroutine the function
@@ -561,14 +558,8 @@ func (l *InnerProduct) updatesParam(j int) bool { return j == 0 && l.paramGrad(0
 // the layer's threads. The input gradient, which reads the weights, is
 // computed first.
 func (l *InnerProduct) setParamUpdate(fn func(w, lo, hi int, grad []float32)) {
-	l.updateDW, l.updateHist = fn, nil
+	l.updateDW = fn
 }
-
-// setParamUpdateReads tells the next Backward calls, after
-// setParamUpdate, the memory of the weights' shape that the update reads
-// with each value (the solver's first history), which they may prefetch
-// (see updateReader).
-func (l *InnerProduct) setParamUpdateReads(hist []float32) { l.updateHist = hist }
 
 // defersParamDiff reports whether the next Backward, given an update
 // function, hands it every piece of the weights' gradient in a buffer,
@@ -722,11 +713,7 @@ func (l *InnerProduct) backwardFused(dy, x []float32, propagateDown []bool, bott
 // fusedPart computes part p of backwardFused on goroutine w.
 func (l *InnerProduct) fusedPart(w, p int) {
 	f := &l.fused
-	hist := l.updateHist
-	if len(hist) < l.n*l.k {
-		hist = nil
-	}
-	kernel.FCBackward(f.parts, p, l.m, l.n, l.k, f.dy, f.x, l.blobs[0].DataSlice(), f.dx, hist, l.fusedFns[w])
+	kernel.FCBackward(f.parts, p, l.m, l.n, l.k, f.dy, f.x, l.blobs[0].DataSlice(), f.dx, l.fusedFns[w])
 }
 
 // backwardPair runs Backward as two parts side by side, the input

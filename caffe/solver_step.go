@@ -48,14 +48,6 @@ type paramUpdater interface {
 	setParamUpdate(fn func(w, lo, hi int, grad []float32))
 }
 
-// updateReader is a paramUpdater that can be told the memory the update
-// reads beside each value (of the parameter's shape: the solver's first
-// history), to prefetch it ahead of the update as a hint. The setting
-// lasts until the next setParamUpdate.
-type updateReader interface {
-	setParamUpdateReads(hist []float32)
-}
-
 // diffDeferrer is a paramUpdater whose next Backward, given an update
 // function, hands it the gradient of every value of parameter j in a
 // buffer (never in the diff), does not read or write that parameter's
@@ -82,14 +74,13 @@ type stepPlan struct {
 	// writers[i] is layer i when it writes a parameter's gradient,
 	// updaters[i] when it updates a parameter itself, with updateFns[i],
 	// learnable parameter updated[i] (its index j among the layer's
-	// parameters in updatedIndex[i]). readers[i] and deferrers[i] are the
-	// updater as an updateReader and a diffDeferrer, nil if it is not one:
-	// the assertions are made here, since an assertion to an interface in
-	// the step could allocate (the runtime now and then grows the call
-	// site's cache of types).
+	// parameters in updatedIndex[i]). deferrers[i] is the
+	// updater as a diffDeferrer, nil if it is not one: the assertion is
+	// made here, since an assertion to an interface in the step could
+	// allocate (the runtime now and then grows the call site's cache of
+	// types).
 	writers      []paramDiffWriter
 	updaters     []paramUpdater
-	readers      []updateReader
 	deferrers    []diffDeferrer
 	updateFns    []func(w, lo, hi int, grad []float32)
 	updated      []int
@@ -146,7 +137,7 @@ func (s *Solver) buildStepPlan() {
 	}
 	p := &stepPlan{clear: make([][]sgdSpan, layers), update: make([][]sgdSpan, layers),
 		writers: make([]paramDiffWriter, layers), updaters: make([]paramUpdater, layers),
-		readers: make([]updateReader, layers), deferrers: make([]diffDeferrer, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers),
+		deferrers: make([]diffDeferrer, layers), updateFns: make([]func(w, lo, hi int, grad []float32), layers),
 		updated: make([]int, layers), updatedIndex: make([]int, layers)}
 	threads := max(1, n.Threads())
 	for k, b := range n.learnable {
@@ -174,7 +165,6 @@ func (s *Solver) buildStepPlan() {
 			for j, pid := range def.Layers[i].Params {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
-					p.readers[i], _ = u.(updateReader)
 					p.deferrers[i], _ = u.(diffDeferrer)
 					p.updateFns[i] = func(w, lo, hi int, grad []float32) { s.updateSpanFrom(w, sgdSpan{k, lo, hi}, grad) }
 					p.updated[i], p.updatedIndex[i] = k, j
@@ -277,9 +267,6 @@ func (s *Solver) beforeBackward(first, last int) {
 		}
 		if u := p.updaters[i]; u != nil {
 			u.setParamUpdate(p.updateFns[i])
-			if r := p.readers[i]; r != nil && len(s.histSlices[p.updated[i]]) > 0 {
-				r.setParamUpdateReads(s.histSlices[p.updated[i]][0])
-			}
 			s.deferUpdatedDiff(p.deferrers[i], p.updated[i], p.updatedIndex[i])
 		}
 	}

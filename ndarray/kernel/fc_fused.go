@@ -2,7 +2,6 @@ package kernel
 
 import (
 	"fmt"
-	"unsafe"
 )
 
 // The backward pass of a large fully connected layer in one pass over its
@@ -58,14 +57,10 @@ func FCBackwardFused(m, n, k int) bool {
 //     change those weights; the input gradient has read them by then,
 //     and reads no weight after its update.
 //
-// hist, if not nil, is memory of W's shape that update reads with each
-// piece (the solver's history): it is prefetched with the weights, a
-// tile ahead, as a hint; no value of it is read or changed.
-//
 // A part is a block of columns of W (and of dx); the parts can run at
 // once on different goroutines (each calling update for its own
 // columns), and the results do not depend on their number.
-func FCBackward(parts, part, m, n, k int, dy, x, w, dx, hist []float32, update func(row, col int, grad []float32)) {
+func FCBackward(parts, part, m, n, k int, dy, x, w, dx []float32, update func(row, col int, grad []float32)) {
 	checkFCPart("FCBackward", parts, part)
 	if !FCBackwardFused(m, n, k) {
 		panic(fmt.Sprintf("kernel: FCBackward: %d×%d×%d is not computed in one pass", m, n, k))
@@ -76,12 +71,9 @@ func FCBackward(parts, part, m, n, k int, dy, x, w, dx, hist []float32, update f
 	if dx != nil {
 		checkLen("FCBackward", "dx", len(dx), m*k)
 	}
-	if hist != nil {
-		checkLen("FCBackward", "hist", len(hist), n*k)
-	}
 	g := active
 	if lo, hi := fcRange(k, parts, part, g.nr); lo < hi {
-		g.fcBackward(lo, hi, m, n, k, dy, x, w, dx, hist, update)
+		g.fcBackward(lo, hi, m, n, k, dy, x, w, dx, update)
 	}
 }
 
@@ -93,7 +85,17 @@ func FCBackward(parts, part, m, n, k int, dy, x, w, dx, hist []float32, update f
 // tile, 9216 or 4096 inputs) lie a multiple of 4 KB apart, and the lines
 // a kernel reads or writes side by side, one a row, would all fall into
 // one set of the L1 cache and evict each other. The sums are the same.
-func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx, hist []float32, update func(row, col int, grad []float32)) {
+//
+// Only the input gradient's kernels prefetch (W a few panels ahead along
+// the rows they read). The weight gradient's kernels, which read nothing
+// from memory, prefetch nothing: prefetching the next tile's weights and
+// the solver's history from them (as once here) cost more than it saved
+// on an Intel Xeon, where each software prefetch holds one of the L1
+// cache's few fill buffers until its line arrives, so the prefetches
+// stalled the products at about 7.5 GB/s while the update's own reads
+// find the hardware prefetchers (`BenchmarkFCBackward`: AlexNet's fc6,
+// path=fused-nodiff, 57 ms against 46 ms without them).
+func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx []float32, update func(row, col int, grad []float32)) {
 	nr, mr := g.nr, g.mr
 	kc := split(n, g.kc, 1)  // the input gradient's depth blocks: rows of W
 	mc := split(m, g.mc, 1)  // its blocks of rows of dx
@@ -126,8 +128,7 @@ func (g *gemmImpl) fcBackward(k0, k1, m, n, k int, dy, x, w, dx, hist []float32,
 				if dx != nil {
 					g.fcBackwardInput(pc, kb, r0, r1, j0, j1, je, ld, m, k, mc, pdy, w, sums, pe, dx, bb, load)
 				}
-				ahead := fcNextTile(w, hist, n, k, kc, k0, k1, cw, pc, j0, r0)
-				g.fcBackwardWeights(pc+r0, pc+r1, j0, j1, ld, m, wkc, dy, n, xp[(j0-k0)*m:], pdyT, grad, &ahead)
+				g.fcBackwardWeights(pc+r0, pc+r1, j0, j1, ld, m, wkc, dy, n, xp[(j0-k0)*m:], pdyT, grad)
 				for r := r0; r < r1; r++ {
 					update(pc+r, j0, grad[(r-r0)*ld:][:j1-j0])
 				}
@@ -187,7 +188,7 @@ func (g *gemmImpl) fcBackwardInput(pc, kb, r0, r1, j0, j1, je, ld, m, k, mc int,
 // columns [j0, j1) of W into grad (rows ld floats apart), as fcWeightGrad
 // computes it with beta 0: tiles of mr rows, the batch in depth blocks of
 // wkc, X's columns from j0 packed in panels (fcPackPanels) in xp.
-func (g *gemmImpl) fcBackwardWeights(i0, i1, j0, j1, ld, m, wkc int, dy []float32, n int, xp, pdyT, grad []float32, ahead *fcAhead) {
+func (g *gemmImpl) fcBackwardWeights(i0, i1, j0, j1, ld, m, wkc int, dy []float32, n int, xp, pdyT, grad []float32) {
 	nr, mr := g.nr, g.mr
 	for i := i0; i < i1; i += mr {
 		h := min(mr, i1-i)
@@ -200,57 +201,8 @@ func (g *gemmImpl) fcBackwardWeights(i0, i1, j0, j1, ld, m, wkc int, dy []float3
 			for j := j0; j < j1; j += nr {
 				wd := min(nr, j1-j)
 				bp := &xp[(j-j0)*m+pc*nr]
-				g.fc.packed(h, kb, &pdyT[pc*h], bp, nr, ahead.next(bp, kb*nr), nil, 0, &grad[(i-i0)*ld+j-j0], ld, wd, bb, load)
+				g.fc.packed(h, kb, &pdyT[pc*h], bp, nr, 0, nil, 0, &grad[(i-i0)*ld+j-j0], ld, wd, bb, load)
 			}
 		}
 	}
-}
-
-// fcAhead is the next tile of W that fcBackward reads, which the weight
-// gradient's kernel calls prefetch piece by piece (the kernels' pf: the
-// bytes of B they read, pf bytes further on) while the tile before is in
-// the cache: rows [row, row+rows) and columns [col, col+cols) of W (rows
-// k floats apart), and the piece to prefetch next, at column off of the
-// tile's row r.
-type fcAhead struct {
-	w, h                 []float32
-	k                    int
-	row, rows, col, cols int
-	r, off               int
-}
-
-// fcNextTile returns the tile of W that fcBackward reads after the one
-// at depth block pc, columns j0 and rows r0 of the block, or an empty one.
-func fcNextTile(w, hist []float32, n, k, kc, k0, k1, cw, pc, j0, r0 int) fcAhead {
-	kb := min(kc, n-pc)
-	switch {
-	case r0+fcFusedRows < kb:
-		r0 += fcFusedRows
-	case j0+cw < k1:
-		j0, r0 = j0+cw, 0
-	case pc+kc < n:
-		pc, j0, r0 = pc+kc, k0, 0
-		kb = min(kc, n-pc)
-	default:
-		return fcAhead{}
-	}
-	return fcAhead{w: w, h: hist, k: k, row: pc + r0, rows: min(fcFusedRows, kb-r0), col: j0, cols: min(k1, j0+cw) - j0}
-}
-
-// next returns the pf with which a kernel call that reads floats floats of
-// B from b prefetches the next piece of the tile (as many floats), or 0
-// once the whole tile has been.
-func (a *fcAhead) next(b *float32, floats int) int {
-	src, r := a.w, a.r
-	if r >= a.rows {
-		src, r = a.h, r-a.rows
-		if r >= a.rows || src == nil {
-			return 0
-		}
-	}
-	p := &src[(a.row+r)*a.k+a.col+a.off]
-	if a.off += floats; a.off >= a.cols {
-		a.r, a.off = a.r+1, 0
-	}
-	return int(uintptr(unsafe.Pointer(p)) - uintptr(unsafe.Pointer(b)))
 }

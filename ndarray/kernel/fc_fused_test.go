@@ -47,12 +47,8 @@ func TestFCBackward(t *testing.T) {
 							dx[i] = float32(math.NaN()) // must be written, not read
 						}
 					}
-					var hist []float32 // prefetched only
-					if parts != 1 {
-						hist = make([]float32, n*k)
-					}
 					for p := range parts {
-						FCBackward(parts, p, m, n, k, dy, x, w, dx, hist, func(row, col int, grad []float32) {
+						FCBackward(parts, p, m, n, k, dy, x, w, dx, func(row, col int, grad []float32) {
 							for j, v := range grad {
 								at := row*k + col + j
 								dW[at] = v
@@ -77,12 +73,9 @@ func TestFCBackward(t *testing.T) {
 				}
 			}
 		}
-		expectPanic(t, "one pass", func() { FCBackward(1, 0, 1, 2000, 2000, nil, nil, nil, nil, nil, nil) })
+		expectPanic(t, "one pass", func() { FCBackward(1, 0, 1, 2000, 2000, nil, nil, nil, nil, nil) })
 		expectPanic(t, "len(w)", func() {
-			FCBackward(1, 0, 2, 4, 4, make([]float32, 8), make([]float32, 8), make([]float32, 15), nil, nil, nil)
-		})
-		expectPanic(t, "len(hist)", func() {
-			FCBackward(1, 0, 2, 4, 4, make([]float32, 8), make([]float32, 8), make([]float32, 16), nil, make([]float32, 15), nil)
+			FCBackward(1, 0, 2, 4, 4, make([]float32, 8), make([]float32, 8), make([]float32, 15), nil, nil)
 		})
 	})
 }
@@ -146,16 +139,16 @@ func BenchmarkFCBackward(b *testing.B) {
 					update(lo, 0, buf[:(hi-lo)*K])
 				}
 			},
-			"fused": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, h, update) },
+			"fused": func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, update) },
 			"fused-nodiff": func() {
-				FCBackward(1, 0, M, N, K, dy, x, w, dx, h, func(row, col int, grad []float32) {
+				FCBackward(1, 0, M, N, K, dy, x, w, dx, func(row, col int, grad []float32) {
 					lo := row*K + col
 					hi := lo + len(grad)
 					SGDStep(w[lo:hi], grad, h[lo:hi], decay, rate, momentum)
 				})
 			},
-			"products":    func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, nil, func(int, int, []float32) {}) },
-			"weight-grad": func() { FCBackward(1, 0, M, N, K, dy, x, w, nil, nil, func(int, int, []float32) {}) },
+			"products":    func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, func(int, int, []float32) {}) },
+			"weight-grad": func() { FCBackward(1, 0, M, N, K, dy, x, w, nil, func(int, int, []float32) {}) },
 			"update": func() {
 				for c := 0; c < K; c += fcFusedCols {
 					for r := range N {
