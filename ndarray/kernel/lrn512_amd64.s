@@ -8,7 +8,7 @@ DATA lrnOne512<>+0(SB)/4, $0x3f800000
 GLOBL lrnOne512<>(SB), RODATA|NOPTR, $4
 
 // func lrnForward75AVX512(y []float32, sc []float32, x []float32, xin []float32, xout []float32, a float32, na float32)
-// Requires: AVX, AVX512F, FMA3
+// Requires: AVX, AVX512F, FMA3, MMX+
 TEXT ·lrnForward75AVX512(SB), NOSPLIT, $0-128
 	MOVL         $0x3f000000, AX
 	VPBROADCASTD AX, Z16
@@ -29,6 +29,10 @@ TEXT ·lrnForward75AVX512(SB), NOSPLIT, $0-128
 	JL           vec1
 
 vec4:
+	PREFETCHT0   2048(DI)
+	PREFETCHT0   2112(DI)
+	PREFETCHT0   2176(DI)
+	PREFETCHT0   2240(DI)
 	VMOVUPS      (SI), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z1, Z1, Z1
@@ -296,7 +300,7 @@ sqrtslow5:
 	JMP     sqrtjoin5
 
 // func lrnRatio75AVX512(r []float32, pow []float32, sc []float32, xin []float32, xout []float32, dy []float32, y []float32, a float32, na float32)
-// Requires: AVX, AVX512F, FMA3
+// Requires: AVX, AVX512F, FMA3, MMX+
 TEXT ·lrnRatio75AVX512(SB), NOSPLIT, $0-176
 	MOVL         $0x3f000000, AX
 	VPBROADCASTD AX, Z16
@@ -319,6 +323,10 @@ TEXT ·lrnRatio75AVX512(SB), NOSPLIT, $0-176
 	JL           vec1
 
 vec4:
+	PREFETCHT0   2048(DI)
+	PREFETCHT0   2112(DI)
+	PREFETCHT0   2176(DI)
+	PREFETCHT0   2240(DI)
 	VMOVUPS      (SI), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z1, Z1, Z1
@@ -610,7 +618,7 @@ sqrtslow10:
 	JMP     sqrtjoin10
 
 // func lrnStep75AVX512(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
-// Requires: AVX, AVX512F, FMA3
+// Requires: AVX, AVX512F, FMA3, MMX+
 TEXT ·lrnStep75AVX512(SB), NOSPLIT, $0-324
 	MOVL         $0x3f000000, AX
 	VPBROADCASTD AX, Z16
@@ -642,6 +650,8 @@ TEXT ·lrnStep75AVX512(SB), NOSPLIT, $0-324
 	JL           vec1
 
 vec2:
+	PREFETCHT0   2048(DI)
+	PREFETCHT0   2112(DI)
 	VMOVUPS      (SI), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z1, Z1, Z1
@@ -894,7 +904,7 @@ sqrtslow13:
 	JMP     sqrtjoin13
 
 // func lrnStep75ReLUAVX512(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
-// Requires: AVX, AVX512DQ, AVX512F, FMA3
+// Requires: AVX, AVX512DQ, AVX512F, FMA3, MMX+
 TEXT ·lrnStep75ReLUAVX512(SB), NOSPLIT, $0-328
 	MOVL         $0x3f000000, AX
 	VPBROADCASTD AX, Z16
@@ -928,6 +938,8 @@ TEXT ·lrnStep75ReLUAVX512(SB), NOSPLIT, $0-328
 	JL           vec1
 
 vec2:
+	PREFETCHT0   2048(DI)
+	PREFETCHT0   2112(DI)
 	VMOVUPS      (SI), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z1, Z1, Z1
@@ -1195,7 +1207,7 @@ sqrtslow16:
 	JMP     sqrtjoin16
 
 // func lrnStep75XAVX512(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
-// Requires: AVX, AVX512F, FMA3
+// Requires: AVX, AVX512F, FMA3, MMX+
 TEXT ·lrnStep75XAVX512(SB), NOSPLIT, $0-324
 	MOVL         $0x3f000000, AX
 	VPBROADCASTD AX, Z16
@@ -1227,6 +1239,8 @@ TEXT ·lrnStep75XAVX512(SB), NOSPLIT, $0-324
 	JL           vec1
 
 vec2:
+	PREFETCHT0   2048(DI)
+	PREFETCHT0   2112(DI)
 	VMOVUPS      (SI), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z1, Z1, Z1
@@ -1483,7 +1497,7 @@ sqrtslow19:
 	JMP     sqrtjoin19
 
 // func lrnStep75XReLUAVX512(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
-// Requires: AVX, AVX512DQ, AVX512F, FMA3
+// Requires: AVX, AVX512DQ, AVX512F, FMA3, MMX+
 TEXT ·lrnStep75XReLUAVX512(SB), NOSPLIT, $0-328
 	MOVL         $0x3f000000, AX
 	VPBROADCASTD AX, Z16
@@ -1517,6 +1531,8 @@ TEXT ·lrnStep75XReLUAVX512(SB), NOSPLIT, $0-328
 	JL           vec1
 
 vec2:
+	PREFETCHT0   2048(DI)
+	PREFETCHT0   2112(DI)
 	VMOVUPS      (SI), Z0
 	VMOVUPS      (DI), Z1
 	VMULPS       Z1, Z1, Z1

@@ -8,7 +8,7 @@ DATA lrnOne<>+0(SB)/4, $0x3f800000
 GLOBL lrnOne<>(SB), RODATA|NOPTR, $4
 
 // func lrnScaleAVX2(sc []float32, xin []float32, xout []float32, a float32, na float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·lrnScaleAVX2(SB), NOSPLIT, $0-80
 	MOVQ         sc_len+8(FP), CX
 	MOVQ         sc_base+0(FP), SI
@@ -20,6 +20,8 @@ TEXT ·lrnScaleAVX2(SB), NOSPLIT, $0-80
 	JL           vec1
 
 vec4:
+	PREFETCHT0  2048(DI)
+	PREFETCHT0  2112(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -99,7 +101,7 @@ done:
 	RET
 
 // func lrnForward75AVX2(y []float32, sc []float32, x []float32, xin []float32, xout []float32, a float32, na float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·lrnForward75AVX2(SB), NOSPLIT, $0-128
 	MOVQ         sc_len+32(FP), CX
 	MOVQ         sc_base+24(FP), SI
@@ -114,6 +116,8 @@ TEXT ·lrnForward75AVX2(SB), NOSPLIT, $0-128
 	JL           vec1
 
 vec4:
+	PREFETCHT0  2048(DI)
+	PREFETCHT0  2112(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -236,7 +240,7 @@ done:
 	RET
 
 // func lrnRatioAVX2(r []float32, sc []float32, xin []float32, xout []float32, dy []float32, y []float32, a float32, na float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·lrnRatioAVX2(SB), NOSPLIT, $0-152
 	MOVQ         sc_len+32(FP), CX
 	MOVQ         sc_base+24(FP), SI
@@ -251,6 +255,8 @@ TEXT ·lrnRatioAVX2(SB), NOSPLIT, $0-152
 	JL           vec1
 
 vec4:
+	PREFETCHT0  2048(DI)
+	PREFETCHT0  2112(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -364,7 +370,7 @@ done:
 	RET
 
 // func lrnRatio75AVX2(r []float32, pow []float32, sc []float32, xin []float32, xout []float32, dy []float32, y []float32, a float32, na float32)
-// Requires: AVX, FMA3
+// Requires: AVX, FMA3, MMX+
 TEXT ·lrnRatio75AVX2(SB), NOSPLIT, $0-176
 	MOVQ         sc_len+56(FP), CX
 	MOVQ         sc_base+48(FP), SI
@@ -381,6 +387,8 @@ TEXT ·lrnRatio75AVX2(SB), NOSPLIT, $0-176
 	JL           vec1
 
 vec4:
+	PREFETCHT0  2048(DI)
+	PREFETCHT0  2112(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -780,7 +788,7 @@ done:
 	RET
 
 // func lrnStep75AVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·lrnStep75AVX2(SB), NOSPLIT, $0-324
 	MOVQ         sc_len+8(FP), CX
 	MOVQ         sc_base+0(FP), SI
@@ -806,6 +814,7 @@ TEXT ·lrnStep75AVX2(SB), NOSPLIT, $0-324
 	JL           vec1
 
 vec2:
+	PREFETCHT0  2048(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -971,7 +980,7 @@ done:
 	RET
 
 // func lrnStep75ReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·lrnStep75ReLUAVX2(SB), NOSPLIT, $0-328
 	MOVQ         sc_len+8(FP), CX
 	MOVQ         sc_base+0(FP), SI
@@ -999,6 +1008,7 @@ TEXT ·lrnStep75ReLUAVX2(SB), NOSPLIT, $0-328
 	JL           vec1
 
 vec2:
+	PREFETCHT0  2048(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1176,7 +1186,7 @@ done:
 	RET
 
 // func lrnStep75XAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·lrnStep75XAVX2(SB), NOSPLIT, $0-324
 	MOVQ         sc_len+8(FP), CX
 	MOVQ         sc_base+0(FP), SI
@@ -1202,6 +1212,7 @@ TEXT ·lrnStep75XAVX2(SB), NOSPLIT, $0-324
 	JL           vec1
 
 vec2:
+	PREFETCHT0  2048(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1
@@ -1371,7 +1382,7 @@ done:
 	RET
 
 // func lrnStep75XReLUAVX2(sc []float32, xin []float32, xout []float32, dyr []float32, yr []float32, r []float32, pow []float32, acc []float32, rout []float32, x []float32, dy []float32, powc []float32, dx []float32, a float32, na float32, nratio float32, slope float32)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·lrnStep75XReLUAVX2(SB), NOSPLIT, $0-328
 	MOVQ         sc_len+8(FP), CX
 	MOVQ         sc_base+0(FP), SI
@@ -1399,6 +1410,7 @@ TEXT ·lrnStep75XReLUAVX2(SB), NOSPLIT, $0-328
 	JL           vec1
 
 vec2:
+	PREFETCHT0  2048(DI)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y1
 	VMULPS      Y1, Y1, Y1

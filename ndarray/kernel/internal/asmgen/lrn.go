@@ -125,7 +125,7 @@ func lrnScaleKernel(c *build.Context, isa vecISA, name string, one operand.Mem) 
 	}
 	c.VBROADCASTSS(paramAddr(c, "a"), isa.vec(12))
 	c.VBROADCASTSS(paramAddr(c, "na"), isa.vec(13))
-	stride(c, isa, n, ptrs, func(u, w int) {
+	strideAhead(c, isa, 4, n, ptrs, []reg.Register{xin}, func(u, w int) {
 		s, t := vreg(isa, 2*u, w), vreg(isa, 2*u+1, w)
 		a, na, ones := vreg(isa, 12, w), vreg(isa, 13, w), vreg(isa, 14, w)
 		mul, fma := vop(w, c.VMULPS, c.VMULSS), vop(w, c.VFMADD231PS, c.VFMADD231SS)
@@ -300,7 +300,7 @@ func lrnStepKernel(c *build.Context, isa vecISA, relu, recompute bool) {
 		c.VBROADCASTSS(paramAddr(c, "slope"), isa.vec(11))
 		c.VXORPS(isa.vec(10), isa.vec(10), isa.vec(10))
 	}
-	strideUnroll(c, isa, 2, n, regs, func(u, w int) {
+	strideAhead(c, isa, 2, n, regs, []reg.Register{xin}, func(u, w int) {
 		s, t, ac, d, e := vreg(isa, 5*u, w), vreg(isa, 5*u+1, w), vreg(isa, 5*u+2, w), vreg(isa, 5*u+3, w), vreg(isa, 5*u+4, w)
 		a, na, nr, one := vreg(isa, 13, w), vreg(isa, 12, w), vreg(isa, 15, w), vreg(isa, 14, w)
 		at := func(p reg.Register) operand.Mem { return operand.Mem{Base: p, Disp: u * w} }

@@ -64,6 +64,20 @@ func stride(c *build.Context, isa vecISA, n reg.Register, ptrs []reg.Register, b
 
 // strideUnroll is stride with unroll vectors a step in its first loop.
 func strideUnroll(c *build.Context, isa vecISA, unroll int, n reg.Register, ptrs []reg.Register, body func(u, w int), tail func()) {
+	strideAhead(c, isa, unroll, n, ptrs, nil, body, tail)
+}
+
+// streamAhead is how many bytes ahead of the pointers it reads the
+// streaming kernels (strideAhead) prefetch: far enough that a line
+// asked for from memory arrives before the loop gets to it.
+const streamAhead = 2048
+
+// strideAhead is strideUnroll whose first loop also prefetches (into L1)
+// the lines streamAhead bytes ahead of the pointers in ahead, one
+// PREFETCHT0 a cache line the step advances: for arrays read once, in
+// order, from memory (an LRN's channel entering the window), whose loads
+// otherwise waited for their lines.
+func strideAhead(c *build.Context, isa vecISA, unroll int, n reg.Register, ptrs, ahead []reg.Register, body func(u, w int), tail func()) {
 	loop := fmt.Sprintf("vec%d", unroll)
 	vl := isa.bytes / 4 // floats per vector
 	advance := func(bytes int) {
@@ -74,6 +88,11 @@ func strideUnroll(c *build.Context, isa vecISA, unroll int, n reg.Register, ptrs
 	c.CMPQ(n, operand.U32(unroll*vl))
 	c.JL(operand.LabelRef("vec1"))
 	c.Label(loop)
+	for _, p := range ahead {
+		for off := 0; off < unroll*isa.bytes; off += 64 {
+			c.PREFETCHT0(operand.Mem{Base: p, Disp: streamAhead + off})
+		}
+	}
 	for u := 0; u < unroll; u++ {
 		body(u, isa.bytes)
 	}
