@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 
 	"golang.org/x/tools/go/ast/astutil"
@@ -527,14 +528,26 @@ func fmtMethods(t types.Type) bool {
 // needsElements reports whether t is a slice, array or map (of them)
 // whose elements fmt formats with their methods, which the interpreter
 // loses inside the values it passes to compiled code.
-func needsElements(t types.Type) bool {
+func needsElements(t types.Type) bool { return needsElementsIn(t, nil) }
+
+// needsElementsIn is needsElements inside the named types in seen, the
+// path that led to t: a type met again on its own path (a recursive type,
+// type Tree struct{ Kids []Tree }) adds nothing that its first visit
+// does not find, and following it would not end.
+func needsElementsIn(t types.Type, seen []*types.Named) bool {
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		if slices.Contains(seen, n) {
+			return false
+		}
+		seen = append(seen, n)
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Slice:
-		return elemNeeds(u.Elem())
+		return elemNeedsIn(u.Elem(), seen)
 	case *types.Array:
-		return elemNeeds(u.Elem())
+		return elemNeedsIn(u.Elem(), seen)
 	case *types.Map:
-		return elemNeeds(u.Elem())
+		return elemNeedsIn(u.Elem(), seen)
 	case *types.Struct:
 		if fmtMethods(t) {
 			return false // formatted by its own method
@@ -547,7 +560,7 @@ func needsElements(t types.Type) bool {
 			if !f.Exported() && f.Pkg() != nil && f.Pkg().Path() == "main" {
 				return true
 			}
-			if f.Exported() && elemNeeds(f.Type()) {
+			if f.Exported() && elemNeedsIn(f.Type(), seen) {
 				return true
 			}
 		}
@@ -555,11 +568,13 @@ func needsElements(t types.Type) bool {
 	return false
 }
 
-func elemNeeds(e types.Type) bool {
+func elemNeeds(e types.Type) bool { return elemNeedsIn(e, nil) }
+
+func elemNeedsIn(e types.Type, seen []*types.Named) bool {
 	if isInterface(e) {
 		return false
 	}
-	return (refersToMain(e) && fmtMethods(e)) || needsElements(e)
+	return (refersToMain(e) && fmtMethods(e)) || needsElementsIn(e, seen)
 }
 
 // elements passes a slice, array or map whose elements have fmt's
@@ -573,6 +588,18 @@ func elemNeeds(e types.Type) bool {
 //	}(x)
 //
 // It returns nil when t needs no such care.
+//
+// A named type met again inside its own conversion (a recursive type,
+// type Tree struct{ Kids []Tree; V T }) is converted by a call of the
+// conversion being written, which then becomes a function variable:
+//
+//	func() func(S) any {
+//		var cv func(S) any
+//		cv = func(s S) any { ... cv(s.Kids[k]) ... }
+//		return cv
+//	}()(x)
+//
+// so that the code ends and the values convert at every depth.
 func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
 	if !needsElements(t) {
 		return nil
@@ -582,6 +609,60 @@ func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
 	if tx == nil {
 		return nil
 	}
+	if n, ok := types.Unalias(t).(*types.Named); ok {
+		for _, e := range r.expanding {
+			if e.typ == n {
+				e.used = true
+				return &ast.CallExpr{Fun: ident(e.fn.Name, pos), Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+			}
+		}
+		e := &expansion{typ: n, fn: r.temp("cv", pos)}
+		r.expanding = append(r.expanding, e)
+		defer func() { r.expanding = r.expanding[:len(r.expanding)-1] }()
+		c := r.elementsOf(x, t, tx)
+		if e.used {
+			c.Fun = r.recursiveLit(c.Fun.(*ast.FuncLit), e.fn, t)
+		}
+		return c
+	}
+	return r.elementsOf(x, t, tx)
+}
+
+// expansion is a named type whose conversion elements is writing, the
+// function variable that holds it where it recurs, and whether it did.
+type expansion struct {
+	typ  *types.Named
+	fn   *ast.Ident
+	used bool
+}
+
+// recursiveLit returns the function literal lit, of type func(t) any, as
+// the value of the variable fn that its body calls:
+//
+//	func() func(t) any { var fn func(t) any; fn = lit; return fn }()
+func (r *typedRewriter) recursiveLit(lit *ast.FuncLit, fn *ast.Ident, t types.Type) ast.Expr {
+	pos := lit.Pos()
+	fnType := func() *ast.FuncType {
+		return &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: r.typeExpr(t, pos)}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}}
+	}
+	outer := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: fnType()}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			varDecl(fn, fnType()),
+			&ast.AssignStmt{Lhs: []ast.Expr{ident(fn.Name, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{lit}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(fn.Name, pos)}},
+		}},
+	}
+	return &ast.CallExpr{Fun: outer, Lparen: pos, Rparen: pos}
+}
+
+// elementsOf writes elements' conversion of x, of type t (tx), as a call
+// of a function literal.
+func (r *typedRewriter) elementsOf(x ast.Expr, t types.Type, tx ast.Expr) *ast.CallExpr {
+	pos := x.Pos()
 	name := internalNames.ReplaceAllString(displayName(t), "$1")
 	if st, ok := t.Underlying().(*types.Struct); ok {
 		return r.structFields(x, tx, st, name)
@@ -636,7 +717,7 @@ func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
 //	func(s S) any { return _sn.Struct("main.S", []string{"A", "b"}, []any{_sn.Typed(s.A, "main.T"), s.b}) }(x)
 //
 // (fmt does not call the methods of unexported fields.)
-func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name string) ast.Expr {
+func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name string) *ast.CallExpr {
 	pos := x.Pos()
 	src := r.temp("s", pos)
 	names := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}

@@ -58,6 +58,9 @@ type typedRewriter struct {
 	n       int    // numbers temporaries
 	parents map[ast.Node]ast.Node
 	err     error
+	// expanding holds the named types whose values elements is writing
+	// the conversion of, outermost first.
+	expanding []*expansion
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With

@@ -150,6 +150,12 @@ func TestNames(t *testing.T) {
 		{in: "func local() { type count uint8; var c count = 2; fmt.Printf(\"%T %v\\n\", c, c) }; local()", out: "main.count 2\n"},
 		{in: "type Pt struct{ X int }\nfunc (p Pt) Add(d int) int { return p.X + d }\nadd := Pt.Add\nfmt.Println(add(Pt{1}, 2))", out: "3\n"},
 		{in: "r := 'x'; var f float64 = 1\nfmt.Printf(\"%T %v %v\\n\", r, f/0, -f/0)", out: "int32 +Inf -Inf\n"},
+		// Recursive types: the rewrite must end (it once overflowed the
+		// stack and killed the session) and convert every depth.
+		{in: "type Tree struct{ Kids []Tree; N int }\nfmt.Println(Tree{N: 1, Kids: []Tree{{N: 2}}})", out: "{[{[] 2}] 1}\n"},
+		{in: "type Node struct{ Kids []Node; L Level }\nfmt.Printf(\"%v %+v\\n\", Node{L: 1, Kids: []Node{{L: 0, Kids: []Node{{L: 1}}}}}, Node{L: 0})", out: "{[{[{[] high}] low}] high} {Kids:[] L:low}\n"},
+		{in: "Node{L: 1, Kids: []Node{{L: 0}}}", out: "{Kids:[{Kids:[] L:low}] L:high} (main.Node)\n"},
+		{in: "type Pair struct{ L Level; Next *Pair; Rest []Pair }\nfmt.Println(Pair{L: 1, Rest: []Pair{{L: 0}}})", out: "{high <nil> [{low <nil> []}]}\n"},
 	}
 	s, out, _ := newTestSession(t)
 	for _, st := range steps {
