@@ -156,6 +156,7 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 // interpreter's value of it would not carry the name, or nil. at is the
 // node that uses x, for the types visible there.
 func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
+	defer r.converting(at)()
 	t := r.typeOf(x)
 	if t == nil {
 		return nil
@@ -193,6 +194,14 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// converting makes at the node whose values the conversions being
+// written convert, until the function it returns is called.
+func (r *typedRewriter) converting(at ast.Node) func() {
+	prev := r.at
+	r.at = at
+	return func() { r.at = prev }
 }
 
 // typedCall is _sn.Typed(x, name), or, when x can be evaluated twice
@@ -254,7 +263,7 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 			// if w, ok := v.(P); ok { return <w with its name> }
 			w := r.temp("w", pos)
 			var res ast.Expr
-			if needsElements(ct) {
+			if r.needsElements(ct) {
 				res = r.elements(ident(w.Name, pos), ct)
 			}
 			if res == nil {
@@ -493,6 +502,7 @@ func (r *typedRewriter) echoArg(x ast.Expr, t types.Type, at ast.Node) ast.Expr 
 }
 
 func (r *typedRewriter) echoArgOf(x ast.Expr, t types.Type, at ast.Node) ast.Expr {
+	defer r.converting(at)()
 	if conv := r.elements(x, t); conv != nil {
 		return conv
 	}
@@ -528,13 +538,13 @@ func fmtMethods(t types.Type) bool {
 // needsElements reports whether t is a slice, array or map (of them)
 // whose elements fmt formats with their methods, which the interpreter
 // loses inside the values it passes to compiled code.
-func needsElements(t types.Type) bool { return needsElementsIn(t, nil) }
+func (r *typedRewriter) needsElements(t types.Type) bool { return r.needsElementsIn(t, nil) }
 
 // needsElementsIn is needsElements inside the named types in seen, the
 // path that led to t: a type met again on its own path (a recursive type,
 // type Tree struct{ Kids []Tree }) adds nothing that its first visit
 // does not find, and following it would not end.
-func needsElementsIn(t types.Type, seen []*types.Named) bool {
+func (r *typedRewriter) needsElementsIn(t types.Type, seen []*types.Named) bool {
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		if slices.Contains(seen, n) {
 			return false
@@ -543,11 +553,11 @@ func needsElementsIn(t types.Type, seen []*types.Named) bool {
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Slice:
-		return elemNeedsIn(u.Elem(), seen)
+		return r.elemNeedsIn(u.Elem(), seen)
 	case *types.Array:
-		return elemNeedsIn(u.Elem(), seen)
+		return r.elemNeedsIn(u.Elem(), seen)
 	case *types.Map:
-		return elemNeedsIn(u.Elem(), seen)
+		return r.elemNeedsIn(u.Elem(), seen)
 	case *types.Struct:
 		if fmtMethods(t) {
 			return false // formatted by its own method
@@ -560,7 +570,7 @@ func needsElementsIn(t types.Type, seen []*types.Named) bool {
 			if !f.Exported() && f.Pkg() != nil && f.Pkg().Path() == "main" {
 				return true
 			}
-			if f.Exported() && elemNeedsIn(f.Type(), seen) {
+			if f.Exported() && r.elemNeedsIn(f.Type(), seen) {
 				return true
 			}
 		}
@@ -568,13 +578,79 @@ func needsElementsIn(t types.Type, seen []*types.Named) bool {
 	return false
 }
 
-func elemNeeds(e types.Type) bool { return elemNeedsIn(e, nil) }
+func (r *typedRewriter) elemNeeds(e types.Type) bool { return r.elemNeedsIn(e, nil) }
 
-func elemNeedsIn(e types.Type, seen []*types.Named) bool {
+// elemNeedsIn reports whether an element of type e needs converting: it
+// has fmt's methods, or needs its own elements converted, or it is an
+// interface that can hold the session's types (the interpreter keeps
+// those, inside a slice, map or struct, as values that fmt cannot read:
+// []any{T{}} printed [{0xc000… {0xc000… 0xc000… 409}}]), but not inside
+// another such interface's conversion (see ifaceElem).
+func (r *typedRewriter) elemNeedsIn(e types.Type, seen []*types.Named) bool {
 	if isInterface(e) {
+		return r.ifaceDepth == 0 && r.at != nil && r.holdsSessionTypes(e)
+	}
+	return (refersToMain(e) && fmtMethods(e)) || r.needsElementsIn(e, seen)
+}
+
+// holdsSessionTypes reports whether a value of interface type t can hold
+// one of the session's types (or a pointer to one) that code at r.at
+// sees.
+func (r *typedRewriter) holdsSessionTypes(t types.Type) bool {
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
 		return false
 	}
-	return (refersToMain(e) && fmtMethods(e)) || needsElementsIn(e, seen)
+	for _, tn := range r.sessionTypes(r.at.Pos()) {
+		if types.AssignableTo(tn.Type(), t) || types.AssignableTo(types.NewPointer(tn.Type()), t) {
+			return true
+		}
+	}
+	return false
+}
+
+// ifaceElem converts x, an element or field of interface type t, to the
+// value of the session's type it holds, with that type's name
+// (dynamicTyped), or returns x. The values that the held one holds in
+// turn are not looked into for interfaces again (ifaceDepth), which
+// keeps the code from growing with every pair of the session's types.
+//
+// A value that is none of those goes through the runtime's Raw, so that
+// compiled code gets it as the interpreter passes values to compiled
+// functions (a type with fmt's methods that assertions cannot tell from
+// its underlying type, type Level int, wrapped with them), not as the
+// interpreter keeps it inside a slice.
+func (r *typedRewriter) ifaceElem(x ast.Expr, t types.Type) ast.Expr {
+	r.ifaceDepth++
+	defer func() { r.ifaceDepth-- }()
+	pos := x.Pos()
+	d, _ := r.dynamicTyped(x, t, r.at).(*ast.CallExpr)
+	if d == nil {
+		// func(v T) any { return v }(x), completed below.
+		tx := r.typeExpr(t, pos)
+		if tx == nil {
+			return x
+		}
+		param := r.temp("v", pos)
+		d = &ast.CallExpr{Fun: &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos,
+				Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
+				Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}}}},
+		}, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+	}
+	// The literal ends by returning its parameter v as it is; it becomes
+	//
+	//	if v == nil { return nil }  // fmt's %#v writes interface {}(nil)
+	//	return _sn.Typed(v, "")
+	body := d.Fun.(*ast.FuncLit).Body
+	ret := body.List[len(body.List)-1].(*ast.ReturnStmt)
+	v := ret.Results[0].(*ast.Ident).Name
+	ret.Results[0] = r.typedCall(&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(v, pos)}, Rparen: pos}, "", pos)
+	isNil := &ast.IfStmt{If: pos,
+		Cond: &ast.BinaryExpr{X: ident(v, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos)}}}}}
+	body.List = append(body.List[:len(body.List)-1], isNil, ret)
+	return d
 }
 
 // elements passes a slice, array or map whose elements have fmt's
@@ -601,7 +677,7 @@ func elemNeedsIn(e types.Type, seen []*types.Named) bool {
 //
 // so that the code ends and the values convert at every depth.
 func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
-	if !needsElements(t) {
+	if !r.needsElements(t) {
 		return nil
 	}
 	pos := x.Pos()
@@ -691,7 +767,12 @@ func (r *typedRewriter) elementsOf(x ast.Expr, t types.Type, tx ast.Expr) *ast.C
 	// interpreter would bind the methods of every element's wrapper to
 	// the one variable.
 	var elemX ast.Expr = &ast.IndexExpr{X: ident(src.Name, pos), Lbrack: pos, Index: ident(key.Name, pos), Rbrack: pos}
-	conv := r.freshTyped(elemX, elem)
+	var conv ast.Expr
+	if isInterface(elem) {
+		conv = r.ifaceElem(elemX, elem)
+	} else {
+		conv = r.freshTyped(elemX, elem)
+	}
 	_ = val
 	loop = &ast.RangeStmt{For: pos, Key: key, Tok: token.DEFINE, X: ident(src.Name, pos),
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
@@ -726,8 +807,12 @@ func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name stri
 		f := st.Field(i)
 		names.Elts = append(names.Elts, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(f.Name())})
 		var v ast.Expr = &ast.SelectorExpr{X: ident(src.Name, pos), Sel: ident(f.Name(), pos)}
-		if f.Exported() && elemNeeds(f.Type()) {
-			v = r.freshTyped(v, f.Type())
+		if f.Exported() && r.elemNeeds(f.Type()) {
+			if isInterface(f.Type()) {
+				v = r.ifaceElem(v, f.Type())
+			} else {
+				v = r.freshTyped(v, f.Type())
+			}
 		}
 		vals.Elts = append(vals.Elts, v)
 	}

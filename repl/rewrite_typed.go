@@ -61,6 +61,11 @@ type typedRewriter struct {
 	// expanding holds the named types whose values elements is writing
 	// the conversion of, outermost first.
 	expanding []*expansion
+	// at is the node whose arguments typedArg or the echo is converting
+	// (the session's types visible there), ifaceDepth how many interface
+	// elements' conversions enclose the one being written.
+	at         ast.Node
+	ifaceDepth int
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With

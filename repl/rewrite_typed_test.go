@@ -156,6 +156,15 @@ func TestNames(t *testing.T) {
 		{in: "type Node struct{ Kids []Node; L Level }\nfmt.Printf(\"%v %+v\\n\", Node{L: 1, Kids: []Node{{L: 0, Kids: []Node{{L: 1}}}}}, Node{L: 0})", out: "{[{[{[] high}] low}] high} {Kids:[] L:low}\n"},
 		{in: "Node{L: 1, Kids: []Node{{L: 0}}}", out: "{Kids:[{Kids:[] L:low}] L:high} (main.Node)\n"},
 		{in: "type Pair struct{ L Level; Next *Pair; Rest []Pair }\nfmt.Println(Pair{L: 1, Rest: []Pair{{L: 0}}})", out: "{high <nil> [{low <nil> []}]}\n"},
+		// The session's types held by interfaces inside slices, maps and
+		// structs (the interpreter's own values there printed as
+		// [{0xc000… {0xc000… 0xc000… 409}}]).
+		{in: "type Circle struct{ R float64 }\nfunc (c Circle) Area() float64 { return 3 * c.R * c.R }\nshapes := []Shape{Sq(2), Circle{1}}\nfmt.Println(shapes, map[string]Shape{\"c\": Circle{2}})", out: "[2 {1}] map[c:{2}]\n"},
+		{in: "shapes", out: "[2 {1}] ([]main.Shape)\n"},
+		{in: "fmt.Println([]any{Circle{1}, 3, \"x\", nil, T{\"e\"}, &E{5}, Level(1)})", out: "[{1} 3 x <nil> T(e) code 5 high]\n"},
+		{in: "type Box struct{ S Shape; N int }\nfmt.Printf(\"%v %+v %T\\n\", Box{Circle{1}, 2}, Box{S: Sq(3)}, []any{Box{}})", out: "{{1} 2} {S:3 N:0} []interface {}\n"},
+		{in: "errs := []error{&E{1}, fmt.Errorf(\"plain\"), nil}\nfmt.Println(errs)", out: "[code 1 plain <nil>]\n"},
+		{in: "fmt.Printf(\"%#v %#v\\n\", []any{1, nil}, map[string]any{\"k\": Level(0)})", out: "[]interface {}{1, interface {}(nil)} map[string]interface {}{\"k\":0}\n"},
 	}
 	s, out, _ := newTestSession(t)
 	for _, st := range steps {
