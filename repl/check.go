@@ -407,6 +407,9 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		sort.Strings(again)
 		return nil, &CompileError{Errors: again}
 	}
+	if deep := s.deepSelfTypes(info); len(deep) > 0 {
+		return nil, &CompileError{Errors: deep}
+	}
 	c := &checked{file: file, imports: parts.imports, pkg: pkg, info: info, prelude: prelude, bodies: parts.bodies, hides: parts.hides, olds: olds,
 		ids: map[types.Object]int{}, ynames: map[types.Object]string{}, ynameOf: map[int]string{}}
 	for _, e := range s.scope.entries {
@@ -571,4 +574,86 @@ func (s *Session) explain(msg string) string {
 		return fmt.Sprintf("%s; add import %q", msg, path)
 	}
 	return msg
+}
+
+// deepSelfTypes reports the types the input declares that the
+// interpreter cannot use: a type whose underlying type is not a struct or
+// an interface and that mentions itself two or more type constructors
+// deep (type A [][]A, type L []map[int]L, type F func() []F). Any use of
+// one overflows the interpreter's stack, which ends the process, so the
+// declaration is refused with a way around it: a struct type may refer to
+// itself at any depth (type A struct{ Kids [][]A }).
+func (s *Session) deepSelfTypes(info *types.Info) []string {
+	fset := s.in.FileSet()
+	var msgs []string
+	for ident, obj := range info.Defs {
+		tn, ok := obj.(*types.TypeName)
+		if !ok || tn.IsAlias() || !ident.Pos().IsValid() || ident.Pos() == s.preludePos {
+			continue
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok {
+			continue
+		}
+		u := n.Underlying()
+		switch u.(type) {
+		case *types.Struct, *types.Interface:
+			continue
+		}
+		if selfDepth(u, n, 0) >= 2 {
+			qual := func(p *types.Package) string {
+				if p == tn.Pkg() {
+					return ""
+				}
+				return p.Name()
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: type %s is %s: it contains itself two types deep, which the interpreter cannot use "+
+				"(its stack overflows); a struct type may contain itself at any depth: type %s struct{ V %s }",
+				fset.Position(ident.Pos()), tn.Name(), types.TypeString(u, qual), tn.Name(), types.TypeString(u, qual)))
+		}
+	}
+	sort.Strings(msgs)
+	return msgs
+}
+
+// selfDepth returns how many type constructors (slice, array, pointer,
+// map, channel, function, struct) deep t, at depth, mentions the named
+// type n, without looking into other named types, or -1.
+func selfDepth(t types.Type, n *types.Named, depth int) int {
+	best := -1
+	keep := func(d int) {
+		if d > best {
+			best = d
+		}
+	}
+	switch t := t.(type) {
+	case *types.Named:
+		if t.Origin() == n.Origin() {
+			return depth
+		}
+	case *types.Alias:
+		return selfDepth(types.Unalias(t), n, depth)
+	case *types.Slice:
+		keep(selfDepth(t.Elem(), n, depth+1))
+	case *types.Array:
+		keep(selfDepth(t.Elem(), n, depth+1))
+	case *types.Pointer:
+		keep(selfDepth(t.Elem(), n, depth+1))
+	case *types.Chan:
+		keep(selfDepth(t.Elem(), n, depth+1))
+	case *types.Map:
+		keep(selfDepth(t.Key(), n, depth+1))
+		keep(selfDepth(t.Elem(), n, depth+1))
+	case *types.Struct:
+		for i := range t.NumFields() {
+			keep(selfDepth(t.Field(i).Type(), n, depth+1))
+		}
+	case *types.Signature:
+		for _, tup := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := range tup.Len() {
+				keep(selfDepth(tup.At(i).Type(), n, depth+1))
+			}
+		}
+	}
+	return best
 }

@@ -36,6 +36,17 @@ func TestCheck(t *testing.T) {
 			{in: "if true { y := 1; y := 2 }", err: "in[4]:1:21: no new variables on left side of :="},
 			{in: "a?", err: "in[5]:1:2: illegal character U+003F '?'"},
 		}},
+		// Types that contain themselves two types deep overflow the
+		// interpreter's stack, which ends the process: they are refused,
+		// the struct form they are pointed to works, and types one type
+		// deep are declared as before.
+		{"a type that contains itself two types deep", []evalStep{
+			{in: "type L []map[int]L", err: "in[1]:1:6: type L is []map[int]L: it contains itself two types deep, which the interpreter cannot use (its stack overflows); a struct type may contain itself at any depth: type L struct{ V []map[int]L }"},
+			{in: "func f() { type G []struct{ g G }; _ = G{} }", err: "in[2]:1:17: type G is []struct{g G}: it contains itself two types deep"},
+			{in: "type F func() []F", err: "type F is func() []F: it contains itself two types deep"},
+			{in: "type L struct{ V []map[int]L }\nfmt.Println(L{V: []map[int]L{{1: {}}}})", out: "{[map[1:{[]}]]}\n"},
+			{in: "type S []S\ntype Fn func(Fn) Fn\ntype M map[string]M"},
+		}},
 		{"one error per line, in order", []evalStep{
 			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:2:6: undefined: undefinedC"},
 		}},
