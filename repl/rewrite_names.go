@@ -260,7 +260,13 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 			if !types.AssignableTo(ct, t) {
 				continue
 			}
-			// if w, ok := v.(P); ok { return <w with its name> }
+			// if w, ok := v.(P); ok { return <w with its name> }, or
+			// any(v).(P) where P has t's methods through an embedded
+			// interface (which the interpreter does not count).
+			var asserted ast.Expr = ident(param.Name, pos)
+			if promotedFromInterface(ct, t) {
+				asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
+			}
 			w := r.temp("w", pos)
 			var res ast.Expr
 			if r.needsElements(ct) {
@@ -271,7 +277,7 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 			}
 			body.List = append(body.List, &ast.IfStmt{If: pos,
 				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(param.Name, pos), Lparen: pos, Type: cx, Rparen: pos}}},
+					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}}},
 				Cond: ident("ok", pos),
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
 			})
@@ -292,6 +298,27 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 		Body: body,
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// promotedFromInterface reports whether ct has a method of the interface
+// t only through an embedded interface (type Pet struct{ Animal }): the
+// interpreter does not count such methods, and refuses an assertion of a
+// t to ct as impossible (one of an any to ct it makes).
+func promotedFromInterface(ct, t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok {
+		return false
+	}
+	for i := range it.NumMethods() {
+		m := it.Method(i)
+		obj, _, _ := types.LookupFieldOrMethod(ct, true, m.Pkg(), m.Name())
+		if f, ok := obj.(*types.Func); ok {
+			if recv := f.Signature().Recv(); recv != nil && isInterface(recv.Type()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // sessionTypes returns the session's types that code at pos sees: the
@@ -584,14 +611,20 @@ func (r *typedRewriter) elemNeeds(e types.Type) bool { return r.elemNeedsIn(e, n
 // has fmt's methods, or needs its own elements converted, or it is an
 // interface that can hold the session's types (the interpreter keeps
 // those, inside a slice, map or struct, as values that fmt cannot read:
-// []any{T{}} printed [{0xc000… {0xc000… 0xc000… 409}}]), but not inside
-// another such interface's conversion (see ifaceElem).
+// []any{T{}} printed [{0xc000… {0xc000… 0xc000… 409}}]), up to
+// maxIfaceDepth such interfaces deep (see ifaceElem).
 func (r *typedRewriter) elemNeedsIn(e types.Type, seen []*types.Named) bool {
 	if isInterface(e) {
-		return r.ifaceDepth == 0 && r.at != nil && r.holdsSessionTypes(e)
+		return r.ifaceDepth < maxIfaceDepth && r.at != nil && r.holdsSessionTypes(e)
 	}
 	return (refersToMain(e) && fmtMethods(e)) || r.needsElementsIn(e, seen)
 }
+
+// maxIfaceDepth is how many interfaces deep the conversions for fmt look
+// for the session's types (a Pet held by an Animal in a slice, and the
+// Animal the Pet embeds): each level multiplies the code by the number of
+// the session's types that the interface can hold.
+const maxIfaceDepth = 2
 
 // holdsSessionTypes reports whether a value of interface type t can hold
 // one of the session's types (or a pointer to one) that code at r.at
@@ -611,8 +644,8 @@ func (r *typedRewriter) holdsSessionTypes(t types.Type) bool {
 // ifaceElem converts x, an element or field of interface type t, to the
 // value of the session's type it holds, with that type's name
 // (dynamicTyped), or returns x. The values that the held one holds in
-// turn are not looked into for interfaces again (ifaceDepth), which
-// keeps the code from growing with every pair of the session's types.
+// turn are looked into for interfaces only up to maxIfaceDepth
+// (ifaceDepth), which keeps the code from growing with every level.
 //
 // A value that is none of those goes through the runtime's Raw, so that
 // compiled code gets it as the interpreter passes values to compiled
@@ -849,6 +882,44 @@ func (r *typedRewriter) freshTyped(x ast.Expr, t types.Type) ast.Expr {
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// promotedMethods spells out the embedded fields that a method promoted
+// from an embedded interface is reached through, which the interpreter
+// does not follow (type Pet struct{ Animal }: pet.Sound() panicked with
+// "invalid interface value"):
+//
+//	pet.Sound  →  pet.Animal.Sound
+func (r *typedRewriter) promotedMethods(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		sel, ok := n.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		s := r.info.Selections[sel]
+		if s == nil || s.Kind() != types.MethodVal || len(s.Index()) < 2 {
+			return true
+		}
+		m, ok := s.Obj().(*types.Func)
+		if !ok || m.Signature().Recv() == nil || !isInterface(m.Signature().Recv().Type()) {
+			return true
+		}
+		x, t := sel.X, s.Recv()
+		for _, i := range s.Index()[:len(s.Index())-1] {
+			if p, ok := t.Underlying().(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			st, ok := t.Underlying().(*types.Struct)
+			if !ok {
+				return true
+			}
+			field := st.Field(i)
+			x = &ast.SelectorExpr{X: x, Sel: ident(field.Name(), sel.Sel.Pos())}
+			t = field.Type()
+		}
+		sel.X = x
+		return true
+	})
 }
 
 // methodExprs rewrites method expressions, which the interpreter calls

@@ -91,6 +91,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.indexChecks(f)
 		r.mapLookups(f)
 		r.methodExprs(f)
+		r.promotedMethods(f)
 		r.zeroDivisors(f)
 		r.nilAssertions(f)
 		r.names(f)

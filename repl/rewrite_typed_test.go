@@ -165,6 +165,11 @@ func TestNames(t *testing.T) {
 		{in: "type Box struct{ S Shape; N int }\nfmt.Printf(\"%v %+v %T\\n\", Box{Circle{1}, 2}, Box{S: Sq(3)}, []any{Box{}})", out: "{{1} 2} {S:3 N:0} []interface {}\n"},
 		{in: "errs := []error{&E{1}, fmt.Errorf(\"plain\"), nil}\nfmt.Println(errs)", out: "[code 1 plain <nil>]\n"},
 		{in: "fmt.Printf(\"%#v %#v\\n\", []any{1, nil}, map[string]any{\"k\": Level(0)})", out: "[]interface {}{1, interface {}(nil)} map[string]interface {}{\"k\":0}\n"},
+		// A method promoted from an embedded interface: called (the
+		// interpreter panicked with "invalid interface value") and printed
+		// (its assertion was refused as impossible).
+		{in: "type Named interface{ Name() string }\ntype N string\nfunc (n N) Name() string { return string(n) }\ntype Item struct{ Named; Qty int }\nit := Item{N(\"pen\"), 2}\nget := it.Name\nfmt.Println(it.Name(), get(), (&it).Name())", out: "pen pen pen\n"},
+		{in: "fmt.Println([]Named{it, N(\"cap\")}, it)", out: "[{pen 2} cap] {pen 2}\n"},
 	}
 	s, out, _ := newTestSession(t)
 	for _, st := range steps {
