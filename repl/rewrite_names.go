@@ -647,11 +647,11 @@ func (r *typedRewriter) holdsSessionTypes(t types.Type) bool {
 // turn are looked into for interfaces only up to maxIfaceDepth
 // (ifaceDepth), which keeps the code from growing with every level.
 //
-// A value that is none of those goes through the runtime's Raw, so that
-// compiled code gets it as the interpreter passes values to compiled
-// functions (a type with fmt's methods that assertions cannot tell from
-// its underlying type, type Level int, wrapped with them), not as the
-// interpreter keeps it inside a slice.
+// A value that is none of those goes through the runtime's Typed with no
+// name, so that compiled code gets it as the interpreter passes values to
+// compiled functions (a type with fmt's methods that assertions cannot
+// tell from its underlying type, type Level int, wrapped with them), not
+// as the interpreter keeps it inside a slice; a nil stays nil.
 func (r *typedRewriter) ifaceElem(x ast.Expr, t types.Type) ast.Expr {
 	r.ifaceDepth++
 	defer func() { r.ifaceDepth-- }()
