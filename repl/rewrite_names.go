@@ -245,6 +245,14 @@ func isInterface(t types.Type) bool {
 // over the session's types (declared before at) that t can hold. It
 // returns nil when there are none.
 func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.Expr {
+	return r.dynamicTypedOr(x, t, at, nil)
+}
+
+// dynamicTypedOr is dynamicTyped whose literal ends, instead of with
+// return v, with the statements that last makes of v, if last is not nil;
+// then it returns the literal even when no type of the session's can be
+// told.
+func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, last func(v string) []ast.Stmt) ast.Expr {
 	pos := x.Pos()
 	param := r.temp("v", pos)
 	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
@@ -283,14 +291,18 @@ func (r *typedRewriter) dynamicTyped(x ast.Expr, t types.Type, at ast.Node) ast.
 			})
 		}
 	}
-	if len(body.List) == 0 {
+	if len(body.List) == 0 && last == nil {
 		return nil
 	}
 	tx := r.typeExpr(t, pos)
 	if tx == nil {
 		return nil
 	}
-	body.List = append(body.List, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}})
+	if last != nil {
+		body.List = append(body.List, last(param.Name)...)
+	} else {
+		body.List = append(body.List, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}})
+	}
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
@@ -656,34 +668,21 @@ func (r *typedRewriter) ifaceElem(x ast.Expr, t types.Type) ast.Expr {
 	r.ifaceDepth++
 	defer func() { r.ifaceDepth-- }()
 	pos := x.Pos()
-	d, _ := r.dynamicTyped(x, t, r.at).(*ast.CallExpr)
-	if d == nil {
-		// func(v T) any { return v }(x), completed below.
-		tx := r.typeExpr(t, pos)
-		if tx == nil {
-			return x
+	// if v == nil { return nil }  (fmt's %#v writes interface {}(nil))
+	// return _sn.Typed(any(v), "")
+	last := func(v string) []ast.Stmt {
+		return []ast.Stmt{
+			&ast.IfStmt{If: pos,
+				Cond: &ast.BinaryExpr{X: ident(v, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos)}}}}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
+				r.typedCall(&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(v, pos)}, Rparen: pos}, "", pos)}},
 		}
-		param := r.temp("v", pos)
-		d = &ast.CallExpr{Fun: &ast.FuncLit{
-			Type: &ast.FuncType{Func: pos,
-				Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
-				Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
-			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}}}},
-		}, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
 	}
-	// The literal ends by returning its parameter v as it is; it becomes
-	//
-	//	if v == nil { return nil }  // fmt's %#v writes interface {}(nil)
-	//	return _sn.Typed(v, "")
-	body := d.Fun.(*ast.FuncLit).Body
-	ret := body.List[len(body.List)-1].(*ast.ReturnStmt)
-	v := ret.Results[0].(*ast.Ident).Name
-	ret.Results[0] = r.typedCall(&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(v, pos)}, Rparen: pos}, "", pos)
-	isNil := &ast.IfStmt{If: pos,
-		Cond: &ast.BinaryExpr{X: ident(v, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
-		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos)}}}}}
-	body.List = append(body.List[:len(body.List)-1], isNil, ret)
-	return d
+	if d := r.dynamicTypedOr(x, t, r.at, last); d != nil {
+		return d
+	}
+	return x
 }
 
 // elements passes a slice, array or map whose elements have fmt's
