@@ -385,7 +385,8 @@ func BenchmarkDirectConv(b *testing.B) {
 // named in SPARKNET_DIRECT_TUNE (a comma-separated list of name=value:
 // group, chunk and pixels for the weight gradient's directGradGroup,
 // directGradChunk and directGradPixels; rows and prefetch for its
-// directGradRowsBytes and directGradPrefetchBytes; stride for
+// directGradRowsBytes and directGradPrefetchBytes; win and wgroup for
+// directGradWin and directGradWinGroup; stride for
 // directGradStride; fchunk and tiles for directChunk and
 // directChunkTiles; load for directLoadChannels; stream for
 // directStreamBytes) before a benchmark makes its plan, and returns the
@@ -396,7 +397,7 @@ func directTuning(b *testing.B) func() {
 		"group": &directGradGroup, "chunk": &directGradChunk, "pixels": &directGradPixels,
 		"stride": &directGradStride, "fchunk": &directChunk, "tiles": &directChunkTiles,
 		"load": &directLoadChannels, "stream": &directStreamBytes,
-		"rows": &directGradRowsBytes, "prefetch": &directGradPrefetchBytes,
+		"rows": &directGradRowsBytes, "prefetch": &directGradPrefetchBytes, "win": &directGradWin, "wgroup": &directGradWinGroup,
 	}
 	old := make(map[string]int, len(vars))
 	for k, p := range vars {
@@ -417,7 +418,7 @@ func directTuning(b *testing.B) func() {
 		p := vars[k]
 		if p == nil || err != nil || n <= 0 {
 			restore()
-			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, stride, fchunk, tiles, load, stream", kv)
+			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, win, wgroup, stride, fchunk, tiles, load, stream", kv)
 		}
 		*p = n
 	}

@@ -311,6 +311,106 @@ func TestDirectGradRow(t *testing.T) {
 	}
 }
 
+// TestDirectGradWin checks that each implementation's gradWin kernel
+// gives bit for bit the sums of its gradSeq kernel (called for the
+// window's nine weights gnr at a time) on the same operands, for every
+// tile height, rows of every width modulo 3 and of AlexNet's 13, with and
+// without sums to add to, the gradient's pixels spread out; and that two
+// input channels in one call give the sums of a call for each.
+func TestDirectGradWin(t *testing.T) {
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	for name, k := range impls {
+		if k.gradWin == nil {
+			continue
+		}
+		L, f := k.lanes, 4
+		rng := newRand(23)
+		src := randSlice(rng, 64*1024)
+		dy := randSlice(rng, 32*1024)
+		for mr := 1; mr <= k.wmr; mr++ {
+			for _, oh := range []int{1, 2, 4} {
+				for _, ow := range []int{1, 2, 3, 4, 5, 6, 7, 13} {
+					for _, load := range []bool{false, true} {
+						t.Run(fmt.Sprintf("%s/mr=%d/%dx%d/load=%v", name, mr, oh, ow, load), func(t *testing.T) {
+							// Rows of ow+2 vectors and 3 more; the window
+							// starts 5 vectors into x.
+							skip := (2 + 3) * L * f
+							row := ow*L*f + skip
+							var offs []int32
+							for j := range 9 {
+								offs = append(offs, int32(f*5*L+j/3*row+j%3*L*f))
+							}
+							accRow := f * (9*L + L)
+							start := randSlice(newRand(4), mr*accRow/f)
+							// dy's pixels 2 vectors apart beyond their mr,
+							// rows 5 more.
+							dyStep, dySkip := (mr+2)*L*f, 5*L*f
+							got := append([]float32(nil), start...)
+							k.gradWin(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1, 0)
+							want := append([]float32(nil), start...)
+							seqSums(k, mr, offs, &dy[0], dyStep, dySkip, &src[0], skip, oh, ow, want, accRow, load)
+							for i := range want {
+								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])
+								}
+							}
+							// Two channels, the second 11 rows on, in one
+							// call, and a call for each.
+							chans := make([]int32, 18)
+							for j := range 9 {
+								chans[j], chans[9+j] = offs[j], offs[j]+int32(11*row)
+							}
+							row2 := f * (18*L + L)
+							two := randSlice(newRand(5), mr*row2/f)
+							want2 := append([]float32(nil), two...)
+							k.gradWin(mr, &dy[0], dyStep, dySkip, &src[0], &chans[0], skip, oh, ow, &two[0], row2, load, 2, 4096)
+							for g := range 2 {
+								k.gradWin(mr, &dy[0], dyStep, dySkip, &src[0], &chans[g*9], skip, oh, ow, &want2[g*9*L], row2, load, 1, 0)
+							}
+							for i := range want2 {
+								if math.Float32bits(two[i]) != math.Float32bits(want2[i]) {
+									t.Fatalf("two channels: acc[%d] = %v, want %v bit for bit", i, two[i], want2[i])
+								}
+							}
+						})
+					}
+				}
+			}
+		}
+	}
+}
+
+// seqSums is k.gradSeq for the weights at offs, gnr at a time (the last
+// repeated), into acc's rows accRow bytes apart, a vector a weight.
+func seqSums(k *directKernels, mr int, offs []int32, dy *float32, dyStep, dySkip int, x *float32, skip, oh, ow int, acc []float32, accRow int, load bool) {
+	L, f := k.lanes, 4
+	n := len(offs)
+	for j0 := 0; j0 < n; j0 += k.gnr {
+		part := make([]int32, k.gnr)
+		tmp := make([]float32, mr*k.gnr*L)
+		for j := range part {
+			jj := min(j0+j, n-1)
+			part[j] = offs[jj]
+			for i := range mr {
+				copy(tmp[(i*k.gnr+j)*L:(i*k.gnr+j+1)*L], acc[i*accRow/f+jj*L:])
+			}
+		}
+		k.gradSeq(mr, dy, dyStep, dySkip, x, &part[0], skip, oh, ow, &tmp[0], f*k.gnr*L, load, 1, 0)
+		for j := range k.gnr {
+			if j0+j < n {
+				for i := range mr {
+					copy(acc[i*accRow/f+(j0+j)*L:i*accRow/f+(j0+j+1)*L], tmp[(i*k.gnr+j)*L:])
+				}
+			}
+		}
+	}
+}
+
 // TestDirectConvGroupOrder checks that Forward and BackwardData, which
 // take a group and a chunk of tiles at a time, give bit for bit the
 // outputs of the band-major order (every group of a band of rows, then

@@ -13,3 +13,15 @@ func init() {
 		rowAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
 	}
 }
+
+// The weight-gradient kernels for the nine weights of an input channel
+// of a 3×3 kernel (directKernels.gradWin), added to the AVX-512 direct
+// kernels. AVX2 has none: its sixteen registers do not hold the window
+// beside the sums.
+func init() {
+	winAVX512 := [...]directSeqFunc{directGradWinAVX512x1, directGradWinAVX512x2}
+	avx512Gemm.direct.wmr = len(winAVX512)
+	avx512Gemm.direct.gradWin = func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
+		winAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
+	}
+}

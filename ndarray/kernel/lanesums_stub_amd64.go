@@ -13,3 +13,13 @@ func laneSumsAVX512(dst *float32, src *float32, n int)
 //
 //go:noescape
 func laneSumsAVX2(dst *float32, src *float32, n int)
+
+// laneSumsSetAVX512 sets dst[i] to the sum of the 16 floats src[16i:16i+16], for i < n.
+//
+//go:noescape
+func laneSumsSetAVX512(dst *float32, src *float32, n int)
+
+// laneSumsSetAVX2 sets dst[i] to the sum of the 8 floats src[8i:8i+8], for i < n.
+//
+//go:noescape
+func laneSumsSetAVX2(dst *float32, src *float32, n int)

@@ -10,7 +10,8 @@ import (
 // TestLaneSumsExact checks every implementation's lane sums bit for bit
 // against the portable ones (each vector's lanes added first to last),
 // for every block length and tail, with the rows after the last one
-// holding values that must not reach dst.
+// holding values that must not reach dst; and that laneSumsSet stores
+// the sums that laneSums adds to −0.
 func TestLaneSumsExact(t *testing.T) {
 	for _, im := range available() {
 		k := im.direct
@@ -39,6 +40,30 @@ func TestLaneSumsExact(t *testing.T) {
 				for i := range got {
 					if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("dst[%d] = %v (%#08x), want %v (%#08x)", i, got[i], math.Float32bits(got[i]), want[i], math.Float32bits(want[i]))
+					}
+				}
+				// laneSumsSet: the sums added to −0 (each sum itself,
+				// −0 and +0 kept), whatever dst held; dst[n] untouched.
+				set := append([]float32(nil), dst...)
+				for i := range n {
+					set[i] = float32(math.NaN())
+				}
+				want = make([]float32, n+1)
+				for i := range n {
+					want[i] = float32(math.Copysign(0, -1))
+				}
+				want[n] = dst[n]
+				if n > 2 {
+					// Sums of +0 and of −0 lanes.
+					for l := range L {
+						src[l], src[L+l] = 0, float32(math.Copysign(0, -1))
+					}
+				}
+				ref(&want[0], &src[0], n)
+				k.laneSumsSet(&set[0], &src[0], n)
+				for i := range set {
+					if math.Float32bits(set[i]) != math.Float32bits(want[i]) {
+						t.Fatalf("set: dst[%d] = %v (%#08x), want %v (%#08x)", i, set[i], math.Float32bits(set[i]), want[i], math.Float32bits(want[i]))
 					}
 				}
 			})

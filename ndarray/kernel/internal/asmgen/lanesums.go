@@ -27,8 +27,19 @@ func buildLaneSums(c *build.Context) {
 	for l := 0; l < 8; l++ {
 		c.AddDatum(4*l, operand.U32(l))
 	}
-	laneSumsQuarters512(c)
-	laneSumsQuarters256(c, tab)
+	for _, set := range []bool{false, true} {
+		laneSumsQuarters512(c, set)
+		laneSumsQuarters256(c, tab, set)
+	}
+}
+
+// laneSumsName is the name of a lane-sums kernel: laneSums{,Set}ISA, the
+// Set kernels storing the sums to dst instead of adding them.
+func laneSumsName(isa string, set bool) string {
+	if set {
+		return "laneSumsSet" + isa
+	}
+	return "laneSums" + isa
 }
 
 // laneSumsRows sets rows[q] to the address of vector r+4q of the block at
@@ -71,15 +82,21 @@ func laneSumsTransposeAdd(c *build.Context, k int, q, t, col [4]reg.VecPhysical,
 	}
 }
 
-// laneSumsQuarters512 emits laneSumsAVX512: two blocks of 16 vectors at a
-// time, their quarters interleaved so that the two chains of additions
-// overlap, then one block, then the last, partial one.
-func laneSumsQuarters512(c *build.Context) {
-	c.Function("laneSumsAVX512")
+// laneSumsQuarters512 emits laneSumsAVX512 (laneSumsSetAVX512 with set):
+// two blocks of 16 vectors at a time, their quarters interleaved so that
+// the two chains of additions overlap, then one block, then the last,
+// partial one.
+func laneSumsQuarters512(c *build.Context, set bool) {
+	name := laneSumsName("AVX512", set)
+	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 	c.SignatureExpr("func(dst, src *float32, n int)")
-	c.Doc("laneSumsAVX512 adds to dst[i] the sum of the 16 floats src[16i:16i+16], for i < n.")
+	if set {
+		c.Doc(name + " sets dst[i] to the sum of the 16 floats src[16i:16i+16], for i < n.")
+	} else {
+		c.Doc(name + " adds to dst[i] the sum of the 16 floats src[16i:16i+16], for i < n.")
+	}
 	dst, src, n, last := reg.RDI, reg.RSI, reg.RCX, reg.RDX
 	rows := []reg.Register{reg.R8, reg.R9, reg.R10, reg.R11}
 	c.Load(c.Param("dst"), dst)
@@ -115,7 +132,9 @@ func laneSumsQuarters512(c *build.Context) {
 		}
 		for b := 0; b < nb; b++ {
 			d := operand.Mem{Base: dst, Disp: 64 * b}
-			c.VADDPS(d, zmm(24+b), zmm(24+b))
+			if !set {
+				c.VADDPS(d, zmm(24+b), zmm(24+b))
+			}
 			c.VMOVUPS(zmm(24+b), d)
 		}
 		c.ADDQ(operand.U32(64*nb), dst)
@@ -170,8 +189,10 @@ func laneSumsQuarters512(c *build.Context) {
 		for k := 0; k < 4; k++ {
 			laneSumsTransposeAdd(c, k, q[k], regs(16), regs(20), sum)
 		}
-		c.VMOVUPS_Z(operand.Mem{Base: dst}, reg.K1, zmm(16))
-		c.VADDPS(zmm(16), sum, sum)
+		if !set {
+			c.VMOVUPS_Z(operand.Mem{Base: dst}, reg.K1, zmm(16))
+			c.VADDPS(zmm(16), sum, sum)
+		}
 		c.VMOVUPS(sum, reg.K1, operand.Mem{Base: dst})
 		if nl < 4 {
 			c.JMP(operand.LabelRef("done"))
@@ -182,14 +203,20 @@ func laneSumsQuarters512(c *build.Context) {
 	c.RET()
 }
 
-// laneSumsQuarters256 emits laneSumsAVX2: blocks of 8 vectors, each
-// register holding one 128-bit half of vectors r and r+4.
-func laneSumsQuarters256(c *build.Context, tab operand.Mem) {
-	c.Function("laneSumsAVX2")
+// laneSumsQuarters256 emits laneSumsAVX2 (laneSumsSetAVX2 with set):
+// blocks of 8 vectors, each register holding one 128-bit half of vectors
+// r and r+4.
+func laneSumsQuarters256(c *build.Context, tab operand.Mem, set bool) {
+	name := laneSumsName("AVX2", set)
+	c.Function(name)
 	c.Attributes(attr.NOSPLIT)
 	c.Pragma("noescape")
 	c.SignatureExpr("func(dst, src *float32, n int)")
-	c.Doc("laneSumsAVX2 adds to dst[i] the sum of the 8 floats src[8i:8i+8], for i < n.")
+	if set {
+		c.Doc(name + " sets dst[i] to the sum of the 8 floats src[8i:8i+8], for i < n.")
+	} else {
+		c.Doc(name + " adds to dst[i] the sum of the 8 floats src[8i:8i+8], for i < n.")
+	}
 	dst, src, n, last := reg.RDI, reg.RSI, reg.RCX, reg.RDX
 	rows := []reg.Register{reg.R8, reg.R9}
 	c.Load(c.Param("dst"), dst)
@@ -226,7 +253,9 @@ func laneSumsQuarters256(c *build.Context, tab operand.Mem) {
 	for k := range q {
 		laneSumsTransposeAdd(c, k, q[k], t[k], col[k], sum)
 	}
-	c.VADDPS(operand.Mem{Base: dst}, sum, sum)
+	if !set {
+		c.VADDPS(operand.Mem{Base: dst}, sum, sum)
+	}
 	c.VMOVUPS(sum, operand.Mem{Base: dst})
 	c.ADDQ(operand.U8(32), dst)
 	c.ADDQ(operand.U32(256), src)
@@ -249,8 +278,10 @@ func laneSumsQuarters256(c *build.Context, tab operand.Mem) {
 		laneSumsTransposeAdd(c, k, q[k], t[k], col[k], sum)
 	}
 	lanesBelowDirect(c, tab, n, reg.Y1)
-	c.VMASKMOVPS(operand.Mem{Base: dst}, reg.Y1, reg.Y2)
-	c.VADDPS(reg.Y2, sum, sum)
+	if !set {
+		c.VMASKMOVPS(operand.Mem{Base: dst}, reg.Y1, reg.Y2)
+		c.VADDPS(reg.Y2, sum, sum)
+	}
 	c.VMASKMOVPS(sum, reg.Y1, operand.Mem{Base: dst})
 	c.Label("done")
 	c.VZEROUPPER()

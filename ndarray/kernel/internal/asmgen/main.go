@@ -51,6 +51,7 @@ var outputs = []output{
 	{"dpool", buildDirectPool},
 	{"convrows", buildConvRows},
 	{"dgradrow", buildDirectGradRow},
+	{"dgradwin", buildDirectGradWin},
 	{"dpool2", buildDirectPool2},
 	{"im2col256", buildIm2col256},
 	{"pool22", buildPool22},
