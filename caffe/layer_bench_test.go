@@ -92,9 +92,13 @@ func benchLayerDown(b *testing.B, def string, in []int, threads int, wantDown bo
 // run got, spinning included.
 //
 // With flops > 0 it also reports the FLOP rate as a share of the FMA peak
-// measured by the kernels' probe before and after the loop: per second of
-// the thread's CPU time (%peak-cpu) on one thread, per second of wall time
-// against the peak of threads cores (%peak) on more.
+// measured by the kernels' probe before and after the loop and between
+// its iterations about every probeEvery of wall time (the timers
+// stopped, the probes' CPU time left out): per second of the thread's CPU
+// time (%peak-cpu) on one thread, per second of wall time against the
+// peak of threads cores (%peak) on more. The machine's rate drifts over
+// seconds (a virtual machine's host, the clock's power limits), so that a
+// probe at either end alone put the same AlexNet build at 67-77% of it.
 func runBench(b *testing.B, batch, threads int, flops int64, step func()) {
 	if threads == 1 {
 		// The thread's CPU clock is read. With more threads the process's
@@ -116,10 +120,22 @@ func runBench(b *testing.B, batch, threads int, flops int64, step func()) {
 	probe()
 	b.ResetTimer()
 	cpu0, proc0 := threadCPUTime(), processCPUTime()
+	var probeCPU, probeProc time.Duration
+	last := time.Now()
 	for b.Loop() {
 		step()
+		if flops > 0 && time.Since(last) >= probeEvery {
+			b.StopTimer()
+			c, p := threadCPUTime(), processCPUTime()
+			probe()
+			probeCPU += threadCPUTime() - c
+			probeProc += processCPUTime() - p
+			b.StartTimer()
+			last = time.Now()
+		}
 	}
-	cpu, proc := threadCPUTime()-cpu0, processCPUTime()-proc0
+	cpu := threadCPUTime() - cpu0 - probeCPU
+	proc := processCPUTime() - proc0 - probeProc
 	wall := b.Elapsed()
 	b.StopTimer()
 	probe()
@@ -143,6 +159,10 @@ func runBench(b *testing.B, batch, threads int, flops int64, step func()) {
 		b.ReportMetric(100*ops/wall.Seconds()/1e9/(float64(threads)*peak.GFLOPS()), "%peak")
 	}
 }
+
+// probeEvery is about how often runBench measures the FMA peak between
+// iterations: each probe runs 20 ms, 5% of it.
+const probeEvery = 400 * time.Millisecond
 
 // layerFLOPs returns the operations of a layer's Forward and of its
 // Backward with the given propagate-down flags.
