@@ -1283,7 +1283,12 @@ func packTileGo(dst, src *float32, h, n, lda, ldd int, alpha float32) {
 	}
 }
 
-func laneSumsGo(lanes int) func(dst, src *float32, n int) {
+// laneSumsGo is laneSums for the portable implementation.
+func laneSumsGo(lanes int) func(dst, src *float32, n int) { return laneSumsRef(lanes, true) }
+
+// laneSumsRef returns the portable lane sums: each vector's lanes added
+// first to last, the sum added to dst[i] (add) or stored there.
+func laneSumsRef(lanes int, add bool) func(dst, src *float32, n int) {
 	return func(dst, src *float32, n int) {
 		d := unsafe.Slice(dst, n)
 		s := unsafe.Slice(src, n*lanes)
@@ -1292,25 +1297,17 @@ func laneSumsGo(lanes int) func(dst, src *float32, n int) {
 			for l := 1; l < lanes; l++ {
 				sum += s[i*lanes+l]
 			}
-			d[i] += sum
+			if add {
+				d[i] += sum
+			} else {
+				d[i] = sum
+			}
 		}
 	}
 }
 
 // laneSumsSetGo is laneSumsGo storing the sums.
-func laneSumsSetGo(lanes int) func(dst, src *float32, n int) {
-	return func(dst, src *float32, n int) {
-		d := unsafe.Slice(dst, n)
-		s := unsafe.Slice(src, n*lanes)
-		for i := range n {
-			sum := s[i*lanes]
-			for l := 1; l < lanes; l++ {
-				sum += s[i*lanes+l]
-			}
-			d[i] = sum
-		}
-	}
-}
+func laneSumsSetGo(lanes int) func(dst, src *float32, n int) { return laneSumsRef(lanes, false) }
 
 // planeSumsGo is planeSums for the portable implementation, whose Sum
 // adds the floats one after the other from zero.

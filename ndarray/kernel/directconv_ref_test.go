@@ -258,26 +258,7 @@ func TestDirectGradRow(t *testing.T) {
 							k.gradRow(mr, &dy[0], dyStep, dySkip, &src[0], &offs[0], skip, oh, ow, &got[0], accRow, load, 1, 0)
 							// gradSeq, gnr weights at a time (the last repeated).
 							want := append([]float32(nil), start...)
-							tmpRow := f * k.gnr * L
-							for j0 := 0; j0 < gradRowWidth; j0 += k.gnr {
-								part := make([]int32, k.gnr)
-								tmp := make([]float32, mr*k.gnr*L)
-								for j := range part {
-									jj := min(j0+j, gradRowWidth-1)
-									part[j] = offs[jj]
-									for i := range mr {
-										copy(tmp[(i*k.gnr+j)*L:(i*k.gnr+j+1)*L], start[i*accRow/f+jj*L:])
-									}
-								}
-								k.gradSeq(mr, &dy[0], dyStep, dySkip, &src[0], &part[0], skip, oh, ow, &tmp[0], tmpRow, load, 1, 0)
-								for j := range k.gnr {
-									if j0+j < gradRowWidth {
-										for i := range mr {
-											copy(want[i*accRow/f+(j0+j)*L:i*accRow/f+(j0+j+1)*L], tmp[(i*k.gnr+j)*L:])
-										}
-									}
-								}
-							}
+							seqSums(k, mr, offs, &dy[0], dyStep, dySkip, &src[0], skip, oh, ow, want, accRow, load)
 							for i := range want {
 								if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 									t.Fatalf("acc[%d] = %v, want %v bit for bit", i, got[i], want[i])

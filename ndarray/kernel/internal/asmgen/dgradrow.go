@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -54,11 +53,7 @@ func buildDirectGradRow(c *build.Context) {
 // bytes past the row's input vectors (see prefetchAhead).
 func directGradRow(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("directGradRow%sx%d", isa.suffix, mr)
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int, pf int)")
-	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).", name, mr))
+	gradFunction(c, name, fmt.Sprintf("%s sums the weight gradient of %d output channels and a kernel row of 5 weights over a block (see directKernels.gradRow).", name, mr))
 	const nr = gradRowWidth
 	V := isa.bytes
 	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
@@ -71,25 +66,7 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.CMPQ(paramAddr(c, "groups"), operand.U8(0))
 	c.JLE(operand.LabelRef("done"))
 	c.Label("group")
-	c.Load(c.Param("acc"), t)
-	c.CMPB(paramAddr(c, "load"), operand.U8(0))
-	c.JEQ(operand.LabelRef("zero"))
-	for i := 0; i < mr; i++ {
-		for j := 0; j < nr; j++ {
-			c.VMOVUPS(operand.Mem{Base: t, Disp: j * V}, acc(i, j))
-		}
-		if i < mr-1 {
-			c.ADDQ(paramAddr(c, "accRow"), t)
-		}
-	}
-	c.JMP(operand.LabelRef("start"))
-	c.Label("zero")
-	for i := 0; i < mr; i++ {
-		for j := 0; j < nr; j++ {
-			zero(c, isa, acc(i, j))
-		}
-	}
-	c.Label("start")
+	gradSumsIn(c, isa, mr, nr, acc, t)
 	c.Load(c.Param("offs"), t)
 	c.MOVLQSX(operand.Mem{Base: t}, t)
 	c.Load(c.Param("dy"), dy)
@@ -161,22 +138,5 @@ func directGradRow(c *build.Context, isa directISA, mr int) {
 	c.DECQ(oy)
 	c.JNZ(operand.LabelRef("row"))
 
-	c.Label("store")
-	c.Load(c.Param("acc"), t)
-	for i := 0; i < mr; i++ {
-		for j := 0; j < nr; j++ {
-			c.VMOVUPS(acc(i, j), operand.Mem{Base: t, Disp: j * V})
-		}
-		if i < mr-1 {
-			c.ADDQ(paramAddr(c, "accRow"), t)
-		}
-	}
-	// The next kernel row: its offset and sums follow.
-	c.ADDQ(operand.U8(4*nr), paramAddr(c, "offs"))
-	c.ADDQ(operand.U32(nr*V), paramAddr(c, "acc"))
-	c.DECQ(paramAddr(c, "groups"))
-	c.JNZ(operand.LabelRef("group"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
+	gradSumsOut(c, isa, mr, nr, acc, t)
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 
-	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
 	"github.com/mmcloughlin/avo/operand"
 	"github.com/mmcloughlin/avo/reg"
@@ -49,11 +48,7 @@ func buildDirectGradWin(c *build.Context) {
 // the line pf bytes past its first input vector (see prefetchAhead).
 func directGradWin(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("directGradWin%sx%d", isa.suffix, mr)
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int, pf int)")
-	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and the nine weights of an input channel of a 3×3 kernel over a block (see directKernels.gradWin).", name, mr))
+	gradFunction(c, name, fmt.Sprintf("%s sums the weight gradient of %d output channels and the nine weights of an input channel of a 3×3 kernel over a block (see directKernels.gradWin).", name, mr))
 	const nr = 9
 	V := isa.bytes
 	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
@@ -100,25 +95,7 @@ func directGradWin(c *build.Context, isa directISA, mr int) {
 	c.CMPQ(paramAddr(c, "groups"), operand.U8(0))
 	c.JLE(operand.LabelRef("done"))
 	c.Label("group")
-	c.Load(c.Param("acc"), t)
-	c.CMPB(paramAddr(c, "load"), operand.U8(0))
-	c.JEQ(operand.LabelRef("zero"))
-	for i := range mr {
-		for j := range nr {
-			c.VMOVUPS(operand.Mem{Base: t, Disp: j * V}, acc(i, j))
-		}
-		if i < mr-1 {
-			c.ADDQ(paramAddr(c, "accRow"), t)
-		}
-	}
-	c.JMP(operand.LabelRef("start"))
-	c.Label("zero")
-	for i := range mr {
-		for j := range nr {
-			zero(c, isa, acc(i, j))
-		}
-	}
-	c.Label("start")
+	gradSumsIn(c, isa, mr, nr, acc, t)
 	c.Load(c.Param("offs"), t)
 	c.MOVLQSX(operand.Mem{Base: t}, t)
 	c.Load(c.Param("dy"), dy)
@@ -170,22 +147,5 @@ func directGradWin(c *build.Context, isa directISA, mr int) {
 	c.DECQ(oy)
 	c.JNZ(operand.LabelRef("row"))
 
-	c.Label("store")
-	c.Load(c.Param("acc"), t)
-	for i := range mr {
-		for j := range nr {
-			c.VMOVUPS(acc(i, j), operand.Mem{Base: t, Disp: j * V})
-		}
-		if i < mr-1 {
-			c.ADDQ(paramAddr(c, "accRow"), t)
-		}
-	}
-	// The next input channel: its offsets and sums follow.
-	c.ADDQ(operand.U8(4*nr), paramAddr(c, "offs"))
-	c.ADDQ(operand.U32(nr*V), paramAddr(c, "acc"))
-	c.DECQ(paramAddr(c, "groups"))
-	c.JNZ(operand.LabelRef("group"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
+	gradSumsOut(c, isa, mr, nr, acc, t)
 }

@@ -42,11 +42,7 @@ func buildDirectGrad(c *build.Context) {
 // weight's input vectors (see prefetchAhead); AVX2 ignores pf.
 func directGradSeq(c *build.Context, isa directISA, mr int) {
 	name := fmt.Sprintf("directGradSeq%sx%d", isa.suffix, mr)
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int, pf int)")
-	c.Doc(fmt.Sprintf("%s sums the weight gradient of %d output channels and %d weights over a block (see directKernels.gradSeq).", name, mr, isa.gnr))
+	gradFunction(c, name, fmt.Sprintf("%s sums the weight gradient of %d output channels and %d weights over a block (see directKernels.gradSeq).", name, mr, isa.gnr))
 	nr := isa.gnr
 	dy, x, ox, oy, skip, t, ow := reg.RSI, reg.RBX, reg.RCX, reg.RDX, reg.R13, reg.RAX, reg.R14
 	dstep := reg.RDI
@@ -67,25 +63,7 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 		c.Load(c.Param("pf"), pf)
 		c.ADDQ(offReg[0], pf)
 	}
-	c.Load(c.Param("acc"), t)
-	c.CMPB(paramAddr(c, "load"), operand.U8(0))
-	c.JEQ(operand.LabelRef("zero"))
-	for i := 0; i < mr; i++ {
-		for j := 0; j < nr; j++ {
-			c.VMOVUPS(operand.Mem{Base: t, Disp: j * isa.bytes}, acc(i, j))
-		}
-		if i < mr-1 {
-			c.ADDQ(paramAddr(c, "accRow"), t)
-		}
-	}
-	c.JMP(operand.LabelRef("start"))
-	c.Label("zero")
-	for i := 0; i < mr; i++ {
-		for j := 0; j < nr; j++ {
-			zero(c, isa, acc(i, j))
-		}
-	}
-	c.Label("start")
+	gradSumsIn(c, isa, mr, nr, acc, t)
 	c.Load(c.Param("dy"), dy)
 	c.Load(c.Param("dyStep"), dstep)
 	c.Load(c.Param("x"), x)
@@ -140,24 +118,7 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 	c.DECQ(oy)
 	c.JNZ(operand.LabelRef("row"))
 
-	c.Label("store")
-	c.Load(c.Param("acc"), t)
-	for i := 0; i < mr; i++ {
-		for j := 0; j < nr; j++ {
-			c.VMOVUPS(acc(i, j), operand.Mem{Base: t, Disp: j * isa.bytes})
-		}
-		if i < mr-1 {
-			c.ADDQ(paramAddr(c, "accRow"), t)
-		}
-	}
-	// The next group of weights: their offsets and sums follow.
-	c.ADDQ(operand.U8(4*nr), paramAddr(c, "offs"))
-	c.ADDQ(operand.U32(nr*isa.bytes), paramAddr(c, "acc"))
-	c.DECQ(paramAddr(c, "groups"))
-	c.JNZ(operand.LabelRef("group"))
-	c.Label("done")
-	c.VZEROUPPER()
-	c.RET()
+	gradSumsOut(c, isa, mr, nr, acc, t)
 }
 
 // prefetchAhead prefetches into the first-level cache the two lines (a
@@ -170,4 +131,65 @@ func directGradSeq(c *build.Context, isa directISA, mr int) {
 func prefetchAhead(c *build.Context, base, index reg.Register) {
 	c.PREFETCHT0(operand.Mem{Base: base, Index: index, Scale: 1})
 	c.PREFETCHT0(operand.Mem{Base: base, Index: index, Scale: 1, Disp: 64})
+}
+
+// gradSumsIn emits the start of a weight-gradient kernel's group of
+// weights: its sums acc(i, j), i < mr, j < nr, read from the rows of acc
+// (accRow bytes apart, a vector a weight) where load is set, else zero;
+// t is a scratch register. It ends at label "start".
+func gradSumsIn(c *build.Context, isa directISA, mr, nr int, acc func(i, j int) reg.VecPhysical, t reg.Register) {
+	c.Load(c.Param("acc"), t)
+	c.CMPB(paramAddr(c, "load"), operand.U8(0))
+	c.JEQ(operand.LabelRef("zero"))
+	for i := range mr {
+		for j := range nr {
+			c.VMOVUPS(operand.Mem{Base: t, Disp: j * isa.bytes}, acc(i, j))
+		}
+		if i < mr-1 {
+			c.ADDQ(paramAddr(c, "accRow"), t)
+		}
+	}
+	c.JMP(operand.LabelRef("start"))
+	c.Label("zero")
+	for i := range mr {
+		for j := range nr {
+			zero(c, isa, acc(i, j))
+		}
+	}
+	c.Label("start")
+}
+
+// gradSumsOut emits the end of a group, from label "store": the sums
+// stored back to acc, and the next group's offsets (nr on) and sums (nr
+// vectors on) taken while groups remain, from label "group"; then the
+// return.
+func gradSumsOut(c *build.Context, isa directISA, mr, nr int, acc func(i, j int) reg.VecPhysical, t reg.Register) {
+	c.Label("store")
+	c.Load(c.Param("acc"), t)
+	for i := range mr {
+		for j := range nr {
+			c.VMOVUPS(acc(i, j), operand.Mem{Base: t, Disp: j * isa.bytes})
+		}
+		if i < mr-1 {
+			c.ADDQ(paramAddr(c, "accRow"), t)
+		}
+	}
+	c.ADDQ(operand.U8(4*nr), paramAddr(c, "offs"))
+	c.ADDQ(operand.U32(nr*isa.bytes), paramAddr(c, "acc"))
+	c.DECQ(paramAddr(c, "groups"))
+	c.JNZ(operand.LabelRef("group"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
+}
+
+// gradFunction declares the weight-gradient kernel name, whose signature
+// all of them share (see package kernel's directKernels.gradSeq), with
+// its doc.
+func gradFunction(c *build.Context, name, doc string) {
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups int, pf int)")
+	c.Doc(doc)
 }
