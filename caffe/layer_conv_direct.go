@@ -412,6 +412,12 @@ func (l *Convolution) forwardDirect(bottom, top []*Blob) {
 	}
 }
 
+// winograd reports whether the layer's direct plan runs its forward pass
+// and input gradient on Winograd's transforms.
+func (l *Convolution) winograd() bool {
+	return l.direct != nil && l.direct.plan != nil && l.direct.plan.Winograd()
+}
+
 // forwardDirectChain runs forwardDirect for l (one bottom, one top) and
 // for c, whose bottom is the top of the group l runs in, as one run over
 // the blocks: a part convolves a block with l's group, then the same

@@ -139,6 +139,10 @@ func testConvolutionMatchesDirect(t *testing.T) {
 		// … whose rows are whole pairs of vectors: Forward on the row
 		// convolution.
 		{"few-in-rows", convGeomTest{n: 5, c: 3, h: 4, w: 32, out: 32, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		// 3×3 with many channels: Forward and the input gradient on
+		// Winograd's transforms.
+		{"winograd", convGeomTest{n: 18, c: 64, h: 7, w: 6, out: 64, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		{"winograd-groups", convGeomTest{n: 3, c: 128, h: 5, w: 5, out: 128, group: 2, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 	}
 	modes := []struct {
 		name    string
@@ -175,16 +179,22 @@ func testConvolutionMatchesDirect(t *testing.T) {
 				if got := l.(*Convolution).direct != nil; got != (convDirect && directGeom) {
 					t.Fatalf("direct path %v, want %v", got, convDirect && directGeom)
 				}
+				if d := l.(*Convolution).direct; d != nil && d.plan.Winograd() != (g.kh == 3 && g.kw == 3 && g.c/g.group >= 64 && kernel.Winograd()) {
+					t.Fatalf("Winograd's transforms %v, want them for 3×3 kernels of 64 channels or more", d.plan.Winograd())
+				}
 				var b []float32
 				if g.bias {
 					b = l.Params()[1].DataSlice()
 				}
+				// Float32 sums of n products against float64 ones: the
+				// bound grows with the length of the sums.
+				tol := 1e-5 * max(1, float64(g.c/g.group*g.kh*g.kw)/64)
 				if err := l.Forward(blobs(x), blobs(y)); err != nil {
 					t.Fatal(err)
 				}
 				dy := randBlob(2, -1, 1, y.Shape()...).DataSlice()
 				wantY, wantDx, wantDw, wantDb := directConv(g, x.DataSlice(), l.Params()[0].DataSlice(), b, dy)
-				if !closeSlices(y.DataSlice(), wantY, 1e-5) {
+				if !closeSlices(y.DataSlice(), wantY, tol) {
 					t.Fatalf("forward differs:\n got %v\nwant %v", y.DataSlice(), wantY)
 				}
 				copy(y.DiffSlice(), dy)
@@ -193,20 +203,20 @@ func testConvolutionMatchesDirect(t *testing.T) {
 					fillFloats(p.DiffSlice(), 1)
 				}
 				l.Backward(blobs(y), []bool{true}, blobs(x))
-				if !closeSlices(x.DiffSlice(), wantDx, 1e-5) {
+				if !closeSlices(x.DiffSlice(), wantDx, tol) {
 					t.Errorf("bottom gradient differs:\n got %v\nwant %v", x.DiffSlice(), wantDx)
 				}
 				for i := range wantDw {
 					wantDw[i]++
 				}
-				if !closeSlices(l.Params()[0].DiffSlice(), wantDw, 1e-5) {
+				if !closeSlices(l.Params()[0].DiffSlice(), wantDw, tol) {
 					t.Errorf("weight gradient differs:\n got %v\nwant %v", l.Params()[0].DiffSlice(), wantDw)
 				}
 				if g.bias {
 					for i := range wantDb {
 						wantDb[i]++
 					}
-					if !closeSlices(l.Params()[1].DiffSlice(), wantDb, 1e-5) {
+					if !closeSlices(l.Params()[1].DiffSlice(), wantDb, tol) {
 						t.Errorf("bias gradient differs:\n got %v\nwant %v", l.Params()[1].DiffSlice(), wantDb)
 					}
 				}
@@ -221,10 +231,10 @@ func testConvolutionMatchesDirect(t *testing.T) {
 					fillFloats(p.DiffSlice(), 1)
 				}
 				l.Backward(blobs(y), []bool{false}, blobs(x))
-				if !closeSlices(l.Params()[0].DiffSlice(), wantDw, 1e-5) {
+				if !closeSlices(l.Params()[0].DiffSlice(), wantDw, tol) {
 					t.Errorf("weight gradient without the bottom's differs:\n got %v\nwant %v", l.Params()[0].DiffSlice(), wantDw)
 				}
-				if g.bias && !closeSlices(l.Params()[1].DiffSlice(), wantDb, 1e-5) {
+				if g.bias && !closeSlices(l.Params()[1].DiffSlice(), wantDb, tol) {
 					t.Errorf("bias gradient without the bottom's differs:\n got %v\nwant %v", l.Params()[1].DiffSlice(), wantDb)
 				}
 				// Backward again without the bottom gradient and with the

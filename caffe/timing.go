@@ -29,6 +29,11 @@ type LayerTiming struct {
 	// ForwardFLOPs and BackwardFLOPs are the operations of one pass (see
 	// Net.LayerFLOPs).
 	ForwardFLOPs, BackwardFLOPs int64
+	// Winograd tells that the layer (a convolution) computes its forward
+	// pass and input gradient on Winograd's transforms, with 2.25 times
+	// fewer multiply-adds than the FLOPs count (those of the direct
+	// convolution).
+	Winograd bool
 }
 
 // NetTiming is what TimeNet measured.
@@ -106,6 +111,9 @@ func TimeNet(ctx context.Context, net *Net, opts TimeOptions) (*NetTiming, error
 	}
 	for i := range t.Layers {
 		t.Layers[i].ForwardFLOPs, t.Layers[i].BackwardFLOPs = net.LayerFLOPs(i)
+		if c, ok := net.layers[i].(*Convolution); ok {
+			t.Layers[i].Winograd = c.winograd()
+		}
 	}
 	probe := opts.PeakProbe
 	if probe <= 0 {

@@ -52,8 +52,12 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	n := *iterations
 	fmt.Fprintln(stdout, "Average time per layer: ")
 	for _, l := range t.Layers {
-		fmt.Fprintf(stdout, "%10s\tforward: %s ms.%s\n", l.Name, ms(l.Forward.Wall, n), flopsColumn(*flops, t, l.ForwardFLOPs, l.Forward))
-		fmt.Fprintf(stdout, "%10s\tbackward: %s ms.%s\n", l.Name, ms(l.Backward.Wall, n), flopsColumn(*flops, t, l.BackwardFLOPs, l.Backward))
+		wino := ""
+		if *flops && l.Winograd {
+			wino = "\tWinograd"
+		}
+		fmt.Fprintf(stdout, "%10s\tforward: %s ms.%s%s\n", l.Name, ms(l.Forward.Wall, n), flopsColumn(*flops, t, l.ForwardFLOPs, l.Forward), wino)
+		fmt.Fprintf(stdout, "%10s\tbackward: %s ms.%s%s\n", l.Name, ms(l.Backward.Wall, n), flopsColumn(*flops, t, l.BackwardFLOPs, l.Backward), wino)
 	}
 	fmt.Fprintf(stdout, "Average Forward pass: %s ms.\n", ms(t.Forward.Wall, n))
 	fmt.Fprintf(stdout, "Average Backward pass: %s ms.\n", ms(t.Backward.Wall, n))
@@ -154,6 +158,13 @@ func printPeakShare(w io.Writer, t *caffe.NetTiming) {
 	if total > 0 {
 		fmt.Fprintf(w, "Layers with FLOPs (Convolution, Deconvolution, InnerProduct): %.1f%% of the time; other layers %.1f%%.\n",
 			100*products.Seconds()/total.Seconds(), 100*(total-products).Seconds()/total.Seconds())
+	}
+	for _, l := range t.Layers {
+		if l.Winograd {
+			fmt.Fprintln(w, "Layers marked Winograd compute their forward pass and input gradient on Winograd's F(2×2, 3×3) transforms, "+
+				"with 2.25 times fewer multiply-adds than their FLOPs, which count the direct convolution's.")
+			break
+		}
 	}
 }
 

@@ -398,6 +398,7 @@ func directTuning(b *testing.B) func() {
 		"stride": &directGradStride, "fchunk": &directChunk, "tiles": &directChunkTiles,
 		"load": &directLoadChannels, "stream": &directStreamBytes,
 		"rows": &directGradRowsBytes, "prefetch": &directGradPrefetchBytes, "win": &directGradWin, "wgroup": &directGradWinGroup,
+		"wino": &winoChannels, "wchunk": &winoChunk,
 	}
 	old := make(map[string]int, len(vars))
 	for k, p := range vars {
@@ -418,7 +419,7 @@ func directTuning(b *testing.B) func() {
 		p := vars[k]
 		if p == nil || err != nil || n <= 0 {
 			restore()
-			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, win, wgroup, stride, fchunk, tiles, load, stream", kv)
+			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, win, wgroup, wino, wchunk, stride, fchunk, tiles, load, stream", kv)
 		}
 		*p = n
 	}
@@ -469,6 +470,7 @@ func BenchmarkDirectTail(b *testing.B) {
 //
 //	go test -run '^$' -bench DirectConvPack ./ndarray/kernel
 func BenchmarkDirectConvPack(b *testing.B) {
+	defer directTuning(b)()
 	for _, s := range directShapes {
 		d := NewDirectConv(s.c, s.h, s.w, s.m, s.g, s.k, s.k, s.pad, s.pad)
 		if d == nil {

@@ -148,6 +148,15 @@ type directKernels struct {
 	// kernels read in place (contiguous runs of a kernel's values) and
 	// turned into the packed rows in registers (gemm's packATile).
 	packTile func(dst, src *float32, h, n, lda, ldd int, alpha float32)
+	// winoIn and winoOut are Winograd's input and output transforms
+	// (see winograd.go, winoInGo, winoOutGo); nil if the implementation
+	// has none.
+	winoIn  func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)
+	winoOut func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)
+	// winoFilter transforms n blocks of 16 kernels of 3×3 weights
+	// (winoFilterGo); nil if the implementation has none, which leaves
+	// its plans without Winograd's transforms.
+	winoFilter func(dst *float32, planes *int64, src *float32, idx *int32, n int)
 }
 
 // gradRowWidth is the width of the kernels whose weight gradient runs a
@@ -181,23 +190,35 @@ type DirectConv struct {
 	fChunks, bChunks []dchunk // Forward's and BackwardData's tiles, chunk by chunk
 	fBand, bBand     int      // rows of a chunk's band
 	gTiles           []dtile
-	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
-	gradCall         func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
-	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
-	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
-	gRows            int       // output rows of a weight-gradient call
-	gRowSums         bool      // lane sums through the scratch's rows (directGradRowsBytes)
-	gPrefetch        int       // bytes ahead the weight-gradient kernels prefetch the input, or 0
-	gWin             bool      // the weight gradient on the window kernels (gradWin)
-	wf, wb           []float32 // packed weights, per group
-	cAll, mAll       int       // channels and outputs of all groups
-	cs, ms           int       // vectors per pixel of the input and output layouts
-	xSize, dySize    int       // floats of one interleaved input and gradient block
-	ySize            int       // floats of one interleaved output or input-gradient block
-	imgSize, outSize int       // floats of one image and one output (all groups)
-	gradOffs         []int32   // gradOffsets
-	packedF, packedB int       // floats of the packed weights of one group
-	xcSize, dypSize  int       // floats of the weight gradient's input and gradient of one group
+	// Winograd's transforms (winograd.go): whether Forward (BackwardData)
+	// runs on them, the transformed weights, the chunks of output
+	// channels, the offsets of a block's channels, and the floats of the
+	// scratch's transformed input and products.
+	winoF, winoB       bool
+	uf, ub             []float32
+	wfChunks, wbChunks []dchunk
+	winoOff            []int32
+	wvSize, wmSize     int
+	wfIdx, wbIdx       [][]int32 // kernels of the tiles' positions, by tile height (winoTable)
+	planesF, planesB   [16]int   // planes of the transformed weights (winoPlanes)
+	planesFB, planesBB [16]int64
+	gmr, gnr           int // weight-gradient tile: output channels × weights of a call
+	gradCall           func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
+	gGroup             int       // weight-gradient tiles of output channels that share a chunk of weights
+	gChunk             int       // weights of a chunk (a multiple of the gradient tile)
+	gRows              int       // output rows of a weight-gradient call
+	gRowSums           bool      // lane sums through the scratch's rows (directGradRowsBytes)
+	gPrefetch          int       // bytes ahead the weight-gradient kernels prefetch the input, or 0
+	gWin               bool      // the weight gradient on the window kernels (gradWin)
+	wf, wb             []float32 // packed weights, per group
+	cAll, mAll         int       // channels and outputs of all groups
+	cs, ms             int       // vectors per pixel of the input and output layouts
+	xSize, dySize      int       // floats of one interleaved input and gradient block
+	ySize              int       // floats of one interleaved output or input-gradient block
+	imgSize, outSize   int       // floats of one image and one output (all groups)
+	gradOffs           []int32   // gradOffsets
+	packedF, packedB   int       // floats of the packed weights of one group
+	xcSize, dypSize    int       // floats of the weight gradient's input and gradient of one group
 }
 
 // The blocking of the weight gradient (see WeightGrad): the output
@@ -460,6 +481,7 @@ func newDirectConv(k *directKernels, channels, height, width, outputs, groups, k
 	d.imgSize = channels * height * width
 	d.gradOffs = d.gradOffsets()
 	d.outSize = outputs * d.oh * d.ow
+	d.planWino()
 	return d
 }
 
@@ -508,6 +530,9 @@ func (d *DirectConv) PackForwardPart(w []float32, p, parts int) {
 		for c := range d.c {
 			d.k.packTile(&dst[c*t.h], &src[c*area], t.h, area, d.kk, d.c*t.h, 1)
 		}
+		if d.winoF {
+			d.packWinoForward(w, g, t)
+		}
 	}
 }
 
@@ -532,6 +557,9 @@ func (d *DirectConv) PackBackwardPart(w []float32, p, parts int) {
 		// flip: the rows run backwards from the last a's).
 		for m := range d.m {
 			d.k.packTile(&dst[(area-1)*d.m*t.h+m*t.h], &wg[m*d.kk+t.r0*area], t.h, area, area, -d.m*t.h, 1)
+		}
+		if d.winoB {
+			d.packWinoBackward(w, g, t)
 		}
 	}
 }
@@ -558,12 +586,19 @@ type DirectScratch struct {
 	n    int // images whose gradient dy holds (LoadGrad), or 0
 	// sums: the lanes' plane sums (WeightGradPooledBias)
 	sums [16]float32
+	// wv, wm: Winograd's transformed input of a pair of blocks and their
+	// products (winoPass)
+	wv, wm []float32
 }
 
 // NewScratch returns one goroutine's buffers. The weight gradient's are
 // made on its first use.
 func (d *DirectConv) NewScratch() *DirectScratch {
-	return &DirectScratch{d: d, y: HugePageFloats(d.ySize), dy: HugePageFloats(d.dySize)}
+	s := &DirectScratch{d: d, y: HugePageFloats(d.ySize), dy: HugePageFloats(d.dySize)}
+	if d.winoF || d.winoB {
+		s.wv, s.wm = HugePageFloats(d.wvSize), HugePageFloats(d.wmSize)
+	}
+	return s
 }
 
 // DirectBlocks holds the interleaved inputs of image blocks for Forward,
@@ -633,12 +668,21 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 		panic(fmt.Sprintf("kernel: DirectConv.Forward: len(bias) = %d, want >= %d", len(bias), d.mAll))
 	}
 	d.LoadInput(b, slot, x, n)
-	xs := b.x[slot*d.xSize:]
-	d.convolveChunks(directPass{
+	p := d.forwardPass(b.x[slot*d.xSize:])
+	if d.winoF {
+		d.winoPass(p, d.uf, d.wfChunks, s, y, n, bias)
+		return
+	}
+	d.convolveChunks(p, s.y, y, n, bias)
+}
+
+// forwardPass is Forward's pass on the interleaved input xs.
+func (d *DirectConv) forwardPass(xs []float32) directPass {
+	return directPass{
 		w: d.wf, packed: d.packedF, kk: d.kk, off: d.offF, tiles: d.fTiles, chunks: d.fChunks, band: d.fBand,
 		in: xs, chans: d.c, pixStep: d.cs, rowStep: d.pw * d.cs, pad: d.padH, inRows: d.h, padW: d.padW, valid: d.w,
 		outs: d.m, outAll: d.mAll, rows: d.oh, width: d.ow,
-	}, s.y, y, n, bias)
+	}
 }
 
 // directPass is the geometry of a pass that convolves interleaved
@@ -1030,11 +1074,16 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 	d.loaded("BackwardData", s, n)
 	// The padded gradient holds the output rows after p0 rows of zeros.
 	p0 := d.kh - 1 - d.padH
-	d.convolveChunks(directPass{
+	p := directPass{
 		w: d.wb, packed: d.packedB, kk: d.m * d.kh * d.kw, off: d.offB, tiles: d.bTiles, chunks: d.bChunks, band: d.bBand,
 		in: s.dy, chans: d.m, pixStep: d.ms, rowStep: d.dw * d.ms, pad: p0, inRows: d.oh, padW: d.kw - 1 - d.padW, valid: d.ow,
 		outs: d.c, outAll: d.cAll, rows: d.h, width: d.w,
-	}, s.y, dx, n, nil)
+	}
+	if d.winoB {
+		d.winoPass(p, d.ub, d.wbChunks, s, dx, n, nil)
+		return
+	}
+	d.convolveChunks(p, s.y, dx, n, nil)
 }
 
 // WeightGrad adds to dw (Caffe's [outputs][channels/groups][kh][kw]) the
@@ -1344,6 +1393,7 @@ var goDirect = &directKernels{
 	lanes: 8, mr: 6, gmr: 3, gnr: 4,
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
 	gradRow: directGradRowGo(8), rmr: 2, gradWin: directGradWinGo(8), wmr: 2,
+	winoIn: winoInGo(8), winoOut: winoOutGo(8), winoFilter: winoFilterGo,
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8), laneSumsSet: laneSumsSetGo(8),
 	planeSums: planeSumsGo(8), planeSumsAt: planeSumsAtGo(8),
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),

@@ -106,7 +106,7 @@ func (d *DirectConv) checkForwardPool(name string, s *DirectScratch, b *DirectBl
 // other, BandPieces each; for NewPool's general plans, whose windows
 // read the rows of the band before, one.
 func (p *DirectPool) Pieces() int {
-	if p.general {
+	if p.general || p.d.winoF {
 		return 1
 	}
 	return (p.d.oh + p.band - 1) / p.band * p.BandPieces()
@@ -143,6 +143,17 @@ func (d *DirectConv) forwardPoolPieces(s *DirectScratch, xs []float32, n int, y,
 	if p.general {
 		if lo < hi {
 			d.forwardPoolGeneral(s, xs, n, y, bias, p, py, mask)
+		}
+		return
+	}
+	if d.winoF {
+		// Winograd's transforms: the whole block at once (Pieces).
+		if need := d.oh / p.sh * p.pw * d.ms * d.lanes; len(s.pool) < need {
+			s.pool = make([]float32, need)
+		}
+		if lo < hi {
+			d.winoInterleaved(s, xs, s.y)
+			d.poolChannels(s, n, y, bias, p, py, mask, 0, d.mAll, 0, d.oh)
 		}
 		return
 	}

@@ -115,10 +115,17 @@ func (d *DirectConv) forwardPoolGeneral(s *DirectScratch, xs []float32, n int, y
 	negZero := p.negZero[0] // x + −0 is x for every x
 	bits := mask[p.idxSize:]
 	next := 0 // the next window row
+	if d.winoF {
+		// Winograd's blocks of 2×2 outputs cross the bands: the whole
+		// output block first.
+		d.winoInterleaved(s, xs, s.y)
+	}
 	for yc := 0; yc < d.oh; yc += p.band {
 		y1 := min(d.oh, yc+p.band)
 		out := s.y[yc*rowLen:]
-		d.convolveBandTo(out, xs, yc, y1)
+		if !d.winoF {
+			d.convolveBandTo(out, xs, yc, y1)
+		}
 		if p.relu {
 			for c := range d.mAll {
 				var bc float32

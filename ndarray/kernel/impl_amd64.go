@@ -71,6 +71,7 @@ var avx512Gemm = &gemmImpl{
 		biasRelu: dbiasReluAVX512, reluGradBits: dreluGradBitsAVX512, avePool: dpoolAveAVX512,
 		unpoolAdd: dunpoolAddAVX512, spreadAve: dspreadAveAVX512, putRows: dputRowsAVX512,
 		packTile: packAAVX512,
+		winoIn:   winoInAVX512, winoOut: winoOutAVX512, winoFilter: winoFilterAVX512,
 	},
 }
 
@@ -100,6 +101,7 @@ var avx2Gemm = &gemmImpl{
 		biasRelu: dbiasReluAVX2, reluGradBits: dreluGradBitsAVX2, avePool: dpoolAveAVX2,
 		unpoolAdd: dunpoolAddAVX2, spreadAve: dspreadAveAVX2, putRows: dputRowsAVX2,
 		packTile: packAAVX2,
+		winoIn:   winoInAVX2, winoOut: winoOutAVX2,
 	},
 }
 

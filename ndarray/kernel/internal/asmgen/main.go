@@ -67,6 +67,7 @@ var outputs = []output{
 	{"lanesums", buildLaneSums},
 	{"convflat", buildConvFlat},
 	{"exp", buildExp},
+	{"winograd", buildWinograd},
 }
 
 func main() {

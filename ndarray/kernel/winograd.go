@@ -1,0 +1,361 @@
+package kernel
+
+import "unsafe"
+
+// Winograd's minimal filtering F(2×2, 3×3) for the direct convolution's
+// 3×3 passes.
+//
+// Forward and BackwardData of a 3×3 kernel with many channels (AlexNet's
+// conv3–conv5: 192 to 384 channels a group, 13×13 pixels) compute each
+// 2×2 block of outputs from a 4×4 block of the interleaved input as
+//
+//	Y = Aᵀ [ Σ_c U_c ⊙ V_c ] A,   U_c = G g_c Gᵀ,   V_c = Bᵀ d_c B
+//
+// with
+//
+//	Bᵀ = | 1  0 −1  0 |   G = | 1    0    0  |   Aᵀ = | 1  1  1  0 |
+//	     | 0  1  1  0 |       | ½    ½    ½  |        | 0  1 −1 −1 |
+//	     | 0 −1  1  0 |       | ½   −½    ½  |
+//	     | 0  1  0 −1 |       | 0    0    1  |
+//
+// so that the sum over channels is 16 products (one per position ξ of the
+// 4×4 blocks, each a product of the tiles' output channels by their input
+// channels) instead of 9·4 multiply-adds per output: 2.25 times fewer.
+// Each position's product runs on the forward pass's own tile kernel, its
+// "pixels" the blocks, its weights the transformed ones U[ξ] packed as
+// the kernel's tiles. The input's transform (V) is computed for a pair of
+// blocks at a time while its 16 × 2 × channels vectors are in the caches
+// and every output channel of a chunk reads them, then the products'
+// transform (Y) is written into the chunk's band, which is stored as
+// Forward's own. A block whose 2×2 outputs would pass the last row or
+// column is moved back by one (it overlaps its neighbour, whose values for
+// the shared row or column it rewrites), so that no block reads past the
+// padded input.
+//
+// The sums are not the direct convolution's: the transforms add and
+// subtract inputs and weights before they are multiplied, which changes
+// the rounding (the outputs agree with float64 sums to a few units in the
+// last place of the largest terms; TestWinograd bounds them).
+
+// winoChannels is the fewest input and output channels (of a group) for
+// which a 3×3 pass runs on Winograd's transforms: with fewer, the
+// transforms cost more than the multiply-adds they save. 0 turns the
+// transforms off.
+var winoChannels = 64
+
+// winoChunk is about how many output channels share a pass over the
+// transformed input: their transformed weights (16 × chunk × channels
+// floats) stay in the L2 cache while every pair of blocks reads them.
+var winoChunk = 192
+
+// winoSpan is a pass's geometry for planWino.
+func (d *DirectConv) planWino() {
+	d.winoF, d.winoB = false, false
+	k := d.k
+	if winoChannels <= 0 || k.winoIn == nil || k.winoFilter == nil || d.kh != 3 || d.kw != 3 || d.c < winoChannels || d.m < winoChannels {
+		return
+	}
+	if d.oh < 2 || d.ow < 2 || d.h < 2 || d.w < 2 {
+		return
+	}
+	L := d.lanes
+	d.winoF, d.winoB = true, true
+	d.uf = make([]float32, d.groups*16*d.m*d.c)
+	d.ub = make([]float32, d.groups*16*d.c*d.m)
+	d.wfChunks = winoChunks(d.fTiles, winoChunk)
+	d.wbChunks = winoChunks(d.bTiles, winoChunk)
+	most := max(d.c, d.m)
+	d.wfIdx = winoTables(d.fTiles, d.c, func(h, j int) int { return j%h*d.c + j/h })
+	d.wbIdx = winoTables(d.bTiles, d.m, func(h, j int) int { return j/h*d.c + j%h })
+	d.planesF, d.planesFB = winoPlanes(d.m*d.c, false)
+	d.planesB, d.planesBB = winoPlanes(d.m*d.c, true)
+	d.winoOff = make([]int32, most)
+	for c := range d.winoOff {
+		d.winoOff[c] = int32(c * L * 4)
+	}
+	d.wvSize = 16 * 2 * most * L
+	d.wmSize = 0
+	for _, c := range d.wfChunks {
+		d.wmSize = max(d.wmSize, 16*2*(c.r1-c.r0)*L)
+		d.ySize = max(d.ySize, d.oh*d.ow*(c.r1-c.r0)*L)
+	}
+	for _, c := range d.wbChunks {
+		d.wmSize = max(d.wmSize, 16*2*(c.r1-c.r0)*L)
+		d.ySize = max(d.ySize, d.h*d.w*(c.r1-c.r0)*L)
+	}
+	// ForwardPool's whole interleaved block (winoInterleaved).
+	d.ySize = max(d.ySize, d.oh*d.ow*d.ms*L)
+}
+
+// winoChunks groups tiles into chunks of about most channels (at least
+// one tile each).
+func winoChunks(ts []dtile, most int) []dchunk {
+	var cs []dchunk
+	for t0 := 0; t0 < len(ts); {
+		t1 := t0 + 1
+		for t1 < len(ts) && ts[t1].r0+ts[t1].h-ts[t0].r0 <= most {
+			t1++
+		}
+		cs = append(cs, dchunk{t0, t1, ts[t0].r0, ts[t1-1].r0 + ts[t1-1].h})
+		t0 = t1
+	}
+	return cs
+}
+
+// Winograd reports whether Forward and BackwardData run on Winograd's
+// transforms (see above).
+func (d *DirectConv) Winograd() bool { return d.winoF }
+
+// winoFilter sets u[planes[4i+j]] to (G g Gᵀ)[i][j] for the 3×3 kernel g
+// (g[3ki+kj]).
+func winoFilter(u []float32, planes *[16]int, g []float32) {
+	g = g[:9]
+	// t = G g: 4×3.
+	var t [12]float32
+	for j := range 3 {
+		a, b, c := g[j], g[3+j], g[6+j]
+		t[j] = a
+		t[3+j] = (a + b + c) * 0.5
+		t[6+j] = (a - b + c) * 0.5
+		t[9+j] = c
+	}
+	// u = t Gᵀ: 4×4.
+	for i := range 4 {
+		a, b, c := t[3*i], t[3*i+1], t[3*i+2]
+		u[planes[4*i]] = a
+		u[planes[4*i+1]] = (a + b + c) * 0.5
+		u[planes[4*i+2]] = (a - b + c) * 0.5
+		u[planes[4*i+3]] = c
+	}
+}
+
+// winoFilterGo is the portable directKernels.winoFilter: n blocks of 16
+// kernels, kernel q of the blocks at src + idx[q] bytes, its U's value ξ
+// at dst + planes[ξ] + 4q bytes.
+func winoFilterGo(dst *float32, planes *int64, src *float32, idx *int32, n int) {
+	pl := unsafe.Slice(planes, 16)
+	var fl [16]int
+	for x, p := range pl {
+		fl[x] = int(p) / 4
+	}
+	ix := unsafe.Slice(idx, 16*n)
+	end := 0
+	for x := range fl {
+		end = max(end, fl[x])
+	}
+	u := unsafe.Slice(dst, end+16*n)
+	for q, o := range ix {
+		var sh [16]int
+		for x := range sh {
+			sh[x] = fl[x] + q
+		}
+		winoFilter(u, &sh, unsafe.Slice(at(src, int(o)), 9))
+	}
+}
+
+// winoTable returns the byte offsets, from the first kernel of a tile of
+// h channels, of the kernels whose transforms fill the tile's n
+// positions in order: kernel(h, j) is the kernel index (in 9s) of
+// position j.
+func winoTable(h, n int, kernel func(h, j int) int) []int32 {
+	t := make([]int32, n)
+	for j := range t {
+		t[j] = int32(kernel(h, j) * 9 * 4)
+	}
+	return t
+}
+
+// winoTables returns winoTable for each height of the tiles ts
+// (indexed by height).
+func winoTables(ts []dtile, per int, kernel func(h, j int) int) [][]int32 {
+	var tabs [][]int32
+	for _, t := range ts {
+		for len(tabs) <= t.h {
+			tabs = append(tabs, nil)
+		}
+		if tabs[t.h] == nil {
+			tabs[t.h] = winoTable(t.h, t.h*per, kernel)
+		}
+	}
+	return tabs
+}
+
+// winoPlanes sets the planes of the transformed weights, stride floats
+// apart: in order (forward), or for the flipped kernels of BackwardData,
+// whose U is the forward one's with rows and columns 0 and 3 swapped
+// (G J = P G, with J the reversal and P the swap of rows 0 and 3).
+func winoPlanes(stride int, flip bool) (fl [16]int, bytes [16]int64) {
+	p := [4]int{0, 1, 2, 3}
+	if flip {
+		p = [4]int{3, 1, 2, 0}
+	}
+	for i := range 4 {
+		for j := range 4 {
+			fl[4*i+j] = (4*p[i] + p[j]) * stride
+			bytes[4*i+j] = int64(fl[4*i+j] * 4)
+		}
+	}
+	return fl, bytes
+}
+
+// winoPack writes the transforms of the n kernels that table names
+// (offsets from src) into dst's planes, block by block of 16 kernels
+// with the implementation's kernel, the rest one by one.
+func (d *DirectConv) winoPack(dst, src []float32, table []int32, planes *[16]int, planeBytes *[16]int64) {
+	n := len(table)
+	full := n / 16
+	if full > 0 {
+		d.k.winoFilter(&dst[0], &planeBytes[0], &src[0], &table[0], full)
+	}
+	for q := full * 16; q < n; q++ {
+		var sh [16]int
+		for x := range sh {
+			sh[x] = planes[x] + q
+		}
+		winoFilter(dst, &sh, src[table[q]/4:])
+	}
+}
+
+// packWinoForward transforms the weights of tile t of group g (Caffe's
+// layout in w) into d.uf: position ξ's block of the tile at
+// (g·16+ξ)·m·c + r0·c, [c][h].
+func (d *DirectConv) packWinoForward(w []float32, g int, t dtile) {
+	mc := d.m * d.c
+	d.winoPack(d.uf[g*16*mc+t.r0*d.c:], w[(g*d.m+t.r0)*d.c*9:], d.wfIdx[t.h], &d.planesF, &d.planesFB)
+}
+
+// packWinoBackward transforms tile t (of input channels) of group g for
+// BackwardData into d.ub: the flipped kernel of output k and input r0+i
+// at (g·16+ξ)·c·m + r0·m + k·h + i.
+func (d *DirectConv) packWinoBackward(w []float32, g int, t dtile) {
+	mc := d.m * d.c
+	d.winoPack(d.ub[g*16*mc+t.r0*d.m:], w[(g*d.m*d.c+t.r0)*9:], d.wbIdx[t.h], &d.planesB, &d.planesBB)
+}
+
+// winoPass computes pass p (Forward's or BackwardData's geometry, a
+// kernel of 3×3) with the transformed weights u, a chunk of output
+// channels at a time, and stores each chunk into the n images of dst
+// (plus bias, if not nil).
+func (d *DirectConv) winoPass(p directPass, u []float32, chunks []dchunk, s *DirectScratch, dst []float32, n int, bias []float32) {
+	for g := range d.groups {
+		for _, ch := range chunks {
+			kc := ch.r1 - ch.r0
+			d.winoChunk(p, u, g, ch, s, s.y, kc)
+			d.storeChunk(s.y, g*p.outs+ch.r0, g*p.outs+ch.r1, p.outAll, 0, p.rows, p.rows, p.width, dst, n, bias)
+		}
+	}
+}
+
+// winoInterleaved computes Forward's output of the block xs, every
+// channel, into out, interleaved as the forward tiles leave it: pixel
+// after pixel, d.ms vectors each.
+func (d *DirectConv) winoInterleaved(s *DirectScratch, xs, out []float32) {
+	p := d.forwardPass(xs)
+	for g := range d.groups {
+		for _, ch := range d.wfChunks {
+			d.winoChunk(p, d.uf, g, ch, s, out[(g*d.m+ch.r0)*d.lanes:], d.ms)
+		}
+	}
+}
+
+// winoChunk computes the output channels of chunk ch of group g of pass
+// p into out, pixel after pixel, stride vectors a pixel, the chunk's
+// channels side by side from out[0]: the blocks a pair at a time, their
+// input transformed, multiplied by each position's weights, and their
+// products transformed into the outputs.
+func (d *DirectConv) winoChunk(p directPass, u []float32, g int, ch dchunk, s *DirectScratch, out []float32, stride int) {
+	const f = 4
+	L := d.lanes
+	C, R, W := p.chans, p.rows, p.width
+	tc := (W + 1) / 2
+	blocks := (R + 1) / 2 * tc
+	v, mm := s.wv, s.wm
+	origin := func(b int) (int, int) { return min(2*(b/tc), R-2), min(2*(b%tc), W-2) }
+	ug := u[g*16*p.outs*C:]
+	kc := ch.r1 - ch.r0
+	for b0 := 0; b0 < blocks; b0 += 2 {
+		np := min(2, blocks-b0)
+		for q := range np {
+			oy, ox := origin(b0 + q)
+			d.k.winoIn(&v[q*C*L], 2*C*L*f, &p.in[(oy*p.rowStep+ox*p.pixStep+g*C)*L], p.pixStep*L*f, p.rowStep*L*f, C)
+		}
+		for xi := range 16 {
+			for _, t := range p.tiles[ch.t0:ch.t1] {
+				a := ug[xi*p.outs*C+t.r0*C:]
+				for k0 := 0; k0 < C; k0 += directKC {
+					kb := min(directKC, C-k0)
+					d.k.tile(t.h, kb, 1, 0, &a[k0*t.h], &v[xi*2*C*L], &d.winoOff[k0], C*L*f, &mm[(xi*2*kc+t.r0-ch.r0)*L], kc*L*f, np, k0 > 0)
+				}
+			}
+		}
+		for q := range np {
+			oy, ox := origin(b0 + q)
+			d.k.winoOut(&out[(oy*W+ox)*stride*L], stride*L*f, W*stride*L*f, &mm[q*kc*L], 2*kc*L*f, kc)
+		}
+	}
+}
+
+// winoInGo is the portable input transform: for n channels, the 4×4
+// block of vectors at src (pixels pixStep, rows rowStep bytes apart; a
+// channel's vectors one vector after the last's) becomes the 16 vectors
+// Bᵀ d B, position ξ at dst + ξ·dstStep bytes (the channels one after
+// the other there too).
+func winoInGo(lanes int) func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int) {
+	return func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int) {
+		var d, t [16]float32
+		for c := range n {
+			for l := range lanes {
+				for i := range 4 {
+					for j := range 4 {
+						d[4*i+j] = *at(src, c*lanes*4+i*rowStep+j*pixStep+l*4)
+					}
+				}
+				for j := range 4 {
+					t[j] = d[j] - d[8+j]
+					t[4+j] = d[4+j] + d[8+j]
+					t[8+j] = d[8+j] - d[4+j]
+					t[12+j] = d[4+j] - d[12+j]
+				}
+				for i := range 4 {
+					r := t[4*i:]
+					*at(dst, (4*i)*dstStep+c*lanes*4+l*4) = r[0] - r[2]
+					*at(dst, (4*i+1)*dstStep+c*lanes*4+l*4) = r[1] + r[2]
+					*at(dst, (4*i+2)*dstStep+c*lanes*4+l*4) = r[2] - r[1]
+					*at(dst, (4*i+3)*dstStep+c*lanes*4+l*4) = r[1] - r[3]
+				}
+			}
+		}
+	}
+}
+
+// winoOutGo is the portable output transform: for n channels, the 16
+// vectors m[ξ] at src + ξ·srcStep bytes become the 2×2 outputs Aᵀ m A,
+// stored at dst (pixels dstPix, rows dstRow bytes apart).
+func winoOutGo(lanes int) func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int) {
+	return func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int) {
+		var m [16]float32
+		var s [8]float32
+		for c := range n {
+			for l := range lanes {
+				for x := range 16 {
+					m[x] = *at(src, x*srcStep+c*lanes*4+l*4)
+				}
+				for j := range 4 {
+					s[j] = m[j] + m[4+j] + m[8+j]
+					s[4+j] = m[4+j] - m[8+j] - m[12+j]
+				}
+				for i := range 2 {
+					r := s[4*i:]
+					*at(dst, i*dstRow+c*lanes*4+l*4) = r[0] + r[1] + r[2]
+					*at(dst, i*dstRow+dstPix+c*lanes*4+l*4) = r[1] - r[2] - r[3]
+				}
+			}
+		}
+	}
+}
+
+// Winograd reports whether the kernels in use run the direct
+// convolution's 3×3 passes of many channels on Winograd's transforms.
+func Winograd() bool {
+	return winoChannels > 0 && active.direct != nil && active.direct.winoIn != nil && active.direct.winoFilter != nil
+}

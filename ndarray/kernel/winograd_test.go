@@ -1,0 +1,143 @@
+package kernel
+
+import (
+	"fmt"
+	"testing"
+)
+
+// winoGeoms are 3×3 geometries for TestWinograd: odd and even sizes
+// (blocks moved back at the last row and column), padding 0 and 1,
+// groups, batches that leave lanes empty, and channels past directKC.
+var winoGeoms = []directGeom{
+	{name: "13x13-pad1", n: 18, c: 24, h: 13, w: 13, m: 20, g: 1, kh: 3, kw: 3, p: 1, pw: 1},
+	{name: "groups", n: 5, c: 16, h: 8, w: 9, m: 24, g: 2, kh: 3, kw: 3, p: 1, pw: 1},
+	{name: "pad0-odd", n: 3, c: 8, h: 9, w: 6, m: 8, g: 1, kh: 3, kw: 3},
+	{name: "small", n: 17, c: 8, h: 3, w: 4, m: 8, g: 1, kh: 3, kw: 3, p: 1, pw: 0},
+	{name: "deep", n: 2, c: 300, h: 5, w: 5, m: 270, g: 1, kh: 3, kw: 3, p: 1, pw: 1},
+}
+
+// TestWinograd checks Forward and BackwardData on Winograd's transforms
+// against the definition, for the portable kernels and every
+// implementation that has the transforms, and that the plans took them.
+func TestWinograd(t *testing.T) {
+	defer func(c int) { winoChannels = c }(winoChannels)
+	winoChannels = 8
+	impls := map[string]*directKernels{"go-reference": goDirect}
+	for _, im := range available() {
+		if im.direct != nil && im.direct.winoIn != nil && im.direct.winoFilter != nil {
+			impls[im.name] = im.direct
+		}
+	}
+	for name, k := range impls {
+		for _, g := range winoGeoms {
+			t.Run(fmt.Sprintf("%s/%s", name, g.name), func(t *testing.T) {
+				rng := newRand(11)
+				oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
+				x := randSlice(rng, g.n*g.c*g.h*g.w)
+				w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+				bias := randSlice(rng, g.m)
+				dy := randSlice(rng, g.n*g.m*oh*ow)
+				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
+				if !d.Winograd() {
+					t.Fatal("the plan does not take Winograd's transforms")
+				}
+				y, dx, dw := runDirect(d, g, x, w, bias, dy)
+				wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
+				for i := range wdw {
+					wdw[i]++
+				}
+				checkClose(t, "y", y, wy, 1e-5)
+				checkClose(t, "dx", dx, wdx, 1e-5)
+				checkClose(t, "dw", dw, wdw, 1e-5)
+			})
+		}
+	}
+}
+
+// TestWinogradTransforms compares each implementation's transforms with
+// the portable ones, bit for bit: the input and output transforms of a
+// few channels of a block laid out with gaps, and the weight transform of
+// blocks of kernels gathered from anywhere, plain and flipped.
+func TestWinogradTransforms(t *testing.T) {
+	for _, im := range available() {
+		k := im.direct
+		if k == nil || k.winoIn == nil {
+			continue
+		}
+		t.Run(im.name, func(t *testing.T) {
+			L, f := k.lanes, 4
+			const n = 5
+			rng := newRand(3)
+			// Input: pixels 7 vectors apart, rows 31.
+			src := randSlice(rng, (3*31+3*7+n+1)*L)
+			want := make([]float32, 16*9*L)
+			got := make([]float32, len(want))
+			winoInGo(L)(&want[0], 9*L*f, &src[L], 7*L*f, 31*L*f, n)
+			k.winoIn(&got[0], 9*L*f, &src[L], 7*L*f, 31*L*f, n)
+			sameBits(t, "winoIn", got, want)
+			// Output: planes 6 vectors apart, outputs pixels 8 and rows 40.
+			m := randSlice(rng, 16*6*L)
+			want = make([]float32, (40+8+n)*L)
+			got = make([]float32, len(want))
+			winoOutGo(L)(&want[0], 8*L*f, 40*L*f, &m[0], 6*L*f, n)
+			k.winoOut(&got[0], 8*L*f, 40*L*f, &m[0], 6*L*f, n)
+			sameBits(t, "winoOut", got, want)
+			if k.winoFilter == nil {
+				return
+			}
+			w := randSlice(rng, 9*100)
+			table := make([]int32, 32)
+			for q := range table {
+				table[q] = int32((q * 37 % 100) * 36)
+			}
+			for _, flip := range []bool{false, true} {
+				_, planes := winoPlanes(40, flip)
+				want = make([]float32, 16*40)
+				got = make([]float32, len(want))
+				winoFilterGo(&want[0], &planes[0], &w[0], &table[0], 2)
+				k.winoFilter(&got[0], &planes[0], &w[0], &table[0], 2)
+				sameBits(t, fmt.Sprintf("winoFilter(flip=%v)", flip), got, want)
+			}
+		})
+	}
+}
+
+// TestDirectPoolWinograd checks the pooled forward passes and their
+// backward passes on Winograd's transforms (the whole block at once,
+// pooled from the interleaved output) against Forward's, bit for bit:
+// NewMaxPool's plans, and NewPool's with overlapping windows (AlexNet's
+// 3×3, stride 2) over odd and even outputs.
+func TestDirectPoolWinograd(t *testing.T) {
+	defer func(c int) { winoChannels = c }(winoChannels)
+	winoChannels = 8
+	check := func(t *testing.T, k *directKernels, c directGeom) {
+		if d := newDirectConv(k, c.c, c.h, c.w, c.m, c.g, c.kh, c.kw, c.p, c.pw); !d.Winograd() {
+			t.Fatal("the plan does not take Winograd's transforms")
+		}
+	}
+	for _, im := range available() {
+		if im.direct == nil || im.direct.winoFilter == nil {
+			continue
+		}
+		for _, pg := range []directPoolGeom{
+			{conv: directGeom{name: "12x12", n: 18, c: 8, h: 12, w: 12, m: 12, g: 1, kh: 3, kw: 3, p: 1, pw: 1}, kh: 2, kw: 2, sh: 2, sw: 2},
+			{conv: directGeom{name: "groups-9x9", n: 5, c: 16, h: 9, w: 9, m: 20, g: 2, kh: 3, kw: 3, p: 1, pw: 1}, kh: 3, kw: 3, sh: 3, sw: 3},
+		} {
+			t.Run(fmt.Sprintf("%s/max/%s", im.name, pg.conv.name), func(t *testing.T) {
+				check(t, im.direct, pg.conv)
+				testDirectPool(t, im.direct, im.vec.sum, pg, "random")
+			})
+		}
+		for _, pg := range []directPoolGeneral{
+			{conv: directGeom{name: "13x13", n: 18, c: 8, h: 13, w: 13, m: 12, g: 1, kh: 3, kw: 3, p: 1, pw: 1}, kh: 3, kw: 3, sh: 2, sw: 2},
+			{conv: directGeom{name: "groups-even", n: 5, c: 16, h: 12, w: 12, m: 20, g: 2, kh: 3, kw: 3, p: 1, pw: 1}, kh: 3, kw: 3, sh: 2, sw: 2},
+		} {
+			for _, relu := range []string{"none", "relu"} {
+				t.Run(fmt.Sprintf("%s/general/%s/%s", im.name, pg.conv.name, relu), func(t *testing.T) {
+					check(t, im.direct, pg.conv)
+					testDirectPoolGeneral(t, im.direct, im.vec.sum, pg, false, relu, "random")
+				})
+			}
+		}
+	}
+}
