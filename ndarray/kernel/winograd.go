@@ -23,11 +23,14 @@ import "unsafe"
 // channels) instead of 9·4 multiply-adds per output: 2.25 times fewer.
 // Each position's product runs on the forward pass's own tile kernel, its
 // "pixels" the blocks, its weights the transformed ones U[ξ] packed as
-// the kernel's tiles. The input's transform (V) is computed for a pair of
-// blocks at a time while its 16 × 2 × channels vectors are in the caches
-// and every output channel of a chunk reads them, then the products'
-// transform (Y) is written into the chunk's band, which is stored as
-// Forward's own. A block whose 2×2 outputs would pass the last row or
+// the kernel's tiles (by PackForward and PackBackward, from gathers of
+// 16 kernels at a time). The input's transform (V) is computed for a pair
+// of blocks at a time while its 16 × 2 × channels vectors are in the
+// caches and every output channel of a chunk reads them, then the
+// products' transform (Y) is written into the chunk's band, which is
+// stored as Forward's own; the pooled passes take the whole block's
+// interleaved output (winoInterleaved) and pool it as before. The weight
+// gradient stays on the direct kernels. A block whose 2×2 outputs would pass the last row or
 // column is moved back by one (it overlaps its neighbour, whose values for
 // the shared row or column it rewrites), so that no block reads past the
 // padded input.
@@ -48,7 +51,9 @@ var winoChannels = 64
 // floats) stay in the L2 cache while every pair of blocks reads them.
 var winoChunk = 192
 
-// winoSpan is a pass's geometry for planWino.
+// planWino turns Winograd's transforms on for the plan where they apply
+// (a 3×3 kernel, winoChannels in and out, outputs of at least 2×2, and
+// kernels with the transforms) and sizes their buffers and tables.
 func (d *DirectConv) planWino() {
 	d.winoF, d.winoB = false, false
 	k := d.k
