@@ -101,7 +101,7 @@ var avx2Gemm = &gemmImpl{
 		biasRelu: dbiasReluAVX2, reluGradBits: dreluGradBitsAVX2, avePool: dpoolAveAVX2,
 		unpoolAdd: dunpoolAddAVX2, spreadAve: dspreadAveAVX2, putRows: dputRowsAVX2,
 		packTile: packAAVX2,
-		winoIn:   winoInAVX2, winoOut: winoOutAVX2,
+		winoIn:   winoInAVX2, winoOut: winoOutAVX2, winoFilter: winoFilterAVX2,
 	},
 }
 

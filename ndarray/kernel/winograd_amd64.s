@@ -455,3 +455,119 @@ winoFilterAVX512_loop:
 winoFilterAVX512_end:
 	VZEROUPPER
 	RET
+
+// func winoFilterAVX2(dst *float32, planes *int64, src *float32, idx *int32, n int)
+// Requires: AVX, AVX2
+TEXT ·winoFilterAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	MOVQ         planes+8(FP), R8
+	MOVQ         src+16(FP), SI
+	MOVQ         idx+24(FP), DX
+	MOVQ         n+32(FP), CX
+	VBROADCASTSS winoHalf<>+0(SB), Y11
+	SHLQ         $0x01, CX
+	TESTQ        CX, CX
+	JZ           winoFilterAVX2_end
+
+winoFilterAVX2_loop:
+	VMOVDQU    (DX), Y9
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, (SI)(Y9*1), Y0
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 4(SI)(Y9*1), Y1
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 8(SI)(Y9*1), Y2
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 12(SI)(Y9*1), Y3
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 16(SI)(Y9*1), Y4
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 20(SI)(Y9*1), Y5
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 24(SI)(Y9*1), Y6
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 28(SI)(Y9*1), Y7
+	VPCMPEQD   Y10, Y10, Y10
+	VGATHERDPS Y10, 32(SI)(Y9*1), Y8
+	VADDPS     Y3, Y0, Y12
+	VADDPS     Y6, Y12, Y12
+	VMULPS     Y11, Y12, Y12
+	VADDPS     Y4, Y1, Y13
+	VADDPS     Y7, Y13, Y13
+	VMULPS     Y11, Y13, Y13
+	VADDPS     Y5, Y2, Y14
+	VADDPS     Y8, Y14, Y14
+	VMULPS     Y11, Y14, Y14
+	VADDPS     Y13, Y12, Y15
+	VADDPS     Y14, Y15, Y15
+	VMULPS     Y11, Y15, Y15
+	VSUBPS     Y13, Y12, Y9
+	VADDPS     Y14, Y9, Y9
+	VMULPS     Y11, Y9, Y9
+	MOVQ       32(R8), R9
+	VMOVUPS    Y12, (DI)(R9*1)
+	MOVQ       40(R8), R9
+	VMOVUPS    Y15, (DI)(R9*1)
+	MOVQ       48(R8), R9
+	VMOVUPS    Y9, (DI)(R9*1)
+	MOVQ       56(R8), R9
+	VMOVUPS    Y14, (DI)(R9*1)
+	VSUBPS     Y3, Y0, Y12
+	VADDPS     Y6, Y12, Y12
+	VMULPS     Y11, Y12, Y12
+	VSUBPS     Y4, Y1, Y13
+	VADDPS     Y7, Y13, Y13
+	VMULPS     Y11, Y13, Y13
+	VSUBPS     Y5, Y2, Y14
+	VADDPS     Y8, Y14, Y14
+	VMULPS     Y11, Y14, Y14
+	VADDPS     Y13, Y12, Y15
+	VADDPS     Y14, Y15, Y15
+	VMULPS     Y11, Y15, Y15
+	VSUBPS     Y13, Y12, Y9
+	VADDPS     Y14, Y9, Y9
+	VMULPS     Y11, Y9, Y9
+	MOVQ       64(R8), R9
+	VMOVUPS    Y12, (DI)(R9*1)
+	MOVQ       72(R8), R9
+	VMOVUPS    Y15, (DI)(R9*1)
+	MOVQ       80(R8), R9
+	VMOVUPS    Y9, (DI)(R9*1)
+	MOVQ       88(R8), R9
+	VMOVUPS    Y14, (DI)(R9*1)
+	VADDPS     Y1, Y0, Y15
+	VADDPS     Y2, Y15, Y15
+	VMULPS     Y11, Y15, Y15
+	VSUBPS     Y1, Y0, Y9
+	VADDPS     Y2, Y9, Y9
+	VMULPS     Y11, Y9, Y9
+	MOVQ       (R8), R9
+	VMOVUPS    Y0, (DI)(R9*1)
+	MOVQ       8(R8), R9
+	VMOVUPS    Y15, (DI)(R9*1)
+	MOVQ       16(R8), R9
+	VMOVUPS    Y9, (DI)(R9*1)
+	MOVQ       24(R8), R9
+	VMOVUPS    Y2, (DI)(R9*1)
+	VADDPS     Y7, Y6, Y15
+	VADDPS     Y8, Y15, Y15
+	VMULPS     Y11, Y15, Y15
+	VSUBPS     Y7, Y6, Y9
+	VADDPS     Y8, Y9, Y9
+	VMULPS     Y11, Y9, Y9
+	MOVQ       96(R8), R9
+	VMOVUPS    Y6, (DI)(R9*1)
+	MOVQ       104(R8), R9
+	VMOVUPS    Y15, (DI)(R9*1)
+	MOVQ       112(R8), R9
+	VMOVUPS    Y9, (DI)(R9*1)
+	MOVQ       120(R8), R9
+	VMOVUPS    Y8, (DI)(R9*1)
+	ADDQ       $0x20, DI
+	ADDQ       $0x20, DX
+	DECQ       CX
+	JNZ        winoFilterAVX2_loop
+
+winoFilterAVX2_end:
+	VZEROUPPER
+	RET

@@ -28,3 +28,8 @@ func winoOutAVX2(dst *float32, dstPix int, dstRow int, src *float32, srcStep int
 //
 //go:noescape
 func winoFilterAVX512(dst *float32, planes *int64, src *float32, idx *int32, n int)
+
+// winoFilterAVX2 writes Winograd's weight transform of n blocks of 16 kernels (see winoFilter).
+//
+//go:noescape
+func winoFilterAVX2(dst *float32, planes *int64, src *float32, idx *int32, n int)

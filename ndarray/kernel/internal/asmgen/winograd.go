@@ -36,7 +36,8 @@ func buildWinograd(c *build.Context) {
 		winoIn(c, isa.name, isa.vec, isa.regs, isa.bytes)
 		winoOut(c, isa.name, isa.vec, isa.regs, isa.bytes)
 	}
-	buildWinoFilter(c)
+	half := buildWinoFilter(c)
+	buildWinoFilterAVX2(c, half)
 }
 
 // winoIn emits winoIn<isa>.
@@ -183,13 +184,14 @@ func winoOut(c *build.Context, isa string, vec func(int) reg.VecPhysical, regs, 
 	c.RET()
 }
 
-// winoFilterAVX512 transforms 16 kernels of 3×3 weights at a time into
+// buildWinoFilter emits winoFilterAVX512, which transforms 16 kernels of 3×3 weights at a time into
 // Winograd's U = G g Gᵀ (package kernel's winoFilter, the same operations
 // in the same order): the kernels' nine weights are gathered through a
 // table of byte offsets (the kernels lie anywhere in the weights), and
 // each of the 16 values of U goes, for the 16 kernels side by side, to
-// its own plane, at dst plus a byte offset from the table planes.
-func buildWinoFilter(c *build.Context) {
+// its own plane, at dst plus a byte offset from the table planes. It
+// returns the constant ½ it defines.
+func buildWinoFilter(c *build.Context) operand.Mem {
 	half := c.StaticGlobal("winoHalf")
 	c.DataAttributes(attr.RODATA | attr.NOPTR)
 	c.AddDatum(0, operand.F32(0.5))
@@ -249,6 +251,80 @@ func buildWinoFilter(c *build.Context) {
 	}
 	c.ADDQ(operand.U8(64), dst)
 	c.ADDQ(operand.U8(64), idx)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef(name + "_loop"))
+	c.Label(name + "_end")
+	c.VZEROUPPER()
+	c.RET()
+	return half
+}
+
+// buildWinoFilterAVX2 emits winoFilterAVX2: winoFilterAVX512's blocks of
+// 16 kernels in two halves of 8, within sixteen registers: after the nine
+// gathers, the rows of U are computed in the order 1, 2, 0, 3, rows 1 and
+// 2 of t = G g three registers at a time (rows 0 and 3 are g's rows 0
+// and 2), the same operations as winoFilter's.
+func buildWinoFilterAVX2(c *build.Context, half operand.Mem) {
+	name := "winoFilterAVX2"
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *float32, planes *int64, src *float32, idx *int32, n int)")
+	c.Doc(fmt.Sprintf("%s writes Winograd's weight transform of n blocks of 16 kernels (see winoFilter).", name))
+	dst, planes, src, idx, n, off := reg.RDI, reg.R8, reg.RSI, reg.RDX, reg.RCX, reg.R9
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("planes"), planes)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("idx"), idx)
+	c.Load(c.Param("n"), n)
+	e := func(i int) reg.VecPhysical { return ymm(i) }
+	h, ix, mask := ymm(11), ymm(9), ymm(10)
+	c.VBROADCASTSS(half, h)
+	c.SHLQ(operand.U8(1), n) // halves
+	c.TESTQ(n, n)
+	c.JZ(operand.LabelRef(name + "_end"))
+	c.Label(name + "_loop")
+	c.VMOVDQU(operand.Mem{Base: idx}, ix)
+	for k := range 9 {
+		c.VPCMPEQD(mask, mask, mask)
+		c.VGATHERDPS(mask, operand.Mem{Base: src, Index: ix, Scale: 1, Disp: 4 * k}, e(k))
+	}
+	store := func(xi int, v reg.VecPhysical) {
+		c.MOVQ(operand.Mem{Base: planes, Disp: 8 * xi}, off)
+		c.VMOVUPS(v, operand.Mem{Base: dst, Index: off, Scale: 1})
+	}
+	// Row i of U from the row (a, b, cc) of t, into u1, u2 (a and cc go
+	// as they are).
+	row := func(i int, a, b, cc, u1, u2 reg.VecPhysical) {
+		c.VADDPS(b, a, u1)
+		c.VADDPS(cc, u1, u1)
+		c.VMULPS(h, u1, u1)
+		c.VSUBPS(b, a, u2)
+		c.VADDPS(cc, u2, u2)
+		c.VMULPS(h, u2, u2)
+		store(4*i, a)
+		store(4*i+1, u1)
+		store(4*i+2, u2)
+		store(4*i+3, cc)
+	}
+	t := [3]reg.VecPhysical{ymm(12), ymm(13), ymm(14)}
+	u1, u2 := ymm(15), ymm(9)
+	for i, sub := range []bool{false, true} {
+		for j := range 3 {
+			if sub {
+				c.VSUBPS(e(3+j), e(j), t[j])
+			} else {
+				c.VADDPS(e(3+j), e(j), t[j])
+			}
+			c.VADDPS(e(6+j), t[j], t[j])
+			c.VMULPS(h, t[j], t[j])
+		}
+		row(1+i, t[0], t[1], t[2], u1, u2)
+	}
+	row(0, e(0), e(1), e(2), u1, u2)
+	row(3, e(6), e(7), e(8), u1, u2)
+	c.ADDQ(operand.U8(32), dst)
+	c.ADDQ(operand.U8(32), idx)
 	c.DECQ(n)
 	c.JNZ(operand.LabelRef(name + "_loop"))
 	c.Label(name + "_end")
