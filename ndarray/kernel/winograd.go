@@ -51,6 +51,10 @@ var winoChannels = 64
 // floats) stay in the L2 cache while every pair of blocks reads them.
 var winoChunk = 192
 
+// winoBlocks is how many blocks of 2×2 outputs share a transformed input
+// and a pass over the chunk's transformed weights.
+var winoBlocks = 2
+
 // planWino turns Winograd's transforms on for the plan where they apply
 // (a 3×3 kernel, winoChannels in and out, outputs of at least 2×2, and
 // kernels with the transforms) and sizes their buffers and tables.
@@ -78,14 +82,14 @@ func (d *DirectConv) planWino() {
 	for c := range d.winoOff {
 		d.winoOff[c] = int32(c * L * 4)
 	}
-	d.wvSize = 16 * 2 * most * L
+	d.wvSize = 16 * winoBlocks * most * L
 	d.wmSize = 0
 	for _, c := range d.wfChunks {
-		d.wmSize = max(d.wmSize, 16*2*(c.r1-c.r0)*L)
+		d.wmSize = max(d.wmSize, 16*winoBlocks*(c.r1-c.r0)*L)
 		d.ySize = max(d.ySize, d.oh*d.ow*(c.r1-c.r0)*L)
 	}
 	for _, c := range d.wbChunks {
-		d.wmSize = max(d.wmSize, 16*2*(c.r1-c.r0)*L)
+		d.wmSize = max(d.wmSize, 16*winoBlocks*(c.r1-c.r0)*L)
 		d.ySize = max(d.ySize, d.h*d.w*(c.r1-c.r0)*L)
 	}
 	// ForwardPool's whole interleaved block (winoInterleaved).
@@ -278,24 +282,25 @@ func (d *DirectConv) winoChunk(p directPass, u []float32, g int, ch dchunk, s *D
 	origin := func(b int) (int, int) { return min(2*(b/tc), R-2), min(2*(b%tc), W-2) }
 	ug := u[g*16*p.outs*C:]
 	kc := ch.r1 - ch.r0
-	for b0 := 0; b0 < blocks; b0 += 2 {
-		np := min(2, blocks-b0)
+	nb := winoBlocks
+	for b0 := 0; b0 < blocks; b0 += nb {
+		np := min(nb, blocks-b0)
 		for q := range np {
 			oy, ox := origin(b0 + q)
-			d.k.winoIn(&v[q*C*L], 2*C*L*f, &p.in[(oy*p.rowStep+ox*p.pixStep+g*C)*L], p.pixStep*L*f, p.rowStep*L*f, C)
+			d.k.winoIn(&v[q*C*L], nb*C*L*f, &p.in[(oy*p.rowStep+ox*p.pixStep+g*C)*L], p.pixStep*L*f, p.rowStep*L*f, C)
 		}
 		for xi := range 16 {
 			for _, t := range p.tiles[ch.t0:ch.t1] {
 				a := ug[xi*p.outs*C+t.r0*C:]
 				for k0 := 0; k0 < C; k0 += directKC {
 					kb := min(directKC, C-k0)
-					d.k.tile(t.h, kb, 1, 0, &a[k0*t.h], &v[xi*2*C*L], &d.winoOff[k0], C*L*f, &mm[(xi*2*kc+t.r0-ch.r0)*L], kc*L*f, np, k0 > 0)
+					d.k.tile(t.h, kb, 1, 0, &a[k0*t.h], &v[xi*nb*C*L], &d.winoOff[k0], C*L*f, &mm[(xi*nb*kc+t.r0-ch.r0)*L], kc*L*f, np, k0 > 0)
 				}
 			}
 		}
 		for q := range np {
 			oy, ox := origin(b0 + q)
-			d.k.winoOut(&out[(oy*W+ox)*stride*L], stride*L*f, W*stride*L*f, &mm[q*kc*L], 2*kc*L*f, kc)
+			d.k.winoOut(&out[(oy*W+ox)*stride*L], stride*L*f, W*stride*L*f, &mm[q*kc*L], nb*kc*L*f, kc)
 		}
 	}
 }
