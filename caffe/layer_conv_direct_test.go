@@ -51,9 +51,10 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 }
 
 // TestWinogradTraining trains a net whose 3×3 convolutions of 64 channels a group
-// run their forward passes and input gradients on Winograd's transforms
-// (kernel.DirectConv.Winograd), the second with an overlapping MAX
-// pooling that the fused path computes from the whole block's output:
+// and 5×5 one of 48 run their forward passes and input gradients on
+// Winograd's transforms (kernel.DirectConv.Winograd), the second with an
+// overlapping MAX pooling that the fused path computes from the whole
+// block's output:
 // fused and layer by layer, on one and two threads, with a batch of a
 // whole block and a last block of two images, and requires identical
 // weights, blobs and gradients.
@@ -71,7 +72,9 @@ layer { name: "relu1" type: "ReLU" bottom: "conv1" top: "conv1" }
 layer { name: "conv2" type: "Convolution" bottom: "conv1" top: "conv2" convolution_param { num_output: 128 kernel_size: 3 pad: 1 group: 2 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.05 } } }
 layer { name: "relu2" type: "ReLU" bottom: "conv2" top: "conv2" }
 layer { name: "pool2" type: "Pooling" bottom: "conv2" top: "pool2" pooling_param { pool: MAX kernel_size: 3 stride: 2 } }
-layer { name: "ip" type: "InnerProduct" bottom: "pool2" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
+layer { name: "conv3" type: "Convolution" bottom: "pool2" top: "conv3" convolution_param { num_output: 96 kernel_size: 5 pad: 2 group: 2 weight_filler { type: "xavier" } bias_filler { type: "constant" value: 0.02 } } }
+layer { name: "relu3" type: "ReLU" bottom: "conv3" top: "conv3" }
+layer { name: "ip" type: "InnerProduct" bottom: "conv3" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
 `, batch, batch)
 	for _, threads := range []int{1, 2} {
@@ -81,7 +84,7 @@ layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "
 				return trainSGDSteps(t, "winograd.prototxt", net, threads, 5, 0.37)
 			}
 			fused, alone := run(true), run(false)
-			for _, name := range []string{"conv1", "conv2"} {
+			for _, name := range []string{"conv1", "conv2", "conv3"} {
 				if c := fused.Layer(name).(*Convolution); !c.winograd() {
 					t.Fatalf("%s is not on Winograd's transforms", name)
 				}

@@ -143,6 +143,7 @@ func testConvolutionMatchesDirect(t *testing.T) {
 		// Winograd's transforms.
 		{"winograd", convGeomTest{n: 18, c: 64, h: 7, w: 6, out: 64, group: 1, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 		{"winograd-groups", convGeomTest{n: 3, c: 128, h: 5, w: 5, out: 128, group: 2, kh: 3, kw: 3, ph: 1, pw: 1, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
+		{"winograd-5x5", convGeomTest{n: 17, c: 96, h: 7, w: 7, out: 96, group: 2, kh: 5, kw: 5, ph: 2, pw: 2, sh: 1, sw: 1, dh: 1, dw: 1, bias: true}},
 	}
 	modes := []struct {
 		name    string
@@ -179,8 +180,10 @@ func testConvolutionMatchesDirect(t *testing.T) {
 				if got := l.(*Convolution).direct != nil; got != (convDirect && directGeom) {
 					t.Fatalf("direct path %v, want %v", got, convDirect && directGeom)
 				}
-				if d := l.(*Convolution).direct; d != nil && d.plan.Winograd() != (g.kh == 3 && g.kw == 3 && g.c/g.group >= 64 && kernel.Winograd()) {
-					t.Fatalf("Winograd's transforms %v, want them for 3×3 kernels of 64 channels or more", d.plan.Winograd())
+				cg, og := g.c/g.group, g.out/g.group
+				wantWino := kernel.Winograd() && g.kh == g.kw && (g.kh == 3 && cg >= 64 && og >= 64 || g.kh == 5 && cg >= 48 && og >= 48)
+				if d := l.(*Convolution).direct; d != nil && d.plan.Winograd() != wantWino {
+					t.Fatalf("Winograd's transforms %v, want them for 3×3 kernels of 64 channels or more and 5×5 of 48", d.plan.Winograd())
 				}
 				var b []float32
 				if g.bias {

@@ -30,9 +30,9 @@ type LayerTiming struct {
 	// Net.LayerFLOPs).
 	ForwardFLOPs, BackwardFLOPs int64
 	// Winograd tells that the layer (a convolution) computes its forward
-	// pass and input gradient on Winograd's transforms, with 2.25 times
-	// fewer multiply-adds than the FLOPs count (those of the direct
-	// convolution).
+	// pass and input gradient on Winograd's transforms, with 2.25 (3×3
+	// kernels) or 2.78 (5×5) times fewer multiply-adds than the FLOPs
+	// count (those of the direct convolution).
 	Winograd bool
 }
 

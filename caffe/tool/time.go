@@ -161,8 +161,8 @@ func printPeakShare(w io.Writer, t *caffe.NetTiming) {
 	}
 	for _, l := range t.Layers {
 		if l.Winograd {
-			fmt.Fprintln(w, "Layers marked Winograd compute their forward pass and input gradient on Winograd's F(2×2, 3×3) transforms, "+
-				"with 2.25 times fewer multiply-adds than their FLOPs, which count the direct convolution's.")
+			fmt.Fprintln(w, "Layers marked Winograd compute their forward pass and input gradient on Winograd's F(2×2, 3×3) or F(2×2, 5×5) "+
+				"transforms, with 2.25 or 2.78 times fewer multiply-adds than their FLOPs, which count the direct convolution's.")
 			break
 		}
 	}

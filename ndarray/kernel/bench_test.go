@@ -398,7 +398,7 @@ func directTuning(b *testing.B) func() {
 		"stride": &directGradStride, "fchunk": &directChunk, "tiles": &directChunkTiles,
 		"load": &directLoadChannels, "stream": &directStreamBytes,
 		"rows": &directGradRowsBytes, "prefetch": &directGradPrefetchBytes, "win": &directGradWin, "wgroup": &directGradWinGroup,
-		"wino": &winoChannels, "wchunk": &winoChunk, "wblocks": &winoBlocks,
+		"wino": &winoChannels, "wino5": &winoChannels5, "wchunk": &winoChunk, "wblocks": &winoBlocks,
 	}
 	old := make(map[string]int, len(vars))
 	for k, p := range vars {
@@ -419,7 +419,7 @@ func directTuning(b *testing.B) func() {
 		p := vars[k]
 		if p == nil || err != nil || n <= 0 {
 			restore()
-			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, win, wgroup, wino, wchunk, wblocks, stride, fchunk, tiles, load, stream", kv)
+			b.Fatalf("SPARKNET_DIRECT_TUNE: %q is not name=positive integer with name one of group, chunk, pixels, rows, prefetch, win, wgroup, wino, wino5, wchunk, wblocks, stride, fchunk, tiles, load, stream", kv)
 		}
 		*p = n
 	}

@@ -157,6 +157,10 @@ type directKernels struct {
 	// (winoFilterGo); nil if the implementation has none, which leaves
 	// its plans without Winograd's transforms.
 	winoFilter func(dst *float32, planes *int64, src *float32, idx *int32, n int)
+	// winoIn6 and winoOut6 are the transforms of F(2×2, 5×5)
+	// (winoIn6Go, winoOut6Go); nil if the implementation has none.
+	winoIn6  func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)
+	winoOut6 func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)
 }
 
 // gradRowWidth is the width of the kernels whose weight gradient runs a
@@ -202,23 +206,28 @@ type DirectConv struct {
 	wfIdx, wbIdx       [][]int32 // kernels of the tiles' positions, by tile height (winoTable)
 	planesF, planesB   [16]int   // planes of the transformed weights (winoPlanes)
 	planesFB, planesBB [16]int64
-	gmr, gnr           int // weight-gradient tile: output channels × weights of a call
-	gradCall           func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
-	gGroup             int       // weight-gradient tiles of output channels that share a chunk of weights
-	gChunk             int       // weights of a chunk (a multiple of the gradient tile)
-	gRows              int       // output rows of a weight-gradient call
-	gRowSums           bool      // lane sums through the scratch's rows (directGradRowsBytes)
-	gPrefetch          int       // bytes ahead the weight-gradient kernels prefetch the input, or 0
-	gWin               bool      // the weight gradient on the window kernels (gradWin)
-	wf, wb             []float32 // packed weights, per group
-	cAll, mAll         int       // channels and outputs of all groups
-	cs, ms             int       // vectors per pixel of the input and output layouts
-	xSize, dySize      int       // floats of one interleaved input and gradient block
-	ySize              int       // floats of one interleaved output or input-gradient block
-	imgSize, outSize   int       // floats of one image and one output (all groups)
-	gradOffs           []int32   // gradOffsets
-	packedF, packedB   int       // floats of the packed weights of one group
-	xcSize, dypSize    int       // floats of the weight gradient's input and gradient of one group
+	// the positions of a block (16 for 3×3 kernels, 36 for 5×5) and
+	// their transforms
+	wa2              int
+	wIn              func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)
+	wOut             func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)
+	gmr, gnr         int // weight-gradient tile: output channels × weights of a call
+	gradCall         func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int)
+	gGroup           int       // weight-gradient tiles of output channels that share a chunk of weights
+	gChunk           int       // weights of a chunk (a multiple of the gradient tile)
+	gRows            int       // output rows of a weight-gradient call
+	gRowSums         bool      // lane sums through the scratch's rows (directGradRowsBytes)
+	gPrefetch        int       // bytes ahead the weight-gradient kernels prefetch the input, or 0
+	gWin             bool      // the weight gradient on the window kernels (gradWin)
+	wf, wb           []float32 // packed weights, per group
+	cAll, mAll       int       // channels and outputs of all groups
+	cs, ms           int       // vectors per pixel of the input and output layouts
+	xSize, dySize    int       // floats of one interleaved input and gradient block
+	ySize            int       // floats of one interleaved output or input-gradient block
+	imgSize, outSize int       // floats of one image and one output (all groups)
+	gradOffs         []int32   // gradOffsets
+	packedF, packedB int       // floats of the packed weights of one group
+	xcSize, dypSize  int       // floats of the weight gradient's input and gradient of one group
 }
 
 // The blocking of the weight gradient (see WeightGrad): the output
@@ -1393,7 +1402,7 @@ var goDirect = &directKernels{
 	lanes: 8, mr: 6, gmr: 3, gnr: 4,
 	tile: directTileGo(8), grad: directGradGo(8, 4), gradSeq: directGradSeqGo(8, 4),
 	gradRow: directGradRowGo(8), rmr: 2, gradWin: directGradWinGo(8), wmr: 2,
-	winoIn: winoInGo(8), winoOut: winoOutGo(8), winoFilter: winoFilterGo,
+	winoIn: winoInGo(8), winoOut: winoOutGo(8), winoFilter: winoFilterGo, winoIn6: winoIn6Go(8), winoOut6: winoOut6Go(8),
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8), laneSumsSet: laneSumsSetGo(8),
 	planeSums: planeSumsGo(8), planeSumsAt: planeSumsAtGo(8),
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),

@@ -72,6 +72,7 @@ var avx512Gemm = &gemmImpl{
 		unpoolAdd: dunpoolAddAVX512, spreadAve: dspreadAveAVX512, putRows: dputRowsAVX512,
 		packTile: packAAVX512,
 		winoIn:   winoInAVX512, winoOut: winoOutAVX512, winoFilter: winoFilterAVX512,
+		winoIn6: winoIn6AVX512, winoOut6: winoOut6AVX512,
 	},
 }
 
@@ -102,6 +103,7 @@ var avx2Gemm = &gemmImpl{
 		unpoolAdd: dunpoolAddAVX2, spreadAve: dspreadAveAVX2, putRows: dputRowsAVX2,
 		packTile: packAAVX2,
 		winoIn:   winoInAVX2, winoOut: winoOutAVX2, winoFilter: winoFilterAVX2,
+		winoIn6: winoIn6AVX2, winoOut6: winoOut6AVX2,
 	},
 }
 

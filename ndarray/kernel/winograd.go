@@ -2,8 +2,8 @@ package kernel
 
 import "unsafe"
 
-// Winograd's minimal filtering F(2×2, 3×3) for the direct convolution's
-// 3×3 passes.
+// Winograd's minimal filtering F(2×2, 3×3) and F(2×2, 5×5) for the direct
+// convolution's 3×3 and 5×5 passes.
 //
 // Forward and BackwardData of a 3×3 kernel with many channels (AlexNet's
 // conv3–conv5: 192 to 384 channels a group, 13×13 pixels) compute each
@@ -35,6 +35,12 @@ import "unsafe"
 // the shared row or column it rewrites), so that no block reads past the
 // padded input.
 //
+// 5×5 kernels with many channels (AlexNet's conv2: 48 a group in, 128
+// out, 27×27) take F(2×2, 5×5) the same way: 6×6 blocks of input, 36
+// positions, 2.78 times fewer multiply-adds (see wino5BT below); its
+// weights are transformed in float64 in Go (winoFilter5), the blocks by
+// assembly generated from the matrices.
+//
 // The sums are not the direct convolution's: the transforms add and
 // subtract inputs and weights before they are multiplied, which changes
 // the rounding (the outputs agree with float64 sums to a few units in the
@@ -46,6 +52,10 @@ import "unsafe"
 // transforms off.
 var winoChannels = 64
 
+// winoChannels5 is winoChannels for 5×5 kernels (F(2×2, 5×5), AlexNet's
+// conv2: 48 channels a group in, 128 out); 0 turns them off.
+var winoChannels5 = 48
+
 // winoChunk is about how many output channels share a pass over the
 // transformed input: their transformed weights (16 × chunk × channels
 // floats) stay in the L2 cache while every pair of blocks reads them.
@@ -56,40 +66,51 @@ var winoChunk = 192
 var winoBlocks = 2
 
 // planWino turns Winograd's transforms on for the plan where they apply
-// (a 3×3 kernel, winoChannels in and out, outputs of at least 2×2, and
-// kernels with the transforms) and sizes their buffers and tables.
+// (a 3×3 kernel with winoChannels in and out, or a 5×5 one with
+// winoChannels5, outputs of at least 2×2, and kernels with the
+// transforms) and sizes their buffers and tables.
 func (d *DirectConv) planWino() {
 	d.winoF, d.winoB = false, false
 	k := d.k
-	if winoChannels <= 0 || k.winoIn == nil || k.winoFilter == nil || d.kh != 3 || d.kw != 3 || d.c < winoChannels || d.m < winoChannels {
+	switch {
+	case winoChannels <= 0 || d.kh != d.kw:
+		return
+	case d.kh == 3 && k.winoIn != nil && k.winoFilter != nil && d.c >= winoChannels && d.m >= winoChannels:
+		d.wa2, d.wIn, d.wOut = 16, k.winoIn, k.winoOut
+	case d.kh == 5 && k.winoIn6 != nil && winoChannels5 > 0 && d.c >= winoChannels5 && d.m >= winoChannels5:
+		d.wa2, d.wIn, d.wOut = 36, k.winoIn6, k.winoOut6
+	default:
 		return
 	}
 	if d.oh < 2 || d.ow < 2 || d.h < 2 || d.w < 2 {
 		return
 	}
 	L := d.lanes
+	n2 := d.wa2
 	d.winoF, d.winoB = true, true
-	d.uf = make([]float32, d.groups*16*d.m*d.c)
-	d.ub = make([]float32, d.groups*16*d.c*d.m)
+	d.uf = make([]float32, d.groups*n2*d.m*d.c)
+	d.ub = make([]float32, d.groups*n2*d.c*d.m)
 	d.wfChunks = winoChunks(d.fTiles, winoChunk)
 	d.wbChunks = winoChunks(d.bTiles, winoChunk)
 	most := max(d.c, d.m)
-	d.wfIdx = winoTables(d.fTiles, d.c, func(h, j int) int { return j%h*d.c + j/h })
-	d.wbIdx = winoTables(d.bTiles, d.m, func(h, j int) int { return j/h*d.c + j%h })
-	d.planesF, d.planesFB = winoPlanes(d.m*d.c, false)
-	d.planesB, d.planesBB = winoPlanes(d.m*d.c, true)
+	if d.kh == 3 {
+		d.wfIdx = winoTables(d.fTiles, d.c, func(h, j int) int { return j%h*d.c + j/h })
+		d.wbIdx = winoTables(d.bTiles, d.m, func(h, j int) int { return j/h*d.c + j%h })
+		d.planesF, d.planesFB = winoPlanes(d.m*d.c, false)
+		d.planesB, d.planesBB = winoPlanes(d.m*d.c, true)
+	}
 	d.winoOff = make([]int32, most)
 	for c := range d.winoOff {
 		d.winoOff[c] = int32(c * L * 4)
 	}
-	d.wvSize = 16 * winoBlocks * most * L
+	d.wvSize = n2 * winoBlocks * most * L
 	d.wmSize = 0
 	for _, c := range d.wfChunks {
-		d.wmSize = max(d.wmSize, 16*winoBlocks*(c.r1-c.r0)*L)
+		d.wmSize = max(d.wmSize, n2*winoBlocks*(c.r1-c.r0)*L)
 		d.ySize = max(d.ySize, d.oh*d.ow*(c.r1-c.r0)*L)
 	}
 	for _, c := range d.wbChunks {
-		d.wmSize = max(d.wmSize, 16*winoBlocks*(c.r1-c.r0)*L)
+		d.wmSize = max(d.wmSize, n2*winoBlocks*(c.r1-c.r0)*L)
 		d.ySize = max(d.ySize, d.h*d.w*(c.r1-c.r0)*L)
 	}
 	// ForwardPool's whole interleaved block (winoInterleaved).
@@ -227,17 +248,33 @@ func (d *DirectConv) winoPack(dst, src []float32, table []int32, planes *[16]int
 
 // packWinoForward transforms the weights of tile t of group g (Caffe's
 // layout in w) into d.uf: position ξ's block of the tile at
-// (g·16+ξ)·m·c + r0·c, [c][h].
+// (g·n²+ξ)·m·c + r0·c, [c][h].
 func (d *DirectConv) packWinoForward(w []float32, g int, t dtile) {
 	mc := d.m * d.c
+	if d.kh == 5 {
+		for c := range d.c {
+			for i := range t.h {
+				winoFilter5(d.uf[g*36*mc+t.r0*d.c+c*t.h+i:], mc, w[((g*d.m+t.r0+i)*d.c+c)*25:][:25], false)
+			}
+		}
+		return
+	}
 	d.winoPack(d.uf[g*16*mc+t.r0*d.c:], w[(g*d.m+t.r0)*d.c*9:], d.wfIdx[t.h], &d.planesF, &d.planesFB)
 }
 
 // packWinoBackward transforms tile t (of input channels) of group g for
 // BackwardData into d.ub: the flipped kernel of output k and input r0+i
-// at (g·16+ξ)·c·m + r0·m + k·h + i.
+// at (g·n²+ξ)·c·m + r0·m + k·h + i.
 func (d *DirectConv) packWinoBackward(w []float32, g int, t dtile) {
 	mc := d.m * d.c
+	if d.kh == 5 {
+		for k := range d.m {
+			for i := range t.h {
+				winoFilter5(d.ub[g*36*mc+t.r0*d.m+k*t.h+i:], mc, w[((g*d.m+k)*d.c+t.r0+i)*25:][:25], true)
+			}
+		}
+		return
+	}
 	d.winoPack(d.ub[g*16*mc+t.r0*d.m:], w[(g*d.m*d.c+t.r0)*9:], d.wbIdx[t.h], &d.planesB, &d.planesBB)
 }
 
@@ -280,16 +317,17 @@ func (d *DirectConv) winoChunk(p directPass, u []float32, g int, ch dchunk, s *D
 	blocks := (R + 1) / 2 * tc
 	v, mm := s.wv, s.wm
 	origin := func(b int) (int, int) { return min(2*(b/tc), R-2), min(2*(b%tc), W-2) }
-	ug := u[g*16*p.outs*C:]
+	n2 := d.wa2
+	ug := u[g*n2*p.outs*C:]
 	kc := ch.r1 - ch.r0
 	nb := winoBlocks
 	for b0 := 0; b0 < blocks; b0 += nb {
 		np := min(nb, blocks-b0)
 		for q := range np {
 			oy, ox := origin(b0 + q)
-			d.k.winoIn(&v[q*C*L], nb*C*L*f, &p.in[(oy*p.rowStep+ox*p.pixStep+g*C)*L], p.pixStep*L*f, p.rowStep*L*f, C)
+			d.wIn(&v[q*C*L], nb*C*L*f, &p.in[(oy*p.rowStep+ox*p.pixStep+g*C)*L], p.pixStep*L*f, p.rowStep*L*f, C)
 		}
-		for xi := range 16 {
+		for xi := range n2 {
 			for _, t := range p.tiles[ch.t0:ch.t1] {
 				a := ug[xi*p.outs*C+t.r0*C:]
 				for k0 := 0; k0 < C; k0 += directKC {
@@ -300,7 +338,7 @@ func (d *DirectConv) winoChunk(p directPass, u []float32, g int, ch dchunk, s *D
 		}
 		for q := range np {
 			oy, ox := origin(b0 + q)
-			d.k.winoOut(&out[(oy*W+ox)*stride*L], stride*L*f, W*stride*L*f, &mm[q*kc*L], nb*kc*L*f, kc)
+			d.wOut(&out[(oy*W+ox)*stride*L], stride*L*f, W*stride*L*f, &mm[q*kc*L], nb*kc*L*f, kc)
 		}
 	}
 }
@@ -368,4 +406,162 @@ func winoOutGo(lanes int) func(dst *float32, dstPix, dstRow int, src *float32, s
 // convolution's 3×3 passes of many channels on Winograd's transforms.
 func Winograd() bool {
 	return winoChannels > 0 && active.direct != nil && active.direct.winoIn != nil && active.direct.winoFilter != nil
+}
+
+// F(2×2, 5×5), Toom-Cook at the points 0, 1, −1, 2, −½ and ∞, whose
+// rounding in float32 stays near the direct sums' (those points gave
+// half the error of 0, ±1, ±2 over 48 channels):
+//
+//	Bᵀ = | 1  3/2  −2  −3/2   1   0 |   Aᵀ = | 1 1  1 1   1  0 |
+//	     | 0  −1  −5/2 −1/2   1   0 |        | 0 1 −1 2 −1/2 1 |
+//	     | 0   1   1/2 −5/2   1   0 |
+//	     | 0 −1/2  −1   1/2   1   0 |   G = rows (1, 0, 0, 0, 0),
+//	     | 0   2   −1   −2    1   0 |   −⅓(1, 1, 1, 1, 1), ⅓(1, −1, 1, −1, 1),
+//	     | 0   1   3/2  −2  −3/2  1 |   (1, 2, 4, 8, 16)/15,
+//	                                     (−16, 8, −4, 2, −1)/15, (0, 0, 0, 0, 1)
+var (
+	wino5BT = [6][6]float32{
+		{1, 1.5, -2, -1.5, 1, 0},
+		{0, -1, -2.5, -0.5, 1, 0},
+		{0, 1, 0.5, -2.5, 1, 0},
+		{0, -0.5, -1, 0.5, 1, 0},
+		{0, 2, -1, -2, 1, 0},
+		{0, 1, 1.5, -2, -1.5, 1},
+	}
+	wino5AT = [2][6]float32{{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -0.5, 1}}
+	wino5G  = [6][5]float64{
+		{1, 0, 0, 0, 0},
+		{-1.0 / 3, -1.0 / 3, -1.0 / 3, -1.0 / 3, -1.0 / 3},
+		{1.0 / 3, -1.0 / 3, 1.0 / 3, -1.0 / 3, 1.0 / 3},
+		{1.0 / 15, 2.0 / 15, 4.0 / 15, 8.0 / 15, 16.0 / 15},
+		{-16.0 / 15, 8.0 / 15, -4.0 / 15, 2.0 / 15, -1.0 / 15},
+		{0, 0, 0, 0, 1},
+	}
+)
+
+// winoRow is Σ_k c[k]·x(k) in the transforms' order, which the assembly
+// repeats: the terms in turn, zero coefficients skipped, each term |c|·x
+// (x itself for ±1) added or subtracted, the first one taken as it is or
+// from 0.
+func winoRow(c []float32, x func(k int) float32) float32 {
+	var acc float32
+	first := true
+	for k, ck := range c {
+		if ck == 0 {
+			continue
+		}
+		v := x(k)
+		if a := winoAbs(ck); a != 1 {
+			v = a * v
+		}
+		switch {
+		case first && ck < 0:
+			acc = 0 - v
+		case first:
+			acc = v
+		case ck < 0:
+			acc -= v
+		default:
+			acc += v
+		}
+		first = false
+	}
+	return acc
+}
+
+func winoAbs(v float32) float32 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// winoIn6Go is winoInGo for F(2×2, 5×5): each channel's 6×6 block of
+// vectors becomes the 36 vectors Bᵀ d B, position ξ = 6i+l at dst +
+// ξ·dstStep bytes.
+func winoIn6Go(lanes int) func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int) {
+	return func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int) {
+		var d, t [6][6]float32
+		for c := range n {
+			for l := range lanes {
+				o := c*lanes*4 + l*4
+				for i := range 6 {
+					for j := range 6 {
+						d[i][j] = *at(src, o+i*rowStep+j*pixStep)
+					}
+				}
+				for i := range 6 {
+					for j := range 6 {
+						t[i][j] = winoRow(wino5BT[i][:], func(k int) float32 { return d[k][j] })
+					}
+				}
+				for i := range 6 {
+					for q := range 6 {
+						*at(dst, (6*i+q)*dstStep+o) = winoRow(wino5BT[q][:], func(j int) float32 { return t[i][j] })
+					}
+				}
+			}
+		}
+	}
+}
+
+// winoOut6Go is winoOutGo for F(2×2, 5×5): each channel's 36 products
+// become the 2×2 outputs Aᵀ m A.
+func winoOut6Go(lanes int) func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int) {
+	return func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int) {
+		var m [36]float32
+		var s [2][6]float32
+		for c := range n {
+			for l := range lanes {
+				o := c*lanes*4 + l*4
+				for x := range 36 {
+					m[x] = *at(src, x*srcStep+o)
+				}
+				for i := range 2 {
+					for j := range 6 {
+						s[i][j] = winoRow(wino5AT[i][:], func(k int) float32 { return m[6*k+j] })
+					}
+				}
+				for i := range 2 {
+					for q := range 2 {
+						*at(dst, i*dstRow+q*dstPix+o) = winoRow(wino5AT[q][:], func(j int) float32 { return s[i][j] })
+					}
+				}
+			}
+		}
+	}
+}
+
+// winoFilter5 sets u[ξ·stride] to (G g Gᵀ)[i][l] (ξ = 6i+l) for the 5×5
+// kernel g, flipped in both axes if flip, computed in float64 (the
+// weights' transform runs once a pass, and G's thirds and fifteenths are
+// not floats).
+func winoFilter5(u []float32, stride int, g []float32, flip bool) {
+	var k [25]float64
+	for e := range 25 {
+		if flip {
+			k[e] = float64(g[24-e])
+		} else {
+			k[e] = float64(g[e])
+		}
+	}
+	var t [6][5]float64
+	for i := range 6 {
+		for j := range 5 {
+			var v float64
+			for q := range 5 {
+				v += wino5G[i][q] * k[5*q+j]
+			}
+			t[i][j] = v
+		}
+	}
+	for i := range 6 {
+		for l := range 6 {
+			var v float64
+			for j := range 5 {
+				v += t[i][j] * wino5G[l][j]
+			}
+			u[(6*i+l)*stride] = float32(v)
+		}
+	}
 }

@@ -14,23 +14,40 @@ var winoGeoms = []directGeom{
 	{name: "pad0-odd", n: 3, c: 8, h: 9, w: 6, m: 8, g: 1, kh: 3, kw: 3},
 	{name: "small", n: 17, c: 8, h: 3, w: 4, m: 8, g: 1, kh: 3, kw: 3, p: 1, pw: 0},
 	{name: "deep", n: 2, c: 300, h: 5, w: 5, m: 270, g: 1, kh: 3, kw: 3, p: 1, pw: 1},
+	// F(2×2, 5×5): AlexNet's conv2 (27×27, pad 2, two groups) in small.
+	{name: "5x5-odd-groups", n: 18, c: 16, h: 9, w: 9, m: 24, g: 2, kh: 5, kw: 5, p: 2, pw: 2},
+	{name: "5x5-even", n: 3, c: 8, h: 8, w: 10, m: 8, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+	{name: "5x5-pad0", n: 5, c: 8, h: 9, w: 8, m: 12, g: 1, kh: 5, kw: 5, p: 0, pw: 1},
+	{name: "5x5-deep", n: 2, c: 270, h: 4, w: 4, m: 40, g: 1, kh: 5, kw: 5, p: 2, pw: 2},
+}
+
+// winoKernels reports whether k has what a plan of kernel size kh needs
+// to take Winograd's transforms.
+func winoKernels(k *directKernels, kh int) bool {
+	if kh == 5 {
+		return k.winoIn6 != nil
+	}
+	return k.winoIn != nil && k.winoFilter != nil
 }
 
 // TestWinograd checks Forward and BackwardData on Winograd's transforms
 // against the definition, for the portable kernels and every
 // implementation that has the transforms, and that the plans took them.
 func TestWinograd(t *testing.T) {
-	defer func(c int) { winoChannels = c }(winoChannels)
-	winoChannels = 8
+	defer func(c, c5 int) { winoChannels, winoChannels5 = c, c5 }(winoChannels, winoChannels5)
+	winoChannels, winoChannels5 = 8, 8
 	impls := map[string]*directKernels{"go-reference": goDirect}
 	for _, im := range available() {
-		if im.direct != nil && im.direct.winoIn != nil && im.direct.winoFilter != nil {
+		if im.direct != nil {
 			impls[im.name] = im.direct
 		}
 	}
 	for name, k := range impls {
 		for _, g := range winoGeoms {
 			t.Run(fmt.Sprintf("%s/%s", name, g.name), func(t *testing.T) {
+				if !winoKernels(k, g.kh) {
+					t.Skip("no transforms for this kernel size")
+				}
 				rng := newRand(11)
 				oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
 				x := randSlice(rng, g.n*g.c*g.h*g.w)
@@ -82,6 +99,20 @@ func TestWinogradTransforms(t *testing.T) {
 			winoOutGo(L)(&want[0], 8*L*f, 40*L*f, &m[0], 6*L*f, n)
 			k.winoOut(&got[0], 8*L*f, 40*L*f, &m[0], 6*L*f, n)
 			sameBits(t, "winoOut", got, want)
+			// F(2×2, 5×5): a 6×6 block, pixels 7 vectors apart, rows 45;
+			// the products' 36 planes 6 vectors apart.
+			src = randSlice(rng, (5*45+5*7+n+1)*L)
+			want = make([]float32, 36*9*L)
+			got = make([]float32, len(want))
+			winoIn6Go(L)(&want[0], 9*L*f, &src[L], 7*L*f, 45*L*f, n)
+			k.winoIn6(&got[0], 9*L*f, &src[L], 7*L*f, 45*L*f, n)
+			sameBits(t, "winoIn6", got, want)
+			m = randSlice(rng, 36*6*L)
+			want = make([]float32, (40+8+n)*L)
+			got = make([]float32, len(want))
+			winoOut6Go(L)(&want[0], 8*L*f, 40*L*f, &m[0], 6*L*f, n)
+			k.winoOut6(&got[0], 8*L*f, 40*L*f, &m[0], 6*L*f, n)
+			sameBits(t, "winoOut6", got, want)
 			if k.winoFilter == nil {
 				return
 			}

@@ -68,6 +68,7 @@ var outputs = []output{
 	{"convflat", buildConvFlat},
 	{"exp", buildExp},
 	{"winograd", buildWinograd},
+	{"winograd5", buildWinograd5},
 }
 
 func main() {
