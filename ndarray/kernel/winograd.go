@@ -535,7 +535,9 @@ func winoOut6Go(lanes int) func(dst *float32, dstPix, dstRow int, src *float32, 
 // winoFilter5 sets u[ξ·stride] to (G g Gᵀ)[i][l] (ξ = 6i+l) for the 5×5
 // kernel g, flipped in both axes if flip, computed in float64 (the
 // weights' transform runs once a pass, and G's thirds and fifteenths are
-// not floats).
+// not floats), by G's rows: the first and last pick a value, the second
+// and third take the sums of the even and odd terms, the fourth and
+// fifth the powers of 2.
 func winoFilter5(u []float32, stride int, g []float32, flip bool) {
 	var k [25]float64
 	for e := range 25 {
@@ -545,23 +547,27 @@ func winoFilter5(u []float32, stride int, g []float32, flip bool) {
 			k[e] = float64(g[e])
 		}
 	}
+	// t = G g, column by column; then u = t Gᵀ, row by row.
 	var t [6][5]float64
-	for i := range 6 {
-		for j := range 5 {
-			var v float64
-			for q := range 5 {
-				v += wino5G[i][q] * k[5*q+j]
-			}
-			t[i][j] = v
-		}
+	for j := range 5 {
+		g0, g1, g2, g3, g4 := k[j], k[5+j], k[10+j], k[15+j], k[20+j]
+		t[0][j], t[1][j], t[2][j], t[3][j], t[4][j], t[5][j] = winoG5(g0, g1, g2, g3, g4)
 	}
 	for i := range 6 {
-		for l := range 6 {
-			var v float64
-			for j := range 5 {
-				v += t[i][j] * wino5G[l][j]
-			}
-			u[(6*i+l)*stride] = float32(v)
-		}
+		r := &t[i]
+		u0, u1, u2, u3, u4, u5 := winoG5(r[0], r[1], r[2], r[3], r[4])
+		o := 6 * i * stride
+		u[o] = float32(u0)
+		u[o+stride] = float32(u1)
+		u[o+2*stride] = float32(u2)
+		u[o+3*stride] = float32(u3)
+		u[o+4*stride] = float32(u4)
+		u[o+5*stride] = float32(u5)
 	}
+}
+
+// winoG5 returns G·(a, b, c, d, e) for F(2×2, 5×5)'s G (wino5G).
+func winoG5(a, b, c, d, e float64) (float64, float64, float64, float64, float64, float64) {
+	even, odd := a+c+e, b+d
+	return a, -(even + odd) / 3, (even - odd) / 3, (a + 2*b + 4*c + 8*d + 16*e) / 15, (-16*a + 8*b - 4*c + 2*d - e) / 15, e
 }

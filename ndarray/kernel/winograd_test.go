@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"math"
 	"testing"
 )
 
@@ -168,6 +169,47 @@ func TestDirectPoolWinograd(t *testing.T) {
 					check(t, im.direct, pg.conv)
 					testDirectPoolGeneral(t, im.direct, im.vec.sum, pg, false, relu, "random")
 				})
+			}
+		}
+	}
+}
+
+// TestWinoG5 checks the structured product winoG5 against F(2×2, 5×5)'s
+// G (wino5G), and that G, Bᵀ and Aᵀ give the correlation in one dimension:
+// Aᵀ[(G g) ⊙ (Bᵀ d)] = (Σ_j g_j d_{i+j}) for i = 0, 1.
+func TestWinoG5(t *testing.T) {
+	rng := newRand(5)
+	for range 20 {
+		g := randSlice(rng, 5)
+		d := randSlice(rng, 6)
+		var v [5]float64
+		for j := range 5 {
+			v[j] = float64(g[j])
+		}
+		var got [6]float64
+		got[0], got[1], got[2], got[3], got[4], got[5] = winoG5(v[0], v[1], v[2], v[3], v[4])
+		var u, bd [6]float64
+		for i := range 6 {
+			for j := range 5 {
+				u[i] += wino5G[i][j] * v[j]
+			}
+			if math.Abs(got[i]-u[i]) > 1e-12 {
+				t.Fatalf("winoG5 row %d = %v, want %v", i, got[i], u[i])
+			}
+			for j := range 6 {
+				bd[i] += float64(wino5BT[i][j]) * float64(d[j])
+			}
+		}
+		for i := range 2 {
+			var y, want float64
+			for k := range 6 {
+				y += float64(wino5AT[i][k]) * u[k] * bd[k]
+			}
+			for j := range 5 {
+				want += float64(g[j]) * float64(d[i+j])
+			}
+			if math.Abs(y-want) > 1e-9 {
+				t.Fatalf("output %d = %v, want %v", i, y, want)
 			}
 		}
 	}
