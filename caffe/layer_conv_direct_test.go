@@ -20,7 +20,6 @@ func TestDirectBackwardOnePass(t *testing.T) {
 	if lanes == 0 {
 		t.Skip("no direct convolution with these kernels")
 	}
-	defer func(v bool) { fuseLayers = v }(fuseLayers)
 	batch := lanes + 2
 	net := fmt.Sprintf(`name: "onepass"
 layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: %d dim: 3 dim: 9 dim: 9 } shape { dim: %d } } }
@@ -33,18 +32,28 @@ layer { name: "relu3" type: "ReLU" bottom: "conv3" top: "conv3" }
 layer { name: "ip" type: "InnerProduct" bottom: "conv3" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
 `, batch, batch)
+	trainFusedAlone(t, "onepass.prototxt", net, 0.29, func(t *testing.T, n *Net) {
+		for _, name := range []string{"conv2", "conv3"} {
+			if c := n.Layer(name).(*Convolution); c.direct == nil {
+				t.Fatalf("%s is not on the direct path", name)
+			}
+		}
+	})
+}
+
+// trainFusedAlone trains net (trainSGDSteps, input frequency freq) fused
+// and layer by layer on one and two threads, checks the fused net with
+// check, and requires the same weights, blobs and gradients of both.
+func trainFusedAlone(t *testing.T, file, net string, freq float64, check func(*testing.T, *Net)) {
+	defer func(v bool) { fuseLayers = v }(fuseLayers)
 	for _, threads := range []int{1, 2} {
 		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
 			run := func(fuse bool) *Net {
 				fuseLayers = fuse
-				return trainSGDSteps(t, "onepass.prototxt", net, threads, 5, 0.29)
+				return trainSGDSteps(t, file, net, threads, 5, freq)
 			}
 			fused, alone := run(true), run(false)
-			for _, name := range []string{"conv2", "conv3"} {
-				if c := fused.Layer(name).(*Convolution); c.direct == nil {
-					t.Fatalf("%s is not on the direct path", name)
-				}
-			}
+			check(t, fused)
 			sameNets(t, fused, alone)
 		})
 	}
@@ -63,7 +72,6 @@ func TestWinogradTraining(t *testing.T) {
 	if lanes == 0 || !kernel.Winograd() {
 		t.Skip("no Winograd's transforms with these kernels")
 	}
-	defer func(v bool) { fuseLayers = v }(fuseLayers)
 	batch := lanes + 2
 	net := fmt.Sprintf(`name: "winograd"
 layer { name: "data" type: "Input" top: "data" top: "label" input_param { shape { dim: %d dim: 64 dim: 7 dim: 7 } shape { dim: %d } } }
@@ -77,19 +85,11 @@ layer { name: "relu3" type: "ReLU" bottom: "conv3" top: "conv3" }
 layer { name: "ip" type: "InnerProduct" bottom: "conv3" top: "ip" inner_product_param { num_output: 3 weight_filler { type: "xavier" } } }
 layer { name: "loss" type: "SoftmaxWithLoss" bottom: "ip" bottom: "label" top: "loss" }
 `, batch, batch)
-	for _, threads := range []int{1, 2} {
-		t.Run(fmt.Sprintf("threads=%d", threads), func(t *testing.T) {
-			run := func(fuse bool) *Net {
-				fuseLayers = fuse
-				return trainSGDSteps(t, "winograd.prototxt", net, threads, 5, 0.37)
+	trainFusedAlone(t, "winograd.prototxt", net, 0.37, func(t *testing.T, n *Net) {
+		for _, name := range []string{"conv1", "conv2", "conv3"} {
+			if c := n.Layer(name).(*Convolution); !c.winograd() {
+				t.Fatalf("%s is not on Winograd's transforms", name)
 			}
-			fused, alone := run(true), run(false)
-			for _, name := range []string{"conv1", "conv2", "conv3"} {
-				if c := fused.Layer(name).(*Convolution); !c.winograd() {
-					t.Fatalf("%s is not on Winograd's transforms", name)
-				}
-			}
-			sameNets(t, fused, alone)
-		})
-	}
+		}
+	})
 }

@@ -114,6 +114,27 @@ func runDirect(d *DirectConv, g directGeom, x, w, bias, dy []float32) (y, dx, dw
 	return y, dx, dw
 }
 
+// checkDirect runs plan d on random operands of g (from seed) and checks
+// its outputs and gradients against the definition's (runDirect,
+// naiveConv).
+func checkDirect(t *testing.T, d *DirectConv, g directGeom, seed uint64) {
+	t.Helper()
+	rng := newRand(seed)
+	oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
+	x := randSlice(rng, g.n*g.c*g.h*g.w)
+	w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
+	bias := randSlice(rng, g.m)
+	dy := randSlice(rng, g.n*g.m*oh*ow)
+	y, dx, dw := runDirect(d, g, x, w, bias, dy)
+	wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
+	for i := range wdw {
+		wdw[i]++
+	}
+	checkClose(t, "y", y, wy, 1e-5)
+	checkClose(t, "dx", dx, wdx, 1e-5)
+	checkClose(t, "dw", dw, wdw, 1e-5)
+}
+
 // TestDirectConv checks the direct convolution of every implementation
 // (and of the portable reference kernels) against the definition.
 func TestDirectConv(t *testing.T) {
@@ -134,24 +155,11 @@ func TestDirectConv(t *testing.T) {
 			for _, blocking := range directGradBlockings {
 				t.Run(fmt.Sprintf("%s/%s/grad=%v", im.name, g.name, blocking), func(t *testing.T) {
 					defer blocking.set()()
-					rng := newRand(7)
-					oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
-					x := randSlice(rng, g.n*g.c*g.h*g.w)
-					w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
-					bias := randSlice(rng, g.m)
-					dy := randSlice(rng, g.n*g.m*oh*ow)
 					d := newDirectConv(im.k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
 					if d == nil {
 						t.Fatal("no plan")
 					}
-					y, dx, dw := runDirect(d, g, x, w, bias, dy)
-					wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
-					for i := range wdw {
-						wdw[i]++
-					}
-					checkClose(t, "y", y, wy, 1e-5)
-					checkClose(t, "dx", dx, wdx, 1e-5)
-					checkClose(t, "dw", dw, wdw, 1e-5)
+					checkDirect(t, d, g, 7)
 				})
 			}
 		}

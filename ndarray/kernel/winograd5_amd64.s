@@ -884,10 +884,10 @@ TEXT ·winoOut6AVX512(SB), NOSPLIT, $0-48
 	MOVQ   dst+0(FP), DI
 	MOVQ   dstPix+8(FP), R8
 	MOVQ   dstRow+16(FP), R9
-	ADDQ   DI, R9
 	MOVQ   src+24(FP), SI
 	MOVQ   srcStep+32(FP), DX
 	MOVQ   n+40(FP), CX
+	ADDQ   DI, R9
 	VXORPS Z15, Z15, Z15
 	TESTQ  CX, CX
 	JZ     winoOut6AVX512_end
@@ -1888,10 +1888,10 @@ TEXT ·winoOut6AVX2(SB), NOSPLIT, $0-48
 	MOVQ   dst+0(FP), DI
 	MOVQ   dstPix+8(FP), R8
 	MOVQ   dstRow+16(FP), R9
-	ADDQ   DI, R9
 	MOVQ   src+24(FP), SI
 	MOVQ   srcStep+32(FP), DX
 	MOVQ   n+40(FP), CX
+	ADDQ   DI, R9
 	VXORPS Y15, Y15, Y15
 	TESTQ  CX, CX
 	JZ     winoOut6AVX2_end

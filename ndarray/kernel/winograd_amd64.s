@@ -110,10 +110,10 @@ TEXT ·winoOutAVX512(SB), NOSPLIT, $0-48
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstPix+8(FP), R8
 	MOVQ  dstRow+16(FP), R13
-	ADDQ  DI, R13
 	MOVQ  src+24(FP), SI
 	MOVQ  srcStep+32(FP), DX
 	MOVQ  n+40(FP), CX
+	ADDQ  DI, R13
 	LEAQ  (DX)(DX*2), BX
 	LEAQ  (SI)(DX*4), R10
 	LEAQ  (R10)(DX*4), R11
@@ -277,10 +277,10 @@ TEXT ·winoOutAVX2(SB), NOSPLIT, $0-48
 	MOVQ  dst+0(FP), DI
 	MOVQ  dstPix+8(FP), R8
 	MOVQ  dstRow+16(FP), R13
-	ADDQ  DI, R13
 	MOVQ  src+24(FP), SI
 	MOVQ  srcStep+32(FP), DX
 	MOVQ  n+40(FP), CX
+	ADDQ  DI, R13
 	LEAQ  (DX)(DX*2), BX
 	LEAQ  (SI)(DX*4), R10
 	LEAQ  (R10)(DX*4), R11

@@ -49,24 +49,11 @@ func TestWinograd(t *testing.T) {
 				if !winoKernels(k, g.kh) {
 					t.Skip("no transforms for this kernel size")
 				}
-				rng := newRand(11)
-				oh, ow := g.h+2*g.p-g.kh+1, g.w+2*g.pw-g.kw+1
-				x := randSlice(rng, g.n*g.c*g.h*g.w)
-				w := randSlice(rng, g.m*g.c/g.g*g.kh*g.kw)
-				bias := randSlice(rng, g.m)
-				dy := randSlice(rng, g.n*g.m*oh*ow)
 				d := newDirectConv(k, g.c, g.h, g.w, g.m, g.g, g.kh, g.kw, g.p, g.pw)
 				if !d.Winograd() {
 					t.Fatal("the plan does not take Winograd's transforms")
 				}
-				y, dx, dw := runDirect(d, g, x, w, bias, dy)
-				wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
-				for i := range wdw {
-					wdw[i]++
-				}
-				checkClose(t, "y", y, wy, 1e-5)
-				checkClose(t, "dx", dx, wdx, 1e-5)
-				checkClose(t, "dw", dw, wdw, 1e-5)
+				checkDirect(t, d, g, 11)
 			})
 		}
 	}

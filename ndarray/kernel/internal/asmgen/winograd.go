@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -42,39 +41,20 @@ func buildWinograd(c *build.Context) {
 
 // winoIn emits winoIn<isa>.
 func winoIn(c *build.Context, isa string, vec func(int) reg.VecPhysical, regs, bytes int) {
-	name := "winoIn" + isa
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)")
-	c.Doc(fmt.Sprintf("%s writes Winograd's input transform of n channels (see winoInGo).", name))
 	rows := [4]reg.Register{reg.RSI, reg.R10, reg.R11, reg.R12}
 	outs := [4]reg.Register{reg.RDI, reg.R13, reg.R14, reg.R15}
 	pix, pix3, step, step3, n, rs := reg.R8, reg.R9, reg.RDX, reg.RBX, reg.RCX, reg.RAX
-	c.Load(c.Param("dst"), outs[0])
-	c.Load(c.Param("dstStep"), step)
-	c.Load(c.Param("src"), rows[0])
-	c.Load(c.Param("pixStep"), pix)
-	c.Load(c.Param("rowStep"), rs)
-	c.Load(c.Param("n"), n)
+	name := "winoIn" + isa
+	winoFunc(c, name, "func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)",
+		"writes Winograd's input transform of n channels (see winoInGo).",
+		[]string{"dst", "dstStep", "src", "pixStep", "rowStep", "n"}, outs[0], step, rows[0], pix, rs, n)
 	c.LEAQ(operand.Mem{Base: pix, Index: pix, Scale: 2}, pix3)
 	c.LEAQ(operand.Mem{Base: step, Index: step, Scale: 2}, step3)
 	for i := 1; i < 4; i++ {
 		c.LEAQ(operand.Mem{Base: rows[i-1], Index: rs, Scale: 1}, rows[i])
 		c.LEAQ(operand.Mem{Base: outs[i-1], Index: step, Scale: 4}, outs[i])
 	}
-	at := func(base reg.Register, j int, one, three reg.Register) operand.Mem {
-		switch j {
-		case 0:
-			return operand.Mem{Base: base}
-		case 1:
-			return operand.Mem{Base: base, Index: one, Scale: 1}
-		case 2:
-			return operand.Mem{Base: base, Index: one, Scale: 2}
-		}
-		return operand.Mem{Base: base, Index: three, Scale: 1}
-	}
-	d := func(i, j int) operand.Mem { return at(rows[i], j, pix, pix3) }
+	d := func(i, j int) operand.Mem { return stepMem(rows[i], j, pix, pix3, pix) }
 	c.TESTQ(n, n)
 	c.JZ(operand.LabelRef(name + "_end"))
 	c.Label(name + "_loop")
@@ -102,7 +82,7 @@ func winoIn(c *build.Context, isa string, vec func(int) reg.VecPhysical, regs, b
 		c.VSUBPS(t[1], t[2], o[2])
 		c.VSUBPS(t[3], t[1], o[3])
 		for j := range 4 {
-			c.VMOVUPS(o[j], at(outs[i], j, step, step3))
+			c.VMOVUPS(o[j], stepMem(outs[i], j, step, step3, step))
 		}
 	}
 	for i := range 4 {
@@ -118,37 +98,19 @@ func winoIn(c *build.Context, isa string, vec func(int) reg.VecPhysical, regs, b
 
 // winoOut emits winoOut<isa>.
 func winoOut(c *build.Context, isa string, vec func(int) reg.VecPhysical, regs, bytes int) {
-	name := "winoOut" + isa
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)")
-	c.Doc(fmt.Sprintf("%s writes Winograd's output transform of n channels (see winoOutGo).", name))
 	ins := [4]reg.Register{reg.RSI, reg.R10, reg.R11, reg.R12}
 	y0, y1 := reg.RDI, reg.R13
 	pix, step, step3, n := reg.R8, reg.RDX, reg.RBX, reg.RCX
-	c.Load(c.Param("dst"), y0)
-	c.Load(c.Param("dstPix"), pix)
-	c.Load(c.Param("dstRow"), y1)
+	name := "winoOut" + isa
+	winoFunc(c, name, "func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)",
+		"writes Winograd's output transform of n channels (see winoOutGo).",
+		[]string{"dst", "dstPix", "dstRow", "src", "srcStep", "n"}, y0, pix, y1, ins[0], step, n)
 	c.ADDQ(y0, y1)
-	c.Load(c.Param("src"), ins[0])
-	c.Load(c.Param("srcStep"), step)
-	c.Load(c.Param("n"), n)
 	c.LEAQ(operand.Mem{Base: step, Index: step, Scale: 2}, step3)
 	for i := 1; i < 4; i++ {
 		c.LEAQ(operand.Mem{Base: ins[i-1], Index: step, Scale: 4}, ins[i])
 	}
-	m := func(i, j int) operand.Mem {
-		switch j {
-		case 0:
-			return operand.Mem{Base: ins[i]}
-		case 1:
-			return operand.Mem{Base: ins[i], Index: step, Scale: 1}
-		case 2:
-			return operand.Mem{Base: ins[i], Index: step, Scale: 2}
-		}
-		return operand.Mem{Base: ins[i], Index: step3, Scale: 1}
-	}
+	m := func(i, j int) operand.Mem { return stepMem(ins[i], j, step, step3, step) }
 	c.TESTQ(n, n)
 	c.JZ(operand.LabelRef(name + "_end"))
 	c.Label(name + "_loop")
@@ -196,17 +158,10 @@ func buildWinoFilter(c *build.Context) operand.Mem {
 	c.DataAttributes(attr.RODATA | attr.NOPTR)
 	c.AddDatum(0, operand.F32(0.5))
 	name := "winoFilterAVX512"
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, planes *int64, src *float32, idx *int32, n int)")
-	c.Doc(fmt.Sprintf("%s writes Winograd's weight transform of n blocks of 16 kernels (see winoFilter).", name))
 	dst, planes, src, idx, n, off := reg.RDI, reg.R8, reg.RSI, reg.RDX, reg.RCX, reg.R9
-	c.Load(c.Param("dst"), dst)
-	c.Load(c.Param("planes"), planes)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("idx"), idx)
-	c.Load(c.Param("n"), n)
+	winoFunc(c, name, "func(dst *float32, planes *int64, src *float32, idx *int32, n int)",
+		"writes Winograd's weight transform of n blocks of 16 kernels (see winoFilter).",
+		[]string{"dst", "planes", "src", "idx", "n"}, dst, planes, src, idx, n)
 	h, ix := zmm(30), zmm(31)
 	c.VBROADCASTSS(half, h)
 	c.TESTQ(n, n)
@@ -266,17 +221,10 @@ func buildWinoFilter(c *build.Context) operand.Mem {
 // and 2), the same operations as winoFilter's.
 func buildWinoFilterAVX2(c *build.Context, half operand.Mem) {
 	name := "winoFilterAVX2"
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, planes *int64, src *float32, idx *int32, n int)")
-	c.Doc(fmt.Sprintf("%s writes Winograd's weight transform of n blocks of 16 kernels (see winoFilter).", name))
 	dst, planes, src, idx, n, off := reg.RDI, reg.R8, reg.RSI, reg.RDX, reg.RCX, reg.R9
-	c.Load(c.Param("dst"), dst)
-	c.Load(c.Param("planes"), planes)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("idx"), idx)
-	c.Load(c.Param("n"), n)
+	winoFunc(c, name, "func(dst *float32, planes *int64, src *float32, idx *int32, n int)",
+		"writes Winograd's weight transform of n blocks of 16 kernels (see winoFilter).",
+		[]string{"dst", "planes", "src", "idx", "n"}, dst, planes, src, idx, n)
 	e := func(i int) reg.VecPhysical { return ymm(i) }
 	h, ix, mask := ymm(11), ymm(9), ymm(10)
 	c.VBROADCASTSS(half, h)
@@ -330,4 +278,36 @@ func buildWinoFilterAVX2(c *build.Context, half operand.Mem) {
 	c.Label(name + "_end")
 	c.VZEROUPPER()
 	c.RET()
+}
+
+// winoFunc starts function name with signature sig and doc (after the
+// name), and loads its parameters params, in order, into regs.
+func winoFunc(c *build.Context, name, sig, doc string, params []string, regs ...reg.Register) {
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr(sig)
+	c.Doc(name + " " + doc)
+	for i, p := range params {
+		c.Load(c.Param(p), regs[i])
+	}
+}
+
+// stepMem returns the operand at base + k·step for k < 6, step being in
+// one, 3·step in three and 5·step in five (those two read only for k = 3
+// and 5).
+func stepMem(base reg.Register, k int, one, three, five reg.Register) operand.Mem {
+	switch k {
+	case 0:
+		return operand.Mem{Base: base}
+	case 1:
+		return operand.Mem{Base: base, Index: one, Scale: 1}
+	case 2:
+		return operand.Mem{Base: base, Index: one, Scale: 2}
+	case 3:
+		return operand.Mem{Base: base, Index: three, Scale: 1}
+	case 4:
+		return operand.Mem{Base: base, Index: one, Scale: 4}
+	}
+	return operand.Mem{Base: base, Index: five, Scale: 1}
 }

@@ -110,20 +110,12 @@ func winoEmitRow(c *build.Context, coef []float32, x func(k int) operand.Op, acc
 
 // winoIn6 emits winoIn6<isa>.
 func winoIn6(c *build.Context, isa string, vec func(int) reg.VecPhysical, bytes int, konst func(float32) operand.Mem) {
-	name := "winoIn6" + isa
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)")
-	c.Doc(fmt.Sprintf("%s writes Winograd's F(2×2, 5×5) input transform of n channels (see winoIn6Go).", name))
 	dst, step, src, pix, rs, n := reg.RDI, reg.RDX, reg.RSI, reg.R8, reg.R9, reg.RCX
 	rs3, rs5, col, off := reg.R10, reg.R11, reg.R12, reg.R13
-	c.Load(c.Param("dst"), dst)
-	c.Load(c.Param("dstStep"), step)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("pixStep"), pix)
-	c.Load(c.Param("rowStep"), rs)
-	c.Load(c.Param("n"), n)
+	name := "winoIn6" + isa
+	winoFunc(c, name, "func(dst *float32, dstStep int, src *float32, pixStep, rowStep, n int)",
+		"writes Winograd's F(2×2, 5×5) input transform of n channels (see winoIn6Go).",
+		[]string{"dst", "dstStep", "src", "pixStep", "rowStep", "n"}, dst, step, src, pix, rs, n)
 	c.LEAQ(operand.Mem{Base: rs, Index: rs, Scale: 2}, rs3)
 	c.LEAQ(operand.Mem{Base: rs, Index: rs, Scale: 4}, rs5)
 	zero, acc, tmp := vec(15), vec(14), vec(13)
@@ -141,21 +133,7 @@ func winoIn6(c *build.Context, isa string, vec func(int) reg.VecPhysical, bytes 
 	// t = Bᵀ d, column by column, row i of t into planes 6i..6i+5.
 	c.MOVQ(src, col)
 	for j := range 6 {
-		d := func(k int) operand.Op {
-			switch k {
-			case 0:
-				return operand.Mem{Base: col}
-			case 1:
-				return operand.Mem{Base: col, Index: rs, Scale: 1}
-			case 2:
-				return operand.Mem{Base: col, Index: rs, Scale: 2}
-			case 3:
-				return operand.Mem{Base: col, Index: rs3, Scale: 1}
-			case 4:
-				return operand.Mem{Base: col, Index: rs, Scale: 4}
-			}
-			return operand.Mem{Base: col, Index: rs5, Scale: 1}
-		}
+		d := func(k int) operand.Op { return stepMem(col, k, rs, rs3, rs5) }
 		for i := range 6 {
 			winoEmitRow(c, wino5BT[i][:], d, acc, tmp, zero, konst)
 			c.VMOVUPS(acc, plane(6*i+j))
@@ -189,20 +167,12 @@ func winoIn6(c *build.Context, isa string, vec func(int) reg.VecPhysical, bytes 
 
 // winoOut6 emits winoOut6<isa>.
 func winoOut6(c *build.Context, isa string, vec func(int) reg.VecPhysical, bytes int, konst func(float32) operand.Mem) {
-	name := "winoOut6" + isa
-	c.Function(name)
-	c.Attributes(attr.NOSPLIT)
-	c.Pragma("noescape")
-	c.SignatureExpr("func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)")
-	c.Doc(fmt.Sprintf("%s writes Winograd's F(2×2, 5×5) output transform of n channels (see winoOut6Go).", name))
 	y0, pix, y1, src, step, n, off := reg.RDI, reg.R8, reg.R9, reg.RSI, reg.RDX, reg.RCX, reg.R13
-	c.Load(c.Param("dst"), y0)
-	c.Load(c.Param("dstPix"), pix)
-	c.Load(c.Param("dstRow"), y1)
+	name := "winoOut6" + isa
+	winoFunc(c, name, "func(dst *float32, dstPix, dstRow int, src *float32, srcStep, n int)",
+		"writes Winograd's F(2×2, 5×5) output transform of n channels (see winoOut6Go).",
+		[]string{"dst", "dstPix", "dstRow", "src", "srcStep", "n"}, y0, pix, y1, src, step, n)
 	c.ADDQ(y0, y1)
-	c.Load(c.Param("src"), src)
-	c.Load(c.Param("srcStep"), step)
-	c.Load(c.Param("n"), n)
 	zero, acc, tmp := vec(15), vec(14), vec(13)
 	c.VXORPS(zero, zero, zero)
 	c.TESTQ(n, n)
