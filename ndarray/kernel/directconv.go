@@ -194,11 +194,11 @@ type DirectConv struct {
 	fChunks, bChunks []dchunk // Forward's and BackwardData's tiles, chunk by chunk
 	fBand, bBand     int      // rows of a chunk's band
 	gTiles           []dtile
-	// Winograd's transforms (winograd.go): whether Forward (BackwardData)
-	// runs on them, the transformed weights, the chunks of output
-	// channels, the offsets of a block's channels, and the floats of the
-	// scratch's transformed input and products.
-	winoF, winoB       bool
+	// Winograd's transforms (winograd.go): whether Forward and
+	// BackwardData run on them, the transformed weights, the chunks of
+	// output channels, the offsets of a block's channels, and the floats
+	// of the scratch's transformed input and products.
+	wino               bool
 	uf, ub             []float32
 	wfChunks, wbChunks []dchunk
 	winoOff            []int32
@@ -539,7 +539,7 @@ func (d *DirectConv) PackForwardPart(w []float32, p, parts int) {
 		for c := range d.c {
 			d.k.packTile(&dst[c*t.h], &src[c*area], t.h, area, d.kk, d.c*t.h, 1)
 		}
-		if d.winoF {
+		if d.wino {
 			d.packWinoForward(w, g, t)
 		}
 	}
@@ -567,7 +567,7 @@ func (d *DirectConv) PackBackwardPart(w []float32, p, parts int) {
 		for m := range d.m {
 			d.k.packTile(&dst[(area-1)*d.m*t.h+m*t.h], &wg[m*d.kk+t.r0*area], t.h, area, area, -d.m*t.h, 1)
 		}
-		if d.winoB {
+		if d.wino {
 			d.packWinoBackward(w, g, t)
 		}
 	}
@@ -604,7 +604,7 @@ type DirectScratch struct {
 // made on its first use.
 func (d *DirectConv) NewScratch() *DirectScratch {
 	s := &DirectScratch{d: d, y: HugePageFloats(d.ySize), dy: HugePageFloats(d.dySize)}
-	if d.winoF || d.winoB {
+	if d.wino {
 		s.wv, s.wm = HugePageFloats(d.wvSize), HugePageFloats(d.wmSize)
 	}
 	return s
@@ -678,7 +678,7 @@ func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []fl
 	}
 	d.LoadInput(b, slot, x, n)
 	p := d.forwardPass(b.x[slot*d.xSize:])
-	if d.winoF {
+	if d.wino {
 		d.winoPass(p, d.uf, d.wfChunks, s, y, n, bias)
 		return
 	}
@@ -1088,7 +1088,7 @@ func (d *DirectConv) BackwardData(s *DirectScratch, dx []float32, n int) {
 		in: s.dy, chans: d.m, pixStep: d.ms, rowStep: d.dw * d.ms, pad: p0, inRows: d.oh, padW: d.kw - 1 - d.padW, valid: d.ow,
 		outs: d.c, outAll: d.cAll, rows: d.h, width: d.w,
 	}
-	if d.winoB {
+	if d.wino {
 		d.winoPass(p, d.ub, d.wbChunks, s, dx, n, nil)
 		return
 	}

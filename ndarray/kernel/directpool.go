@@ -106,7 +106,7 @@ func (d *DirectConv) checkForwardPool(name string, s *DirectScratch, b *DirectBl
 // other, BandPieces each; for NewPool's general plans, whose windows
 // read the rows of the band before, one.
 func (p *DirectPool) Pieces() int {
-	if p.general || p.d.winoF {
+	if p.general || p.d.wino {
 		return 1
 	}
 	return (p.d.oh + p.band - 1) / p.band * p.BandPieces()
@@ -116,7 +116,7 @@ func (p *DirectPool) Pieces() int {
 // pieces of a band that ForwardPoolPieces computes together run faster
 // than one by one.
 func (p *DirectPool) BandPieces() int {
-	if p.general {
+	if p.general || p.d.wino {
 		return 1
 	}
 	return p.d.groups * len(p.d.fTiles)
@@ -146,7 +146,7 @@ func (d *DirectConv) forwardPoolPieces(s *DirectScratch, xs []float32, n int, y,
 		}
 		return
 	}
-	if d.winoF {
+	if d.wino {
 		// Winograd's transforms: the whole block at once (Pieces).
 		if need := d.oh / p.sh * p.pw * d.ms * d.lanes; len(s.pool) < need {
 			s.pool = make([]float32, need)

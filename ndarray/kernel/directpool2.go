@@ -115,7 +115,7 @@ func (d *DirectConv) forwardPoolGeneral(s *DirectScratch, xs []float32, n int, y
 	negZero := p.negZero[0] // x + −0 is x for every x
 	bits := mask[p.idxSize:]
 	next := 0 // the next window row
-	if d.winoF {
+	if d.wino {
 		// Winograd's blocks of 2×2 outputs cross the bands: the whole
 		// output block first.
 		d.winoInterleaved(s, xs, s.y)
@@ -123,7 +123,7 @@ func (d *DirectConv) forwardPoolGeneral(s *DirectScratch, xs []float32, n int, y
 	for yc := 0; yc < d.oh; yc += p.band {
 		y1 := min(d.oh, yc+p.band)
 		out := s.y[yc*rowLen:]
-		if !d.winoF {
+		if !d.wino {
 			d.convolveBandTo(out, xs, yc, y1)
 		}
 		if p.relu {

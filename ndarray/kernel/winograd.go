@@ -30,10 +30,10 @@ import "unsafe"
 // products' transform (Y) is written into the chunk's band, which is
 // stored as Forward's own; the pooled passes take the whole block's
 // interleaved output (winoInterleaved) and pool it as before. The weight
-// gradient stays on the direct kernels. A block whose 2×2 outputs would pass the last row or
-// column is moved back by one (it overlaps its neighbour, whose values for
-// the shared row or column it rewrites), so that no block reads past the
-// padded input.
+// gradient stays on the direct kernels. A block whose 2×2 outputs would
+// pass the last row or column is moved back by one (it overlaps its
+// neighbour, whose values for the shared row or column it rewrites), so
+// that no block reads past the padded input.
 //
 // 5×5 kernels with many channels (AlexNet's conv2: 48 a group in, 128
 // out, 27×27) take F(2×2, 5×5) the same way: 6×6 blocks of input, 36
@@ -70,7 +70,7 @@ var winoBlocks = 2
 // winoChannels5, outputs of at least 2×2, and kernels with the
 // transforms) and sizes their buffers and tables.
 func (d *DirectConv) planWino() {
-	d.winoF, d.winoB = false, false
+	d.wino = false
 	k := d.k
 	switch {
 	case winoChannels <= 0 || d.kh != d.kw:
@@ -87,7 +87,7 @@ func (d *DirectConv) planWino() {
 	}
 	L := d.lanes
 	n2 := d.wa2
-	d.winoF, d.winoB = true, true
+	d.wino = true
 	d.uf = make([]float32, d.groups*n2*d.m*d.c)
 	d.ub = make([]float32, d.groups*n2*d.c*d.m)
 	d.wfChunks = winoChunks(d.fTiles, winoChunk)
@@ -134,7 +134,7 @@ func winoChunks(ts []dtile, most int) []dchunk {
 
 // Winograd reports whether Forward and BackwardData run on Winograd's
 // transforms (see above).
-func (d *DirectConv) Winograd() bool { return d.winoF }
+func (d *DirectConv) Winograd() bool { return d.wino }
 
 // winoFilter sets u[planes[4i+j]] to (G g Gᵀ)[i][j] for the 3×3 kernel g
 // (g[3ki+kj]).
@@ -279,7 +279,7 @@ func (d *DirectConv) packWinoBackward(w []float32, g int, t dtile) {
 }
 
 // winoPass computes pass p (Forward's or BackwardData's geometry, a
-// kernel of 3×3) with the transformed weights u, a chunk of output
+// kernel of 3×3 or 5×5) with the transformed weights u, a chunk of output
 // channels at a time, and stores each chunk into the n images of dst
 // (plus bias, if not nil).
 func (d *DirectConv) winoPass(p directPass, u []float32, chunks []dchunk, s *DirectScratch, dst []float32, n int, bias []float32) {
@@ -429,14 +429,6 @@ var (
 		{0, 1, 1.5, -2, -1.5, 1},
 	}
 	wino5AT = [2][6]float32{{1, 1, 1, 1, 1, 0}, {0, 1, -1, 2, -0.5, 1}}
-	wino5G  = [6][5]float64{
-		{1, 0, 0, 0, 0},
-		{-1.0 / 3, -1.0 / 3, -1.0 / 3, -1.0 / 3, -1.0 / 3},
-		{1.0 / 3, -1.0 / 3, 1.0 / 3, -1.0 / 3, 1.0 / 3},
-		{1.0 / 15, 2.0 / 15, 4.0 / 15, 8.0 / 15, 16.0 / 15},
-		{-16.0 / 15, 8.0 / 15, -4.0 / 15, 2.0 / 15, -1.0 / 15},
-		{0, 0, 0, 0, 1},
-	}
 )
 
 // winoRow is Σ_k c[k]·x(k) in the transforms' order, which the assembly
@@ -566,7 +558,8 @@ func winoFilter5(u []float32, stride int, g []float32, flip bool) {
 	}
 }
 
-// winoG5 returns G·(a, b, c, d, e) for F(2×2, 5×5)'s G (wino5G).
+// winoG5 returns G·(a, b, c, d, e) for F(2×2, 5×5)'s G (above;
+// TestWinoG5 checks it against the matrix).
 func winoG5(a, b, c, d, e float64) (float64, float64, float64, float64, float64, float64) {
 	even, odd := a+c+e, b+d
 	return a, -(even + odd) / 3, (even - odd) / 3, (a + 2*b + 4*c + 8*d + 16*e) / 15, (-16*a + 8*b - 4*c + 2*d - e) / 15, e

@@ -161,6 +161,16 @@ func TestDirectPoolWinograd(t *testing.T) {
 	}
 }
 
+// wino5G is F(2×2, 5×5)'s G as a matrix (winograd.go).
+var wino5G = [6][5]float64{
+	{1, 0, 0, 0, 0},
+	{-1.0 / 3, -1.0 / 3, -1.0 / 3, -1.0 / 3, -1.0 / 3},
+	{1.0 / 3, -1.0 / 3, 1.0 / 3, -1.0 / 3, 1.0 / 3},
+	{1.0 / 15, 2.0 / 15, 4.0 / 15, 8.0 / 15, 16.0 / 15},
+	{-16.0 / 15, 8.0 / 15, -4.0 / 15, 2.0 / 15, -1.0 / 15},
+	{0, 0, 0, 0, 1},
+}
+
 // TestWinoG5 checks the structured product winoG5 against F(2×2, 5×5)'s
 // G (wino5G), and that G, Bᵀ and Aᵀ give the correlation in one dimension:
 // Aᵀ[(G g) ⊙ (Bᵀ d)] = (Σ_j g_j d_{i+j}) for i = 0, 1.
