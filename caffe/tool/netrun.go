@@ -14,6 +14,7 @@ import (
 
 	"github.com/sparknet-go/sparknet/caffe"
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"google.golang.org/protobuf/proto"
 )
 
 // dataFlag is --data=KIND=DIR: every Data layer reads the data set of a
@@ -271,4 +272,81 @@ func loadWeights(net *caffe.Net, files string, copied func(file string, layers [
 	}
 	slices.Sort(kept)
 	return kept, nil
+}
+
+// buildSolver builds an SGD solver (lr 0.01, momentum 0.9, weight decay
+// 5e-4: Caffe's LeNet example) for the net named by the flags, in the
+// TRAIN phase at the flags' level and stages, with --data or the
+// synthetic inputs applied as build applies them.
+func (f *netFlags) buildSolver(data string, shapes shapeFlags, threads int) (*caffe.Solver, error) {
+	if f.model == "" {
+		return nil, usageErrorf("--model is required")
+	}
+	np, err := caffe.LoadNetParameter(f.model)
+	if err != nil {
+		return nil, err
+	}
+	synthetic, err := netInputs(np, data, shapes)
+	if err != nil {
+		return nil, err
+	}
+	state := &caffepb.NetState{Level: proto.Int32(int32(f.level))}
+	if f.stage != "" {
+		state.Stage = strings.Split(f.stage, ",")
+	}
+	sp := &caffepb.SolverParameter{
+		NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), Momentum: proto.Float32(0.9),
+		WeightDecay: proto.Float32(5e-4), LrPolicy: proto.String("fixed"), TrainState: state,
+	}
+	s, err := caffe.NewSolver(sp, caffe.SolverOptions{Threads: threads, Dir: filepath.Dir(f.model)})
+	if err != nil {
+		return nil, err
+	}
+	for name, shape := range shapes {
+		b := s.Net().Blob(name)
+		if b == nil {
+			return nil, usageErrorf("--input-shape: net %q has no blob %q", s.Net().Name(), name)
+		}
+		if !isReplaced(synthetic, name) {
+			b.Reshape(shape...)
+		}
+	}
+	if len(synthetic) > 0 {
+		feedSynthetic(s.Net())
+	}
+	fillInputs(s.Net())
+	// As sparknet train: the fused groups skip the tops no layer reads.
+	s.Net().SetKeepTops(false)
+	return s, nil
+}
+
+// fillInputs gives the net's Input blobs synthetic values, as
+// syntheticFeeder does: labels 0..9 in turn in the blobs that losses and
+// accuracies read as labels (their second bottom, through Split layers),
+// caffe.FillSynthetic's stream in the others. Training on zeros would
+// drive the weights towards denormal numbers, which some cores compute
+// many times slower.
+func fillInputs(net *caffe.Net) {
+	def := net.Def()
+	labels := map[string]bool{}
+	for i := len(def.Layers) - 1; i >= 0; i-- {
+		l := def.Layers[i]
+		switch {
+		case (strings.HasSuffix(l.Type, "Loss") || l.Type == "Accuracy") && len(l.Bottoms) > 1:
+			labels[l.Bottoms[1]] = true
+		case l.Type == "Split" && len(l.Bottoms) == 1 && slices.ContainsFunc(l.Tops, func(t string) bool { return labels[t] }):
+			labels[l.Bottoms[0]] = true
+		}
+	}
+	state := uint32(12345)
+	for _, name := range net.Inputs() {
+		v := net.Blob(name).DataSlice()
+		if labels[name] {
+			for i := range v {
+				v[i] = float32(i % 10)
+			}
+			continue
+		}
+		state = caffe.FillSynthetic(v, state)
+	}
 }

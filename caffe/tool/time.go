@@ -1,9 +1,11 @@
 package tool
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/sparknet-go/sparknet/caffe"
@@ -13,7 +15,7 @@ func init() {
 	register(&command{
 		name:    "time",
 		summary: "time a net's forward and backward passes, layer by layer, as caffe time",
-		usage:   "--model=NET.prototxt [--iterations=50] [--phase=TRAIN] [--data=KIND=DIR | --input-shape=BLOB=N,C,H,W...] [--threads=N] [--flops]",
+		usage:   "--model=NET.prototxt [--iterations=50] [--phase=TRAIN] [--data=KIND=DIR | --input-shape=BLOB=N,C,H,W...] [--threads=N] [--flops] [--train-profile=DURATION]",
 		run:     runTime,
 	})
 }
@@ -25,6 +27,10 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	threads := registerThreads(fs)
 	flops := fs.Bool("flops", false, "also give every layer's CPU time, FLOPs and FLOP rate as a share of the FMA peak of a core, "+
 		"measured in the same run by a probe beside the kernels")
+	trainFor := fs.Duration("train-profile", 0, "then also train the net for this long (e.g. 10s) as sparknet train runs a solver "+
+		"(layers fused, the update inside the backward pass; SGD with lr 0.01, momentum 0.9, weight decay 5e-4) under a CPU profile, "+
+		"and split a training iteration's CPU time by kind of work: convolution and inner product, pooling, activations, "+
+		"the solver's update, …")
 	var data dataFlag
 	fs.Var(&data, "data", dataUsage)
 	shapes := shapeFlags{}
@@ -35,6 +41,12 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	}
 	if *iterations <= 0 {
 		return usageErrorf("--iterations must be positive, got %d", *iterations)
+	}
+	if *trainFor < 0 {
+		return usageErrorf("--train-profile must not be negative, got %v", *trainFor)
+	}
+	if *trainFor > 0 && !strings.EqualFold(nf.phase, "TRAIN") {
+		return usageErrorf("--train-profile trains the net: it needs --phase=TRAIN, got %s", nf.phase)
 	}
 	net, err := nf.build(data.source, shapes, int(*threads), 0)
 	if err != nil {
@@ -71,6 +83,36 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	if *flops {
 		printPeakShare(stdout, t)
 	}
+	if *trainFor > 0 {
+		return profileTraining(ctx, stdout, &nf, data.source, shapes, int(*threads), *trainFor)
+	}
+	return nil
+}
+
+// profileTraining builds a solver for the net and prints where its
+// training iterations' CPU time goes (caffe.ProfileTraining).
+func profileTraining(ctx context.Context, w io.Writer, nf *netFlags, data string, shapes shapeFlags, threads int, d time.Duration) error {
+	s, err := nf.buildSolver(data, shapes, threads)
+	if err != nil {
+		return err
+	}
+	p, err := caffe.ProfileTraining(ctx, s, d)
+	if err != nil {
+		return err
+	}
+	it := p.Wall / time.Duration(p.Iterations)
+	fmt.Fprintf(w, "Training under a CPU profile (SGD, lr 0.01, momentum 0.9, weight decay 0.0005; the layers fused and the update "+
+		"placed as sparknet train runs them), %d threads: %d iterations, %s ms each, %d samples of 10 ms of CPU time.\n",
+		p.Threads, p.Iterations, ms(it, 1), p.Samples)
+	fmt.Fprintln(w, "CPU time of a training iteration by kind of work:")
+	for _, sh := range p.Shares {
+		top := make([]string, len(sh.Top))
+		for i, f := range sh.Top {
+			top[i] = fmt.Sprintf("%s %.1f%%", f.Func, 100*f.Share)
+		}
+		fmt.Fprintf(w, "%30s\t%5.1f%%\t%s\n", sh.Work, 100*sh.Share, strings.Join(top, ", "))
+	}
+	fmt.Fprintf(w, "Outside convolution and inner product (the solver's update included): %.1f%%.\n", 100*(1-p.Share(caffe.WorkConvFC)))
 	return nil
 }
 

@@ -48,3 +48,49 @@ func TestTimeFLOPs(t *testing.T) {
 		t.Errorf("time without --flops (exit %d) shows FLOPs:\n%s", code, out)
 	}
 }
+
+// TestTimeTrainProfile runs time --train-profile: after the layers'
+// times, the training iterations' CPU time by kind of work, whose shares
+// add up to 100%, and the share outside the products; a negative duration
+// or a phase other than TRAIN is refused.
+func TestTimeTrainProfile(t *testing.T) {
+	dir := writeFiles(t)
+	model := "--model=" + filepath.Join(dir, "softmax_train_test.prototxt")
+	out, errOut, code := runTool(t, "time", model, "--iterations=1", "--input-shape=data=8,1,28,28", "--threads=1", "--train-profile=500ms")
+	if code != 0 {
+		t.Fatalf("time --train-profile exited %d: %s%s", code, out, errOut)
+	}
+	head := regexp.MustCompile(`(?m)^Training under a CPU profile \(SGD, .*\), 1 threads: ([0-9]+) iterations, [0-9.e-]+ ms each, ([0-9]+) samples of 10 ms of CPU time\.$`)
+	if m := head.FindStringSubmatch(out); m == nil || m[1] == "0" || m[2] == "0" {
+		t.Fatalf("no profile heading with iterations and samples:\n%s", out)
+	}
+	_, kinds, ok := strings.Cut(out, "CPU time of a training iteration by kind of work:\n")
+	if !ok {
+		t.Fatalf("no kinds of work:\n%s", out)
+	}
+	line := regexp.MustCompile(`(?m)^ *([a-z ,]+)\t *([0-9.]+)%\t(.*)$`)
+	sum := 0.0
+	for _, m := range line.FindAllStringSubmatch(kinds, -1) {
+		v, _ := strconv.ParseFloat(m[2], 64)
+		sum += v
+		if m[3] == "" {
+			t.Errorf("%s: no top functions", m[1])
+		}
+	}
+	if sum < 99 || sum > 101 {
+		t.Errorf("the kinds of work add up to %.1f%%:\n%s", sum, kinds)
+	}
+	outside := regexp.MustCompile(`(?m)^Outside convolution and inner product \(the solver's update included\): ([0-9.]+)%\.$`)
+	if m := outside.FindStringSubmatch(out); m == nil {
+		t.Errorf("no share outside the products:\n%s", out)
+	} else if v, _ := strconv.ParseFloat(m[1], 64); v < 0 || v > 100 {
+		t.Errorf("outside the products: %v%%", v)
+	}
+	for _, bad := range [][]string{{"--train-profile=-1s"}, {"--train-profile=1s", "--phase=TEST"}} {
+		args := append([]string{"time", model, "--iterations=1", "--input-shape=data=8,1,28,28"}, bad...)
+		out, errOut, code := runTool(t, args...)
+		if code == 0 || !strings.Contains(errOut, "--train-profile") {
+			t.Errorf("time %q: exit %d, want an error naming --train-profile:\n%s%s", bad, code, out, errOut)
+		}
+	}
+}
