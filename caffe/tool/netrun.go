@@ -184,30 +184,47 @@ func syntheticFeeder(n, size int) func(data, label []float32) error {
 // build reads the net named by the flags, applies --data or the
 // synthetic inputs, and builds it for the flags' state.
 func (f *netFlags) build(data string, shapes shapeFlags, threads int, seed uint64) (*caffe.Net, error) {
-	if f.model == "" {
-		return nil, usageErrorf("--model is required")
+	np, synthetic, err := f.load(data, shapes)
+	if err != nil {
+		return nil, err
 	}
 	phase, err := caffe.ParsePhase(f.phase)
 	if err != nil {
 		return nil, usageErrorf("--phase: %v", err)
-	}
-	np, err := caffe.LoadNetParameter(f.model)
-	if err != nil {
-		return nil, err
-	}
-	synthetic, err := netInputs(np, data, shapes)
-	if err != nil {
-		return nil, err
 	}
 	state := f.state(np, phase)
 	net, err := caffe.NewNet(np, caffe.NetOptions{State: &state, Threads: threads, Seed: seed, Dir: filepath.Dir(f.model)})
 	if err != nil {
 		return nil, err
 	}
+	if err := applyInputs(net, synthetic, shapes); err != nil {
+		return nil, err
+	}
+	return net, nil
+}
+
+// load reads the net named by the flags and applies --data or the
+// synthetic inputs to its definition (netInputs).
+func (f *netFlags) load(data string, shapes shapeFlags) (*caffepb.NetParameter, []caffe.DataInput, error) {
+	if f.model == "" {
+		return nil, nil, usageErrorf("--model is required")
+	}
+	np, err := caffe.LoadNetParameter(f.model)
+	if err != nil {
+		return nil, nil, err
+	}
+	synthetic, err := netInputs(np, data, shapes)
+	return np, synthetic, err
+}
+
+// applyInputs gives the built net's blobs the --input-shape shapes (but
+// those of the synthetic data layers, which have them) and feeds its
+// synthetic data layers.
+func applyInputs(net *caffe.Net, synthetic []caffe.DataInput, shapes shapeFlags) error {
 	for name, shape := range shapes {
 		b := net.Blob(name)
 		if b == nil {
-			return nil, usageErrorf("--input-shape: net %q has no blob %q", net.Name(), name)
+			return usageErrorf("--input-shape: net %q has no blob %q", net.Name(), name)
 		}
 		if !isReplaced(synthetic, name) {
 			b.Reshape(shape...)
@@ -216,7 +233,7 @@ func (f *netFlags) build(data string, shapes shapeFlags, threads int, seed uint6
 	if len(synthetic) > 0 {
 		feedSynthetic(net)
 	}
-	return net, nil
+	return nil
 }
 
 func isReplaced(in []caffe.DataInput, top string) bool {
@@ -279,14 +296,7 @@ func loadWeights(net *caffe.Net, files string, copied func(file string, layers [
 // TRAIN phase at the flags' level and stages, with --data or the
 // synthetic inputs applied as build applies them.
 func (f *netFlags) buildSolver(data string, shapes shapeFlags, threads int) (*caffe.Solver, error) {
-	if f.model == "" {
-		return nil, usageErrorf("--model is required")
-	}
-	np, err := caffe.LoadNetParameter(f.model)
-	if err != nil {
-		return nil, err
-	}
-	synthetic, err := netInputs(np, data, shapes)
+	np, synthetic, err := f.load(data, shapes)
 	if err != nil {
 		return nil, err
 	}
@@ -302,17 +312,8 @@ func (f *netFlags) buildSolver(data string, shapes shapeFlags, threads int) (*ca
 	if err != nil {
 		return nil, err
 	}
-	for name, shape := range shapes {
-		b := s.Net().Blob(name)
-		if b == nil {
-			return nil, usageErrorf("--input-shape: net %q has no blob %q", s.Net().Name(), name)
-		}
-		if !isReplaced(synthetic, name) {
-			b.Reshape(shape...)
-		}
-	}
-	if len(synthetic) > 0 {
-		feedSynthetic(s.Net())
+	if err := applyInputs(s.Net(), synthetic, shapes); err != nil {
+		return nil, err
 	}
 	fillInputs(s.Net())
 	// As sparknet train: the fused groups skip the tops no layer reads.
