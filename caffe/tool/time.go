@@ -102,8 +102,8 @@ func profileTraining(ctx context.Context, w io.Writer, nf *netFlags, data string
 	}
 	it := p.Wall / time.Duration(p.Iterations)
 	fmt.Fprintf(w, "Training under a CPU profile (SGD, lr 0.01, momentum 0.9, weight decay 0.0005; the layers fused and the update "+
-		"placed as sparknet train runs them), %d threads: %d iterations, %s ms each, %d samples of 10 ms of CPU time.\n",
-		p.Threads, p.Iterations, ms(it, 1), p.Samples)
+		"placed as sparknet train runs them), %s: %d iterations, %s ms each, %d samples of 10 ms of CPU time.\n",
+		threadCount(p.Threads), p.Iterations, ms(it, 1), p.Samples)
 	fmt.Fprintln(w, "CPU time of a training iteration by kind of work:")
 	for _, sh := range p.Shares {
 		top := make([]string, len(sh.Top))
@@ -208,6 +208,14 @@ func printPeakShare(w io.Writer, t *caffe.NetTiming) {
 			break
 		}
 	}
+}
+
+// threadCount is "1 thread" or "N threads".
+func threadCount(n int) string {
+	if n == 1 {
+		return "1 thread"
+	}
+	return fmt.Sprintf("%d threads", n)
 }
 
 // ms formats d/n in milliseconds with Caffe's 6 significant digits.

@@ -60,7 +60,7 @@ func TestTimeTrainProfile(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("time --train-profile exited %d: %s%s", code, out, errOut)
 	}
-	head := regexp.MustCompile(`(?m)^Training under a CPU profile \(SGD, .*\), 1 threads: ([0-9]+) iterations, [0-9.e-]+ ms each, ([0-9]+) samples of 10 ms of CPU time\.$`)
+	head := regexp.MustCompile(`(?m)^Training under a CPU profile \(SGD, .*\), 1 thread: ([0-9]+) iterations, [0-9.e-]+ ms each, ([0-9]+) samples of 10 ms of CPU time\.$`)
 	if m := head.FindStringSubmatch(out); m == nil || m[1] == "0" || m[2] == "0" {
 		t.Fatalf("no profile heading with iterations and samples:\n%s", out)
 	}
