@@ -43,7 +43,10 @@ import (
 //   - a conversion to an interface type becomes a function that returns
 //     the value as that type (conversions), and so does a value of a
 //     type the program declared where it becomes a value of an interface
-//     type with methods (implicitConversions).
+//     type with methods (implicitConversions);
+//   - the instantiated generic types that composite literals spell out
+//     are named by aliases declared before the literals run
+//     (instanceAliases).
 //
 // Later rewrites (the shell's own in rewrite.go, and those of other
 // features) see the rewritten syntax: info describes the nodes the
@@ -97,6 +100,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.names(f)
 		r.conversions(f)
 		r.implicitConversions(f)
+		r.instanceAliases(f, p.kinds[i])
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}

@@ -61,6 +61,19 @@ func TestToday(t *testing.T) {
 			{in: "fmt.Println(Sum([]float64{1.5, 2}), Sum([]MyInt{1, 2}))", out: "3.5 3\n"},
 			{in: "type Pair[K comparable, V any] struct{ Key K; Val V }\nfunc MakePair[K comparable, V any](k K, v V) Pair[K, V] { return Pair[K, V]{k, v} }\nMakePair(\"a\", 1).Val", out: "1 (int)\n"},
 		}},
+		{"instantiated generic types in composite literals", []evalStep{
+			// The interpreter mixed up the instantiations that literals
+			// spell out (instanceAliases): a second literal broke the
+			// first, and one inside a slice literal did not compile.
+			{in: "type pair[K comparable, V any] struct { k K; v V }\nq := pair[string, int]{\"z\", 3}"},
+			{in: "type box struct { p pair[string, int] }\nb := box{pair[string, int]{\"y\", 2}}\nfmt.Println(b.p, q)", out: "{y 2} {z 3}\n"},
+			{in: "fmt.Println([]pair[string, int]{pair[string, int]{\"b\", 2}, q}, map[string]pair[string, int]{\"a\": pair[string, int]{k: \"x\"}})", out: "[{b 2} {z 3}] map[a:{x 0}]\n"},
+			{in: "[]*pair[string, int]{&pair[string, int]{\"p\", 5}}[0].k", out: "\"p\" (string)\n"},
+			{in: "fmt.Printf(\"%T %v\\n\", q, q == pair[string, int]{\"z\", 3})", out: "main.pair[string,int] true\n"},
+			{in: "func mk() pair[string, int] { return pair[string, int]{\"m\", 7} }\nfunc wrap[T any](v T) pair[string, T] { return pair[string, T]{\"w\", v} }\nfmt.Println(mk(), wrap(2.5))", out: "{m 7} {w 2.5}\n"},
+			{in: "d := pair[time.Duration, []string]{time.Second, []string{\"a\"}}\nfmt.Printf(\"%v %T\\n\", d, d)", out: "{1s [a]} main.pair[time.Duration,[]string]\n"},
+			{in: "func local() any { type loc struct{ n int }; return pair[loc, int]{loc{3}, 4} }\nfmt.Println(local(), q)", out: "{{3} 4} {z 3}\n"},
+		}},
 		{"slices, maps, cmp and iter", []evalStep{
 			{in: `import "reflect"`},
 			{in: `import ("cmp"; "iter"; "maps"; "slices"; "strings")`},

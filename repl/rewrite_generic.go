@@ -1,0 +1,149 @@
+package repl
+
+import (
+	"bytes"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/printer"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// instanceAliases names the instantiated generic types of a chunk's
+// composite literals by aliases: pair[string, int]{"a", 1} becomes
+// A{"a", 1}, with type A = pair[string, int] declared at the top level:
+// among a file's declarations, or right before the first top-level
+// statement that uses it. The interpreter mixes up the
+// instantiations that composite literals spell out: a second
+// pair[string, int]{…} in another literal broke the first (a value of
+// the wrong type, or "call of nil function"), and one as an element of a
+// []pair[string, int] literal failed to compile. Through an alias every
+// literal names one declared type, identical to the instantiation (Go's
+// alias), so values, assignments and %T are unchanged.
+//
+// Only types the top level can name are rewritten: type arguments made
+// of predeclared, imported and the session's package-level types, and of
+// slices, arrays, maps, pointers and channels of them; none inside a
+// generic function, whose type parameters the alias could not see.
+// Instantiations of one type within a chunk share an alias.
+func (r *typedRewriter) instanceAliases(f *ast.File, kind chunkKind) {
+	names := map[string]*ast.Ident{}
+	if kind != stmtChunk {
+		// Declarations, in any order: the aliases join them.
+		for _, src := range r.aliasLits(f, names) {
+			if gd := r.aliasDecl(src, f.Package); gd != nil {
+				f.Decls = append(f.Decls, gd)
+			}
+		}
+		return
+	}
+	// Statements run as one block at the top level, where a type they
+	// declare is declared: each alias comes right before the first
+	// statement that uses it, after the declarations before that.
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	var list []ast.Stmt
+	for _, st := range body.List {
+		for _, src := range r.aliasLits(st, names) {
+			if gd := r.aliasDecl(src, st.Pos()); gd != nil {
+				list = append(list, &ast.DeclStmt{Decl: gd})
+			}
+		}
+		list = append(list, st)
+	}
+	body.List = list
+}
+
+// aliasDecl parses an alias's declaration, placed at pos.
+func (r *typedRewriter) aliasDecl(src string, pos token.Pos) *ast.GenDecl {
+	af, err := parser.ParseFile(token.NewFileSet(), "", src, 0)
+	if err != nil {
+		r.fail(err)
+		return nil
+	}
+	gd := af.Decls[0].(*ast.GenDecl)
+	ts := gd.Specs[0].(*ast.TypeSpec)
+	ast.Inspect(ts, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			id.NamePos = pos
+		}
+		return true
+	})
+	ts.Assign = pos
+	return &ast.GenDecl{TokPos: pos, Tok: gd.Tok, Specs: gd.Specs}
+}
+
+// aliasLits rewrites the composite literals under n whose types
+// instanceAliases names by aliases, and returns the declarations of the
+// aliases that names did not hold yet (adding them).
+func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []string {
+	var decls []string
+	astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
+		lit, ok := c.Node().(*ast.CompositeLit)
+		if !ok || lit.Type == nil {
+			return true
+		}
+		switch lit.Type.(type) {
+		case *ast.IndexExpr, *ast.IndexListExpr:
+		default:
+			return true
+		}
+		t := r.typeOf(lit.Type)
+		nt, ok := t.(*types.Named)
+		if !ok || nt.TypeArgs().Len() == 0 || !isSession(nt.Origin().Obj()) || !topLevelType(t) {
+			return true
+		}
+		key := types.TypeString(t, nil)
+		id := names[key]
+		if id == nil {
+			x := r.typeExpr(t, lit.Type.Pos())
+			if x == nil {
+				return true
+			}
+			var text bytes.Buffer
+			if err := printer.Fprint(&text, token.NewFileSet(), x); err != nil {
+				return true
+			}
+			id = r.temp("T", lit.Type.Pos())
+			names[key] = id
+			decls = append(decls, fmt.Sprintf("package main\ntype %s = %s\n", id.Name, text.String()))
+		}
+		lit.Type = ident(id.Name, lit.Type.Pos())
+		return true
+	})
+	return decls
+}
+
+// topLevelType reports whether t can be named at the top level: no type
+// parameter, no type declared inside a function, nothing but named,
+// basic, slice, array, map, pointer and channel types.
+func topLevelType(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.Basic:
+		return true
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() != nil && obj.Parent() != obj.Pkg().Scope() {
+			return false
+		}
+		for a := range t.TypeArgs().Types() {
+			if !topLevelType(a) {
+				return false
+			}
+		}
+		return true
+	case *types.Pointer:
+		return topLevelType(t.Elem())
+	case *types.Slice:
+		return topLevelType(t.Elem())
+	case *types.Array:
+		return topLevelType(t.Elem())
+	case *types.Chan:
+		return topLevelType(t.Elem())
+	case *types.Map:
+		return topLevelType(t.Key()) && topLevelType(t.Elem())
+	}
+	return false
+}
