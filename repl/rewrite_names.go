@@ -599,7 +599,9 @@ func (r *typedRewriter) needsElementsIn(t types.Type, seen []*types.Named) bool 
 		return r.elemNeedsIn(u.Elem(), seen)
 	case *types.Struct:
 		if fmtMethods(t) {
-			return false // formatted by its own method
+			// Formatted by its own method, or, reached through an
+			// unexported field (raw), by its fields.
+			return r.raw > 0
 		}
 		for i := range u.NumFields() {
 			f := u.Field(i)
@@ -629,7 +631,7 @@ func (r *typedRewriter) elemNeedsIn(e types.Type, seen []*types.Named) bool {
 	if isInterface(e) {
 		return r.ifaceDepth < maxIfaceDepth && r.at != nil && r.holdsSessionTypes(e)
 	}
-	return (refersToMain(e) && fmtMethods(e)) || r.needsElementsIn(e, seen)
+	return (r.raw == 0 && refersToMain(e) && fmtMethods(e)) || r.needsElementsIn(e, seen)
 }
 
 // maxIfaceDepth is how many interfaces deep the conversions for fmt look
@@ -719,12 +721,12 @@ func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok {
 		for _, e := range r.expanding {
-			if e.typ == n {
+			if e.typ == n && e.raw == (r.raw > 0) {
 				e.used = true
 				return &ast.CallExpr{Fun: ident(e.fn.Name, pos), Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
 			}
 		}
-		e := &expansion{typ: n, fn: r.temp("cv", pos)}
+		e := &expansion{typ: n, raw: r.raw > 0, fn: r.temp("cv", pos)}
 		r.expanding = append(r.expanding, e)
 		defer func() { r.expanding = r.expanding[:len(r.expanding)-1] }()
 		c := r.elementsOf(x, t, tx)
@@ -740,6 +742,7 @@ func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
 // function variable that holds it where it recurs, and whether it did.
 type expansion struct {
 	typ  *types.Named
+	raw  bool // converting without methods (typedRewriter.raw)
 	fn   *ast.Ident
 	used bool
 }
@@ -839,12 +842,21 @@ func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name stri
 		f := st.Field(i)
 		names.Elts = append(names.Elts, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(f.Name())})
 		var v ast.Expr = &ast.SelectorExpr{X: ident(src.Name, pos), Sel: ident(f.Name(), pos)}
-		if f.Exported() && r.elemNeeds(f.Type()) {
+		switch {
+		case f.Exported() && r.raw == 0 && r.elemNeeds(f.Type()):
 			if isInterface(f.Type()) {
 				v = r.ifaceElem(v, f.Type())
 			} else {
 				v = r.freshTyped(v, f.Type())
 			}
+		case (!f.Exported() || r.raw > 0) && !isInterface(f.Type()):
+			// fmt calls no method of a value it reaches through an
+			// unexported field, but prints the names of its fields,
+			// which the interpreter's structs give with an X in front:
+			// the fields alone, with no methods (raw).
+			r.raw++
+			v = r.freshTyped(v, f.Type())
+			r.raw--
 		}
 		vals.Elts = append(vals.Elts, v)
 	}
@@ -866,6 +878,15 @@ func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name stri
 func (r *typedRewriter) freshTyped(x ast.Expr, t types.Type) ast.Expr {
 	if c := r.elements(x, t); c != nil {
 		return c
+	}
+	if r.raw > 0 {
+		// No methods: fmt reached it through an unexported field. A
+		// named number or string goes as its underlying value, which
+		// the interpreter would pass with its methods.
+		if b, ok := t.Underlying().(*types.Basic); ok && t != t.Underlying() {
+			return &ast.CallExpr{Fun: ident(b.Name(), x.Pos()), Lparen: x.Pos(), Args: []ast.Expr{x}, Rparen: x.Pos()}
+		}
+		return x
 	}
 	name := internalNames.ReplaceAllString(displayName(t), "$1")
 	pos := x.Pos()

@@ -69,6 +69,10 @@ type typedRewriter struct {
 	// elements' conversions enclose the one being written.
 	at         ast.Node
 	ifaceDepth int
+	// raw counts the fields not exported (or inside one) whose values
+	// elements is converting: fmt calls none of their methods, so the
+	// conversions keep their fields and drop their methods.
+	raw int
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With

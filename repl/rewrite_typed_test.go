@@ -71,7 +71,7 @@ func TestToday(t *testing.T) {
 			{in: "[]*pair[string, int]{&pair[string, int]{\"p\", 5}}[0].k", out: "\"p\" (string)\n"},
 			{in: "fmt.Printf(\"%T %v\\n\", q, q == pair[string, int]{\"z\", 3})", out: "main.pair[string,int] true\n"},
 			{in: "func mk() pair[string, int] { return pair[string, int]{\"m\", 7} }\nfunc wrap[T any](v T) pair[string, T] { return pair[string, T]{\"w\", v} }\nfmt.Println(mk(), wrap(2.5))", out: "{m 7} {w 2.5}\n"},
-			{in: "d := pair[time.Duration, []string]{time.Second, []string{\"a\"}}\nfmt.Printf(\"%v %T\\n\", d, d)", out: "{1s [a]} main.pair[time.Duration,[]string]\n"},
+			{in: "d := pair[time.Duration, []string]{time.Second, []string{\"a\"}}\nfmt.Printf(\"%v %T\\n\", d, d)", out: "{1000000000 [a]} main.pair[time.Duration,[]string]\n"},
 			{in: "func local() any { type loc struct{ n int }; return pair[loc, int]{loc{3}, 4} }\nfmt.Println(local(), q)", out: "{{3} 4} {z 3}\n"},
 		}},
 		{"slices, maps, cmp and iter", []evalStep{
@@ -160,6 +160,12 @@ func TestNames(t *testing.T) {
 		{in: "type Level int\nfunc (l Level) String() string { return [...]string{\"low\", \"high\"}[l] }\nfmt.Printf(\"%v %d %s %T\\n\", Level(1), Level(1), Level(0), Level(0))", out: "high 1 low main.Level\n"},
 		{in: "type Reading struct{ L Level; n int }\nfmt.Println([]Level{0, 1}, map[string]Level{\"a\": 1}, Reading{1, 2})\nfmt.Printf(\"%+v %T\\n\", Reading{0, 3}, []Level{})", out: "[low high] map[a:high] {high 2}\n{L:low n:3} []main.Level\n"},
 		{in: "[]Level{1, 0}", out: "[high low] ([]main.Level)\n"},
+		// fmt calls no method of what it reaches through an unexported
+		// field, and prints the names of its fields (the interpreter's
+		// structs give them with an X in front).
+		{in: "type in struct{ k string }\nfunc (i in) String() string { return \"IN\" }\ntype deep struct{ n int; l []in }\ntype box struct{ p in; d deep; Q in; m map[string]in; lv Level; t time.Duration }"},
+		{in: "fmt.Printf(\"%+v\\n\", box{in{\"y\"}, deep{1, []in{{\"a\"}}}, in{\"z\"}, map[string]in{\"k\": {\"v\"}}, 1, time.Second})", out: "{p:{k:y} d:{n:1 l:[{k:a}]} Q:IN m:map[k:{k:v}] lv:1 t:1000000000}\n"},
+		{in: "fmt.Println([]box{{p: in{\"q\"}, lv: 0}})", out: "[{{q} {0 []} IN map[] 0 0}]\n"},
 		{in: "func local() { type count uint8; var c count = 2; fmt.Printf(\"%T %v\\n\", c, c) }; local()", out: "main.count 2\n"},
 		{in: "type Pt struct{ X int }\nfunc (p Pt) Add(d int) int { return p.X + d }\nadd := Pt.Add\nfmt.Println(add(Pt{1}, 2))", out: "3\n"},
 		{in: "r := 'x'; var f float64 = 1\nfmt.Printf(\"%T %v %v\\n\", r, f/0, -f/0)", out: "int32 +Inf -Inf\n"},
