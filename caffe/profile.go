@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/sparknet-go/sparknet/internal/cpuprofile"
+	"github.com/sparknet-go/sparknet/internal/cputime"
 	"github.com/sparknet-go/sparknet/ndarray/kernel"
 )
 
@@ -92,7 +93,8 @@ func (p *TrainingProfile) Share(w Work) float64 {
 
 // ProfileTraining runs the solver's training iterations under a CPU
 // profile for at least d of wall time (at least one iteration, after one
-// untimed iteration that sizes the buffers), as Step runs them: the layers
+// untimed iteration that sizes the buffers, and profileMinCPU of the
+// process's CPU time), as Step runs them: the layers
 // fused where the net fuses them, the update inside the backward pass
 // where the solver takes it there. It then splits the samples by kind of
 // work: each sample goes to its innermost kernel of a known kind (a
@@ -105,8 +107,8 @@ func ProfileTraining(ctx context.Context, s *Solver, d time.Duration) (*Training
 	}
 	p := &TrainingProfile{Threads: s.net.Threads()}
 	samples, err := cpuprofile.Record(func() error {
-		start := time.Now()
-		for p.Iterations == 0 || time.Since(start) < d {
+		start, cpu0 := time.Now(), cputime.Process()
+		for p.Iterations == 0 || time.Since(start) < d || cputime.Supported() && cputime.Process()-cpu0 < profileMinCPU {
 			if err := s.Step(ctx, 1); err != nil {
 				return err
 			}
@@ -151,6 +153,11 @@ func ProfileTraining(ctx context.Context, s *Solver, d time.Duration) (*Training
 	slices.SortStableFunc(p.Shares, func(a, b WorkShare) int { return int(b.Samples - a.Samples) })
 	return p, nil
 }
+
+// profileMinCPU is the least CPU time ProfileTraining profiles, whatever
+// its duration: about 30 samples, on a machine so busy that the
+// iterations get little of the time.
+const profileMinCPU = 300 * time.Millisecond
 
 const (
 	modulePath = "github.com/sparknet-go/sparknet/"
