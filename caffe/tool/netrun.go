@@ -291,11 +291,14 @@ func loadWeights(net *caffe.Net, files string, copied func(file string, layers [
 	return kept, nil
 }
 
-// buildSolver builds an SGD solver (lr 0.01, momentum 0.9, weight decay
-// 5e-4: Caffe's LeNet example) for the net named by the flags, in the
+// buildSolver builds a solver for the net named by the flags, in the
 // TRAIN phase at the flags' level and stages, with --data or the
-// synthetic inputs applied as build applies them.
-func (f *netFlags) buildSolver(data string, shapes shapeFlags, threads int) (*caffe.Solver, error) {
+// synthetic inputs applied as build applies them: the update rule and
+// its settings of the solver definition at solverPath, or, without one,
+// SGD with lr 0.01, momentum 0.9 and weight decay 5e-4 (Caffe's LeNet
+// example). The definition's own nets, tests, display and snapshots are
+// left out: the solver trains the flags' net and writes nothing.
+func (f *netFlags) buildSolver(solverPath, data string, shapes shapeFlags, threads int) (*caffe.Solver, error) {
 	np, synthetic, err := f.load(data, shapes)
 	if err != nil {
 		return nil, err
@@ -305,9 +308,24 @@ func (f *netFlags) buildSolver(data string, shapes shapeFlags, threads int) (*ca
 		state.Stage = strings.Split(f.stage, ",")
 	}
 	sp := &caffepb.SolverParameter{
-		NetParam: np, Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), Momentum: proto.Float32(0.9),
-		WeightDecay: proto.Float32(5e-4), LrPolicy: proto.String("fixed"), TrainState: state,
+		Type: proto.String("SGD"), BaseLr: proto.Float32(0.01), Momentum: proto.Float32(0.9),
+		WeightDecay: proto.Float32(5e-4), LrPolicy: proto.String("fixed"),
 	}
+	if solverPath != "" {
+		// Parsed, not loaded: its nets, which it may name by paths
+		// elsewhere, are not used.
+		src, err := os.ReadFile(solverPath)
+		if err != nil {
+			return nil, err
+		}
+		if sp, err = caffe.ParseSolverParameter(solverPath, src); err != nil {
+			return nil, err
+		}
+		sp.Net, sp.TrainNet, sp.TrainNetParam, sp.TestNet, sp.TestNetParam = nil, nil, nil, nil, nil
+		sp.TestState, sp.TestIter, sp.TestInterval, sp.TestInitialization = nil, nil, nil, nil
+		sp.Display, sp.Snapshot, sp.SnapshotAfterTrain = proto.Int32(0), proto.Int32(0), proto.Bool(false)
+	}
+	sp.NetParam, sp.TrainState = np, state
 	s, err := caffe.NewSolver(sp, caffe.SolverOptions{Threads: threads, Dir: filepath.Dir(f.model)})
 	if err != nil {
 		return nil, err

@@ -15,7 +15,7 @@ func init() {
 	register(&command{
 		name:    "time",
 		summary: "time a net's forward and backward passes, layer by layer, as caffe time",
-		usage:   "--model=NET.prototxt [--iterations=50] [--phase=TRAIN] [--data=KIND=DIR | --input-shape=BLOB=N,C,H,W...] [--threads=N] [--flops] [--train-profile=DURATION]",
+		usage:   "--model=NET.prototxt [--iterations=50] [--phase=TRAIN] [--data=KIND=DIR | --input-shape=BLOB=N,C,H,W...] [--threads=N] [--flops] [--train-profile=DURATION [--solver=SOLVER.prototxt]]",
 		run:     runTime,
 	})
 }
@@ -28,9 +28,11 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	flops := fs.Bool("flops", false, "also give every layer's CPU time, FLOPs and FLOP rate as a share of the FMA peak of a core, "+
 		"measured in the same run by a probe beside the kernels")
 	trainFor := fs.Duration("train-profile", 0, "then also train the net for this long (e.g. 10s) as sparknet train runs a solver "+
-		"(layers fused, the update inside the backward pass; SGD with lr 0.01, momentum 0.9, weight decay 5e-4) under a CPU profile, "+
+		"(layers fused, the update inside the backward pass; --solver's, or SGD) under a CPU profile, "+
 		"and split a training iteration's CPU time by kind of work: convolution and inner product, pooling, activations, "+
 		"the solver's update, …")
+	solverPath := fs.String("solver", "", "with --train-profile, the solver definition whose update rule and settings train the net "+
+		"(its own nets, tests and snapshots are left out); default SGD with lr 0.01, momentum 0.9, weight decay 5e-4")
 	var data dataFlag
 	fs.Var(&data, "data", dataUsage)
 	shapes := shapeFlags{}
@@ -44,6 +46,9 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 	}
 	if *trainFor < 0 {
 		return usageErrorf("--train-profile must not be negative, got %v", *trainFor)
+	}
+	if *solverPath != "" && *trainFor == 0 {
+		return usageErrorf("--solver sets the solver of --train-profile, which is not given")
 	}
 	if *trainFor > 0 && !strings.EqualFold(nf.phase, "TRAIN") {
 		return usageErrorf("--train-profile trains the net: it needs --phase=TRAIN, got %s", nf.phase)
@@ -84,15 +89,15 @@ func runTime(fs *flag.FlagSet, args []string, stdout, _ io.Writer) error {
 		printPeakShare(stdout, t)
 	}
 	if *trainFor > 0 {
-		return profileTraining(ctx, stdout, &nf, data.source, shapes, int(*threads), *trainFor)
+		return profileTraining(ctx, stdout, &nf, *solverPath, data.source, shapes, int(*threads), *trainFor)
 	}
 	return nil
 }
 
 // profileTraining builds a solver for the net and prints where its
 // training iterations' CPU time goes (caffe.ProfileTraining).
-func profileTraining(ctx context.Context, w io.Writer, nf *netFlags, data string, shapes shapeFlags, threads int, d time.Duration) error {
-	s, err := nf.buildSolver(data, shapes, threads)
+func profileTraining(ctx context.Context, w io.Writer, nf *netFlags, solverPath, data string, shapes shapeFlags, threads int, d time.Duration) error {
+	s, err := nf.buildSolver(solverPath, data, shapes, threads)
 	if err != nil {
 		return err
 	}
@@ -101,8 +106,10 @@ func profileTraining(ctx context.Context, w io.Writer, nf *netFlags, data string
 		return err
 	}
 	it := p.Wall / time.Duration(p.Iterations)
-	fmt.Fprintf(w, "Training under a CPU profile (SGD, lr 0.01, momentum 0.9, weight decay 0.0005; the layers fused and the update "+
+	sp := s.Param()
+	fmt.Fprintf(w, "Training under a CPU profile (%s, lr %s, momentum %s, weight decay %s; the layers fused and the update "+
 		"placed as sparknet train runs them), %s: %d iterations, %s ms each, %d samples of 10 ms of CPU time.\n",
+		sp.GetType(), formatValue(float64(sp.GetBaseLr())), formatValue(float64(sp.GetMomentum())), formatValue(float64(sp.GetWeightDecay())),
 		threadCount(p.Threads), p.Iterations, ms(it, 1), p.Samples)
 	fmt.Fprintln(w, "CPU time of a training iteration by kind of work:")
 	for _, sh := range p.Shares {

@@ -1,6 +1,7 @@
 package tool
 
 import (
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -86,7 +87,23 @@ func TestTimeTrainProfile(t *testing.T) {
 	} else if v, _ := strconv.ParseFloat(m[1], 64); v < 0 || v > 100 {
 		t.Errorf("outside the products: %v%%", v)
 	}
-	for _, bad := range [][]string{{"--train-profile=-1s"}, {"--train-profile=1s", "--phase=TEST"}} {
+	// A solver definition gives the update rule and its settings; its
+	// net, tests and snapshots are left out.
+	solver := filepath.Join(dir, "adam_solver.prototxt")
+	snaps := filepath.Join(dir, "snaps")
+	def := "net: \"elsewhere/missing.prototxt\"\ntype: \"Adam\"\nbase_lr: 0.002\nmomentum: 0.9\nmomentum2: 0.999\nlr_policy: \"fixed\"\n" +
+		"test_iter: 2\ntest_interval: 1\nsnapshot: 1\nsnapshot_prefix: \"" + snaps + "/x\"\n"
+	if err := os.WriteFile(solver, []byte(def), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errOut, code = runTool(t, "time", model, "--iterations=1", "--input-shape=data=8,1,28,28", "--threads=1", "--train-profile=200ms", "--solver="+solver)
+	if code != 0 || !strings.Contains(out, "Training under a CPU profile (Adam, lr 0.002, momentum 0.9, weight decay 0;") {
+		t.Errorf("time --solver (exit %d): no Adam heading:\n%s%s", code, out, errOut)
+	}
+	if _, err := os.Stat(snaps); err == nil {
+		t.Errorf("time --solver wrote snapshots into %s", snaps)
+	}
+	for _, bad := range [][]string{{"--train-profile=-1s"}, {"--train-profile=1s", "--phase=TEST"}, {"--solver=" + solver}} {
 		args := append([]string{"time", model, "--iterations=1", "--input-shape=data=8,1,28,28"}, bad...)
 		out, errOut, code := runTool(t, args...)
 		if code == 0 || !strings.Contains(errOut, "--train-profile") {
