@@ -149,14 +149,10 @@ func adamApply(sp *caffepb.SolverParameter, iter int, rate float32, g []float32,
 	b1, b2, eps := sp.GetMomentum(), sp.GetMomentum2(), sp.GetDelta()
 	t := float64(iter + 1)
 	corr := float32(math.Sqrt(1-math.Pow(float64(b2), t)) / (1 - math.Pow(float64(b1), t)))
-	r := rate * corr
-	m, v := hist[0][:len(g)], hist[1][:len(g)]
-	for i, x := range g {
-		mi := b1*m[i] + (1-b1)*x
-		vi := b2*v[i] + (1-b2)*(x*x)
-		m[i], v[i] = mi, vi
-		g[i] = r * (mi / (sqrt32(vi) + eps))
-	}
+	// One pass over g, m and v (kernel.AdamStep: each operation rounded
+	// on its own, in this order, on every implementation):
+	//	m = b1·m + (1−b1)·g; v = b2·v + (1−b2)·(g·g); g = r·(m / (√v + δ))
+	kernel.AdamStep(g, hist[0][:len(g)], hist[1][:len(g)], b1, b2, eps, rate*corr)
 }
 
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }

@@ -32,3 +32,8 @@ func init() {
 		}
 	}
 }
+
+func init() {
+	avx512Vec.adam = adamAVX512
+	avx2Vec.adam = adamAVX2
+}

@@ -75,6 +75,9 @@ type vecImpl struct {
 	// v with plain or non-temporal stores (stream.go).
 	sgdTo func(w, g, h, d []float32, decay, rate, momentum float32)
 	fill  func(x []float32, v float32, nonTemporal bool)
+	// adam is AdamStep on checked slices, with c1 = 1−b1 and c2 = 1−b2
+	// (adam.go).
+	adam func(g, m, v []float32, b1, c1, b2, c2, eps, r float32)
 }
 
 var goVec = &vecImpl{

@@ -29,6 +29,11 @@ func sgdAVX512(w []float32, g []float32, h []float32, decay float32, rate float3
 //go:noescape
 func sgdNoDecayAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
 
+// adamAVX512 sets g, m and v by one step of Adam: m = b1*m + c1*g, v = b2*v + c2*g², g = r*(m/(√v+eps)), for i < len(g).
+//
+//go:noescape
+func adamAVX512(g []float32, m []float32, v []float32, b1 float32, c1 float32, b2 float32, c2 float32, eps float32, r float32)
+
 // scaleAVX512 sets x[i] *= alpha.
 //
 //go:noescape
@@ -88,6 +93,11 @@ func sgdAVX2(w []float32, g []float32, h []float32, decay float32, rate float32,
 //
 //go:noescape
 func sgdNoDecayAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
+
+// adamAVX2 sets g, m and v by one step of Adam: m = b1*m + c1*g, v = b2*v + c2*g², g = r*(m/(√v+eps)), for i < len(g).
+//
+//go:noescape
+func adamAVX2(g []float32, m []float32, v []float32, b1 float32, c1 float32, b2 float32, c2 float32, eps float32, r float32)
 
 // scaleAVX2 sets x[i] *= alpha.
 //

@@ -42,6 +42,7 @@ func buildVec(c *build.Context) {
 		vecAxpby(c, isa)
 		vecSGD(c, isa, true)
 		vecSGD(c, isa, false)
+		vecAdam(c, isa)
 		vecScale(c, isa)
 		vecBinary(c, isa, "add", "dst[i] = x[i] + y[i]", c.VADDPS, c.VADDSS)
 		vecBinary(c, isa, "mul", "dst[i] = x[i] * y[i]", c.VMULPS, c.VMULSS)

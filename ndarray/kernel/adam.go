@@ -1,0 +1,32 @@
+package kernel
+
+import "math"
+
+// AdamStep applies one step of Adam to a parameter's gradient g and its
+// moments m and v (as long as g), in one pass: m = b1·m + (1−b1)·g,
+// v = b2·v + (1−b2)·g², and g becomes the step rate·(m / (√v + eps)),
+// rate holding the bias correction √(1−b2^t)/(1−b1^t). Every operation is
+// rounded to float32 on its own, in adamGo's order, by every
+// implementation: the same results to the bit.
+func AdamStep(g, m, v []float32, b1, b2, eps, rate float32) {
+	checkLen("AdamStep", "m", len(m), len(g))
+	checkLen("AdamStep", "v", len(v), len(g))
+	n := len(g)
+	active.vec.adam(g, m[:n], v[:n], b1, 1-b1, b2, 1-b2, eps, rate)
+}
+
+func init() { goVec.adam = adamGo }
+
+// adamGo is AdamStep in Go: c1 = 1−b1 and c2 = 1−b2.
+func adamGo(g, m, v []float32, b1, c1, b2, c2, eps, r float32) {
+	m, v = m[:len(g)], v[:len(g)]
+	for i, x := range g {
+		mi := b1*m[i] + c1*x
+		vi := b2*v[i] + c2*(x*x)
+		m[i], v[i] = mi, vi
+		g[i] = r * (mi / (sqrt32(vi) + eps))
+	}
+}
+
+// sqrt32 is √x rounded to float32.
+func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
