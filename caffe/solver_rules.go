@@ -96,15 +96,10 @@ func sgdApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32, his
 }
 
 // nesterovApply: h' = momentum*h + rate*g; step = (1+momentum)*h' - momentum*h.
+// In one pass (kernel.NesterovStep, each operation rounded on its own,
+// in this order).
 func nesterovApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32, hist [][]float32) {
-	m := sp.GetMomentum()
-	h := hist[0][:len(g)]
-	for i, v := range g {
-		prev := h[i]
-		x := m*prev + rate*v
-		h[i] = x
-		g[i] = (1+m)*x - m*prev
-	}
+	kernel.NesterovStep(g, hist[0][:len(g)], sp.GetMomentum(), rate)
 }
 
 // adaGradApply: h += g²; step = rate * g / (sqrt(h) + delta).
@@ -119,14 +114,10 @@ func adaGradApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32,
 }
 
 // rmsPropApply: h = decay*h + (1-decay)*g²; step = rate * g / (sqrt(h) + delta).
+// In one pass (kernel.RMSPropStep, each operation rounded on its own, in
+// this order).
 func rmsPropApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32, hist [][]float32) {
-	delta, d := sp.GetDelta(), sp.GetRmsDecay()
-	h := hist[0][:len(g)]
-	for i, v := range g {
-		x := d*h[i] + (1-d)*(v*v)
-		h[i] = x
-		g[i] = rate * (v / (sqrt32(x) + delta))
-	}
+	kernel.RMSPropStep(g, hist[0][:len(g)], sp.GetRmsDecay(), sp.GetDelta(), rate)
 }
 
 // adaDeltaApply: h = ρh + (1-ρ)g²; u = g·sqrt((h2+δ)/(h+δ)); h2 = ρh2 + (1-ρ)u²;

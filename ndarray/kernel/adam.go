@@ -15,7 +15,9 @@ func AdamStep(g, m, v []float32, b1, b2, eps, rate float32) {
 	active.vec.adam(g, m[:n], v[:n], b1, 1-b1, b2, 1-b2, eps, rate)
 }
 
-func init() { goVec.adam = adamGo }
+func init() {
+	goVec.adam, goVec.nesterov, goVec.rmsProp = adamGo, nesterovGo, rmsPropGo
+}
 
 // adamGo is AdamStep in Go: c1 = 1−b1 and c2 = 1−b2.
 func adamGo(g, m, v []float32, b1, c1, b2, c2, eps, r float32) {
@@ -30,3 +32,42 @@ func adamGo(g, m, v []float32, b1, c1, b2, c2, eps, r float32) {
 
 // sqrt32 is √x rounded to float32.
 func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
+
+// NesterovStep applies one step of Nesterov's momentum to a parameter's
+// gradient g and history h (as long as g), in one pass: x = mom·h +
+// rate·g, g becomes the step (1+mom)·x − mom·h, and h becomes x. Every
+// operation is rounded on its own, in nesterovGo's order.
+func NesterovStep(g, h []float32, mom, rate float32) {
+	checkLen("NesterovStep", "h", len(h), len(g))
+	active.vec.nesterov(g, h[:len(g)], mom, 1+mom, rate)
+}
+
+// nesterovGo is NesterovStep in Go: c = 1+mom.
+func nesterovGo(g, h []float32, mom, c, rate float32) {
+	h = h[:len(g)]
+	for i, v := range g {
+		prev := h[i]
+		x := mom*prev + rate*v
+		h[i] = x
+		g[i] = c*x - mom*prev
+	}
+}
+
+// RMSPropStep applies one step of RMSProp to a parameter's gradient g and
+// history h (as long as g), in one pass: h = d·h + (1−d)·g², and g
+// becomes the step rate·(g / (√h + delta)). Every operation is rounded on
+// its own, in rmsPropGo's order.
+func RMSPropStep(g, h []float32, d, delta, rate float32) {
+	checkLen("RMSPropStep", "h", len(h), len(g))
+	active.vec.rmsProp(g, h[:len(g)], d, 1-d, delta, rate)
+}
+
+// rmsPropGo is RMSPropStep in Go: c = 1−d.
+func rmsPropGo(g, h []float32, d, c, delta, rate float32) {
+	h = h[:len(g)]
+	for i, v := range g {
+		x := d*h[i] + c*(v*v)
+		h[i] = x
+		g[i] = rate * (v / (sqrt32(x) + delta))
+	}
+}

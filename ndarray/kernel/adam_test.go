@@ -40,27 +40,70 @@ func TestAdamStep(t *testing.T) {
 	})
 }
 
-// BenchmarkAdamStep times one Adam step over LeNet's and AlexNet's
-// parameters on each implementation, in parameters per second of the
-// thread's CPU time:
+// BenchmarkSolverSteps times one step of Adam, Nesterov and RMSProp over
+// LeNet's and AlexNet's parameters on each implementation, in parameters
+// per second of the thread's CPU time:
 //
-//	go test -run '^$' -bench AdamStep ./ndarray/kernel
-func BenchmarkAdamStep(b *testing.B) {
+//	go test -run '^$' -bench SolverSteps ./ndarray/kernel
+func BenchmarkSolverSteps(b *testing.B) {
 	for _, n := range []int{431080, 60965224} {
 		g, m, v := make([]float32, n), make([]float32, n), make([]float32, n)
 		adamGo(g, m, v, 0.9, 0.1, 0.999, 0.001, 1e-8, 0.001) // fault the pages in
-		for _, im := range available() {
-			b.Run(fmt.Sprintf("%d/%s", n, im.name), func(b *testing.B) {
-				runtime.LockOSThread()
-				defer runtime.UnlockOSThread()
-				cpu0 := threadCPUTime()
-				for b.Loop() {
-					im.vec.adam(g, m, v, 0.9, 0.1, 0.999, 0.001, 1e-8, 0.001)
-				}
-				if cpu := threadCPUTime() - cpu0; cpu > 0 {
-					b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds()/1e9, "Gparam/cpu-s")
-				}
-			})
+		for _, rule := range []string{"adam", "nesterov", "rmsprop"} {
+			for _, im := range available() {
+				step := map[string]func(){
+					"adam":     func() { im.vec.adam(g, m, v, 0.9, 0.1, 0.999, 0.001, 1e-8, 0.001) },
+					"nesterov": func() { im.vec.nesterov(g, m, 0.9, 1.9, 0.01) },
+					"rmsprop":  func() { im.vec.rmsProp(g, v, 0.98, 0.02, 1e-8, 0.01) },
+				}[rule]
+				b.Run(fmt.Sprintf("%s/%d/%s", rule, n, im.name), func(b *testing.B) {
+					runtime.LockOSThread()
+					defer runtime.UnlockOSThread()
+					cpu0 := threadCPUTime()
+					for b.Loop() {
+						step()
+					}
+					if cpu := threadCPUTime() - cpu0; cpu > 0 {
+						b.ReportMetric(float64(n)*float64(b.N)/cpu.Seconds()/1e9, "Gparam/cpu-s")
+					}
+				})
+			}
 		}
 	}
+}
+
+// TestNesterovRMSPropSteps compares every implementation's NesterovStep
+// and RMSPropStep with nesterovGo and rmsPropGo, bit for bit, on the
+// lengths and values of TestAdamStep.
+func TestNesterovRMSPropSteps(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000} {
+			for _, off := range []int{0, 3} {
+				rng := newRand(uint64(n*8 + off + 1))
+				g, h := randSlice(rng, n+off)[off:], randSlice(rng, n+off)[off:]
+				special := []float32{0, float32(math.Copysign(0, -1)), 1e-30, 3e19, float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN())}
+				for i := range min(n, len(special)) {
+					g[i] = special[i]
+				}
+				mom, rate, d, delta := float32(0.95), float32(0.013), float32(0.98), float32(1e-8)
+				// Nesterov.
+				ng, nh := append([]float32(nil), g...), append([]float32(nil), h...)
+				wg, wh := append([]float32(nil), g...), append([]float32(nil), h...)
+				NesterovStep(ng, nh, mom, rate)
+				nesterovGo(wg, wh, mom, 1+mom, rate)
+				sameBits(t, fmt.Sprintf("nesterov n=%d off=%d g", n, off), ng, wg)
+				sameBits(t, fmt.Sprintf("nesterov n=%d off=%d h", n, off), nh, wh)
+				// RMSProp: a history is not negative.
+				for i := range h {
+					h[i] *= h[i]
+				}
+				rg, rh := append([]float32(nil), g...), append([]float32(nil), h...)
+				wg, wh = append([]float32(nil), g...), append([]float32(nil), h...)
+				RMSPropStep(rg, rh, d, delta, rate)
+				rmsPropGo(wg, wh, d, 1-d, delta, rate)
+				sameBits(t, fmt.Sprintf("rmsprop n=%d off=%d g", n, off), rg, wg)
+				sameBits(t, fmt.Sprintf("rmsprop n=%d off=%d h", n, off), rh, wh)
+			}
+		}
+	})
 }

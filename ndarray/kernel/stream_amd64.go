@@ -34,6 +34,6 @@ func init() {
 }
 
 func init() {
-	avx512Vec.adam = adamAVX512
-	avx2Vec.adam = adamAVX2
+	avx512Vec.adam, avx512Vec.nesterov, avx512Vec.rmsProp = adamAVX512, nesterovAVX512, rmsPropAVX512
+	avx2Vec.adam, avx2Vec.nesterov, avx2Vec.rmsProp = adamAVX2, nesterovAVX2, rmsPropAVX2
 }

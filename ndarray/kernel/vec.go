@@ -78,6 +78,10 @@ type vecImpl struct {
 	// adam is AdamStep on checked slices, with c1 = 1−b1 and c2 = 1−b2
 	// (adam.go).
 	adam func(g, m, v []float32, b1, c1, b2, c2, eps, r float32)
+	// nesterov is NesterovStep with c = 1+mom, rmsProp RMSPropStep with
+	// c = 1−d (adam.go).
+	nesterov func(g, h []float32, mom, c, rate float32)
+	rmsProp  func(g, h []float32, d, c, delta, rate float32)
 }
 
 var goVec = &vecImpl{

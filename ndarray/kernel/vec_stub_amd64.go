@@ -34,6 +34,16 @@ func sgdNoDecayAVX512(w []float32, g []float32, h []float32, decay float32, rate
 //go:noescape
 func adamAVX512(g []float32, m []float32, v []float32, b1 float32, c1 float32, b2 float32, c2 float32, eps float32, r float32)
 
+// nesterovAVX512 sets g and h by one step of Nesterov's momentum: x = mom*h + rate*g, g = c*x - mom*h, h = x, for i < len(g).
+//
+//go:noescape
+func nesterovAVX512(g []float32, h []float32, mom float32, c float32, rate float32)
+
+// rmsPropAVX512 sets g and h by one step of RMSProp: h = d*h + c*g², g = rate*(g/(√h+delta)), for i < len(g).
+//
+//go:noescape
+func rmsPropAVX512(g []float32, h []float32, d float32, c float32, delta float32, rate float32)
+
 // scaleAVX512 sets x[i] *= alpha.
 //
 //go:noescape
@@ -98,6 +108,16 @@ func sgdNoDecayAVX2(w []float32, g []float32, h []float32, decay float32, rate f
 //
 //go:noescape
 func adamAVX2(g []float32, m []float32, v []float32, b1 float32, c1 float32, b2 float32, c2 float32, eps float32, r float32)
+
+// nesterovAVX2 sets g and h by one step of Nesterov's momentum: x = mom*h + rate*g, g = c*x - mom*h, h = x, for i < len(g).
+//
+//go:noescape
+func nesterovAVX2(g []float32, h []float32, mom float32, c float32, rate float32)
+
+// rmsPropAVX2 sets g and h by one step of RMSProp: h = d*h + c*g², g = rate*(g/(√h+delta)), for i < len(g).
+//
+//go:noescape
+func rmsPropAVX2(g []float32, h []float32, d float32, c float32, delta float32, rate float32)
 
 // scaleAVX2 sets x[i] *= alpha.
 //

@@ -94,7 +94,7 @@ var workFamilies = []struct {
 	{"pool", WorkPooling},
 	{"lrn", WorkNormalization},
 	{"relu", WorkActivation}, {"drelu", WorkActivation}, {"dbiasrelu", WorkActivation},
-	{"sgd", WorkSolver}, {"adam", WorkSolver},
+	{"sgd", WorkSolver}, {"adam", WorkSolver}, {"nesterov", WorkSolver}, {"rmsprop", WorkSolver},
 	{"lcgfill", WorkData},
 	{"fma", WorkProbe},
 	// The convolutions' and inner products' own kernels.

@@ -72,3 +72,97 @@ func vecAdam(c *build.Context, isa vecISA) {
 	}, nil)
 	finish(c)
 }
+
+// vecNesterov emits nesterov{AVX512,AVX2}: one step of Nesterov's
+// momentum in one pass over the gradient g and the history h, with
+// nesterovGo's operations in its order, each rounded:
+//
+//	x = mom·h + rate·g;  g = (1+mom)·x − mom·h;  h = x
+//
+// (c = 1+mom, computed by the caller as nesterovGo does).
+func vecNesterov(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "nesterov", "func(g, h []float32, mom, c, rate float32)",
+		"g and h by one step of Nesterov's momentum: x = mom*h + rate*g, g = c*x - mom*h, h = x, for i < len(g)")
+	n, g, h := reg.RCX, reg.RDI, reg.RSI
+	c.Load(c.Param("g").Len(), n)
+	c.Load(c.Param("g").Base(), g)
+	c.Load(c.Param("h").Base(), h)
+	for i, name := range []string{"mom", "c", "rate"} {
+		c.VBROADCASTSS(paramAddr(c, name), isa.vec(13+i))
+	}
+	strideUnroll(c, isa, 2, n, []reg.Register{g, h}, func(u, w int) {
+		x, prev, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
+		mom, cc, rate := vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
+		mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
+		scalar := w == 4
+		op := func(ps, ss func(...operand.Op)) func(a, b, dst reg.VecPhysical) {
+			f := ps
+			if scalar {
+				f = ss
+			}
+			return func(a, b, dst reg.VecPhysical) { f(a, b, dst) }
+		}
+		mul := op(func(o ...operand.Op) { c.VMULPS(o[0], o[1], o[2]) }, func(o ...operand.Op) { c.VMULSS(o[0], o[1], o[2]) })
+		add := op(func(o ...operand.Op) { c.VADDPS(o[0], o[1], o[2]) }, func(o ...operand.Op) { c.VADDSS(o[0], o[1], o[2]) })
+		sub := op(func(o ...operand.Op) { c.VSUBPS(o[0], o[1], o[2]) }, func(o ...operand.Op) { c.VSUBSS(o[0], o[1], o[2]) })
+		load(c, mh, prev, w)
+		load(c, mg, t, w)
+		mul(rate, t, t)    // rate·g
+		mul(mom, prev, x)  // mom·h
+		add(t, x, x)       // x = mom·h + rate·g
+		store(c, x, mh, w) // h = x
+		mul(cc, x, t)      // (1+mom)·x
+		mul(mom, prev, prev)
+		sub(prev, t, t) // (1+mom)·x − mom·h
+		store(c, t, mg, w)
+	}, nil)
+	finish(c)
+}
+
+// vecRMSProp emits rmsProp{AVX512,AVX2}: one step of RMSProp in one pass
+// over the gradient g and the history h, with rmsPropGo's operations in
+// its order, each rounded:
+//
+//	h = d·h + c·(g·g);  g = rate·(g / (√h + delta))
+//
+// (c = 1−d, computed by the caller as rmsPropGo does).
+func vecRMSProp(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "rmsProp", "func(g, h []float32, d, c, delta, rate float32)",
+		"g and h by one step of RMSProp: h = d*h + c*g², g = rate*(g/(√h+delta)), for i < len(g)")
+	n, g, h := reg.RCX, reg.RDI, reg.RSI
+	c.Load(c.Param("g").Len(), n)
+	c.Load(c.Param("g").Base(), g)
+	c.Load(c.Param("h").Base(), h)
+	for i, name := range []string{"d", "c", "delta", "rate"} {
+		c.VBROADCASTSS(paramAddr(c, name), isa.vec(12+i))
+	}
+	strideUnroll(c, isa, 2, n, []reg.Register{g, h}, func(u, w int) {
+		x, hv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
+		d, cc, delta, rate := vreg(isa, 12, w), vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
+		mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
+		load(c, mg, x, w)
+		load(c, mh, hv, w)
+		if w == 4 {
+			c.VMULSS(d, hv, hv)
+			c.VMULSS(x, x, t)
+			c.VMULSS(cc, t, t)
+			c.VADDSS(t, hv, hv)
+			c.VSQRTSS(hv, hv, t)
+			c.VADDSS(delta, t, t)
+			c.VDIVSS(t, x, t)
+			c.VMULSS(rate, t, t)
+		} else {
+			c.VMULPS(d, hv, hv)
+			c.VMULPS(x, x, t)
+			c.VMULPS(cc, t, t)
+			c.VADDPS(t, hv, hv)
+			c.VSQRTPS(hv, t)
+			c.VADDPS(delta, t, t)
+			c.VDIVPS(t, x, t)
+			c.VMULPS(rate, t, t)
+		}
+		store(c, hv, mh, w)
+		store(c, t, mg, w)
+	}, nil)
+	finish(c)
+}

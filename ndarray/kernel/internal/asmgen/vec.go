@@ -43,6 +43,8 @@ func buildVec(c *build.Context) {
 		vecSGD(c, isa, true)
 		vecSGD(c, isa, false)
 		vecAdam(c, isa)
+		vecNesterov(c, isa)
+		vecRMSProp(c, isa)
 		vecScale(c, isa)
 		vecBinary(c, isa, "add", "dst[i] = x[i] + y[i]", c.VADDPS, c.VADDSS)
 		vecBinary(c, isa, "mul", "dst[i] = x[i] * y[i]", c.VMULPS, c.VMULSS)
