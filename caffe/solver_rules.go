@@ -103,14 +103,10 @@ func nesterovApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32
 }
 
 // adaGradApply: h += g²; step = rate * g / (sqrt(h) + delta).
+// In one pass (kernel.AdaGradStep, each operation rounded on its own, in
+// this order).
 func adaGradApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32, hist [][]float32) {
-	delta := sp.GetDelta()
-	h := hist[0][:len(g)]
-	for i, v := range g {
-		x := h[i] + v*v
-		h[i] = x
-		g[i] = rate * (v / (sqrt32(x) + delta))
-	}
+	kernel.AdaGradStep(g, hist[0][:len(g)], sp.GetDelta(), rate)
 }
 
 // rmsPropApply: h = decay*h + (1-decay)*g²; step = rate * g / (sqrt(h) + delta).
@@ -122,16 +118,10 @@ func rmsPropApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32,
 
 // adaDeltaApply: h = ρh + (1-ρ)g²; u = g·sqrt((h2+δ)/(h+δ)); h2 = ρh2 + (1-ρ)u²;
 // step = rate*u, with ρ = momentum.
+// In one pass (kernel.AdaDeltaStep, each operation rounded on its own, in
+// this order).
 func adaDeltaApply(sp *caffepb.SolverParameter, _ int, rate float32, g []float32, hist [][]float32) {
-	rho, delta := sp.GetMomentum(), sp.GetDelta()
-	h, h2 := hist[0][:len(g)], hist[1][:len(g)]
-	for i, v := range g {
-		x := rho*h[i] + (1-rho)*(v*v)
-		h[i] = x
-		u := v * sqrt32((h2[i]+delta)/(x+delta))
-		h2[i] = rho*h2[i] + (1-rho)*(u*u)
-		g[i] = rate * u
-	}
+	kernel.AdaDeltaStep(g, hist[0][:len(g)], hist[1][:len(g)], sp.GetMomentum(), sp.GetDelta(), rate)
 }
 
 // adamApply: m = β1·m + (1-β1)g; v = β2·v + (1-β2)g²;
@@ -145,8 +135,6 @@ func adamApply(sp *caffepb.SolverParameter, iter int, rate float32, g []float32,
 	//	m = b1·m + (1−b1)·g; v = b2·v + (1−b2)·(g·g); g = r·(m / (√v + δ))
 	kernel.AdamStep(g, hist[0][:len(g)], hist[1][:len(g)], b1, b2, eps, rate*corr)
 }
-
-func sqrt32(x float32) float32 { return float32(math.Sqrt(float64(x))) }
 
 func init() {
 	rules := map[string]UpdateRule{

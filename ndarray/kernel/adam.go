@@ -16,7 +16,7 @@ func AdamStep(g, m, v []float32, b1, b2, eps, rate float32) {
 }
 
 func init() {
-	goVec.adam, goVec.nesterov, goVec.rmsProp = adamGo, nesterovGo, rmsPropGo
+	goVec.adam, goVec.nesterov, goVec.rmsProp, goVec.adaGrad, goVec.adaDelta = adamGo, nesterovGo, rmsPropGo, adaGradGo, adaDeltaGo
 }
 
 // adamGo is AdamStep in Go: c1 = 1−b1 and c2 = 1−b2.
@@ -69,5 +69,48 @@ func rmsPropGo(g, h []float32, d, c, delta, rate float32) {
 		x := d*h[i] + c*(v*v)
 		h[i] = x
 		g[i] = rate * (v / (sqrt32(x) + delta))
+	}
+}
+
+// AdaGradStep applies one step of AdaGrad to a parameter's gradient g and
+// history h (as long as g), in one pass: h = h + g², and g becomes the
+// step rate·(g / (√h + delta)). Every operation is rounded on its own, in
+// adaGradGo's order.
+func AdaGradStep(g, h []float32, delta, rate float32) {
+	checkLen("AdaGradStep", "h", len(h), len(g))
+	active.vec.adaGrad(g, h[:len(g)], delta, rate)
+}
+
+// adaGradGo is AdaGradStep in Go.
+func adaGradGo(g, h []float32, delta, rate float32) {
+	h = h[:len(g)]
+	for i, v := range g {
+		x := h[i] + v*v
+		h[i] = x
+		g[i] = rate * (v / (sqrt32(x) + delta))
+	}
+}
+
+// AdaDeltaStep applies one step of AdaDelta to a parameter's gradient g
+// and histories h and h2 (as long as g), in one pass: h = rho·h +
+// (1−rho)·g², u = g·√((h2 + delta)/(h + delta)), h2 = rho·h2 +
+// (1−rho)·u², and g becomes the step rate·u. Every operation is rounded
+// on its own, in adaDeltaGo's order.
+func AdaDeltaStep(g, h, h2 []float32, rho, delta, rate float32) {
+	checkLen("AdaDeltaStep", "h", len(h), len(g))
+	checkLen("AdaDeltaStep", "h2", len(h2), len(g))
+	n := len(g)
+	active.vec.adaDelta(g, h[:n], h2[:n], rho, 1-rho, delta, rate)
+}
+
+// adaDeltaGo is AdaDeltaStep in Go: c = 1−rho.
+func adaDeltaGo(g, h, h2 []float32, rho, c, delta, rate float32) {
+	h, h2 = h[:len(g)], h2[:len(g)]
+	for i, v := range g {
+		x := rho*h[i] + c*(v*v)
+		h[i] = x
+		u := v * sqrt32((h2[i]+delta)/(x+delta))
+		h2[i] = rho*h2[i] + c*(u*u)
+		g[i] = rate * u
 	}
 }

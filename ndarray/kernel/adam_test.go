@@ -40,7 +40,8 @@ func TestAdamStep(t *testing.T) {
 	})
 }
 
-// BenchmarkSolverSteps times one step of Adam, Nesterov and RMSProp over
+// BenchmarkSolverSteps times one step of Adam, Nesterov, RMSProp, AdaGrad
+// and AdaDelta over
 // LeNet's and AlexNet's parameters on each implementation, in parameters
 // per second of the thread's CPU time:
 //
@@ -49,12 +50,14 @@ func BenchmarkSolverSteps(b *testing.B) {
 	for _, n := range []int{431080, 60965224} {
 		g, m, v := make([]float32, n), make([]float32, n), make([]float32, n)
 		adamGo(g, m, v, 0.9, 0.1, 0.999, 0.001, 1e-8, 0.001) // fault the pages in
-		for _, rule := range []string{"adam", "nesterov", "rmsprop"} {
+		for _, rule := range []string{"adam", "nesterov", "rmsprop", "adagrad", "adadelta"} {
 			for _, im := range available() {
 				step := map[string]func(){
 					"adam":     func() { im.vec.adam(g, m, v, 0.9, 0.1, 0.999, 0.001, 1e-8, 0.001) },
 					"nesterov": func() { im.vec.nesterov(g, m, 0.9, 1.9, 0.01) },
 					"rmsprop":  func() { im.vec.rmsProp(g, v, 0.98, 0.02, 1e-8, 0.01) },
+					"adagrad":  func() { im.vec.adaGrad(g, v, 1e-8, 0.01) },
+					"adadelta": func() { im.vec.adaDelta(g, m, v, 0.95, 0.05, 1e-6, 1) },
 				}[rule]
 				b.Run(fmt.Sprintf("%s/%d/%s", rule, n, im.name), func(b *testing.B) {
 					runtime.LockOSThread()
@@ -72,10 +75,10 @@ func BenchmarkSolverSteps(b *testing.B) {
 	}
 }
 
-// TestNesterovRMSPropSteps compares every implementation's NesterovStep
-// and RMSPropStep with nesterovGo and rmsPropGo, bit for bit, on the
-// lengths and values of TestAdamStep.
-func TestNesterovRMSPropSteps(t *testing.T) {
+// TestSolverSteps compares every implementation's NesterovStep,
+// RMSPropStep, AdaGradStep and AdaDeltaStep with their Go loops, bit for
+// bit, on the lengths and values of TestAdamStep.
+func TestSolverSteps(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, n := range []int{0, 1, 7, 15, 16, 17, 31, 32, 33, 63, 64, 65, 1000} {
 			for _, off := range []int{0, 3} {
@@ -103,6 +106,25 @@ func TestNesterovRMSPropSteps(t *testing.T) {
 				rmsPropGo(wg, wh, d, 1-d, delta, rate)
 				sameBits(t, fmt.Sprintf("rmsprop n=%d off=%d g", n, off), rg, wg)
 				sameBits(t, fmt.Sprintf("rmsprop n=%d off=%d h", n, off), rh, wh)
+				// AdaGrad.
+				ag, ah := append([]float32(nil), g...), append([]float32(nil), h...)
+				wg, wh = append([]float32(nil), g...), append([]float32(nil), h...)
+				AdaGradStep(ag, ah, delta, rate)
+				adaGradGo(wg, wh, delta, rate)
+				sameBits(t, fmt.Sprintf("adagrad n=%d off=%d g", n, off), ag, wg)
+				sameBits(t, fmt.Sprintf("adagrad n=%d off=%d h", n, off), ah, wh)
+				// AdaDelta: a second history, not negative either.
+				h2 := make([]float32, len(h))
+				for i := range h2 {
+					h2[i] = h[len(h)-1-i] * 0.5
+				}
+				dg, dh, dh2 := append([]float32(nil), g...), append([]float32(nil), h...), append([]float32(nil), h2...)
+				wg, wh, wh2 := append([]float32(nil), g...), append([]float32(nil), h...), append([]float32(nil), h2...)
+				AdaDeltaStep(dg, dh, dh2, mom, delta, rate)
+				adaDeltaGo(wg, wh, wh2, mom, 1-mom, delta, rate)
+				sameBits(t, fmt.Sprintf("adadelta n=%d off=%d g", n, off), dg, wg)
+				sameBits(t, fmt.Sprintf("adadelta n=%d off=%d h", n, off), dh, wh)
+				sameBits(t, fmt.Sprintf("adadelta n=%d off=%d h2", n, off), dh2, wh2)
 			}
 		}
 	})

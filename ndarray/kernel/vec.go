@@ -82,6 +82,10 @@ type vecImpl struct {
 	// c = 1−d (adam.go).
 	nesterov func(g, h []float32, mom, c, rate float32)
 	rmsProp  func(g, h []float32, d, c, delta, rate float32)
+	// adaGrad is AdaGradStep, adaDelta AdaDeltaStep with c = 1−rho
+	// (adam.go).
+	adaGrad  func(g, h []float32, delta, rate float32)
+	adaDelta func(g, h, h2 []float32, rho, c, delta, rate float32)
 }
 
 var goVec = &vecImpl{

@@ -44,6 +44,16 @@ func nesterovAVX512(g []float32, h []float32, mom float32, c float32, rate float
 //go:noescape
 func rmsPropAVX512(g []float32, h []float32, d float32, c float32, delta float32, rate float32)
 
+// adaGradAVX512 sets g and h by one step of AdaGrad: h += g², g = rate*(g/(√h+delta)), for i < len(g).
+//
+//go:noescape
+func adaGradAVX512(g []float32, h []float32, delta float32, rate float32)
+
+// adaDeltaAVX512 sets g, h and h2 by one step of AdaDelta: h = rho*h + c*g², u = g*√((h2+delta)/(h+delta)), h2 = rho*h2 + c*u², g = rate*u, for i < len(g).
+//
+//go:noescape
+func adaDeltaAVX512(g []float32, h []float32, h2 []float32, rho float32, c float32, delta float32, rate float32)
+
 // scaleAVX512 sets x[i] *= alpha.
 //
 //go:noescape
@@ -118,6 +128,16 @@ func nesterovAVX2(g []float32, h []float32, mom float32, c float32, rate float32
 //
 //go:noescape
 func rmsPropAVX2(g []float32, h []float32, d float32, c float32, delta float32, rate float32)
+
+// adaGradAVX2 sets g and h by one step of AdaGrad: h += g², g = rate*(g/(√h+delta)), for i < len(g).
+//
+//go:noescape
+func adaGradAVX2(g []float32, h []float32, delta float32, rate float32)
+
+// adaDeltaAVX2 sets g, h and h2 by one step of AdaDelta: h = rho*h + c*g², u = g*√((h2+delta)/(h+delta)), h2 = rho*h2 + c*u², g = rate*u, for i < len(g).
+//
+//go:noescape
+func adaDeltaAVX2(g []float32, h []float32, h2 []float32, rho float32, c float32, delta float32, rate float32)
 
 // scaleAVX2 sets x[i] *= alpha.
 //

@@ -95,6 +95,7 @@ var workFamilies = []struct {
 	{"lrn", WorkNormalization},
 	{"relu", WorkActivation}, {"drelu", WorkActivation}, {"dbiasrelu", WorkActivation},
 	{"sgd", WorkSolver}, {"adam", WorkSolver}, {"nesterov", WorkSolver}, {"rmsprop", WorkSolver},
+	{"adagrad", WorkSolver}, {"adadelta", WorkSolver},
 	{"lcgfill", WorkData},
 	{"fma", WorkProbe},
 	// The convolutions' and inner products' own kernels.

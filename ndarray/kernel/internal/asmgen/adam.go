@@ -166,3 +166,109 @@ func vecRMSProp(c *build.Context, isa vecISA) {
 	}, nil)
 	finish(c)
 }
+
+// vecAdaGrad emits adaGrad{AVX512,AVX2}: one step of AdaGrad in one pass,
+// with adaGradGo's operations in its order, each rounded:
+//
+//	h = h + g·g;  g = rate·(g / (√h + delta))
+func vecAdaGrad(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "adaGrad", "func(g, h []float32, delta, rate float32)",
+		"g and h by one step of AdaGrad: h += g², g = rate*(g/(√h+delta)), for i < len(g)")
+	n, g, h := reg.RCX, reg.RDI, reg.RSI
+	c.Load(c.Param("g").Len(), n)
+	c.Load(c.Param("g").Base(), g)
+	c.Load(c.Param("h").Base(), h)
+	c.VBROADCASTSS(paramAddr(c, "delta"), isa.vec(14))
+	c.VBROADCASTSS(paramAddr(c, "rate"), isa.vec(15))
+	strideUnroll(c, isa, 2, n, []reg.Register{g, h}, func(u, w int) {
+		x, hv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
+		delta, rate := vreg(isa, 14, w), vreg(isa, 15, w)
+		mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
+		load(c, mg, x, w)
+		load(c, mh, hv, w)
+		if w == 4 {
+			c.VMULSS(x, x, t)
+			c.VADDSS(t, hv, hv)
+			c.VSQRTSS(hv, hv, t)
+			c.VADDSS(delta, t, t)
+			c.VDIVSS(t, x, t)
+			c.VMULSS(rate, t, t)
+		} else {
+			c.VMULPS(x, x, t)
+			c.VADDPS(t, hv, hv)
+			c.VSQRTPS(hv, t)
+			c.VADDPS(delta, t, t)
+			c.VDIVPS(t, x, t)
+			c.VMULPS(rate, t, t)
+		}
+		store(c, hv, mh, w)
+		store(c, t, mg, w)
+	}, nil)
+	finish(c)
+}
+
+// vecAdaDelta emits adaDelta{AVX512,AVX2}: one step of AdaDelta in one
+// pass, with adaDeltaGo's operations in its order, each rounded:
+//
+//	h = rho·h + c·(g·g);  u = g·√((h2 + delta) / (h + delta));
+//	h2 = rho·h2 + c·(u·u);  g = rate·u
+//
+// (c = 1−rho, computed by the caller as adaDeltaGo does).
+func vecAdaDelta(c *build.Context, isa vecISA) {
+	vecFunc(c, isa, "adaDelta", "func(g, h, h2 []float32, rho, c, delta, rate float32)",
+		"g, h and h2 by one step of AdaDelta: h = rho*h + c*g², u = g*√((h2+delta)/(h+delta)), h2 = rho*h2 + c*u², g = rate*u, for i < len(g)")
+	n, g, h, h2 := reg.RCX, reg.RDI, reg.RSI, reg.RDX
+	c.Load(c.Param("g").Len(), n)
+	c.Load(c.Param("g").Base(), g)
+	c.Load(c.Param("h").Base(), h)
+	c.Load(c.Param("h2").Base(), h2)
+	for i, name := range []string{"rho", "c", "delta", "rate"} {
+		c.VBROADCASTSS(paramAddr(c, name), isa.vec(12+i))
+	}
+	strideUnroll(c, isa, 2, n, []reg.Register{g, h, h2}, func(u, w int) {
+		x, hv, h2v, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w), vreg(isa, 4*u+3, w)
+		rho, cc, delta, rate := vreg(isa, 12, w), vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
+		mg, mh, mh2 := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}, operand.Mem{Base: h2, Disp: u * w}
+		s := w == 4
+		mul := func(a, b, d reg.VecPhysical) {
+			if s {
+				c.VMULSS(a, b, d)
+			} else {
+				c.VMULPS(a, b, d)
+			}
+		}
+		add := func(a, b, d reg.VecPhysical) {
+			if s {
+				c.VADDSS(a, b, d)
+			} else {
+				c.VADDPS(a, b, d)
+			}
+		}
+		load(c, mg, x, w)
+		load(c, mh, hv, w)
+		mul(rho, hv, hv) // rho·h
+		mul(x, x, t)     // g·g
+		mul(cc, t, t)    // c·(g·g)
+		add(t, hv, hv)
+		store(c, hv, mh, w)
+		load(c, mh2, h2v, w)
+		add(delta, h2v, t) // h2 + delta
+		add(delta, hv, hv) // h + delta
+		if s {
+			c.VDIVSS(hv, t, t)
+			c.VSQRTSS(t, t, t)
+		} else {
+			c.VDIVPS(hv, t, t)
+			c.VSQRTPS(t, t)
+		}
+		mul(t, x, x)       // u = g·√(…)
+		mul(rho, h2v, h2v) // rho·h2
+		mul(x, x, t)       // u·u
+		mul(cc, t, t)      // c·(u·u)
+		add(t, h2v, h2v)
+		store(c, h2v, mh2, w)
+		mul(rate, x, x) // rate·u
+		store(c, x, mg, w)
+	}, nil)
+	finish(c)
+}

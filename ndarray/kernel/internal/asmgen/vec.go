@@ -45,6 +45,8 @@ func buildVec(c *build.Context) {
 		vecAdam(c, isa)
 		vecNesterov(c, isa)
 		vecRMSProp(c, isa)
+		vecAdaGrad(c, isa)
+		vecAdaDelta(c, isa)
 		vecScale(c, isa)
 		vecBinary(c, isa, "add", "dst[i] = x[i] + y[i]", c.VADDPS, c.VADDSS)
 		vecBinary(c, isa, "mul", "dst[i] = x[i] * y[i]", c.VMULPS, c.VMULSS)
