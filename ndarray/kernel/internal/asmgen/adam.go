@@ -6,269 +6,213 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// vecAdam emits adam{AVX512,AVX2}: one step of Adam in one pass over the
-// gradient g and the moments m and v, with adamGo's operations in its
-// order, each rounded (multiplications and additions apart, no fused
-// multiply-add; VSQRTPS rounds √v as float32(math.Sqrt(float64(v)))
-// does, the float64 root having more than twice float32's precision), so
-// that the results are the same to the bit:
+// fops emits the float operations of the solver rules' kernels on whole
+// vectors or, for the tails, on single floats (scalar); each names its
+// operands as the Go assembler orders them: dst = b op a.
+type fops struct {
+	c      *build.Context
+	scalar bool
+}
+
+func (o fops) mul(a, b, dst reg.VecPhysical) {
+	if o.scalar {
+		o.c.VMULSS(a, b, dst)
+	} else {
+		o.c.VMULPS(a, b, dst)
+	}
+}
+
+func (o fops) add(a, b, dst reg.VecPhysical) {
+	if o.scalar {
+		o.c.VADDSS(a, b, dst)
+	} else {
+		o.c.VADDPS(a, b, dst)
+	}
+}
+
+func (o fops) sub(a, b, dst reg.VecPhysical) {
+	if o.scalar {
+		o.c.VSUBSS(a, b, dst)
+	} else {
+		o.c.VSUBPS(a, b, dst)
+	}
+}
+
+// div sets dst = b / a.
+func (o fops) div(a, b, dst reg.VecPhysical) {
+	if o.scalar {
+		o.c.VDIVSS(a, b, dst)
+	} else {
+		o.c.VDIVPS(a, b, dst)
+	}
+}
+
+// sqrt sets dst = √a.
+func (o fops) sqrt(a, dst reg.VecPhysical) {
+	if o.scalar {
+		o.c.VSQRTSS(a, a, dst)
+	} else {
+		o.c.VSQRTPS(a, dst)
+	}
+}
+
+// ruleKernel emits a solver rule's kernel name{AVX512,AVX2} over the
+// slices of sig (the first three, or as many as ptrs holds, loaded into
+// ptrs), the scalars in names broadcast into the vectors from 16 −
+// len(names) on, and body for each vector or float at offset u·w.
+func ruleKernel(c *build.Context, isa vecISA, name, sig, doc string, ptrs []reg.Register, slices, names []string, body func(o fops, u, w int, consts []reg.VecPhysical)) {
+	vecFunc(c, isa, name, sig, doc)
+	n := reg.RCX
+	c.Load(c.Param(slices[0]).Len(), n)
+	for i, s := range slices {
+		c.Load(c.Param(s).Base(), ptrs[i])
+	}
+	first := 16 - len(names)
+	for i, nm := range names {
+		c.VBROADCASTSS(paramAddr(c, nm), isa.vec(first+i))
+	}
+	strideUnroll(c, isa, 2, n, ptrs, func(u, w int) {
+		consts := make([]reg.VecPhysical, len(names))
+		for i := range consts {
+			consts[i] = vreg(isa, first+i, w)
+		}
+		body(fops{c, w == 4}, u, w, consts)
+	}, nil)
+	finish(c)
+}
+
+// The solver rules' kernels: each a step of the rule in one pass, with
+// the Go loop's operations in its order, each rounded (multiplications
+// and additions apart, no fused multiply-add; VSQRTPS rounds √x as
+// float32(math.Sqrt(float64(x))) does, the float64 root having more than
+// twice float32's precision), so that the results are the same to the
+// bit. c, c1 and c2 are 1−b, 1+mom, … as the callers compute them.
+
+// vecAdam emits adam{AVX512,AVX2}:
 //
-//	m = b1·m + c1·g
-//	v = b2·v + c2·(g·g)
-//	g = r·(m / (√v + eps))
+//	m = b1·m + c1·g;  v = b2·v + c2·(g·g);  g = r·(m / (√v + eps))
 func vecAdam(c *build.Context, isa vecISA) {
-	vecFunc(c, isa, "adam", "func(g, m, v []float32, b1, c1, b2, c2, eps, r float32)",
-		"g, m and v by one step of Adam: m = b1*m + c1*g, v = b2*v + c2*g², g = r*(m/(√v+eps)), for i < len(g)")
-	n, g, m, v := reg.RCX, reg.RDI, reg.RSI, reg.RDX
-	c.Load(c.Param("g").Len(), n)
-	c.Load(c.Param("g").Base(), g)
-	c.Load(c.Param("m").Base(), m)
-	c.Load(c.Param("v").Base(), v)
-	for i, name := range []string{"b1", "c1", "b2", "c2", "eps", "r"} {
-		c.VBROADCASTSS(paramAddr(c, name), isa.vec(10+i))
-	}
-	strideUnroll(c, isa, 2, n, []reg.Register{g, m, v}, func(u, w int) {
-		x, mv, vv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w), vreg(isa, 4*u+3, w)
-		b1, c1, b2, c2, eps, r := vreg(isa, 10, w), vreg(isa, 11, w), vreg(isa, 12, w), vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
-		mg, mm, mvv := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: m, Disp: u * w}, operand.Mem{Base: v, Disp: u * w}
-		scalar := w == 4
-		mul := func(a, b, dst reg.VecPhysical) { // dst = b·a
-			if scalar {
-				c.VMULSS(a, b, dst)
-			} else {
-				c.VMULPS(a, b, dst)
-			}
-		}
-		add := func(a, b, dst reg.VecPhysical) { // dst = b + a
-			if scalar {
-				c.VADDSS(a, b, dst)
-			} else {
-				c.VADDPS(a, b, dst)
-			}
-		}
-		load(c, mg, x, w)
-		load(c, mm, mv, w)
-		mul(b1, mv, mv) // b1·m
-		mul(c1, x, t)   // c1·g
-		add(t, mv, mv)
-		store(c, mv, mm, w)
-		load(c, mvv, vv, w)
-		mul(b2, vv, vv) // b2·v
-		mul(x, x, t)    // g·g
-		mul(c2, t, t)   // c2·(g·g)
-		add(t, vv, vv)
-		store(c, vv, mvv, w)
-		if scalar {
-			c.VSQRTSS(vv, vv, t)
-			c.VADDSS(eps, t, t)
-			c.VDIVSS(t, mv, t) // m / (√v + eps)
-		} else {
-			c.VSQRTPS(vv, t)
-			c.VADDPS(eps, t, t)
-			c.VDIVPS(t, mv, t)
-		}
-		mul(r, t, t)
-		store(c, t, mg, w)
-	}, nil)
-	finish(c)
+	g, m, v := reg.RDI, reg.RSI, reg.RDX
+	ruleKernel(c, isa, "adam", "func(g, m, v []float32, b1, c1, b2, c2, eps, r float32)",
+		"g, m and v by one step of Adam: m = b1*m + c1*g, v = b2*v + c2*g², g = r*(m/(√v+eps)), for i < len(g)",
+		[]reg.Register{g, m, v}, []string{"g", "m", "v"}, []string{"b1", "c1", "b2", "c2", "eps", "r"},
+		func(o fops, u, w int, k []reg.VecPhysical) {
+			b1, c1, b2, c2, eps, r := k[0], k[1], k[2], k[3], k[4], k[5]
+			x, mv, vv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w), vreg(isa, 4*u+3, w)
+			mg, mm, mvv := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: m, Disp: u * w}, operand.Mem{Base: v, Disp: u * w}
+			load(c, mg, x, w)
+			load(c, mm, mv, w)
+			o.mul(b1, mv, mv) // b1·m
+			o.mul(c1, x, t)   // c1·g
+			o.add(t, mv, mv)
+			store(c, mv, mm, w)
+			load(c, mvv, vv, w)
+			o.mul(b2, vv, vv) // b2·v
+			o.mul(x, x, t)    // g·g
+			o.mul(c2, t, t)   // c2·(g·g)
+			o.add(t, vv, vv)
+			store(c, vv, mvv, w)
+			o.sqrt(vv, t)
+			o.add(eps, t, t)
+			o.div(t, mv, t) // m / (√v + eps)
+			o.mul(r, t, t)
+			store(c, t, mg, w)
+		})
 }
 
-// vecNesterov emits nesterov{AVX512,AVX2}: one step of Nesterov's
-// momentum in one pass over the gradient g and the history h, with
-// nesterovGo's operations in its order, each rounded:
+// vecNesterov emits nesterov{AVX512,AVX2}:
 //
-//	x = mom·h + rate·g;  g = (1+mom)·x − mom·h;  h = x
-//
-// (c = 1+mom, computed by the caller as nesterovGo does).
+//	x = mom·h + rate·g;  g = c·x − mom·h;  h = x
 func vecNesterov(c *build.Context, isa vecISA) {
-	vecFunc(c, isa, "nesterov", "func(g, h []float32, mom, c, rate float32)",
-		"g and h by one step of Nesterov's momentum: x = mom*h + rate*g, g = c*x - mom*h, h = x, for i < len(g)")
-	n, g, h := reg.RCX, reg.RDI, reg.RSI
-	c.Load(c.Param("g").Len(), n)
-	c.Load(c.Param("g").Base(), g)
-	c.Load(c.Param("h").Base(), h)
-	for i, name := range []string{"mom", "c", "rate"} {
-		c.VBROADCASTSS(paramAddr(c, name), isa.vec(13+i))
+	g, h := reg.RDI, reg.RSI
+	ruleKernel(c, isa, "nesterov", "func(g, h []float32, mom, c, rate float32)",
+		"g and h by one step of Nesterov's momentum: x = mom*h + rate*g, g = c*x - mom*h, h = x, for i < len(g)",
+		[]reg.Register{g, h}, []string{"g", "h"}, []string{"mom", "c", "rate"},
+		func(o fops, u, w int, k []reg.VecPhysical) {
+			mom, cc, rate := k[0], k[1], k[2]
+			x, prev, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
+			mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
+			load(c, mh, prev, w)
+			load(c, mg, t, w)
+			o.mul(rate, t, t)   // rate·g
+			o.mul(mom, prev, x) // mom·h
+			o.add(t, x, x)      // x = mom·h + rate·g
+			store(c, x, mh, w)  // h = x
+			o.mul(cc, x, t)     // c·x
+			o.mul(mom, prev, prev)
+			o.sub(prev, t, t) // c·x − mom·h
+			store(c, t, mg, w)
+		})
+}
+
+// vecRMSProp emits rmsProp{AVX512,AVX2} (a = d) and adaGrad{AVX512,AVX2}
+// (no decay):
+//
+//	h = d·h + c·(g·g)  or  h = h + g·g;  g = rate·(g / (√h + delta))
+func vecRMSProp(c *build.Context, isa vecISA, decay bool) {
+	g, h := reg.RDI, reg.RSI
+	name, sig, doc, names := "rmsProp", "func(g, h []float32, d, c, delta, rate float32)",
+		"g and h by one step of RMSProp: h = d*h + c*g², g = rate*(g/(√h+delta)), for i < len(g)", []string{"d", "c", "delta", "rate"}
+	if !decay {
+		name, sig, doc, names = "adaGrad", "func(g, h []float32, delta, rate float32)",
+			"g and h by one step of AdaGrad: h += g², g = rate*(g/(√h+delta)), for i < len(g)", []string{"delta", "rate"}
 	}
-	strideUnroll(c, isa, 2, n, []reg.Register{g, h}, func(u, w int) {
-		x, prev, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
-		mom, cc, rate := vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
-		mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
-		scalar := w == 4
-		op := func(ps, ss func(...operand.Op)) func(a, b, dst reg.VecPhysical) {
-			f := ps
-			if scalar {
-				f = ss
+	ruleKernel(c, isa, name, sig, doc, []reg.Register{g, h}, []string{"g", "h"}, names,
+		func(o fops, u, w int, k []reg.VecPhysical) {
+			delta, rate := k[len(k)-2], k[len(k)-1]
+			x, hv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
+			mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
+			load(c, mg, x, w)
+			load(c, mh, hv, w)
+			if decay {
+				o.mul(k[0], hv, hv) // d·h
+				o.mul(x, x, t)
+				o.mul(k[1], t, t) // c·(g·g)
+			} else {
+				o.mul(x, x, t)
 			}
-			return func(a, b, dst reg.VecPhysical) { f(a, b, dst) }
-		}
-		mul := op(func(o ...operand.Op) { c.VMULPS(o[0], o[1], o[2]) }, func(o ...operand.Op) { c.VMULSS(o[0], o[1], o[2]) })
-		add := op(func(o ...operand.Op) { c.VADDPS(o[0], o[1], o[2]) }, func(o ...operand.Op) { c.VADDSS(o[0], o[1], o[2]) })
-		sub := op(func(o ...operand.Op) { c.VSUBPS(o[0], o[1], o[2]) }, func(o ...operand.Op) { c.VSUBSS(o[0], o[1], o[2]) })
-		load(c, mh, prev, w)
-		load(c, mg, t, w)
-		mul(rate, t, t)    // rate·g
-		mul(mom, prev, x)  // mom·h
-		add(t, x, x)       // x = mom·h + rate·g
-		store(c, x, mh, w) // h = x
-		mul(cc, x, t)      // (1+mom)·x
-		mul(mom, prev, prev)
-		sub(prev, t, t) // (1+mom)·x − mom·h
-		store(c, t, mg, w)
-	}, nil)
-	finish(c)
+			o.add(t, hv, hv)
+			o.sqrt(hv, t)
+			o.add(delta, t, t)
+			o.div(t, x, t)
+			o.mul(rate, t, t)
+			store(c, hv, mh, w)
+			store(c, t, mg, w)
+		})
 }
 
-// vecRMSProp emits rmsProp{AVX512,AVX2}: one step of RMSProp in one pass
-// over the gradient g and the history h, with rmsPropGo's operations in
-// its order, each rounded:
-//
-//	h = d·h + c·(g·g);  g = rate·(g / (√h + delta))
-//
-// (c = 1−d, computed by the caller as rmsPropGo does).
-func vecRMSProp(c *build.Context, isa vecISA) {
-	vecFunc(c, isa, "rmsProp", "func(g, h []float32, d, c, delta, rate float32)",
-		"g and h by one step of RMSProp: h = d*h + c*g², g = rate*(g/(√h+delta)), for i < len(g)")
-	n, g, h := reg.RCX, reg.RDI, reg.RSI
-	c.Load(c.Param("g").Len(), n)
-	c.Load(c.Param("g").Base(), g)
-	c.Load(c.Param("h").Base(), h)
-	for i, name := range []string{"d", "c", "delta", "rate"} {
-		c.VBROADCASTSS(paramAddr(c, name), isa.vec(12+i))
-	}
-	strideUnroll(c, isa, 2, n, []reg.Register{g, h}, func(u, w int) {
-		x, hv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
-		d, cc, delta, rate := vreg(isa, 12, w), vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
-		mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
-		load(c, mg, x, w)
-		load(c, mh, hv, w)
-		if w == 4 {
-			c.VMULSS(d, hv, hv)
-			c.VMULSS(x, x, t)
-			c.VMULSS(cc, t, t)
-			c.VADDSS(t, hv, hv)
-			c.VSQRTSS(hv, hv, t)
-			c.VADDSS(delta, t, t)
-			c.VDIVSS(t, x, t)
-			c.VMULSS(rate, t, t)
-		} else {
-			c.VMULPS(d, hv, hv)
-			c.VMULPS(x, x, t)
-			c.VMULPS(cc, t, t)
-			c.VADDPS(t, hv, hv)
-			c.VSQRTPS(hv, t)
-			c.VADDPS(delta, t, t)
-			c.VDIVPS(t, x, t)
-			c.VMULPS(rate, t, t)
-		}
-		store(c, hv, mh, w)
-		store(c, t, mg, w)
-	}, nil)
-	finish(c)
-}
-
-// vecAdaGrad emits adaGrad{AVX512,AVX2}: one step of AdaGrad in one pass,
-// with adaGradGo's operations in its order, each rounded:
-//
-//	h = h + g·g;  g = rate·(g / (√h + delta))
-func vecAdaGrad(c *build.Context, isa vecISA) {
-	vecFunc(c, isa, "adaGrad", "func(g, h []float32, delta, rate float32)",
-		"g and h by one step of AdaGrad: h += g², g = rate*(g/(√h+delta)), for i < len(g)")
-	n, g, h := reg.RCX, reg.RDI, reg.RSI
-	c.Load(c.Param("g").Len(), n)
-	c.Load(c.Param("g").Base(), g)
-	c.Load(c.Param("h").Base(), h)
-	c.VBROADCASTSS(paramAddr(c, "delta"), isa.vec(14))
-	c.VBROADCASTSS(paramAddr(c, "rate"), isa.vec(15))
-	strideUnroll(c, isa, 2, n, []reg.Register{g, h}, func(u, w int) {
-		x, hv, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w)
-		delta, rate := vreg(isa, 14, w), vreg(isa, 15, w)
-		mg, mh := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}
-		load(c, mg, x, w)
-		load(c, mh, hv, w)
-		if w == 4 {
-			c.VMULSS(x, x, t)
-			c.VADDSS(t, hv, hv)
-			c.VSQRTSS(hv, hv, t)
-			c.VADDSS(delta, t, t)
-			c.VDIVSS(t, x, t)
-			c.VMULSS(rate, t, t)
-		} else {
-			c.VMULPS(x, x, t)
-			c.VADDPS(t, hv, hv)
-			c.VSQRTPS(hv, t)
-			c.VADDPS(delta, t, t)
-			c.VDIVPS(t, x, t)
-			c.VMULPS(rate, t, t)
-		}
-		store(c, hv, mh, w)
-		store(c, t, mg, w)
-	}, nil)
-	finish(c)
-}
-
-// vecAdaDelta emits adaDelta{AVX512,AVX2}: one step of AdaDelta in one
-// pass, with adaDeltaGo's operations in its order, each rounded:
+// vecAdaDelta emits adaDelta{AVX512,AVX2}:
 //
 //	h = rho·h + c·(g·g);  u = g·√((h2 + delta) / (h + delta));
 //	h2 = rho·h2 + c·(u·u);  g = rate·u
-//
-// (c = 1−rho, computed by the caller as adaDeltaGo does).
 func vecAdaDelta(c *build.Context, isa vecISA) {
-	vecFunc(c, isa, "adaDelta", "func(g, h, h2 []float32, rho, c, delta, rate float32)",
-		"g, h and h2 by one step of AdaDelta: h = rho*h + c*g², u = g*√((h2+delta)/(h+delta)), h2 = rho*h2 + c*u², g = rate*u, for i < len(g)")
-	n, g, h, h2 := reg.RCX, reg.RDI, reg.RSI, reg.RDX
-	c.Load(c.Param("g").Len(), n)
-	c.Load(c.Param("g").Base(), g)
-	c.Load(c.Param("h").Base(), h)
-	c.Load(c.Param("h2").Base(), h2)
-	for i, name := range []string{"rho", "c", "delta", "rate"} {
-		c.VBROADCASTSS(paramAddr(c, name), isa.vec(12+i))
-	}
-	strideUnroll(c, isa, 2, n, []reg.Register{g, h, h2}, func(u, w int) {
-		x, hv, h2v, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w), vreg(isa, 4*u+3, w)
-		rho, cc, delta, rate := vreg(isa, 12, w), vreg(isa, 13, w), vreg(isa, 14, w), vreg(isa, 15, w)
-		mg, mh, mh2 := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}, operand.Mem{Base: h2, Disp: u * w}
-		s := w == 4
-		mul := func(a, b, d reg.VecPhysical) {
-			if s {
-				c.VMULSS(a, b, d)
-			} else {
-				c.VMULPS(a, b, d)
-			}
-		}
-		add := func(a, b, d reg.VecPhysical) {
-			if s {
-				c.VADDSS(a, b, d)
-			} else {
-				c.VADDPS(a, b, d)
-			}
-		}
-		load(c, mg, x, w)
-		load(c, mh, hv, w)
-		mul(rho, hv, hv) // rho·h
-		mul(x, x, t)     // g·g
-		mul(cc, t, t)    // c·(g·g)
-		add(t, hv, hv)
-		store(c, hv, mh, w)
-		load(c, mh2, h2v, w)
-		add(delta, h2v, t) // h2 + delta
-		add(delta, hv, hv) // h + delta
-		if s {
-			c.VDIVSS(hv, t, t)
-			c.VSQRTSS(t, t, t)
-		} else {
-			c.VDIVPS(hv, t, t)
-			c.VSQRTPS(t, t)
-		}
-		mul(t, x, x)       // u = g·√(…)
-		mul(rho, h2v, h2v) // rho·h2
-		mul(x, x, t)       // u·u
-		mul(cc, t, t)      // c·(u·u)
-		add(t, h2v, h2v)
-		store(c, h2v, mh2, w)
-		mul(rate, x, x) // rate·u
-		store(c, x, mg, w)
-	}, nil)
-	finish(c)
+	g, h, h2 := reg.RDI, reg.RSI, reg.RDX
+	ruleKernel(c, isa, "adaDelta", "func(g, h, h2 []float32, rho, c, delta, rate float32)",
+		"g, h and h2 by one step of AdaDelta: h = rho*h + c*g², u = g*√((h2+delta)/(h+delta)), h2 = rho*h2 + c*u², g = rate*u, for i < len(g)",
+		[]reg.Register{g, h, h2}, []string{"g", "h", "h2"}, []string{"rho", "c", "delta", "rate"},
+		func(o fops, u, w int, k []reg.VecPhysical) {
+			rho, cc, delta, rate := k[0], k[1], k[2], k[3]
+			x, hv, h2v, t := vreg(isa, 4*u, w), vreg(isa, 4*u+1, w), vreg(isa, 4*u+2, w), vreg(isa, 4*u+3, w)
+			mg, mh, mh2 := operand.Mem{Base: g, Disp: u * w}, operand.Mem{Base: h, Disp: u * w}, operand.Mem{Base: h2, Disp: u * w}
+			load(c, mg, x, w)
+			load(c, mh, hv, w)
+			o.mul(rho, hv, hv) // rho·h
+			o.mul(x, x, t)     // g·g
+			o.mul(cc, t, t)    // c·(g·g)
+			o.add(t, hv, hv)
+			store(c, hv, mh, w)
+			load(c, mh2, h2v, w)
+			o.add(delta, h2v, t) // h2 + delta
+			o.add(delta, hv, hv) // h + delta
+			o.div(hv, t, t)
+			o.sqrt(t, t)
+			o.mul(t, x, x)       // u = g·√(…)
+			o.mul(rho, h2v, h2v) // rho·h2
+			o.mul(x, x, t)       // u·u
+			o.mul(cc, t, t)      // c·(u·u)
+			o.add(t, h2v, h2v)
+			store(c, h2v, mh2, w)
+			o.mul(rate, x, x) // rate·u
+			store(c, x, mg, w)
+		})
 }
