@@ -76,14 +76,14 @@ type vecImpl struct {
 	sgdTo func(w, g, h, d []float32, decay, rate, momentum float32)
 	fill  func(x []float32, v float32, nonTemporal bool)
 	// adam is AdamStep on checked slices, with c1 = 1−b1 and c2 = 1−b2
-	// (adam.go).
+	// (rules.go).
 	adam func(g, m, v []float32, b1, c1, b2, c2, eps, r float32)
 	// nesterov is NesterovStep with c = 1+mom, rmsProp RMSPropStep with
-	// c = 1−d (adam.go).
+	// c = 1−d (rules.go).
 	nesterov func(g, h []float32, mom, c, rate float32)
 	rmsProp  func(g, h []float32, d, c, delta, rate float32)
 	// adaGrad is AdaGradStep, adaDelta AdaDeltaStep with c = 1−rho
-	// (adam.go).
+	// (rules.go).
 	adaGrad  func(g, h []float32, delta, rate float32)
 	adaDelta func(g, h, h2 []float32, rho, c, delta, rate float32)
 }

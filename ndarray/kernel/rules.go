@@ -2,6 +2,9 @@ package kernel
 
 import "math"
 
+// The solver rules' updates, each in one pass over a parameter's gradient
+// and history (SGD's is SGDStep, vec.go).
+
 // AdamStep applies one step of Adam to a parameter's gradient g and its
 // moments m and v (as long as g), in one pass: m = b1·m + (1−b1)·g,
 // v = b2·v + (1−b2)·g², and g becomes the step rate·(m / (√v + eps)),
