@@ -199,14 +199,14 @@
 // call no generic function from another for that reason; their sorts are
 // stable (Go's are for up to 12 elements only).
 //
-// BUG(repl): A value of a declared struct type whose methods have value
-// receivers loses its type when it becomes an error or fmt.Stringer
-// value (the interpreter wraps it): asserting it back to its type fails,
-// and asserting such an interface value, or an any holding such a value,
-// to another interface type (any(v).(fmt.Stringer)) gives false; an
-// interface of the standard library holding one may even pass for
-// another declared type (x.(T) true). Methods with pointer receivers
-// keep it.
+// BUG(repl): The interpreter holds a value of a declared type in a
+// compiled interface type with methods (error, fmt.Stringer) as a wrapper
+// of its own, which compares as no Go value does. The shell rewrites what
+// the input spells out (conversions, assertions, type switches, == and
+// !=, switches on such a value) to behave as Go, but generic code
+// compares the wrappers themselves: slices.Index of a []error, or a
+// generic function's ==, with an error value of a declared type on both
+// sides panics ("comparing uncomparable type interp._error").
 //
 // BUG(repl): The interpreter refuses to convert a value of a declared
 // struct type to an interface whose methods it has only through an

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // The interpreter panics on a comma-ok assertion to an interface type
@@ -13,21 +15,34 @@ import (
 
 // nilAssertions rewrites the comma-ok assertions x.(I) of the input, in
 // assignments, definitions and var declarations, I an interface type,
-// as calls that check for nil first (see safeAssert).
+// as calls that check for nil first (see safeAssert), and the
+// assertions of one value to compiled interfaces (see sessionAssert).
 func (r *typedRewriter) nilAssertions(f *ast.File) {
+	commaOK := map[ast.Expr]bool{}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
 			if len(n.Lhs) == 2 && len(n.Rhs) == 1 {
+				commaOK[ast.Unparen(n.Rhs[0])] = true
 				if call := r.commaOKAssert(n.Rhs[0]); call != nil {
 					n.Rhs[0] = call
 				}
 			}
 		case *ast.ValueSpec:
 			if len(n.Names) == 2 && len(n.Values) == 1 {
+				commaOK[ast.Unparen(n.Values[0])] = true
 				if call := r.commaOKAssert(n.Values[0]); call != nil {
 					n.Values[0] = call
 				}
+			}
+		}
+		return true
+	})
+	// The assertions of one value to compiled interfaces (sessionAssert).
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		if ta, ok := c.Node().(*ast.TypeAssertExpr); ok && !commaOK[ta] {
+			if call := r.sessionAssert(ta); call != nil {
+				c.Replace(call)
 			}
 		}
 		return true
@@ -53,6 +68,7 @@ func (r *typedRewriter) commaOKAssert(x ast.Expr) ast.Expr {
 //
 //	func(t X) (I, bool) {
 //		if t == nil { var z I; return z, false }
+//		<sessionAssertions>
 //		v, ok := t.(I)
 //		return v, ok
 //	}(x)
@@ -84,10 +100,14 @@ func (r *typedRewriter) safeAssert(x ast.Expr, xt, it types.Type, pos token.Pos)
 				ret(ident(z.Name, pos), ident("false", pos)),
 			}},
 		},
+	}}
+	body.List = append(body.List, r.sessionAssertions(t.Name, xt, it, pos, func(x ast.Expr) ast.Stmt {
+		return ret(x, ident("true", pos))
+	})...)
+	body.List = append(body.List,
 		&ast.AssignStmt{Lhs: []ast.Expr{v, ok}, TokPos: pos, Tok: token.DEFINE,
 			Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: pos, Type: ie, Rparen: pos}}},
-		ret(ident(v.Name, pos), ident(ok.Name, pos)),
-	}}
+		ret(ident(v.Name, pos), ident(ok.Name, pos)))
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
@@ -97,4 +117,99 @@ func (r *typedRewriter) safeAssert(x ast.Expr, xt, it types.Type, pos token.Pos)
 		Body: body,
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// The interpreter does not see the methods of the session's types in a
+// value of a compiled interface type that holds one (the wrapper it
+// makes, see rewrapped, has only that interface's methods), nor in an
+// any that holds one, when it asserts the value to a compiled interface:
+// fmt.Stringer(v).(error) and any(v).(fmt.Stringer) fail. For a compiled
+// interface type I with methods and x of interface type X,
+// sessionAssertions returns the statements that try the session's types
+// that X can hold and that implement I, one by one:
+//
+//	if w, ok := t.(T); ok { <done with w converted to I> }
+//
+// (t the name of x's value), none for other interfaces.
+func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token.Pos, done func(ast.Expr) ast.Stmt) []ast.Stmt {
+	if !wrappedInterface(it) || !isInterface(xt) {
+		return nil
+	}
+	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
+		return nil
+	}
+	var out []ast.Stmt
+	for _, tn := range r.telling(r.sessionTypes(pos), xt) {
+		if isInterface(tn.Type()) {
+			continue
+		}
+		for _, ptr := range []bool{false, true} {
+			var ct types.Type = tn.Type()
+			var cx ast.Expr = ident(r.c.typeNameIn(tn), pos)
+			if ptr {
+				ct, cx = types.NewPointer(ct), &ast.StarExpr{Star: pos, X: cx}
+			}
+			if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
+				continue
+			}
+			var asserted ast.Expr = ident(t, pos)
+			if promotedFromInterface(ct, xt) {
+				asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
+			}
+			w := r.temp("w", pos)
+			conv := r.convertLit(ident(w.Name, pos), ct, it, pos, pos)
+			if conv == nil {
+				continue
+			}
+			out = append(out, &ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
+			})
+		}
+	}
+	return out
+}
+
+// sessionAssert returns, for an assertion x.(I) of one value (not
+// comma-ok), x of interface type X and I a compiled interface type with
+// methods that some of the session's types implement,
+//
+//	func(t X) I {
+//		<sessionAssertions>
+//		return t.(I)
+//	}(x)
+//
+// or nil.
+func (r *typedRewriter) sessionAssert(ta *ast.TypeAssertExpr) ast.Expr {
+	if ta.Type == nil {
+		return nil
+	}
+	tv, ok := r.info.Types[ta.Type]
+	if !ok || !tv.IsType() {
+		return nil
+	}
+	xt, it := r.typeOf(ta.X), tv.Type
+	if xt == nil {
+		return nil
+	}
+	pos := ta.Pos()
+	t := r.temp("t", pos)
+	tries := r.sessionAssertions(t.Name, xt, it, pos, func(x ast.Expr) ast.Stmt {
+		return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{x}}
+	})
+	xe, ie := r.typeExpr(xt, pos), r.typeExpr(it, pos)
+	if len(tries) == 0 || xe == nil || ie == nil {
+		return nil
+	}
+	body := append(tries, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{
+		&ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: ta.Type, Rparen: ta.Rparen}}})
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: body},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
 }

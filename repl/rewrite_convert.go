@@ -75,15 +75,54 @@ func (r *typedRewriter) convertLit(x ast.Expr, xt, it types.Type, lparen, rparen
 		return nil
 	}
 	v := r.temp("v", pos)
+	body := []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}
+	if rewrapped(xt, it) {
+		// var i I = v; return _sn.Rewrap(i, v).(I)
+		i := r.temp("i", pos)
+		body = []ast.Stmt{
+			&ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{
+				Names: []*ast.Ident{i}, Type: r.typeExpr(it, pos), Values: []ast.Expr{ident(v.Name, pos)}}}}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.TypeAssertExpr{
+				X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Rewrap", pos)}, Lparen: pos,
+					Args: []ast.Expr{ident(i.Name, pos), ident(v.Name, pos)}, Rparen: pos},
+				Lparen: pos, Type: r.typeExpr(it, pos), Rparen: pos}}},
+		}
+	}
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{v}, Type: xe}}},
 			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
-			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}},
-		}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: body},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: lparen, Args: []ast.Expr{x}, Rparen: rparen}
+}
+
+// The interpreter makes a value of a struct type that the program
+// declared into a value of a compiled interface type with methods (error,
+// fmt.Stringer) by wrapping it in a struct of the value (its first field,
+// IValue) and the methods, but it fills IValue with the struct's last
+// field instead of the struct (it takes a struct without methods of its
+// own for one of its emulated interfaces): asserting the value back to
+// its type (err.(NotFound)), a type switch and errors.As fail. A pointer
+// is wrapped right. rewrapped reports whether a conversion of a value of
+// type x to interface type i is such a case; for those convertLit's
+// function gives the wrapper the value again (rt's Rewrap).
+func rewrapped(x, i types.Type) bool {
+	if _, isStruct := x.Underlying().(*types.Struct); !isStruct {
+		return false
+	}
+	n, ok := types.Unalias(x).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
+		return false
+	}
+	in, ok := types.Unalias(i).(*types.Named)
+	if !ok {
+		return false
+	}
+	if p := in.Obj().Pkg(); p != nil && p.Path() == "main" {
+		return false // the interpreter's own interfaces hold the value right
+	}
+	return true
 }
 
 // The interpreter also loses the methods of a value of a type the
@@ -261,4 +300,72 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 		return lit
 	}
 	return x
+}
+
+// Two values of a compiled interface type with methods (error,
+// fmt.Stringer) that hold values of the program's types are wrappers
+// of the interpreter (see rewrapped), which hold the wrapped value's
+// methods as functions: comparing them panics ("comparing uncomparable
+// type interp._error"), and a wrapper is never equal to the value it
+// wraps (err == ErrNotFound is false where ErrNotFound is a *NotFound
+// that err holds). comparisons rewrites each comparison x == y and
+// x != y in which an operand is of such a type, and neither is nil, as
+//
+//	_sn.Key(x) == _sn.Key(y)
+//
+// and each switch on a tag of such a type as a switch on _sn.Key(tag)
+// with cases _sn.Key(c): Key gives what a wrapper wraps, and compares
+// as Go compares the interface values.
+func (r *typedRewriter) comparisons(f *ast.File) {
+	key := func(x ast.Expr) ast.Expr {
+		pos := x.Pos()
+		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Key", pos)}, Lparen: pos, Args: []ast.Expr{x}, Rparen: x.End()}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BinaryExpr:
+			if (n.Op == token.EQL || n.Op == token.NEQ) && !r.isNil(n.X) && !r.isNil(n.Y) &&
+				(wrappedInterface(r.typeOf(n.X)) || wrappedInterface(r.typeOf(n.Y))) {
+				n.X, n.Y = key(n.X), key(n.Y)
+			}
+		case *ast.SwitchStmt:
+			if n.Tag != nil && wrappedInterface(r.typeOf(n.Tag)) {
+				n.Tag = key(n.Tag)
+				for _, s := range n.Body.List {
+					cc := s.(*ast.CaseClause)
+					for i, e := range cc.List {
+						if !r.isNil(e) {
+							cc.List[i] = key(e)
+						}
+					}
+				}
+			}
+		}
+		return true
+	})
+}
+
+// isNil reports whether x is the predeclared nil.
+func (r *typedRewriter) isNil(x ast.Expr) bool {
+	tv, ok := r.info.Types[x]
+	return ok && tv.IsNil()
+}
+
+// wrappedInterface reports whether t is an interface type with methods
+// that the interpreter's values take as wrappers: a compiled one, not
+// one the program declared.
+func wrappedInterface(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	it, ok := t.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() == 0 {
+		return false
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok {
+		return false
+	}
+	p := n.Obj().Pkg()
+	return p == nil || p.Path() != "main"
 }

@@ -110,10 +110,16 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(shim, pos)}
 		}
 	case "errors":
+		// The arguments of type error become error values here, as
+		// implicitConversions would make them but for the helper.
+		errType := types.Universe.Lookup("error").Type()
 		switch {
 		case f.Name() == "Is" && len(call.Args) == 2:
+			call.Args[0] = r.implicit(call.Args[0], errType)
+			call.Args[1] = r.implicit(call.Args[1], errType)
 			call.Fun = r.helper("ErrorsIs", pos)
 		case f.Name() == "As" && len(call.Args) == 2:
+			call.Args[0] = r.implicit(call.Args[0], errType)
 			// errors.As(err, target) with target a *T becomes
 			//
 			//	ErrorsAs(err, target, func(e error, t any) bool {
@@ -431,12 +437,19 @@ func (r *typedRewriter) typeSwitch(ts *ast.TypeSwitchStmt, label *ast.Ident) ast
 			// The variable of the clause: of the case's type when it
 			// names one type, of x's type otherwise.
 			var init ast.Expr = ident(val.Name, pos)
+			lhs := []ast.Expr{ident(bound.Name, bound.Pos())}
 			if len(cc.List) == 1 {
 				if id, ok := cc.List[0].(*ast.Ident); !ok || id.Name != "nil" {
 					init = &ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: copyTypeExpr(cc.List[0]), Rparen: pos}
+					// An interface case: as it was tested.
+					if tv, ok := r.info.Types[cc.List[0]]; ok && tv.IsType() {
+						if safe := r.safeAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); safe != nil {
+							init, lhs = safe, append(lhs, ident("_", pos))
+						}
+					}
 				}
 			}
-			decl := &ast.AssignStmt{Lhs: []ast.Expr{ident(bound.Name, bound.Pos())}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{init}}
+			decl := &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{init}}
 			nc.Body = append([]ast.Stmt{decl}, cc.Body...)
 		}
 		sw.Body.List = append(sw.Body.List, nc)

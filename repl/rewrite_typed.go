@@ -100,6 +100,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.methodExprs(f)
 		r.promotedMethods(f)
 		r.zeroDivisors(f)
+		r.comparisons(f)
 		r.nilAssertions(f)
 		r.names(f)
 		r.conversions(f)

@@ -235,3 +235,38 @@ func TestRuntimeErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestValueReceiverInterfaces checks values of the session's struct
+// types whose methods have value receivers in compiled interfaces
+// (error, fmt.Stringer), which the interpreter wraps: asserted back to
+// their types, in type switches, through errors.Is and errors.As,
+// compared, and asserted from one interface to another. Each step
+// failed before the rewrites (assertions false, the wrapper holding the
+// struct's last field, comparisons panicking).
+func TestValueReceiverInterfaces(t *testing.T) {
+	steps := []evalStep{
+		{in: "type VE struct{ Code int; Msg string }\nfunc (e VE) Error() string { return fmt.Sprint(\"code \", e.Code) }\nfunc (e VE) String() string { return \"VE\" + e.Msg }\ntype PE struct{ n int }\nfunc (p *PE) Error() string { return \"pe\" }\nvar ErrP = &PE{1}"},
+		{in: "func fail(i int) error { if i == 0 { return VE{7, \"x\"} }; if i == 1 { return ErrP }; return nil }\nerr := fail(0)"},
+		{in: "v, ok := err.(VE)\nfmt.Println(v.Code, v.Msg, ok)", out: "7 x true\n"},
+		{in: "err.(VE).Msg", out: "\"x\" (string)\n"},
+		{in: "switch e := err.(type) { case *PE: fmt.Println(\"PE\"); case VE: fmt.Println(\"VE\", e.Code); default: fmt.Println(\"other\") }", out: "VE 7\n"},
+		{in: "var target VE\nwrapped := fmt.Errorf(\"at 3: %w\", err)\nfmt.Println(errors.As(wrapped, &target), target.Code, errors.Is(wrapped, VE{7, \"x\"}), errors.Is(wrapped, VE{7, \"y\"}))", out: "true 7 true false\n"},
+		{in: "_, ok = errors.Unwrap(wrapped).(VE)\nfmt.Println(ok, errors.Unwrap(wrapped) == err)", out: "true true\n"},
+		{in: "fmt.Println(err == VE{7, \"x\"}, err != VE{7, \"x\"}, err == fail(0), err == fail(1), fail(1) == ErrP, fail(2) == nil)", out: "true false true false true true\n"},
+		{in: "switch fail(1) { case VE{7, \"x\"}: fmt.Println(\"ve\"); case ErrP: fmt.Println(\"errp\"); case nil: fmt.Println(\"nil\") }", out: "errp\n"},
+		{in: "var s fmt.Stringer = VE{2, \"b\"}\ne2, ok := s.(error)\nfmt.Println(e2, ok, s.(error).Error())", out: "code 2 true code 2\n"},
+		{in: "var a any = VE{3, \"c\"}\nst, ok := a.(fmt.Stringer)\nfmt.Println(st, ok, a.(fmt.Stringer).String())", out: "code 3 true VEc\n"}, // fmt prefers Error to String
+		{in: "switch x := a.(type) { case error: fmt.Println(\"error\", x.Error()) }", out: "error code 3\n"},
+		{in: "errs := []error{VE{4, \"d\"}, ErrP}\n_, ok = errs[0].(VE)\nfmt.Println(ok, errs[1] == ErrP, errs)", out: "true true [code 4 pe]\n"},
+	}
+	s, out, _ := newTestSession(t)
+	for _, st := range steps {
+		out.Reset()
+		if err := s.Eval(context.Background(), st.in); err != nil {
+			t.Fatalf("%q: %v", st.in, err)
+		}
+		if got := out.String(); got != st.out {
+			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+		}
+	}
+}

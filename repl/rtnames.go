@@ -29,8 +29,13 @@ func newTyped(v any, name string) any { return &typed{v: v, name: name} }
 
 // newTypedRaw is the runtime's TypedRaw: Typed with the value unwrapped
 // too (passed through Raw, which the interpreter does not wrap), for the
-// verbs that do not use the methods.
+// verbs that do not use the methods. v is raw as the interpreter wraps
+// it, and for a struct it wraps the wrong value (see rewrapped): v gets
+// raw again.
 func newTypedRaw(v any, name string, raw any) any {
+	if isWrapper(v) {
+		v = rewrap(v, raw) // wrapped with the wrong value (see rewrapped)
+	}
 	return &typed{v: v, name: name, raw: raw, hasRaw: true}
 }
 
@@ -68,6 +73,22 @@ func interpValue(v any) any {
 		return v
 	}
 	return inner.Interface()
+}
+
+// rewrap returns w, an interpreter's wrapper that should wrap v but
+// does not (see rewrapped), as a copy that does; any other w as it is.
+func rewrap(w, v any) any {
+	if !isWrapper(w) || v == nil {
+		return w
+	}
+	rv := reflect.ValueOf(w)
+	if rv.Kind() != reflect.Struct {
+		return w
+	}
+	c := reflect.New(rv.Type()).Elem()
+	c.Set(rv)
+	c.Field(0).Set(reflect.ValueOf(v))
+	return c.Interface()
 }
 
 // isWrapper reports whether v is an interpreter's wrapper.

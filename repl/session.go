@@ -423,6 +423,8 @@ func (s *Session) symbols() interp.Exports {
 		"Typed":     reflect.ValueOf(newTyped),
 		"TypedRaw":  reflect.ValueOf(newTypedRaw),
 		"Raw":       reflect.ValueOf(func(v any) any { return v }),
+		"Rewrap":    reflect.ValueOf(rewrap),
+		"Key":       reflect.ValueOf(interpValue),
 		"Struct":    reflect.ValueOf(newStruct),
 		"Index":     reflect.ValueOf(checkIndex),
 		"Bounds":    reflect.ValueOf(checkBounds),
