@@ -226,6 +226,15 @@
 // struct types with the same fields are one type too: an any holding
 // either prints as the one declared first.
 //
+// BUG(repl): Struct types that refer to each other (type X struct{ Ys
+// []Y }; type Y struct{ Xs []X }), or a struct type that refers to
+// itself and to such types, can fail to compile where one is used as a
+// field of another ("cannot use type main.X as type unsafe2.dummy"), or
+// fail when a value is stored ("reflect.Set: value of type ... is not
+// assignable"), and now and then a use of them ends the process (a
+// fault): the interpreter builds their reflection types in pieces. A
+// type that refers only to itself (a tree, a list) works.
+//
 // BUG(repl): Goroutines of an earlier input that took part in a
 // deadlock go on waiting on their channels when the input stops (the
 // interpreter cannot wake them): a later send on such a channel may go to

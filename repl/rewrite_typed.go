@@ -106,6 +106,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.conversions(f)
 		r.implicitConversions(f)
 		r.instanceAliases(f, p.kinds[i])
+		r.recursiveTypes(f, p.kinds[i])
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}

@@ -270,3 +270,37 @@ func TestValueReceiverInterfaces(t *testing.T) {
 		}
 	}
 }
+
+// TestRecursiveFields checks a struct type that refers to itself, used
+// as a field of another struct: at the prompt, declared in one input and
+// used in the next, and in a script file. The interpreter built its
+// elements' type wrong when it built the container's first (appending to
+// fs.Root.Subs failed to compile with "cannot use type main.Dir as type
+// unsafe2.dummy").
+func TestRecursiveFields(t *testing.T) {
+	steps := []evalStep{
+		{in: "type Dir struct{ Name string; Subs []Dir; Up *Dir; Idx map[string]*Dir }"},
+		{in: "type FS struct{ Root Dir; Cur *Dir }"},
+		{in: "fs := FS{}\nfs.Root.Subs = append(fs.Root.Subs, Dir{Name: \"a\"})\nfs.Root.Subs[0].Up = &fs.Root\nfmt.Println(len(fs.Root.Subs), fs.Root.Subs[0].Name, fs.Root.Subs[0].Up == &fs.Root)", out: "1 a true\n"},
+		// Declared and used in one input; the container declared first.
+		{in: "type Wood struct{ T Tree; All []Tree }\ntype Tree struct{ L, R *Tree; Kids []Tree; V int }\nvar w Wood\nw.T.Kids = append(w.T.Kids, Tree{V: 3})\nw.All = append(w.All, w.T)\nfmt.Println(w.All[0].Kids[0].V)", out: "3\n"},
+	}
+	s, out, _ := newTestSession(t)
+	for _, st := range steps {
+		out.Reset()
+		if err := s.Eval(context.Background(), st.in); err != nil {
+			t.Fatalf("%q: %v", st.in, err)
+		}
+		if got := out.String(); got != st.out {
+			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+		}
+	}
+	src := "package main\n\nimport \"fmt\"\n\ntype FS struct{ Root Dir }\n\ntype Dir struct {\n\tName string\n\tSubs []Dir\n}\n\nfunc main() {\n\tfs := FS{}\n\tfs.Root.Subs = append(fs.Root.Subs, Dir{Name: \"b\"})\n\tfmt.Println(fs.Root.Subs[0].Name)\n}\n"
+	s2, out2, _ := newTestSession(t)
+	if err := s2.RunSource(context.Background(), "dirs.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := out2.String(); got != "b\n" {
+		t.Errorf("the script printed %q, want %q", got, "b\n")
+	}
+}
