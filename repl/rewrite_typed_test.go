@@ -190,16 +190,7 @@ func TestNames(t *testing.T) {
 		{in: "type Named interface{ Name() string }\ntype N string\nfunc (n N) Name() string { return string(n) }\ntype Item struct{ Named; Qty int }\nit := Item{N(\"pen\"), 2}\nget := it.Name\nfmt.Println(it.Name(), get(), (&it).Name())", out: "pen pen pen\n"},
 		{in: "fmt.Println([]Named{it, N(\"cap\")}, it)", out: "[{pen 2} cap] {pen 2}\n"},
 	}
-	s, out, _ := newTestSession(t)
-	for _, st := range steps {
-		out.Reset()
-		if err := s.Eval(context.Background(), st.in); err != nil {
-			t.Fatalf("%q: %v", st.in, err)
-		}
-		if got := out.String(); got != st.out {
-			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
-		}
-	}
+	runSteps(t, steps)
 }
 
 // TestRuntimeErrors checks that run-time panics carry Go's runtime
@@ -259,16 +250,7 @@ func TestValueReceiverInterfaces(t *testing.T) {
 		{in: "switch x := a.(type) { case error: fmt.Println(\"error\", x.Error()) }", out: "error code 3\n"},
 		{in: "errs := []error{VE{4, \"d\"}, ErrP}\n_, ok = errs[0].(VE)\nfmt.Println(ok, errs[1] == ErrP, errs)", out: "true true [code 4 pe]\n"},
 	}
-	s, out, _ := newTestSession(t)
-	for _, st := range steps {
-		out.Reset()
-		if err := s.Eval(context.Background(), st.in); err != nil {
-			t.Fatalf("%q: %v", st.in, err)
-		}
-		if got := out.String(); got != st.out {
-			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
-		}
-	}
+	runSteps(t, steps)
 }
 
 // TestRecursiveFields checks a struct type that refers to itself, used
@@ -285,6 +267,21 @@ func TestRecursiveFields(t *testing.T) {
 		// Declared and used in one input; the container declared first.
 		{in: "type Wood struct{ T Tree; All []Tree }\ntype Tree struct{ L, R *Tree; Kids []Tree; V int }\nvar w Wood\nw.T.Kids = append(w.T.Kids, Tree{V: 3})\nw.All = append(w.All, w.T)\nfmt.Println(w.All[0].Kids[0].V)", out: "3\n"},
 	}
+	runSteps(t, steps)
+	src := "package main\n\nimport \"fmt\"\n\ntype FS struct{ Root Dir }\n\ntype Dir struct {\n\tName string\n\tSubs []Dir\n}\n\nfunc main() {\n\tfs := FS{}\n\tfs.Root.Subs = append(fs.Root.Subs, Dir{Name: \"b\"})\n\tfmt.Println(fs.Root.Subs[0].Name)\n}\n"
+	s2, out2, _ := newTestSession(t)
+	if err := s2.RunSource(context.Background(), "dirs.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	if got := out2.String(); got != "b\n" {
+		t.Errorf("the script printed %q, want %q", got, "b\n")
+	}
+}
+
+// runSteps evaluates the steps in one new session, each printing its
+// out.
+func runSteps(t *testing.T, steps []evalStep) {
+	t.Helper()
 	s, out, _ := newTestSession(t)
 	for _, st := range steps {
 		out.Reset()
@@ -294,13 +291,5 @@ func TestRecursiveFields(t *testing.T) {
 		if got := out.String(); got != st.out {
 			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
 		}
-	}
-	src := "package main\n\nimport \"fmt\"\n\ntype FS struct{ Root Dir }\n\ntype Dir struct {\n\tName string\n\tSubs []Dir\n}\n\nfunc main() {\n\tfs := FS{}\n\tfs.Root.Subs = append(fs.Root.Subs, Dir{Name: \"b\"})\n\tfmt.Println(fs.Root.Subs[0].Name)\n}\n"
-	s2, out2, _ := newTestSession(t)
-	if err := s2.RunSource(context.Background(), "dirs.go", src, false); err != nil {
-		t.Fatal(err)
-	}
-	if got := out2.String(); got != "b\n" {
-		t.Errorf("the script printed %q, want %q", got, "b\n")
 	}
 }
