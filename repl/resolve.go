@@ -64,6 +64,8 @@ func undefinedName(node ast.Node, known func(string) bool) *ast.Ident {
 			skip[n.Label] = true
 		case *ast.ImportSpec:
 			def(n.Name)
+		case *ast.File:
+			skip[n.Name] = true // the package clause's
 		case *ast.SelectorExpr:
 			skip[n.Sel] = true
 		case *ast.KeyValueExpr:

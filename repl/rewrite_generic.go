@@ -80,7 +80,37 @@ func (r *typedRewriter) aliasDecl(src string, pos token.Pos) *ast.GenDecl {
 // aliases that names did not hold yet (adding them).
 func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []string {
 	var decls []string
+	// alias returns the alias's name for type t, written at pos, or nil.
+	alias := func(t types.Type, pos token.Pos) *ast.Ident {
+		key := types.TypeString(t, nil)
+		id := names[key]
+		if id == nil {
+			x := r.typeExpr(t, pos)
+			if x == nil {
+				return nil
+			}
+			var text bytes.Buffer
+			if err := printer.Fprint(&text, token.NewFileSet(), x); err != nil {
+				return nil
+			}
+			id = r.temp("T", pos)
+			names[key] = id
+			decls = append(decls, fmt.Sprintf("package main\ntype %s = %s\n", id.Name, text.String()))
+		}
+		return ident(id.Name, pos)
+	}
 	astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
+		if x, ok := c.Node().(ast.Expr); ok {
+			// A type argument (instantiate notes them): the interpreter
+			// fails on f[pair[string, int]](…) (a nil dereference),
+			// which f[A](…) avoids.
+			if t, ok := r.typeArgExprs[x]; ok && hasInstance(t) && topLevelType(t) {
+				if id := alias(t, x.Pos()); id != nil {
+					c.Replace(id)
+				}
+				return true
+			}
+		}
 		lit, ok := c.Node().(*ast.CompositeLit)
 		if !ok || lit.Type == nil {
 			return true
@@ -95,25 +125,39 @@ func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []str
 		if !ok || nt.TypeArgs().Len() == 0 || !isSession(nt.Origin().Obj()) || !topLevelType(t) {
 			return true
 		}
-		key := types.TypeString(t, nil)
-		id := names[key]
-		if id == nil {
-			x := r.typeExpr(t, lit.Type.Pos())
-			if x == nil {
-				return true
-			}
-			var text bytes.Buffer
-			if err := printer.Fprint(&text, token.NewFileSet(), x); err != nil {
-				return true
-			}
-			id = r.temp("T", lit.Type.Pos())
-			names[key] = id
-			decls = append(decls, fmt.Sprintf("package main\ntype %s = %s\n", id.Name, text.String()))
+		if id := alias(t, lit.Type.Pos()); id != nil {
+			lit.Type = id
 		}
-		lit.Type = ident(id.Name, lit.Type.Pos())
 		return true
 	})
 	return decls
+}
+
+// hasInstance reports whether t is or is made of an instance of one of
+// the session's generic types.
+func hasInstance(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.Named:
+		if t.TypeArgs().Len() > 0 && isSession(t.Origin().Obj()) {
+			return true
+		}
+		for a := range t.TypeArgs().Types() {
+			if hasInstance(a) {
+				return true
+			}
+		}
+	case *types.Pointer:
+		return hasInstance(t.Elem())
+	case *types.Slice:
+		return hasInstance(t.Elem())
+	case *types.Array:
+		return hasInstance(t.Elem())
+	case *types.Chan:
+		return hasInstance(t.Elem())
+	case *types.Map:
+		return hasInstance(t.Key()) || hasInstance(t.Elem())
+	}
+	return false
 }
 
 // topLevelType reports whether t can be named at the top level: no type

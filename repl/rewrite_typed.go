@@ -73,6 +73,9 @@ type typedRewriter struct {
 	// elements is converting: fmt calls none of their methods, so the
 	// conversions keep their fields and drop their methods.
 	raw int
+	// typeArgExprs are the type arguments of generic functions' uses, with
+	// their types, for instanceAliases.
+	typeArgExprs map[ast.Expr]types.Type
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With
@@ -375,7 +378,21 @@ func (r *typedRewriter) typeArgs(inst *types.Instance, pos token.Pos) []ast.Expr
 			return nil
 		}
 	}
+	r.noteTypeArgs(args, inst)
 	return args
+}
+
+// noteTypeArgs notes the type arguments of a use of a generic function
+// (instanceAliases).
+func (r *typedRewriter) noteTypeArgs(args []ast.Expr, inst *types.Instance) {
+	if r.typeArgExprs == nil {
+		r.typeArgExprs = map[ast.Expr]types.Type{}
+	}
+	for i, a := range args {
+		if i < inst.TypeArgs.Len() {
+			r.typeArgExprs[a] = inst.TypeArgs.At(i)
+		}
+	}
 }
 
 // instantiate names all the type arguments of every use of a generic
@@ -384,14 +401,18 @@ func (r *typedRewriter) instantiate(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		switch n := c.Node().(type) {
 		case *ast.IndexExpr:
-			if _, inst := r.genericFunc(n.X); inst != nil && inst.TypeArgs.Len() > 1 {
-				if args := r.typeArgs(inst, n.Lbrack); args != nil {
+			if _, inst := r.genericFunc(n.X); inst != nil {
+				if inst.TypeArgs.Len() == 1 {
+					r.noteTypeArgs([]ast.Expr{n.Index}, inst)
+				} else if args := r.typeArgs(inst, n.Lbrack); args != nil {
 					c.Replace(&ast.IndexListExpr{X: n.X, Lbrack: n.Lbrack, Indices: args, Rbrack: n.Rbrack})
 				}
 			}
 		case *ast.IndexListExpr:
-			if _, inst := r.genericFunc(n.X); inst != nil && inst.TypeArgs.Len() > len(n.Indices) {
-				if args := r.typeArgs(inst, n.Lbrack); args != nil {
+			if _, inst := r.genericFunc(n.X); inst != nil {
+				if inst.TypeArgs.Len() == len(n.Indices) {
+					r.noteTypeArgs(n.Indices, inst)
+				} else if args := r.typeArgs(inst, n.Lbrack); args != nil {
 					n.Indices = args
 				}
 			}

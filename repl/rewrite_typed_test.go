@@ -73,6 +73,12 @@ func TestToday(t *testing.T) {
 			{in: "func mk() pair[string, int] { return pair[string, int]{\"m\", 7} }\nfunc wrap[T any](v T) pair[string, T] { return pair[string, T]{\"w\", v} }\nfmt.Println(mk(), wrap(2.5))", out: "{m 7} {w 2.5}\n"},
 			{in: "d := pair[time.Duration, []string]{time.Second, []string{\"a\"}}\nfmt.Printf(\"%v %T\\n\", d, d)", out: "{1000000000 [a]} main.pair[time.Duration,[]string]\n"},
 			{in: "func local() any { type loc struct{ n int }; return pair[loc, int]{loc{3}, 4} }\nfmt.Println(local(), q)", out: "{{3} 4} {z 3}\n"},
+			// As type arguments of generic functions (written or
+			// inferred): the interpreter's compiler crashed on
+			// slices.SortFunc[[]pair[string, int], pair[string, int]].
+			{in: "ps := []pair[string, int]{{\"b\", 2}, {\"a\", 1}, {\"c\", 3}}\nslices.SortFunc(ps, func(a, b pair[string, int]) int { return cmp.Compare(a.k, b.k) })\nfmt.Println(ps)", out: "[{a 1} {b 2} {c 3}]\n"},
+			{in: "func apply[T any](s []T, f func(T) int) int { return f(s[0]) }\nfmt.Println(apply(ps, func(p pair[string, int]) int { return p.v }), apply[pair[string, int]](ps, func(p pair[string, int]) int { return 10 * p.v }))", out: "1 10\n"},
+			{in: "slices.IndexFunc(ps, func(p pair[string, int]) bool { return p.k == \"c\" })", out: "2 (int)\n"},
 		}},
 		{"slices, maps, cmp and iter", []evalStep{
 			{in: `import "reflect"`},
