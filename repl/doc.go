@@ -203,10 +203,11 @@
 // compiled interface type with methods (error, fmt.Stringer) as a wrapper
 // of its own, which compares as no Go value does. The shell rewrites what
 // the input spells out (conversions, assertions, type switches, == and
-// !=, switches on such a value) to behave as Go, but generic code
-// compares the wrappers themselves: slices.Index of a []error, or a
-// generic function's ==, with an error value of a declared type on both
-// sides panics ("comparing uncomparable type interp._error").
+// !=, switches on such a value) to behave as Go, and the shell's slices
+// compare what the wrappers hold, but other generic code compares the
+// wrappers themselves: the == of a generic function of the session's, or
+// maps.Equal, with an error value of a declared type on both sides
+// panics ("comparing uncomparable type interp._error").
 //
 // BUG(repl): The interpreter refuses to convert a value of a declared
 // struct type to an interface whose methods it has only through an

@@ -255,6 +255,8 @@ func TestValueReceiverInterfaces(t *testing.T) {
 		{in: "var a any = VE{3, \"c\"}\nst, ok := a.(fmt.Stringer)\nfmt.Println(st, ok, a.(fmt.Stringer).String())", out: "code 3 true VEc\n"}, // fmt prefers Error to String
 		{in: "switch x := a.(type) { case error: fmt.Println(\"error\", x.Error()) }", out: "error code 3\n"},
 		{in: "errs := []error{VE{4, \"d\"}, ErrP}\n_, ok = errs[0].(VE)\nfmt.Println(ok, errs[1] == ErrP, errs)", out: "true true [code 4 pe]\n"},
+		// The shell's slices compare what the wrappers hold.
+		{in: "more := []error{VE{4, \"d\"}, VE{4, \"d\"}, ErrP, ErrP}\nfmt.Println(slices.Index(errs, error(ErrP)), slices.Contains(errs, error(VE{4, \"d\"})), slices.Index(errs, error(VE{5, \"d\"})), slices.Equal(errs, slices.Compact(more)))", out: "1 true -1 true\n"},
 	}
 	runSteps(t, steps)
 }

@@ -13,6 +13,8 @@ package slices
 import (
 	"cmp"
 	"iter"
+	"reflect"
+	"strings"
 )
 
 // All returns the indexes and elements of s, in order.
@@ -92,6 +94,15 @@ func Equal[S ~[]E, E comparable](s1, s2 S) bool {
 	if len(s1) != len(s2) {
 		return false
 	}
+	var zero E
+	if isInterface(&zero) { // see same
+		for i := 0; i < len(s1); i++ {
+			if !same(s1[i], s2[i]) {
+				return false
+			}
+		}
+		return true
+	}
 	for i := 0; i < len(s1); i++ {
 		if s1[i] != s2[i] {
 			return false
@@ -154,6 +165,15 @@ func CompareFunc[S1 ~[]E1, S2 ~[]E2, E1, E2 any](s1 S1, s2 S2, cmp func(E1, E2) 
 
 // Index returns the index of the first element of s equal to v, or -1.
 func Index[S ~[]E, E comparable](s S, v E) int {
+	var zero E
+	if isInterface(&zero) { // see same
+		for i := 0; i < len(s); i++ {
+			if same(s[i], v) {
+				return i
+			}
+		}
+		return -1
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] == v {
 			return i
@@ -175,6 +195,15 @@ func IndexFunc[S ~[]E, E any](s S, f func(E) bool) int {
 
 // Contains reports whether v is an element of s.
 func Contains[S ~[]E, E comparable](s S, v E) bool {
+	var zero E
+	if isInterface(&zero) { // see same
+		for i := 0; i < len(s); i++ {
+			if same(s[i], v) {
+				return true
+			}
+		}
+		return false
+	}
 	for i := 0; i < len(s); i++ {
 		if s[i] == v {
 			return true
@@ -269,13 +298,14 @@ func Compact[S ~[]E, E comparable](s S) S {
 	}
 	n := len(s)
 	kept := 1
+	var zero E
+	iface := isInterface(&zero) // see same
 	for i := 1; i < n; i++ {
-		if s[kept-1] != s[i] {
+		if iface && !same(s[kept-1], s[i]) || !iface && s[kept-1] != s[i] {
 			s[kept] = s[i]
 			kept++
 		}
 	}
-	var zero E
 	for k := kept; k < n; k++ {
 		s[k] = zero
 	}
@@ -422,4 +452,27 @@ func MinFunc[S ~[]E, E any](x S, cmp func(a, b E) int) E {
 		}
 	}
 	return m
+}
+
+// same reports whether a and b, values of an interface type, are equal.
+// The interpreter holds a value of one of the session's types in an
+// interface with methods (error, fmt.Stringer) as a wrapper of its own
+// (a struct of the value, its first field IValue, and the methods as
+// functions), and comparing two wrappers panics: same compares what
+// they wrap.
+func same(a, b any) bool { return unwrapped(a) == unwrapped(b) }
+
+// isInterface reports whether p points to a value of an interface type.
+func isInterface(p any) bool {
+	t := reflect.TypeOf(p)
+	return t != nil && t.Kind() == reflect.Pointer && t.Elem().Kind() == reflect.Interface
+}
+
+// unwrapped returns what v wraps if it is an interpreter's wrapper, else v.
+func unwrapped(v any) any {
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Struct && rv.NumField() > 1 && rv.Type().Field(0).Name == "IValue" && strings.HasPrefix(rv.Type().Name(), "_") {
+		return rv.Field(0).Interface()
+	}
+	return v
 }
