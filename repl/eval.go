@@ -601,6 +601,9 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 	}
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		s.sc.CancelJobs()
+		if ex, ok := context.Cause(ctx).(*ExitError); ok {
+			return reflect.Value{}, ex // os.Exit: its goroutine waits for ever (osExit)
+		}
 		// The goroutines of a deadlock wait, and go on waiting where the
 		// stop cannot reach them (see the BUGs): no use waiting for them.
 		if _, dead := context.Cause(ctx).(*DeadlockError); !dead {

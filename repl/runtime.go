@@ -18,11 +18,23 @@ func (s *Session) goroutine(f func()) {
 	s.busy.enter()
 	tag := s.Origin()
 	go func() {
-		defer s.busy.leave()
-		defer s.live.Add(-1)
+		// What ending the goroutine undoes, which osExit does for a
+		// goroutine that it parks.
+		undo := func() {}
 		if tag != nil {
-			defer s.adopt(tag)()
+			undo = s.adopt(tag)
 		}
+		id := goid()
+		s.spawned.Store(id, func() {
+			undo()
+			s.live.Add(-1)
+			s.busy.leave()
+		})
+		defer func() {
+			if end, ok := s.spawned.LoadAndDelete(id); ok {
+				end.(func())()
+			}
+		}()
 		// Goroutines of interpreted code are not the input's own.
 		pprof.SetGoroutineLabels(context.Background())
 		defer func() {
@@ -39,6 +51,30 @@ func (s *Session) goroutine(f func()) {
 		}()
 		f()
 	}()
+}
+
+// osExit is interpreted code's os.Exit. Go's ends the process at once:
+// no deferred call runs, and no recover stops it. Here it ends the
+// running input with an *ExitError (a script: the shell, with the code),
+// and the calling goroutine never returns, so that nothing of it
+// unwinds. (Earlier it panicked, and the deferred calls ran on the way
+// out; a deferred recover even made os.Exit return.) A goroutine of an
+// earlier input, when no input runs, still panics with exitRequest,
+// which ends the shell (see goroutine).
+func (s *Session) osExit(code int) {
+	s.exec.mu.Lock()
+	cancel := s.exec.cancel
+	s.exec.mu.Unlock()
+	if cancel == nil {
+		panic(exitRequest{code})
+	}
+	cancel(&ExitError{Code: code})
+	if end, ok := s.spawned.LoadAndDelete(goid()); ok {
+		end.(func())()
+	}
+	// Not an execution of the session's any more (evalRunning).
+	pprof.SetGoroutineLabels(context.Background())
+	select {}
 }
 
 // spawn returns the runtime's Go (or GoSlice): it calls f with args on

@@ -150,6 +150,7 @@ type Session struct {
 	budget     int64        // Options.MemoryBudget, resolved
 	stackLimit int64        // Options.StackLimit, resolved
 	live       atomic.Int64 // goroutines started by go statements, running
+	spawned    sync.Map     // their goroutine ids → what their end undoes (see goroutine)
 	exec       running      // the running execution, for stack probes
 	stopping   atomic.Bool  // a stop of goroutines between inputs is under way
 	returned   atomic.Bool  // the running input's top-level statements ran a return
@@ -394,7 +395,7 @@ func (s *Session) symbols() interp.Exports {
 	for n, v := range ex["os/os"] {
 		osSyms[n] = v
 	}
-	osSyms["Exit"] = reflect.ValueOf(func(code int) { panic(exitRequest{code}) })
+	osSyms["Exit"] = reflect.ValueOf(s.osExit)
 	if s.quiet {
 		osSyms["Stdout"] = reflect.ValueOf(&s.devNull).Elem()
 		osSyms["Stderr"] = reflect.ValueOf(&s.devNull).Elem()

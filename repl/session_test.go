@@ -161,11 +161,27 @@ func TestEval(t *testing.T) {
 }
 
 func TestExitError(t *testing.T) {
-	s, _, _ := newTestSession(t)
+	s, out, _ := newTestSession(t)
 	err := s.Eval(context.Background(), "os.Exit(5)")
 	var ex *ExitError
 	if !errors.As(err, &ex) || ex.Code != 5 {
 		t.Fatalf("got %v, want *ExitError with code 5", err)
+	}
+	// As in Go, no deferred call runs and no recover stops it, on the
+	// input's goroutine or on one it started; the session goes on.
+	for _, in := range []string{
+		"func f() {\n\tdefer func() { fmt.Println(\"recovered\", recover()) }()\n\tfmt.Println(\"start\")\n\tos.Exit(3)\n}\nf()",
+		"done := make(chan bool)\ngo func() { defer fmt.Println(\"deferred\"); fmt.Println(\"start\"); os.Exit(3) }()\n<-done",
+	} {
+		out.Reset()
+		err := s.Eval(context.Background(), in)
+		if !errors.As(err, &ex) || ex.Code != 3 || out.String() != "start\n" {
+			t.Errorf("%q: got %v, printed %q; want *ExitError with code 3, printed \"start\\n\"", in, err, out.String())
+		}
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "1 + 1"); err != nil || out.String() != "2 (int)\n" || s.Goroutines() != 0 {
+		t.Errorf("after os.Exit: %v, %q, %d goroutines", err, out.String(), s.Goroutines())
 	}
 }
 
