@@ -100,6 +100,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.receives(f)
 		r.indexChecks(f)
 		r.mapLookups(f)
+		r.funcTypeMethods(f)
 		r.methodExprs(f)
 		r.promotedMethods(f)
 		r.zeroDivisors(f)

@@ -261,6 +261,17 @@ func TestValueReceiverInterfaces(t *testing.T) {
 	runSteps(t, steps)
 }
 
+// TestFuncTypeMethods checks the methods of a declared function type
+// whose signatures name the type, called in later inputs: the
+// interpreter did not find them ("undefined selector Then").
+func TestFuncTypeMethods(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "type Transform func(string) string\nfunc (t Transform) Then(next Transform) Transform { return func(s string) string { return next(t(s)) } }\nfunc (t *Transform) Wrap(w string) { old := *t; *t = func(s string) string { return w + old(s) + w } }"},
+		{in: "shout := Transform(strings.ToUpper).Then(func(s string) string { return s + \"!\" })\nfmt.Println(shout(\"hey\"))", out: "HEY!\n"},
+		{in: "shout.Wrap(\"*\")\np := &shout\nfmt.Println(shout(\"a\"), p.Then(strings.TrimSpace)(\" b \"))\np.Wrap(\"_\")\nfmt.Println(shout(\"c\"))", out: "*A!* * B !*\n_*C!*_\n"},
+	})
+}
+
 // TestRecursiveFields checks a struct type that refers to itself, used
 // as a field of another struct: at the prompt, declared in one input and
 // used in the next, and in a script file. The interpreter built its
