@@ -211,15 +211,31 @@ func isPointer(t types.Type) bool {
 // with the receiver of a method, or a function held in a variable,
 // evaluated the same way. In a chunk of top-level statements, a defer
 // that is itself one of the statements is left alone (defer is refused
-// there); one in the block of a top-level loop, if or switch is
+// there), except in a script, where every defer of the top-level
+// statements outside function literals defers its call to the script's
+// end (scriptDefer); one in the block of a top-level loop, if or switch is
 // rewritten like any other, and its call runs when that statement ends.
 func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
 	var top *ast.BlockStmt
 	if f, ok := n.(*ast.File); ok && topLevel {
 		top = f.Decls[0].(*ast.FuncDecl).Body
 	}
-	astutil.Apply(n, nil, func(c *astutil.Cursor) bool {
-		if d, ok := c.Node().(*ast.DeferStmt); ok {
+	lits := 0 // the function literals around the node
+	astutil.Apply(n, func(c *astutil.Cursor) bool {
+		if _, ok := c.Node().(*ast.FuncLit); ok {
+			lits++
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch d := c.Node().(type) {
+		case *ast.FuncLit:
+			lits--
+		case *ast.DeferStmt:
+			if top != nil && lits == 0 && r.s.scriptDefers != nil {
+				// A script's: as in main, whatever block it is in.
+				c.Replace(r.scriptDefer(d))
+				return true
+			}
 			if top != nil && c.Parent() == top {
 				return true
 			}
@@ -229,6 +245,42 @@ func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
 		}
 		return true
 	})
+}
+
+// scriptDefer rewrites a defer among the top-level statements of a
+// script, whose call runs when the script ends (as a deferred call of
+// main runs when main returns), into a call of the runtime's Defer:
+//
+//	defer f(a)  →  func() { t := a; _sn.Defer(func() { f(t) }) }()
+func (r *typedRewriter) scriptDefer(d *ast.DeferStmt) ast.Stmt {
+	pos := d.Pos()
+	st := r.deferEarly(d)
+	call := &ast.ExprStmt{X: &ast.CallExpr{
+		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Defer", pos)},
+		Lparen: pos,
+		Args: []ast.Expr{&ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: d.Call}}, Rbrace: d.End()},
+		}},
+		Rparen: d.End(),
+	}}
+	b, ok := st.(*ast.BlockStmt)
+	if !ok {
+		return call
+	}
+	for i, x := range b.List {
+		if x == d {
+			b.List[i] = call
+		}
+	}
+	// In a function literal called at once: the interpreter has one
+	// variable t for all iterations of a loop around the block, which
+	// the deferred calls would share; each call of a function has its
+	// own.
+	return &ast.ExprStmt{X: &ast.CallExpr{
+		Fun:    &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}}, Body: b},
+		Lparen: d.End(), Rparen: d.End(),
+	}}
 }
 
 func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {

@@ -40,13 +40,34 @@ func (s *Session) RunFile(ctx context.Context, path string) error {
 // file as a whole, anything else cell by cell. With echo, the value of
 // each cell's final expression is echoed. The first cell that fails
 // stops the script, and a return among a cell's top-level statements
-// ends it without an error, as a return in main ends a Go program. Under an SPMD master every rank runs every cell, and
+// ends it without an error, as a return in main ends a Go program. The
+// calls that defer statements among the top-level statements defer run
+// when the script ends, the last first, unless os.Exit or an interrupt
+// ended it. Under an SPMD master every rank runs every cell, and
 // after each the ranks compare outcomes, so that all stop at the same
 // cell; when their errors differ, the error is a *RankError.
 func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) error {
 	if hasPackageClause(src) {
 		return s.settle(s.EvalCell(ctx, name, src, 1, false))
 	}
+	var defers []func()
+	if s.scriptDefers == nil { // not a script that :load runs
+		s.scriptDefers = &defers
+		defer func() { s.scriptDefers = nil }()
+	}
+	err := s.runCells(ctx, name, src, echo)
+	var ex *ExitError
+	if errors.As(err, &ex) || errors.Is(err, ErrInterrupted) {
+		return err // os.Exit and Ctrl-C run no deferred call
+	}
+	if derr := s.runDefers(&defers); err == nil {
+		err = derr
+	}
+	return err
+}
+
+// runCells runs the cells of a script (see RunSource).
+func (s *Session) runCells(ctx context.Context, name, src string, echo bool) error {
 	for _, c := range SplitCells(src) {
 		if strings.TrimSpace(c.Code) == "" {
 			continue
@@ -60,6 +81,31 @@ func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) er
 		}
 	}
 	return nil
+}
+
+// runDefers runs the deferred calls of a script's top-level statements,
+// the last first, and returns the first panic among them as a
+// *PanicError (the others still run, as in Go).
+func (s *Session) runDefers(defers *[]func()) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for len(*defers) > 0 {
+		f := (*defers)[len(*defers)-1]
+		*defers = (*defers)[:len(*defers)-1]
+		func() {
+			defer func() {
+				if r := recover(); r != nil && err == nil {
+					if ex, ok := r.(exitRequest); ok {
+						err = &ExitError{Code: ex.code}
+						return
+					}
+					err = &PanicError{Value: goPanicValue(r), Trace: s.trace(s.stderr.take(), "")}
+				}
+			}()
+			f()
+		}()
+	}
+	return err
 }
 
 // EvalCell evaluates code read from file name, where it starts at line

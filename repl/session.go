@@ -151,13 +151,16 @@ type Session struct {
 	stackLimit int64        // Options.StackLimit, resolved
 	live       atomic.Int64 // goroutines started by go statements, running
 	spawned    sync.Map     // their goroutine ids → what their end undoes (see goroutine)
-	exec       running      // the running execution, for stack probes
-	stopping   atomic.Bool  // a stop of goroutines between inputs is under way
-	returned   atomic.Bool  // the running input's top-level statements ran a return
-	park       atomic.Pointer[parking]
-	unwatch    chan struct{} // closed to end watchMemory
-	wakers     wakers        // what interpreted code made that can wake a goroutine (see watchDeadlock)
-	busy       busyClock     // the time the session runs code
+	// scriptDefers are the deferred calls of the top-level statements of
+	// the script that RunSource runs, nil when it runs none.
+	scriptDefers *[]func()
+	exec         running     // the running execution, for stack probes
+	stopping     atomic.Bool // a stop of goroutines between inputs is under way
+	returned     atomic.Bool // the running input's top-level statements ran a return
+	park         atomic.Pointer[parking]
+	unwatch      chan struct{} // closed to end watchMemory
+	wakers       wakers        // what interpreted code made that can wake a goroutine (see watchDeadlock)
+	busy         busyClock     // the time the session runs code
 
 	mu         sync.Mutex // serializes evaluation
 	in         *interp.Interpreter
@@ -426,21 +429,26 @@ func (s *Session) symbols() interp.Exports {
 		"Raw":       reflect.ValueOf(func(v any) any { return v }),
 		"Rewrap":    reflect.ValueOf(rewrap),
 		"Key":       reflect.ValueOf(interpValue),
-		"Struct":    reflect.ValueOf(newStruct),
-		"Index":     reflect.ValueOf(checkIndex),
-		"Bounds":    reflect.ValueOf(checkBounds),
-		"Zero":      reflect.ValueOf(func() float64 { return 0 }),
-		"Printf":    reflect.ValueOf(s.printf),
-		"Sprintf":   reflect.ValueOf(sprintf),
-		"Fprintf":   reflect.ValueOf(fprintf),
-		"Errorf":    reflect.ValueOf(errorf),
-		"Appendf":   reflect.ValueOf(appendf),
-		"Print":     reflect.ValueOf(s.print),
-		"Println":   reflect.ValueOf(s.println),
-		"Sprint":    reflect.ValueOf(sprint),
-		"Sprintln":  reflect.ValueOf(sprintln),
-		"Fprint":    reflect.ValueOf(fprint),
-		"Fprintln":  reflect.ValueOf(fprintln),
+		"Defer": reflect.ValueOf(func(f func()) {
+			if s.scriptDefers != nil {
+				*s.scriptDefers = append(*s.scriptDefers, f)
+			}
+		}),
+		"Struct":   reflect.ValueOf(newStruct),
+		"Index":    reflect.ValueOf(checkIndex),
+		"Bounds":   reflect.ValueOf(checkBounds),
+		"Zero":     reflect.ValueOf(func() float64 { return 0 }),
+		"Printf":   reflect.ValueOf(s.printf),
+		"Sprintf":  reflect.ValueOf(sprintf),
+		"Fprintf":  reflect.ValueOf(fprintf),
+		"Errorf":   reflect.ValueOf(errorf),
+		"Appendf":  reflect.ValueOf(appendf),
+		"Print":    reflect.ValueOf(s.print),
+		"Println":  reflect.ValueOf(s.println),
+		"Sprint":   reflect.ValueOf(sprint),
+		"Sprintln": reflect.ValueOf(sprintln),
+		"Fprint":   reflect.ValueOf(fprint),
+		"Fprintln": reflect.ValueOf(fprintln),
 	}
 	// The interpreter passes a value whose type has the methods that fmt
 	// uses (Format, Error, String) to these functions as a value that has

@@ -256,6 +256,35 @@ func TestGoroutinePanic(t *testing.T) {
 	}
 }
 
+// TestScriptDefers checks defer among a script's top-level statements:
+// its call runs when the script ends, the last first, with the
+// arguments it had at the defer, after a return or a panic too, and not
+// after os.Exit; at the prompt defer stays refused.
+func TestScriptDefers(t *testing.T) {
+	for _, c := range []struct{ name, src, out, err string }{
+		{"end", "for i := range 3 {\n\tdefer fmt.Println(\"loop\", i)\n}\nx := 1\ndefer fmt.Println(\"x was\", x)\nx = 2\n\n// %%\nfmt.Println(\"end\", x)\n",
+			"end 2\nx was 1\nloop 2\nloop 1\nloop 0\n", ""},
+		{"return", "defer fmt.Println(\"deferred\")\nif true {\n\treturn\n}\nfmt.Println(\"not reached\")\n", "deferred\n", ""},
+		{"panic", "defer fmt.Println(\"deferred\")\npanic(\"boom\")\n", "deferred\n", "panic: boom"},
+		{"os.Exit", "defer fmt.Println(\"not run\")\nos.Exit(2)\n", "", "exit status 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s, out, _ := newTestSession(t)
+			err := s.RunSource(context.Background(), "defers.go", c.src, false)
+			if got := out.String(); got != c.out {
+				t.Errorf("printed %q, want %q", got, c.out)
+			}
+			if c.err == "" && err != nil || c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)) {
+				t.Errorf("error %v, want %q", err, c.err)
+			}
+		})
+	}
+	s, _, _ := newTestSession(t)
+	if err := s.Eval(context.Background(), "defer fmt.Println(1)"); err == nil || !strings.Contains(err.Error(), "defer at the top level") {
+		t.Errorf("at the prompt: %v", err)
+	}
+}
+
 func TestRunSourceReturnEndsTheScript(t *testing.T) {
 	s, out, _ := newTestSession(t)
 	src := "x := 1\nfmt.Println(\"first\", x)\n\n// %%\nif x == 1 {\n\treturn\n}\nfmt.Println(\"not reached\")\n\n// %%\nfmt.Println(\"nor this\")\n"
