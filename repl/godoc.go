@@ -40,9 +40,18 @@ func (s *Session) Doc(name string) (string, error) {
 	}
 	if d, ok := s.lookup(parts[0]); ok {
 		if (d.kind == "func" || d.kind == "type") && len(parts) == 1 {
-			if text, ok := s.declSource(d.name); ok {
+			if text, ok := s.declSource(d.name, ""); ok {
 				return text, nil
 			}
+		}
+		if d.kind == "type" {
+			// A method of the session's type (not a value to evaluate).
+			if len(parts) == 2 {
+				if text, ok := s.declSource(d.name, parts[1]); ok {
+					return text, nil
+				}
+			}
+			return "", fmt.Errorf(":doc %s: %s has no method %s declared in this session", name, parts[0], strings.Join(parts[1:], "."))
 		}
 		return s.valueDoc(name, parts)
 	}
@@ -97,8 +106,9 @@ func (s *Session) valueDoc(name string, parts []string) (string, error) {
 }
 
 // declSource returns the source of the func or type declaration of name
-// in the accepted inputs, the latest first.
-func (s *Session) declSource(name string) (string, bool) {
+// in the accepted inputs, the latest first; with method, that of the
+// method of type name.
+func (s *Session) declSource(name, method string) (string, bool) {
 	for i := len(s.inputs) - 1; i >= 0; i-- {
 		src := s.inputs[i].Src
 		fset := token.NewFileSet()
@@ -112,11 +122,12 @@ func (s *Session) declSource(name string) (string, bool) {
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.FuncDecl:
-					if n.Recv == nil && n.Name.Name == name {
+					if method == "" && n.Recv == nil && n.Name.Name == name ||
+						method != "" && n.Recv != nil && n.Name.Name == method && recvName(n) == name {
 						found = n
 					}
 				case *ast.TypeSpec:
-					if n.Name.Name == name {
+					if method == "" && n.Name.Name == name {
 						found = n
 					}
 				}
@@ -134,6 +145,24 @@ func (s *Session) declSource(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// recvName returns the name of method fd's receiver type.
+func recvName(fd *ast.FuncDecl) string {
+	x := fd.Recv.List[0].Type
+	if st, ok := x.(*ast.StarExpr); ok {
+		x = st.X
+	}
+	switch t := x.(type) {
+	case *ast.IndexExpr:
+		x = t.X
+	case *ast.IndexListExpr:
+		x = t.X
+	}
+	if id, ok := x.(*ast.Ident); ok {
+		return id.Name
+	}
+	return ""
 }
 
 // docCache holds parsed package documentation by import path.

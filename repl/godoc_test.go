@@ -8,7 +8,7 @@ import (
 
 func TestDoc(t *testing.T) {
 	s, _, _ := newTestSession(t)
-	for _, in := range []string{"a := ndarray.Ones(2, 3)", "// twice doubles.\nfunc twice(v int) int { return 2 * v }", "type pair struct{ A, B int }"} {
+	for _, in := range []string{"a := ndarray.Ones(2, 3)", "// twice doubles.\nfunc twice(v int) int { return 2 * v }", "type pair struct{ A, B int }", "func (p *pair) Sum() int { return p.A + p.B }", "func (p *pair) Sum() int { return p.A*10 + p.B }"} {
 		if err := s.Eval(context.Background(), in); err != nil {
 			t.Fatal(err)
 		}
@@ -27,6 +27,8 @@ func TestDoc(t *testing.T) {
 		{"a", []string{"a is a *ndarray.Array", "type Array struct"}, false},
 		{"twice", []string{"func twice(v int) int", "declared in in[2]"}, false},
 		{"pair", []string{"type pair struct", "declared in in[3]"}, false},
+		{"pair.Sum", []string{"func (p *pair) Sum() int", "p.A*10 + p.B", "declared in in[5]"}, false}, // the latest
+		{"pair.Nope", []string{"pair has no method Nope"}, true},
 		{"len", []string{"func len(v Type) int"}, false},
 		{"rdd.Context.Master", []string{"func (sc *Context) Master() string"}, false},
 		{"ndarray.Nope", []string{"package ndarray has no exported Nope"}, true},
