@@ -53,6 +53,11 @@ type checked struct {
 	// olds are the session's values that top-level declarations of the
 	// same name use, as in x := x + 1.
 	olds []oldValue
+	// replaced are the methods the input declares again, with the
+	// function variables their first declarations call (forwardMethods);
+	// forwarded are the methods the rewrite declared that way.
+	replaced  map[*types.Func]string
+	forwarded map[*types.Func]bool
 }
 
 // oldValue is a session variable that a top-level declaration of the
@@ -381,8 +386,11 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		return nil, &CompileError{Errors: msgs}
 	}
 	prelude.resolve(pkg)
-	// The interpreter keeps the first declaration of a method.
+	// The interpreter keeps the first declaration of a method: one that
+	// went through a function variable (see forwardMethods) is replaced
+	// by assigning that, others are refused.
 	var again []string
+	replaced := map[*types.Func]string{}
 	for ident, obj := range info.Defs {
 		f, ok := obj.(*types.Func)
 		if !ok || f.Signature().Recv() == nil || !ident.Pos().IsValid() || ident.Pos() == s.preludePos {
@@ -398,8 +406,17 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		}
 		for id, o := range prelude.objs {
 			if e := s.scope.byID(id); e != nil && o == n.Origin().Obj() && e.methods[f.Name()] {
-				again = append(again, fmt.Sprintf("%s: method %s.%s is declared already; the shell cannot replace a method: declare the type %s again, then its methods",
-					fset.Position(ident.Pos()), e.name, f.Name(), e.name))
+				key, fwd := e.forwarded[f.Name()]
+				switch {
+				case fwd && key == methodKey(f):
+					replaced[f] = methodVar(id, f.Name())
+				case fwd:
+					again = append(again, fmt.Sprintf("%s: method %s.%s is declared already, as %s; the shell replaces a method only with the same receiver and signature: declare the type %s again, then its methods",
+						fset.Position(ident.Pos()), e.name, f.Name(), key, e.name))
+				default:
+					again = append(again, fmt.Sprintf("%s: method %s.%s is declared already, and the shell cannot replace it (declared in a script, calling recover itself, or of a generic type): declare the type %s again, then its methods",
+						fset.Position(ident.Pos()), e.name, f.Name(), e.name))
+				}
 			}
 		}
 	}
@@ -411,7 +428,8 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		return nil, &CompileError{Errors: deep}
 	}
 	c := &checked{file: file, imports: parts.imports, pkg: pkg, info: info, prelude: prelude, bodies: parts.bodies, hides: parts.hides, olds: olds,
-		ids: map[types.Object]int{}, ynames: map[types.Object]string{}, ynameOf: map[int]string{}}
+		ids: map[types.Object]int{}, ynames: map[types.Object]string{}, ynameOf: map[int]string{},
+		replaced: replaced, forwarded: map[*types.Func]bool{}}
 	for _, e := range s.scope.entries {
 		c.ynameOf[e.id] = e.yname
 	}

@@ -93,7 +93,7 @@ func TestCheck(t *testing.T) {
 			{in: "t := T{2}"},
 			{in: "func (t T) Twice() int { return 2 * t.N }"},
 			{in: "t.Twice()", out: "4 (int)\n"},
-			{in: "func (t T) Twice() string { return fmt.Sprint(t.N, t.N) }", err: "in[5]:1:12: method T.Twice is declared already; the shell cannot replace a method: declare the type T again, then its methods"},
+			{in: "func (t T) Twice() string { return fmt.Sprint(t.N, t.N) }", err: "in[5]:1:12: method T.Twice is declared already, as func (T) Twice() int; the shell replaces a method only with the same receiver and signature: declare the type T again, then its methods"},
 			{in: "type T struct{ N int }\nfunc (t T) Twice() string { return fmt.Sprint(t.N, t.N) }"},
 			{in: "T{2}.Twice() + \"!\"", out: "\"2 2!\" (string)\n"},
 			{in: "t.Twice()", out: "4 (int)\n"},

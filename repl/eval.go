@@ -96,6 +96,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 			s.scope.commit(cs[i], ran, s.reached)
 			return err
 		}
+		s.scope.markForwarded(cs[i])
 	}
 	return nil
 }

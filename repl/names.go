@@ -74,7 +74,7 @@ func (s *Session) declared(name, kind string) bool {
 }
 
 func (s *Session) addName(name, kind string) {
-	if name == "_" || strings.HasPrefix(name, rtName) {
+	if name == "_" || name == "init" || strings.HasPrefix(name, rtName) {
 		return
 	}
 	for i, d := range s.names {

@@ -111,6 +111,9 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.implicitConversions(f)
 		r.instanceAliases(f, p.kinds[i])
 		r.recursiveTypes(f, p.kinds[i])
+		if p.kinds[i] == declChunk {
+			r.forwardMethods(f)
+		}
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}

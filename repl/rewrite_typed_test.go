@@ -261,6 +261,24 @@ func TestValueReceiverInterfaces(t *testing.T) {
 	runSteps(t, steps)
 }
 
+// TestMethodsDeclaredAgain checks that a method declared again at the
+// prompt (a notebook's cell run again) replaces the old one for every
+// value of its type, made before or after, in variables, interfaces and
+// functions declared before; and what the shell refuses.
+func TestMethodsDeclaredAgain(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "type T struct{ n int }\nfunc (t T) String() string { return \"v1\" }\nfunc (t *T) Inc(by ...int) (n int) { for _, b := range by { t.n += b }; return t.n }\nfunc (T) Add(int, int) int { return 0 }"},
+		{in: "func show(t T) string { return t.String() + \"!\" }\nx := T{1}\nvar s fmt.Stringer = x\nfmt.Println(x, show(x), s, x.Inc(1, 2), x.Add(1, 2))", out: "v1 v1! v1 4 0\n"},
+		{in: "func (t T) String() string { return fmt.Sprint(\"v2 \", t.n) }\nfunc (t *T) Inc(by ...int) (n int) { t.n *= 10; return t.n }\nfunc (_ T) Add(a, b int) int { return a + b }"},
+		{in: "fmt.Println(x, show(T{2}), s, []T{{5}}, x.Add(1, 2))\nfmt.Println(x.Inc())", out: "v2 4 v2 2! v2 1 [v2 5] 3\n40\n"},
+		{in: "func (T) String() string { return \"v3\" }\nfmt.Printf(\"%v %s\\n\", x, s)", out: "v3 v3\n"},
+		{in: "func (t T) String() int { return 0 }", err: "in[6]:1:12: method T.String is declared already, as func (T) String() string; the shell replaces a method only with the same receiver and signature: declare the type T again, then its methods"},
+		{in: "type R struct{}\nfunc (r R) Safe() (err error) { defer func() { err, _ = recover().(error) }(); return nil }\nfunc (r R) Catch() any { return recover() }"},
+		{in: "func (r R) Catch() any { return nil }", err: "in[8]:1:12: method R.Catch is declared already, and the shell cannot replace it"},
+		{in: "func (r R) Safe() (err error) { return errors.New(\"new\") }\nR{}.Safe()", out: "new (*errors.errorString)\n"},
+	})
+}
+
 // TestFuncTypeMethods checks the methods of a declared function type
 // whose signatures name the type, called in later inputs: the
 // interpreter did not find them ("undefined selector Then").
@@ -304,7 +322,11 @@ func runSteps(t *testing.T, steps []evalStep) {
 	s, out, _ := newTestSession(t)
 	for _, st := range steps {
 		out.Reset()
-		if err := s.Eval(context.Background(), st.in); err != nil {
+		err := s.Eval(context.Background(), st.in)
+		switch {
+		case st.err != "" && (err == nil || !strings.Contains(err.Error(), st.err)):
+			t.Errorf("%q: error %v, want %q", st.in, err, st.err)
+		case st.err == "" && err != nil:
 			t.Fatalf("%q: %v", st.in, err)
 		}
 		if got := out.String(); got != st.out {

@@ -152,6 +152,10 @@ func (s *Session) trace(frames []frame, top string) []string {
 				continue
 			}
 			line = "at " + top
+		case fn == "init.func":
+			// The body of a method that forwardMethods declared: the
+			// next frame is the method's.
+			continue
 		case strings.HasSuffix(fn, "func"):
 			line = "in func literal at " + f.pos
 		case strings.HasPrefix(fn, rtName+"_main"):

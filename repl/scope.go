@@ -77,8 +77,11 @@ type entry struct {
 	// name; "" otherwise.
 	yname string
 	// methods are the names of a type's methods that inputs declared
-	// and that ran.
-	methods map[string]bool
+	// and that ran; forwarded those that call a function variable,
+	// which a later declaration with the same receiver and signature
+	// replaces (see forwardMethods), with those (methodKey).
+	methods   map[string]bool
+	forwarded map[string]string
 }
 
 // internal is the name under which the interpreter knows a type, and
@@ -511,7 +514,7 @@ func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
 		for _, obj := range ds {
 			e := &entry{name: obj.Name(), id: c.ids[obj], obj: obj, live: true, yname: c.ynames[obj]}
 			if tn, ok := obj.(*types.TypeName); ok {
-				e.methods = map[string]bool{}
+				e.methods, e.forwarded = map[string]bool{}, map[string]string{}
 				sc.typeOf[tn] = e.id
 			}
 			sc.entries = append(sc.entries, e)
@@ -527,6 +530,9 @@ func (sc *scope) commit(c *checked, ran int, reached token.Pos) {
 			if n, ok := types.Unalias(recv).(*types.Named); ok {
 				if e := sc.byID(sc.typeOf[n.Origin().Obj()]); e != nil {
 					e.methods[m.Name()] = true
+					if c.forwarded[m] {
+						e.forwarded[m.Name()] = methodKey(m)
+					}
 				}
 			}
 		}
