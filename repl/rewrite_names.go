@@ -118,6 +118,11 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			call.Args[0] = r.implicit(call.Args[0], errType)
 			call.Args[1] = r.implicit(call.Args[1], errType)
 			call.Fun = r.helper("ErrorsIs", pos)
+			call.Args = append(call.Args, r.errorMethods(pos))
+		case f.Name() == "Unwrap" && len(call.Args) == 1:
+			call.Args[0] = r.implicit(call.Args[0], errType)
+			call.Fun = r.helper("ErrorsUnwrap", pos)
+			call.Args = append(call.Args, r.errorMethods(pos))
 		case f.Name() == "As" && len(call.Args) == 2:
 			call.Args[0] = r.implicit(call.Args[0], errType)
 			// errors.As(err, target) with target a *T becomes
@@ -153,7 +158,7 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 				}},
 			}
 			call.Fun = r.helper("ErrorsAs", pos)
-			call.Args = append(call.Args, match)
+			call.Args = append(call.Args, match, r.errorMethods(pos))
 		}
 	}
 }

@@ -290,6 +290,20 @@ func TestFuncTypeMethods(t *testing.T) {
 	})
 }
 
+// TestErrorMethods checks errors.Is, errors.As and errors.Unwrap through
+// the Unwrap, Is and As methods of the session's error types, which the
+// compiled errors functions (and the helpers' assertions) did not see.
+func TestErrorMethods(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "var ErrX = errors.New(\"x\")\ntype PE struct{ Err error }\nfunc (p *PE) Error() string { return \"pe: \" + p.Err.Error() }\nfunc (p *PE) Unwrap() error { return p.Err }\ntype Multi struct{ errs []error }\nfunc (m Multi) Error() string { return \"multi\" }\nfunc (m Multi) Unwrap() []error { return m.errs }"},
+		{in: "var e error = &PE{ErrX}\nvar m error = Multi{[]error{errors.New(\"a\"), &PE{ErrX}}}\nvar pe *PE\nfmt.Println(errors.Is(e, ErrX), errors.Unwrap(e) == ErrX, errors.Is(m, ErrX), errors.As(m, &pe), pe.Err == ErrX, errors.Unwrap(m) == nil)", out: "true true true true true true\n"},
+		{in: "type NotFound struct{ Key string }\nfunc (e NotFound) Error() string { return \"not found: \" + e.Key }\nfunc (e NotFound) Is(target error) bool { t, ok := target.(NotFound); return ok && (t.Key == \"\" || t.Key == e.Key) }"},
+		{in: "err := fmt.Errorf(\"load: %w\", NotFound{\"cfg\"})\nfmt.Println(errors.Is(err, NotFound{}), errors.Is(err, NotFound{\"cfg\"}), errors.Is(err, NotFound{\"x\"}))", out: "true true false\n"},
+		{in: "type Timeout interface{ Timeout() bool }\ntype tErr struct{ msg string }\nfunc (t tErr) Error() string { return t.msg }\nfunc (t tErr) Timeout() bool { return true }\ntype Temp struct{ msg string }\nfunc (t *Temp) Error() string { return t.msg }\nfunc (t *Temp) As(target any) bool { if p, ok := target.(*Timeout); ok { *p = tErr{\"as:\" + t.msg}; return true }; return false }"},
+		{in: "var to Timeout\nfmt.Println(errors.As(fmt.Errorf(\"w: %w\", &Temp{\"t1\"}), &to), to.Timeout(), to)", out: "true true as:t1\n"},
+	})
+}
+
 // TestRecursiveFields checks a struct type that refers to itself, used
 // as a field of another struct: at the prompt, declared in one input and
 // used in the next, and in a script file. The interpreter built its

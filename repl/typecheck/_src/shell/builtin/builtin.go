@@ -86,7 +86,14 @@ func ClearSlice[S ~[]E, E any](s S) {
 
 // ErrorsIs is errors.Is, run by the interpreter, so that values of the
 // shell's types compare as they do in Go.
-func ErrorsIs(err, target error) bool {
+// Methods are the Unwrap, Is and As methods of the session's error types,
+// which the interpreter alone sees: the rewritten call passes a function
+// that calls them (op 0 Unwrap, 1 Is, 2 As, 3 Unwrap() error alone),
+// reporting whether err's type has the method, or nil when no type has
+// any.
+type Methods = func(err error, target any, op int) ([]error, bool)
+
+func ErrorsIs(err, target error, methods Methods) bool {
 	if errors.Is(err, target) { // exact for compiled errors
 		return true
 	}
@@ -108,7 +115,12 @@ func ErrorsIs(err, target error) bool {
 		if x, ok := err.(interface{ Is(error) bool }); ok && x.Is(target) {
 			return true
 		}
-		stack = append(stack, unwrap(err)...)
+		if methods != nil {
+			if _, ok := methods(err, target, 1); ok {
+				return true
+			}
+		}
+		stack = append(stack, unwrap(err, methods)...)
 	}
 	return false
 }
@@ -118,7 +130,7 @@ func ErrorsIs(err, target error) bool {
 // target's type and if so stores it in target. (It is not generic: the
 // interpreter instantiates generic functions with the session's types
 // unreliably.) The tree of errors is walked depth first.
-func ErrorsAs(err error, target any, match func(err error, target any) bool) bool {
+func ErrorsAs(err error, target any, match func(err error, target any) bool, methods Methods) bool {
 	if target == nil {
 		panic("errors: target cannot be nil")
 	}
@@ -140,9 +152,29 @@ func ErrorsAs(err error, target any, match func(err error, target any) bool) boo
 				return true
 			}
 		}
-		stack = append(stack, unwrap(err)...)
+		if methods != nil {
+			if _, ok := methods(err, target, 2); ok {
+				return true
+			}
+		}
+		stack = append(stack, unwrap(err, methods)...)
 	}
 	return false
+}
+
+// ErrorsUnwrap is errors.Unwrap, which sees the Unwrap methods of the
+// session's types (see Methods): the result of an Unwrap() error method,
+// nil for none (Unwrap() []error included).
+func ErrorsUnwrap(err error, methods Methods) error {
+	if err == nil {
+		return nil
+	}
+	if methods != nil {
+		if errs, ok := methods(err, nil, 3); ok {
+			return errs[0]
+		}
+	}
+	return errors.Unwrap(err)
 }
 
 // identity returns the value that err stands for: what the
@@ -161,7 +193,16 @@ func identity(err error) any {
 // unwrap returns what err wraps, last first (for a stack): through the
 // compiled Unwrap methods of compiled errors (which the interpreter's
 // assertions do not see), and the interpreted ones of the shell's.
-func unwrap(err error) []error {
+func unwrap(err error, methods Methods) []error {
+	if methods != nil {
+		if errs, ok := methods(err, nil, 0); ok {
+			r := make([]error, 0, len(errs))
+			for i := len(errs) - 1; i >= 0; i-- {
+				r = append(r, errs[i])
+			}
+			return r
+		}
+	}
 	if m := reflect.ValueOf(err).MethodByName("Unwrap"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
 		out := m.Call(nil)[0].Interface()
 		// (The interpreter's type switches do not match compiled
