@@ -252,8 +252,27 @@ func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
 // main runs when main returns), into a call of the runtime's Defer:
 //
 //	defer f(a)  →  func() { t := a; _sn.Defer(func() { f(t) }) }()
+//
+// A recover called by a deferred function literal becomes the runtime's
+// ScriptRecover, which returns the panic that ended the script.
 func (r *typedRewriter) scriptDefer(d *ast.DeferStmt) ast.Stmt {
 	pos := d.Pos()
+	if lit, ok := d.Call.Fun.(*ast.FuncLit); ok {
+		// recover in the deferred function: the script's panic.
+		astutil.Apply(lit.Body, func(c *astutil.Cursor) bool {
+			switch n := c.Node().(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.CallExpr:
+				if id, ok := n.Fun.(*ast.Ident); ok && len(n.Args) == 0 {
+					if _, isBuiltin := r.info.Uses[id].(*types.Builtin); isBuiltin && id.Name == "recover" {
+						n.Fun = &ast.SelectorExpr{X: ident(rtName, id.Pos()), Sel: ident("ScriptRecover", id.Pos())}
+					}
+				}
+			}
+			return true
+		}, nil)
+	}
 	st := r.deferEarly(d)
 	call := &ast.ExprStmt{X: &ast.CallExpr{
 		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Defer", pos)},

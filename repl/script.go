@@ -43,7 +43,9 @@ func (s *Session) RunFile(ctx context.Context, path string) error {
 // ends it without an error, as a return in main ends a Go program. The
 // calls that defer statements among the top-level statements defer run
 // when the script ends, the last first, unless os.Exit or an interrupt
-// ended it. Under an SPMD master every rank runs every cell, and
+// ended it; a panic that ended it is what recover returns in them (a
+// function literal's own call of recover), and a recovered one ends the
+// script without an error. Under an SPMD master every rank runs every cell, and
 // after each the ranks compare outcomes, so that all stop at the same
 // cell; when their errors differ, the error is a *RankError.
 func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) error {
@@ -60,7 +62,17 @@ func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) er
 	if errors.As(err, &ex) || errors.Is(err, ErrInterrupted) {
 		return err // os.Exit and Ctrl-C run no deferred call
 	}
-	if derr := s.runDefers(&defers); err == nil {
+	var pe *PanicError
+	panicked := errors.As(err, &pe) && !pe.Goroutine
+	if panicked {
+		s.scriptPanic = pe // for recover in the deferred calls
+	}
+	derr := s.runDefers(&defers)
+	if panicked && s.scriptPanic == nil {
+		err = nil // recovered, as in main
+	}
+	s.scriptPanic = nil
+	if err == nil {
 		err = derr
 	}
 	return err

@@ -152,8 +152,10 @@ type Session struct {
 	live       atomic.Int64 // goroutines started by go statements, running
 	spawned    sync.Map     // their goroutine ids → what their end undoes (see goroutine)
 	// scriptDefers are the deferred calls of the top-level statements of
-	// the script that RunSource runs, nil when it runs none.
+	// the script that RunSource runs, nil when it runs none; scriptPanic
+	// is the panic that ended it, while they run, until one recovers it.
 	scriptDefers *[]func()
+	scriptPanic  *PanicError
 	exec         running     // the running execution, for stack probes
 	stopping     atomic.Bool // a stop of goroutines between inputs is under way
 	returned     atomic.Bool // the running input's top-level statements ran a return
@@ -429,6 +431,14 @@ func (s *Session) symbols() interp.Exports {
 		"Raw":       reflect.ValueOf(func(v any) any { return v }),
 		"Rewrap":    reflect.ValueOf(rewrap),
 		"Key":       reflect.ValueOf(interpValue),
+		"ScriptRecover": reflect.ValueOf(func() any {
+			p := s.scriptPanic
+			if p == nil {
+				return nil
+			}
+			s.scriptPanic = nil
+			return p.Value
+		}),
 		"Defer": reflect.ValueOf(func(f func()) {
 			if s.scriptDefers != nil {
 				*s.scriptDefers = append(*s.scriptDefers, f)

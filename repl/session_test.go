@@ -258,8 +258,9 @@ func TestGoroutinePanic(t *testing.T) {
 
 // TestScriptDefers checks defer among a script's top-level statements:
 // its call runs when the script ends, the last first, with the
-// arguments it had at the defer, after a return or a panic too, and not
-// after os.Exit; at the prompt defer stays refused.
+// arguments it had at the defer, after a return or a panic too (which
+// recover in it stops), and not after os.Exit; at the prompt defer stays
+// refused.
 func TestScriptDefers(t *testing.T) {
 	for _, c := range []struct{ name, src, out, err string }{
 		{"end", "for i := range 3 {\n\tdefer fmt.Println(\"loop\", i)\n}\nx := 1\ndefer fmt.Println(\"x was\", x)\nx = 2\n\n// %%\nfmt.Println(\"end\", x)\n",
@@ -267,6 +268,9 @@ func TestScriptDefers(t *testing.T) {
 		{"return", "defer fmt.Println(\"deferred\")\nif true {\n\treturn\n}\nfmt.Println(\"not reached\")\n", "deferred\n", ""},
 		{"panic", "defer fmt.Println(\"deferred\")\npanic(\"boom\")\n", "deferred\n", "panic: boom"},
 		{"os.Exit", "defer fmt.Println(\"not run\")\nos.Exit(2)\n", "", "exit status 2"},
+		{"recover", "defer fmt.Println(\"last\")\ndefer func() { fmt.Println(\"recovered:\", recover()) }()\nvar i any = \"s\"\n_ = i.(int)\nfmt.Println(\"not reached\")\n",
+			"recovered: interface conversion: interface {} is string, not int\nlast\n", ""},
+		{"recover nil", "defer func() { fmt.Println(\"recovered:\", recover()) }()\nfmt.Println(\"end\")\n", "end\nrecovered: <nil>\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s, out, _ := newTestSession(t)
