@@ -241,6 +241,15 @@
 // fault): the interpreter builds their reflection types in pieces. A
 // type that refers only to itself (a tree, a list) works.
 //
+// BUG(repl): Reflection sees the session's structs as the interpreter
+// builds them: unnamed struct types whose fields are all exported (an
+// unexported p as Xp, tagged json:"-" and xml:"-" so that those packages
+// leave it out as Go does), and an embedded struct as a field of its
+// name. So encoding/json writes an embedded struct's fields under its
+// name ({"Base":{"ID":1}}, not {"ID":1}), encoding/xml needs an XMLName
+// field for the element's name, and errors name no type ("Go struct
+// field .id").
+//
 // BUG(repl): Goroutines of an earlier input that took part in a
 // deadlock go on waiting on their channels when the input stops (the
 // interpreter cannot wake them): a later send on such a channel may go to

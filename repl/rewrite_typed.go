@@ -111,6 +111,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.implicitConversions(f)
 		r.instanceAliases(f, p.kinds[i])
 		r.recursiveTypes(f, p.kinds[i])
+		r.unexportedTags(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
 		}

@@ -304,6 +304,17 @@ func TestErrorMethods(t *testing.T) {
 	})
 }
 
+// TestUnexportedFieldsEncoded checks that encoding/json and encoding/xml
+// leave out the unexported fields of the session's structs (the
+// interpreter exports them all, as Xname).
+func TestUnexportedFieldsEncoded(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "import (\"encoding/json\"; \"encoding/xml\")\ntype Item struct {\n\tName string `json:\"name\" xml:\"name\"`\n\tprice float64 `json:\"price\" db:\"p\"`\n\tx, y int\n\tPub, hid int\n}"},
+		{in: "b, _ := json.Marshal(Item{\"pen\", 1.5, 2, 3, 4, 5})\nx, _ := xml.Marshal(struct{ XMLName xml.Name `xml:\"t\"`; V int `xml:\"v\"`; w int }{V: 1, w: 2})\nfmt.Println(string(b), string(x))", out: "{\"name\":\"pen\",\"Pub\":4} <t><v>1</v></t>\n"},
+		{in: "var back Item\nfmt.Println(json.Unmarshal([]byte(`{\"name\":\"m\",\"price\":9,\"Xx\":1}`), &back), back)", out: "<nil> {m 0 0 0 0 0}\n"},
+	})
+}
+
 // TestRecursiveFields checks a struct type that refers to itself, used
 // as a field of another struct: at the prompt, declared in one input and
 // used in the next, and in a script file. The interpreter built its
