@@ -274,6 +274,19 @@ func (r *typedRewriter) scriptDefer(d *ast.DeferStmt) ast.Stmt {
 		}, nil)
 	}
 	st := r.deferEarly(d)
+	if lit, ok := d.Call.Fun.(*ast.FuncLit); ok {
+		// The function too is evaluated at the defer (deferEarly
+		// leaves a literal alone: a deferred call evaluates it at once
+		// anyway), with the variables it captures there.
+		fn := r.temp("fn", pos)
+		d.Call.Fun = ident(fn.Name, pos)
+		def := &ast.AssignStmt{Lhs: []ast.Expr{fn}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{lit}}
+		if b, ok := st.(*ast.BlockStmt); ok {
+			b.List = append([]ast.Stmt{def}, b.List...)
+		} else {
+			st = &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{def, d}, Rbrace: d.End()}
+		}
+	}
 	call := &ast.ExprStmt{X: &ast.CallExpr{
 		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Defer", pos)},
 		Lparen: pos,

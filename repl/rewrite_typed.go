@@ -101,6 +101,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.indexChecks(f)
 		r.mapLookups(f)
 		r.funcTypeMethods(f)
+		r.methodValues(f)
 		r.methodExprs(f)
 		r.promotedMethods(f)
 		r.zeroDivisors(f)

@@ -279,6 +279,16 @@ func TestMethodsDeclaredAgain(t *testing.T) {
 	})
 }
 
+// TestMethodValues checks that a method value takes its receiver when it
+// is evaluated (the interpreter took it when the value was called).
+func TestMethodValues(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "type Counter struct{ n int }\nfunc (c Counter) Value() int { return c.n }\nfunc (c *Counter) Inc() { c.n++ }"},
+		{in: "c := Counter{}\nv := c.Value\ninc := c.Inc\ninc()\ninc()\nfmt.Println(v(), c.Value(), c.n)", out: "0 2 2\n"},
+		{in: "var s fmt.Stringer = time.Second\nf := s.String\ns = time.Minute\nfs := []func() int{c.Value}\nc.Inc()\nb := &strings.Builder{}\nw := b.WriteString\nw(\"ab\")\nfmt.Println(f(), fs[0](), c.n, b.String())", out: "1s 2 3 ab\n"},
+	})
+}
+
 // TestFuncTypeMethods checks the methods of a declared function type
 // whose signatures name the type, called in later inputs: the
 // interpreter did not find them ("undefined selector Then").

@@ -270,6 +270,7 @@ func TestScriptDefers(t *testing.T) {
 		{"os.Exit", "defer fmt.Println(\"not run\")\nos.Exit(2)\n", "", "exit status 2"},
 		{"recover", "defer fmt.Println(\"last\")\ndefer func() { fmt.Println(\"recovered:\", recover()) }()\nvar i any = \"s\"\n_ = i.(int)\nfmt.Println(\"not reached\")\n",
 			"recovered: interface conversion: interface {} is string, not int\nlast\n", ""},
+		{"closures", "for i, s := range []string{\"x\", \"y\"} {\n\tdefer func() { fmt.Println(i, s) }()\n}\n", "1 y\n0 x\n", ""},
 		{"recover nil", "defer func() { fmt.Println(\"recovered:\", recover()) }()\nfmt.Println(\"end\")\n", "end\nrecovered: <nil>\n", ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
