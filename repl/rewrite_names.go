@@ -220,6 +220,15 @@ func (r *typedRewriter) converting(at ast.Node) func() {
 // value without the wrapping that gives it its methods too.
 func (r *typedRewriter) typedCall(x ast.Expr, name string, pos token.Pos) ast.Expr {
 	lit := &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}
+	if r.pointerFmtMethods()[name] {
+		// The interpreter gives the value the pointer's String (or
+		// Error, Format) too, which fmt must not call: the value alone.
+		raw := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Raw", pos)}, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+		return &ast.CallExpr{
+			Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Typed", pos)},
+			Lparen: pos, Args: []ast.Expr{raw, lit}, Rparen: pos,
+		}
+	}
 	if id, ok := x.(*ast.Ident); ok {
 		raw := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Raw", pos)}, Lparen: pos, Args: []ast.Expr{ident(id.Name, pos)}, Rparen: pos}
 		return &ast.CallExpr{
@@ -231,6 +240,33 @@ func (r *typedRewriter) typedCall(x ast.Expr, name string, pos token.Pos) ast.Ex
 		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Typed", pos)},
 		Lparen: pos, Args: []ast.Expr{x, lit}, Rparen: pos,
 	}
+}
+
+// pointerFmtMethods returns the names (as typedCall gets them, main.T)
+// of the session's types whose pointers have a method that fmt calls
+// (Format, Error, String) that the type itself lacks.
+func (r *typedRewriter) pointerFmtMethods() map[string]bool {
+	if r.ptrFmt != nil {
+		return r.ptrFmt
+	}
+	r.ptrFmt = map[string]bool{}
+	scope := r.c.pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() || isInterface(tn.Type()) {
+			continue
+		}
+		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
+			continue
+		}
+		vals, ptrs := types.NewMethodSet(tn.Type()), types.NewMethodSet(types.NewPointer(tn.Type()))
+		for _, m := range []string{"Format", "Error", "String"} {
+			if vals.Lookup(tn.Pkg(), m) == nil && ptrs.Lookup(tn.Pkg(), m) != nil {
+				r.ptrFmt["main."+tn.Name()] = true
+			}
+		}
+	}
+	return r.ptrFmt
 }
 
 func isInterface(t types.Type) bool {

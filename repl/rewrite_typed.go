@@ -76,6 +76,8 @@ type typedRewriter struct {
 	// typeArgExprs are the type arguments of generic functions' uses, with
 	// their types, for instanceAliases.
 	typeArgExprs map[ast.Expr]types.Type
+	// ptrFmt caches pointerFmtMethods.
+	ptrFmt map[string]bool
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With

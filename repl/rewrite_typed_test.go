@@ -289,6 +289,16 @@ func TestMethodValues(t *testing.T) {
 	})
 }
 
+// TestPointerStringers checks that fmt calls a String method with a
+// pointer receiver for a pointer only, as Go does: the interpreter gave
+// the value the method too.
+func TestPointerStringers(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "type P struct{ X, Y int }\nfunc (p *P) String() string { return fmt.Sprintf(\"P(%d,%d)\", p.X, p.Y) }\np := P{1, 2}"},
+		{in: "fmt.Println(p, &p, []*P{&p}, []P{p}, map[string]P{\"a\": p})\nfmt.Printf(\"%v %+v %s\\n\", &p, p, &p)", out: "{1 2} P(1,2) [P(1,2)] [{1 2}] map[a:{1 2}]\nP(1,2) {X:1 Y:2} P(1,2)\n"},
+	})
+}
+
 // TestFuncTypeMethods checks the methods of a declared function type
 // whose signatures name the type, called in later inputs: the
 // interpreter did not find them ("undefined selector Then").
