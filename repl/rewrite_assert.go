@@ -43,6 +43,8 @@ func (r *typedRewriter) nilAssertions(f *ast.File) {
 		if ta, ok := c.Node().(*ast.TypeAssertExpr); ok && !commaOK[ta] {
 			if call := r.sessionAssert(ta); call != nil {
 				c.Replace(call)
+			} else if call := r.anyAssertOne(ta); call != nil {
+				c.Replace(call)
 			}
 		}
 		return true
@@ -60,7 +62,93 @@ func (r *typedRewriter) commaOKAssert(x ast.Expr) ast.Expr {
 	if !ok || !tv.IsType() {
 		return nil
 	}
+	if call := r.anyAssert(ta.X, r.typeOf(ta.X), tv.Type, ta.Pos()); call != nil {
+		return call
+	}
 	return r.safeAssert(ta.X, r.typeOf(ta.X), tv.Type, ta.Pos())
+}
+
+// An any that holds an error value of one of the session's types holds
+// the interpreter's wrapper of it (see rewrapped), which the
+// interpreter's assertion of an any to a type does not look into:
+// any(err).(NotFound) is false, and %T names the wrapper. anyAssert
+// returns, for x of an interface type without methods (xt) and a type
+// of the session's that implements error (ct),
+//
+//	func(v X) (T, bool) {
+//		var z T
+//		if v == nil { return z, false }
+//		if w, ok := v.(T); ok { return w, true }
+//		if e, ok := v.(error); ok { w, ok := e.(T); return w, ok }
+//		return z, false
+//	}(x)
+//
+// and nil for other types.
+func (r *typedRewriter) anyAssert(x ast.Expr, xt, ct types.Type, pos token.Pos) ast.Expr {
+	if !r.wrappedError(xt, ct) {
+		return nil
+	}
+	xe, ce := r.typeExpr(xt, pos), r.typeExpr(ct, pos)
+	if xe == nil || ce == nil {
+		return nil
+	}
+	v, w, e, z := r.temp("v", pos), r.temp("w", pos), r.temp("e", pos), r.temp("z", pos)
+	okID := func() *ast.Ident { return ident("ok", pos) }
+	assert := func(x string, t ast.Expr) ast.Expr {
+		return &ast.TypeAssertExpr{X: ident(x, pos), Lparen: pos, Type: t, Rparen: pos}
+	}
+	ret := func(a, b ast.Expr) ast.Stmt { return &ast.ReturnStmt{Return: pos, Results: []ast.Expr{a, b}} }
+	body := []ast.Stmt{
+		varDecl(z, r.typeExpr(ct, pos)),
+		// (The interpreter panics on v.(error) of a nil v.)
+		&ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{X: ident(v.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{ret(ident(z.Name, pos), ident("false", pos))}}},
+		&ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, okID()}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{assert(v.Name, ce)}},
+			Cond: okID(),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{ret(ident(w.Name, pos), ident("true", pos))}}},
+		&ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{e, okID()}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{assert(v.Name, ident("error", pos))}},
+			Cond: okID(),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+				&ast.AssignStmt{Lhs: []ast.Expr{ident(w.Name, pos), okID()}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{assert(e.Name, r.typeExpr(ct, pos))}},
+				ret(ident(w.Name, pos), okID())}}},
+		ret(ident(z.Name, pos), ident("false", pos)),
+	}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{v}, Type: xe}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: r.typeExpr(ct, pos)}, {Type: ident("bool", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// wrappedError reports whether an assertion of a value of type xt to
+// ct is one that anyAssert rewrites: xt an interface without methods,
+// ct one of the session's types (or a pointer to one) that implements
+// error.
+func (r *typedRewriter) wrappedError(xt, ct types.Type) bool {
+	if xt == nil || ct == nil || isInterface(ct) {
+		return false
+	}
+	it, ok := xt.Underlying().(*types.Interface)
+	if !ok || it.NumMethods() > 0 {
+		return false
+	}
+	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
+		return false
+	}
+	base := ct
+	if p, ok := base.(*types.Pointer); ok {
+		base = p.Elem()
+	}
+	n, ok := types.Unalias(base).(*types.Named)
+	if !ok || n.TypeParams().Len() > 0 || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
+		return false
+	}
+	return types.AssignableTo(ct, types.Universe.Lookup("error").Type())
 }
 
 // safeAssert returns, for x of interface type xt and an interface type
@@ -210,6 +298,44 @@ func (r *typedRewriter) sessionAssert(ta *ast.TypeAssertExpr) ast.Expr {
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
 			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: body},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+}
+
+// anyAssertOne returns, for an assertion x.(T) of one value that
+// anyAssert applies to,
+//
+//	func(v X) T { if w, ok := <anyAssert>(v); ok { return w }; return v.(T) }(x)
+//
+// (the last assertion panics as Go's), or nil.
+func (r *typedRewriter) anyAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
+	if ta.Type == nil {
+		return nil
+	}
+	tv, ok := r.info.Types[ta.Type]
+	if !ok || !tv.IsType() {
+		return nil
+	}
+	xt, ct := r.typeOf(ta.X), tv.Type
+	pos := ta.Pos()
+	v, w := r.temp("v", pos), r.temp("w", pos)
+	inner := r.anyAssert(ident(v.Name, pos), xt, ct, pos)
+	xe, ce := r.typeExpr(xt, pos), r.typeExpr(ct, pos)
+	if inner == nil || xe == nil || ce == nil {
+		return nil
+	}
+	body := []ast.Stmt{
+		&ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{inner}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(w.Name, pos)}}}}},
+		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.TypeAssertExpr{X: ident(v.Name, pos), Lparen: ta.Lparen, Type: ta.Type, Rparen: ta.Rparen}}},
+	}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{v}, Type: xe}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ce}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
 }

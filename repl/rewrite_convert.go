@@ -369,3 +369,32 @@ func wrappedInterface(t types.Type) bool {
 	p := n.Obj().Pkg()
 	return p == nil || p.Path() != "main"
 }
+
+// panicValues converts the argument of panic to error where it is a
+// value of one of the session's types that implements error: the
+// interpreter's panic value is then its wrapper, whose Error method the
+// report calls, as Go's does ("panic: E3", not "panic: {3}"). recover
+// returns it as Go's does (an any that holds the value: assertions to
+// the type and to error hold).
+func (r *typedRewriter) panicValues(f *ast.File) {
+	errType := types.Universe.Lookup("error").Type()
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 {
+			return true
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		if !ok || id.Name != "panic" {
+			return true
+		}
+		if _, isBuiltin := r.info.Uses[id].(*types.Builtin); !isBuiltin {
+			return true
+		}
+		t := r.typeOf(call.Args[0])
+		if t == nil || isInterface(t) || !types.AssignableTo(t, errType) {
+			return true
+		}
+		call.Args[0] = r.implicit(call.Args[0], errType)
+		return true
+	})
+}

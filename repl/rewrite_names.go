@@ -330,9 +330,13 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 			if res == nil {
 				res = r.typedCall(ident(w.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)
 			}
+			var test ast.Expr = &ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}
+			if via := r.anyAssert(ident(param.Name, pos), t, ct, pos); via != nil {
+				test = via // an error value in an any
+			}
 			body.List = append(body.List, &ast.IfStmt{If: pos,
 				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}}},
+					Rhs: []ast.Expr{test}},
 				Cond: ident("ok", pos),
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
 			})
@@ -465,8 +469,11 @@ func (r *typedRewriter) typeSwitch(ts *ast.TypeSwitchStmt, label *ast.Ident) ast
 			}
 			var test ast.Expr = &ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: te, Rparen: pos}
 			if tv, ok := r.info.Types[te]; ok && tv.IsType() {
-				// An interface case: nil matches none (see safeAssert).
-				if safe := r.safeAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); safe != nil {
+				// An interface case: nil matches none (see safeAssert);
+				// an error type's value in an any (see anyAssert).
+				if via := r.anyAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); via != nil {
+					test = via
+				} else if safe := r.safeAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); safe != nil {
 					test = safe
 				}
 			}
@@ -482,9 +489,11 @@ func (r *typedRewriter) typeSwitch(ts *ast.TypeSwitchStmt, label *ast.Ident) ast
 			if len(cc.List) == 1 {
 				if id, ok := cc.List[0].(*ast.Ident); !ok || id.Name != "nil" {
 					init = &ast.TypeAssertExpr{X: ident(val.Name, pos), Lparen: pos, Type: copyTypeExpr(cc.List[0]), Rparen: pos}
-					// An interface case: as it was tested.
+					// An interface case, or an error type's: as it was tested.
 					if tv, ok := r.info.Types[cc.List[0]]; ok && tv.IsType() {
-						if safe := r.safeAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); safe != nil {
+						if via := r.anyAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); via != nil {
+							init, lhs = via, append(lhs, ident("_", pos))
+						} else if safe := r.safeAssert(ident(val.Name, pos), r.typeOf(x), tv.Type, pos); safe != nil {
 							init, lhs = safe, append(lhs, ident("_", pos))
 						}
 					}

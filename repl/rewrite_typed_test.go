@@ -255,6 +255,10 @@ func TestValueReceiverInterfaces(t *testing.T) {
 		{in: "var a any = VE{3, \"c\"}\nst, ok := a.(fmt.Stringer)\nfmt.Println(st, ok, a.(fmt.Stringer).String())", out: "code 3 true VEc\n"}, // fmt prefers Error to String
 		{in: "switch x := a.(type) { case error: fmt.Println(\"error\", x.Error()) }", out: "error code 3\n"},
 		{in: "errs := []error{VE{4, \"d\"}, ErrP}\n_, ok = errs[0].(VE)\nfmt.Println(ok, errs[1] == ErrP, errs)", out: "true true [code 4 pe]\n"},
+		// An any that holds such an error value, and a panic with one.
+		{in: "var anyErr any = err\nae, ok := anyErr.(VE)\nfmt.Printf(\"%T %v %v %v\\n\", anyErr, ae.Code, ok, anyErr.(VE).Msg)\nswitch x := anyErr.(type) { case VE: fmt.Println(\"VE\", x.Code) }", out: "main.VE 7 true x\nVE 7\n"},
+		{in: "func try() (r any) { defer func() { r = recover() }(); panic(VE{8, \"p\"}) }\nrv := try()\n_, isVE := rv.(VE)\nfmt.Printf(\"%T %v %v\\n\", rv, rv, isVE)", out: "main.VE code 8 true\n"},
+		{in: "panic(VE{9, \"q\"})", err: "panic: code 9"},
 		// The shell's slices compare what the wrappers hold.
 		{in: "more := []error{VE{4, \"d\"}, VE{4, \"d\"}, ErrP, ErrP}\nfmt.Println(slices.Index(errs, error(ErrP)), slices.Contains(errs, error(VE{4, \"d\"})), slices.Index(errs, error(VE{5, \"d\"})), slices.Equal(errs, slices.Compact(more)))", out: "1 true -1 true\n"},
 	}
