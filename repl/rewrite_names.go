@@ -136,6 +136,11 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			if !ok {
 				return
 			}
+			if !isInterface(pt.Elem()) && !types.AssignableTo(pt.Elem(), errType) {
+				// Go's errors.As panics ("*target must be interface or
+				// implement error"): the compiled one is left to.
+				return
+			}
 			elem, ptr := r.typeExpr(pt.Elem(), pos), r.typeExpr(pt, pos)
 			if elem == nil || ptr == nil {
 				return

@@ -325,6 +325,8 @@ func TestErrorMethods(t *testing.T) {
 		{in: "err := fmt.Errorf(\"load: %w\", NotFound{\"cfg\"})\nfmt.Println(errors.Is(err, NotFound{}), errors.Is(err, NotFound{\"cfg\"}), errors.Is(err, NotFound{\"x\"}))", out: "true true false\n"},
 		{in: "type Timeout interface{ Timeout() bool }\ntype tErr struct{ msg string }\nfunc (t tErr) Error() string { return t.msg }\nfunc (t tErr) Timeout() bool { return true }\ntype Temp struct{ msg string }\nfunc (t *Temp) Error() string { return t.msg }\nfunc (t *Temp) As(target any) bool { if p, ok := target.(*Timeout); ok { *p = tErr{\"as:\" + t.msg}; return true }; return false }"},
 		{in: "var to Timeout\nfmt.Println(errors.As(fmt.Errorf(\"w: %w\", &Temp{\"t1\"}), &to), to.Timeout(), to)", out: "true true as:t1\n"},
+		// A target that is neither an interface nor an error: Go panics.
+		{in: "type plain struct{ n int }\nvar pl plain\nerrors.As(ErrX, &pl)", err: "errors: *target must be interface or implement error"},
 	})
 }
 
