@@ -147,8 +147,12 @@ func (s *Session) declSource(name, method string) (string, bool) {
 	return "", false
 }
 
-// recvName returns the name of method fd's receiver type.
+// recvName returns the name of method fd's receiver type, "" for a
+// function.
 func recvName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		return ""
+	}
 	x := fd.Recv.List[0].Type
 	if st, ok := x.(*ast.StarExpr); ok {
 		x = st.X

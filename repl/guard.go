@@ -118,21 +118,8 @@ func blankParams(ft *ast.FuncType) {
 // funcName is the name of a declared function or method, as T.M for a
 // method.
 func funcName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		return fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	if st, ok := t.(*ast.StarExpr); ok {
-		t = st.X
-	}
-	switch x := t.(type) {
-	case *ast.IndexExpr:
-		t = x.X
-	case *ast.IndexListExpr:
-		t = x.X
-	}
-	if id, ok := t.(*ast.Ident); ok {
-		return id.Name + "." + fd.Name.Name
+	if recv := recvName(fd); recv != "" {
+		return recv + "." + fd.Name.Name
 	}
 	return fd.Name.Name
 }

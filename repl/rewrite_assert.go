@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"iter"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -227,35 +228,25 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 		return nil
 	}
 	var out []ast.Stmt
-	for _, tn := range r.telling(r.sessionTypes(pos), xt) {
-		if isInterface(tn.Type()) {
+	for ct, cx := range r.typesAndPointers(r.telling(r.sessionTypes(pos), xt), pos) {
+		if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
 			continue
 		}
-		for _, ptr := range []bool{false, true} {
-			var ct types.Type = tn.Type()
-			var cx ast.Expr = ident(r.c.typeNameIn(tn), pos)
-			if ptr {
-				ct, cx = types.NewPointer(ct), &ast.StarExpr{Star: pos, X: cx}
-			}
-			if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
-				continue
-			}
-			var asserted ast.Expr = ident(t, pos)
-			if promotedFromInterface(ct, xt) {
-				asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
-			}
-			w := r.temp("w", pos)
-			conv := r.convertLit(ident(w.Name, pos), ct, it, pos, pos)
-			if conv == nil {
-				continue
-			}
-			out = append(out, &ast.IfStmt{If: pos,
-				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}}},
-				Cond: ident("ok", pos),
-				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
-			})
+		var asserted ast.Expr = ident(t, pos)
+		if promotedFromInterface(ct, xt) {
+			asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
 		}
+		w := r.temp("w", pos)
+		conv := r.convertLit(ident(w.Name, pos), ct, it, pos, pos)
+		if conv == nil {
+			continue
+		}
+		out = append(out, &ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
+		})
 	}
 	return out
 }
@@ -338,4 +329,21 @@ func (r *typedRewriter) anyAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+}
+
+// typesAndPointers yields the types of tns that are not interfaces, each
+// followed by its pointer type, with the expressions that name them at
+// pos.
+func (r *typedRewriter) typesAndPointers(tns []*types.TypeName, pos token.Pos) iter.Seq2[types.Type, ast.Expr] {
+	return func(yield func(types.Type, ast.Expr) bool) {
+		for _, tn := range tns {
+			if isInterface(tn.Type()) {
+				continue
+			}
+			name := r.c.typeNameIn(tn)
+			if !yield(tn.Type(), ident(name, pos)) || !yield(types.NewPointer(tn.Type()), &ast.StarExpr{Star: pos, X: ident(name, pos)}) {
+				return
+			}
+		}
+	}
 }

@@ -64,54 +64,44 @@ func (r *typedRewriter) errorMethods(pos token.Pos) ast.Expr {
 		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(recv, pos), Sel: ident(name, pos)}, Lparen: pos, Args: args, Rparen: pos}
 	}
 	var body []ast.Stmt
-	for _, tn := range r.sessionTypes(pos) {
-		if isInterface(tn.Type()) {
+	for ct, cx := range r.typesAndPointers(r.sessionTypes(pos), pos) {
+		if !types.AssignableTo(ct, errType) {
 			continue
 		}
-		for _, ptr := range []bool{false, true} {
-			var ct types.Type = tn.Type()
-			var cx ast.Expr = ident(r.c.typeNameIn(tn), pos)
-			if ptr {
-				ct, cx = types.NewPointer(ct), &ast.StarExpr{Star: pos, X: cx}
-			}
-			if !types.AssignableTo(ct, errType) {
-				continue
-			}
-			v := r.temp("v", pos)
-			var cases []ast.Stmt
-			addCase := func(k int, res ast.Stmt) {
-				cases = append(cases, &ast.CaseClause{Case: pos, Colon: pos,
-					List: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(k)}}, Body: []ast.Stmt{res}})
-			}
-			switch {
-			case has(ct, "Unwrap", nil, []types.Type{errType}):
-				one := ret(&ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("error", pos)}, Lbrace: pos,
-					Elts: []ast.Expr{call(v.Name, "Unwrap")}, Rbrace: pos}, ident("true", pos))
-				addCase(0, one)
-				addCase(3, one)
-			case has(ct, "Unwrap", nil, []types.Type{errsType}):
-				addCase(0, ret(call(v.Name, "Unwrap"), ident("true", pos)))
-			}
-			if has(ct, "Is", []types.Type{errType}, []types.Type{boolType}) {
-				addCase(1, ret(ident("nil", pos), call(v.Name, "Is",
-					&ast.TypeAssertExpr{X: ident(target.Name, pos), Lparen: pos, Type: ident("error", pos), Rparen: pos})))
-			}
-			if has(ct, "As", []types.Type{anyType}, []types.Type{boolType}) {
-				addCase(2, ret(ident("nil", pos), call(v.Name, "As", ident(target.Name, pos))))
-			}
-			if len(cases) == 0 {
-				continue
-			}
-			body = append(body, &ast.IfStmt{If: pos,
-				Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(e.Name, pos), Lparen: pos, Type: cx, Rparen: pos}}},
-				Cond: ident("ok", pos),
-				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
-					&ast.SwitchStmt{Switch: pos, Tag: ident(op.Name, pos), Body: &ast.BlockStmt{Lbrace: pos, List: cases, Rbrace: pos}},
-					ret(ident("nil", pos), ident("false", pos)),
-				}},
-			})
+		v := r.temp("v", pos)
+		var cases []ast.Stmt
+		addCase := func(k int, res ast.Stmt) {
+			cases = append(cases, &ast.CaseClause{Case: pos, Colon: pos,
+				List: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(k)}}, Body: []ast.Stmt{res}})
 		}
+		switch {
+		case has(ct, "Unwrap", nil, []types.Type{errType}):
+			one := ret(&ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("error", pos)}, Lbrace: pos,
+				Elts: []ast.Expr{call(v.Name, "Unwrap")}, Rbrace: pos}, ident("true", pos))
+			addCase(0, one)
+			addCase(3, one)
+		case has(ct, "Unwrap", nil, []types.Type{errsType}):
+			addCase(0, ret(call(v.Name, "Unwrap"), ident("true", pos)))
+		}
+		if has(ct, "Is", []types.Type{errType}, []types.Type{boolType}) {
+			addCase(1, ret(ident("nil", pos), call(v.Name, "Is",
+				&ast.TypeAssertExpr{X: ident(target.Name, pos), Lparen: pos, Type: ident("error", pos), Rparen: pos})))
+		}
+		if has(ct, "As", []types.Type{anyType}, []types.Type{boolType}) {
+			addCase(2, ret(ident("nil", pos), call(v.Name, "As", ident(target.Name, pos))))
+		}
+		if len(cases) == 0 {
+			continue
+		}
+		body = append(body, &ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(e.Name, pos), Lparen: pos, Type: cx, Rparen: pos}}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+				&ast.SwitchStmt{Switch: pos, Tag: ident(op.Name, pos), Body: &ast.BlockStmt{Lbrace: pos, List: cases, Rbrace: pos}},
+				ret(ident("nil", pos), ident("false", pos)),
+			}},
+		})
 	}
 	if len(body) == 0 {
 		return ident("nil", pos)
