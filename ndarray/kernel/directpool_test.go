@@ -247,15 +247,30 @@ func TestDirectPoolKernels(t *testing.T) {
 		}
 		src[5] = float32(math.NaN())
 		src[L+2] = float32(math.Inf(-1))
-		for _, c := range []struct{ n, kh, kw, sw int }{{1, 1, 1, 1}, {6, 2, 2, 2}, {3, 3, 2, 3}, {4, 1, 3, 4}} {
+		for _, c := range []struct{ n, kh, kw, sw int }{{1, 1, 1, 1}, {6, 2, 2, 2}, {3, 3, 2, 3}, {4, 1, 3, 4}, {7, 2, 2, 3}, {1, 2, 2, 2}, {5, 2, 3, 3}} {
 			t.Run(fmt.Sprintf("%s/pool/%v", im.name, c), func(t *testing.T) {
 				pix, row := 4*(3*L), 4*(3*L)*(c.n*c.sw+2)
+				src := append([]float32(nil), src...)
+				if c.n > 5 {
+					// Window 5's lane 1 holds only −Inf, its lane 2 −Inf and
+					// −MaxFloat32 once the bias is added: neither chooses.
+					for i := range c.kh {
+						for j := range c.kw {
+							at := L + (5*c.sw+j)*pix/4 + i*row/4
+							src[at+1], src[at+2] = float32(math.Inf(-1)), float32(math.Inf(-1))
+						}
+					}
+					src[L+5*c.sw*pix/4+row/4+2] = -math.MaxFloat32 - 0.25
+				}
 				dstStep, argStep := 4*(2*L), 4*(3*L)
 				got, want := make([]float32, c.n*dstStep/4), make([]float32, c.n*dstStep/4)
 				gotArg, wantArg := make([]int32, c.n*argStep/4), make([]int32, c.n*argStep/4)
 				k.maxPool(&got[0], dstStep, &gotArg[0], argStep, &src[L], pix, row, c.n, c.kh, c.kw, c.sw, 7, 40, 0.25)
 				goDirectPoolMax(L)(&want[0], dstStep, &wantArg[0], argStep, &src[L], pix, row, c.n, c.kh, c.kw, c.sw, 7, 40, 0.25)
 				sameBits(t, "pooled", got, want)
+				if c.n > 5 && (wantArg[5*argStep/4+1] != -1 || wantArg[5*argStep/4+2] != -1) {
+					t.Fatalf("window 5 chose %d and %d, want -1", wantArg[5*argStep/4+1], wantArg[5*argStep/4+2])
+				}
 				for i := range wantArg {
 					if gotArg[i] != wantArg[i] {
 						t.Fatalf("index %d = %d, want %d", i, gotArg[i], wantArg[i])
@@ -306,4 +321,51 @@ func addPlaneSums(db, dy []float32, n, m, size int, sum func([]float32) float32)
 		}
 	}
 	return db
+}
+
+// BenchmarkDirectPoolKernels times the interleaved max pooling and its
+// gradient's routing over one channel of LeNet's conv1 output (24×24
+// pixels into 12×12 windows of 2×2, which take the unrolled path), and
+// over the same windows through the loops that other window sizes take
+// (windows of 2×2 passed as two of 1×2 rows: the same stores):
+//
+//	go test -run '^$' -bench DirectPoolKernels ./ndarray/kernel
+func BenchmarkDirectPoolKernels(b *testing.B) {
+	for _, im := range available() {
+		k := im.direct
+		if k == nil {
+			continue
+		}
+		L := k.lanes
+		const ow, ms, channels = 24, 21, 20
+		src := randSlice(newRand(5), 24*ow*ms*L)
+		pooled := make([]float32, 144*ms*L)
+		mask := make([]int32, 144*channels*L)
+		dst := make([]float32, 24*ow*L)
+		for _, loops := range []bool{false, true} {
+			kh, rows := 2, 1
+			name := "2x2"
+			if loops {
+				kh, rows, name = 1, 2, "loops"
+			}
+			b.Run(im.name+"/pool/"+name, func(b *testing.B) {
+				for range b.N {
+					for r := range 12 {
+						for h := range rows {
+							k.maxPool(&pooled[r*12*ms*L], ms*L*4, &mask[r*12*channels*L], channels*L*4, &src[(r*2+h)*ow*ms*L], ms*L*4, ow*ms*L*4, 12, kh, 2, 2, int32(r*2*ow), int32(ow), 0)
+						}
+					}
+				}
+			})
+			b.Run(im.name+"/unpool/"+name, func(b *testing.B) {
+				for range b.N {
+					for r := range 12 {
+						for h := range rows {
+							k.unpool(&dst[(r*2+h)*ow*L], L*4, ow*L*4, &pooled[r*12*ms*L], ms*L*4, &mask[r*12*channels*L], channels*L*4, 12, kh, 2, 2, int32(r*2*ow), int32(ow))
+						}
+					}
+				}
+			})
+		}
+	}
 }

@@ -32,6 +32,55 @@ TEXT ·dpoolMaxAVX512(SB), NOSPLIT, $0-100
 	VPTERNLOGD   $0xff, Z29, Z29, Z29
 	TESTQ        CX, CX
 	JLE          done
+	MOVQ         kh+64(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVQ         kw+72(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVL         $0x00000001, R15
+	VPBROADCASTD R15, Z4
+	MOVL         ld+92(FP), R15
+	VPBROADCASTD R15, Z5
+	INCL         R15
+	VPBROADCASTD R15, Z6
+	VPBROADCASTD AX, Z7
+	MOVQ         sw+80(FP), R15
+	VPBROADCASTD R15, Z8
+	MOVQ         R11, R9
+	ADDQ         R10, R9
+	VPXORD       Z9, Z9, Z9
+
+pairs:
+	VMOVAPS   Z30, Z1
+	VMOVDQA32 Z29, Z2
+	VADDPS    (BX), Z31, Z10
+	VCMPPS    $0x1e, Z1, Z10, K1
+	VMOVAPS   Z10, K1, Z1
+	VMOVDQA32 Z9, K1, Z2
+	VADDPS    (BX)(R10*1), Z31, Z11
+	VCMPPS    $0x1e, Z1, Z11, K2
+	VMOVAPS   Z11, K2, Z1
+	VMOVDQA32 Z4, K2, Z2
+	VADDPS    (BX)(R11*1), Z31, Z12
+	VCMPPS    $0x1e, Z1, Z12, K3
+	VMOVAPS   Z12, K3, Z1
+	VMOVDQA32 Z5, K3, Z2
+	VADDPS    (BX)(R9*1), Z31, Z13
+	VCMPPS    $0x1e, Z1, Z13, K4
+	VMOVAPS   Z13, K4, Z1
+	VMOVDQA32 Z6, K4, Z2
+	VCMPPS    $0x1e, Z30, Z1, K5
+	VPADDD    Z7, Z2, K5, Z2
+	VMOVUPS   Z1, (DI)
+	VMOVDQU32 Z2, (SI)
+	VPADDD    Z8, Z7, Z7
+	ADDQ      dstStep+8(FP), DI
+	ADDQ      argStep+24(FP), SI
+	ADDQ      R14, BX
+	DECQ      CX
+	JNZ       pairs
+	JMP       done
 
 output:
 	VMOVAPS   Z30, Z1
@@ -143,6 +192,61 @@ TEXT ·dpoolMaxAVX2(SB), NOSPLIT, $0-100
 	VPCMPEQD     Y13, Y13, Y13
 	TESTQ        CX, CX
 	JLE          done
+	MOVQ         kh+64(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVQ         kw+72(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVL         $0x00000001, R15
+	VMOVD        R15, X4
+	VPBROADCASTD X4, Y4
+	MOVL         ld+92(FP), R15
+	VMOVD        R15, X5
+	VPBROADCASTD X5, Y5
+	INCL         R15
+	VMOVD        R15, X6
+	VPBROADCASTD X6, Y6
+	VMOVD        AX, X7
+	VPBROADCASTD X7, Y7
+	MOVQ         sw+80(FP), R15
+	VMOVD        R15, X8
+	VPBROADCASTD X8, Y8
+	MOVQ         R11, R9
+	ADDQ         R10, R9
+	VXORPS       Y9, Y9, Y9
+
+pairs:
+	VMOVAPS   Y14, Y1
+	VMOVDQA   Y13, Y2
+	VADDPS    (BX), Y15, Y0
+	VCMPPS    $0x1e, Y1, Y0, Y3
+	VBLENDVPS Y3, Y0, Y1, Y1
+	VBLENDVPS Y3, Y9, Y2, Y2
+	VADDPS    (BX)(R10*1), Y15, Y0
+	VCMPPS    $0x1e, Y1, Y0, Y3
+	VBLENDVPS Y3, Y0, Y1, Y1
+	VBLENDVPS Y3, Y4, Y2, Y2
+	VADDPS    (BX)(R11*1), Y15, Y0
+	VCMPPS    $0x1e, Y1, Y0, Y3
+	VBLENDVPS Y3, Y0, Y1, Y1
+	VBLENDVPS Y3, Y5, Y2, Y2
+	VADDPS    (BX)(R9*1), Y15, Y0
+	VCMPPS    $0x1e, Y1, Y0, Y3
+	VBLENDVPS Y3, Y0, Y1, Y1
+	VBLENDVPS Y3, Y6, Y2, Y2
+	VCMPPS    $0x1e, Y14, Y1, Y3
+	VPADDD    Y7, Y2, Y0
+	VBLENDVPS Y3, Y0, Y2, Y2
+	VMOVUPS   Y1, (DI)
+	VMOVDQU   Y2, (SI)
+	VPADDD    Y8, Y7, Y7
+	ADDQ      dstStep+8(FP), DI
+	ADDQ      argStep+24(FP), SI
+	ADDQ      R14, BX
+	DECQ      CX
+	JNZ       pairs
+	JMP       done
 
 output:
 	VMOVAPS Y14, Y1
@@ -187,18 +291,65 @@ done:
 // func dunpoolAVX2(dst *float32, pixStep int, rowStep int, grad *float32, gradStep int, arg *int32, argStep int, n int, kh int, kw int, sw int, base int32, ld int32)
 // Requires: AVX, AVX2
 TEXT ·dunpoolAVX2(SB), NOSPLIT, $0-96
-	MOVQ   dst+0(FP), DI
-	MOVQ   arg+40(FP), SI
-	MOVQ   grad+24(FP), BX
-	MOVQ   pixStep+8(FP), R10
-	MOVQ   rowStep+16(FP), R11
-	MOVQ   n+56(FP), CX
-	MOVQ   sw+80(FP), R14
-	IMULQ  R10, R14
-	MOVL   base+88(FP), AX
-	VXORPS Y15, Y15, Y15
-	TESTQ  CX, CX
-	JLE    done
+	MOVQ         dst+0(FP), DI
+	MOVQ         arg+40(FP), SI
+	MOVQ         grad+24(FP), BX
+	MOVQ         pixStep+8(FP), R10
+	MOVQ         rowStep+16(FP), R11
+	MOVQ         n+56(FP), CX
+	MOVQ         sw+80(FP), R14
+	IMULQ        R10, R14
+	MOVL         base+88(FP), AX
+	VXORPS       Y15, Y15, Y15
+	TESTQ        CX, CX
+	JLE          done
+	MOVQ         kh+64(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVQ         kw+72(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVL         $0x00000001, R15
+	VMOVD        R15, X4
+	VPBROADCASTD X4, Y4
+	MOVL         ld+92(FP), R15
+	VMOVD        R15, X5
+	VPBROADCASTD X5, Y5
+	INCL         R15
+	VMOVD        R15, X6
+	VPBROADCASTD X6, Y6
+	VMOVD        AX, X7
+	VPBROADCASTD X7, Y7
+	MOVQ         sw+80(FP), R15
+	VMOVD        R15, X8
+	VPBROADCASTD X8, Y8
+	MOVQ         R11, R9
+	ADDQ         R10, R9
+
+pairs:
+	VMOVUPS  (BX), Y0
+	VADDPS   Y15, Y0, Y0
+	VMOVUPS  (SI), Y1
+	VPSUBD   Y7, Y1, Y1
+	VPCMPEQD Y15, Y1, Y3
+	VANDPS   Y0, Y3, Y3
+	VMOVUPS  Y3, (DI)
+	VPCMPEQD Y4, Y1, Y3
+	VANDPS   Y0, Y3, Y3
+	VMOVUPS  Y3, (DI)(R10*1)
+	VPCMPEQD Y5, Y1, Y3
+	VANDPS   Y0, Y3, Y3
+	VMOVUPS  Y3, (DI)(R11*1)
+	VPCMPEQD Y6, Y1, Y3
+	VANDPS   Y0, Y3, Y3
+	VMOVUPS  Y3, (DI)(R9*1)
+	VPADDD   Y8, Y7, Y7
+	ADDQ     gradStep+32(FP), BX
+	ADDQ     argStep+48(FP), SI
+	ADDQ     R14, DI
+	DECQ     CX
+	JNZ      pairs
+	JMP      done
 
 output:
 	VMOVUPS (BX), Y0

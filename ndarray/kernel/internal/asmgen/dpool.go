@@ -203,6 +203,7 @@ func dpoolMax(c *build.Context, isa directISA) {
 	}
 	c.TESTQ(n, n)
 	c.JLE(operand.LabelRef("done"))
+	dpoolMaxPairs(c, isa, dst, arg, src, pixStep, rowStep, n, outStride, idx0, i, v, best, idx, cmp, bias, lowest, none)
 	c.Label("output")
 	if isa.bytes == 64 {
 		c.VMOVAPS(lowest, best)
@@ -282,6 +283,9 @@ func dunpool(c *build.Context, isa directISA) {
 	zero(c, isa, zeros)
 	c.TESTQ(n, n)
 	c.JLE(operand.LabelRef("done"))
+	if isa.bytes == 32 {
+		dunpoolPairs(c, isa, dst, arg, grad, pixStep, rowStep, n, outStride, idx0, i, g, m, out, zeros)
+	}
 	c.Label("output")
 	c.VMOVUPS(operand.Mem{Base: grad}, g)
 	c.VADDPS(zeros, g, g)
@@ -322,4 +326,140 @@ func dunpool(c *build.Context, isa directISA) {
 	c.Label("done")
 	c.VZEROUPPER()
 	c.RET()
+}
+
+// The 2×2 windows (LeNet's and VGG's poolings) take a path of their own
+// (dpoolMax both, dunpool AVX2's), unrolled: each window's four vectors at fixed offsets, the indexes as
+// offsets from a vector of the window's first index (base + o·sw), which
+// one vector addition moves on. Where kh or kw is not 2 the kernels fall
+// through to their loops.
+
+// broadcastD sets every int32 lane of v to the low half of r.
+func broadcastD(c *build.Context, isa directISA, r reg.GPPhysical, v reg.VecPhysical) {
+	if isa.bytes == 64 {
+		c.VPBROADCASTD(r.As32(), v)
+	} else {
+		c.VMOVD(r.As32(), v.AsX())
+		c.VPBROADCASTD(v.AsX(), v)
+	}
+}
+
+// windowOffsets checks for 2×2 windows (jumping to "output", the loops,
+// otherwise) and sets up the pair path's registers: the vectors of
+// index offsets 1, ld and ld+1 (0 is a zero vector the caller has), the
+// window's first index base and the step sw between windows, and the
+// byte offset rowStep+pixStep of a window's last vector in diag.
+func windowOffsets(c *build.Context, isa directISA, pixStep, rowStep, idx0, tmp, diag reg.GPPhysical, c1, cld, cld1, vbase, vsw reg.VecPhysical) {
+	c.Load(c.Param("kh"), tmp)
+	c.CMPQ(tmp, operand.U8(2))
+	c.JNE(operand.LabelRef("output"))
+	c.Load(c.Param("kw"), tmp)
+	c.CMPQ(tmp, operand.U8(2))
+	c.JNE(operand.LabelRef("output"))
+	c.MOVL(operand.U32(1), tmp.As32())
+	broadcastD(c, isa, tmp, c1)
+	c.MOVL(paramAddr(c, "ld"), tmp.As32())
+	broadcastD(c, isa, tmp, cld)
+	c.INCL(tmp.As32())
+	broadcastD(c, isa, tmp, cld1)
+	broadcastD(c, isa, idx0, vbase)
+	c.Load(c.Param("sw"), tmp)
+	broadcastD(c, isa, tmp, vsw)
+	c.MOVQ(rowStep, diag)
+	c.ADDQ(pixStep, diag)
+}
+
+// dpoolMaxPairs emits dpoolMax's path for 2×2 windows (see
+// windowOffsets): the same compares in the same order, the winner's
+// offset kept and the window's first index added where one won.
+func dpoolMaxPairs(c *build.Context, isa directISA, dst, arg, src, pixStep, rowStep, n, outStride, idx0, tmp reg.GPPhysical, v, best, off, cmp, bias, lowest, none reg.VecPhysical) {
+	c1, cld, cld1, vbase, vsw, zeros := isa.vec(4), isa.vec(5), isa.vec(6), isa.vec(7), isa.vec(8), isa.vec(9)
+	diag := reg.R9
+	windowOffsets(c, isa, pixStep, rowStep, idx0, tmp, diag, c1, cld, cld1, vbase, vsw)
+	zero(c, isa, zeros)
+	c.Label("pairs")
+	c.VMOVAPS(lowest, best)
+	if isa.bytes == 64 {
+		c.VMOVDQA32(none, off)
+	} else {
+		c.VMOVDQA(none, off)
+	}
+	for i, e := range []struct {
+		at  operand.Mem
+		cst reg.VecPhysical
+	}{
+		{operand.Mem{Base: src}, zeros},
+		{operand.Mem{Base: src, Index: pixStep, Scale: 1}, c1},
+		{operand.Mem{Base: src, Index: rowStep, Scale: 1}, cld},
+		{operand.Mem{Base: src, Index: diag, Scale: 1}, cld1},
+	} {
+		if isa.bytes == 64 {
+			// An opmask each: reusing one serialises the windows.
+			k, v := []reg.OpmaskPhysical{reg.K1, reg.K2, reg.K3, reg.K4}[i], isa.vec(10+i)
+			c.VADDPS(e.at, bias, v)
+			c.VCMPPS(operand.U8(0x1e), best, v, k) // k = v > best, ordered
+			c.VMOVAPS(v, k, best)
+			c.VMOVDQA32(e.cst, k, off)
+		} else {
+			c.VADDPS(e.at, bias, v)
+			c.VCMPPS(operand.U8(0x1e), best, v, cmp)
+			c.VBLENDVPS(cmp, v, best, best)
+			c.VBLENDVPS(cmp, e.cst, off, off)
+		}
+	}
+	// A lane chose an element iff its maximum is above −MaxFloat32.
+	if isa.bytes == 64 {
+		c.VCMPPS(operand.U8(0x1e), lowest, best, reg.K5)
+		c.VPADDD(vbase, off, reg.K5, off)
+		c.VMOVUPS(best, operand.Mem{Base: dst})
+		c.VMOVDQU32(off, operand.Mem{Base: arg})
+	} else {
+		c.VCMPPS(operand.U8(0x1e), lowest, best, cmp)
+		c.VPADDD(vbase, off, v)
+		c.VBLENDVPS(cmp, v, off, off)
+		c.VMOVUPS(best, operand.Mem{Base: dst})
+		c.VMOVDQU(off, operand.Mem{Base: arg})
+	}
+	c.VPADDD(vsw, vbase, vbase)
+	c.ADDQ(paramAddr(c, "dstStep"), dst)
+	c.ADDQ(paramAddr(c, "argStep"), arg)
+	c.ADDQ(outStride, src)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("pairs"))
+	c.JMP(operand.LabelRef("done"))
+}
+
+// dunpoolPairs emits dunpoolAVX2's path for 2×2 windows (see
+// windowOffsets): each window's index minus its first index, compared
+// with the four offsets. dunpoolAVX512 keeps its loops, which ran as
+// fast as this path unrolled in LeNet's training and faster alone.
+func dunpoolPairs(c *build.Context, isa directISA, dst, arg, grad, pixStep, rowStep, n, outStride, idx0, tmp reg.GPPhysical, g, d, out, zeros reg.VecPhysical) {
+	c1, cld, cld1, vbase, vsw := isa.vec(4), isa.vec(5), isa.vec(6), isa.vec(7), isa.vec(8)
+	diag := reg.R9
+	windowOffsets(c, isa, pixStep, rowStep, idx0, tmp, diag, c1, cld, cld1, vbase, vsw)
+	c.Label("pairs")
+	c.VMOVUPS(operand.Mem{Base: grad}, g)
+	c.VADDPS(zeros, g, g)
+	c.VMOVUPS(operand.Mem{Base: arg}, d)
+	c.VPSUBD(vbase, d, d)
+	for _, e := range []struct {
+		at  operand.Mem
+		cst reg.VecPhysical
+	}{
+		{operand.Mem{Base: dst}, zeros},
+		{operand.Mem{Base: dst, Index: pixStep, Scale: 1}, c1},
+		{operand.Mem{Base: dst, Index: rowStep, Scale: 1}, cld},
+		{operand.Mem{Base: dst, Index: diag, Scale: 1}, cld1},
+	} {
+		c.VPCMPEQD(e.cst, d, out)
+		c.VANDPS(g, out, out)
+		c.VMOVUPS(out, e.at)
+	}
+	c.VPADDD(vsw, vbase, vbase)
+	c.ADDQ(paramAddr(c, "gradStep"), grad)
+	c.ADDQ(paramAddr(c, "argStep"), arg)
+	c.ADDQ(outStride, dst)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("pairs"))
+	c.JMP(operand.LabelRef("done"))
 }
