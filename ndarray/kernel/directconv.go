@@ -110,6 +110,16 @@ type directKernels struct {
 	// planeSumsAt is planeSums over the n vectors at src + offs[i]·pix
 	// bytes.
 	planeSumsAt func(dst, src *float32, offs *int32, pix, n int)
+	// sumBuckets and sumWidth describe planeSums' additions: vector p of
+	// a plane of n goes into bucket p mod sumBuckets if it lies in the
+	// first n − n mod sumBuckets, else into bucket p mod sumWidth, and a
+	// plane whose n is a multiple of sumWidth is summed by planeSums over
+	// its buckets (bucketSums). The portable Sum adds one after the
+	// other: one bucket.
+	sumBuckets, sumWidth int
+	// planeSumsAdd adds the n vectors at src, step bytes apart, to the n
+	// vectors that follow each other at dst.
+	planeSumsAdd func(dst, src *float32, step, n int)
 	// maxPool max-pools n windows of kh×kw pixel vectors, the windows sw
 	// pixels apart (see directpool.go): each output vector is the
 	// window's maximum of its values plus bias, stored at dst + o·dstStep,
@@ -593,6 +603,10 @@ type DirectScratch struct {
 	// pooled vectors of a band (ForwardPool), or the pooling's gradient
 	pool []float32
 	n    int // images whose gradient dy holds (LoadGrad), or 0
+	// band: a band of the output gradient routed from the pooling's
+	// (unpoolBand); buckets: planeSums' buckets of each channel of a group
+	// of tiles, added to band by band
+	band, buckets []float32
 	// sums: the lanes' plane sums (WeightGradPooledBias)
 	sums [16]float32
 	// wv, wm: Winograd's transformed input of a pair of blocks and their
@@ -1130,6 +1144,16 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 	gnr, pf, P := d.gnr, d.gPrefetch, d.oh*d.ow
 	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
 	chunk := d.gChunk
+	// The pooling's gradient is routed band by band where the weights
+	// take one chunk: each band right before the calls that read it.
+	bands, gRows := p != nil && d.poolBands(p), d.gRows
+	if bands {
+		gRows = max(p.sh, d.gRows/p.sh*p.sh)
+		if s.band == nil {
+			s.band = make([]float32, gRows*d.ow*d.gmr*L)
+			s.buckets = make([]float32, d.gGroup*d.gmr*d.k.sumBuckets*L)
+		}
+	}
 	for g := range d.groups {
 		d.loadChannelMajor(s, g, x, n)
 		// The gradient loaded already (WeightGradLoaded) is read in
@@ -1141,7 +1165,9 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 		if p == nil && dy == nil && s.tiled {
 			dyp = s.dyt[g*d.dypSize:]
 		} else if p != nil {
-			d.unpoolTiles(s, p, g, pdy, mask, n, dy, db)
+			if !bands {
+				d.unpoolTiles(s, p, g, pdy, mask, n, dy, db)
+			}
 		} else if dy == nil {
 			if !loaded {
 				d.tilesFromLoaded(s, g)
@@ -1159,10 +1185,17 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 			first := group[0].r0
 			for k0 := 0; k0 < d.kp; k0 += chunk {
 				k1 := min(d.kp, k0+chunk)
-				for r0 := 0; r0 < d.oh; r0 += d.gRows {
-					nr := min(d.gRows, d.oh-r0)
+				if bands && db != nil {
+					clear(s.buckets)
+				}
+				for r0 := 0; r0 < d.oh; r0 += gRows {
+					nr := min(gRows, d.oh-r0)
 					for _, t := range group {
 						dyt, step, skip := &dyp[(t.r0*P+r0*d.ow*t.h)*L], t.h*L*f, 0
+						if bands {
+							d.unpoolBand(s, p, g, t, t.r0-first, r0, nr, pdy, mask, n, dy, db != nil)
+							dyt = &s.band[0]
+						}
 						if loaded {
 							// The tile's vectors of each pixel in the padded
 							// pixel-major gradient.
@@ -1173,6 +1206,9 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 						d.gradCall(t.h, dyt, step, skip, &s.xc[r0*d.pw*L], &d.offG[k0], (d.pw-d.ow)*L*f,
 							nr, d.ow, &s.acc[(t.r0-first)*chunk*L], chunk*L*f, r0 > 0, (k1-k0)/gnr, pf)
 					}
+				}
+				if bands && db != nil {
+					d.bucketSums(s, g, group, n, db)
 				}
 				for _, t := range group {
 					for i := range t.h {
@@ -1382,6 +1418,19 @@ func planeSumsGo(lanes int) func(dst, src *float32, step, n int) {
 	}
 }
 
+// planeSumsAddGo is planeSumsAdd for the portable implementation.
+func planeSumsAddGo(lanes int) func(dst, src *float32, step, n int) {
+	return func(dst, src *float32, step, n int) {
+		d := unsafe.Slice(dst, n*lanes)
+		for i := range n {
+			v := unsafe.Slice((*float32)(unsafe.Add(unsafe.Pointer(src), i*step)), lanes)
+			for l := range lanes {
+				d[i*lanes+l] += v[l]
+			}
+		}
+	}
+}
+
 // planeSumsAtGo is planeSumsAt for the portable implementation.
 func planeSumsAtGo(lanes int) func(dst, src *float32, offs *int32, pix, n int) {
 	return func(dst, src *float32, offs *int32, pix, n int) {
@@ -1404,7 +1453,7 @@ var goDirect = &directKernels{
 	gradRow: directGradRowGo(8), rmr: 2, gradWin: directGradWinGo(8), wmr: 2,
 	winoIn: winoInGo(8), winoOut: winoOutGo(8), winoFilter: winoFilterGo, winoIn6: winoIn6Go(8), winoOut6: winoOut6Go(8),
 	interleave: interleaveGo(8), deinterleave: deinterleaveGo(8), laneSums: laneSumsGo(8), laneSumsSet: laneSumsSetGo(8),
-	planeSums: planeSumsGo(8), planeSumsAt: planeSumsAtGo(8),
+	planeSums: planeSumsGo(8), planeSumsAt: planeSumsAtGo(8), sumBuckets: 1, sumWidth: 1, planeSumsAdd: planeSumsAddGo(8),
 	maxPool: goDirectPoolMax(8), unpool: goDirectUnpool(8), deinterleaveStream: deinterleaveGo(8),
 	biasRelu: goDirectBiasRelu(8), reluGradBits: goDirectReluGradBits(8), avePool: goDirectPoolAve(8),
 	unpoolAdd: goDirectUnpoolAdd(8), spreadAve: goDirectSpreadAve(8), putRows: goDirectPutRows(8),

@@ -16,7 +16,11 @@ import (
 // planes back. The pooling's argmax mask stays interleaved, one per image
 // block, for the backward pass, which routes the pooling's gradient
 // through it straight into the interleaved output gradient the weight
-// gradient reads. Both passes still write the convolution's output
+// gradient reads: where the weights take one chunk of the weight
+// gradient's calls, a band of output rows at a time, right before the
+// calls that read it, while it is in the L1 cache (unpoolBand; the bias
+// sums then go through planeSums' buckets, band by band, for the same
+// bits). Both passes still write the convolution's output
 // gradient in Caffe's layout, and the forward pass its output unless the
 // caller, which needs only the pooled values, passes none.
 //
@@ -338,6 +342,85 @@ func (d *DirectConv) unpoolTiles(s *DirectScratch, p *DirectPool, g int, pdy []f
 				for j := range n {
 					db[m] += s.sums[j]
 				}
+			}
+		}
+	}
+}
+
+// poolBands reports whether weightGrad routes p's gradient band by band
+// (unpoolBand), right before the calls that read each band, where
+// unpoolTiles routes all of it first: a plan of NewMaxPool's whose
+// weights take one chunk, so that each band is read once, and whose
+// planes are whole vectors of planeSums' additions, so that the bias
+// sums can be added up in its buckets.
+func (d *DirectConv) poolBands(p *DirectPool) bool {
+	return !p.general && d.kp <= d.gChunk && d.oh*d.ow%d.k.sumWidth == 0
+}
+
+// unpoolBand routes the gradient of output rows [r0, r0+nr) of tile t
+// of group g's output channels into s.band in the weight gradient's
+// layout of the tile (unpoolTiles' layout of those rows), writes it to
+// dy unless dy is nil, and, with sums, adds it to the planeSums buckets
+// of the tile's channels, whose first is channel first of the group of
+// tiles. r0 is a multiple of p.sh.
+func (d *DirectConv) unpoolBand(s *DirectScratch, p *DirectPool, g int, t dtile, first, r0, nr int, pdy []float32, mask []int32, n int, dy []float32, sums bool) {
+	L, f := d.lanes, 4
+	P, PP := d.oh*d.ow, p.ph*p.pw
+	if need := PP * L; len(s.pool) < need {
+		s.pool = make([]float32, max(need, p.band/p.sh*p.pw*d.ms*L))
+	}
+	band, step := s.band[:nr*d.ow*t.h*L], t.h*L*f
+	if !p.exact {
+		clear(band)
+	}
+	pr0, pr1 := r0/p.sh, min(p.ph, (r0+nr+p.sh-1)/p.sh)
+	B, W := d.k.sumBuckets, d.k.sumWidth
+	whole := P / B * B // the pixels of whole groups of buckets
+	p0, p1 := r0*d.ow, (r0+nr)*d.ow
+	for i := range t.h {
+		m := g*d.m + t.r0 + i
+		if pr0 < pr1 {
+			d.k.interleave(&s.pool[0], L*f, &pdy[m*PP+pr0*p.pw], p.poolSize*f, (pr1-pr0)*p.pw, n)
+		}
+		for r := pr0; r < pr1; r++ {
+			d.k.unpool(&band[((r-pr0)*p.sh*d.ow*t.h+i)*L], step, d.ow*step, &s.pool[(r-pr0)*p.pw*L], L*f,
+				&mask[(r*p.pw*d.mAll+m)*L], d.mAll*L*f, p.pw, p.kh, p.kw, p.sw, int32(r*p.sh*d.ow), int32(d.ow))
+		}
+		if dy != nil {
+			d.k.deinterleave(&dy[m*P+p0], d.outSize*f, &band[i*L], step, p1-p0, n, 0)
+		}
+		if !sums {
+			continue
+		}
+		// Each pixel's vector into its bucket, runs of consecutive
+		// buckets at a time.
+		buckets := s.buckets[(first+i)*B*L:]
+		for q := p0; q < p1; {
+			b, run := q%B, 0
+			if q < whole {
+				run = min(p1, whole, q-b+B) - q
+			} else {
+				b = q % W
+				run = min(p1, q-b+W) - q
+			}
+			d.k.planeSumsAdd(&buckets[b*L], &band[((q-p0)*t.h+i)*L], step, run)
+			q += run
+		}
+	}
+}
+
+// bucketSums adds to db[m], for each output channel m of the group of
+// tiles (of group g) and each image j < n in order, the sum of image j's
+// gradient plane m from the planeSums buckets unpoolBand filled: what
+// planeSums over the whole plane gives, bit for bit.
+func (d *DirectConv) bucketSums(s *DirectScratch, g int, group []dtile, n int, db []float32) {
+	L, B := d.lanes, d.k.sumBuckets
+	first := group[0].r0
+	for _, t := range group {
+		for i := range t.h {
+			d.k.planeSums(&s.sums[0], &s.buckets[(t.r0-first+i)*B*L], L*4, B)
+			for j := range n {
+				db[g*d.m+t.r0+i] += s.sums[j]
 			}
 		}
 	}

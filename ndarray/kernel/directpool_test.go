@@ -18,6 +18,10 @@ var directPoolGeoms = []directPoolGeom{
 	{conv: directGeom{name: "lenet-conv2", n: 13, c: 20, h: 12, w: 12, m: 50, g: 1, kh: 5, kw: 5}, kh: 2, kw: 2, sh: 2, sw: 2},
 	{conv: directGeom{name: "odd-3x3", n: 5, c: 3, h: 9, w: 9, m: 7, g: 1, kh: 3, kw: 3, p: 1, pw: 1}, kh: 3, kw: 3, sh: 3, sw: 3},
 	{conv: directGeom{name: "gaps", n: 7, c: 4, h: 11, w: 9, m: 6, g: 2, kh: 3, kw: 2, p: 1}, kh: 1, kw: 2, sh: 2, sw: 3},
+	// Rows between windows, planes of whole vectors of the sums, and tiles
+	// of two heights: the bands that the weight gradient routes the
+	// gradient into are cleared.
+	{conv: directGeom{name: "gaps-bands", n: 5, c: 2, h: 11, w: 16, m: 7, g: 1, kh: 3, kw: 3, p: 1, pw: 1}, kh: 1, kw: 2, sh: 2, sw: 2},
 }
 
 // poolPlanes max-pools planes of h×w values by Caffe's rule (the first

@@ -66,7 +66,7 @@ var avx512Gemm = &gemmImpl{
 		gradSeq: func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
 			directGradSeqAVX512[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
 		},
-		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512, laneSumsSet: laneSumsSetAVX512, planeSums: planeSumsAVX512, planeSumsAt: planeSumsAtAVX512,
+		interleave: interleaveAVX512, deinterleave: deinterleaveAVX512, laneSums: laneSumsAVX512, laneSumsSet: laneSumsSetAVX512, planeSums: planeSumsAVX512, planeSumsAt: planeSumsAtAVX512, sumBuckets: 64, sumWidth: 16, planeSumsAdd: planeSumsAddAVX512,
 		maxPool: dpoolMaxAVX512, unpool: dunpoolAVX512, deinterleaveStream: deinterleaveStreamAVX512,
 		biasRelu: dbiasReluAVX512, reluGradBits: dreluGradBitsAVX512, avePool: dpoolAveAVX512,
 		unpoolAdd: dunpoolAddAVX512, spreadAve: dspreadAveAVX512, putRows: dputRowsAVX512,
@@ -97,7 +97,7 @@ var avx2Gemm = &gemmImpl{
 		gradSeq: func(mr int, dy *float32, dyStep, dySkip int, x *float32, offs *int32, xSkip, oh, ow int, acc *float32, accRow int, load bool, groups, pf int) {
 			directGradSeqAVX2[mr-1](dy, dyStep, dySkip, x, offs, xSkip, oh, ow, acc, accRow, load, groups, pf)
 		},
-		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2, laneSumsSet: laneSumsSetAVX2, planeSums: planeSumsAVX2, planeSumsAt: planeSumsAtAVX2,
+		interleave: interleaveAVX2, deinterleave: deinterleaveAVX2, laneSums: laneSumsAVX2, laneSumsSet: laneSumsSetAVX2, planeSums: planeSumsAVX2, planeSumsAt: planeSumsAtAVX2, sumBuckets: 32, sumWidth: 8, planeSumsAdd: planeSumsAddAVX2,
 		maxPool: dpoolMaxAVX2, unpool: dunpoolAVX2, deinterleaveStream: deinterleaveStreamAVX2,
 		biasRelu: dbiasReluAVX2, reluGradBits: dreluGradBitsAVX2, avePool: dpoolAveAVX2,
 		unpoolAdd: dunpoolAddAVX2, spreadAve: dspreadAveAVX2, putRows: dputRowsAVX2,

@@ -1337,6 +1337,29 @@ store:
 	VZEROUPPER
 	RET
 
+// func planeSumsAddAVX512(dst *float32, src *float32, step int, n int)
+// Requires: AVX, AVX512F
+TEXT ·planeSumsAddAVX512(SB), NOSPLIT, $0-32
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  step+16(FP), DX
+	MOVQ  n+24(FP), CX
+	TESTQ CX, CX
+	JLE   done
+
+loop:
+	VMOVUPS (DI), Z0
+	VADDPS  (SI), Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x00000040, DI
+	ADDQ    DX, SI
+	DECQ    CX
+	JNZ     loop
+
+done:
+	VZEROUPPER
+	RET
+
 // func planeSumsAVX2(dst *float32, src *float32, step int, n int)
 // Requires: AVX
 TEXT ·planeSumsAVX2(SB), NOSPLIT, $0-32
@@ -2035,5 +2058,28 @@ tail:
 store:
 	MOVQ    dst+0(FP), AX
 	VMOVUPS Y4, (AX)
+	VZEROUPPER
+	RET
+
+// func planeSumsAddAVX2(dst *float32, src *float32, step int, n int)
+// Requires: AVX
+TEXT ·planeSumsAddAVX2(SB), NOSPLIT, $0-32
+	MOVQ  dst+0(FP), DI
+	MOVQ  src+8(FP), SI
+	MOVQ  step+16(FP), DX
+	MOVQ  n+24(FP), CX
+	TESTQ CX, CX
+	JLE   done
+
+loop:
+	VMOVUPS (DI), Y0
+	VADDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x00000020, DI
+	ADDQ    DX, SI
+	DECQ    CX
+	JNZ     loop
+
+done:
 	VZEROUPPER
 	RET

@@ -14,6 +14,11 @@ func planeSumsAVX512(dst *float32, src *float32, step int, n int)
 //go:noescape
 func planeSumsAtAVX512(dst *float32, src *float32, offs *int32, pix int, n int)
 
+// planeSumsAddAVX512 adds the n vectors at src, step bytes apart, to the n vectors that follow each other at dst.
+//
+//go:noescape
+func planeSumsAddAVX512(dst *float32, src *float32, step int, n int)
+
 // planeSumsAVX2 sets each lane of dst (8 floats) to that lane's sum over the n vectors at src, step bytes apart, with the additions of sumAVX2 over n floats.
 //
 //go:noescape
@@ -23,3 +28,8 @@ func planeSumsAVX2(dst *float32, src *float32, step int, n int)
 //
 //go:noescape
 func planeSumsAtAVX2(dst *float32, src *float32, offs *int32, pix int, n int)
+
+// planeSumsAddAVX2 adds the n vectors at src, step bytes apart, to the n vectors that follow each other at dst.
+//
+//go:noescape
+func planeSumsAddAVX2(dst *float32, src *float32, step int, n int)

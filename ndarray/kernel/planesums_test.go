@@ -59,6 +59,29 @@ func TestPlaneSums(t *testing.T) {
 						t.Fatalf("planeSumsAt, lane %d: %v, want %v (Sum of the lane) bit for bit", l, gotAt[l], want)
 					}
 				}
+				if n%k.sumWidth != 0 {
+					return
+				}
+				// The plane's vectors added to their buckets in runs of
+				// consecutive buckets (as unpoolBand adds bands), then
+				// planeSums over the buckets: the same bits.
+				B, W := k.sumBuckets, k.sumWidth
+				buckets := make([]float32, B*L)
+				whole := n / B * B
+				for q := 0; q < n; {
+					b, run := q%B, 1+rng.IntN(B)
+					if q < whole {
+						run = min(run, whole-q, B-b)
+					} else {
+						b = q % W
+						run = min(run, n-q, W-b)
+					}
+					k.planeSumsAdd(&buckets[b*L], &src[q*gap*L], gap*L*4, run)
+					q += run
+				}
+				gotB := make([]float32, L)
+				k.planeSums(&gotB[0], &buckets[0], L*4, B)
+				sameBits(t, "planeSums over the buckets", gotB, got)
 			})
 		}
 	}

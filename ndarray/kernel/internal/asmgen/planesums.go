@@ -12,16 +12,51 @@ import (
 // buildPlaneSums emits the plane sums of interleaved images (see package
 // kernel's directKernels.planeSums):
 //
-//	planeSums{AVX512,AVX2}   each lane's sum over n vectors, the additions
-//	                         those of sum{AVX512,AVX2} (vecReduce) over
-//	                         that lane's n floats
-//	planeSumsAt{AVX512,AVX2} the same over n vectors at offsets from a
-//	                         table
+//	planeSums{AVX512,AVX2}    each lane's sum over n vectors, the
+//	                          additions those of sum{AVX512,AVX2}
+//	                          (vecReduce) over that lane's n floats
+//	planeSumsAt{AVX512,AVX2}  the same over n vectors at offsets from a
+//	                          table
+//	planeSumsAdd{AVX512,AVX2} adds n vectors, step bytes apart, to n
+//	                          vectors that follow each other: the
+//	                          buckets of those additions, filled band by
+//	                          band of a plane
 func buildPlaneSums(c *build.Context) {
 	for _, isa := range []directISA{direct512, direct256} {
 		planeSums(c, isa, false)
 		planeSums(c, isa, true)
+		planeSumsAdd(c, isa)
 	}
+}
+
+// planeSumsAdd emits planeSumsAdd{AVX512,AVX2}: for i < n, the vector at
+// dst + i·(vector bytes) += the vector at src + i·step.
+func planeSumsAdd(c *build.Context, isa directISA) {
+	name := "planeSumsAdd" + isa.suffix
+	c.Function(name)
+	c.Attributes(attr.NOSPLIT)
+	c.Pragma("noescape")
+	c.SignatureExpr("func(dst *float32, src *float32, step int, n int)")
+	c.Doc(name + " adds the n vectors at src, step bytes apart, to the n vectors that follow each other at dst.")
+	dst, src, step, n := reg.RDI, reg.RSI, reg.RDX, reg.RCX
+	c.Load(c.Param("dst"), dst)
+	c.Load(c.Param("src"), src)
+	c.Load(c.Param("step"), step)
+	c.Load(c.Param("n"), n)
+	v := isa.vec(0)
+	c.TESTQ(n, n)
+	c.JLE(operand.LabelRef("done"))
+	c.Label("loop")
+	c.VMOVUPS(operand.Mem{Base: dst}, v)
+	c.VADDPS(operand.Mem{Base: src}, v, v)
+	c.VMOVUPS(v, operand.Mem{Base: dst})
+	c.ADDQ(operand.U32(isa.bytes), dst)
+	c.ADDQ(step, src)
+	c.DECQ(n)
+	c.JNZ(operand.LabelRef("loop"))
+	c.Label("done")
+	c.VZEROUPPER()
+	c.RET()
 }
 
 // planeSums emits planeSums{AVX512,AVX2}, or with table
