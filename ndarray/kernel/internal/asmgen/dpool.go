@@ -369,6 +369,25 @@ func windowOffsets(c *build.Context, isa directISA, pixStep, rowStep, idx0, tmp,
 	c.ADDQ(pixStep, diag)
 }
 
+// windowVector is one of a 2×2 window's vectors: where it lies and the
+// vector of its index's offset from the window's first.
+type windowVector struct {
+	at  operand.Mem
+	cst reg.VecPhysical
+}
+
+// windowVectors returns the four vectors of the 2×2 window at base in
+// row-major order (Caffe's order of the compares), the offset vectors
+// 0, 1, ld and ld+1 given.
+func windowVectors(base, pixStep, rowStep, diag reg.GPPhysical, c0, c1, cld, cld1 reg.VecPhysical) []windowVector {
+	return []windowVector{
+		{operand.Mem{Base: base}, c0},
+		{operand.Mem{Base: base, Index: pixStep, Scale: 1}, c1},
+		{operand.Mem{Base: base, Index: rowStep, Scale: 1}, cld},
+		{operand.Mem{Base: base, Index: diag, Scale: 1}, cld1},
+	}
+}
+
 // dpoolMaxPairs emits dpoolMax's path for 2×2 windows (see
 // windowOffsets): the same compares in the same order, the winner's
 // offset kept and the window's first index added where one won.
@@ -384,15 +403,7 @@ func dpoolMaxPairs(c *build.Context, isa directISA, dst, arg, src, pixStep, rowS
 	} else {
 		c.VMOVDQA(none, off)
 	}
-	for i, e := range []struct {
-		at  operand.Mem
-		cst reg.VecPhysical
-	}{
-		{operand.Mem{Base: src}, zeros},
-		{operand.Mem{Base: src, Index: pixStep, Scale: 1}, c1},
-		{operand.Mem{Base: src, Index: rowStep, Scale: 1}, cld},
-		{operand.Mem{Base: src, Index: diag, Scale: 1}, cld1},
-	} {
+	for i, e := range windowVectors(src, pixStep, rowStep, diag, zeros, c1, cld, cld1) {
 		if isa.bytes == 64 {
 			// An opmask each: reusing one serialises the windows.
 			k, v := []reg.OpmaskPhysical{reg.K1, reg.K2, reg.K3, reg.K4}[i], isa.vec(10+i)
@@ -442,15 +453,7 @@ func dunpoolPairs(c *build.Context, isa directISA, dst, arg, grad, pixStep, rowS
 	c.VADDPS(zeros, g, g)
 	c.VMOVUPS(operand.Mem{Base: arg}, d)
 	c.VPSUBD(vbase, d, d)
-	for _, e := range []struct {
-		at  operand.Mem
-		cst reg.VecPhysical
-	}{
-		{operand.Mem{Base: dst}, zeros},
-		{operand.Mem{Base: dst, Index: pixStep, Scale: 1}, c1},
-		{operand.Mem{Base: dst, Index: rowStep, Scale: 1}, cld},
-		{operand.Mem{Base: dst, Index: diag, Scale: 1}, cld1},
-	} {
+	for _, e := range windowVectors(dst, pixStep, rowStep, diag, zeros, c1, cld, cld1) {
 		c.VPCMPEQD(e.cst, d, out)
 		c.VANDPS(g, out, out)
 		c.VMOVUPS(out, e.at)
