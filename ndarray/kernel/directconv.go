@@ -1149,9 +1149,11 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 	bands, gRows := p != nil && d.poolBands(p), d.gRows
 	if bands {
 		gRows = max(p.sh, d.gRows/p.sh*p.sh)
-		if s.band == nil {
-			s.band = make([]float32, gRows*d.ow*d.gmr*L)
-			s.buckets = make([]float32, d.gGroup*d.gmr*d.k.sumBuckets*L)
+		if need := gRows * d.ow * d.gmr * L; len(s.band) < need {
+			s.band = make([]float32, need)
+		}
+		if need := d.gGroup * d.gmr * d.k.sumBuckets * L; len(s.buckets) < need {
+			s.buckets = make([]float32, need)
 		}
 	}
 	for g := range d.groups {
