@@ -562,7 +562,7 @@ func (l *Convolution) forwardWorker(w, p int) {
 		l.forwardChunk(s, start, nb)
 		s.colChunk = start
 		if f := l.fused; f != nil {
-			f.forwardBlock(start, nb, false, l.chunkOut(s, start, nb))
+			f.forwardBlock(start, nb, false, false, l.chunkOut(s, start, nb))
 		}
 	}
 }

@@ -670,7 +670,7 @@ func (l *Convolution) directForwardWorker(w, p int) {
 			l.scratch[0].colChunk = lo
 		}
 		if f := l.fused; f != nil {
-			f.forwardBlock(lo, n, false, l.y[lo*l.outSize:(lo+n)*l.outSize])
+			f.forwardBlock(lo, n, false, false, l.y[lo*l.outSize:(lo+n)*l.outSize])
 		}
 		return
 	}
@@ -689,11 +689,16 @@ func (l *Convolution) directForwardWorker(w, p int) {
 		} else {
 			plan.ForwardPool(s, blocks, slot, x, n, y, bias, pool, py, mask)
 		}
+	} else if f := l.fused; f != nil && f.relu != nil && l.rows == nil {
+		// The ReLU on each run of rows as it is stored.
+		plan.ForwardReLU(s, blocks, slot, x, n, y, bias, f.relu.slope)
+		f.forwardBlock(lo, n, false, true, y)
+		return
 	} else {
 		plan.Forward(s, blocks, slot, x, n, y, bias)
 	}
 	if f := l.fused; f != nil {
-		f.forwardBlock(lo, n, lanesPool, l.y[lo*l.outSize:(lo+n)*l.outSize])
+		f.forwardBlock(lo, n, lanesPool, false, l.y[lo*l.outSize:(lo+n)*l.outSize])
 	}
 }
 

@@ -598,11 +598,12 @@ func (n *Net) guard(i int, fn func()) (err error) {
 // forwardBlock rectifies and pools the images [lo, lo+k) that the
 // convolution has just written into y (their part of its top, or a
 // worker's buffer); with lanes, the convolution rectified and pooled them
-// on its interleaved block, and on the row convolution it rectified them
-// (forwardRows).
-func (f *convFusion) forwardBlock(lo, k int, lanes bool, y []float32) {
+// on its interleaved block, on the row convolution it rectified them
+// (forwardRows), and with rectified it rectified them as it stored them
+// (DirectConv.ForwardReLU).
+func (f *convFusion) forwardBlock(lo, k int, lanes, rectified bool, y []float32) {
 	c, p := f.conv, f.pool
-	if f.relu != nil && !lanes && c.rows == nil {
+	if f.relu != nil && !lanes && !rectified && c.rows == nil {
 		kernel.Relu(y, y, f.relu.slope)
 	}
 	if p == nil {

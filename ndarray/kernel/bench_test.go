@@ -668,7 +668,7 @@ func BenchmarkDirectConvStore(b *testing.B) {
 				for g := range d.groups {
 					for _, ch := range d.fChunks {
 						for y0 := 0; y0 < d.oh; y0 += d.fBand {
-							d.storeChunk(src, g*d.m+ch.r0, g*d.m+ch.r1, d.mAll, y0, min(d.oh, y0+d.fBand), d.oh, d.ow, y, L, bias)
+							d.storeChunk(src, g*d.m+ch.r0, g*d.m+ch.r1, d.mAll, y0, min(d.oh, y0+d.fBand), d.oh, d.ow, y, L, bias, directPass{})
 						}
 					}
 				}

@@ -686,12 +686,26 @@ func (d *DirectConv) LoadInput(b *DirectBlocks, slot int, x []float32, n int) {
 // bias (per output channel) if not nil, with the weights packed by
 // PackForward, interleaving the input into slot of b.
 func (d *DirectConv) Forward(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32) {
-	d.check("Forward", s, b, slot, n, len(y), n*d.outSize)
+	d.forward("Forward", s, b, slot, x, n, y, bias, false, 0)
+}
+
+// ForwardReLU is Forward followed by Relu(y, y, slope) over the n
+// outputs, each run of a channel's rows rectified right after it is
+// stored, while it is in the cache, instead of in a pass over the block:
+// the same values.
+func (d *DirectConv) ForwardReLU(s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32, slope float32) {
+	d.forward("ForwardReLU", s, b, slot, x, n, y, bias, true, slope)
+}
+
+// forward is Forward, with relu ForwardReLU.
+func (d *DirectConv) forward(name string, s *DirectScratch, b *DirectBlocks, slot int, x []float32, n int, y []float32, bias []float32, relu bool, slope float32) {
+	d.check(name, s, b, slot, n, len(y), n*d.outSize)
 	if bias != nil && len(bias) < d.mAll {
-		panic(fmt.Sprintf("kernel: DirectConv.Forward: len(bias) = %d, want >= %d", len(bias), d.mAll))
+		panic(fmt.Sprintf("kernel: DirectConv.%s: len(bias) = %d, want >= %d", name, len(bias), d.mAll))
 	}
 	d.LoadInput(b, slot, x, n)
 	p := d.forwardPass(b.x[slot*d.xSize:])
+	p.relu, p.slope = relu, slope
 	if d.wino {
 		d.winoPass(p, d.uf, d.wfChunks, s, y, n, bias)
 		return
@@ -713,6 +727,8 @@ func (d *DirectConv) forwardPass(xs []float32) directPass {
 // (input channels into output channels) and BackwardData (the padded
 // output gradient into input channels, with the flipped weights).
 type directPass struct {
+	relu         bool      // the stored output rectified (ForwardReLU)
+	slope        float32   // the rectifier's negative slope
 	w            []float32 // packed weights, packed floats a group
 	packed, kk   int       // floats of a group's weights; weights of a tile's row
 	off          []int32   // the kernel's offsets of the weights' inputs
@@ -758,7 +774,7 @@ func (d *DirectConv) convolveChunks(p directPass, y, dst []float32, n int, bias 
 						oy++
 					}
 				}
-				d.storeChunk(y, g*p.outs+ch.r0, g*p.outs+ch.r1, p.outAll, y0, y1, p.rows, p.width, dst, n, bias)
+				d.storeChunk(y, g*p.outs+ch.r0, g*p.outs+ch.r1, p.outAll, y0, y1, p.rows, p.width, dst, n, bias, p)
 			}
 		}
 	}
@@ -767,8 +783,9 @@ func (d *DirectConv) convolveChunks(p directPass, y, dst []float32, n int, bias 
 // storeChunk deinterleaves rows [y0, y1) of channels [c0, c1) of an
 // output block of channels×oh×ow pixels, held from src[0] on in the
 // layout of a chunk (the c1−c0 vectors of a pixel together, the band's
-// pixels in order), into n images, adding bias.
-func (d *DirectConv) storeChunk(src []float32, c0, c1, channels, y0, y1, oh, ow int, dst []float32, n int, bias []float32) {
+// pixels in order), into n images, adding bias, and rectifies each
+// image's run of rows right after where p says so (ForwardReLU).
+func (d *DirectConv) storeChunk(src []float32, c0, c1, channels, y0, y1, oh, ow int, dst []float32, n int, bias []float32, p directPass) {
 	L, f := d.lanes, 4
 	size := channels * oh * ow
 	for c := c0; c < c1; c++ {
@@ -776,7 +793,14 @@ func (d *DirectConv) storeChunk(src []float32, c0, c1, channels, y0, y1, oh, ow 
 		if bias != nil {
 			b = bias[c]
 		}
-		d.deinterleaveLines(&dst[(c*oh+y0)*ow], size*f, &src[(c-c0)*L], (c1-c0)*L*f, (y1-y0)*ow, n, b)
+		at := (c*oh + y0) * ow
+		d.deinterleaveLines(&dst[at], size*f, &src[(c-c0)*L], (c1-c0)*L*f, (y1-y0)*ow, n, b)
+		if p.relu {
+			for j := range n {
+				run := dst[j*size+at : j*size+at+(y1-y0)*ow]
+				Relu(run, run, p.slope)
+			}
+		}
 	}
 }
 

@@ -127,6 +127,20 @@ func checkDirect(t *testing.T, d *DirectConv, g directGeom, seed uint64) {
 	dy := randSlice(rng, g.n*g.m*oh*ow)
 	y, dx, dw := runDirect(d, g, x, w, bias, dy)
 	wy, wdx, wdw := naiveConv(g, x, w, bias, dy)
+	// ForwardReLU: Forward's outputs rectified, bit for bit, with a
+	// negative slope and without.
+	L := d.Lanes()
+	out, img := g.m*oh*ow, g.c*g.h*g.w
+	s, bl := d.NewScratch(), d.NewBlocks(1)
+	for _, slope := range []float32{0, 0.25} {
+		got, want := make([]float32, g.n*out), make([]float32, g.n*out)
+		for lo := 0; lo < g.n; lo += L {
+			hi := min(g.n, lo+L)
+			d.ForwardReLU(s, bl, 0, x[lo*img:hi*img], hi-lo, got[lo*out:hi*out], bias, slope)
+		}
+		Relu(want, y, slope)
+		sameBits(t, fmt.Sprintf("ForwardReLU (slope %v)", slope), got, want)
+	}
 	for i := range wdw {
 		wdw[i]++
 	}

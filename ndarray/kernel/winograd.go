@@ -287,7 +287,7 @@ func (d *DirectConv) winoPass(p directPass, u []float32, chunks []dchunk, s *Dir
 		for _, ch := range chunks {
 			kc := ch.r1 - ch.r0
 			d.winoChunk(p, u, g, ch, s, s.y, kc)
-			d.storeChunk(s.y, g*p.outs+ch.r0, g*p.outs+ch.r1, p.outAll, 0, p.rows, p.rows, p.width, dst, n, bias)
+			d.storeChunk(s.y, g*p.outs+ch.r0, g*p.outs+ch.r1, p.outAll, 0, p.rows, p.rows, p.width, dst, n, bias, p)
 		}
 	}
 }
