@@ -431,13 +431,7 @@ func dpoolMaxPairs(c *build.Context, isa directISA, dst, arg, src, pixStep, rowS
 		c.VMOVUPS(best, operand.Mem{Base: dst})
 		c.VMOVDQU(off, operand.Mem{Base: arg})
 	}
-	c.VPADDD(vsw, vbase, vbase)
-	c.ADDQ(paramAddr(c, "dstStep"), dst)
-	c.ADDQ(paramAddr(c, "argStep"), arg)
-	c.ADDQ(outStride, src)
-	c.DECQ(n)
-	c.JNZ(operand.LabelRef("pairs"))
-	c.JMP(operand.LabelRef("done"))
+	nextPair(c, vsw, vbase, n, [2]operand.Op{paramAddr(c, "dstStep"), dst}, [2]operand.Op{paramAddr(c, "argStep"), arg}, [2]operand.Op{outStride, src})
 }
 
 // dunpoolPairs emits dunpoolAVX2's path for 2×2 windows (see
@@ -458,10 +452,17 @@ func dunpoolPairs(c *build.Context, isa directISA, dst, arg, grad, pixStep, rowS
 		c.VANDPS(g, out, out)
 		c.VMOVUPS(out, e.at)
 	}
+	nextPair(c, vsw, vbase, n, [2]operand.Op{paramAddr(c, "gradStep"), grad}, [2]operand.Op{paramAddr(c, "argStep"), arg}, [2]operand.Op{outStride, dst})
+}
+
+// nextPair ends a pair path's window: the window's first index moves on by
+// sw, each pointer (steps[i][1]) by its step (steps[i][0]), and the path
+// loops while windows are left, then jumps to "done".
+func nextPair(c *build.Context, vsw, vbase reg.VecPhysical, n reg.GPPhysical, steps ...[2]operand.Op) {
 	c.VPADDD(vsw, vbase, vbase)
-	c.ADDQ(paramAddr(c, "gradStep"), grad)
-	c.ADDQ(paramAddr(c, "argStep"), arg)
-	c.ADDQ(outStride, dst)
+	for _, st := range steps {
+		c.ADDQ(st[0], st[1])
+	}
 	c.DECQ(n)
 	c.JNZ(operand.LabelRef("pairs"))
 	c.JMP(operand.LabelRef("done"))
