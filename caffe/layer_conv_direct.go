@@ -676,7 +676,7 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	}
 	plan, blocks, slot, s := d.plan, d.blocks, w, d.scratch[w]
 	x, y := l.x[lo*l.imgSize:(lo+n)*l.imgSize], l.y[lo*l.outSize:(lo+n)*l.outSize]
-	lanesPool := l.blockLanes(p)
+	lanesPool, rectified := l.blockLanes(p), false
 	if lanesPool {
 		// In a chained forward run, the chained convolution shares its
 		// block's pieces (forwardPieces); the first does not: the
@@ -692,13 +692,12 @@ func (l *Convolution) directForwardWorker(w, p int) {
 	} else if f := l.fused; f != nil && f.relu != nil && l.rows == nil {
 		// The ReLU on each run of rows as it is stored.
 		plan.ForwardReLU(s, blocks, slot, x, n, y, bias, f.relu.slope)
-		f.forwardBlock(lo, n, false, true, y)
-		return
+		rectified = true
 	} else {
 		plan.Forward(s, blocks, slot, x, n, y, bias)
 	}
 	if f := l.fused; f != nil {
-		f.forwardBlock(lo, n, lanesPool, false, l.y[lo*l.outSize:(lo+n)*l.outSize])
+		f.forwardBlock(lo, n, lanesPool, rectified, l.y[lo*l.outSize:(lo+n)*l.outSize])
 	}
 }
 
