@@ -128,6 +128,7 @@ type InnerProduct struct {
 type ipFused struct {
 	dy, x, dx []float32
 	parts     int
+	ahead     int // the distance of an update's next piece: a row of W
 }
 
 // ipForward is Forward's run (W stored [N, K]): its parts compute rows of
@@ -698,7 +699,7 @@ func (l *InnerProduct) backwardFused(dy, x []float32, propagateDown []bool, bott
 		})
 	}
 	f := &l.fused
-	*f = ipFused{dy: dy, x: x, parts: kernel.FCParts(threads, l.m, l.k, l.n)}
+	*f = ipFused{dy: dy, x: x, parts: kernel.FCParts(threads, l.m, l.k, l.n), ahead: l.k}
 	if len(propagateDown) > 0 && propagateDown[0] {
 		f.dx = bottom[0].DiffSlice()
 	}
@@ -709,6 +710,12 @@ func (l *InnerProduct) backwardFused(dy, x []float32, propagateDown []bool, bott
 	}
 	*f = ipFused{}
 }
+
+// updateAhead reports (updateAheader) how far the next piece of the
+// weights that the update function gets lies from the one at hand: while
+// backwardFused runs, a row of W (kernel.FCBackward hands its update the
+// rows of a tile in turn, and then those of the tile below), else 0.
+func (l *InnerProduct) updateAhead() int { return l.fused.ahead }
 
 // fusedPart computes part p of backwardFused on goroutine w.
 func (l *InnerProduct) fusedPart(w, p int) {

@@ -22,7 +22,7 @@ func TestWorkOfStack(t *testing.T) {
 		{[]string{k + "dunpoolAVX512.abi0", k + "(*DirectConv).unpoolTiles", c + "(*Convolution).directBackwardPart", c + "(*Solver).Step"}, WorkPooling},
 		{[]string{k + "directTileAVX512x10.abi0", k + "(*DirectConv).tileRow", c + "(*convFusion).forwardBlock", c + "(*Net).forwardFed"}, WorkConvFC},
 		// The SGD step inside an inner product's backward pass.
-		{[]string{k + "sgdAVX512.abi0", k + "SGDStep", c + "(*Solver).updateSpanFrom", c + "(*InnerProduct).backwardFused.func1", k + "(*gemmImpl).fcBackward"}, WorkSolver},
+		{[]string{k + "sgdAheadAVX512.abi0", k + "SGDStepAhead", c + "(*Solver).updateSpanFrom", c + "(*InnerProduct).backwardFused.func1", k + "(*gemmImpl).fcBackward"}, WorkSolver},
 		// General kernels and the runtime count as their callers'.
 		{[]string{k + "copyRowsAVX512.abi0", k + "CopyRows", c + "(*Concat).Forward", c + "(*Net).forwardLayer"}, WorkOtherLayers},
 		{[]string{"runtime.memclrNoHeapPointers", c + "(*Solver).clearPart", c + "(*parallelRunner).run"}, WorkSolver},

@@ -625,8 +625,10 @@ func (s *Solver) clearParamDiffs() {
 const sgdChunkSize = 1 << 16
 
 // sgdSpan is a part of a multi-threaded SGD step: values [lo, hi) of
-// learnable parameter k.
-type sgdSpan struct{ k, lo, hi int }
+// learnable parameter k; for an update run inside a Backward, ahead, if
+// not 0, is how far (in values) the next update's span lies from this one
+// (updateAheader).
+type sgdSpan struct{ k, lo, hi, ahead int }
 
 // sgdChunk runs part p of a multi-threaded SGD step (see applyUpdate).
 func (s *Solver) sgdChunk(_, p int) {

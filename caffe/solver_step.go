@@ -48,6 +48,17 @@ type paramUpdater interface {
 	setParamUpdate(fn func(w, lo, hi int, grad []float32))
 }
 
+// updateAheader is a paramUpdater that knows, while its Backward runs,
+// how far (in values, 0 if it does not) the next call of its update
+// function on a goroutine will lie from the values the call at hand
+// updates: InnerProduct's one-pass backward hands its update a row piece
+// of the weights at a time, the next one a row further on
+// (kernel.FCBackward), whose history the SGD step can then prefetch
+// (kernel.SGDStepAhead).
+type updateAheader interface {
+	updateAhead() int
+}
+
 // diffDeferrer is a paramUpdater whose next Backward, given an update
 // function, hands it the gradient of every value of parameter j in a
 // buffer (never in the diff), does not read or write that parameter's
@@ -166,7 +177,14 @@ func (s *Solver) buildStepPlan() {
 				if def.Params[pid].Learnable == k && u.updatesParam(j) && p.updaters[i] == nil {
 					p.updaters[i] = u
 					p.deferrers[i], _ = u.(diffDeferrer)
-					p.updateFns[i] = func(w, lo, hi int, grad []float32) { s.updateSpanFrom(w, sgdSpan{k, lo, hi}, grad) }
+					ahead, _ := u.(updateAheader)
+					p.updateFns[i] = func(w, lo, hi int, grad []float32) {
+						c := sgdSpan{k: k, lo: lo, hi: hi}
+						if ahead != nil {
+							c.ahead = ahead.updateAhead()
+						}
+						s.updateSpanFrom(w, c, grad)
+					}
 					p.updated[i], p.updatedIndex[i] = k, j
 				}
 			}
@@ -191,7 +209,7 @@ func splitParam(k, count, threads int) []sgdSpan {
 	var spans []sgdSpan
 	size := max(1, (count+parts-1)/parts+15) &^ 15
 	for lo := 0; lo < count; lo += size {
-		spans = append(spans, sgdSpan{k, lo, min(count, lo+size)})
+		spans = append(spans, sgdSpan{k: k, lo: lo, hi: min(count, lo+size)})
 	}
 	return spans
 }
@@ -361,9 +379,14 @@ func (s *Solver) updateSpanFrom(w int, c sgdSpan, grad []float32) {
 	data := b.DataSlice()[c.lo:c.hi]
 	wd := s.stepWD
 	if s.sgdOnePass() {
-		hist := s.histSlices[c.k][0][c.lo:c.hi]
+		all := s.histSlices[c.k][0]
+		hist := all[c.lo:c.hi]
 		if grad != nil && b.diffDeferred() {
-			kernel.SGDStep(data, grad, hist, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
+			var next []float32
+			if lo, hi := c.lo+c.ahead, c.hi+c.ahead; c.ahead != 0 && lo >= 0 && hi <= len(all) {
+				next = all[lo:hi]
+			}
+			kernel.SGDStepAhead(data, grad, hist, next, wd*s.decayMult[c.k], s.sgdRate*s.lrMult[c.k], s.stepMomentum)
 			return
 		}
 		diff := b.grad()[c.lo:c.hi]

@@ -90,7 +90,10 @@ func TestFCBackward(t *testing.T) {
 // (FCBackward, the same update for each piece); path=fused-nodiff the
 // same with the update left in the gradient's buffer (SGDStep) instead of
 // written to the diff, as the solver does when it defers the diff to the
-// history (which the bytes counted still include). Two more paths split
+// history (which the bytes counted still include), and path=fused-ahead
+// that with SGDStepAhead given the next row's history, as the solver
+// runs it (the hardware prefetchers start afresh on each row of 4 KB
+// the update reads; the step prefetches the next one). Two more paths split
 // fused-nodiff into its halves, to show how far its time is their sum
 // rather than the larger of them: path=products is FCBackward with an
 // update that does nothing (both products and one read of W, the
@@ -147,6 +150,17 @@ func BenchmarkFCBackward(b *testing.B) {
 					SGDStep(w[lo:hi], grad, h[lo:hi], decay, rate, momentum)
 				})
 			},
+			"fused-ahead": func() {
+				FCBackward(1, 0, M, N, K, dy, x, w, dx, func(row, col int, grad []float32) {
+					lo := row*K + col
+					hi := lo + len(grad)
+					var next []float32
+					if hi+K <= len(h) {
+						next = h[lo+K : hi+K]
+					}
+					SGDStepAhead(w[lo:hi], grad, h[lo:hi], next, decay, rate, momentum)
+				})
+			},
 			"products":    func() { FCBackward(1, 0, M, N, K, dy, x, w, dx, func(int, int, []float32) {}) },
 			"weight-grad": func() { FCBackward(1, 0, M, N, K, dy, x, w, nil, func(int, int, []float32) {}) },
 			"update": func() {
@@ -164,7 +178,7 @@ func BenchmarkFCBackward(b *testing.B) {
 				}
 			},
 		}
-		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff", "products", "weight-grad", "update", "update-rows"} {
+		for _, path := range []string{"inplace", "blocks", "fused", "fused-nodiff", "fused-ahead", "products", "weight-grad", "update", "update-rows"} {
 			flops, bytes := 4*float64(M*N*K), 20*float64(N*K)
 			if path == "weight-grad" {
 				flops, bytes = 2*float64(M*N*K), 0 // the weight gradient alone, in the cache

@@ -10,6 +10,13 @@ func init() {
 			sgdToAVX512(w, g, h, d, decay, rate, momentum)
 		}
 	}
+	avx512Vec.sgdAhead = func(w, g, h []float32, decay, rate, momentum float32, ahead int) {
+		if decay == 0 {
+			sgdAheadNoDecayAVX512(w, g, h, decay, rate, momentum, ahead)
+		} else {
+			sgdAheadAVX512(w, g, h, decay, rate, momentum, ahead)
+		}
+	}
 	avx512Vec.fill = func(x []float32, v float32, nonTemporal bool) {
 		if nonTemporal {
 			streamFillNTAVX512(x, v)
@@ -22,6 +29,13 @@ func init() {
 			sgdToNoDecayAVX2(w, g, h, d, decay, rate, momentum)
 		} else {
 			sgdToAVX2(w, g, h, d, decay, rate, momentum)
+		}
+	}
+	avx2Vec.sgdAhead = func(w, g, h []float32, decay, rate, momentum float32, ahead int) {
+		if decay == 0 {
+			sgdAheadNoDecayAVX2(w, g, h, decay, rate, momentum, ahead)
+		} else {
+			sgdAheadAVX2(w, g, h, decay, rate, momentum, ahead)
 		}
 	}
 	avx2Vec.fill = func(x []float32, v float32, nonTemporal bool) {

@@ -3,6 +3,7 @@ package kernel
 import (
 	"fmt"
 	"math"
+	"unsafe"
 )
 
 // vecImpl is one implementation of the vector primitives. Every function
@@ -74,7 +75,10 @@ type vecImpl struct {
 	// sgdTo is SGDStepTo on checked slices, fill sets every value of x to
 	// v with plain or non-temporal stores (stream.go).
 	sgdTo func(w, g, h, d []float32, decay, rate, momentum float32)
-	fill  func(x []float32, v float32, nonTemporal bool)
+	// sgdAhead is SGDStepAhead on checked slices, ahead the byte offset
+	// of next from h (nil: sgd).
+	sgdAhead func(w, g, h []float32, decay, rate, momentum float32, ahead int)
+	fill     func(x []float32, v float32, nonTemporal bool)
 	// adam is AdamStep on checked slices, with c1 = 1−b1 and c2 = 1−b2
 	// (rules.go).
 	adam func(g, m, v []float32, b1, c1, b2, c2, eps, r float32)
@@ -203,6 +207,26 @@ func SGDStep(w, g, h []float32, decay, rate, momentum float32) {
 	checkLen("SGDStep", "g", len(g), len(w))
 	checkLen("SGDStep", "h", len(h), len(w))
 	active.vec.sgd(w, g[:len(w)], h[:len(w)], decay, rate, momentum)
+}
+
+// SGDStepAhead is SGDStep that also brings next, the history of the
+// caller's next step (as long as h), into the first-level cache line by
+// line as it reads h: the next piece of a fully connected layer's weights
+// that kernel.FCBackward hands its update (the same columns of the next
+// row, a row of 4 KB that the hardware prefetchers would only start to
+// fetch once its first loads had missed). The results are SGDStep's, bit
+// for bit; a next shorter than h, or an implementation without
+// prefetches, makes it SGDStep.
+func SGDStepAhead(w, g, h, next []float32, decay, rate, momentum float32) {
+	checkLen("SGDStepAhead", "g", len(g), len(w))
+	checkLen("SGDStepAhead", "h", len(h), len(w))
+	v := active.vec
+	if len(w) == 0 || len(next) < len(w) || v.sgdAhead == nil {
+		v.sgd(w, g[:len(w)], h[:len(w)], decay, rate, momentum)
+		return
+	}
+	ahead := int(uintptr(unsafe.Pointer(&next[0])) - uintptr(unsafe.Pointer(&h[0])))
+	v.sgdAhead(w, g[:len(w)], h[:len(w)], decay, rate, momentum, ahead)
 }
 
 // sgdGo is SGDStep with the portable primitives' operations.

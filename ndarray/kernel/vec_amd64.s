@@ -476,6 +476,220 @@ done:
 	VZEROUPPER
 	RET
 
+// func sgdAheadAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+// Requires: AVX, AVX512F, FMA3, MMX+
+TEXT ·sgdAheadAVX512(SB), NOSPLIT, $0-96
+	MOVQ         w_len+8(FP), CX
+	MOVQ         w_base+0(FP), DI
+	MOVQ         g_base+24(FP), SI
+	MOVQ         h_base+48(FP), DX
+	MOVQ         ahead+88(FP), R8
+	VBROADCASTSS decay+72(FP), Z13
+	VBROADCASTSS rate+76(FP), Z14
+	VBROADCASTSS momentum+80(FP), Z15
+	CMPQ         CX, $0x00000040
+	JL           vec1
+
+vec4:
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Z0
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (DX), Z8
+	VFMADD231PS Z4, Z13, Z0
+	VMULPS      Z15, Z8, Z8
+	VFMADD231PS Z0, Z14, Z8
+	VSUBPS      Z8, Z4, Z4
+	VMOVUPS     Z8, (DX)
+	VMOVUPS     Z8, (SI)
+	VMOVUPS     Z4, (DI)
+	PREFETCHT0  64(DX)(R8*1)
+	VMOVUPS     64(SI), Z1
+	VMOVUPS     64(DI), Z5
+	VMOVUPS     64(DX), Z9
+	VFMADD231PS Z5, Z13, Z1
+	VMULPS      Z15, Z9, Z9
+	VFMADD231PS Z1, Z14, Z9
+	VSUBPS      Z9, Z5, Z5
+	VMOVUPS     Z9, 64(DX)
+	VMOVUPS     Z9, 64(SI)
+	VMOVUPS     Z5, 64(DI)
+	PREFETCHT0  128(DX)(R8*1)
+	VMOVUPS     128(SI), Z2
+	VMOVUPS     128(DI), Z6
+	VMOVUPS     128(DX), Z10
+	VFMADD231PS Z6, Z13, Z2
+	VMULPS      Z15, Z10, Z10
+	VFMADD231PS Z2, Z14, Z10
+	VSUBPS      Z10, Z6, Z6
+	VMOVUPS     Z10, 128(DX)
+	VMOVUPS     Z10, 128(SI)
+	VMOVUPS     Z6, 128(DI)
+	PREFETCHT0  192(DX)(R8*1)
+	VMOVUPS     192(SI), Z3
+	VMOVUPS     192(DI), Z7
+	VMOVUPS     192(DX), Z11
+	VFMADD231PS Z7, Z13, Z3
+	VMULPS      Z15, Z11, Z11
+	VFMADD231PS Z3, Z14, Z11
+	VSUBPS      Z11, Z7, Z7
+	VMOVUPS     Z11, 192(DX)
+	VMOVUPS     Z11, 192(SI)
+	VMOVUPS     Z7, 192(DI)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, SI
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JGE         vec4
+
+vec1:
+	CMPQ        CX, $0x00000010
+	JL          tail
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Z0
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (DX), Z8
+	VFMADD231PS Z4, Z13, Z0
+	VMULPS      Z15, Z8, Z8
+	VFMADD231PS Z0, Z14, Z8
+	VSUBPS      Z8, Z4, Z4
+	VMOVUPS     Z8, (DX)
+	VMOVUPS     Z8, (SI)
+	VMOVUPS     Z4, (DI)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, CX
+	JMP         vec1
+
+tail:
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X4
+	VMOVSS      (DX), X8
+	VFMADD231SS X4, X13, X0
+	VMULSS      X15, X8, X8
+	VFMADD231SS X0, X14, X8
+	VSUBSS      X8, X4, X4
+	VMOVSS      X8, (DX)
+	VMOVSS      X8, (SI)
+	VMOVSS      X4, (DI)
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func sgdAheadNoDecayAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+// Requires: AVX, AVX512F, FMA3, MMX+
+TEXT ·sgdAheadNoDecayAVX512(SB), NOSPLIT, $0-96
+	MOVQ         w_len+8(FP), CX
+	MOVQ         w_base+0(FP), DI
+	MOVQ         g_base+24(FP), SI
+	MOVQ         h_base+48(FP), DX
+	MOVQ         ahead+88(FP), R8
+	VBROADCASTSS decay+72(FP), Z13
+	VBROADCASTSS rate+76(FP), Z14
+	VBROADCASTSS momentum+80(FP), Z15
+	CMPQ         CX, $0x00000040
+	JL           vec1
+
+vec4:
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Z0
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (DX), Z8
+	VMULPS      Z15, Z8, Z8
+	VFMADD231PS Z0, Z14, Z8
+	VSUBPS      Z8, Z4, Z4
+	VMOVUPS     Z8, (DX)
+	VMOVUPS     Z8, (SI)
+	VMOVUPS     Z4, (DI)
+	PREFETCHT0  64(DX)(R8*1)
+	VMOVUPS     64(SI), Z1
+	VMOVUPS     64(DI), Z5
+	VMOVUPS     64(DX), Z9
+	VMULPS      Z15, Z9, Z9
+	VFMADD231PS Z1, Z14, Z9
+	VSUBPS      Z9, Z5, Z5
+	VMOVUPS     Z9, 64(DX)
+	VMOVUPS     Z9, 64(SI)
+	VMOVUPS     Z5, 64(DI)
+	PREFETCHT0  128(DX)(R8*1)
+	VMOVUPS     128(SI), Z2
+	VMOVUPS     128(DI), Z6
+	VMOVUPS     128(DX), Z10
+	VMULPS      Z15, Z10, Z10
+	VFMADD231PS Z2, Z14, Z10
+	VSUBPS      Z10, Z6, Z6
+	VMOVUPS     Z10, 128(DX)
+	VMOVUPS     Z10, 128(SI)
+	VMOVUPS     Z6, 128(DI)
+	PREFETCHT0  192(DX)(R8*1)
+	VMOVUPS     192(SI), Z3
+	VMOVUPS     192(DI), Z7
+	VMOVUPS     192(DX), Z11
+	VMULPS      Z15, Z11, Z11
+	VFMADD231PS Z3, Z14, Z11
+	VSUBPS      Z11, Z7, Z7
+	VMOVUPS     Z11, 192(DX)
+	VMOVUPS     Z11, 192(SI)
+	VMOVUPS     Z7, 192(DI)
+	ADDQ        $0x00000100, DI
+	ADDQ        $0x00000100, SI
+	ADDQ        $0x00000100, DX
+	SUBQ        $0x00000040, CX
+	CMPQ        CX, $0x00000040
+	JGE         vec4
+
+vec1:
+	CMPQ        CX, $0x00000010
+	JL          tail
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Z0
+	VMOVUPS     (DI), Z4
+	VMOVUPS     (DX), Z8
+	VMULPS      Z15, Z8, Z8
+	VFMADD231PS Z0, Z14, Z8
+	VSUBPS      Z8, Z4, Z4
+	VMOVUPS     Z8, (DX)
+	VMOVUPS     Z8, (SI)
+	VMOVUPS     Z4, (DI)
+	ADDQ        $0x00000040, DI
+	ADDQ        $0x00000040, SI
+	ADDQ        $0x00000040, DX
+	SUBQ        $0x00000010, CX
+	JMP         vec1
+
+tail:
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X4
+	VMOVSS      (DX), X8
+	VMULSS      X15, X8, X8
+	VFMADD231SS X0, X14, X8
+	VSUBSS      X8, X4, X4
+	VMOVSS      X8, (DX)
+	VMOVSS      X8, (SI)
+	VMOVSS      X4, (DI)
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
 // func adamAVX512(g []float32, m []float32, v []float32, b1 float32, c1 float32, b2 float32, c2 float32, eps float32, r float32)
 // Requires: AVX, AVX512F
 TEXT ·adamAVX512(SB), NOSPLIT, $0-96
@@ -1704,6 +1918,216 @@ vec4:
 vec1:
 	CMPQ        CX, $0x00000008
 	JL          tail
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (DX), Y8
+	VMULPS      Y15, Y8, Y8
+	VFMADD231PS Y0, Y14, Y8
+	VSUBPS      Y8, Y4, Y4
+	VMOVUPS     Y8, (DX)
+	VMOVUPS     Y8, (SI)
+	VMOVUPS     Y4, (DI)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+tail:
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X4
+	VMOVSS      (DX), X8
+	VMULSS      X15, X8, X8
+	VFMADD231SS X0, X14, X8
+	VSUBSS      X8, X4, X4
+	VMOVSS      X8, (DX)
+	VMOVSS      X8, (SI)
+	VMOVSS      X4, (DI)
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func sgdAheadAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·sgdAheadAVX2(SB), NOSPLIT, $0-96
+	MOVQ         w_len+8(FP), CX
+	MOVQ         w_base+0(FP), DI
+	MOVQ         g_base+24(FP), SI
+	MOVQ         h_base+48(FP), DX
+	MOVQ         ahead+88(FP), R8
+	VBROADCASTSS decay+72(FP), Y13
+	VBROADCASTSS rate+76(FP), Y14
+	VBROADCASTSS momentum+80(FP), Y15
+	CMPQ         CX, $0x00000020
+	JL           vec1
+
+vec4:
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (DX), Y8
+	VFMADD231PS Y4, Y13, Y0
+	VMULPS      Y15, Y8, Y8
+	VFMADD231PS Y0, Y14, Y8
+	VSUBPS      Y8, Y4, Y4
+	VMOVUPS     Y8, (DX)
+	VMOVUPS     Y8, (SI)
+	VMOVUPS     Y4, (DI)
+	VMOVUPS     32(SI), Y1
+	VMOVUPS     32(DI), Y5
+	VMOVUPS     32(DX), Y9
+	VFMADD231PS Y5, Y13, Y1
+	VMULPS      Y15, Y9, Y9
+	VFMADD231PS Y1, Y14, Y9
+	VSUBPS      Y9, Y5, Y5
+	VMOVUPS     Y9, 32(DX)
+	VMOVUPS     Y9, 32(SI)
+	VMOVUPS     Y5, 32(DI)
+	PREFETCHT0  64(DX)(R8*1)
+	VMOVUPS     64(SI), Y2
+	VMOVUPS     64(DI), Y6
+	VMOVUPS     64(DX), Y10
+	VFMADD231PS Y6, Y13, Y2
+	VMULPS      Y15, Y10, Y10
+	VFMADD231PS Y2, Y14, Y10
+	VSUBPS      Y10, Y6, Y6
+	VMOVUPS     Y10, 64(DX)
+	VMOVUPS     Y10, 64(SI)
+	VMOVUPS     Y6, 64(DI)
+	VMOVUPS     96(SI), Y3
+	VMOVUPS     96(DI), Y7
+	VMOVUPS     96(DX), Y11
+	VFMADD231PS Y7, Y13, Y3
+	VMULPS      Y15, Y11, Y11
+	VFMADD231PS Y3, Y14, Y11
+	VSUBPS      Y11, Y7, Y7
+	VMOVUPS     Y11, 96(DX)
+	VMOVUPS     Y11, 96(SI)
+	VMOVUPS     Y7, 96(DI)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JGE         vec4
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          tail
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (DX), Y8
+	VFMADD231PS Y4, Y13, Y0
+	VMULPS      Y15, Y8, Y8
+	VFMADD231PS Y0, Y14, Y8
+	VSUBPS      Y8, Y4, Y4
+	VMOVUPS     Y8, (DX)
+	VMOVUPS     Y8, (SI)
+	VMOVUPS     Y4, (DI)
+	ADDQ        $0x00000020, DI
+	ADDQ        $0x00000020, SI
+	ADDQ        $0x00000020, DX
+	SUBQ        $0x00000008, CX
+	JMP         vec1
+
+tail:
+scalar:
+	TESTQ       CX, CX
+	JZ          done
+	VMOVSS      (SI), X0
+	VMOVSS      (DI), X4
+	VMOVSS      (DX), X8
+	VFMADD231SS X4, X13, X0
+	VMULSS      X15, X8, X8
+	VFMADD231SS X0, X14, X8
+	VSUBSS      X8, X4, X4
+	VMOVSS      X8, (DX)
+	VMOVSS      X8, (SI)
+	VMOVSS      X4, (DI)
+	ADDQ        $0x00000004, DI
+	ADDQ        $0x00000004, SI
+	ADDQ        $0x00000004, DX
+	DECQ        CX
+	JMP         scalar
+
+done:
+	VZEROUPPER
+	RET
+
+// func sgdAheadNoDecayAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·sgdAheadNoDecayAVX2(SB), NOSPLIT, $0-96
+	MOVQ         w_len+8(FP), CX
+	MOVQ         w_base+0(FP), DI
+	MOVQ         g_base+24(FP), SI
+	MOVQ         h_base+48(FP), DX
+	MOVQ         ahead+88(FP), R8
+	VBROADCASTSS decay+72(FP), Y13
+	VBROADCASTSS rate+76(FP), Y14
+	VBROADCASTSS momentum+80(FP), Y15
+	CMPQ         CX, $0x00000020
+	JL           vec1
+
+vec4:
+	PREFETCHT0  (DX)(R8*1)
+	VMOVUPS     (SI), Y0
+	VMOVUPS     (DI), Y4
+	VMOVUPS     (DX), Y8
+	VMULPS      Y15, Y8, Y8
+	VFMADD231PS Y0, Y14, Y8
+	VSUBPS      Y8, Y4, Y4
+	VMOVUPS     Y8, (DX)
+	VMOVUPS     Y8, (SI)
+	VMOVUPS     Y4, (DI)
+	VMOVUPS     32(SI), Y1
+	VMOVUPS     32(DI), Y5
+	VMOVUPS     32(DX), Y9
+	VMULPS      Y15, Y9, Y9
+	VFMADD231PS Y1, Y14, Y9
+	VSUBPS      Y9, Y5, Y5
+	VMOVUPS     Y9, 32(DX)
+	VMOVUPS     Y9, 32(SI)
+	VMOVUPS     Y5, 32(DI)
+	PREFETCHT0  64(DX)(R8*1)
+	VMOVUPS     64(SI), Y2
+	VMOVUPS     64(DI), Y6
+	VMOVUPS     64(DX), Y10
+	VMULPS      Y15, Y10, Y10
+	VFMADD231PS Y2, Y14, Y10
+	VSUBPS      Y10, Y6, Y6
+	VMOVUPS     Y10, 64(DX)
+	VMOVUPS     Y10, 64(SI)
+	VMOVUPS     Y6, 64(DI)
+	VMOVUPS     96(SI), Y3
+	VMOVUPS     96(DI), Y7
+	VMOVUPS     96(DX), Y11
+	VMULPS      Y15, Y11, Y11
+	VFMADD231PS Y3, Y14, Y11
+	VSUBPS      Y11, Y7, Y7
+	VMOVUPS     Y11, 96(DX)
+	VMOVUPS     Y11, 96(SI)
+	VMOVUPS     Y7, 96(DI)
+	ADDQ        $0x00000080, DI
+	ADDQ        $0x00000080, SI
+	ADDQ        $0x00000080, DX
+	SUBQ        $0x00000020, CX
+	CMPQ        CX, $0x00000020
+	JGE         vec4
+
+vec1:
+	CMPQ        CX, $0x00000008
+	JL          tail
+	PREFETCHT0  (DX)(R8*1)
 	VMOVUPS     (SI), Y0
 	VMOVUPS     (DI), Y4
 	VMOVUPS     (DX), Y8

@@ -29,6 +29,16 @@ func sgdAVX512(w []float32, g []float32, h []float32, decay float32, rate float3
 //go:noescape
 func sgdNoDecayAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
 
+// sgdAheadAVX512 sets w, g and h by one step of SGD with momentum: h = rate*(g + decay*w) + momentum*h, g = h, w -= h, for i < len(w), prefetching the line ahead bytes past each line of h.
+//
+//go:noescape
+func sgdAheadAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+
+// sgdAheadNoDecayAVX512 sets w, g and h by one step of SGD with momentum without weight decay: h = rate*g + momentum*h, g = h, w -= h, for i < len(w), prefetching the line ahead bytes past each line of h.
+//
+//go:noescape
+func sgdAheadNoDecayAVX512(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+
 // adamAVX512 sets g, m and v by one step of Adam: m = b1*m + c1*g, v = b2*v + c2*g², g = r*(m/(√v+eps)), for i < len(g).
 //
 //go:noescape
@@ -113,6 +123,16 @@ func sgdAVX2(w []float32, g []float32, h []float32, decay float32, rate float32,
 //
 //go:noescape
 func sgdNoDecayAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32)
+
+// sgdAheadAVX2 sets w, g and h by one step of SGD with momentum: h = rate*(g + decay*w) + momentum*h, g = h, w -= h, for i < len(w), prefetching the line ahead bytes past each line of h.
+//
+//go:noescape
+func sgdAheadAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
+
+// sgdAheadNoDecayAVX2 sets w, g and h by one step of SGD with momentum without weight decay: h = rate*g + momentum*h, g = h, w -= h, for i < len(w), prefetching the line ahead bytes past each line of h.
+//
+//go:noescape
+func sgdAheadNoDecayAVX2(w []float32, g []float32, h []float32, decay float32, rate float32, momentum float32, ahead int)
 
 // adamAVX2 sets g, m and v by one step of Adam: m = b1*m + c1*g, v = b2*v + c2*g², g = r*(m/(√v+eps)), for i < len(g).
 //

@@ -224,6 +224,56 @@ func TestExp(t *testing.T) {
 
 // TestSGDStep checks the fused step against the passes it replaces, to
 // the bit, with and without decay, in every implementation.
+// TestSGDStepAhead checks that SGDStepAhead gives SGDStep's bits in
+// every implementation and loop, with next a row ahead in the same array
+// (as the fully connected layers' update hands it), before h, shorter
+// than h (no prefetch) or nil, and leaves next as it was.
+func TestSGDStepAhead(t *testing.T) {
+	forEachImpl(t, func(t *testing.T) {
+		for _, n := range []int{0, 1, 7, 16, 63, 64, 65, 1000} {
+			for _, decay := range []float32{0, 5e-4} {
+				for _, at := range []int{n + 3, -n - 5, n / 2, -1} {
+					rng := newRand(uint64(n*7 + 3))
+					const base = 1100
+					hist := randSlice(rng, 3*base)
+					w, g := randSlice(rng, n), randSlice(rng, n)
+					h := hist[base : base+n]
+					var next []float32
+					switch {
+					case at == -1:
+					case at == n/2:
+						next = hist[base+at : base+at+n/2] // shorter than h
+					default:
+						next = hist[base+at : base+at+n]
+					}
+					next0 := append([]float32(nil), next...)
+					ww, wg, wh := append([]float32(nil), w...), append([]float32(nil), g...), append([]float32(nil), h...)
+					const rate, momentum = 0.01, 0.9
+					SGDStepAhead(w, g, h, next, decay, rate, momentum)
+					SGDStep(ww, wg, wh, decay, rate, momentum)
+					for i := range w {
+						if math.Float32bits(w[i]) != math.Float32bits(ww[i]) || math.Float32bits(g[i]) != math.Float32bits(wg[i]) ||
+							math.Float32bits(h[i]) != math.Float32bits(wh[i]) {
+							t.Fatalf("n=%d decay=%v next at %d: element %d: w, g, h = %v %v %v, want %v %v %v",
+								n, decay, at, i, w[i], g[i], h[i], ww[i], wg[i], wh[i])
+						}
+					}
+					if at != n/2 && at >= n || at < 0 && at != -1 {
+						for i := range next {
+							if math.Float32bits(next[i]) != math.Float32bits(next0[i]) {
+								t.Fatalf("n=%d next at %d: next[%d] changed", n, at, i)
+							}
+						}
+					}
+				}
+			}
+		}
+		expectPanic(t, "len(h)", func() {
+			SGDStepAhead(make([]float32, 4), make([]float32, 4), make([]float32, 3), nil, 0, 1, 0)
+		})
+	})
+}
+
 func TestSGDStep(t *testing.T) {
 	forEachImpl(t, func(t *testing.T) {
 		for _, n := range []int{1, 7, 16, 63, 64, 65, 1000} {

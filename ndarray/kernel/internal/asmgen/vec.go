@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/mmcloughlin/avo/attr"
 	"github.com/mmcloughlin/avo/build"
@@ -40,8 +41,10 @@ func buildVec(c *build.Context) {
 		vecExp(c, isa, tab)
 		vecAxpy(c, isa)
 		vecAxpby(c, isa)
-		vecSGD(c, isa, true)
-		vecSGD(c, isa, false)
+		vecSGD(c, isa, true, false)
+		vecSGD(c, isa, false, false)
+		vecSGD(c, isa, true, true)
+		vecSGD(c, isa, false, true)
 		vecAdam(c, isa)
 		vecNesterov(c, isa)
 		vecRMSProp(c, isa, true)
@@ -222,19 +225,39 @@ func vecAxpby(c *build.Context, isa vecISA) {
 //	h = fma(rate, d, momentum·h)
 //	g = h
 //	w = w − h
-func vecSGD(c *build.Context, isa vecISA, withDecay bool) {
+//
+// With ahead, sgdAhead{...} and sgdAheadNoDecay{...} also take a byte
+// offset ahead from h and prefetch into L1 the line that far from each
+// line of h they read, one PREFETCHT0 a line: the history of the next
+// piece of the weights a caller updates (the next row of a tile of a
+// fully connected layer's weights, a row of 4 KB, whose lines the
+// hardware prefetchers would only start to fetch once its first loads
+// missed).
+func vecSGD(c *build.Context, isa vecISA, withDecay, ahead bool) {
 	name, doc := "sgd", "w, g and h by one step of SGD with momentum: h = rate*(g + decay*w) + momentum*h, g = h, w -= h, for i < len(w)"
 	if !withDecay {
 		name, doc = "sgdNoDecay", "w, g and h by one step of SGD with momentum without weight decay: h = rate*g + momentum*h, g = h, w -= h, for i < len(w)"
 	}
-	vecFunc(c, isa, name, "func(w, g, h []float32, decay, rate, momentum float32)", doc)
-	n, w, g, h := reg.RCX, reg.RDI, reg.RSI, reg.RDX
+	sig := "func(w, g, h []float32, decay, rate, momentum float32)"
+	if ahead {
+		name = strings.Replace(name, "sgd", "sgdAhead", 1)
+		doc += ", prefetching the line ahead bytes past each line of h"
+		sig = "func(w, g, h []float32, decay, rate, momentum float32, ahead int)"
+	}
+	vecFunc(c, isa, name, sig, doc)
+	n, w, g, h, off := reg.RCX, reg.RDI, reg.RSI, reg.RDX, reg.R8
 	c.Load(c.Param("w").Len(), n)
 	c.Load(c.Param("w").Base(), w)
 	c.Load(c.Param("g").Base(), g)
 	c.Load(c.Param("h").Base(), h)
+	if ahead {
+		c.Load(c.Param("ahead"), off)
+	}
 	sgdScalars(c, isa)
 	stride(c, isa, n, []reg.Register{w, g, h}, func(u, bytes int) {
+		if ahead && bytes == isa.bytes && u*bytes%64 == 0 {
+			c.PREFETCHT0(operand.Mem{Base: h, Index: off, Scale: 1, Disp: u * bytes})
+		}
 		mg := operand.Mem{Base: g, Disp: u * bytes}
 		sgdStep(c, isa, u, bytes, withDecay, w, g, h, func(hv reg.VecPhysical) { store(c, hv, mg, bytes) })
 	}, nil)
