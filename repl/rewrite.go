@@ -80,16 +80,97 @@ func (r *rewriter) rewrite(node ast.Node) {
 				c.Replace(f)
 			}
 		case *ast.AssignStmt:
-			// Only statements of a list can become blocks.
+			// Only statements of a list can become blocks, or have
+			// statements put before them.
 			if c.Index() >= 0 {
 				if b := r.parallelAssign(n); b != nil {
 					c.Replace(b)
+				}
+				for _, h := range r.hoistComposites(n) {
+					c.InsertBefore(h)
+				}
+			}
+		case *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.ForStmt:
+			// A define in the statement's init: the hoisted values go
+			// into a block around the statement (its scope holds the
+			// temporaries only), unless a label names the statement.
+			if _, labeled := c.Parent().(*ast.LabeledStmt); labeled {
+				break
+			}
+			if init := stmtInit(n); init != nil {
+				if hs := r.hoistComposites(init); hs != nil {
+					c.Replace(&ast.BlockStmt{Lbrace: n.Pos(), List: append(hs, n.(ast.Stmt)), Rbrace: n.End()})
 				}
 			}
 		}
 		return true
 	})
 	r.guard(node)
+}
+
+// hoistComposites rewrites a define whose right side mixes composite
+// literals with other expressions,
+//
+//	n, v := f(), T{g()}
+//
+// as the definitions of temporaries for the values up to the last
+// composite literal, which it returns to go before the define, and the
+// define of the temporaries:
+//
+//	_sn_v1 := f()
+//	_sn_v2 := T{g()}
+//	n, v := _sn_v1, _sn_v2
+//
+// since the interpreter gives the other variables of such a define their
+// zero values (n, v := 5, T{1} left n 0; v, p := T{1}, &T{2} left p
+// nil). The values are evaluated in order, as in Go; constants and
+// names stay (a constant then takes the type of a variable that the
+// define assigns rather than declares), and so does what follows the
+// last composite literal. A define of composite literals only is left
+// alone (the interpreter gets it right).
+func (r *rewriter) hoistComposites(n *ast.AssignStmt) []ast.Stmt {
+	if n.Tok != token.DEFINE || len(n.Lhs) < 2 || len(n.Lhs) != len(n.Rhs) {
+		return nil
+	}
+	last, others := -1, false
+	for i, e := range n.Rhs {
+		if _, ok := ast.Unparen(e).(*ast.CompositeLit); ok {
+			last = i
+		} else {
+			others = true
+		}
+	}
+	if last < 0 || !others {
+		return nil
+	}
+	var hoisted []ast.Stmt
+	for i, e := range n.Rhs[:last+1] {
+		if _, name := e.(*ast.Ident); name || isConstExpr(e) {
+			continue
+		}
+		t := r.temp("v", e.Pos())
+		hoisted = append(hoisted, &ast.AssignStmt{Lhs: []ast.Expr{t}, TokPos: e.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{e}})
+		n.Rhs[i] = ident(t.Name, e.Pos())
+	}
+	return hoisted
+}
+
+// stmtInit returns the define in the init of an if, switch, type switch
+// or for statement, or nil.
+func stmtInit(n ast.Node) *ast.AssignStmt {
+	var init ast.Stmt
+	switch n := n.(type) {
+	case *ast.IfStmt:
+		init = n.Init
+	case *ast.SwitchStmt:
+		init = n.Init
+	case *ast.TypeSwitchStmt:
+		init = n.Init
+	case *ast.ForStmt:
+		init = n.Init
+	}
+	a, _ := init.(*ast.AssignStmt)
+	return a
 }
 
 // parallelAssign rewrites a, b = x, f() as

@@ -630,10 +630,12 @@ func (r *typedRewriter) echoArgOf(x ast.Expr, t types.Type, at ast.Node) ast.Exp
 }
 
 // fmtMethods reports whether values of t have a method that fmt uses:
-// Error, String, Format or GoString.
+// Error, String, Format or GoString, in t's own method set. A method
+// with a pointer receiver is not one of a T's: fmt, which gets a copy of
+// the value in an interface, calls it for a *T only.
 func fmtMethods(t types.Type) bool {
 	for _, name := range []string{"Error", "String", "Format", "GoString"} {
-		if obj, _, _ := types.LookupFieldOrMethod(t, true, nil, name); obj != nil {
+		if obj, _, _ := types.LookupFieldOrMethod(t, false, nil, name); obj != nil {
 			if _, isFunc := obj.(*types.Func); isFunc {
 				return true
 			}

@@ -303,6 +303,20 @@ func TestPointerStringers(t *testing.T) {
 	})
 }
 
+// TestPointerMethodsUnexportedFields checks a struct with unexported
+// fields whose Error or String method has a pointer receiver: fmt formats
+// a value by its fields, under their names as Go writes them (the
+// interpreter's structs name them with an X in front: {Xmsg:z}), and a
+// pointer by its method, as Go does.
+func TestPointerMethodsUnexportedFields(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "type E struct{ msg string }\nfunc (e *E) Error() string { return e.msg }\ntype S struct{ n int; Tag string }\nfunc (s *S) String() string { return \"S!\" }\nv, p, s := E{\"z\"}, &E{\"w\"}, S{3, \"t\"}"},
+		{in: "fmt.Printf(\"%v %+v %#v %+v %v %s\\n\", v, v, v, *p, p, []E{v})\nfmt.Println(v, p, []*E{p}, map[string]E{\"k\": v})\nfmt.Printf(\"%+v %v %+v\\n\", s, &s, []S{s})",
+			out: "{z} {msg:z} main.E{msg:\"z\"} {msg:w} w [{z}]\n{z} w [w] map[k:{z}]\n{n:3 Tag:t} S! [{n:3 Tag:t}]\n"},
+		{in: "v", out: "{msg:z} (main.E)\n"},
+	})
+}
+
 // TestFuncTypeMethods checks the methods of a declared function type
 // whose signatures name the type, called in later inputs: the
 // interpreter did not find them ("undefined selector Then").

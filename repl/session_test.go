@@ -88,6 +88,18 @@ func TestEval(t *testing.T) {
 			{in: "func f() { var a int; var b float64; a, b = 1, g(); fmt.Println(a, b) }; f()", out: "1 0.25\n"},
 			{in: "a, b = b2(), 9", err: "undefined: b2"},
 		}},
+		{"defines mixing composite literals with other values", []evalStep{
+			{in: "type T struct{ a int }\nf := func() int { fmt.Print(\"f \"); return 2 }\ng := func() int { fmt.Print(\"g \"); return 3 }"},
+			{in: "n, v := 5, T{1}; fmt.Println(n, v)", out: "5 {1}\n"},
+			{in: "v2, p := T{1}, &T{2}; fmt.Println(v2, p)", out: "{1} &{2}\n"},
+			{in: "s, k := []int{1}, len(\"ab\"); m, z := map[string]int{\"x\": 1}, 2.5; fmt.Println(s, k, m, z)", out: "[1] 2 map[x:1] 2.5\n"},
+			{in: "a, b, c := f(), T{g()}, f(); fmt.Println(a, b, c)", out: "f g f 2 {3} 2\n"},
+			{in: "func fx() { var x float64; x, w := 5, T{4}; fmt.Println(x, w) }; fx()", out: "5 {4}\n"},
+			{in: "func h() (int, T) { i, t := 7, T{8}; return i, t }; fmt.Println(h())", out: "7 {8}\n"},
+			{in: "if i, t := 1, (T{9}); i > 0 { fmt.Println(i, t) }", out: "1 {9}\n"},
+			{in: "for i, xs := 0, []int{4, 5}; i < len(xs); i++ { fmt.Print(xs[i], \" \") }", out: "4 5 "},
+			{in: "q, r := T{1}, T{2}; fmt.Println(q, r)", out: "{1} {2}\n"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
