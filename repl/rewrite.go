@@ -90,14 +90,45 @@ func (r *rewriter) rewrite(node ast.Node) {
 					c.InsertBefore(h)
 				}
 			}
-		case *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.ForStmt:
+		case *ast.GenDecl:
+			// var a, b = 5, T{1} among a file's declarations, as a
+			// define (hoistComposites): the temporaries go before it,
+			// declarations of their own.
+			if _, inFile := c.Parent().(*ast.File); !inFile || n.Tok != token.VAR {
+				break
+			}
+			for _, sp := range n.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for _, h := range r.hoistValues(vs.Values, len(vs.Names)) {
+					c.InsertBefore(&ast.GenDecl{TokPos: h.Pos(), Tok: token.VAR, Specs: []ast.Spec{
+						&ast.ValueSpec{Names: []*ast.Ident{h.Lhs[0].(*ast.Ident)}, Values: h.Rhs}}})
+				}
+			}
+		case *ast.DeclStmt:
+			// The same in a function: the temporaries' defines go
+			// before the statement.
+			gd, ok := n.Decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR || c.Index() < 0 {
+				break
+			}
+			for _, sp := range gd.Specs {
+				vs := sp.(*ast.ValueSpec)
+				for _, h := range r.hoistValues(vs.Values, len(vs.Names)) {
+					c.InsertBefore(h)
+				}
+			}
+		case *ast.IfStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.ForStmt, *ast.LabeledStmt:
 			// A define in the statement's init: the hoisted values go
 			// into a block around the statement (its scope holds the
-			// temporaries only), unless a label names the statement.
+			// temporaries only), around its label if it has one.
 			if _, labeled := c.Parent().(*ast.LabeledStmt); labeled {
 				break
 			}
-			if init := stmtInit(n); init != nil {
+			init := stmtInit(n)
+			if l, ok := n.(*ast.LabeledStmt); ok {
+				init = stmtInit(l.Stmt)
+			}
+			if init != nil {
 				if hs := r.hoistComposites(init); hs != nil {
 					c.Replace(&ast.BlockStmt{Lbrace: n.Pos(), List: append(hs, n.(ast.Stmt)), Rbrace: n.End()})
 				}
@@ -129,11 +160,25 @@ func (r *rewriter) rewrite(node ast.Node) {
 // last composite literal. A define of composite literals only is left
 // alone (the interpreter gets it right).
 func (r *rewriter) hoistComposites(n *ast.AssignStmt) []ast.Stmt {
-	if n.Tok != token.DEFINE || len(n.Lhs) < 2 || len(n.Lhs) != len(n.Rhs) {
+	if n.Tok != token.DEFINE {
+		return nil
+	}
+	var hoisted []ast.Stmt
+	for _, h := range r.hoistValues(n.Rhs, len(n.Lhs)) {
+		hoisted = append(hoisted, h)
+	}
+	return hoisted
+}
+
+// hoistValues is hoistComposites for the values of a define or a var
+// declaration of names names: it replaces the values it hoists with
+// their temporaries, and returns the temporaries' defines.
+func (r *rewriter) hoistValues(values []ast.Expr, names int) []*ast.AssignStmt {
+	if names < 2 || names != len(values) {
 		return nil
 	}
 	last, others := -1, false
-	for i, e := range n.Rhs {
+	for i, e := range values {
 		if _, ok := ast.Unparen(e).(*ast.CompositeLit); ok {
 			last = i
 		} else {
@@ -143,14 +188,14 @@ func (r *rewriter) hoistComposites(n *ast.AssignStmt) []ast.Stmt {
 	if last < 0 || !others {
 		return nil
 	}
-	var hoisted []ast.Stmt
-	for i, e := range n.Rhs[:last+1] {
+	var hoisted []*ast.AssignStmt
+	for i, e := range values[:last+1] {
 		if _, name := e.(*ast.Ident); name || isConstExpr(e) {
 			continue
 		}
 		t := r.temp("v", e.Pos())
 		hoisted = append(hoisted, &ast.AssignStmt{Lhs: []ast.Expr{t}, TokPos: e.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{e}})
-		n.Rhs[i] = ident(t.Name, e.Pos())
+		values[i] = ident(t.Name, e.Pos())
 	}
 	return hoisted
 }

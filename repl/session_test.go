@@ -98,7 +98,11 @@ func TestEval(t *testing.T) {
 			{in: "func h() (int, T) { i, t := 7, T{8}; return i, t }; fmt.Println(h())", out: "7 {8}\n"},
 			{in: "if i, t := 1, (T{9}); i > 0 { fmt.Println(i, t) }", out: "1 {9}\n"},
 			{in: "for i, xs := 0, []int{4, 5}; i < len(xs); i++ { fmt.Print(xs[i], \" \") }", out: "4 5 "},
+			{in: "outer: for i, xs := 0, []int{6, 7}; i < 5; i++ { for range 2 { if i == len(xs) { break outer }; fmt.Print(xs[i], \" \"); continue outer } }", out: "6 7 "},
 			{in: "q, r := T{1}, T{2}; fmt.Println(q, r)", out: "{1} {2}\n"},
+			{in: "var gn, gv = 5, T{1}", out: ""},
+			{in: "var gs, gp = []int{1}, &T{2}\nfmt.Println(gn, gv, gs, gp)", out: "5 {1} [1] &{2}\n"},
+			{in: "func fv() { var n, v = 6, T{3}; var (a, b = 1, []string{\"q\"}; c = 3); fmt.Println(n, v, a, b, c) }; fv()", out: "6 {3} 1 [q] 3\n"},
 		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
