@@ -191,3 +191,87 @@ func topLevelType(t types.Type) bool {
 	}
 	return false
 }
+
+// genericInits moves the values of the package-level variables of a
+// chunk of declarations that use a generic function into functions of
+// their own, declared right before them:
+//
+//	var best = slices.Max(scores)
+//
+// becomes
+//
+//	func _sn_init1() int { return slices.Max[[]int, int](scores) }
+//	var best = _sn_init1()
+//
+// The interpreter cannot instantiate a generic function while it
+// initialises a package's variables ("nil reflect type"; in a function
+// literal, "undefined type for E"), but it can in a declared function.
+// A variable whose type cannot be written at the top level keeps its
+// value.
+func (r *typedRewriter) genericInits(f *ast.File, kind chunkKind) {
+	if kind == stmtChunk {
+		return
+	}
+	var decls []ast.Decl
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			decls = append(decls, d)
+			continue
+		}
+		for _, sp := range gd.Specs {
+			if fd := r.genericInit(sp.(*ast.ValueSpec)); fd != nil {
+				decls = append(decls, fd)
+			}
+		}
+		decls = append(decls, d)
+	}
+	f.Decls = decls
+}
+
+// genericInit rewrites the values of vs (see genericInits) and returns
+// the function that computes them, or nil when they use no generic
+// function or a type cannot be written.
+func (r *typedRewriter) genericInit(vs *ast.ValueSpec) *ast.FuncDecl {
+	if len(vs.Values) == 0 || !r.usesGeneric(vs.Values) {
+		return nil
+	}
+	pos := vs.Pos()
+	results := &ast.FieldList{Opening: pos, Closing: pos}
+	for _, name := range vs.Names {
+		v, ok := r.info.Defs[name].(*types.Var)
+		if !ok {
+			return nil
+		}
+		tx := r.typeExpr(v.Type(), pos)
+		if tx == nil {
+			return nil
+		}
+		results.List = append(results.List, &ast.Field{Type: tx})
+	}
+	fn := r.temp("init", pos)
+	fd := &ast.FuncDecl{Name: fn, Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}, Results: results},
+		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: vs.Values}}, Rbrace: pos}}
+	vs.Values = []ast.Expr{&ast.CallExpr{Fun: ident(fn.Name, pos), Lparen: pos, Rparen: pos}}
+	return fd
+}
+
+// usesGeneric reports whether one of xs uses a generic function.
+func (r *typedRewriter) usesGeneric(xs []ast.Expr) bool {
+	found := false
+	for _, x := range xs {
+		ast.Inspect(x, func(n ast.Node) bool {
+			if found {
+				return false
+			}
+			switch n := n.(type) {
+			case *ast.Ident, *ast.SelectorExpr:
+				if id, _ := r.genericFunc(n.(ast.Expr)); id != nil {
+					found = true
+				}
+			}
+			return !found
+		})
+	}
+	return found
+}

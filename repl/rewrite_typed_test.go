@@ -380,6 +380,30 @@ func TestRecursiveFields(t *testing.T) {
 	}
 }
 
+// TestGenericPackageVars checks package-level variables of a script
+// whose values use generic functions (the interpreter cannot instantiate
+// one while it initialises the variables): standard and the script's
+// own, several in one spec, a comma-ok call, and an initialisation
+// order that follows the dependencies, as Go's does.
+func TestGenericPackageVars(t *testing.T) {
+	src := "package main\n\nimport (\n\t\"fmt\"\n\t\"maps\"\n\t\"slices\"\n)\n\n" +
+		"func Sum[T int | float64](v []T) (s T) {\n\tfor _, x := range v {\n\t\ts += x\n\t}\n\treturn\n}\n\n" +
+		"var r = n * 2\nvar n = slices.Max([]int{4, 2})\n" +
+		"var a, b = slices.Max([]int{7}), slices.Min([]float64{2.5, 1})\n" +
+		"var ks = slices.Sorted(maps.Keys(map[string]int{\"b\": 1, \"a\": 2}))\n" +
+		"var tot = Sum([]float64{1, 2.5})\n" +
+		"var i, ok = slices.BinarySearch([]int{1, 3, 5}, 3)\n" +
+		"var _ = slices.Max([]int{1})\n\n" +
+		"func main() {\n\tfmt.Println(r, n, a, b, ks, tot, i, ok, Sum([]int{1, 2}))\n}\n"
+	s, out, _ := newTestSession(t)
+	if err := s.RunSource(context.Background(), "generic_vars.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "8 4 7 1 [a b] 3.5 1 true 3\n"; got != want {
+		t.Errorf("the script printed %q, want %q", got, want)
+	}
+}
+
 // runSteps evaluates the steps in one new session, each printing its
 // out.
 func runSteps(t *testing.T, steps []evalStep) {
