@@ -47,7 +47,8 @@
 // assignments and defines whose values the interpreter would drop (a
 // define mixing composite literals with other values: n, v := 5, T{1}
 // left n 0), a script's package-level variables whose values call
-// generic functions, Go's run-time errors. Other rewrites keep the
+// generic functions, generic functions as values (f := slices.Max[[]int]),
+// Go's run-time errors. Other rewrites keep the
 // interpreter from taking the process down: go statements run on
 // goroutines that report a panic instead of crashing, and defer at the
 // top level is refused (one in the block of a top-level for, if, switch

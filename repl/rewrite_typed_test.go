@@ -404,6 +404,31 @@ func TestGenericPackageVars(t *testing.T) {
 	}
 }
 
+// TestGenericFunctionValues checks instances of generic functions used
+// as values, not called (the interpreter compiled one only where it is
+// called: "not a generic type"): at the prompt, as arguments (inferred
+// too), in a variable of a function type, variadic, and as a script's
+// package-level variable.
+func TestGenericFunctionValues(t *testing.T) {
+	runSteps(t, []evalStep{
+		{in: "func Ap[T any](f func(T) T, xs ...T) []T { for i := range xs { xs[i] = f(xs[i]) }; return xs }\nfunc Dbl[T int | float64](x T) T { return 2 * x }\nfunc Pr[T any](xs ...T) { fmt.Println(len(xs), xs) }"},
+		{in: "f := slices.Max[[]int]; var g func([]int) int = slices.Min; fmt.Println(f([]int{2, 9}), g([]int{2, 9}))", out: "9 2\n"},
+		{in: "fmt.Println(Ap(Dbl[int], 1, 2), Ap(Dbl, 1.5))", out: "[2 4] [3]\n"},
+		{in: "p := Pr[string]; p(\"a\", \"b\"); p()", out: "2 [a b]\n0 []\n"},
+	})
+	src := "package main\n\nimport (\n\t\"fmt\"\n\t\"slices\"\n\t\"strings\"\n)\n\n" +
+		"func Ap[T any](f func(T) T, xs ...T) []T {\n\tfor i := range xs {\n\t\txs[i] = f(xs[i])\n\t}\n\treturn xs\n}\n\n" +
+		"var up = Ap[string]\nvar mx = slices.Max[[]int]\n\n" +
+		"func main() {\n\tfmt.Println(up(strings.ToUpper, \"a\", \"b\"), mx([]int{4, 7}))\n}\n"
+	s, out, _ := newTestSession(t)
+	if err := s.RunSource(context.Background(), "generic_values.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "[A B] 7\n"; got != want {
+		t.Errorf("the script printed %q, want %q", got, want)
+	}
+}
+
 // runSteps evaluates the steps in one new session, each printing its
 // out.
 func runSteps(t *testing.T, steps []evalStep) {
