@@ -193,6 +193,12 @@ func (r *typedRewriter) safeAssert(x ast.Expr, xt, it types.Type, pos token.Pos)
 	body.List = append(body.List, r.sessionAssertions(t.Name, xt, it, pos, func(x ast.Expr) ast.Stmt {
 		return ret(x, ident("true", pos))
 	})...)
+	body.List = append(body.List, r.sessionMisses(t.Name, xt, it, pos, func() ast.Stmt {
+		return &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			varDecl(z, r.typeExpr(it, pos)),
+			ret(ident(z.Name, pos), ident("false", pos)),
+		}}
+	})...)
 	body.List = append(body.List,
 		&ast.AssignStmt{Lhs: []ast.Expr{v, ok}, TokPos: pos, Tok: token.DEFINE,
 			Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: pos, Type: ie, Rparen: pos}}},
@@ -211,24 +217,30 @@ func (r *typedRewriter) safeAssert(x ast.Expr, xt, it types.Type, pos token.Pos)
 // The interpreter does not see the methods of the session's types in a
 // value of a compiled interface type that holds one (the wrapper it
 // makes, see rewrapped, has only that interface's methods), nor in an
-// any that holds one, when it asserts the value to a compiled interface:
-// fmt.Stringer(v).(error) and any(v).(fmt.Stringer) fail. For a compiled
-// interface type I with methods and x of interface type X,
-// sessionAssertions returns the statements that try the session's types
-// that X can hold and that implement I, one by one:
+// any that holds one, when it asserts the value to an interface with
+// methods: fmt.Stringer(v).(error) and any(v).(fmt.Stringer) fail, and so
+// does any(v).(Animal) for an interface Animal that the session declared
+// (a type switch's case Animal matched nothing). For an interface type I
+// with methods and x of interface type X, sessionAssertions returns the
+// statements that try the session's types that X can hold and that
+// implement I, one by one:
 //
 //	if w, ok := t.(T); ok { <done with w converted to I> }
 //
-// (t the name of x's value), none for other interfaces.
+// (t the name of x's value), none for other types.
 func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token.Pos, done func(ast.Expr) ast.Stmt) []ast.Stmt {
-	if !wrappedInterface(it) || !isInterface(xt) {
+	if !methodInterface(it) || !isInterface(xt) {
 		return nil
 	}
 	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
 		return nil
 	}
+	cands := r.telling(r.sessionTypes(pos), xt)
+	if !wrappedInterface(it) {
+		cands = distinctStructs(cands)
+	}
 	var out []ast.Stmt
-	for ct, cx := range r.typesAndPointers(r.telling(r.sessionTypes(pos), xt), pos) {
+	for ct, cx := range r.typesAndPointers(cands, pos) {
 		if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
 			continue
 		}
@@ -251,9 +263,42 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 	return out
 }
 
+// sessionMisses returns, for an interface I that the session declared
+// (see sessionAssertions) and x of interface type X, the statements that
+// try the session's types that X can hold and that do not implement I,
+// one by one:
+//
+//	if _, ok := t.(T); ok { <miss> }
+//
+// The interpreter's own assertion of such a value (a struct whose
+// pointer has I's methods) to I panicked inside a function ("reflect.Set:
+// value of type interface {} is not assignable to type
+// interp.valueInterface").
+func (r *typedRewriter) sessionMisses(t string, xt, it types.Type, pos token.Pos, miss func() ast.Stmt) []ast.Stmt {
+	if !methodInterface(it) || wrappedInterface(it) || !isInterface(xt) {
+		return nil
+	}
+	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
+		return nil
+	}
+	var out []ast.Stmt
+	for ct, cx := range r.typesAndPointers(distinctStructs(r.telling(r.sessionTypes(pos), xt)), pos) {
+		if !types.AssignableTo(ct, xt) || types.AssignableTo(ct, it) {
+			continue
+		}
+		out = append(out, &ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{ident("_", pos), ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+				Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(t, pos), Lparen: pos, Type: cx, Rparen: pos}}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{miss()}},
+		})
+	}
+	return out
+}
+
 // sessionAssert returns, for an assertion x.(I) of one value (not
-// comma-ok), x of interface type X and I a compiled interface type with
-// methods that some of the session's types implement,
+// comma-ok), x of interface type X and I an interface type with methods
+// that some of the session's types implement,
 //
 //	func(t X) I {
 //		<sessionAssertions>
@@ -346,4 +391,41 @@ func (r *typedRewriter) typesAndPointers(tns []*types.TypeName, pos token.Pos) i
 			}
 		}
 	}
+}
+
+// methodInterface reports whether t is an interface type with methods.
+func methodInterface(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	if _, isParam := types.Unalias(t).(*types.TypeParam); isParam {
+		return false
+	}
+	it, ok := t.Underlying().(*types.Interface)
+	return ok && it.NumMethods() > 0
+}
+
+// distinctStructs leaves out of cands the struct types whose fields
+// another candidate has too: the interpreter gives such types one
+// reflect type, so an assertion to one is true of the other's values
+// (any(Dog{}).(Cat), for type Dog struct{ name string } and type Cat
+// struct{ name string }), and a try of it would take one's value for the
+// other's, with the other's methods. An assertion of those to an
+// interface the session declared stays the interpreter's.
+func distinctStructs(cands []*types.TypeName) []*types.TypeName {
+	var out []*types.TypeName
+	for i, tn := range cands {
+		u, isStruct := tn.Type().Underlying().(*types.Struct)
+		alone := true
+		for j, other := range cands {
+			if isStruct && j != i && types.Identical(other.Type().Underlying(), u) {
+				alone = false
+				break
+			}
+		}
+		if alone {
+			out = append(out, tn)
+		}
+	}
+	return out
 }

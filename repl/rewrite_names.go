@@ -354,6 +354,16 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	if tx == nil {
 		return nil
 	}
+	if last == nil && !isEmptyInterface(t) {
+		// A nil value of an interface with methods goes as nil: the
+		// interpreter's any of it, handed to compiled code, was not
+		// nil there (var a Animal; fmt.Println(a) ended the input with
+		// a nil dereference).
+		body.List = append([]ast.Stmt{&ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{X: ident(param.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos)}}}}}},
+			body.List...)
+	}
 	if last != nil {
 		body.List = append(body.List, last(param.Name)...)
 	} else {
@@ -1107,4 +1117,11 @@ func (r *typedRewriter) telling(cands []*types.TypeName, t types.Type) []*types.
 		}
 	}
 	return out
+}
+
+// isEmptyInterface reports whether t is an interface type without
+// methods (any).
+func isEmptyInterface(t types.Type) bool {
+	it, ok := t.Underlying().(*types.Interface)
+	return ok && it.NumMethods() == 0
 }
