@@ -17,7 +17,7 @@ type Walker interface {
 type Dog struct{ name string }
 
 func (d Dog) Sound() string { return d.name + ": woof" }
-func (d Dog) Legs() int      { return 4 }
+func (d Dog) Legs() int     { return 4 }
 
 type Fish struct{ fins int }
 
