@@ -398,3 +398,46 @@ func (r *typedRewriter) panicValues(f *ast.File) {
 		return true
 	})
 }
+
+// interfaceResults converts each argument of a call that is itself a
+// call whose result is of an interface type with methods that the
+// session declared to that type: h(g()) becomes h(Animal(g())). The
+// interpreter passed a nil result of such a call on as a value that is
+// not nil (in h, v == nil was false, and fmt's functions ended the input
+// with a nil dereference); the conversion, which changes nothing in Go,
+// passes it on right.
+func (r *typedRewriter) interfaceResults(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		if _, lit := call.Fun.(*ast.FuncLit); !lit {
+			// (A function literal called with the value: fmt's
+			// arguments, see names.)
+			if tv, ok := r.info.Types[call.Fun]; !ok || tv.IsType() || tv.IsBuiltin() {
+				return true // a conversion (one made here too), a builtin
+			}
+		}
+		for i, a := range call.Args {
+			inner, ok := ast.Unparen(a).(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if tv, ok := r.info.Types[inner.Fun]; ok && tv.IsType() {
+				continue // a conversion already
+			}
+			t := r.typeOf(a)
+			if t == nil || !methodInterface(t) || wrappedInterface(t) {
+				continue
+			}
+			if _, named := types.Unalias(t).(*types.Named); !named {
+				continue
+			}
+			if tx := r.typeExpr(t, a.Pos()); tx != nil {
+				call.Args[i] = &ast.CallExpr{Fun: tx, Lparen: a.Pos(), Args: []ast.Expr{a}, Rparen: a.End()}
+			}
+		}
+		return true
+	})
+}

@@ -114,6 +114,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.names(f)
 		r.conversions(f)
 		r.implicitConversions(f)
+		r.interfaceResults(f)
 		r.panicValues(f)
 		r.instanceAliases(f, p.kinds[i])
 		r.recursiveTypes(f, p.kinds[i])

@@ -53,4 +53,14 @@ func main() {
 	var none Animal
 	fmt.Println(none, none == nil)
 	fmt.Printf("%v %T\n", none, none)
+	fmt.Println(find("cat"), isNil(find("cat")), isNil(find("rex")), find("rex"))
 }
+
+func find(name string) Animal {
+	if name == "rex" {
+		return Dog{name}
+	}
+	return nil
+}
+
+func isNil(a Animal) bool { return a == nil }
