@@ -290,6 +290,11 @@
 // the input with a nil dereference. Assigned first (a, ok := f()), they
 // are right.
 //
+// BUG(repl): A map whose keys are of an interface type the session
+// declared cannot be read by a key of a concrete type (m[Rect{1, 2}] of
+// a map[Shape]int panics in the interpreter's reflection); comparisons
+// and switches on such values are rewritten to compare as Go does.
+//
 // BUG(repl): defer in the body of a range over a function is refused:
 // the body runs as a function of its own, so the deferred call would run
 // at the end of the iteration.

@@ -325,11 +325,11 @@ func (r *typedRewriter) comparisons(f *ast.File) {
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
 			if (n.Op == token.EQL || n.Op == token.NEQ) && !r.isNil(n.X) && !r.isNil(n.Y) &&
-				(wrappedInterface(r.typeOf(n.X)) || wrappedInterface(r.typeOf(n.Y))) {
+				(methodInterface(r.typeOf(n.X)) || methodInterface(r.typeOf(n.Y))) {
 				n.X, n.Y = key(n.X), key(n.Y)
 			}
 		case *ast.SwitchStmt:
-			if n.Tag != nil && wrappedInterface(r.typeOf(n.Tag)) {
+			if n.Tag != nil && methodInterface(r.typeOf(n.Tag)) {
 				n.Tag = key(n.Tag)
 				for _, s := range n.Body.List {
 					cc := s.(*ast.CaseClause)
