@@ -48,6 +48,7 @@
 // define mixing composite literals with other values: n, v := 5, T{1}
 // left n 0), a script's package-level variables whose values call
 // generic functions, generic functions as values (f := slices.Max[[]int]),
+// type aliases declared inside functions,
 // Go's run-time errors. Other rewrites keep the
 // interpreter from taking the process down: go statements run on
 // goroutines that report a panic instead of crashing, and defer at the

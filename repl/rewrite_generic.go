@@ -358,3 +358,77 @@ func (r *typedRewriter) genericLit(x ast.Expr, inst *types.Instance) ast.Expr {
 	return &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: params, Results: results},
 		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{body}, Rbrace: pos}}
 }
+
+// localAliases replaces each use of a type alias declared inside a
+// function (type MyInt = int in main) with the type it names, and
+// drops the declaration: the interpreter does not declare such an alias
+// ("undefined: MyInt" where it is used). An alias with type parameters,
+// or one whose type cannot be written, stays, and so do the aliases
+// among the top-level statements of the prompt, which the session
+// declares for the inputs that follow.
+func (r *typedRewriter) localAliases(f *ast.File, kind chunkKind) {
+	top := map[ast.Stmt]bool{}
+	if kind == stmtChunk {
+		for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+			top[st] = true
+		}
+	}
+	aliases := map[types.Object]types.Type{}
+	specs := map[*ast.TypeSpec]bool{}
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			if ds, ok := n.(*ast.DeclStmt); ok && top[ds] {
+				return false
+			}
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok || !ts.Assign.IsValid() || ts.TypeParams != nil {
+				return true
+			}
+			obj := r.info.Defs[ts.Name]
+			if obj == nil {
+				return true
+			}
+			aliases[obj] = types.Unalias(obj.Type())
+			specs[ts] = true
+			return true
+		})
+	}
+	if len(aliases) == 0 {
+		return
+	}
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.Ident:
+			t, ok := aliases[r.info.Uses[n]]
+			if !ok {
+				return true
+			}
+			if tx := r.typeExpr(t, n.Pos()); tx != nil {
+				c.Replace(tx)
+			}
+		case *ast.DeclStmt:
+			gd, ok := n.Decl.(*ast.GenDecl)
+			if !ok || gd.Tok != token.TYPE {
+				return true
+			}
+			var keep []ast.Spec
+			for _, sp := range gd.Specs {
+				if !specs[sp.(*ast.TypeSpec)] {
+					keep = append(keep, sp)
+				}
+			}
+			switch {
+			case len(keep) == len(gd.Specs):
+			case len(keep) == 0 && c.Index() >= 0:
+				c.Delete()
+			case len(keep) > 0:
+				gd.Specs = keep
+			}
+		}
+		return true
+	})
+}

@@ -94,6 +94,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		}
 		r.sourcePackages(f)
 		r.instantiate(f)
+		r.localAliases(f, p.kinds[i])
 		r.genericValues(f)
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
