@@ -283,14 +283,6 @@
 // interp._error and errors.As does not match. Pointer receivers (*T)
 // work.
 //
-// BUG(repl): The interpreter passes a nil result of a call, of an
-// interface type the session declared, on to another call as a value
-// that is not nil. The shell converts such an argument (h(g()) runs as
-// h(Animal(g()))), but not the results of a call with several, passed
-// on whole: fmt.Println(f()), f returning a nil Animal and a bool, ends
-// the input with a nil dereference. Assigned first (a, ok := f()), they
-// are right.
-//
 // BUG(repl): A map whose keys are of an interface type the session
 // declared cannot be read by a key of a concrete type (m[Rect{1, 2}] of
 // a map[Shape]int panics in the interpreter's reflection); comparisons

@@ -441,3 +441,88 @@ func (r *typedRewriter) interfaceResults(f *ast.File) {
 		return true
 	})
 }
+
+// multiResults rewrites a call whose one argument is a call with several
+// results, one of them of an interface type the session declared,
+//
+//	fmt.Println(find(x))
+//
+// as a function literal that names the results first:
+//
+//	func() (int, error) { _sn_m1, _sn_m2 := find(x); return fmt.Println(_sn_m1, _sn_m2) }()
+//
+// The interpreter passed a nil such result on as a value that was not
+// nil (see interfaceResults), and fmt's functions ended the input with
+// a nil dereference. The names carry their types (the checker's
+// information gets them), so that the rewrites that follow treat them as
+// the values they are (fmt's arguments, see names).
+func (r *typedRewriter) multiResults(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		outer, ok := c.Node().(*ast.CallExpr)
+		if !ok || len(outer.Args) != 1 || outer.Ellipsis.IsValid() {
+			return true
+		}
+		if tv, ok := r.info.Types[outer.Fun]; !ok || tv.IsType() || tv.IsBuiltin() {
+			return true
+		}
+		inner, ok := ast.Unparen(outer.Args[0]).(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		tup, ok := r.typeOf(inner).(*types.Tuple)
+		if !ok || tup.Len() < 2 {
+			return true
+		}
+		session := false
+		for i := range tup.Len() {
+			t := tup.At(i).Type()
+			if _, named := types.Unalias(t).(*types.Named); named && methodInterface(t) && !wrappedInterface(t) {
+				session = true
+			}
+		}
+		if !session {
+			return true
+		}
+		pos := outer.Pos()
+		tv := r.info.Types[outer]
+		var results *ast.FieldList
+		switch t := tv.Type.(type) {
+		case nil:
+		case *types.Tuple:
+			if t.Len() > 0 {
+				results = &ast.FieldList{Opening: pos, Closing: pos}
+				for i := range t.Len() {
+					tx := r.typeExpr(t.At(i).Type(), pos)
+					if tx == nil {
+						return true
+					}
+					results.List = append(results.List, &ast.Field{Type: tx})
+				}
+			}
+		default:
+			tx := r.typeExpr(t, pos)
+			if tx == nil {
+				return true
+			}
+			results = &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: tx}}}
+		}
+		define := &ast.AssignStmt{TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{inner}}
+		call := &ast.CallExpr{Fun: outer.Fun, Lparen: outer.Lparen, Rparen: outer.Rparen}
+		for i := range tup.Len() {
+			name := r.temp("m", pos)
+			v := types.NewVar(pos, nil, name.Name, tup.At(i).Type())
+			use := ident(name.Name, pos)
+			r.info.Defs[name], r.info.Uses[use] = v, v
+			define.Lhs = append(define.Lhs, name)
+			call.Args = append(call.Args, use)
+		}
+		var last ast.Stmt = &ast.ExprStmt{X: call}
+		if results != nil {
+			last = &ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}
+		}
+		lit := &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}, Results: results},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{define, last}, Rbrace: pos}}
+		c.Replace(&ast.CallExpr{Fun: lit, Lparen: pos, Rparen: outer.End()})
+		return true
+	})
+}

@@ -112,6 +112,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.zeroDivisors(f)
 		r.comparisons(f)
 		r.nilAssertions(f)
+		r.multiResults(f)
 		r.names(f)
 		r.conversions(f)
 		r.implicitConversions(f)

@@ -54,6 +54,22 @@ func main() {
 	fmt.Println(none, none == nil)
 	fmt.Printf("%v %T\n", none, none)
 	fmt.Println(find("cat"), isNil(find("cat")), isNil(find("rex")), find("rex"))
+	fmt.Println(lookup("cat"))
+	fmt.Println(report(lookup("rex")))
+}
+
+func lookup(name string) (Animal, error) {
+	if a := find(name); a != nil {
+		return a, nil
+	}
+	return nil, fmt.Errorf("no %s", name)
+}
+
+func report(a Animal, err error) string {
+	if a == nil {
+		return "none: " + err.Error()
+	}
+	return a.Sound()
 }
 
 func find(name string) Animal {
