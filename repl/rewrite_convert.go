@@ -308,8 +308,11 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 // methods as functions: comparing them panics ("comparing uncomparable
 // type interp._error"), and a wrapper is never equal to the value it
 // wraps (err == ErrNotFound is false where ErrNotFound is a *NotFound
-// that err holds). comparisons rewrites each comparison x == y and
-// x != y in which an operand is of such a type, and neither is nil, as
+// that err holds). Values of an interface type with methods that the
+// program declared compare wrongly too: two Shape variables that hold
+// equal structs, or one pointer, compared false. comparisons rewrites
+// each comparison x == y and x != y in which an operand is of an
+// interface type with methods, and neither is nil, as
 //
 //	_sn.Key(x) == _sn.Key(y)
 //
