@@ -301,62 +301,14 @@ func (r *typedRewriter) genericValues(f *ast.File) {
 			return true
 		}
 		if _, inst := r.genericFunc(fun); inst != nil {
-			if lit := r.genericLit(c.Node().(ast.Expr), inst); lit != nil {
-				c.Replace(lit)
+			if sig, ok := inst.Type.(*types.Signature); ok {
+				if lit := r.callingLit(c.Node().(ast.Expr), sig, c.Node().Pos()); lit != nil {
+					c.Replace(lit)
+				}
 			}
 		}
 		return true
 	})
-}
-
-// genericLit returns the function literal that calls x, an instance of
-// a generic function, with its parameters, or nil when a type cannot be
-// written.
-func (r *typedRewriter) genericLit(x ast.Expr, inst *types.Instance) ast.Expr {
-	sig, ok := inst.Type.(*types.Signature)
-	if !ok {
-		return nil
-	}
-	pos := x.Pos()
-	params := &ast.FieldList{Opening: pos, Closing: pos}
-	call := &ast.CallExpr{Fun: x, Lparen: pos, Rparen: pos}
-	for i := range sig.Params().Len() {
-		t := sig.Params().At(i).Type()
-		var tx ast.Expr
-		if sig.Variadic() && i == sig.Params().Len()-1 {
-			s, ok := t.(*types.Slice)
-			if !ok {
-				return nil
-			}
-			if elt := r.typeExpr(s.Elem(), pos); elt != nil {
-				tx = &ast.Ellipsis{Ellipsis: pos, Elt: elt}
-			}
-			call.Ellipsis = pos
-		} else {
-			tx = r.typeExpr(t, pos)
-		}
-		if tx == nil {
-			return nil
-		}
-		p := r.temp("a", pos)
-		params.List = append(params.List, &ast.Field{Names: []*ast.Ident{p}, Type: tx})
-		call.Args = append(call.Args, ident(p.Name, pos))
-	}
-	var results *ast.FieldList
-	var body ast.Stmt = &ast.ExprStmt{X: call}
-	if sig.Results().Len() > 0 {
-		results = &ast.FieldList{Opening: pos, Closing: pos}
-		for i := range sig.Results().Len() {
-			tx := r.typeExpr(sig.Results().At(i).Type(), pos)
-			if tx == nil {
-				return nil
-			}
-			results.List = append(results.List, &ast.Field{Type: tx})
-		}
-		body = &ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}
-	}
-	return &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: params, Results: results},
-		Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{body}, Rbrace: pos}}
 }
 
 // localAliases replaces each use of a type alias declared inside a
