@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/sparknet-go/sparknet/caffe/caffepb"
+	"github.com/sparknet-go/sparknet/ndarray"
 )
 
 func init() {
@@ -53,8 +54,7 @@ func newDropout(def *caffepb.LayerParameter, env *LayerEnv) (Layer, error) {
 	}
 	l := &Dropout{neuron: neuron{newLayerBase("Dropout", def, env)}, ratio: ratio, scale: 1 / (1 - ratio)}
 	l.keepBelow = uint64(math.Ceil(float64(1-ratio) * (1 << 24)))
-	seed := l.env.Seed ^ dropoutStream
-	l.rng.Seed(seed, seed^0x9e3779b97f4a7c15) // ndarray.NewRNG's stream
+	l.rng.Seed(ndarray.PCGSeeds(l.env.Seed ^ dropoutStream))
 	l.fwdFn, l.bwdFn = l.forwardPart, l.backwardPart
 	return l, nil
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+
+	"github.com/sparknet-go/sparknet/ndarray"
 )
 
 // Transform mirrors Caffe's TransformationParameter: what a data layer does
@@ -102,7 +104,7 @@ func NewTransformer(t Transform, c, h, w int) (*Transformer, error) {
 		tr.scaled[b] = float32(b) * tr.scale
 	}
 	seed := uint64(t.Seed)
-	tr.rng = rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+	tr.rng = rand.New(rand.NewPCG(ndarray.PCGSeeds(seed)))
 	return tr, nil
 }
 

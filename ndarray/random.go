@@ -18,9 +18,13 @@ type RNG struct {
 
 // NewRNG returns a generator seeded with seed.
 func NewRNG(seed uint64) *RNG {
-	p := rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)
+	p := rand.NewPCG(PCGSeeds(seed))
 	return &RNG{r: rand.New(p), pcg: p}
 }
+
+// PCGSeeds returns the two seeds of the PCG generator that NewRNG makes
+// for seed, for code that keeps a rand.PCG of its own on the same stream.
+func PCGSeeds(seed uint64) (seed1, seed2 uint64) { return seed, seed ^ 0x9e3779b97f4a7c15 }
 
 // Float32 returns a uniform value in [0, 1): bits 32 to 55 of the next
 // Uint64, over 2²⁴.

@@ -40,6 +40,7 @@ func init() {
 		"NewRNG":                 reflect.ValueOf(ndarray.NewRNG),
 		"NewWeightCollection":    reflect.ValueOf(ndarray.NewWeightCollection),
 		"Ones":                   reflect.ValueOf(ndarray.Ones),
+		"PCGSeeds":               reflect.ValueOf(ndarray.PCGSeeds),
 		"PrintEdgeItems":         reflect.ValueOf(&ndarray.PrintEdgeItems).Elem(),
 		"PrintPrecision":         reflect.ValueOf(&ndarray.PrintPrecision).Elem(),
 		"PrintThreshold":         reflect.ValueOf(&ndarray.PrintThreshold).Elem(),
