@@ -431,10 +431,7 @@ func (r *typedRewriter) interfaceResults(f *ast.File) {
 				continue // a conversion already
 			}
 			t := r.typeOf(a)
-			if t == nil || !methodInterface(t) || wrappedInterface(t) {
-				continue
-			}
-			if _, named := types.Unalias(t).(*types.Named); !named {
+			if !sessionInterface(t) {
 				continue
 			}
 			if tx := r.typeExpr(t, a.Pos()); tx != nil {
@@ -479,7 +476,7 @@ func (r *typedRewriter) multiResults(f *ast.File) {
 		session := false
 		for i := range tup.Len() {
 			t := tup.At(i).Type()
-			if _, named := types.Unalias(t).(*types.Named); named && methodInterface(t) && !wrappedInterface(t) {
+			if sessionInterface(t) {
 				session = true
 			}
 		}
@@ -528,4 +525,14 @@ func (r *typedRewriter) multiResults(f *ast.File) {
 		c.Replace(&ast.CallExpr{Fun: lit, Lparen: pos, Rparen: outer.End()})
 		return true
 	})
+}
+
+// sessionInterface reports whether t is a named interface type with
+// methods that the program declared (not a compiled one).
+func sessionInterface(t types.Type) bool {
+	if t == nil || !methodInterface(t) || wrappedInterface(t) {
+		return false
+	}
+	_, named := types.Unalias(t).(*types.Named)
+	return named
 }
