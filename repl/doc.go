@@ -284,9 +284,11 @@
 // work.
 //
 // BUG(repl): A map whose keys are of an interface type the session
-// declared cannot be read by a key of a concrete type (m[Rect{1, 2}] of
-// a map[Shape]int panics in the interpreter's reflection); comparisons
-// and switches on such values are rewritten to compare as Go does.
+// declared keys its entries by the interpreter's wrappers, not by the
+// values they hold: with var a, b Shape = Sq{1}, Sq{1}, m[b] does not
+// find what m[a] stored, and m[Sq{1}] panics in the interpreter's
+// reflection. Comparisons and switches on such values are rewritten to
+// compare as Go does; map keys are not.
 //
 // BUG(repl): defer in the body of a range over a function is refused:
 // the body runs as a function of its own, so the deferred call would run
