@@ -491,7 +491,8 @@ func BenchmarkDirectConvPack(b *testing.B) {
 // gradients and sums the bias gradient, on gradients that come from
 // memory (blocks of 64 MB of them in turn, as in a training step, where
 // the layer above wrote them long before), reporting the thread's CPU
-// time per block:
+// time per block; the ones named relu take the gradient of an in-place
+// ReLU too, from its output in memory as well:
 //
 //	go test -run '^$' -bench DirectConvLoadGrad ./ndarray/kernel
 func BenchmarkDirectConvLoadGrad(b *testing.B) {
@@ -500,22 +501,36 @@ func BenchmarkDirectConvLoadGrad(b *testing.B) {
 		if d == nil {
 			b.Skip("no direct convolution with these kernels")
 		}
-		b.Run(s.name, func(b *testing.B) {
-			L := d.Lanes()
-			oh, ow := d.OutputSize()
-			rng := newRand(1)
-			ys := make([][]float32, max(2, (64<<20)/(4*L*s.m*oh*ow)))
-			for i := range ys {
-				ys[i] = randSlice(rng, L*s.m*oh*ow)
+		for _, relu := range []bool{false, true} {
+			name := s.name
+			if relu {
+				name += "/relu"
 			}
-			db := make([]float32, s.m)
-			sc := d.NewScratch()
-			i := 0
-			benchCPU(b, func() {
-				d.LoadGradTiles(sc, ys[i%len(ys)], L, db, nil, 0)
-				i++
+			b.Run(name, func(b *testing.B) {
+				L := d.Lanes()
+				oh, ow := d.OutputSize()
+				rng := newRand(1)
+				ys := make([][]float32, max(2, (64<<20)/(4*L*s.m*oh*ow)))
+				var rys [][]float32
+				for i := range ys {
+					ys[i] = randSlice(rng, L*s.m*oh*ow)
+					if relu {
+						rys = append(rys, randSlice(rng, L*s.m*oh*ow))
+					}
+				}
+				db := make([]float32, s.m)
+				sc := d.NewScratch()
+				i := 0
+				benchCPU(b, func() {
+					var ry []float32
+					if relu {
+						ry = rys[i%len(rys)]
+					}
+					d.LoadGradTiles(sc, ys[i%len(ys)], L, db, ry, 0)
+					i++
+				})
 			})
-		})
+		}
 	}
 }
 

@@ -996,10 +996,12 @@ func (d *DirectConv) LoadGrad(s *DirectScratch, dy []float32, n int) {
 // (Sum, image by image): the bias gradient. With ry not nil (n outputs,
 // NCHW, those of an in-place ReLU of slope slope), the gradient is first
 // that of the rectifier: each plane of dy becomes ReluGrad(dy, dy, ry,
-// slope), in place. It reads each channel's planes once for all of them,
-// while they are in the L1 cache, where ReluGrad, LoadGrad, WeightGrad
-// and the bias gradient would each read the whole gradient of the block
-// from memory. The tiles are written only where WeightGradLoaded would
+// slope), in place. It goes through the channels in runs of about
+// directLoadChannels: the rectifier's gradient of a run image by image
+// (an image's planes of the run lie together), then each plane's sum and
+// tiles, then LoadGrad's layout, while the run is in the caches, where
+// ReluGrad, LoadGrad, WeightGrad and the bias gradient would each read the
+// whole gradient of the block from memory. The tiles are written only where WeightGradLoaded would
 // copy them out of LoadGrad's layout; elsewhere it reads that layout in
 // place.
 func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry []float32, slope float32) {
@@ -1037,16 +1039,19 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry
 			for t1 < len(d.gTiles) && d.gTiles[t1].r0+d.gTiles[t1].h-d.gTiles[t0].r0 <= directLoadChannels {
 				t1++
 			}
+			m1 := g*d.m + d.gTiles[t1-1].r0 + d.gTiles[t1-1].h
+			if ry != nil {
+				// The rectifier's gradient of the run's planes, image by
+				// image: each image's planes of the run lie together.
+				for j := range n {
+					o0, o1 := j*d.outSize+m0*P, j*d.outSize+m1*P
+					ReluGrad(dy[o0:o1], dy[o0:o1], ry[o0:o1], slope)
+				}
+			}
 			for _, t := range d.gTiles[t0:t1] {
 				for i := range t.h {
 					m := g*d.m + t.r0 + i
 					plane := dy[m*P:]
-					if ry != nil {
-						for j := range n {
-							o := j*d.outSize + m*P
-							ReluGrad(dy[o:o+P], dy[o:o+P], ry[o:o+P], slope)
-						}
-					}
 					if db != nil {
 						for j := range n {
 							db[m] += Sum(plane[j*d.outSize : j*d.outSize+P])
@@ -1057,7 +1062,6 @@ func (d *DirectConv) LoadGradTiles(s *DirectScratch, dy []float32, n int, db, ry
 					}
 				}
 			}
-			m1 := g*d.m + d.gTiles[t1-1].r0 + d.gTiles[t1-1].h
 			for y := range d.oh {
 				for m := m0; m < m1; m++ {
 					dst := &s.dy[((y+p0)*d.dw+p1)*d.ms*L+m*L]
