@@ -72,11 +72,17 @@ func (r *rewriter) guard(node ast.Node) {
 // probe puts the call count and the stack probe at the start of body:
 //
 //	_sn_calls++
-//	if _sn_calls&(probeEvery-1) == 0 { _sn.Probe(name) }
+//	if _sn_calls%probeEvery == 0 { _sn.Probe(name) }
 //
 // The statements take the position pos of the function's func keyword:
 // the interpreter places a panic that passes through a function at its
-// first statement, which this makes the function's declaration.
+// first statement, which this makes the function's declaration. The test
+// is a remainder, not a mask (_sn_calls&(probeEvery-1)): in a method of a
+// generic type, a comparison of a sum, product or bitwise operation made
+// the interpreter take a generic function that instantiates the type
+// (a make or var of a []Pair[K, V] appended to) for a plain one, which
+// then failed to compile ("not a generic type"); a remainder takes
+// another path in its compiler.
 func probe(body *ast.BlockStmt, name string, ft *ast.FuncType) {
 	pos := ft.Func
 	blankParams(ft)
@@ -85,8 +91,8 @@ func probe(body *ast.BlockStmt, name string, ft *ast.FuncType) {
 		If: pos,
 		Cond: &ast.BinaryExpr{
 			X: &ast.BinaryExpr{
-				X: ident(callsVar, pos), OpPos: pos, Op: token.AND,
-				Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(probeEvery - 1)},
+				X: ident(callsVar, pos), OpPos: pos, Op: token.REM,
+				Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(probeEvery)},
 			},
 			OpPos: pos, Op: token.EQL,
 			Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"},
