@@ -290,6 +290,11 @@
 // reflection. Comparisons and switches on such values are rewritten to
 // compare as Go does; map keys are not.
 //
+// BUG(repl): A goto back to a label before a select statement (a loop
+// built of a goto around a select) is refused: the interpreter's compiler
+// recursed without end on it, ending the process. A for loop around the
+// select runs.
+//
 // BUG(repl): defer in the body of a range over a function is refused:
 // the body runs as a function of its own, so the deferred call would run
 // at the end of the iteration.

@@ -507,22 +507,31 @@ func wrapCompound(stmts []ast.Stmt) (out []ast.Stmt, wrapped []bool) {
 	return out, wrapped
 }
 
-// leavesBlock reports whether st contains a return or a goto outside
-// function literals.
+// leavesBlock reports whether st contains a return, or a goto to a label
+// outside st, outside function literals.
 func leavesBlock(st ast.Stmt) bool {
 	found := false
+	labels := map[string]bool{}
+	var gotos []string
 	ast.Inspect(st, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.ReturnStmt:
 			found = true
+		case *ast.LabeledStmt:
+			labels[n.Label.Name] = true
 		case *ast.BranchStmt:
-			if n.Tok == token.GOTO {
-				found = true
+			if n.Tok == token.GOTO && n.Label != nil {
+				gotos = append(gotos, n.Label.Name)
 			}
 		}
 		return !found
 	})
+	for _, g := range gotos {
+		if !labels[g] {
+			found = true
+		}
+	}
 	return found
 }

@@ -121,6 +121,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.instanceAliases(f, p.kinds[i])
 		r.recursiveTypes(f, p.kinds[i])
 		r.unexportedTags(f)
+		r.selectBranches(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
 		}

@@ -104,6 +104,20 @@ func TestEval(t *testing.T) {
 			{in: "var gs, gp = []int{1}, &T{2}\nfmt.Println(gn, gv, gs, gp)", out: "5 {1} [1] &{2}\n"},
 			{in: "func fv() { var n, v = 6, T{3}; var (a, b = 1, []string{\"q\"}; c = 3); fmt.Println(n, v, a, b, c) }; fv()", out: "6 {3} 1 [q] 3\n"},
 		}},
+		{"branches in select cases", []evalStep{
+			{in: "ch := make(chan int, 1)"},
+			{in: "ch <- 1; n, k := 0, 0; for n < 3 { n++; select { case <-ch: k += 10; continue; default: k++ }; k += 100 }; fmt.Println(n, k)", out: "3 212\n"},
+			{in: "ch <- 1; n = 0; loop: for { n++; select { case <-ch: break loop } }; fmt.Println(n)", out: "1\n"},
+			{in: "k = 0; for i := 0; i < 3; i++ { ch <- i; select { case v := <-ch: if v == 1 { break }; k += 10 }; k++ }; fmt.Println(k)", out: "23\n"},
+			{in: "func drain(c chan int) (s int) { for { select { case v, ok := <-c: if !ok { goto end }; s += v } }; end: return }"},
+			{in: "c := make(chan int, 2); c <- 3; c <- 4; close(c); fmt.Println(drain(c))", out: "7\n"},
+			{in: "func spin(c chan int) int { n := 0; back: n++; select { case c <- n: <-c; if n < 3 { goto back } }; return n }", err: "goto back goes back around a select statement"},
+		}},
+		{"methods of generic types beside generic functions", []evalStep{
+			{in: "type P[K comparable, V any] struct { K K; V V }\nfunc (p P[K, V]) String() string { return fmt.Sprint(p.K, \"=\", p.V) }"},
+			{in: "func mk[K comparable, V any](k K, v V) []P[K, V] { var ps []P[K, V]; return append(ps, P[K, V]{k, v}) }"},
+			{in: "fmt.Println(mk(\"a\", 1))", out: "[a=1]\n"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},

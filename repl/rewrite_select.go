@@ -1,0 +1,139 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+)
+
+// selectBranches rewrites the branch statements of select cases that the
+// interpreter sends to the wrong place:
+//
+//   - It makes every case end by leaving the select, whatever its last
+//     statement is: a continue, or a labelled break, as a case's last
+//     statement left the select alone (for { select { case <-done: break
+//     loop } } looped on, and waited for ever), and a goto back to a label
+//     before the select ended the process (a fatal stack overflow). Such a
+//     statement goes into a block of its own, after which the case ends.
+//   - It takes an unlabelled break inside a case (in an if) to the
+//     innermost loop around the select instead of to the end of the select.
+//     Such a break becomes a goto to a label put right after the select.
+//
+// The last statement of a case that is an unlabelled break is left alone:
+// it leaves the select, as Go's does.
+//
+// A goto back to a label before a select (a loop made of a goto around a
+// select) ended the process too, wherever the goto is; it is refused.
+func (r *typedRewriter) selectBranches(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if n.Body != nil {
+				r.gotosAroundSelects(n.Body)
+			}
+		case *ast.FuncLit:
+			r.gotosAroundSelects(n.Body)
+		case *ast.BlockStmt:
+			n.List = r.selectList(n.List)
+		case *ast.CaseClause:
+			n.Body = r.selectList(n.Body)
+		case *ast.CommClause:
+			n.Body = r.selectList(n.Body)
+		}
+		return true
+	})
+}
+
+// selectList rewrites the selects of a statement list (selectBranches),
+// returning the list with the labels it adds after them.
+func (r *typedRewriter) selectList(list []ast.Stmt) []ast.Stmt {
+	var out []ast.Stmt
+	for i, st := range list {
+		out = append(out, st)
+		sel, ok := st.(*ast.SelectStmt)
+		if ls, isLabel := st.(*ast.LabeledStmt); isLabel {
+			sel, ok = ls.Stmt.(*ast.SelectStmt)
+		}
+		if !ok || sel.Body == nil {
+			continue
+		}
+		var label *ast.Ident
+		for _, s := range sel.Body.List {
+			cc, ok := s.(*ast.CommClause)
+			if !ok || len(cc.Body) == 0 {
+				continue
+			}
+			last := len(cc.Body) - 1
+			if b, ok := cc.Body[last].(*ast.BranchStmt); ok && (b.Tok != token.BREAK || b.Label != nil) {
+				cc.Body[last] = &ast.BlockStmt{Lbrace: b.Pos(), List: []ast.Stmt{b}, Rbrace: b.End()}
+			}
+			for j, body := range cc.Body {
+				if b, ok := body.(*ast.BranchStmt); ok && j == last && b.Tok == token.BREAK && b.Label == nil {
+					continue
+				}
+				selectBreaks(body, func(b *ast.BranchStmt) {
+					if label == nil {
+						label = r.temp("brk", sel.Pos())
+					}
+					b.Tok, b.Label = token.GOTO, ident(label.Name, b.Pos())
+				})
+			}
+		}
+		if label != nil {
+			end := list[i].End()
+			out = append(out, &ast.LabeledStmt{Label: label, Colon: end, Stmt: &ast.EmptyStmt{Semicolon: end, Implicit: true}})
+		}
+	}
+	return out
+}
+
+// selectBreaks calls fn with each unlabelled break under st that leaves
+// the select st is a case of: not those of a loop, switch or select
+// inside it, nor of a function literal.
+func selectBreaks(st ast.Stmt, fn func(*ast.BranchStmt)) {
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.SelectStmt, *ast.FuncLit:
+			return false
+		case *ast.BranchStmt:
+			if n.Tok == token.BREAK && n.Label == nil {
+				fn(n)
+			}
+		}
+		return true
+	})
+}
+
+// gotosAroundSelects refuses a goto in body (a function's, not in its
+// function literals) back to a label with a select between the two.
+func (r *typedRewriter) gotosAroundSelects(body *ast.BlockStmt) {
+	labels := map[string]token.Pos{}
+	var gotos []*ast.BranchStmt
+	var selects []token.Pos
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.LabeledStmt:
+			labels[n.Label.Name] = n.Pos()
+		case *ast.SelectStmt:
+			selects = append(selects, n.Pos())
+		case *ast.BranchStmt:
+			if n.Tok == token.GOTO && n.Label != nil {
+				gotos = append(gotos, n)
+			}
+		}
+		return true
+	})
+	for _, g := range gotos {
+		at, ok := labels[g.Label.Name]
+		if !ok || at > g.Pos() {
+			continue
+		}
+		for _, s := range selects {
+			if at < s && s < g.Pos() {
+				r.fail(posErrorf(r.s.in.FileSet(), g.Pos(), "goto %s goes back around a select statement, which the interpreter cannot run (the process would end): make the loop a for statement", g.Label.Name))
+				return
+			}
+		}
+	}
+}
