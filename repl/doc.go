@@ -205,8 +205,11 @@
 // parameters as type arguments, instantiated with a type that is not
 // predeclared; generic types whose methods are called with such types;
 // conversions to a type parameter instantiated with a declared type
-// (rand.N of a named integer). These fail to compile ("the interpreter
-// failed on this input"), not silently. The shell's slices, maps and iter
+// (rand.N of a named integer); a comparison of a sum, product or bitwise
+// operation (if n+1 == 0) in a method of a generic type where a generic
+// function declares or makes a slice of that type and appends to it
+// ("not a generic type"). These fail to compile ("the interpreter failed
+// on this input"), not silently. The shell's slices, maps and iter
 // call no generic function from another for that reason; their sorts are
 // stable (Go's are for up to 12 elements only).
 //
