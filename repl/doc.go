@@ -286,6 +286,14 @@
 // interp._error and errors.As does not match. Pointer receivers (*T)
 // work.
 //
+// BUG(repl): A value of a compiled type is not seen to implement an
+// interface type written in the session, named or not: with type multi
+// interface{ Unwrap() []error }, err.(multi) is false for the error that
+// fmt.Errorf makes of two %w, and errors.As(err, &m) with m a multi finds
+// nothing, where Go finds that error. Assertions to the interfaces of
+// compiled packages (error, fmt.Stringer, io.Reader) work, and so does
+// errors.As with a target of one of the session's concrete types.
+//
 // BUG(repl): A map whose keys are of an interface type the session
 // declared keys its entries by the interpreter's wrappers, not by the
 // values they hold: with var a, b Shape = Sq{1}, Sq{1}, m[b] does not
