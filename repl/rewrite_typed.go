@@ -87,6 +87,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq}
 	defer func() { s.tempSeq = r.n }()
 	for i, f := range p.files {
+		r.genericMethodOrder(f)
 		r.parents = parentMap(f)
 		r.bigValues(f)
 		if p.kinds[i] == stmtChunk && echo && i == len(p.files)-1 {

@@ -118,6 +118,10 @@ func TestEval(t *testing.T) {
 			{in: "func mk[K comparable, V any](k K, v V) []P[K, V] { var ps []P[K, V]; return append(ps, P[K, V]{k, v}) }"},
 			{in: "fmt.Println(mk(\"a\", 1))", out: "[a=1]\n"},
 		}},
+		{"methods of generic types calling ones declared after them", []evalStep{
+			{in: "type Box[T any] struct{ v T }\nfunc (b *Box[T]) Get() T { return b.inner() }\nfunc (b *Box[T]) inner() T { return b.v }\nfunc (b Box[T]) Show() string { return fmt.Sprint(b.v, b.twice()) }\nfunc (b Box[T]) twice() int { return 2 }"},
+			{in: "b := &Box[int]{5}; fmt.Println(b.Get(), b.Show())", out: "5 5 2\n"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
