@@ -205,7 +205,11 @@
 // parameters as type arguments, instantiated with a type that is not
 // predeclared; generic types whose methods are called with such types;
 // conversions to a type parameter instantiated with a declared type
-// (rand.N of a named integer); a comparison of a sum, product or bitwise
+// (rand.N of a named integer); a call with two or more type arguments
+// (conv[int, float64](x)) as an element of a slice, array or struct
+// literal; a method of a generic type that calls a generic function with
+// the type's parameters as type arguments (newSet[T]() in a method of
+// Set[T]); a comparison of a sum, product or bitwise
 // operation (if n+1 == 0) in a method of a generic type where a generic
 // function declares or makes a slice of that type and appends to it
 // ("not a generic type"). These fail to compile ("the interpreter failed

@@ -100,6 +100,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
 		r.ranges(f)
+		r.chanRanges(f)
 		r.loopVars(f)
 		r.closures(f)
 		r.defers(f, p.kinds[i] == stmtChunk)
@@ -448,7 +449,14 @@ func (r *typedRewriter) instantiate(f *ast.File) {
 			}
 			x := n.(ast.Expr)
 			if _, inst := r.genericFunc(x); inst != nil {
-				if args := r.typeArgs(inst, x.Pos()); args != nil {
+				if args := r.typeArgs(inst, x.Pos()); len(args) == 1 {
+					// An index expression, as the parser makes of f[T]:
+					// the interpreter took an index list with one type
+					// in a composite literal's element ([]int{f[int](1)})
+					// for a generic type's instantiation ("not a generic
+					// type").
+					c.Replace(&ast.IndexExpr{X: x, Lbrack: x.End(), Index: args[0], Rbrack: x.End()})
+				} else if args != nil {
 					c.Replace(&ast.IndexListExpr{X: x, Lbrack: x.End(), Indices: args, Rbrack: x.End()})
 				}
 			}

@@ -1,0 +1,126 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// chanRanges rewrites a range with a value over a slice or array of
+// channels whose element type is a type parameter's (chs of type
+// []<-chan T in a generic function): the interpreter gave the value
+// variable a wrong type, and a range over it then failed at run time
+// ("reflect: call of reflect.Value.Len on int Value"). The elements are
+// indexed instead:
+//
+//	for i, ch := range chs { … }  →  { r := chs; for k := range r { i, ch := k, r[k]; … } }
+//
+// (= for = in both places), the range's label, if any, kept on the loop.
+func (r *typedRewriter) chanRanges(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		var rs *ast.RangeStmt
+		label, _ := c.Node().(*ast.LabeledStmt)
+		if label != nil {
+			rs, _ = label.Stmt.(*ast.RangeStmt)
+		} else if _, inLabel := c.Parent().(*ast.LabeledStmt); !inLabel {
+			rs, _ = c.Node().(*ast.RangeStmt)
+		}
+		if rs == nil || rs.Value == nil || !r.chanElems(rs.X) {
+			return true
+		}
+		pos := rs.Pos()
+		x, k := r.temp("rx", pos), r.temp("rk", pos)
+		key := rs.Key
+		if key == nil {
+			key = ident("_", pos)
+		}
+		var bind ast.Stmt = &ast.AssignStmt{
+			Lhs: []ast.Expr{key, rs.Value}, TokPos: pos, Tok: rs.Tok,
+			Rhs: []ast.Expr{ident(k.Name, pos), &ast.IndexExpr{X: ident(x.Name, pos), Lbrack: pos, Index: ident(k.Name, pos), Rbrack: pos}},
+		}
+		if id, ok := key.(*ast.Ident); ok && id.Name == "_" && rs.Tok == token.DEFINE {
+			// _, v := k, r[k] declares v alone: v := r[k].
+			bind.(*ast.AssignStmt).Lhs, bind.(*ast.AssignStmt).Rhs = bind.(*ast.AssignStmt).Lhs[1:], bind.(*ast.AssignStmt).Rhs[1:]
+		}
+		src := rs.X
+		rs.Key, rs.Value, rs.Tok, rs.X = k, nil, token.DEFINE, ident(x.Name, pos)
+		rs.Body.List = append([]ast.Stmt{bind}, rs.Body.List...)
+		var loop ast.Stmt = rs
+		if label != nil {
+			loop = label
+		}
+		c.Replace(&ast.BlockStmt{Lbrace: pos, Rbrace: rs.End(), List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: []ast.Expr{x}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{src}},
+			loop,
+		}})
+		return true
+	})
+}
+
+// chanElems reports whether x is a slice or array (or a pointer to an
+// array) of channels whose type has a type parameter in it.
+func (r *typedRewriter) chanElems(x ast.Expr) bool {
+	t := r.typeOf(x)
+	if t == nil {
+		return false
+	}
+	var elem types.Type
+	switch u := coreType(t).(type) {
+	case *types.Slice:
+		elem = u.Elem()
+	case *types.Array:
+		elem = u.Elem()
+	case *types.Pointer:
+		if a, ok := coreType(u.Elem()).(*types.Array); ok {
+			elem = a.Elem()
+		}
+	}
+	if elem == nil {
+		return false
+	}
+	if _, ok := coreType(elem).(*types.Chan); !ok {
+		return false
+	}
+	return hasTypeParam(elem)
+}
+
+// hasTypeParam reports whether t is or is made of a type parameter.
+func hasTypeParam(t types.Type) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return true
+	case *types.Chan:
+		return hasTypeParam(t.Elem())
+	case *types.Slice:
+		return hasTypeParam(t.Elem())
+	case *types.Array:
+		return hasTypeParam(t.Elem())
+	case *types.Pointer:
+		return hasTypeParam(t.Elem())
+	case *types.Map:
+		return hasTypeParam(t.Key()) || hasTypeParam(t.Elem())
+	case *types.Named:
+		for i := range t.TypeArgs().Len() {
+			if hasTypeParam(t.TypeArgs().At(i)) {
+				return true
+			}
+		}
+	case *types.Signature:
+		for _, l := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := range l.Len() {
+				if hasTypeParam(l.At(i).Type()) {
+					return true
+				}
+			}
+		}
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if hasTypeParam(t.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
+}
