@@ -535,3 +535,24 @@ func leavesBlock(st ast.Stmt) bool {
 	}
 	return found
 }
+
+// walkStmtLists walks the nodes under root in depth-first order, replacing
+// each statement list (of a block, a case clause, a select case) by the
+// result of lists on it before going into it, and calling other with the
+// other nodes.
+func walkStmtLists(root ast.Node, lists func([]ast.Stmt) []ast.Stmt, other func(ast.Node)) {
+	ast.Inspect(root, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			n.List = lists(n.List)
+		case *ast.CaseClause:
+			n.Body = lists(n.Body)
+		case *ast.CommClause:
+			n.Body = lists(n.Body)
+		case nil:
+		default:
+			other(n)
+		}
+		return true
+	})
+}

@@ -136,26 +136,60 @@ func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []str
 // hasInstance reports whether t is or is made of an instance of one of
 // the session's generic types.
 func hasInstance(t types.Type) bool {
-	switch t := types.Unalias(t).(type) {
+	return madeOf(t, func(t types.Type) bool {
+		n, ok := t.(*types.Named)
+		return ok && n.TypeArgs().Len() > 0 && isSession(n.Origin().Obj())
+	})
+}
+
+// hasTypeParam reports whether t is or is made of a type parameter.
+func hasTypeParam(t types.Type) bool {
+	return madeOf(t, func(t types.Type) bool {
+		_, ok := t.(*types.TypeParam)
+		return ok
+	})
+}
+
+// madeOf reports whether is holds for t or for a type t is made of: a
+// named type's type arguments, the elements of pointers, slices, arrays,
+// channels and maps (and their keys), functions' parameters and results,
+// structs' fields.
+func madeOf(t types.Type, is func(types.Type) bool) bool {
+	t = types.Unalias(t)
+	if is(t) {
+		return true
+	}
+	switch t := t.(type) {
 	case *types.Named:
-		if t.TypeArgs().Len() > 0 && isSession(t.Origin().Obj()) {
-			return true
-		}
 		for a := range t.TypeArgs().Types() {
-			if hasInstance(a) {
+			if madeOf(a, is) {
 				return true
 			}
 		}
 	case *types.Pointer:
-		return hasInstance(t.Elem())
+		return madeOf(t.Elem(), is)
 	case *types.Slice:
-		return hasInstance(t.Elem())
+		return madeOf(t.Elem(), is)
 	case *types.Array:
-		return hasInstance(t.Elem())
+		return madeOf(t.Elem(), is)
 	case *types.Chan:
-		return hasInstance(t.Elem())
+		return madeOf(t.Elem(), is)
 	case *types.Map:
-		return hasInstance(t.Key()) || hasInstance(t.Elem())
+		return madeOf(t.Key(), is) || madeOf(t.Elem(), is)
+	case *types.Signature:
+		for _, l := range []*types.Tuple{t.Params(), t.Results()} {
+			for v := range l.Variables() {
+				if madeOf(v.Type(), is) {
+					return true
+				}
+			}
+		}
+	case *types.Struct:
+		for f := range t.Fields() {
+			if madeOf(f.Type(), is) {
+				return true
+			}
+		}
 	}
 	return false
 }

@@ -24,7 +24,7 @@ import (
 // A goto back to a label before a select (a loop made of a goto around a
 // select) ended the process too, wherever the goto is; it is refused.
 func (r *typedRewriter) selectBranches(f *ast.File) {
-	ast.Inspect(f, func(n ast.Node) bool {
+	walkStmtLists(f, r.selectList, func(n ast.Node) {
 		switch n := n.(type) {
 		case *ast.FuncDecl:
 			if n.Body != nil {
@@ -32,14 +32,7 @@ func (r *typedRewriter) selectBranches(f *ast.File) {
 			}
 		case *ast.FuncLit:
 			r.gotosAroundSelects(n.Body)
-		case *ast.BlockStmt:
-			n.List = r.selectList(n.List)
-		case *ast.CaseClause:
-			n.Body = r.selectList(n.Body)
-		case *ast.CommClause:
-			n.Body = r.selectList(n.Body)
 		}
-		return true
 	})
 }
 

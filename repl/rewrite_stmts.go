@@ -588,20 +588,13 @@ func (r *typedRewriter) bindParams(call *ast.CallExpr, at ast.Node) bool {
 
 // closures applies the changes above.
 func (r *typedRewriter) closures(f *ast.File) {
-	ast.Inspect(f, func(n ast.Node) bool {
+	walkStmtLists(f, r.bindArgs, func(n ast.Node) {
 		switch n := n.(type) {
 		case *ast.DeferStmt:
 			r.bindParams(n.Call, n)
 		case *ast.GoStmt:
 			r.bindParams(n.Call, n)
-		case *ast.BlockStmt:
-			n.List = r.bindArgs(n.List)
-		case *ast.CaseClause:
-			n.Body = r.bindArgs(n.Body)
-		case *ast.CommClause:
-			n.Body = r.bindArgs(n.Body)
 		}
-		return true
 	})
 }
 
