@@ -787,17 +787,7 @@ func (r *typedRewriter) mapLookups(f *ast.File) {
 		}
 		return out
 	}
-	ast.Inspect(f, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.BlockStmt:
-			n.List = list(n.List)
-		case *ast.CaseClause:
-			n.Body = list(n.Body)
-		case *ast.CommClause:
-			n.Body = list(n.Body)
-		}
-		return true
-	})
+	walkStmtLists(f, list, func(ast.Node) {})
 }
 
 // indexChecks checks, outside loops, the index of an index expression
