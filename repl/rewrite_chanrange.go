@@ -8,16 +8,17 @@ import (
 	"golang.org/x/tools/go/ast/astutil"
 )
 
-// chanRanges rewrites a range with a value over a slice or array of
-// channels whose element type is a type parameter's (chs of type
-// []<-chan T in a generic function): the interpreter gave the value
-// variable a wrong type, and a range over it then failed at run time
-// ("reflect: call of reflect.Value.Len on int Value"). The elements are
-// indexed instead:
+// chanRanges rewrites a range with a value over a slice, array or map of
+// channels (chs of type []chan int, or []<-chan T in a generic function):
+// the interpreter gave the value variable a wrong type, and the first use
+// of it failed at run time ("reflect: call of reflect.Value.Len on int
+// Value", or a nil dereference for a map). The elements are indexed
+// instead:
 //
 //	for i, ch := range chs { … }  →  { r := chs; for k := range r { i, ch := k, r[k]; … } }
 //
-// (= for = in both places), the range's label, if any, kept on the loop.
+// (= for = in both places; r := (*p)[:] for a pointer p to an array),
+// the range's label, if any, kept on the loop.
 func (r *typedRewriter) chanRanges(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		var rs *ast.RangeStmt
@@ -32,6 +33,13 @@ func (r *typedRewriter) chanRanges(f *ast.File) {
 		}
 		pos := rs.Pos()
 		x, k := r.temp("rx", pos), r.temp("rk", pos)
+		src := rs.X
+		if _, ptr := coreType(r.typeOf(src)).(*types.Pointer); ptr {
+			// A pointer to an array becomes a slice of the array, (*p)[:]:
+			// the interpreter fails on ranges over such a pointer and
+			// on indexing it where the checker has not typed it.
+			src = &ast.SliceExpr{X: &ast.ParenExpr{Lparen: pos, X: &ast.StarExpr{Star: pos, X: src}, Rparen: pos}, Lbrack: pos, Rbrack: pos}
+		}
 		key := rs.Key
 		if key == nil {
 			key = ident("_", pos)
@@ -44,7 +52,6 @@ func (r *typedRewriter) chanRanges(f *ast.File) {
 			// _, v := k, r[k] declares v alone: v := r[k].
 			bind.(*ast.AssignStmt).Lhs, bind.(*ast.AssignStmt).Rhs = bind.(*ast.AssignStmt).Lhs[1:], bind.(*ast.AssignStmt).Rhs[1:]
 		}
-		src := rs.X
 		rs.Key, rs.Value, rs.Tok, rs.X = k, nil, token.DEFINE, ident(x.Name, pos)
 		rs.Body.List = append([]ast.Stmt{bind}, rs.Body.List...)
 		var loop ast.Stmt = rs
@@ -59,8 +66,8 @@ func (r *typedRewriter) chanRanges(f *ast.File) {
 	})
 }
 
-// chanElems reports whether x is a slice or array (or a pointer to an
-// array) of channels whose type has a type parameter in it.
+// chanElems reports whether x is a slice, array, pointer to an array or
+// map of channels.
 func (r *typedRewriter) chanElems(x ast.Expr) bool {
 	t := r.typeOf(x)
 	if t == nil {
@@ -72,6 +79,8 @@ func (r *typedRewriter) chanElems(x ast.Expr) bool {
 		elem = u.Elem()
 	case *types.Array:
 		elem = u.Elem()
+	case *types.Map:
+		elem = u.Elem()
 	case *types.Pointer:
 		if a, ok := coreType(u.Elem()).(*types.Array); ok {
 			elem = a.Elem()
@@ -80,8 +89,6 @@ func (r *typedRewriter) chanElems(x ast.Expr) bool {
 	if elem == nil {
 		return false
 	}
-	if _, ok := coreType(elem).(*types.Chan); !ok {
-		return false
-	}
-	return hasTypeParam(elem)
+	_, ok := coreType(elem).(*types.Chan)
+	return ok
 }

@@ -142,14 +142,6 @@ func hasInstance(t types.Type) bool {
 	})
 }
 
-// hasTypeParam reports whether t is or is made of a type parameter.
-func hasTypeParam(t types.Type) bool {
-	return madeOf(t, func(t types.Type) bool {
-		_, ok := t.(*types.TypeParam)
-		return ok
-	})
-}
-
 // madeOf reports whether is holds for t or for a type t is made of: a
 // named type's type arguments, the elements of pointers, slices, arrays,
 // channels and maps (and their keys), functions' parameters and results,

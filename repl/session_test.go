@@ -122,6 +122,12 @@ func TestEval(t *testing.T) {
 			{in: "type Box[T any] struct{ v T }\nfunc (b *Box[T]) Get() T { return b.inner() }\nfunc (b *Box[T]) inner() T { return b.v }\nfunc (b Box[T]) Show() string { return fmt.Sprint(b.v, b.twice()) }\nfunc (b Box[T]) twice() int { return 2 }"},
 			{in: "b := &Box[int]{5}; fmt.Println(b.Get(), b.Show())", out: "5 5 2\n"},
 		}},
+		{"ranges over collections of channels", []evalStep{
+			{in: "a, b := make(chan int, 1), make(chan int, 1); b <- 5"},
+			{in: "for _, ch := range []chan int{a, b} { select { case v := <-ch: fmt.Println(v); default: } }", out: "5\n"},
+			{in: "m := map[string]chan int{\"a\": a}; for k, ch := range m { fmt.Println(k, len(ch)) }", out: "a 0\n"},
+			{in: "arr := [2]chan int{a, b}; n := 0; for _, c := range &arr { n += cap(c) }; n", out: "2 (int)\n"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
