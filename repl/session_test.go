@@ -128,6 +128,10 @@ func TestEval(t *testing.T) {
 			{in: "m := map[string]chan int{\"a\": a}; for k, ch := range m { fmt.Println(k, len(ch)) }", out: "a 0\n"},
 			{in: "arr := [2]chan int{a, b}; n := 0; for _, c := range &arr { n += cap(c) }; n", out: "2 (int)\n"},
 		}},
+		{"range clauses that assign", []evalStep{
+			{in: "var i, v int; for i, v = range []int{4, 5} {}; fmt.Println(i, v)", out: "1 5\n"},
+			{in: "var j int; var r rune; for j, r = range \"a\\xffb\" { fmt.Print(j, r, \" \") }; fmt.Println(j)", out: "0 97 1 65533 2 98 2\n"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
