@@ -3,6 +3,8 @@ package repl
 import (
 	"go/ast"
 	"go/token"
+
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // selectBranches rewrites the branch statements of select cases that the
@@ -129,4 +131,125 @@ func (r *typedRewriter) gotosAroundSelects(body *ast.BlockStmt) {
 			}
 		}
 	}
+}
+
+// selectSends evaluates the operands of a select's cases before the
+// select, into variables, where a case sends a value that is not a
+// variable or a constant: the interpreter evaluated only the outermost
+// operation of a sent value (case ch <- pair{i, f(i)} sent pair{i, ""},
+// and ch <- fmt.Sprint(x+1) sent "0"). Go evaluates the channel operands
+// and the sent values of all cases once, in source order, on entering
+// the select, so all of them go into variables, in that order:
+//
+//	select { case ch <- f(x): … case v := <-g(): … }
+//	→  { var c1 chan T = ch; var v1 T = f(x); var c2 <-chan U = g(); select { case c1 <- v1: … case v := <-c2: … } }
+//
+// (a labelled select keeps its label, inside the block). A select whose
+// operand types the shell cannot write is left alone.
+func (r *typedRewriter) selectSends(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		sel, _ := c.Node().(*ast.SelectStmt)
+		label, _ := c.Node().(*ast.LabeledStmt)
+		if label != nil {
+			sel, _ = label.Stmt.(*ast.SelectStmt)
+		} else if _, inLabel := c.Parent().(*ast.LabeledStmt); inLabel {
+			return true
+		}
+		if sel == nil || !r.sendsComputed(sel) {
+			return true
+		}
+		var decls []ast.Stmt
+		// hoist puts *x into a variable of x's type, unless it is one
+		// already or a constant.
+		hoist := func(x *ast.Expr) bool {
+			if r.leafOperand(*x) {
+				return true
+			}
+			t := r.typeOf(*x)
+			if t == nil {
+				return false
+			}
+			te := r.typeExpr(t, (*x).Pos())
+			if te == nil {
+				return false
+			}
+			v := r.temp("sv", (*x).Pos())
+			decls = append(decls, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: (*x).Pos(), Tok: token.VAR, Specs: []ast.Spec{
+				&ast.ValueSpec{Names: []*ast.Ident{v}, Type: te, Values: []ast.Expr{*x}}}}})
+			*x = ident(v.Name, (*x).Pos())
+			return true
+		}
+		// The operands rewritten so far, to put back where one cannot
+		// be, so that the select stays as it was.
+		type operand struct {
+			at *ast.Expr
+			x  ast.Expr
+		}
+		var done []operand
+		undo := func() {
+			for _, o := range done {
+				*o.at = o.x
+			}
+		}
+		for _, s := range sel.Body.List {
+			cc, ok := s.(*ast.CommClause)
+			if !ok || cc.Comm == nil {
+				continue
+			}
+			var ops []*ast.Expr
+			switch st := cc.Comm.(type) {
+			case *ast.SendStmt:
+				ops = []*ast.Expr{&st.Chan, &st.Value}
+			case *ast.ExprStmt:
+				if u, ok := ast.Unparen(st.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+					ops = []*ast.Expr{&u.X}
+				}
+			case *ast.AssignStmt:
+				if len(st.Rhs) == 1 {
+					if u, ok := ast.Unparen(st.Rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+						ops = []*ast.Expr{&u.X}
+					}
+				}
+			}
+			for _, x := range ops {
+				old := *x
+				if !hoist(x) {
+					undo()
+					return true
+				}
+				done = append(done, operand{x, old})
+			}
+		}
+		var st ast.Stmt = sel
+		if label != nil {
+			st = label
+		}
+		c.Replace(&ast.BlockStmt{Lbrace: st.Pos(), List: append(decls, st), Rbrace: st.End()})
+		return true
+	})
+}
+
+// sendsComputed reports whether a case of sel sends a value that is
+// neither a variable nor a constant.
+func (r *typedRewriter) sendsComputed(sel *ast.SelectStmt) bool {
+	for _, s := range sel.Body.List {
+		if cc, ok := s.(*ast.CommClause); ok {
+			if send, ok := cc.Comm.(*ast.SendStmt); ok && !r.leafOperand(send.Value) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// leafOperand reports whether x is a constant, nil, or an identifier.
+func (r *typedRewriter) leafOperand(x ast.Expr) bool {
+	x = ast.Unparen(x)
+	if _, ok := x.(*ast.Ident); ok {
+		return true
+	}
+	if tv, ok := r.info.Types[x]; ok && (tv.Value != nil || tv.IsNil()) {
+		return true
+	}
+	return false
 }

@@ -107,6 +107,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.closures(f)
 		r.defers(f, p.kinds[i] == stmtChunk)
 		r.receives(f)
+		r.selectSends(f)
 		r.indexChecks(f)
 		r.mapLookups(f)
 		r.funcTypeMethods(f)

@@ -132,6 +132,10 @@ func TestEval(t *testing.T) {
 			{in: "var i, v int; for i, v = range []int{4, 5} {}; fmt.Println(i, v)", out: "1 5\n"},
 			{in: "var j int; var r rune; for j, r = range \"a\\xffb\" { fmt.Print(j, r, \" \") }; fmt.Println(j)", out: "0 97 1 65533 2 98 2\n"},
 		}},
+		{"select cases that send computed values", []evalStep{
+			{in: "type pr struct { n int; s string }; lab := func(i int) string { return fmt.Sprint(\"v\", i) }; out := make(chan pr, 1); y := 2"},
+			{in: "select { case out <- pr{y, lab(y + 1)}: }; fmt.Println(<-out)", out: "{2 v3}\n"},
+		}},
 		{"multiple results in nested blocks", []evalStep{
 			{in: "func two() (int, error) { return 2, nil }"},
 			{in: "for i := 0; i < 2; i++ { v, err := two(); w, err := two(); fmt.Print(v+w+i, err, \" \") }", out: "4 <nil> 5 <nil> "},
