@@ -556,3 +556,20 @@ func walkStmtLists(root ast.Node, lists func([]ast.Stmt) []ast.Stmt, other func(
 		return true
 	})
 }
+
+// stmtAt returns the statement of type S at the cursor of an
+// astutil.Apply and its label, if any: a labelled statement at its
+// label, not at the statement itself, so that a rewrite can put
+// statements before the label. It returns a zero S elsewhere.
+func stmtAt[S ast.Stmt](c *astutil.Cursor) (S, *ast.LabeledStmt) {
+	var zero S
+	if label, ok := c.Node().(*ast.LabeledStmt); ok {
+		st, _ := label.Stmt.(S)
+		return st, label
+	}
+	if _, inLabel := c.Parent().(*ast.LabeledStmt); inLabel {
+		return zero, nil
+	}
+	st, _ := c.Node().(S)
+	return st, nil
+}

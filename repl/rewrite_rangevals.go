@@ -21,7 +21,7 @@ import (
 // the range's label, if any, kept on the loop.
 func (r *typedRewriter) chanRanges(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
-		rs, label := rangeAt(c)
+		rs, label := stmtAt[*ast.RangeStmt](c)
 		if rs == nil || rs.Value == nil || !r.chanElems(rs.X) {
 			return true
 		}
@@ -101,7 +101,7 @@ func (r *typedRewriter) chanElems(x ast.Expr) bool {
 // the interpreter yields the same runes, and indexes alone right.
 func (r *typedRewriter) stringRanges(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
-		rs, label := rangeAt(c)
+		rs, label := stmtAt[*ast.RangeStmt](c)
 		if rs == nil || blankOrNil(rs.Key) || blankOrNil(rs.Value) {
 			return true
 		}
@@ -182,19 +182,4 @@ func (r *typedRewriter) assignRanges(f *ast.File) {
 		rs.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.ASSIGN, Rhs: rhs}}, rs.Body.List...)
 		return true
 	})
-}
-
-// rangeAt returns the range statement at the cursor and its label, if
-// any: a labelled range at its label, not at the range itself, so that a
-// rewrite can put statements before the label.
-func rangeAt(c *astutil.Cursor) (*ast.RangeStmt, *ast.LabeledStmt) {
-	if label, ok := c.Node().(*ast.LabeledStmt); ok {
-		rs, _ := label.Stmt.(*ast.RangeStmt)
-		return rs, label
-	}
-	if _, inLabel := c.Parent().(*ast.LabeledStmt); inLabel {
-		return nil, nil
-	}
-	rs, _ := c.Node().(*ast.RangeStmt)
-	return rs, nil
 }

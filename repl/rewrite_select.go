@@ -148,85 +148,70 @@ func (r *typedRewriter) gotosAroundSelects(body *ast.BlockStmt) {
 // operand types the shell cannot write is left alone.
 func (r *typedRewriter) selectSends(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
-		sel, _ := c.Node().(*ast.SelectStmt)
-		label, _ := c.Node().(*ast.LabeledStmt)
-		if label != nil {
-			sel, _ = label.Stmt.(*ast.SelectStmt)
-		} else if _, inLabel := c.Parent().(*ast.LabeledStmt); inLabel {
-			return true
-		}
+		sel, label := stmtAt[*ast.SelectStmt](c)
 		if sel == nil || !r.sendsComputed(sel) {
 			return true
 		}
-		var decls []ast.Stmt
-		// hoist puts *x into a variable of x's type, unless it is one
-		// already or a constant.
-		hoist := func(x *ast.Expr) bool {
-			if r.leafOperand(*x) {
-				return true
-			}
-			t := r.typeOf(*x)
-			if t == nil {
-				return false
-			}
-			te := r.typeExpr(t, (*x).Pos())
-			if te == nil {
-				return false
-			}
-			v := r.temp("sv", (*x).Pos())
-			decls = append(decls, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: (*x).Pos(), Tok: token.VAR, Specs: []ast.Spec{
-				&ast.ValueSpec{Names: []*ast.Ident{v}, Type: te, Values: []ast.Expr{*x}}}}})
-			*x = ident(v.Name, (*x).Pos())
-			return true
-		}
-		// The operands rewritten so far, to put back where one cannot
-		// be, so that the select stays as it was.
-		type operand struct {
-			at *ast.Expr
-			x  ast.Expr
-		}
-		var done []operand
-		undo := func() {
-			for _, o := range done {
-				*o.at = o.x
-			}
-		}
+		// The operands in source order, each with its type written out;
+		// a select with one the shell cannot write is left alone.
+		var ops []*ast.Expr
+		var typs []ast.Expr
 		for _, s := range sel.Body.List {
 			cc, ok := s.(*ast.CommClause)
 			if !ok || cc.Comm == nil {
 				continue
 			}
-			var ops []*ast.Expr
-			switch st := cc.Comm.(type) {
-			case *ast.SendStmt:
-				ops = []*ast.Expr{&st.Chan, &st.Value}
-			case *ast.ExprStmt:
-				if u, ok := ast.Unparen(st.X).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-					ops = []*ast.Expr{&u.X}
+			for _, x := range commOperands(cc.Comm) {
+				if r.leafOperand(*x) {
+					continue
 				}
-			case *ast.AssignStmt:
-				if len(st.Rhs) == 1 {
-					if u, ok := ast.Unparen(st.Rhs[0]).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
-						ops = []*ast.Expr{&u.X}
-					}
-				}
-			}
-			for _, x := range ops {
-				old := *x
-				if !hoist(x) {
-					undo()
+				t := r.typeOf(*x)
+				if t == nil {
 					return true
 				}
-				done = append(done, operand{x, old})
+				te := r.typeExpr(t, (*x).Pos())
+				if te == nil {
+					return true
+				}
+				ops, typs = append(ops, x), append(typs, te)
 			}
+		}
+		var list []ast.Stmt
+		for i, x := range ops {
+			pos := (*x).Pos()
+			v := r.temp("sv", pos)
+			list = append(list, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
+				&ast.ValueSpec{Names: []*ast.Ident{v}, Type: typs[i], Values: []ast.Expr{*x}}}}})
+			*x = ident(v.Name, pos)
 		}
 		var st ast.Stmt = sel
 		if label != nil {
 			st = label
 		}
-		c.Replace(&ast.BlockStmt{Lbrace: st.Pos(), List: append(decls, st), Rbrace: st.End()})
+		c.Replace(&ast.BlockStmt{Lbrace: st.Pos(), List: append(list, st), Rbrace: st.End()})
 		return true
 	})
+}
+
+// commOperands returns the operands of a select case's communication that
+// are evaluated on entering the select: a send's channel and value, a
+// receive's channel.
+func commOperands(comm ast.Stmt) []*ast.Expr {
+	var recv ast.Expr
+	switch st := comm.(type) {
+	case *ast.SendStmt:
+		return []*ast.Expr{&st.Chan, &st.Value}
+	case *ast.ExprStmt:
+		recv = st.X
+	case *ast.AssignStmt:
+		if len(st.Rhs) == 1 {
+			recv = st.Rhs[0]
+		}
+	}
+	if u, ok := ast.Unparen(recv).(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+		return []*ast.Expr{&u.X}
+	}
+	return nil
 }
 
 // sendsComputed reports whether a case of sel sends a value that is
