@@ -273,8 +273,11 @@
 //
 // BUG(repl): An index or slice expression out of range panics with Go's
 // message, index and length included, outside loops; inside a loop
-// (where a check would cost an interpreted call per element) the message
-// leaves out the numbers: "runtime error: index out of range".
+// (where a check would cost an interpreted call per element), and where
+// the indexed operand or a slice's upper bound holds a call other than
+// len or cap (f()[i], s[:f()]) or a receive, or for a slice of three
+// indices, the message leaves out the numbers: "runtime error: index out
+// of range".
 //
 // BUG(repl): The names of the session's types reach compiled code where
 // the checker sees the value: fmt's functions, the echo, errors.As. A

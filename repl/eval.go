@@ -441,6 +441,15 @@ func (s *Session) runDecls(ctx context.Context, f *ast.File, rw *rewriter, whole
 				fd.Name.Name = mainName
 			}
 		}
+		if mainName != "" {
+			// The file's own uses of main (mainRefs marked them).
+			ast.Inspect(f, func(n ast.Node) bool {
+				if id, ok := n.(*ast.Ident); ok && id.Name == mainRef {
+					id.Name = mainName
+				}
+				return true
+			})
+		}
 	}
 	// Declarations get the same rewrites as top-level statements: a
 	// goroutine started in a function must not take the process down.

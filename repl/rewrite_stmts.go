@@ -791,7 +791,8 @@ func (r *typedRewriter) mapLookups(f *ast.File) {
 }
 
 // indexChecks checks, outside loops, the index of an index expression
-// against the length first: the interpreter's panic (reflection's) does
+// against the length first (and signed shift counts everywhere,
+// checkShift): the interpreter's panic (reflection's) does
 // not tell the index and the length that Go's message names.
 //
 //	s[i]  →  s[_sn.Index(i, len(s))]
@@ -826,20 +827,144 @@ func (r *typedRewriter) indexChecks(f *ast.File) {
 			if depth == 0 {
 				r.checkSlice(n)
 			}
+		case *ast.BinaryExpr:
+			if n.Op == token.SHL || n.Op == token.SHR {
+				r.typedShifted(n)
+				if !r.shiftsChecked[n] {
+					n.Y = r.checkShift(n.Y)
+				}
+			}
+		case *ast.AssignStmt:
+			if (n.Tok == token.SHL_ASSIGN || n.Tok == token.SHR_ASSIGN) && !r.shiftsChecked[n] {
+				n.Rhs[0] = r.checkShift(n.Rhs[0])
+			}
 		}
 		return true
 	})
+}
+
+// signedCount reports whether n is a shift count that the interpreter
+// gets wrong when negative (it shifts by the count taken as unsigned,
+// where Go panics): a signed integer that is not a constant.
+func (r *typedRewriter) signedCount(n ast.Expr) bool {
+	tv, ok := r.info.Types[n]
+	if !ok || tv.Value != nil {
+		return false
+	}
+	b, ok := tv.Type.Underlying().(*types.Basic)
+	return ok && b.Info()&types.IsInteger != 0 && b.Info()&types.IsUnsigned == 0
+}
+
+// typedShifted gives the untyped constant that a shift by a variable
+// count shifts the type Go gives it, the shift's (uint16(1) << i in
+// x&(1<<i), x an uint16): the interpreter gave it int, and then failed
+// on the mix ("reflect: call of reflect.Value.Uint on int Value").
+func (r *typedRewriter) typedShifted(sh *ast.BinaryExpr) {
+	tx, ok := r.info.Types[sh.X]
+	if !ok || tx.Value == nil {
+		return // the checker records the type it gave an untyped constant
+	}
+	t, ok := r.info.Types[sh]
+	if !ok || t.Value != nil || isUntyped(t.Type) || types.Identical(t.Type, types.Typ[types.Int]) {
+		return
+	}
+	if te := r.typeExpr(t.Type, sh.X.Pos()); te != nil {
+		sh.X = &ast.CallExpr{Fun: te, Lparen: sh.X.Pos(), Args: []ast.Expr{sh.X}, Rparen: sh.X.End()}
+	}
+}
+
+// checkShift checks a signed shift count that is not a constant where
+// shiftChecks could not check it before its statement, in and outside
+// loops (a wrong result would pass silently):
+//
+//	x << n  →  x << _sn.Shift(int64(n))
+func (r *typedRewriter) checkShift(n ast.Expr) ast.Expr {
+	if !r.signedCount(n) {
+		return n
+	}
+	return r.shiftCall(n, r.info.Types[n].Type)
+}
+
+// shiftCall is _sn.Shift(int64(n)), n of type t.
+func (r *typedRewriter) shiftCall(n ast.Expr, t types.Type) ast.Expr {
+	pos := n.Pos()
+	arg := n
+	if b, _ := t.Underlying().(*types.Basic); b == nil || b.Kind() != types.Int64 {
+		arg = &ast.CallExpr{Fun: ident("int64", pos), Lparen: pos, Args: []ast.Expr{n}, Rparen: pos}
+	}
+	return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Shift", pos)}, Lparen: pos, Args: []ast.Expr{arg}, Rparen: pos}
+}
+
+// shiftChecks checks signed shift counts before the simple statements
+// (and the conditions of if statements without an init statement) that
+// shift by them, where that cannot be told from checking them in place:
+// the counts can be evaluated twice (pure) and the statement calls no
+// function before them (nor receives), so nothing it does first changes
+// them.
+//
+//	s += 1 << k  →  if k < 0 { _sn.Shift(int64(k)) }; s += 1 << k
+//
+// A comparison and a branch cost far less than the call of checkShift
+// (a loop that shifts ran 5 times as long with the call).
+func (r *typedRewriter) shiftChecks(f *ast.File) {
+	r.shiftsChecked = map[ast.Node]bool{}
+	walkStmtLists(f, func(list []ast.Stmt) []ast.Stmt {
+		var out []ast.Stmt
+		for i, st := range list {
+			var at ast.Node = st
+			switch st := st.(type) {
+			case *ast.ExprStmt, *ast.AssignStmt, *ast.IncDecStmt, *ast.ReturnStmt, *ast.SendStmt:
+			case *ast.IfStmt:
+				at = st.Cond
+				if st.Init != nil {
+					at = nil
+				}
+			default:
+				at = nil
+			}
+			var shifts []ast.Node
+			var counts []ast.Expr
+			ok := false
+			if at != nil {
+				shifts, counts, ok = r.stmtShifts(at)
+			}
+			if !ok || len(counts) == 0 {
+				if out != nil {
+					out = append(out, st)
+				}
+				continue
+			}
+			if out == nil {
+				out = append(out, list[:i]...)
+			}
+			for _, n := range counts {
+				pos := n.Pos()
+				out = append(out, &ast.IfStmt{If: pos,
+					Cond: &ast.BinaryExpr{X: copyPure(n), OpPos: pos, Op: token.LSS, Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}},
+					Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: r.shiftCall(copyPure(n), r.info.Types[n].Type)}}, Rbrace: pos}})
+			}
+			for _, sh := range shifts {
+				r.shiftsChecked[sh] = true
+			}
+			out = append(out, st)
+		}
+		if out == nil {
+			return list
+		}
+		return out
+	}, func(ast.Node) {})
 }
 
 // checkSlice checks the bounds of a slice expression a[lo:hi] first:
 //
 //	a[lo:hi]  →  a[_sn.Bounds(lo, hi, cap(a), "capacity"):hi]
 //
-// (length for a string or an array), when lo, hi and a can be evaluated
-// twice.
+// (length for a string or an array; a[lo:] passes len(a) for hi),
+// when a and hi can be evaluated twice (lo is evaluated once, by the
+// check, which returns it).
 func (r *typedRewriter) checkSlice(se *ast.SliceExpr) {
 	t := r.typeOf(se.X)
-	if t == nil || se.Slice3 || !pureExpr(se.X) || (se.Low != nil && !pureExpr(se.Low)) || (se.High != nil && !pureExpr(se.High)) {
+	if t == nil || se.Slice3 || !r.pure(se.X) || (se.High != nil && !r.pure(se.High)) {
 		return
 	}
 	limit, what := "cap", "capacity"
@@ -869,7 +994,8 @@ func (r *typedRewriter) checkSlice(se *ast.SliceExpr) {
 		}
 		return &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{copyPure(x)}, Rparen: pos}
 	}
-	var lo, hi ast.Expr = &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "-1"}
+	var lo, hi ast.Expr = &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"},
+		&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
 	if se.Low != nil {
 		lo = asInt(se.Low)
 	}
@@ -877,20 +1003,14 @@ func (r *typedRewriter) checkSlice(se *ast.SliceExpr) {
 		hi = asInt(se.High)
 	}
 	bound := &ast.CallExpr{Fun: ident(limit, pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
-	length := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
 	check := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Bounds", pos)}, Lparen: pos,
-		Args: []ast.Expr{lo, hi, length, bound, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(what)}}, Rparen: pos}
-	if se.Low == nil {
-		// a[:hi]: the check runs as the (zero) low bound.
-		se.Low = check
-		return
-	}
-	se.Low = check
+		Args: []ast.Expr{lo, hi, bound, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(what)}}, Rparen: pos}
+	se.Low = check // a[:hi]: the check runs as the (zero) low bound
 }
 
 func (r *typedRewriter) checkIndex(ix *ast.IndexExpr) {
 	t := r.typeOf(ix.X)
-	if t == nil || !pureExpr(ix.X) {
+	if t == nil || !r.pure(ix.X) {
 		return
 	}
 	if tv, ok := r.info.Types[ix]; !ok || !tv.IsValue() {
@@ -944,6 +1064,59 @@ func pureExpr(x ast.Expr) bool {
 	return false
 }
 
+// pure is pureExpr, which also takes operations on pure operands (i+1,
+// -i, but not a receive), calls of the builtins len and cap,
+// conversions, and the checks that indexChecks puts in (an index
+// expression inside another, s[i][j+1], is checked inside out).
+func (r *typedRewriter) pure(x ast.Expr) bool {
+	switch x := x.(type) {
+	case *ast.ParenExpr:
+		return r.pure(x.X)
+	case *ast.SelectorExpr:
+		if id, ok := x.X.(*ast.Ident); ok && id.Name == rtName {
+			return false
+		}
+		return r.pure(x.X)
+	case *ast.IndexExpr:
+		return r.pure(x.X) && r.pure(x.Index)
+	case *ast.StarExpr:
+		return r.pure(x.X)
+	case *ast.BinaryExpr:
+		return r.pure(x.X) && r.pure(x.Y)
+	case *ast.UnaryExpr:
+		return x.Op != token.ARROW && r.pure(x.X)
+	case *ast.CallExpr:
+		if x.Ellipsis.IsValid() {
+			return false
+		}
+		for _, a := range x.Args {
+			if !r.pure(a) {
+				return false
+			}
+		}
+		switch f := ast.Unparen(x.Fun).(type) {
+		case *ast.SelectorExpr:
+			if id, ok := f.X.(*ast.Ident); ok && id.Name == rtName {
+				return f.Sel.Name == "Index" || f.Sel.Name == "Bounds"
+			}
+		case *ast.Ident:
+			if f.Name != "len" && f.Name != "cap" {
+				break
+			}
+			obj, ok := r.info.Uses[f]
+			if !ok {
+				return true // put in by a rewrite
+			}
+			if _, ok := obj.(*types.Builtin); ok {
+				return true
+			}
+		}
+		tv, ok := r.info.Types[x.Fun]
+		return ok && tv.IsType() && len(x.Args) == 1
+	}
+	return pureExpr(x)
+}
+
 // copyPure copies a pure expression (its second use).
 func copyPure(x ast.Expr) ast.Expr {
 	switch x := x.(type) {
@@ -961,6 +1134,16 @@ func copyPure(x ast.Expr) ast.Expr {
 		return &ast.IndexExpr{X: copyPure(x.X), Lbrack: x.Lbrack, Index: copyPure(x.Index), Rbrack: x.Rbrack}
 	case *ast.StarExpr:
 		return &ast.StarExpr{Star: x.Star, X: copyPure(x.X)}
+	case *ast.BinaryExpr:
+		return &ast.BinaryExpr{X: copyPure(x.X), OpPos: x.OpPos, Op: x.Op, Y: copyPure(x.Y)}
+	case *ast.UnaryExpr:
+		return &ast.UnaryExpr{OpPos: x.OpPos, Op: x.Op, X: copyPure(x.X)}
+	case *ast.CallExpr:
+		c := &ast.CallExpr{Fun: copyPure(x.Fun), Lparen: x.Lparen, Rparen: x.Rparen}
+		for _, a := range x.Args {
+			c.Args = append(c.Args, copyPure(a))
+		}
+		return c
 	}
 	return x
 }
@@ -1063,4 +1246,74 @@ func (r *typedRewriter) zeroDivisors(f *ast.File) {
 		}
 		return true
 	})
+}
+
+// mainRef is the name mainRefs gives a file's uses of its function main,
+// which runDecls renames with the function.
+const mainRef = rtName + "_mainref"
+
+// mainRefs marks the uses of a whole file's function main (a call of it,
+// or main as a value), which Go allows: runDecls runs the function under
+// another name, so that a later input does not run it again.
+func (r *typedRewriter) mainRefs(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || id.Name != "main" {
+			return true
+		}
+		if fn, ok := r.info.Uses[id].(*types.Func); ok && fn.Parent() != nil && fn.Parent() == fn.Pkg().Scope() {
+			id.Name = mainRef
+		}
+		return true
+	})
+}
+
+// stmtShifts returns the shifts by signed counts in n (a statement, or
+// an if statement's condition) outside function literals, and their
+// counts; ok is false when one of those counts is not pure, or n calls a
+// function (other than len, cap, a conversion or the shell's checks) or
+// receives: then a count checked before n might differ from the count
+// shifted by.
+func (r *typedRewriter) stmtShifts(n ast.Node) (shifts []ast.Node, counts []ast.Expr, ok bool) {
+	ok = true
+	add := func(sh ast.Node, count ast.Expr) {
+		if !r.signedCount(count) {
+			return
+		}
+		if !r.pure(count) {
+			ok = false
+			return
+		}
+		shifts, counts = append(shifts, sh), append(counts, count)
+	}
+	ast.Inspect(n, func(x ast.Node) bool {
+		switch x := x.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if !r.pure(&ast.CallExpr{Fun: x.Fun}) {
+				ok = false
+			}
+		case *ast.UnaryExpr:
+			if x.Op == token.ARROW {
+				ok = false
+			}
+		case *ast.BinaryExpr:
+			if x.Op == token.SHL || x.Op == token.SHR {
+				add(x, x.Y)
+			}
+		case *ast.AssignStmt:
+			if x.Tok == token.SHL_ASSIGN || x.Tok == token.SHR_ASSIGN {
+				add(x, x.Rhs[0])
+			}
+		}
+		return ok
+	})
+	return shifts, counts, ok
+}
+
+// isUntyped reports whether t is an untyped constant's type.
+func isUntyped(t types.Type) bool {
+	b, ok := t.(*types.Basic)
+	return ok && b.Info()&types.IsUntyped != 0
 }

@@ -78,6 +78,10 @@ type typedRewriter struct {
 	typeArgExprs map[ast.Expr]types.Type
 	// ptrFmt caches pointerFmtMethods.
 	ptrFmt map[string]bool
+	// shiftsChecked holds the shifts (a *ast.BinaryExpr or a shifting
+	// *ast.AssignStmt) whose counts shiftChecks checks before their
+	// statements, which indexChecks then leaves alone.
+	shiftsChecked map[ast.Node]bool
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With
@@ -108,6 +112,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.defers(f, p.kinds[i] == stmtChunk)
 		r.receives(f)
 		r.selectSends(f)
+		r.shiftChecks(f)
 		r.indexChecks(f)
 		r.mapLookups(f)
 		r.funcTypeMethods(f)
@@ -129,6 +134,9 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.selectBranches(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
+		}
+		if p.kinds[i] == fileChunk {
+			r.mainRefs(f)
 		}
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)

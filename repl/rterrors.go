@@ -36,25 +36,41 @@ func (assertionError) RuntimeError() {}
 // sequence of length n, and panics as Go does otherwise.
 func checkIndex(i, n int) int {
 	if uint(i) >= uint(n) {
+		if i < 0 {
+			panic(goRuntimeError{fmt.Sprintf("index out of range [%d]", i)})
+		}
 		panic(goRuntimeError{fmt.Sprintf("index out of range [%d] with length %d", i, n)})
 	}
 	return i
 }
 
 // checkBounds is the runtime's Bounds: it returns lo if a[lo:hi] is
-// within a, of length n and capacity c (what names c: "capacity", or
-// "length" for a string or an array), and panics as Go does otherwise.
-// hi is -1 when the slice expression leaves it out.
-func checkBounds(lo, hi, n, c int, what string) int {
-	if hi < 0 {
-		hi = n
-	} else if hi > c {
+// within a, of capacity c (what names c: "capacity", or
+// "length" for a string or an array), and panics as Go does otherwise:
+// hi against c first, then lo against hi, a negative bound named alone.
+// A slice expression without hi passes a's length.
+func checkBounds(lo, hi, c int, what string) int {
+	switch {
+	case hi < 0:
+		panic(goRuntimeError{fmt.Sprintf("slice bounds out of range [:%d]", hi)})
+	case hi > c:
 		panic(goRuntimeError{fmt.Sprintf("slice bounds out of range [:%d] with %s %d", hi, what, c)})
-	}
-	if lo < 0 || lo > hi {
+	case lo < 0:
+		panic(goRuntimeError{fmt.Sprintf("slice bounds out of range [%d:]", lo)})
+	case lo > hi:
 		panic(goRuntimeError{fmt.Sprintf("slice bounds out of range [%d:%d]", lo, hi)})
 	}
 	return lo
+}
+
+// checkShift is the runtime's check of a signed shift count: it returns
+// n, and panics as Go does if n is negative (the interpreter shifts by
+// the count taken as unsigned: 1 << -1 gave 0).
+func checkShift(n int64) int64 {
+	if n < 0 {
+		panic(goRuntimeError{"negative shift amount"})
+	}
+	return n
 }
 
 var (

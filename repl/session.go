@@ -447,6 +447,7 @@ func (s *Session) symbols() interp.Exports {
 		"Struct":   reflect.ValueOf(newStruct),
 		"Index":    reflect.ValueOf(checkIndex),
 		"Bounds":   reflect.ValueOf(checkBounds),
+		"Shift":    reflect.ValueOf(checkShift),
 		"Zero":     reflect.ValueOf(func() float64 { return 0 }),
 		"Printf":   reflect.ValueOf(s.printf),
 		"Sprintf":  reflect.ValueOf(sprintf),

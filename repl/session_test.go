@@ -379,6 +379,19 @@ func TestPackageMainFile(t *testing.T) {
 	}
 }
 
+func TestPackageMainFileUsesMain(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	// Go lets a program call its main (a teaching demo's "play again")
+	// and take it as a value; the file's main runs under another name.
+	src := "package main\n\nimport \"fmt\"\n\nvar n int\n\nfunc main() {\n\tn++\n\tif n < 3 {\n\t\tmain()\n\t}\n\tf := main\n\tfmt.Printf(\"%d %T\\n\", n, f)\n}\n"
+	if err := s.RunSource(context.Background(), "again.go", src, false); err != nil {
+		t.Fatal(err)
+	}
+	if want := "3 func()\n3 func()\n3 func()\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
 func TestResetAndScript(t *testing.T) {
 	s, out, _ := newTestSession(t)
 	for _, in := range []string{"a := 1", "undefinedName", "b := a + 1"} {
