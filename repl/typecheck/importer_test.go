@@ -92,6 +92,18 @@ func main() {
 	e, ok := errors.AsType[E](errors.New("x"))
 	_, _ = e, ok
 }`, nil},
+		{"a method that hides an embedded field's", `package main
+import ("text/template"; "os"; "bufio")
+func main() {
+	// Template.Parse returns a *Template; the *parse.Tree that Template
+	// embeds has a Parse of its own.
+	t := template.Must(template.New("t").Parse("{{.}}"))
+	_ = t.Execute(os.Stdout, 1)
+	// bufio.ReadWriter's Read and Write come from its fields.
+	var rw *bufio.ReadWriter
+	_, _ = rw.Read(nil)
+	_, _ = rw.WriteString("x")
+}`, nil},
 		{"generic misuse", `package main
 import "slices"
 func main() { slices.Sort([]func(){}) }`, []string{"func() does not satisfy cmp.Ordered"}},

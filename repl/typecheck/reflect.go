@@ -24,8 +24,9 @@ import (
 //   - unexported fields of a struct that are not embedded are replaced
 //     by one blank field, comparable when they all are, so that the
 //     private type graph behind a package is not built;
-//   - a method reached through an embedded field that is kept is left to
-//     go/types' promotion; any other method is declared on the type.
+//   - a method that one embedded field brings, with the same parameters
+//     and results, is left to go/types' promotion; any other method is
+//     declared on the type (it may hide a field's method of that name).
 
 // fromReflect converts reflect types into go/types types, creating a
 // package for every package path it meets. It is not safe for concurrent
@@ -230,19 +231,34 @@ func (c *fromReflect) named(t reflect.Type) types.Type {
 // methods of t with value receivers, the others of *t with pointer
 // receivers, leaving out the ones that come with a kept embedded field.
 func (c *fromReflect) methods(n *types.Named, t reflect.Type, pkg *types.Package) {
-	promoted := map[string]bool{}
+	// embedded holds, by name, the methods that the embedded fields
+	// bring (a field's own and those of *field), as function types with
+	// their receivers.
+	embedded := map[string][]reflect.Type{}
 	if t.Kind() == reflect.Struct {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			if !f.Anonymous {
 				continue
 			}
+			seen := map[string]bool{}
 			for _, ft := range []reflect.Type{f.Type, reflect.PointerTo(f.Type)} {
 				for j := range ft.NumMethod() {
-					promoted[ft.Method(j).Name] = true
+					if m := ft.Method(j); !seen[m.Name] {
+						seen[m.Name] = true
+						embedded[m.Name] = append(embedded[m.Name], m.Type)
+					}
 				}
 			}
 		}
+	}
+	// promoted: a method that one embedded field alone brings, with the
+	// same parameters and results. Another one of that name is the
+	// type's own, which hides the field's (text/template's Template.Parse
+	// returns a *Template, its embedded *parse.Tree's Parse a *Tree).
+	promoted := func(name string, m reflect.Type) bool {
+		fs := embedded[name]
+		return len(fs) == 1 && sameSignature(fs[0], m)
 	}
 	value := map[string]bool{}
 	for i := range t.NumMethod() {
@@ -255,18 +271,37 @@ func (c *fromReflect) methods(n *types.Named, t reflect.Type, pkg *types.Package
 	}
 	sort.Strings(names)
 	for _, name := range names {
-		if promoted[name] {
-			continue
-		}
 		var recvType types.Type = n
 		m, _ := t.MethodByName(name)
 		if !value[name] {
 			recvType = types.NewPointer(n)
 			m, _ = pt.MethodByName(name)
 		}
+		if promoted(name, m.Type) {
+			continue
+		}
 		recv := types.NewParam(token.NoPos, pkg, "", recvType)
 		n.AddMethod(types.NewFunc(token.NoPos, pkg, name, c.signature(m.Type, recv, 1)))
 	}
+}
+
+// sameSignature reports whether the methods a and b (function types
+// whose first parameter is the receiver) take and return the same types.
+func sameSignature(a, b reflect.Type) bool {
+	if a.NumIn() != b.NumIn() || a.NumOut() != b.NumOut() || a.IsVariadic() != b.IsVariadic() {
+		return false
+	}
+	for i := 1; i < a.NumIn(); i++ {
+		if a.In(i) != b.In(i) {
+			return false
+		}
+	}
+	for i := range a.NumOut() {
+		if a.Out(i) != b.Out(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // symbol is the kind of a symbol table entry.
