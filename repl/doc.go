@@ -54,6 +54,10 @@
 // goroutines that report a panic instead of crashing, and defer at the
 // top level is refused (one in the block of a top-level for, if, switch
 // or select runs its call when that statement ends, last in first out).
+// A script sees its name and the arguments after it in os.Args, and the
+// flag package's functions parse them (the shell's own flag set, which
+// ends a script on a bad flag as Go's ends a program: status 2, the
+// usage on standard error).
 // A return among the top-level statements ends the input as a return in
 // main ends a program: the rest of the input does not run, the calls the
 // enclosing statements deferred do, and a script ends there.

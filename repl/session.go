@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"go/parser"
 	"go/token"
@@ -142,6 +143,11 @@ type Session struct {
 	trainers trainerWatch
 	ctx      *inputContext
 	ui       *ui.UI // sc's web UI and event log, or nil
+	// flags is the interpreter's flag.CommandLine, flagArgs the
+	// arguments its Parse parses, flagUsage its flag.Usage (flags.go).
+	flags     *flag.FlagSet
+	flagArgs  []string
+	flagUsage func()
 
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded
@@ -332,6 +338,7 @@ func (s *Session) reset() error {
 	if args == nil {
 		args = []string{"sparknet-shell"}
 	}
+	s.newFlags(args)
 	in := interp.New(interp.Options{
 		Stdin:        s.opts.Stdin,
 		Stdout:       s.stdout,
@@ -341,6 +348,9 @@ func (s *Session) reset() error {
 	})
 	s.exports = s.symbols()
 	if err := in.Use(s.exports); err != nil {
+		return fmt.Errorf("repl: loading symbols: %w", err)
+	}
+	if err := s.useFlagVars(in); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 	s.in = in
@@ -412,6 +422,7 @@ func (s *Session) symbols() interp.Exports {
 		osSyms["Stderr"] = reflect.ValueOf(&stderr).Elem()
 	}
 	ex["os/os"] = osSyms
+	ex["flag/flag"] = s.flagSymbols(ex["flag/flag"])
 	s.guardSymbols(ex)
 	ex[rtPath+"/rt"] = map[string]reflect.Value{
 		"Go":        reflect.ValueOf(s.spawn(false)),
