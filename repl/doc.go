@@ -57,7 +57,8 @@
 // A script sees its name and the arguments after it in os.Args, and the
 // flag package's functions parse them (the shell's own flag set, which
 // ends a script on a bad flag as Go's ends a program: status 2, the
-// usage on standard error).
+// usage on standard error); log.Fatal ends it as it ends a program
+// (status 1, no deferred call run).
 // A return among the top-level statements ends the input as a return in
 // main ends a program: the rest of the input does not run, the calls the
 // enclosing statements deferred do, and a script ends there.

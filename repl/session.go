@@ -8,6 +8,7 @@ import (
 	"go/parser"
 	"go/token"
 	"io"
+	"log"
 	"math"
 	"os"
 	"reflect"
@@ -148,6 +149,7 @@ type Session struct {
 	flags     *flag.FlagSet
 	flagArgs  []string
 	flagUsage func()
+	logger    *log.Logger // the interpreter's log.Default (logpkg.go)
 
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded
@@ -351,6 +353,9 @@ func (s *Session) reset() error {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 	if err := s.useFlagVars(in); err != nil {
+		return fmt.Errorf("repl: loading symbols: %w", err)
+	}
+	if err := s.useLog(in, s.logSymbols()); err != nil {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 	s.in = in
