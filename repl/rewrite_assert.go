@@ -5,6 +5,8 @@ import (
 	"go/token"
 	"go/types"
 	"iter"
+	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -42,7 +44,11 @@ func (r *typedRewriter) nilAssertions(f *ast.File) {
 	// The assertions of one value to compiled interfaces (sessionAssert).
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		if ta, ok := c.Node().(*ast.TypeAssertExpr); ok && !commaOK[ta] {
-			if call := r.sessionAssert(ta); call != nil {
+			if call := r.ifaceAssertOne(ta); call != nil {
+				c.Replace(call)
+			} else if call := r.concreteAssertOne(ta); call != nil {
+				c.Replace(call)
+			} else if call := r.sessionAssert(ta); call != nil {
 				c.Replace(call)
 			} else if call := r.anyAssertOne(ta); call != nil {
 				c.Replace(call)
@@ -428,4 +434,178 @@ func distinctStructs(cands []*types.TypeName) []*types.TypeName {
 		}
 	}
 	return out
+}
+
+// ifaceAssertOne returns, for an assertion x.(I) of one value, I an
+// interface type and x of interface type X,
+//
+//	func(t X) I {
+//		if t == nil { panic(_sn.AssertFail(nil, "I", …)) }
+//		if v, ok := <the comma-ok assertion, safeAssert>; ok { return v }
+//		panic(_sn.AssertFail(<t with its type's name>, "I", <the session's types
+//			with the method of I each lacks>, <I's methods>))
+//	}(x)
+//
+// or nil. The interpreter's own assertion of one value to an interface
+// let a value that lacks a method through (s.(Perimeter) gave nil), or
+// panicked naming no type ("nil is not main.Perimeter"); Go's panic
+// names the value's type and the first method it lacks.
+func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
+	if ta.Type == nil {
+		return nil
+	}
+	tv, ok := r.info.Types[ta.Type]
+	if !ok || !tv.IsType() {
+		return nil
+	}
+	xt, it := r.typeOf(ta.X), tv.Type
+	if xt == nil || !isInterface(it) || !isInterface(xt) {
+		return nil
+	}
+	for _, t := range []types.Type{xt, it} {
+		if _, isParam := types.Unalias(t).(*types.TypeParam); isParam {
+			return nil
+		}
+	}
+	iface := it.Underlying().(*types.Interface)
+	target := displayName(it)
+	if target == "" {
+		var b strings.Builder
+		if !writeDisplay(&b, it, false) {
+			return nil
+		}
+		target = b.String()
+	}
+	pos := ta.Pos()
+	xe, ie := r.typeExpr(xt, pos), r.typeExpr(it, pos)
+	if xe == nil || ie == nil {
+		return nil
+	}
+	t, v := r.temp("t", pos), r.temp("v", pos)
+	check := r.safeAssert(ident(t.Name, pos), xt, it, pos)
+	if check == nil {
+		check = &ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: r.typeExpr(it, pos), Rparen: ta.Rparen}
+	}
+	str := func(s string) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)} }
+	strs := func(ss []string) ast.Expr {
+		lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}
+		for _, s := range ss {
+			lit.Elts = append(lit.Elts, str(s))
+		}
+		return lit
+	}
+	var methods, missing []string
+	for i := range iface.NumMethods() {
+		methods = append(methods, iface.Method(i).Name())
+	}
+	for _, tn := range r.telling(r.sessionTypes(pos), xt) {
+		for _, ct := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			if isInterface(ct) || !types.AssignableTo(ct, xt) {
+				continue
+			}
+			if m, _ := types.MissingMethod(ct, iface, true); m != nil {
+				missing = append(missing, displayName(ct), m.Name())
+			}
+		}
+	}
+	fail := func(val ast.Expr) ast.Stmt {
+		return &ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Rparen: pos, Args: []ast.Expr{
+			&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("AssertFail", pos)}, Lparen: pos, Rparen: pos,
+				Args: []ast.Expr{val, str(target), strs(missing), strs(methods)}}}}}
+	}
+	named := r.dynamicTyped(ident(t.Name, pos), xt, ta)
+	if named == nil {
+		named = ident(t.Name, pos)
+	}
+	body := []ast.Stmt{
+		&ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{X: ident(t.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{fail(ident("nil", pos))}}},
+		&ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}}},
+		fail(named),
+	}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+}
+
+// concreteAssertOne returns, for an assertion x.(T) of one value, T one
+// of the session's types (or a pointer to one) and x of interface type
+// X,
+//
+//	func(t X) T {
+//		if v, ok := <the comma-ok assertion>; ok { return v }
+//		panic(_sn.AssertTypeFail(<t with its type's name>, "X", "T"))
+//	}(x)
+//
+// or nil: the interpreter's panic named the types by their structure
+// (interface {} is struct { S float64 }, not *struct { S float64 }).
+func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
+	if ta.Type == nil {
+		return nil
+	}
+	tv, ok := r.info.Types[ta.Type]
+	if !ok || !tv.IsType() {
+		return nil
+	}
+	xt, ct := r.typeOf(ta.X), tv.Type
+	if xt == nil || isInterface(ct) || !isInterface(xt) || !sessionNamed(ct) {
+		return nil
+	}
+	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
+		return nil
+	}
+	var b strings.Builder
+	if !writeDisplay(&b, xt, false) {
+		return nil
+	}
+	xname, cname := b.String(), displayName(ct)
+	pos := ta.Pos()
+	xe, ce := r.typeExpr(xt, pos), r.typeExpr(ct, pos)
+	if xe == nil || ce == nil || cname == "" {
+		return nil
+	}
+	t, v := r.temp("t", pos), r.temp("v", pos)
+	check := r.anyAssert(ident(t.Name, pos), xt, ct, pos)
+	if check == nil {
+		check = &ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: r.typeExpr(ct, pos), Rparen: ta.Rparen}
+	}
+	named := r.dynamicTyped(ident(t.Name, pos), xt, ta)
+	if named == nil {
+		named = ident(t.Name, pos)
+	}
+	str := func(s string) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)} }
+	body := []ast.Stmt{
+		&ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}}},
+		&ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Rparen: pos, Args: []ast.Expr{
+			&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("AssertTypeFail", pos)}, Lparen: pos, Rparen: pos,
+				Args: []ast.Expr{named, str(xname), str(cname)}}}}},
+	}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ce}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+}
+
+// sessionNamed reports whether t is a type the session declared, or a
+// pointer to one.
+func sessionNamed(t types.Type) bool {
+	if p, ok := types.Unalias(t).(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
 }

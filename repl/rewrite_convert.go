@@ -394,12 +394,40 @@ func (r *typedRewriter) panicValues(f *ast.File) {
 			return true
 		}
 		t := r.typeOf(call.Args[0])
+		if r.nilPanics(t) {
+			pos := call.Args[0].Pos()
+			call.Args[0] = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PanicArg", pos)}, Lparen: pos, Args: []ast.Expr{call.Args[0]}, Rparen: pos}
+			return true
+		}
 		if t == nil || isInterface(t) || !types.AssignableTo(t, errType) {
 			return true
 		}
 		call.Args[0] = r.implicit(call.Args[0], errType)
 		return true
 	})
+}
+
+// nilPanics reports whether a panic's argument of type t may be nil and
+// goes through _sn.PanicArg, which makes Go's *runtime.PanicNilError of
+// nil (the interpreter's recover returned nil): the untyped nil, and
+// values of the interfaces of compiled packages (error, any); the
+// session's own interfaces keep their values as the interpreter holds
+// them.
+func (r *typedRewriter) nilPanics(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	if b, ok := t.(*types.Basic); ok {
+		return b.Kind() == types.UntypedNil
+	}
+	if _, ok := t.Underlying().(*types.Interface); !ok {
+		return false
+	}
+	if _, isParam := types.Unalias(t).(*types.TypeParam); isParam {
+		return false
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main"
 }
 
 // interfaceResults converts each argument of a call that is itself a

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"runtime"
 	"strings"
 )
 
@@ -89,6 +90,9 @@ var (
 		"reflect.MakeSlice: negative cap":                 "makeslice: cap out of range",
 		"reflect.MakeSlice: len > cap":                    "makeslice: cap out of range",
 	}
+	// sliceToArray matches reflection's panic on a conversion of a
+	// slice to a longer array (or a pointer to one).
+	sliceToArray = regexp.MustCompile(`^reflect: cannot convert slice with length (\d+) to (?:pointer to )?array with length (\d+)$`)
 	// plainReflectPanics are those that Go's runtime words without
 	// "runtime error: ".
 	plainReflectPanics = map[string]string{
@@ -133,6 +137,12 @@ func goPanicValue(v any) any {
 	if words, ok := reflectPanics[msg]; ok {
 		return goRuntimeError{words}
 	}
+	if msg == "reflect.Value.Call: call of nil function" {
+		return nilDereference{} // Go calls a nil func value as a nil pointer
+	}
+	if m := sliceToArray.FindStringSubmatch(msg); m != nil {
+		return goRuntimeError{fmt.Sprintf("cannot convert slice with length %s to array or pointer to array with length %s", m[1], m[2])}
+	}
 	if words, ok := plainReflectPanics[msg]; ok {
 		return plainRuntimeError{words}
 	}
@@ -147,4 +157,57 @@ func panicPosition(v any) string {
 		return ""
 	}
 	return strings.TrimSuffix(positioned.FindString(err.Error()), ": ")
+}
+
+// panicArg is the runtime's PanicArg, the argument a panic of an
+// interface value passes on: Go's *runtime.PanicNilError for nil (since
+// Go 1.21 recover never returns nil for a panic), v otherwise.
+func panicArg(v any) any {
+	if v == nil {
+		return new(runtime.PanicNilError)
+	}
+	return v
+}
+
+// assertFail is the runtime's AssertFail: the error of a failed
+// assertion x.(I) of one value, I an interface type (named target), as
+// Go's runtime words it. v is x's value (with the name of its type, if
+// the session declared it), missing pairs the names of the session's
+// types with the method of I each lacks, methods I's method names in
+// order.
+func assertFail(v any, target string, missing, methods []string) error {
+	if v == nil {
+		return assertionError{"interface conversion: interface is nil, not " + target}
+	}
+	name := nameOf(v)
+	miss := ""
+	for i := 0; i+1 < len(missing); i += 2 {
+		if missing[i] == name {
+			miss = missing[i+1]
+		}
+	}
+	if miss == "" {
+		t := reflect.TypeOf(interpValue(valueOf(v)))
+		for _, m := range methods {
+			if _, ok := t.MethodByName(m); !ok {
+				miss = m
+				break
+			}
+		}
+	}
+	if miss == "" {
+		return assertionError{"interface conversion: " + name + " is not " + target}
+	}
+	return assertionError{"interface conversion: " + name + " is not " + target + ": missing method " + miss}
+}
+
+// assertTypeFail is the runtime's AssertTypeFail: the error of a failed
+// assertion x.(T) of one value, T a concrete type (named target), x of
+// the interface type named iface, as Go's runtime words it; v is x's
+// value, with the name of its type if the session declared it.
+func assertTypeFail(v any, iface, target string) error {
+	if v == nil {
+		return assertionError{"interface conversion: " + iface + " is nil, not " + target}
+	}
+	return assertionError{"interface conversion: " + iface + " is " + nameOf(v) + ", not " + target}
 }
