@@ -70,22 +70,26 @@ func (s *Session) flagSymbols(std map[string]reflect.Value) map[string]reflect.V
 		"TextVar": func(p encoding.TextUnmarshaler, name string, value encoding.TextMarshaler, usage string) {
 			s.flags.TextVar(p, name, value, usage)
 		},
-		"Bool":        func(name string, value bool, usage string) *bool { return s.flags.Bool(name, value, usage) },
-		"BoolVar":     func(p *bool, name string, value bool, usage string) { s.flags.BoolVar(p, name, value, usage) },
-		"Int":         func(name string, value int, usage string) *int { return s.flags.Int(name, value, usage) },
-		"IntVar":      func(p *int, name string, value int, usage string) { s.flags.IntVar(p, name, value, usage) },
-		"Int64":       func(name string, value int64, usage string) *int64 { return s.flags.Int64(name, value, usage) },
-		"Int64Var":    func(p *int64, name string, value int64, usage string) { s.flags.Int64Var(p, name, value, usage) },
-		"Uint":        func(name string, value uint, usage string) *uint { return s.flags.Uint(name, value, usage) },
-		"UintVar":     func(p *uint, name string, value uint, usage string) { s.flags.UintVar(p, name, value, usage) },
-		"Uint64":      func(name string, value uint64, usage string) *uint64 { return s.flags.Uint64(name, value, usage) },
-		"Uint64Var":   func(p *uint64, name string, value uint64, usage string) { s.flags.Uint64Var(p, name, value, usage) },
-		"String":      func(name, value, usage string) *string { return s.flags.String(name, value, usage) },
-		"StringVar":   func(p *string, name, value, usage string) { s.flags.StringVar(p, name, value, usage) },
-		"Float64":     func(name string, value float64, usage string) *float64 { return s.flags.Float64(name, value, usage) },
-		"Float64Var":  func(p *float64, name string, value float64, usage string) { s.flags.Float64Var(p, name, value, usage) },
-		"Duration":    func(name string, value time.Duration, usage string) *time.Duration { return s.flags.Duration(name, value, usage) },
-		"DurationVar": func(p *time.Duration, name string, value time.Duration, usage string) { s.flags.DurationVar(p, name, value, usage) },
+		"Bool":       func(name string, value bool, usage string) *bool { return s.flags.Bool(name, value, usage) },
+		"BoolVar":    func(p *bool, name string, value bool, usage string) { s.flags.BoolVar(p, name, value, usage) },
+		"Int":        func(name string, value int, usage string) *int { return s.flags.Int(name, value, usage) },
+		"IntVar":     func(p *int, name string, value int, usage string) { s.flags.IntVar(p, name, value, usage) },
+		"Int64":      func(name string, value int64, usage string) *int64 { return s.flags.Int64(name, value, usage) },
+		"Int64Var":   func(p *int64, name string, value int64, usage string) { s.flags.Int64Var(p, name, value, usage) },
+		"Uint":       func(name string, value uint, usage string) *uint { return s.flags.Uint(name, value, usage) },
+		"UintVar":    func(p *uint, name string, value uint, usage string) { s.flags.UintVar(p, name, value, usage) },
+		"Uint64":     func(name string, value uint64, usage string) *uint64 { return s.flags.Uint64(name, value, usage) },
+		"Uint64Var":  func(p *uint64, name string, value uint64, usage string) { s.flags.Uint64Var(p, name, value, usage) },
+		"String":     func(name, value, usage string) *string { return s.flags.String(name, value, usage) },
+		"StringVar":  func(p *string, name, value, usage string) { s.flags.StringVar(p, name, value, usage) },
+		"Float64":    func(name string, value float64, usage string) *float64 { return s.flags.Float64(name, value, usage) },
+		"Float64Var": func(p *float64, name string, value float64, usage string) { s.flags.Float64Var(p, name, value, usage) },
+		"Duration": func(name string, value time.Duration, usage string) *time.Duration {
+			return s.flags.Duration(name, value, usage)
+		},
+		"DurationVar": func(p *time.Duration, name string, value time.Duration, usage string) {
+			s.flags.DurationVar(p, name, value, usage)
+		},
 	} {
 		if _, ok := std[n]; !ok {
 			panic("repl: the flag package has no " + n) // a table of another Go version

@@ -486,7 +486,9 @@ func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	if check == nil {
 		check = &ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: r.typeExpr(it, pos), Rparen: ta.Rparen}
 	}
-	str := func(s string) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)} }
+	str := func(s string) ast.Expr {
+		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
+	}
 	strs := func(ss []string) ast.Expr {
 		lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}
 		for _, s := range ss {
@@ -581,7 +583,9 @@ func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	if named == nil {
 		named = ident(t.Name, pos)
 	}
-	str := func(s string) ast.Expr { return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)} }
+	str := func(s string) ast.Expr {
+		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
+	}
 	body := []ast.Stmt{
 		&ast.IfStmt{If: pos,
 			Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
