@@ -58,7 +58,8 @@
 // flag package's functions parse them (the shell's own flag set, which
 // ends a script on a bad flag as Go's ends a program: status 2, the
 // usage on standard error); log.Fatal ends it as it ends a program
-// (status 1, no deferred call run).
+// (status 1, no deferred call run), and so do a panic that nothing
+// recovers and a deadlock (status 2).
 // A return among the top-level statements ends the input as a return in
 // main ends a program: the rest of the input does not run, the calls the
 // enclosing statements deferred do, and a script ends there.

@@ -305,6 +305,14 @@ func exitStatus(stderr io.Writer, err error) int {
 	if errors.As(err, &re) {
 		return re.Code
 	}
+	// A panic that nothing recovered, and a deadlock, end a Go program
+	// with status 2; the shell's other errors (a compile error) with 1,
+	// as go run's.
+	var pe *PanicError
+	var de *DeadlockError
+	if errors.As(err, &pe) || errors.As(err, &de) {
+		return 2
+	}
 	return 1
 }
 

@@ -17,7 +17,7 @@ for i := range 2 {
 wg.Wait()
 fmt.Println("not reached")
 
-// Exit: 1
+// Exit: 2
 // Output:
 // slow sender: 1
 // timer

@@ -1,7 +1,7 @@
 //go:build ignore
 
 // A panic stops a script with the panic and where it happened, and a
-// non-zero exit status; statements before it have run.
+// exit status of 2, as a Go program's; statements before it have run.
 func check(v int) int {
 	if v > 2 {
 		panic(fmt.Sprintf("too big: %d", v))
@@ -13,7 +13,7 @@ fmt.Println(check(1))
 fmt.Println(check(3))
 fmt.Println("not reached")
 
-// Exit: 1
+// Exit: 2
 // Output:
 // 1
 // panic: too big: 3

@@ -83,7 +83,7 @@ fmt.Println(v, ok)
 var s []int
 _ = s[3]
 
-// Exit: 1
+// Exit: 2
 // Output:
 // 2 1 0
 // 0 1 4
