@@ -313,15 +313,8 @@ func (r *typedRewriter) sessionMisses(t string, xt, it types.Type, pos token.Pos
 //
 // or nil.
 func (r *typedRewriter) sessionAssert(ta *ast.TypeAssertExpr) ast.Expr {
-	if ta.Type == nil {
-		return nil
-	}
-	tv, ok := r.info.Types[ta.Type]
-	if !ok || !tv.IsType() {
-		return nil
-	}
-	xt, it := r.typeOf(ta.X), tv.Type
-	if xt == nil {
+	xt, it, ok := r.assertTypes(ta)
+	if !ok {
 		return nil
 	}
 	pos := ta.Pos()
@@ -335,13 +328,7 @@ func (r *typedRewriter) sessionAssert(ta *ast.TypeAssertExpr) ast.Expr {
 	}
 	body := append(tries, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{
 		&ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: ta.Type, Rparen: ta.Rparen}}})
-	lit := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos,
-			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
-			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: body},
-	}
-	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+	return callOne(ta, t, xe, ie, body)
 }
 
 // anyAssertOne returns, for an assertion x.(T) of one value that
@@ -351,14 +338,10 @@ func (r *typedRewriter) sessionAssert(ta *ast.TypeAssertExpr) ast.Expr {
 //
 // (the last assertion panics as Go's), or nil.
 func (r *typedRewriter) anyAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
-	if ta.Type == nil {
+	xt, ct, ok := r.assertTypes(ta)
+	if !ok {
 		return nil
 	}
-	tv, ok := r.info.Types[ta.Type]
-	if !ok || !tv.IsType() {
-		return nil
-	}
-	xt, ct := r.typeOf(ta.X), tv.Type
 	pos := ta.Pos()
 	v, w := r.temp("v", pos), r.temp("w", pos)
 	inner := r.anyAssert(ident(v.Name, pos), xt, ct, pos)
@@ -366,20 +349,10 @@ func (r *typedRewriter) anyAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	if inner == nil || xe == nil || ce == nil {
 		return nil
 	}
-	body := []ast.Stmt{
-		&ast.IfStmt{If: pos,
-			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{inner}},
-			Cond: ident("ok", pos),
-			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(w.Name, pos)}}}}},
+	return callOne(ta, v, xe, ce, []ast.Stmt{
+		returnIfOK(w, inner, pos),
 		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.TypeAssertExpr{X: ident(v.Name, pos), Lparen: ta.Lparen, Type: ta.Type, Rparen: ta.Rparen}}},
-	}
-	lit := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos,
-			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{v}, Type: xe}}},
-			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ce}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
-	}
-	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+	})
 }
 
 // typesAndPointers yields the types of tns that are not interfaces, each
@@ -451,15 +424,8 @@ func distinctStructs(cands []*types.TypeName) []*types.TypeName {
 // panicked naming no type ("nil is not main.Perimeter"); Go's panic
 // names the value's type and the first method it lacks.
 func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
-	if ta.Type == nil {
-		return nil
-	}
-	tv, ok := r.info.Types[ta.Type]
-	if !ok || !tv.IsType() {
-		return nil
-	}
-	xt, it := r.typeOf(ta.X), tv.Type
-	if xt == nil || !isInterface(it) || !isInterface(xt) {
+	xt, it, ok := r.assertTypes(ta)
+	if !ok || !isInterface(it) || !isInterface(xt) {
 		return nil
 	}
 	for _, t := range []types.Type{xt, it} {
@@ -523,19 +489,10 @@ func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 		&ast.IfStmt{If: pos,
 			Cond: &ast.BinaryExpr{X: ident(t.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{fail(ident("nil", pos))}}},
-		&ast.IfStmt{If: pos,
-			Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
-			Cond: ident("ok", pos),
-			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}}},
+		returnIfOK(v, check, pos),
 		fail(named),
 	}
-	lit := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos,
-			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
-			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ie}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
-	}
-	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+	return callOne(ta, t, xe, ie, body)
 }
 
 // concreteAssertOne returns, for an assertion x.(T) of one value, T one
@@ -550,15 +507,8 @@ func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 // or nil: the interpreter's panic named the types by their structure
 // (interface {} is struct { S float64 }, not *struct { S float64 }).
 func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
-	if ta.Type == nil {
-		return nil
-	}
-	tv, ok := r.info.Types[ta.Type]
-	if !ok || !tv.IsType() {
-		return nil
-	}
-	xt, ct := r.typeOf(ta.X), tv.Type
-	if xt == nil || isInterface(ct) || !isInterface(xt) || !sessionNamed(ct) {
+	xt, ct, ok := r.assertTypes(ta)
+	if !ok || isInterface(ct) || !isInterface(xt) || !sessionNamed(ct) {
 		return nil
 	}
 	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
@@ -586,22 +536,12 @@ func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	str := func(s string) ast.Expr {
 		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
 	}
-	body := []ast.Stmt{
-		&ast.IfStmt{If: pos,
-			Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
-			Cond: ident("ok", pos),
-			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}}},
+	return callOne(ta, t, xe, ce, []ast.Stmt{
+		returnIfOK(v, check, pos),
 		&ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Rparen: pos, Args: []ast.Expr{
 			&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("AssertTypeFail", pos)}, Lparen: pos, Rparen: pos,
 				Args: []ast.Expr{named, str(xname), str(cname)}}}}},
-	}
-	lit := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos,
-			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{t}, Type: xe}}},
-			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ce}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
-	}
-	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+	})
 }
 
 // sessionNamed reports whether t is a type the session declared, or a
@@ -612,4 +552,41 @@ func sessionNamed(t types.Type) bool {
 	}
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
+}
+
+// assertTypes returns, for an assertion x.(T), the types of x and T, ok
+// false when either is unknown or T is not a type.
+func (r *typedRewriter) assertTypes(ta *ast.TypeAssertExpr) (xt, t types.Type, ok bool) {
+	if ta.Type == nil {
+		return nil, nil, false
+	}
+	tv, ok := r.info.Types[ta.Type]
+	if !ok || !tv.IsType() {
+		return nil, nil, false
+	}
+	xt = r.typeOf(ta.X)
+	return xt, tv.Type, xt != nil
+}
+
+// callOne returns the call of a function literal with the parameter
+// param of type pt and one result of type rt, whose body is body, with
+// the argument of the assertion ta: the form of the rewritten assertions
+// of one value.
+func callOne(ta *ast.TypeAssertExpr, param *ast.Ident, pt, rt ast.Expr, body []ast.Stmt) ast.Expr {
+	pos := ta.Pos()
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: pt}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: rt}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, List: body, Rbrace: pos},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{ta.X}, Rparen: ta.End()}
+}
+
+// returnIfOK is if v, ok := check; ok { return v }.
+func returnIfOK(v *ast.Ident, check ast.Expr, pos token.Pos) ast.Stmt {
+	return &ast.IfStmt{If: pos,
+		Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
+		Cond: ident("ok", pos),
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}}}
 }
