@@ -130,6 +130,10 @@ func TestCheck(t *testing.T) {
 			{in: "type Number interface{ ~int | ~float64 }\nfunc Sum[T Number](xs ...T) T { var t T; for _, x := range xs { t += x }; return t }\ntype Celsius float64"},
 			{in: "fmt.Println(Sum(1, 2), Sum(1.5, 2), Sum(Celsius(3), 4))", out: "3 3.5 7\n"},
 			{in: "func Half[T ~int | ~float64](x T) T { return x / 2 }\nfmt.Println(Half(7), Half(7.0))", out: "3 3.5\n"},
+			// A union of constraint interfaces written in the type
+			// parameter list (unionConstraints).
+			{in: "type Integer interface{ ~int | ~int64 }\ntype Float interface{ ~float32 | ~float64 }"},
+			{in: "func Abs[T Integer | Float](x T) T { if x < 0 { return -x }; return x }\nfmt.Println(Abs(-3), Abs(float32(-1.5)), Abs(Celsius(-2)))", out: "3 1.5 2\n"},
 		}},
 	}
 	for _, tc := range tests {

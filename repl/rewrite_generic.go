@@ -410,3 +410,52 @@ func (r *typedRewriter) localAliases(f *ast.File, kind chunkKind) {
 		return true
 	})
 }
+
+// unionConstraints writes a type parameter's constraint that is a union
+// with an interface among its terms as an interface literal:
+//
+//	func Mean[T Integer | Float](xs []T)  →  func Mean[T interface{ Integer | Float }](xs []T)
+//
+// which Go takes as the same constraint. The interpreter's compiler
+// failed on the union written bare ("CFG post-order panic"), and runs the
+// interface (as it runs type Number interface{ Integer | Float }).
+func (r *typedRewriter) unionConstraints(f *ast.File) {
+	fix := func(params *ast.FieldList) {
+		if params == nil {
+			return
+		}
+		for _, field := range params.List {
+			if r.unionOfInterfaces(field.Type) {
+				field.Type = &ast.InterfaceType{Interface: field.Type.Pos(),
+					Methods: &ast.FieldList{Opening: field.Type.Pos(), Closing: field.Type.End(), List: []*ast.Field{{Type: field.Type}}}}
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			fix(n.Type.TypeParams)
+		case *ast.TypeSpec:
+			fix(n.TypeParams)
+		}
+		return true
+	})
+}
+
+// unionOfInterfaces reports whether x is a union (A | B) one of whose
+// terms is an interface type.
+func (r *typedRewriter) unionOfInterfaces(x ast.Expr) bool {
+	b, ok := ast.Unparen(x).(*ast.BinaryExpr)
+	if !ok || b.Op != token.OR {
+		return false
+	}
+	for _, term := range []ast.Expr{b.X, b.Y} {
+		if r.unionOfInterfaces(term) {
+			return true
+		}
+		if tv, ok := r.info.Types[term]; ok && tv.IsType() && isInterface(tv.Type) {
+			return true
+		}
+	}
+	return false
+}

@@ -92,6 +92,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	defer func() { s.tempSeq = r.n }()
 	for i, f := range p.files {
 		r.genericMethodOrder(f)
+		r.unionConstraints(f)
 		r.parents = parentMap(f)
 		r.bigValues(f)
 		if p.kinds[i] == stmtChunk && echo && i == len(p.files)-1 {
