@@ -328,7 +328,7 @@ func (r *typedRewriter) sessionAssert(ta *ast.TypeAssertExpr) ast.Expr {
 	}
 	body := append(tries, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{
 		&ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: ta.Type, Rparen: ta.Rparen}}})
-	return callOne(ta, t, xe, ie, body)
+	return r.callOne(ta, t, xe, ie, body)
 }
 
 // anyAssertOne returns, for an assertion x.(T) of one value that
@@ -349,7 +349,7 @@ func (r *typedRewriter) anyAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	if inner == nil || xe == nil || ce == nil {
 		return nil
 	}
-	return callOne(ta, v, xe, ce, []ast.Stmt{
+	return r.callOne(ta, v, xe, ce, []ast.Stmt{
 		returnIfOK(w, inner, pos),
 		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.TypeAssertExpr{X: ident(v.Name, pos), Lparen: ta.Lparen, Type: ta.Type, Rparen: ta.Rparen}}},
 	})
@@ -492,7 +492,7 @@ func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 		returnIfOK(v, check, pos),
 		fail(named),
 	}
-	return callOne(ta, t, xe, ie, body)
+	return r.callOne(ta, t, xe, ie, body)
 }
 
 // concreteAssertOne returns, for an assertion x.(T) of one value, T one
@@ -536,7 +536,7 @@ func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	str := func(s string) ast.Expr {
 		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
 	}
-	return callOne(ta, t, xe, ce, []ast.Stmt{
+	return r.callOne(ta, t, xe, ce, []ast.Stmt{
 		returnIfOK(v, check, pos),
 		&ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Rparen: pos, Args: []ast.Expr{
 			&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("AssertTypeFail", pos)}, Lparen: pos, Rparen: pos,
@@ -572,8 +572,11 @@ func (r *typedRewriter) assertTypes(ta *ast.TypeAssertExpr) (xt, t types.Type, o
 // param of type pt and one result of type rt, whose body is body, with
 // the argument of the assertion ta: the form of the rewritten assertions
 // of one value.
-func callOne(ta *ast.TypeAssertExpr, param *ast.Ident, pt, rt ast.Expr, body []ast.Stmt) ast.Expr {
+func (r *typedRewriter) callOne(ta *ast.TypeAssertExpr, param *ast.Ident, pt, rt ast.Expr, body []ast.Stmt) ast.Expr {
 	pos := ta.Pos()
+	// A panic's report leaves the literal out: it stands for the
+	// assertion.
+	r.s.writtenLits[r.s.in.FileSet().Position(pos).String()] = true
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: pt}}},

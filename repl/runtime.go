@@ -156,6 +156,8 @@ func (s *Session) trace(frames []frame, top string) []string {
 			// The body of a method that forwardMethods declared: the
 			// next frame is the method's.
 			continue
+		case strings.HasSuffix(fn, "func") && s.writtenLits[f.pos]:
+			continue // a rewrite's (see callOne), not the input's
 		case strings.HasSuffix(fn, "func"):
 			line = "in func literal at " + f.pos
 		case strings.HasPrefix(fn, rtName+"_main"):

@@ -172,27 +172,30 @@ type Session struct {
 	wakers       wakers        // what interpreted code made that can wake a goroutine (see watchDeadlock)
 	busy         busyClock     // the time the session runs code
 
-	mu         sync.Mutex // serializes evaluation
-	in         *interp.Interpreter
-	exports    interp.Exports
-	imported   map[string]map[string]string // file → import name → path
-	names      []declared                   // top-level names, in order of declaration
-	inputs     []Input                      // accepted inputs
-	n          int                          // inputs numbered so far
-	lines      []lineSpan                   // where interactive inputs lie in inputFile
-	nextLine   int                          // first line of the next interactive input
-	funcPos    map[string]string            // where named functions were declared
-	scope      *scope                       // what the type checker knows of the session
-	typesSeen  map[string]bool              // type names the interpreter has met at the top level
-	hidden     map[string]map[string]bool   // per file, the paths imported under the shell's own names
-	sources    map[string]bool              // the shell's source packages compiled into the interpreter
-	tempSeq    int                          // numbers the temporaries of rewrites
-	unchecked  bool                         // evaluating the shell's own prelude
-	reached    token.Pos                    // where a failed statement chunk stopped
-	preludePos token.Pos                    // the position of the checker's declarations of the session
-	atPos      []string                     // positions of the running block's statements
-	atWrapped  []bool                       // which of them run inside a function literal
-	at         atomic.Int64                 // the running block's statement, from At
+	mu       sync.Mutex // serializes evaluation
+	in       *interp.Interpreter
+	exports  interp.Exports
+	imported map[string]map[string]string // file → import name → path
+	names    []declared                   // top-level names, in order of declaration
+	inputs   []Input                      // accepted inputs
+	n        int                          // inputs numbered so far
+	lines    []lineSpan                   // where interactive inputs lie in inputFile
+	nextLine int                          // first line of the next interactive input
+	funcPos  map[string]string            // where named functions were declared
+	// writtenLits holds the positions (as a panic's trace gives them) of
+	// the function literals that rewrites wrote, which reports leave out.
+	writtenLits map[string]bool
+	scope       *scope                     // what the type checker knows of the session
+	typesSeen   map[string]bool            // type names the interpreter has met at the top level
+	hidden      map[string]map[string]bool // per file, the paths imported under the shell's own names
+	sources     map[string]bool            // the shell's source packages compiled into the interpreter
+	tempSeq     int                        // numbers the temporaries of rewrites
+	unchecked   bool                       // evaluating the shell's own prelude
+	reached     token.Pos                  // where a failed statement chunk stopped
+	preludePos  token.Pos                  // the position of the checker's declarations of the session
+	atPos       []string                   // positions of the running block's statements
+	atWrapped   []bool                     // which of them run inside a function literal
+	at          atomic.Int64               // the running block's statement, from At
 }
 
 // Input is an input the session accepted: it evaluated without error.
@@ -362,6 +365,7 @@ func (s *Session) reset() error {
 	s.imported = map[string]map[string]string{}
 	s.names = nil
 	s.funcPos = map[string]string{}
+	s.writtenLits = map[string]bool{}
 	s.inputs = nil
 	s.lines = nil
 	s.n = 0

@@ -274,6 +274,16 @@ func TestPanicPositions(t *testing.T) {
 	if msg := err.Error(); !strings.HasPrefix(msg, "panic: interface conversion: interface {} is string, not int\n\tat in[1]:1:23") || strings.Contains(msg, inputFile) {
 		t.Errorf("message %q, want Go's, then the position as in[1]:1:23", msg)
 	}
+	// An assertion to an interface, which a function literal of the
+	// shell's checks: the report leaves the literal out.
+	if err := s.Eval(context.Background(), "type S interface{ A() }\ntype T struct{}\nfunc (T) A() {}\nfunc f(s S) { _ = s.(fmt.Stringer) }"); err != nil {
+		t.Fatal(err)
+	}
+	err = s.Eval(context.Background(), "f(T{})")
+	want := "panic: interface conversion: main.T is not fmt.Stringer: missing method String\n\tin f at in[2]:4:6\n\tat in[3]:1:1"
+	if err == nil || err.Error() != want {
+		t.Errorf("report %q, want %q", err, want)
+	}
 }
 
 func TestGoroutinePanic(t *testing.T) {
