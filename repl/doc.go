@@ -283,7 +283,9 @@
 // the indexed operand or a slice's upper bound holds a call other than
 // len or cap (f()[i], s[:f()]) or a receive, or for a slice of three
 // indices, the message leaves out the numbers: "runtime error: index out
-// of range".
+// of range". For the same reason a failed assertion x.(T) of one value
+// to one of the session's types names the types by their structure
+// inside a loop (interface {} is struct { S float64 }, not main.Sq).
 //
 // BUG(repl): The names of the session's types reach compiled code where
 // the checker sees the value: fmt's functions, the echo, errors.As. A
