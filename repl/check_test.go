@@ -134,6 +134,11 @@ func TestCheck(t *testing.T) {
 			// parameter list (unionConstraints).
 			{in: "type Integer interface{ ~int | ~int64 }\ntype Float interface{ ~float32 | ~float64 }"},
 			{in: "func Abs[T Integer | Float](x T) T { if x < 0 { return -x }; return x }\nfmt.Println(Abs(-3), Abs(float32(-1.5)), Abs(Celsius(-2)))", out: "3 1.5 2\n"},
+			// A pointer to an instance with two type arguments, defined
+			// at the prompt (nilPointerVars), and a comma-ok lookup
+			// in a method of the generic type (mapLookups).
+			{in: "type Store[K comparable, V any] struct{ m map[K]Box[V] }\ntype Box[V any] struct{ v V }\nfunc NewStore[K comparable, V any]() *Store[K, V] { return &Store[K, V]{m: map[K]Box[V]{}} }\nfunc (s *Store[K, V]) Get(k K) (V, bool) { b, ok := s.m[k]; return b.v, ok }"},
+			{in: "st := NewStore[string, int]()\nst.m[\"a\"] = Box[int]{4}\nfmt.Println(st.Get(\"a\"))\nfmt.Println(st.Get(\"b\"))", out: "4 true\n0 false\n"},
 		}},
 	}
 	for _, tc := range tests {

@@ -578,7 +578,60 @@ func (s *Session) compile(node ast.Node, rw *rewriter) (prog *interp.Program, er
 			prog, err = nil, ie
 		}
 	}()
+	nilPointerVars(node)
 	return s.in.CompileAST(node)
+}
+
+// nilPointerVars gives a variable declared without a value, of a pointer
+// to an instance of a generic type with two or more type arguments, the
+// value nil: the interpreter's compiler failed on var c *Cache[string,
+// int] ("CFG post-order panic"), and not on var c *Cache[string, int] =
+// nil, which Go takes as the same. Top-level defines of such values
+// become such declarations too (c := NewCache[string, int]()).
+func nilPointerVars(node ast.Node) {
+	ast.Inspect(node, func(n ast.Node) bool {
+		gd, ok := n.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return true
+		}
+		var specs []ast.Spec
+		for _, sp := range gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if !nilPointerSpec(vs) {
+				specs = append(specs, vs)
+				continue
+			}
+			// One name a spec: var a, b *G[K, V] = nil, nil failed too.
+			for i, name := range vs.Names {
+				typ := vs.Type
+				if i > 0 {
+					typ = copyExpr(vs.Type)
+				}
+				specs = append(specs, &ast.ValueSpec{Names: []*ast.Ident{name}, Type: typ,
+					Values: []ast.Expr{&ast.Ident{NamePos: name.Pos(), Name: "nil"}}})
+			}
+		}
+		if len(specs) > 1 && !gd.Lparen.IsValid() {
+			gd.Lparen, gd.Rparen = gd.Pos(), gd.End()
+		}
+		gd.Specs = specs
+		return true
+	})
+}
+
+// nilPointerSpec reports whether vs declares variables without values of
+// a pointer to an instance of a generic type with two or more type
+// arguments.
+func nilPointerSpec(vs *ast.ValueSpec) bool {
+	if len(vs.Values) > 0 || vs.Type == nil {
+		return false
+	}
+	star, ok := ast.Unparen(vs.Type).(*ast.StarExpr)
+	if !ok {
+		return false
+	}
+	_, ok = ast.Unparen(star.X).(*ast.IndexListExpr)
+	return ok
 }
 
 // compileLog serializes compiles, which silence the standard logger.

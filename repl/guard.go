@@ -219,7 +219,8 @@ func guardMake(call *ast.CallExpr, typeParams map[string]bool) {
 	}
 }
 
-// mentions reports whether the type expression e uses one of names.
+// mentions reports whether the expression e (a type, or a value) uses
+// one of names.
 func mentions(e ast.Expr, names map[string]bool) bool {
 	if len(names) == 0 {
 		return false

@@ -703,7 +703,10 @@ func (r *typedRewriter) receives(f *ast.File) {
 // key: the interpreter leaves the variable as it was (in a loop, the
 // previous iteration's value), where Go sets the zero value.
 //
-//	v, ok := m[k]  →  v, ok := m[k]; if !ok { v = *new(V) }
+//	v, ok := m[k]  →  v, ok := m[k]; if !ok { v = m[k] }
+//
+// (the lookup again, where it can be evaluated twice and does not read v
+// or ok; else *new(V)).
 //
 // An if or switch whose init is such a lookup gets a block around it for
 // the added statement.
@@ -740,11 +743,19 @@ func (r *typedRewriter) mapLookups(f *ast.File) {
 			as.Lhs[1] = tmp
 			okName = tmp.Name
 		}
-		tx := r.typeExpr(m.Elem(), pos)
-		if tx == nil {
-			return nil
+		var zero ast.Expr
+		if r.pure(ix.X) && r.pure(ix.Index) && !mentions(ix, map[string]bool{v.Name: true, okName: true}) {
+			// The lookup again: a key that is not there gives the zero
+			// value, without naming its type (*new(entry[V]) in a
+			// method of a generic type failed to compile).
+			zero = copyPure(ix)
+		} else {
+			tx := r.typeExpr(m.Elem(), pos)
+			if tx == nil {
+				return nil
+			}
+			zero = &ast.StarExpr{Star: pos, X: &ast.CallExpr{Fun: ident("new", pos), Lparen: pos, Args: []ast.Expr{tx}, Rparen: pos}}
 		}
-		zero := &ast.StarExpr{Star: pos, X: &ast.CallExpr{Fun: ident("new", pos), Lparen: pos, Args: []ast.Expr{tx}, Rparen: pos}}
 		return &ast.IfStmt{If: pos, Cond: &ast.UnaryExpr{OpPos: pos, Op: token.NOT, X: ident(okName, pos)},
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
 				&ast.AssignStmt{Lhs: []ast.Expr{ident(v.Name, pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{zero}}}}}
