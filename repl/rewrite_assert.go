@@ -46,29 +46,11 @@ func (r *typedRewriter) nilAssertions(f *ast.File) {
 	// names the types when one fails costs little (inside a loop it made
 	// a successful x.(T) 14 times as slow; concreteAssertOne); to
 	// compiled interfaces (sessionAssert).
-	depth := 0
-	var saved []int
-	astutil.Apply(f, func(c *astutil.Cursor) bool {
-		switch c.Node().(type) {
-		case *ast.ForStmt, *ast.RangeStmt:
-			depth++
-		case *ast.FuncLit:
-			saved = append(saved, depth)
-			depth = 0
-		}
-		return true
-	}, func(c *astutil.Cursor) bool {
-		switch c.Node().(type) {
-		case *ast.ForStmt, *ast.RangeStmt:
-			depth--
-		case *ast.FuncLit:
-			depth = saved[len(saved)-1]
-			saved = saved[:len(saved)-1]
-		}
+	applyInLoops(f, func(c *astutil.Cursor, loops int) {
 		if ta, ok := c.Node().(*ast.TypeAssertExpr); ok && !commaOK[ta] {
 			if call := r.ifaceAssertOne(ta); call != nil {
 				c.Replace(call)
-			} else if call := r.concreteAssertOneAt(ta, depth); call != nil {
+			} else if call := r.concreteAssertOneAt(ta, loops); call != nil {
 				c.Replace(call)
 			} else if call := r.sessionAssert(ta); call != nil {
 				c.Replace(call)
@@ -76,7 +58,6 @@ func (r *typedRewriter) nilAssertions(f *ast.File) {
 				c.Replace(call)
 			}
 		}
-		return true
 	})
 }
 

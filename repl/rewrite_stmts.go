@@ -812,30 +812,14 @@ func (r *typedRewriter) mapLookups(f *ast.File) {
 // every element): there a panic reads "index out of range" without the
 // numbers (see goPanicValue).
 func (r *typedRewriter) indexChecks(f *ast.File) {
-	depth := 0
-	var saved []int
-	astutil.Apply(f, func(c *astutil.Cursor) bool {
-		switch c.Node().(type) {
-		case *ast.ForStmt, *ast.RangeStmt:
-			depth++
-		case *ast.FuncLit:
-			saved = append(saved, depth)
-			depth = 0
-		}
-		return true
-	}, func(c *astutil.Cursor) bool {
+	applyInLoops(f, func(c *astutil.Cursor, loops int) {
 		switch n := c.Node().(type) {
-		case *ast.ForStmt, *ast.RangeStmt:
-			depth--
-		case *ast.FuncLit:
-			depth = saved[len(saved)-1]
-			saved = saved[:len(saved)-1]
 		case *ast.IndexExpr:
-			if depth == 0 {
+			if loops == 0 {
 				r.checkIndex(n)
 			}
 		case *ast.SliceExpr:
-			if depth == 0 {
+			if loops == 0 {
 				r.checkSlice(n)
 			}
 		case *ast.BinaryExpr:
@@ -850,7 +834,6 @@ func (r *typedRewriter) indexChecks(f *ast.File) {
 				n.Rhs[0] = r.checkShift(n.Rhs[0])
 			}
 		}
-		return true
 	})
 }
 
@@ -1327,4 +1310,33 @@ func (r *typedRewriter) stmtShifts(n ast.Node) (shifts []ast.Node, counts []ast.
 func isUntyped(t types.Type) bool {
 	b, ok := t.(*types.Basic)
 	return ok && b.Info()&types.IsUntyped != 0
+}
+
+// applyInLoops runs post on every node under root after its children, as
+// astutil.Apply's post function, with the number of for and range
+// statements around it, counted afresh inside each function literal: the
+// rewrites that cost too much in loops leave them out.
+func applyInLoops(root ast.Node, post func(c *astutil.Cursor, loops int)) {
+	n := 0
+	var saved []int // the counts outside the enclosing function literals
+	astutil.Apply(root, func(c *astutil.Cursor) bool {
+		switch c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			n++
+		case *ast.FuncLit:
+			saved = append(saved, n)
+			n = 0
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			n--
+		case *ast.FuncLit:
+			n = saved[len(saved)-1]
+			saved = saved[:len(saved)-1]
+		}
+		post(c, n)
+		return true
+	})
 }
