@@ -235,8 +235,8 @@ func mentions(e ast.Expr, names map[string]bool) bool {
 	return found
 }
 
-// copyExpr returns a deep copy of the type expression e, so that the
-// rewritten tree shares no nodes.
+// copyExpr returns a deep copy of the expression e (a type, or a value
+// evaluated a second time), so that the rewritten tree shares no nodes.
 func copyExpr(e ast.Expr) ast.Expr {
 	return copyNode(reflect.ValueOf(e)).Interface().(ast.Expr)
 }

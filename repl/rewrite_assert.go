@@ -416,8 +416,10 @@ func distinctStructs(cands []*types.TypeName) []*types.TypeName {
 // interface type and x of interface type X,
 //
 //	func(t X) I {
+//		<the session's types that implement I: sessionAssertions>
 //		if t == nil { panic(_sn.AssertFail(nil, "I", …)) }
-//		if v, ok := <the comma-ok assertion, safeAssert>; ok { return v }
+//		<the session's types that do not: sessionMisses, which panic>
+//		if v, ok := t.(I); ok { return v }
 //		panic(_sn.AssertFail(<t with its type's name>, "I", <the session's types
 //			with the method of I each lacks>, <I's methods>))
 //	}(x)
@@ -437,28 +439,18 @@ func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 		}
 	}
 	iface := it.Underlying().(*types.Interface)
-	target := displayName(it)
-	if target == "" {
-		var b strings.Builder
-		if !writeDisplay(&b, it, false) {
-			return nil
-		}
-		target = b.String()
-	}
+	target := staticName(it)
 	pos := ta.Pos()
 	xe, ie := r.typeExpr(xt, pos), r.typeExpr(it, pos)
-	if xe == nil || ie == nil {
+	if xe == nil || ie == nil || target == "" {
 		return nil
 	}
 	t, v := r.temp("t", pos), r.temp("v", pos)
 	check := &ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: ta.Lparen, Type: r.typeExpr(it, pos), Rparen: ta.Rparen}
-	str := func(s string) ast.Expr {
-		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
-	}
 	strs := func(ss []string) ast.Expr {
 		lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}
 		for _, s := range ss {
-			lit.Elts = append(lit.Elts, str(s))
+			lit.Elts = append(lit.Elts, stringLit(s, pos))
 		}
 		return lit
 	}
@@ -477,9 +469,7 @@ func (r *typedRewriter) ifaceAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 		}
 	}
 	fail := func(val ast.Expr) ast.Stmt {
-		return &ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Rparen: pos, Args: []ast.Expr{
-			&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("AssertFail", pos)}, Lparen: pos, Rparen: pos,
-				Args: []ast.Expr{val, str(target), strs(missing), strs(methods)}}}}}
+		return panicStmt(rtCall("AssertFail", pos, val, stringLit(target, pos), strs(missing), strs(methods)).X, pos)
 	}
 	failNamed := func() ast.Stmt {
 		named := r.dynamicTyped(ident(t.Name, pos), xt, ta)
@@ -522,14 +512,10 @@ func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	if _, isParam := types.Unalias(xt).(*types.TypeParam); isParam {
 		return nil
 	}
-	var b strings.Builder
-	if !writeDisplay(&b, xt, false) {
-		return nil
-	}
-	xname, cname := b.String(), displayName(ct)
+	xname, cname := staticName(xt), displayName(ct)
 	pos := ta.Pos()
 	xe, ce := r.typeExpr(xt, pos), r.typeExpr(ct, pos)
-	if xe == nil || ce == nil || cname == "" {
+	if xe == nil || ce == nil || xname == "" || cname == "" {
 		return nil
 	}
 	t, v := r.temp("t", pos), r.temp("v", pos)
@@ -541,14 +527,9 @@ func (r *typedRewriter) concreteAssertOne(ta *ast.TypeAssertExpr) ast.Expr {
 	if named == nil {
 		named = ident(t.Name, pos)
 	}
-	str := func(s string) ast.Expr {
-		return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
-	}
 	return r.callOne(ta, t, xe, ce, []ast.Stmt{
 		returnIfOK(v, check, pos),
-		&ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Rparen: pos, Args: []ast.Expr{
-			&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("AssertTypeFail", pos)}, Lparen: pos, Rparen: pos,
-				Args: []ast.Expr{named, str(xname), str(cname)}}}}},
+		panicStmt(rtCall("AssertTypeFail", pos, named, stringLit(xname, pos), stringLit(cname, pos)).X, pos),
 	})
 }
 
@@ -608,4 +589,24 @@ func returnIfOK(v *ast.Ident, check ast.Expr, pos token.Pos) ast.Stmt {
 		Init: &ast.AssignStmt{Lhs: []ast.Expr{v, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{check}},
 		Cond: ident("ok", pos),
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}}}
+}
+
+// staticName names t as Go's run-time messages name a static type, an
+// interface too (main.Shape, interface {}, error), or returns "".
+func staticName(t types.Type) string {
+	var b strings.Builder
+	if !writeDisplay(&b, t, false) {
+		return ""
+	}
+	return b.String()
+}
+
+// stringLit is the string literal of s at pos.
+func stringLit(s string, pos token.Pos) ast.Expr {
+	return &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(s)}
+}
+
+// panicStmt is panic(v).
+func panicStmt(v ast.Expr, pos token.Pos) ast.Stmt {
+	return &ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Args: []ast.Expr{v}, Rparen: pos}}
 }

@@ -396,7 +396,7 @@ func (r *typedRewriter) panicValues(f *ast.File) {
 		t := r.typeOf(call.Args[0])
 		if r.nilPanics(t) {
 			pos := call.Args[0].Pos()
-			call.Args[0] = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PanicArg", pos)}, Lparen: pos, Args: []ast.Expr{call.Args[0]}, Rparen: pos}
+			call.Args[0] = rtCall("PanicArg", pos, call.Args[0]).X
 			return true
 		}
 		if t == nil || isInterface(t) || !types.AssignableTo(t, errType) {

@@ -748,7 +748,7 @@ func (r *typedRewriter) mapLookups(f *ast.File) {
 			// The lookup again: a key that is not there gives the zero
 			// value, without naming its type (*new(entry[V]) in a
 			// method of a generic type failed to compile).
-			zero = copyPure(ix)
+			zero = copyExpr(ix)
 		} else {
 			tx := r.typeExpr(m.Elem(), pos)
 			if tx == nil {
@@ -886,7 +886,7 @@ func (r *typedRewriter) shiftCall(n ast.Expr, t types.Type) ast.Expr {
 	if b, _ := t.Underlying().(*types.Basic); b == nil || b.Kind() != types.Int64 {
 		arg = &ast.CallExpr{Fun: ident("int64", pos), Lparen: pos, Args: []ast.Expr{n}, Rparen: pos}
 	}
-	return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Shift", pos)}, Lparen: pos, Args: []ast.Expr{arg}, Rparen: pos}
+	return rtCall("Shift", pos, arg).X
 }
 
 // shiftChecks checks signed shift counts before the simple statements
@@ -934,8 +934,8 @@ func (r *typedRewriter) shiftChecks(f *ast.File) {
 			for _, n := range counts {
 				pos := n.Pos()
 				out = append(out, &ast.IfStmt{If: pos,
-					Cond: &ast.BinaryExpr{X: copyPure(n), OpPos: pos, Op: token.LSS, Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}},
-					Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: r.shiftCall(copyPure(n), r.info.Types[n].Type)}}, Rbrace: pos}})
+					Cond: &ast.BinaryExpr{X: copyExpr(n), OpPos: pos, Op: token.LSS, Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}},
+					Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: r.shiftCall(copyExpr(n), r.info.Types[n].Type)}}, Rbrace: pos}})
 			}
 			for _, sh := range shifts {
 				r.shiftsChecked[sh] = true
@@ -983,20 +983,20 @@ func (r *typedRewriter) checkSlice(se *ast.SliceExpr) {
 	asInt := func(x ast.Expr) ast.Expr {
 		if tv, ok := r.info.Types[x]; ok {
 			if b, ok := tv.Type.Underlying().(*types.Basic); ok && (b.Kind() == types.Int || b.Kind() == types.UntypedInt) {
-				return copyPure(x)
+				return copyExpr(x)
 			}
 		}
-		return &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{copyPure(x)}, Rparen: pos}
+		return &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{copyExpr(x)}, Rparen: pos}
 	}
 	var lo, hi ast.Expr = &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"},
-		&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
+		&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyExpr(se.X)}, Rparen: pos}
 	if se.Low != nil {
 		lo = asInt(se.Low)
 	}
 	if se.High != nil {
 		hi = asInt(se.High)
 	}
-	bound := &ast.CallExpr{Fun: ident(limit, pos), Lparen: pos, Args: []ast.Expr{copyPure(se.X)}, Rparen: pos}
+	bound := &ast.CallExpr{Fun: ident(limit, pos), Lparen: pos, Args: []ast.Expr{copyExpr(se.X)}, Rparen: pos}
 	check := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Bounds", pos)}, Lparen: pos,
 		Args: []ast.Expr{lo, hi, bound, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(what)}}, Rparen: pos}
 	se.Low = check // a[:hi]: the check runs as the (zero) low bound
@@ -1036,34 +1036,20 @@ func (r *typedRewriter) checkIndex(ix *ast.IndexExpr) {
 	if b, ok := itv.Type.Underlying().(*types.Basic); !ok || b.Kind() != types.Int && b.Kind() != types.UntypedInt {
 		idx = &ast.CallExpr{Fun: ident("int", pos), Lparen: pos, Args: []ast.Expr{idx}, Rparen: pos}
 	}
-	n := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyPure(ix.X)}, Rparen: pos}
+	n := &ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{copyExpr(ix.X)}, Rparen: pos}
 	ix.Index = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Index", pos)}, Lparen: pos, Args: []ast.Expr{idx, n}, Rparen: pos}
 }
 
-// pureExpr reports whether evaluating x twice is harmless: names,
-// selectors, constants and indexes of them.
-func pureExpr(x ast.Expr) bool {
+// pure reports whether evaluating x twice is harmless: names, constants,
+// selectors, indexes and operations of them (i+1, -i, *p, but not a
+// receive), calls of the builtins len and cap, conversions, and the
+// checks that indexChecks puts in (an index expression inside another,
+// s[i][j+1], is checked inside out). copyExpr copies x for its second
+// use.
+func (r *typedRewriter) pure(x ast.Expr) bool {
 	switch x := x.(type) {
 	case *ast.Ident, *ast.BasicLit:
 		return true
-	case *ast.ParenExpr:
-		return pureExpr(x.X)
-	case *ast.SelectorExpr:
-		return pureExpr(x.X)
-	case *ast.IndexExpr:
-		return pureExpr(x.X) && pureExpr(x.Index)
-	case *ast.StarExpr:
-		return pureExpr(x.X)
-	}
-	return false
-}
-
-// pure is pureExpr, which also takes operations on pure operands (i+1,
-// -i, but not a receive), calls of the builtins len and cap,
-// conversions, and the checks that indexChecks puts in (an index
-// expression inside another, s[i][j+1], is checked inside out).
-func (r *typedRewriter) pure(x ast.Expr) bool {
-	switch x := x.(type) {
 	case *ast.ParenExpr:
 		return r.pure(x.X)
 	case *ast.SelectorExpr:
@@ -1108,38 +1094,7 @@ func (r *typedRewriter) pure(x ast.Expr) bool {
 		tv, ok := r.info.Types[x.Fun]
 		return ok && tv.IsType() && len(x.Args) == 1
 	}
-	return pureExpr(x)
-}
-
-// copyPure copies a pure expression (its second use).
-func copyPure(x ast.Expr) ast.Expr {
-	switch x := x.(type) {
-	case *ast.Ident:
-		c := *x
-		return &c
-	case *ast.BasicLit:
-		c := *x
-		return &c
-	case *ast.ParenExpr:
-		return &ast.ParenExpr{Lparen: x.Lparen, X: copyPure(x.X), Rparen: x.Rparen}
-	case *ast.SelectorExpr:
-		return &ast.SelectorExpr{X: copyPure(x.X), Sel: copyPure(x.Sel).(*ast.Ident)}
-	case *ast.IndexExpr:
-		return &ast.IndexExpr{X: copyPure(x.X), Lbrack: x.Lbrack, Index: copyPure(x.Index), Rbrack: x.Rbrack}
-	case *ast.StarExpr:
-		return &ast.StarExpr{Star: x.Star, X: copyPure(x.X)}
-	case *ast.BinaryExpr:
-		return &ast.BinaryExpr{X: copyPure(x.X), OpPos: x.OpPos, Op: x.Op, Y: copyPure(x.Y)}
-	case *ast.UnaryExpr:
-		return &ast.UnaryExpr{OpPos: x.OpPos, Op: x.Op, X: copyPure(x.X)}
-	case *ast.CallExpr:
-		c := &ast.CallExpr{Fun: copyPure(x.Fun), Lparen: x.Lparen, Rparen: x.Rparen}
-		for _, a := range x.Args {
-			c.Args = append(c.Args, copyPure(a))
-		}
-		return c
-	}
-	return x
+	return false
 }
 
 // runeConstant makes x := 'a' at the top level declare a rune: the
