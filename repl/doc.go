@@ -215,7 +215,8 @@
 // (conv[int, float64](x)) as an element of a slice, array or struct
 // literal; a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
-// Set[T]); a comparison of a sum, product or bitwise
+// Set[T]), for an instance with a type argument that is not predeclared
+// (Set[ID]; Set[string] works); a comparison of a sum, product or bitwise
 // operation (if n+1 == 0) in a method of a generic type where a generic
 // function declares or makes a slice of that type and appends to it
 // ("not a generic type"). These fail to compile ("the interpreter failed
@@ -309,12 +310,12 @@
 // compiled packages (error, fmt.Stringer, io.Reader) work, and so does
 // errors.As with a target of one of the session's concrete types.
 //
-// BUG(repl): A map whose keys are of an interface type the session
-// declared keys its entries by the interpreter's wrappers, not by the
-// values they hold: with var a, b Shape = Sq{1}, Sq{1}, m[b] does not
-// find what m[a] stored, and m[Sq{1}] panics in the interpreter's
-// reflection. Comparisons and switches on such values are rewritten to
-// compare as Go does; map keys are not.
+// BUG(repl): A map whose keys are of an interface type with methods
+// (Shape, error) is a map with keys of type any in the code the
+// interpreter runs, so that its keys compare as Go compares them: %T and
+// the checker name its type, but a generic function it is passed to
+// sees keys of type any (maps.Keys(m) yields any values), and so does
+// reflection.
 //
 // BUG(repl): A goto back to a label before a select statement (a loop
 // built of a goto around a select) is refused: the interpreter's compiler

@@ -201,13 +201,28 @@ func typeUnder(t types.Type) types.Type {
 // implicitArgs rewrites the arguments of a call of a function that
 // become values of its interface-typed parameters.
 func (r *typedRewriter) implicitArgs(call *ast.CallExpr) {
-	if tv, ok := r.info.Types[call.Fun]; !ok || tv.IsType() || tv.IsBuiltin() {
+	tv, ok := r.info.Types[call.Fun]
+	if !ok || tv.IsType() {
+		return
+	}
+	if tv.IsBuiltin() {
+		// append's values become elements of its slice.
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && id.Name == "append" && !call.Ellipsis.IsValid() && len(call.Args) > 1 {
+			if s, ok := typeUnder(r.typeOf(call)).(*types.Slice); ok {
+				for i := 1; i < len(call.Args); i++ {
+					call.Args[i] = r.implicit(call.Args[i], s.Elem())
+				}
+			}
+		}
 		return
 	}
 	sig, ok := typeUnder(r.typeOf(call.Fun)).(*types.Signature)
 	if !ok {
 		return
 	}
+	// Compiled functions get the values of the program's types as they
+	// should (see structWithMethods).
+	compiled := r.compiledFunc(call.Fun)
 	params := sig.Params()
 	for i := range call.Args {
 		var pt types.Type
@@ -222,8 +237,31 @@ func (r *typedRewriter) implicitArgs(call *ast.CallExpr) {
 		case i < params.Len():
 			pt = params.At(i).Type()
 		}
+		if it, ok := typeUnder(pt).(*types.Interface); ok && it.NumMethods() == 0 && compiled {
+			continue
+		}
 		call.Args[i] = r.implicit(call.Args[i], pt)
 	}
+}
+
+// compiledFunc reports whether fun names a function or method of a
+// compiled package.
+func (r *typedRewriter) compiledFunc(fun ast.Expr) bool {
+	var id *ast.Ident
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		id = f
+	case *ast.SelectorExpr:
+		id = f.Sel
+	case *ast.IndexExpr: // an instantiation
+		return r.compiledFunc(f.X)
+	case *ast.IndexListExpr:
+		return r.compiledFunc(f.X)
+	default:
+		return false
+	}
+	fn, ok := r.info.Uses[id].(*types.Func)
+	return ok && fn.Pkg() != nil && fn.Pkg().Path() != "main"
 }
 
 // implicitElements rewrites the elements of a composite literal that
@@ -275,10 +313,18 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 		return x
 	}
 	it, ok := target.Underlying().(*types.Interface)
-	if !ok || it.NumMethods() == 0 {
+	if !ok {
 		return x
 	}
 	if _, isParam := types.Unalias(target).(*types.TypeParam); isParam {
+		return x
+	}
+	if it.NumMethods() == 0 {
+		if xt := r.typeOf(x); xt != nil && structWithMethods(xt) {
+			if lit := r.convertLit(x, xt, target, x.Pos(), x.End()); lit != nil {
+				return lit
+			}
+		}
 		return x
 	}
 	xt := r.typeOf(x)
@@ -302,6 +348,26 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 	return x
 }
 
+// structWithMethods reports whether t is a struct type that the program
+// declared and gave methods. The interpreter makes such a value one of
+// its interface values (see heldValue) where it becomes the value of an
+// empty interface implicitly in interpreted code (an argument, an
+// element of a composite literal, an assigned or sent value), and
+// compiled code then compares it with no other value:
+// slices.Contains([]any{c}, any(c)) was false. A conversion, which
+// convertLit's function makes of it, gives the value itself, whose
+// methods the interpreter finds again from its type.
+func structWithMethods(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" || n.TypeArgs().Len() > 0 {
+		return false
+	}
+	if _, ok := n.Underlying().(*types.Struct); !ok {
+		return false
+	}
+	return types.NewMethodSet(types.NewPointer(n)).Len() > 0
+}
+
 // Two values of a compiled interface type with methods (error,
 // fmt.Stringer) that hold values of the program's types are wrappers
 // of the interpreter (see rewrapped), which hold the wrapped value's
@@ -320,19 +386,16 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 // with cases _sn.Key(c): Key gives what a wrapper wraps, and compares
 // as Go compares the interface values.
 func (r *typedRewriter) comparisons(f *ast.File) {
-	key := func(x ast.Expr) ast.Expr {
-		pos := x.Pos()
-		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Key", pos)}, Lparen: pos, Args: []ast.Expr{x}, Rparen: x.End()}
-	}
+	key := r.keyCall
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
 			if (n.Op == token.EQL || n.Op == token.NEQ) && !r.isNil(n.X) && !r.isNil(n.Y) &&
-				(methodInterface(r.typeOf(n.X)) || methodInterface(r.typeOf(n.Y))) {
+				(ifaceType(r.typeOf(n.X)) || ifaceType(r.typeOf(n.Y))) {
 				n.X, n.Y = key(n.X), key(n.Y)
 			}
 		case *ast.SwitchStmt:
-			if n.Tag != nil && methodInterface(r.typeOf(n.Tag)) {
+			if n.Tag != nil && ifaceType(r.typeOf(n.Tag)) {
 				n.Tag = key(n.Tag)
 				for _, s := range n.Body.List {
 					cc := s.(*ast.CaseClause)
@@ -346,6 +409,173 @@ func (r *typedRewriter) comparisons(f *ast.File) {
 		}
 		return true
 	})
+}
+
+// ifaceType reports whether t is an interface type, with methods or
+// not, and not a type parameter.
+func ifaceType(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	if _, isParam := types.Unalias(t).(*types.TypeParam); isParam {
+		return false
+	}
+	_, ok := t.Underlying().(*types.Interface)
+	return ok
+}
+
+// mapKeys rewrites each key of a map whose key type is an interface
+// (see ifaceKeyMaps for those with methods) that may reach the map as
+// one of the interpreter's interface values (see heldValue) or wrappers
+// as _sn.Key(k): a key of an interface
+// type in an index expression or a call of delete, and one of an
+// interface type or of a type the program declared in a composite
+// literal (where the interpreter makes the latter such a value too).
+// The map's keys are then the values themselves, as Go's are: without
+// it, map[any]int{Celsius(1): 1}[Celsius(1)] was 0, and so was m[a]
+// after m[s] = 1 for var s Shape = Circle{1} and a := any(Circle{1}).
+func (r *typedRewriter) mapKeys(f *ast.File) {
+	anyKeyed := func(x ast.Expr) bool {
+		m, ok := typeUnder(r.typeOf(x)).(*types.Map)
+		return ok && ifaceType(m.Key())
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.IndexExpr:
+			if anyKeyed(n.X) && ifaceType(r.typeOf(n.Index)) {
+				n.Index = r.keyCall(n.Index)
+			}
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && len(n.Args) == 2 && anyKeyed(n.Args[0]) && ifaceType(r.typeOf(n.Args[1])) {
+				if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" {
+					n.Args[1] = r.keyCall(n.Args[1])
+				}
+			}
+		case *ast.CompositeLit:
+			if !anyKeyed(n) {
+				break
+			}
+			for _, e := range n.Elts {
+				kv, ok := e.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				if t := r.typeOf(kv.Key); ifaceType(t) || declaredType(t) {
+					kv.Key = r.keyCall(kv.Key)
+				}
+			}
+		}
+		return true
+	})
+}
+
+// The interpreter keys a map whose keys are of an interface type with
+// methods by its own values of the interface: by the pairs of value and
+// type of the session's interfaces (see heldValue), which equal only
+// themselves, so that m[b] did not find what m[a] stored for var a, b
+// Shape = Sq{1}, Sq{1}, and m[Sq{1}] panicked; and by wrappers for the
+// compiled ones, which cannot be hashed (a map[error]int counting errors
+// panicked). Such maps become maps with keys of type any in the code the
+// interpreter runs: ifaceKeyMaps writes their types so, typeExpr writes
+// them so wherever a rewrite spells one out, mapKeys gives them the
+// values the keys hold, and ifaceKeyRanges makes a range's key a value of
+// the interface again. Generic code that gets such a map sees its keys
+// as any.
+
+// ifaceKeyMaps writes each map type of the input whose keys are of an
+// interface type with methods as a map type with keys of type any.
+func (r *typedRewriter) ifaceKeyMaps(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		if mt, ok := n.(*ast.MapType); ok {
+			if tv, ok := r.info.Types[mt]; ok && tv.IsType() {
+				if m, ok := tv.Type.Underlying().(*types.Map); ok && methodInterface(m.Key()) {
+					mt.Key = ident("any", mt.Key.Pos())
+				}
+			}
+		}
+		return true
+	})
+}
+
+// ifaceKeyRanges rewrites a range over a map whose keys are of an
+// interface type I with methods (see ifaceKeyMaps) so that its key is a
+// value of I:
+//
+//	for k, v := range m { … }  →  for k_, v := range m { var k I; k, _ = k_.(I); … }
+//	for k, v = range m { … }   →  for k_, e := range m { k, _ = k_.(I); v = e; … }
+//
+// (a nil key stays a nil I), each assertion written as nilAssertions
+// writes one (safeAssert).
+func (r *typedRewriter) ifaceKeyRanges(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		rs, ok := n.(*ast.RangeStmt)
+		if !ok || blankOrNil(rs.Key) {
+			return true
+		}
+		m, ok := typeUnder(r.typeOf(rs.X)).(*types.Map)
+		if !ok || !methodInterface(m.Key()) {
+			return true
+		}
+		pos := rs.Key.Pos()
+		it := r.typeExpr(m.Key(), pos)
+		if it == nil {
+			return true
+		}
+		k := r.temp("k", pos)
+		assert := func(to ast.Expr) ast.Stmt {
+			// As nilAssertions writes the assertion, which the
+			// interpreter gets wrong alone.
+			var x ast.Expr = r.safeAssert(ident(k.Name, pos), types.Universe.Lookup("any").Type(), m.Key(), pos)
+			if x == nil {
+				x = &ast.TypeAssertExpr{X: ident(k.Name, pos), Lparen: pos, Type: it, Rparen: pos}
+			}
+			return &ast.AssignStmt{Lhs: []ast.Expr{to, ident("_", pos)}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{x}}
+		}
+		var pre []ast.Stmt
+		switch rs.Tok {
+		case token.DEFINE:
+			id, ok := rs.Key.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			pre = []ast.Stmt{varDecl(ident(id.Name, id.Pos()), it), assert(ident(id.Name, id.Pos()))}
+		case token.ASSIGN:
+			pre = []ast.Stmt{assert(rs.Key)}
+			if !blankOrNil(rs.Value) {
+				e := r.temp("e", pos)
+				pre = append(pre, &ast.AssignStmt{Lhs: []ast.Expr{rs.Value}, TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(e.Name, pos)}})
+				rs.Value = e
+			}
+			rs.Tok = token.DEFINE
+		default:
+			return true
+		}
+		rs.Key = k
+		rs.Body.List = append(pre, rs.Body.List...)
+		return true
+	})
+}
+
+// keyCall returns _sn.Key(x).
+func (r *typedRewriter) keyCall(x ast.Expr) ast.Expr {
+	pos := x.Pos()
+	return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Key", pos)}, Lparen: pos, Args: []ast.Expr{x}, Rparen: x.End()}
+}
+
+// declaredType reports whether t is a type the program declared, or a
+// pointer to one.
+func declaredType(t types.Type) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
+}
+
+// isTypeParam reports whether t is a type parameter.
+func isTypeParam(t types.Type) bool {
+	_, ok := types.Unalias(t).(*types.TypeParam)
+	return ok
 }
 
 // isNil reports whether x is the predeclared nil.

@@ -8,6 +8,7 @@ import (
 	"go/printer"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -458,4 +459,164 @@ func (r *typedRewriter) unionOfInterfaces(x ast.Expr) bool {
 		}
 	}
 	return false
+}
+
+// The interpreter compiles the methods of an instance of a generic type
+// (Box[int]) when it first meets the instance. When that is inside the
+// instantiation of a generic function that returns it (NewBox[int]),
+// and a method calls that function with the type's parameters
+// (NewBox[T]() in a method of Box[T]), the method's call finds the
+// function's instance half made and the input fails to compile ("CFG
+// post-order panic"). forceInstances declares a variable of each
+// instance of the session's generic types that the input uses, with type
+// arguments that hold no type parameter, at the end of the input:
+//
+//	var _ Box[int]
+//
+// so that the interpreter makes the instances, methods and all, before
+// it compiles the functions; in a chunk of statements, as a variable of
+// its own right before the first statement that uses the instance (its
+// type may be declared by an earlier statement).
+func (r *typedRewriter) forceInstances(f *ast.File, kind chunkKind) {
+	type inst struct {
+		pos token.Pos
+		t   *types.Named
+	}
+	var found []inst
+	seen := map[string]bool{}
+	var visit func(t types.Type, pos token.Pos, depth int)
+	visit = func(t types.Type, pos token.Pos, depth int) {
+		if t == nil || depth > 6 {
+			return
+		}
+		switch t := types.Unalias(t).(type) {
+		case *types.Named:
+			args := t.TypeArgs()
+			if args.Len() == 0 {
+				return
+			}
+			for i := range args.Len() {
+				visit(args.At(i), pos, depth+1)
+			}
+			if t.Obj().Pkg() == nil || t.Obj().Pkg().Path() != "main" || !isSession(t.Origin().Obj()) || !closedType(t, 0) {
+				return
+			}
+			if key := types.TypeString(t, nil); !seen[key] {
+				seen[key] = true
+				found = append(found, inst{pos, t})
+			}
+		case *types.Pointer:
+			visit(t.Elem(), pos, depth+1)
+		case *types.Slice:
+			visit(t.Elem(), pos, depth+1)
+		case *types.Array:
+			visit(t.Elem(), pos, depth+1)
+		case *types.Map:
+			visit(t.Key(), pos, depth+1)
+			visit(t.Elem(), pos, depth+1)
+		case *types.Chan:
+			visit(t.Elem(), pos, depth+1)
+		case *types.Signature:
+			for _, l := range []*types.Tuple{t.Params(), t.Results()} {
+				for i := range l.Len() {
+					visit(l.At(i).Type(), pos, depth+1)
+				}
+			}
+		}
+	}
+	for _, id := range r.instances {
+		visit(r.info.Instances[id].Type, id.Pos(), 0)
+	}
+	if kind != stmtChunk {
+		for _, in := range found {
+			if te := r.typeExpr(in.t, in.pos); te != nil {
+				f.Decls = append(f.Decls, &ast.GenDecl{TokPos: in.pos, Tok: token.VAR, Specs: []ast.Spec{
+					&ast.ValueSpec{Names: []*ast.Ident{ident("_", in.pos)}, Type: te}}})
+			}
+		}
+		return
+	}
+	body := f.Decls[0].(*ast.FuncDecl).Body
+	before := map[int][]ast.Stmt{}
+	for _, in := range found {
+		te := r.typeExpr(in.t, in.pos)
+		if te == nil {
+			continue
+		}
+		i := slices.IndexFunc(body.List, func(st ast.Stmt) bool { return st.Pos() <= in.pos && in.pos < st.End() })
+		if i < 0 {
+			continue
+		}
+		before[i] = append(before[i], varDecl(r.temp("inst", in.pos), te))
+	}
+	if len(before) == 0 {
+		return
+	}
+	var out []ast.Stmt
+	for i, st := range body.List {
+		out = append(append(out, before[i]...), st)
+	}
+	body.List = out
+}
+
+// instanceIdents returns the identifiers of f that name instances, in
+// the order of f.
+func (r *typedRewriter) instanceIdents(f *ast.File) []*ast.Ident {
+	var ids []*ast.Ident
+	ast.Inspect(f, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok {
+			if _, ok := r.info.Instances[id]; ok {
+				ids = append(ids, id)
+			}
+		}
+		return true
+	})
+	return ids
+}
+
+// closedType reports whether t holds no type parameter nor type local
+// to a function, looking depth levels into its type arguments and
+// elements at most.
+func closedType(t types.Type, depth int) bool {
+	if depth > 8 {
+		return false
+	}
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return false
+	case *types.Named:
+		if p := t.Obj().Pkg(); p != nil && p.Path() == "main" && !isSession(t.Origin().Obj()) {
+			return false // local to a function: not to be named at the top level
+		}
+		for i := range t.TypeArgs().Len() {
+			if !closedType(t.TypeArgs().At(i), depth+1) {
+				return false
+			}
+		}
+	case *types.Pointer:
+		return closedType(t.Elem(), depth+1)
+	case *types.Slice:
+		return closedType(t.Elem(), depth+1)
+	case *types.Array:
+		return closedType(t.Elem(), depth+1)
+	case *types.Map:
+		return closedType(t.Key(), depth+1) && closedType(t.Elem(), depth+1)
+	case *types.Chan:
+		return closedType(t.Elem(), depth+1)
+	case *types.Signature:
+		for _, l := range []*types.Tuple{t.Params(), t.Results()} {
+			for i := range l.Len() {
+				if !closedType(l.At(i).Type(), depth+1) {
+					return false
+				}
+			}
+		}
+	case *types.Struct:
+		for i := range t.NumFields() {
+			if !closedType(t.Field(i).Type(), depth+1) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -676,7 +676,7 @@ func (r *typedRewriter) needsElementsIn(t types.Type, seen []*types.Named) bool 
 	case *types.Array:
 		return r.elemNeedsIn(u.Elem(), seen)
 	case *types.Map:
-		return r.elemNeedsIn(u.Elem(), seen)
+		return r.elemNeedsIn(u.Key(), seen) || r.elemNeedsIn(u.Elem(), seen)
 	case *types.Struct:
 		if fmtMethods(t) {
 			// Formatted by its own method, or, reached through an
@@ -889,9 +889,28 @@ func (r *typedRewriter) elementsOf(x ast.Expr, t types.Type, tx ast.Expr) *ast.C
 		conv = r.freshTyped(elemX, elem)
 	}
 	_ = val
+	var resKey ast.Expr = ident(key.Name, pos)
+	if m, ok := t.Underlying().(*types.Map); ok && r.elemNeeds(m.Key()) {
+		// A key with its name, in a value that fmt sorts by the key
+		// itself: _sn.MapKey(k, conv(k)).
+		kt := m.Key()
+		if methodInterface(kt) {
+			kt = types.Universe.Lookup("any").Type() // see ifaceKeyMaps
+		}
+		var kc ast.Expr
+		if isInterface(kt) {
+			kc = r.ifaceElem(ident(key.Name, pos), kt)
+		} else {
+			kc = r.freshTyped(ident(key.Name, pos), kt)
+		}
+		if id, same := kc.(*ast.Ident); !same || id.Name != key.Name {
+			resKey = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("MapKey", pos)}, Lparen: pos,
+				Args: []ast.Expr{ident(key.Name, pos), kc}, Rparen: pos}
+		}
+	}
 	loop = &ast.RangeStmt{For: pos, Key: key, Tok: token.DEFINE, X: ident(src.Name, pos),
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
-			&ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: ident(res.Name, pos), Lbrack: pos, Index: ident(key.Name, pos), Rbrack: pos}},
+			&ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: ident(res.Name, pos), Lbrack: pos, Index: resKey, Rbrack: pos}},
 				TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{conv}}}}}
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,

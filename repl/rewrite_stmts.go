@@ -387,8 +387,8 @@ func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 //	v, ok = m[k]
 //
 // and the same for a, b := f[T](x) and x := f[T](y), the results of a
-// generic function (which the interpreter fails to declare at the top
-// level).
+// generic function, and x := f[T](y).M(), a value computed from one
+// (which the interpreter fails to declare at the top level).
 func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 	var out []ast.Stmt
 	for _, st := range body.List {
@@ -453,18 +453,24 @@ func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 	body.List = out
 }
 
-// isGenericCall reports whether x calls a generic function with its
-// type arguments (as instantiate leaves every such call).
+// isGenericCall reports whether x holds a call of a generic function
+// with its type arguments (as instantiate leaves every such call), outside
+// function literals: NewSet[int]() and NewSet[int]().Union(s) alike.
 func isGenericCall(x ast.Expr) bool {
-	call, ok := ast.Unparen(x).(*ast.CallExpr)
-	if !ok {
-		return false
-	}
-	switch call.Fun.(type) {
-	case *ast.IndexExpr, *ast.IndexListExpr:
-		return true
-	}
-	return false
+	found := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			switch n.Fun.(type) {
+			case *ast.IndexExpr, *ast.IndexListExpr:
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // isGenericValue reports whether x is an instance of a generic function

@@ -82,6 +82,10 @@ type typedRewriter struct {
 	// *ast.AssignStmt) whose counts shiftChecks checks before their
 	// statements, which indexChecks then leaves alone.
 	shiftsChecked map[ast.Node]bool
+	// instances are the identifiers of the chunk being rewritten that
+	// name instances of generic types or functions, as the input has
+	// them, for forceInstances.
+	instances []*ast.Ident
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With
@@ -91,6 +95,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq}
 	defer func() { s.tempSeq = r.n }()
 	for i, f := range p.files {
+		r.instances = r.instanceIdents(f)
 		r.genericMethodOrder(f)
 		r.unionConstraints(f)
 		r.parents = parentMap(f)
@@ -104,6 +109,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericValues(f)
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
+		r.ifaceKeyRanges(f)
 		r.ranges(f)
 		r.assignRanges(f)
 		r.chanRanges(f)
@@ -115,6 +121,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.selectSends(f)
 		r.shiftChecks(f)
 		r.indexChecks(f)
+		r.mapKeys(f)
 		r.mapLookups(f)
 		r.funcTypeMethods(f)
 		r.methodValues(f)
@@ -129,6 +136,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.implicitConversions(f)
 		r.interfaceResults(f)
 		r.panicValues(f)
+		r.ifaceKeyMaps(f)
 		r.instanceAliases(f, p.kinds[i])
 		r.recursiveTypes(f, p.kinds[i])
 		r.unexportedTags(f)
@@ -142,6 +150,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}
+		r.forceInstances(f, p.kinds[i])
 		if r.err != nil {
 			return r.err
 		}
@@ -165,7 +174,8 @@ func (r *typedRewriter) temp(what string, pos token.Pos) *ast.Ident {
 // cannot be written.
 func (r *typedRewriter) typeExpr(t types.Type, pos token.Pos) ast.Expr {
 	w := &typeWriter{
-		pos: pos,
+		pos:     pos,
+		anyKeys: true,
 		pkg: func(p *types.Package) (string, bool) {
 			name, err := r.s.importFor(r.file, p.Path())
 			if err != nil {

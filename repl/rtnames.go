@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // The runtime half of named types (see typename.go): rewritten inputs
@@ -59,8 +60,12 @@ var fmtInterfaces = []reflect.Type{
 
 // interpValue returns the value that an interpreter's wrapper (a struct
 // whose first field IValue holds the value it wraps, and whose other
-// fields are its methods) stands for, or v.
+// fields are its methods) or its own interface value (see heldValue)
+// stands for, or v.
 func interpValue(v any) any {
+	if h, ok := heldValue(v); ok {
+		v = h
+	}
 	if !isWrapper(v) {
 		return v
 	}
@@ -73,6 +78,38 @@ func interpValue(v any) any {
 		return v
 	}
 	return inner.Interface()
+}
+
+// heldValue returns the value that one of the interpreter's values of
+// its interface types (a pair of the value held and the node of its
+// type) holds, nil for a nil one, and false for any other v. Where such a
+// value becomes a value of an empty interface without going through
+// compiled code (an argument of an interpreted function, an element of a
+// composite literal, a Shape assigned to an any), the empty interface
+// holds the pair, which equals no other value.
+func heldValue(v any) (any, bool) {
+	held := false
+	for {
+		rv := reflect.ValueOf(v)
+		if !rv.IsValid() {
+			return v, held
+		}
+		t := rv.Type()
+		if t.Kind() != reflect.Struct || t.Name() != "valueInterface" || !strings.HasSuffix(t.PkgPath(), "/yaegi/interp") ||
+			t.NumField() != 2 || t.Field(1).Type != reflect.TypeFor[reflect.Value]() {
+			return v, held
+		}
+		c := reflect.New(t).Elem()
+		c.Set(rv)
+		inner := *(*reflect.Value)(unsafe.Pointer(c.Field(1).UnsafeAddr()))
+		if !inner.IsValid() {
+			return nil, true
+		}
+		if !inner.CanInterface() {
+			return v, held
+		}
+		v, held = inner.Interface(), true
+	}
 }
 
 // rewrap returns w, an interpreter's wrapper that should wrap v but
@@ -441,7 +478,35 @@ type structValue struct {
 }
 
 func newStruct(name string, fields []string, values []any) any {
+	for i, v := range values {
+		// An unexported field of an interface type the session
+		// declared comes as the interpreter holds it (see heldValue).
+		if h, ok := heldValue(v); ok {
+			values[i] = h
+		}
+	}
 	return &typed{v: &structValue{name, fields, values}, name: name, raw: &structValue{name, fields, values}, hasRaw: true}
+}
+
+// mapKey is a key of a map passed to fmt's shims (see the rewrite's
+// elements): the key as fmt sorts it, the key itself, and as it formats
+// it, with its type's name and methods.
+type mapKey struct {
+	raw any // first: fmt orders structs by their fields in turn
+	v   any
+}
+
+// newMapKey is the runtime's MapKey.
+func newMapKey(raw, v any) any {
+	if h, ok := heldValue(raw); ok {
+		raw = h
+	}
+	return mapKey{raw, v}
+}
+
+// Format formats the key as its value with the name formats itself.
+func (k mapKey) Format(f fmt.State, verb rune) {
+	fmt.Fprintf(f, fmt.FormatString(f, verb), k.v)
 }
 
 // Format writes the struct as fmt writes one: {a b}, {A:a B:b} with +,

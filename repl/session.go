@@ -451,6 +451,7 @@ func (s *Session) symbols() interp.Exports {
 		"Raw":       reflect.ValueOf(func(v any) any { return v }),
 		"Rewrap":    reflect.ValueOf(rewrap),
 		"Key":       reflect.ValueOf(interpValue),
+		"MapKey":    reflect.ValueOf(newMapKey),
 		"ScriptRecover": reflect.ValueOf(func() any {
 			p := s.scriptPanic
 			if p == nil {

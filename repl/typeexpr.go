@@ -25,6 +25,10 @@ type typeWriter struct {
 	pos token.Pos
 	// err is the first type that could not be written.
 	err error
+	// anyKeys writes a map type whose keys are of an interface type with
+	// methods with keys of type any, as the interpreter's code has them
+	// (see ifaceKeyMaps).
+	anyKeys bool
 }
 
 // errUnwritable reports a type that generated code cannot name: an
@@ -62,6 +66,9 @@ func (w *typeWriter) expr(t types.Type) ast.Expr {
 	case *types.Array:
 		return &ast.ArrayType{Lbrack: w.pos, Len: w.intLit(t.Len()), Elt: w.expr(t.Elem())}
 	case *types.Map:
+		if w.anyKeys && methodInterface(t.Key()) {
+			return &ast.MapType{Map: w.pos, Key: w.ident("any"), Value: w.expr(t.Elem())}
+		}
 		return &ast.MapType{Map: w.pos, Key: w.expr(t.Key()), Value: w.expr(t.Elem())}
 	case *types.Chan:
 		dir := ast.SEND | ast.RECV
