@@ -2,6 +2,7 @@ package repl
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -439,4 +440,50 @@ func (r *typedRewriter) labelOf(loop ast.Stmt) *ast.Ident {
 		return l.Label
 	}
 	return nil
+}
+
+// ptrArrayRanges rewrites a range with a value over a pointer to an
+// array as a range over the array's slice,
+//
+//	for i, v := range p { … }  →  for i, v := range p[:] { … }
+//
+// which reads the same elements as they are at each iteration. The
+// interpreter's range over the pointer panicked ("reflect: call of
+// reflect.Value.Elem on array Value") when the body assigned to an
+// element through the pointer, or the range assigned its value to a
+// variable declared before it, and after a range without a value over
+// the same pointer. A range without a value becomes the range over the
+// array's length, which Go does not evaluate the pointer for either
+// (ranges then rewrites it as a range over an integer):
+//
+//	for i := range p { … }  →  for i := range 3 { … }
+func (r *typedRewriter) ptrArrayRanges(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		rs, ok := n.(*ast.RangeStmt)
+		if !ok {
+			return true
+		}
+		p, ok := typeUnder(r.typeOf(rs.X)).(*types.Pointer)
+		if !ok {
+			return true
+		}
+		a, ok := p.Elem().Underlying().(*types.Array)
+		if !ok {
+			return true
+		}
+		if !blankOrNil(rs.Value) {
+			x := rs.X
+			if _, isIdent := x.(*ast.Ident); !isIdent {
+				x = &ast.ParenExpr{Lparen: x.Pos(), X: x, Rparen: x.End()}
+			}
+			se := &ast.SliceExpr{X: x, Lbrack: rs.X.End(), Rbrack: rs.X.End()}
+			r.info.Types[se] = types.TypeAndValue{Type: types.NewSlice(a.Elem())} // for chanRanges
+			rs.X = se
+			return true
+		}
+		lit := &ast.BasicLit{ValuePos: rs.X.Pos(), Kind: token.INT, Value: strconv.FormatInt(a.Len(), 10)}
+		r.info.Types[lit] = types.TypeAndValue{Type: types.Typ[types.UntypedInt], Value: constant.MakeInt64(a.Len())}
+		rs.X = lit
+		return true
+	})
 }

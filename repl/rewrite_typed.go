@@ -110,6 +110,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
 		r.ifaceKeyRanges(f)
+		r.ptrArrayRanges(f)
 		r.ranges(f)
 		r.assignRanges(f)
 		r.chanRanges(f)
