@@ -600,7 +600,10 @@ func (s *Session) explain(msg string) string {
 // deep (type A [][]A, type L []map[int]L, type F func() []F). Any use of
 // one overflows the interpreter's stack, which ends the process, so the
 // declaration is refused with a way around it: a struct type may refer to
-// itself at any depth (type A struct{ Kids [][]A }).
+// itself at any depth (type A struct{ Kids [][]A }). So is a generic
+// type with two or more type parameters that refers to itself (type
+// node[K, V any] struct{ next *node[K, V] }), whose instantiation
+// recursed without end; with one type parameter it works.
 func (s *Session) deepSelfTypes(info *types.Info) []string {
 	fset := s.in.FileSet()
 	var msgs []string
@@ -614,6 +617,19 @@ func (s *Session) deepSelfTypes(info *types.Info) []string {
 			continue
 		}
 		u := n.Underlying()
+		if tp := n.TypeParams(); tp.Len() >= 2 && selfDepth(u, n, 0) >= 0 {
+			params := make([]string, tp.Len())
+			for i := range tp.Len() {
+				params[i] = tp.At(i).Obj().Name()
+			}
+			msgs = append(msgs, fmt.Sprintf("%s: type %s[%s] refers to itself and has %d type parameters, which the interpreter cannot instantiate "+
+				"(its stack overflows); a generic type with one type parameter may refer to itself (type list[T any] struct{ v T; next *list[T] }), "+
+				"and one with more may refer to its values by their index in a slice that holds them "+
+				"(type %s[%s] struct{ ...; next int } in a []%s[%s])",
+				fset.Position(ident.Pos()), tn.Name(), strings.Join(params, ", "), tp.Len(),
+				tn.Name(), strings.Join(params, ", "), tn.Name(), strings.Join(params, ", ")))
+			continue
+		}
 		switch u.(type) {
 		case *types.Struct, *types.Interface:
 			continue

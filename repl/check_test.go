@@ -47,6 +47,16 @@ func TestCheck(t *testing.T) {
 			{in: "type L struct{ V []map[int]L }\nfmt.Println(L{V: []map[int]L{{1: {}}}})", out: "{[map[1:{[]}]]}\n"},
 			{in: "type S []S\ntype Fn func(Fn) Fn\ntype M map[string]M"},
 		}},
+		// A generic type with two or more type parameters that refers to
+		// itself overflowed the interpreter's stack when instantiated: it
+		// is refused; one type parameter, or indices in place of
+		// pointers, work.
+		{"a generic type with two type parameters that refers to itself", []evalStep{
+			{in: "type node[K comparable, V any] struct { k K; v V; next *node[K, V] }", err: "in[1]:1:6: type node[K, V] refers to itself and has 2 type parameters, which the interpreter cannot instantiate (its stack overflows)"},
+			{in: "type tree[K comparable, V any] struct { kids map[K][]tree[K, V]; v V }", err: "type tree[K, V] refers to itself and has 2 type parameters"},
+			{in: "type list[T any] struct { v T; next *list[T] }\nl := &list[int]{v: 1, next: &list[int]{v: 2}}\nl.next.v", out: "2 (int)\n"},
+			{in: "type pnode[K comparable, V any] struct { k K; v V; next int }\nnodes := []pnode[string, int]{{\"a\", 1, 1}, {\"b\", 2, -1}}\nnodes[nodes[0].next].k", out: "\"b\" (string)\n"},
+		}},
 		{"one error per line, in order", []evalStep{
 			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:2:6: undefined: undefinedC"},
 		}},

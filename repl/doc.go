@@ -220,7 +220,10 @@
 // operation (if n+1 == 0) in a method of a generic type where a generic
 // function declares or makes a slice of that type and appends to it
 // ("not a generic type"). These fail to compile ("the interpreter failed
-// on this input"), not silently. The shell's slices, maps and iter
+// on this input"), not silently. A generic type with two or more type
+// parameters that refers to itself (type node[K, V any] struct{ next
+// *node[K, V] }) is refused: its instantiation overflowed the
+// interpreter's stack, ending the process. The shell's slices, maps and iter
 // call no generic function from another for that reason; their sorts are
 // stable (Go's are for up to 12 elements only).
 //
