@@ -216,7 +216,9 @@
 // literal; a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
 // Set[T]), for an instance with a type argument that is not predeclared
-// (Set[ID]; Set[string] works); a comparison of a sum, product or bitwise
+// (Set[ID]; Set[string] works); an instance whose type argument is an
+// instance, inside generic code (&node[entry[K, V]]{} in a method of
+// Tree[K, V]; outside generic code such types work); a comparison of a sum, product or bitwise
 // operation (if n+1 == 0) in a method of a generic type where a generic
 // function declares or makes a slice of that type and appends to it
 // ("not a generic type"). These fail to compile ("the interpreter failed

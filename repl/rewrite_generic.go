@@ -82,13 +82,33 @@ func (r *typedRewriter) aliasDecl(src string, pos token.Pos) *ast.GenDecl {
 func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []string {
 	var decls []string
 	// alias returns the alias's name for type t, written at pos, or nil.
-	alias := func(t types.Type, pos token.Pos) *ast.Ident {
+	// The type arguments of t that are instances themselves are written
+	// as aliases of their own: the interpreter failed on
+	// Box[Pair[string, int]] (a nil dereference), not on Box[A].
+	var alias func(t types.Type, pos token.Pos) *ast.Ident
+	alias = func(t types.Type, pos token.Pos) *ast.Ident {
 		key := types.TypeString(t, nil)
 		id := names[key]
 		if id == nil {
 			x := r.typeExpr(t, pos)
 			if x == nil {
 				return nil
+			}
+			if nt, ok := types.Unalias(t).(*types.Named); ok {
+				var args []ast.Expr
+				switch ix := x.(type) {
+				case *ast.IndexExpr:
+					args = []ast.Expr{ix.Index}
+				case *ast.IndexListExpr:
+					args = ix.Indices
+				}
+				for i := range args {
+					if i < nt.TypeArgs().Len() && instanceArg(nt.TypeArgs().At(i)) {
+						if aid := alias(nt.TypeArgs().At(i), pos); aid != nil {
+							args[i] = aid
+						}
+					}
+				}
 			}
 			var text bytes.Buffer
 			if err := printer.Fprint(&text, token.NewFileSet(), x); err != nil {
@@ -112,6 +132,28 @@ func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []str
 				return true
 			}
 		}
+		switch x := c.Node().(type) {
+		case *ast.IndexExpr, *ast.IndexListExpr:
+			// An instance whose type arguments are instances, as a
+			// type: var x Box[Pair[string, int]].
+			tv, ok := r.info.Types[x.(ast.Expr)]
+			if !ok || !tv.IsType() {
+				return true
+			}
+			nt, ok := types.Unalias(tv.Type).(*types.Named)
+			if !ok || !isSession(nt.Origin().Obj()) || !topLevelType(nt) {
+				return true
+			}
+			for i := range nt.TypeArgs().Len() {
+				if instanceArg(nt.TypeArgs().At(i)) {
+					if id := alias(nt, x.Pos()); id != nil {
+						c.Replace(id)
+					}
+					break
+				}
+			}
+			return true
+		}
 		lit, ok := c.Node().(*ast.CompositeLit)
 		if !ok || lit.Type == nil {
 			return true
@@ -132,6 +174,13 @@ func (r *typedRewriter) aliasLits(n ast.Node, names map[string]*ast.Ident) []str
 		return true
 	})
 	return decls
+}
+
+// instanceArg reports whether a type argument t is itself an instance of
+// one of the session's generic types.
+func instanceArg(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && n.TypeArgs().Len() > 0 && isSession(n.Origin().Obj())
 }
 
 // hasInstance reports whether t is or is made of an instance of one of
