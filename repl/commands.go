@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/token"
 	"go/types"
 	"io"
+	"reflect"
 	"sort"
 	"strings"
 	"time"
@@ -174,7 +176,7 @@ func (s *Session) Vars() *display.Table {
 				x := v.Interface()
 				typ = TypeName(x)
 				text, _ := formatValue(x)
-				val = oneLine(text, 60)
+				val = oneLine(fieldNames(text, reflect.TypeOf(x)), 60)
 			}
 			// The checker's type of it, which names the session's types.
 			if e := s.scope.lookup(d.name); e != nil {
@@ -186,6 +188,51 @@ func (s *Session) Vars() *display.Table {
 		t.Rows = append(t.Rows, []string{d.name, d.kind, typ, val})
 	}
 	return t
+}
+
+// fieldNames returns text, a value of type t that fmt formatted with %+v,
+// with the names that the interpreter gave the unexported fields of the
+// session's structs (p as Xp, see unexportedTags) written as Go writes
+// them: {Xm:map[]} as {m:map[]}.
+func fieldNames(text string, t reflect.Type) string {
+	names := map[string]bool{}
+	seen := map[reflect.Type]bool{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch t.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Array, reflect.Chan:
+			walk(t.Elem())
+		case reflect.Map:
+			walk(t.Key())
+			walk(t.Elem())
+		case reflect.Struct:
+			for i := range t.NumField() {
+				f := t.Field(i)
+				if len(f.Name) > 1 && f.Name[0] == 'X' && !token.IsExported(f.Name[1:]) && f.Tag.Get("json") == "-" && f.Tag.Get("xml") == "-" {
+					names[f.Name] = true
+				}
+				walk(f.Type)
+			}
+		}
+	}
+	walk(t)
+	if len(names) == 0 {
+		return text
+	}
+	var b strings.Builder
+	for i := 0; i < len(text); i++ {
+		if text[i] == 'X' && i > 0 && (text[i-1] == '{' || text[i-1] == ' ') {
+			if j := strings.IndexByte(text[i:], ':'); j > 0 && names[text[i:i+j]] {
+				continue // the X
+			}
+		}
+		b.WriteByte(text[i])
+	}
+	return b.String()
 }
 
 // packageName qualifies the names of types by their packages' names,

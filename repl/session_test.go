@@ -428,6 +428,13 @@ func TestResetAndScript(t *testing.T) {
 			t.Errorf(":vars lacks %q:\n%s", want, vars)
 		}
 	}
+	// The session's structs show their unexported fields by their names.
+	if err := s.Eval(context.Background(), "type point struct{ x, Y int; tag string }\np := &point{1, 2, \"t\"}"); err != nil {
+		t.Fatal(err)
+	}
+	if vars := s.Vars().String(); !strings.Contains(vars, "&{x:1 Y:2 tag:t}") {
+		t.Errorf(":vars shows p otherwise than as &{x:1 Y:2 tag:t}:\n%s", vars)
+	}
 	if err := s.Reset(); err != nil {
 		t.Fatal(err)
 	}
