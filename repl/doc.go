@@ -239,14 +239,6 @@
 // maps.Equal, with an error value of a declared type on both sides
 // panics ("comparing uncomparable type interp._error").
 //
-// BUG(repl): The interpreter refuses to convert a value of a declared
-// struct type to an interface whose methods it has only through an
-// embedded pointer (type Q struct{ *P } where P's String has a pointer
-// receiver): fmt.Stringer(q), var s fmt.Stringer = q and any(q).(fmt.Stringer)
-// fail to compile ("impossible type assertion ... has a pointer
-// receiver"), though Go accepts them; so, oddly, do &q and q.P in
-// their place. Calling q.String() and passing q to fmt.Println work.
-//
 // BUG(repl): Values of two declared types with the same underlying type
 // are equal as interface values (the interpreter gives both one reflect
 // type): any(A(1)) == any(B(1)) is true, such keys of a map[any]

@@ -610,3 +610,84 @@ func stringLit(s string, pos token.Pos) ast.Expr {
 func panicStmt(v ast.Expr, pos token.Pos) ast.Stmt {
 	return &ast.ExprStmt{X: &ast.CallExpr{Fun: ident("panic", pos), Lparen: pos, Args: []ast.Expr{v}, Rparen: pos}}
 }
+
+// The interpreter refuses to compile an assertion x.(T) of a value of
+// an interface type to a type T of the session's that has some of the
+// interface's methods only through an embedded pointer field (type Dog
+// struct{ *base }, base's Name with a pointer receiver): "impossible
+// type assertion: main.Dog does not implement main.Animal as "Name"
+// method has a pointer receiver", though Go accepts it; a type switch
+// with such a case, and the shell's own assertions that name the types
+// of values for fmt, failed the same way. An assertion of the value
+// itself, as compiled code gets it, compiles and holds as Go's does.
+// embeddedPtrAsserts rewrites each assertion to such a type (or a
+// pointer to it), the input's and the rewrites', as _sn.Key(x).(T).
+func (r *typedRewriter) embeddedPtrAsserts(f *ast.File) {
+	flagged := map[string]bool{}
+	scope := r.c.pkg.Scope()
+	for _, name := range scope.Names() {
+		tn, ok := scope.Lookup(name).(*types.TypeName)
+		if !ok || tn.IsAlias() || !isSession(tn) {
+			continue
+		}
+		n, ok := tn.Type().(*types.Named)
+		if !ok || !methodsThroughEmbeddedPointer(n) {
+			continue
+		}
+		if w := r.c.typeNameIn(tn); w != "" {
+			flagged[w] = true
+		}
+		flagged[tn.Name()] = true
+	}
+	if len(flagged) == 0 {
+		return
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		ta, ok := n.(*ast.TypeAssertExpr)
+		if !ok || ta.Type == nil {
+			return true
+		}
+		t := ta.Type
+		if st, ok := t.(*ast.StarExpr); ok {
+			t = st.X
+		}
+		id, ok := t.(*ast.Ident)
+		if !ok || !flagged[id.Name] {
+			return true
+		}
+		if call, ok := ta.X.(*ast.CallExpr); ok {
+			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "Key" {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == rtName {
+					return true
+				}
+			}
+		}
+		ta.X = r.keyCall(ta.X)
+		return true
+	})
+}
+
+// methodsThroughEmbeddedPointer reports whether a method of *n reaches
+// it through an embedded field of pointer type.
+func methodsThroughEmbeddedPointer(n *types.Named) bool {
+	ms := types.NewMethodSet(types.NewPointer(n))
+	for i := range ms.Len() {
+		idx := ms.At(i).Index()
+		var t types.Type = n
+		for _, k := range idx[:len(idx)-1] {
+			if p, ok := t.Underlying().(*types.Pointer); ok {
+				t = p.Elem()
+			}
+			st, ok := t.Underlying().(*types.Struct)
+			if !ok || k >= st.NumFields() {
+				break
+			}
+			fd := st.Field(k)
+			if _, isPtr := fd.Type().Underlying().(*types.Pointer); isPtr && fd.Embedded() {
+				return true
+			}
+			t = fd.Type()
+		}
+	}
+	return false
+}

@@ -152,6 +152,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}
 		r.forceInstances(f, p.kinds[i])
+		r.embeddedPtrAsserts(f)
 		if r.err != nil {
 			return r.err
 		}
