@@ -98,6 +98,9 @@ type inputParts struct {
 	echoed      ast.Expr            // the final expression, whose value is echoed
 	imports     []map[string]string // per chunk, the imports it declares
 	hoisted     []hoistedSpec       // the variable declarations of top-level statements
+	// fileImports are the import declarations of whole files (a script
+	// with a package clause), whose unused imports are errors as in Go.
+	fileImports []*ast.GenDecl
 }
 
 // arrange builds the file the checker sees from the parsed chunks.
@@ -154,6 +157,9 @@ func (s *Session) arrange(files []*ast.File, kinds []chunkKind, echo bool) *inpu
 				case *ast.GenDecl:
 					if d.Tok == token.IMPORT {
 						imports = append(imports, d)
+						if kinds[i] == fileChunk {
+							p.fileImports = append(p.fileImports, d)
+						}
 					} else {
 						decls = append(decls, d)
 					}
@@ -501,6 +507,17 @@ type CompileError struct {
 
 func (e *CompileError) Error() string { return strings.Join(e.Errors, "\n") }
 
+// inFileImports reports whether pos is in an import declaration of a
+// whole file of the input.
+func inFileImports(pos token.Pos, parts *inputParts) bool {
+	for _, d := range parts.fileImports {
+		if d.Pos() <= pos && pos <= d.End() {
+			return true
+		}
+	}
+	return false
+}
+
 // checkErrors turns the checker's errors into the messages reported:
 // leniency applied, sorted, one per line, positions and names as the
 // user wrote them.
@@ -530,8 +547,9 @@ func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types
 			continue
 		case parts.echoed != nil && e.Pos == parts.echoed.Pos() && strings.HasSuffix(e.Msg, " is not used"):
 			continue // echoed
-		case strings.HasSuffix(e.Msg, "imported and not used") || strings.Contains(e.Msg, "imported as ") && strings.HasSuffix(e.Msg, " and not used"):
-			continue
+		case (strings.HasSuffix(e.Msg, "imported and not used") || strings.Contains(e.Msg, "imported as ") && strings.HasSuffix(e.Msg, " and not used")) &&
+			!inFileImports(e.Pos, parts):
+			continue // an input's imports serve the inputs after it
 		}
 		if inDefine(e.Pos) {
 			e.Msg = defineMessage(e, parts, info)

@@ -64,6 +64,9 @@ func TestCheck(t *testing.T) {
 			{in: `import "bytes"`},
 			{in: "for i := 0; i < 2; i++ { v := i }"},
 			{in: "func g() { v := 1 }", err: "in[3]:1:12: declared and not used: v"},
+			// A whole file is Go's: its unused imports are errors.
+			{in: "package main\nimport (\n\t\"fmt\"\n\t\"os\"\n)\nfunc main() { fmt.Println() }", err: "in[4]:4:2: \"os\" imported and not used"},
+			{in: "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"used\") }", out: "used\n"},
 		}},
 		{"a declaration replaces an earlier one", []evalStep{
 			{in: "x := 1"},

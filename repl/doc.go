@@ -27,7 +27,8 @@
 //	in[2]:1:6: assignment mismatch: 1 variable but f returns 2 values
 //
 // The leniency of a prompt: unused variables at the top level and unused
-// imports are not errors, and a top-level declaration replaces an
+// imports are not errors (but those of a whole file with a package
+// clause are, as in Go), and a top-level declaration replaces an
 // earlier one of the same name, in an earlier input or the same one (a
 // type too: values of the old type keep it; x := x + 1 uses the old x).
 // The packages of AutoImports need no import line (an input may still
