@@ -794,3 +794,72 @@ func sessionInterface(t types.Type) bool {
 	_, named := types.Unalias(t).(*types.Named)
 	return named
 }
+
+// floatConsts writes the constants of a const declaration that declares
+// one of a float or complex type by their values, as the checker
+// computed them:
+//
+//	const ( _ = iota; KB Size = 1 << (10 * iota); MB )
+//
+// becomes
+//
+//	const ( KB Size = 1024; MB Size = 1048576 )
+//
+// The interpreter failed on a shift of such a type ("constant
+// definition loop"). Every constant of the declaration gets its value
+// written out, since one that repeats the expression before it would
+// repeat the value; blank names go.
+func (r *typedRewriter) floatConsts(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		gd, ok := n.(*ast.GenDecl)
+		if !ok || gd.Tok != token.CONST {
+			return true
+		}
+		var consts []*types.Const
+		var names []*ast.Ident
+		float := false
+		for _, sp := range gd.Specs {
+			vs, ok := sp.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			for _, id := range vs.Names {
+				if id.Name == "_" {
+					continue
+				}
+				c, ok := r.info.Defs[id].(*types.Const)
+				if !ok {
+					return true
+				}
+				if b, ok := c.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsUntyped == 0 && b.Info()&(types.IsFloat|types.IsComplex) != 0 {
+					float = true
+				}
+				consts, names = append(consts, c), append(names, id)
+			}
+		}
+		if !float {
+			return true
+		}
+		var specs []ast.Spec
+		for i, c := range consts {
+			pos := names[i].Pos()
+			w := &typeWriter{pos: pos}
+			val := w.constExpr(c.Val(), c.Type())
+			if w.err != nil {
+				return true
+			}
+			vs := &ast.ValueSpec{Names: []*ast.Ident{names[i]}, Values: []ast.Expr{val}}
+			if b, ok := c.Type().(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 {
+				if vs.Type = r.typeExpr(c.Type(), pos); vs.Type == nil {
+					return true
+				}
+			}
+			specs = append(specs, vs)
+		}
+		gd.Specs = specs
+		if len(specs) > 1 && !gd.Lparen.IsValid() {
+			gd.Lparen, gd.Rparen = gd.TokPos, gd.End()
+		}
+		return true
+	})
+}

@@ -98,6 +98,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.instances = r.instanceIdents(f)
 		r.genericMethodOrder(f)
 		r.unionConstraints(f)
+		r.floatConsts(f)
 		r.parents = parentMap(f)
 		r.bigValues(f)
 		if p.kinds[i] == stmtChunk && echo && i == len(p.files)-1 {
