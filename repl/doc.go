@@ -219,7 +219,11 @@
 // Set[T]), for an instance with a type argument that is not predeclared
 // (Set[ID]; Set[string] works); an instance whose type argument is an
 // instance, inside generic code (&node[entry[K, V]]{} in a method of
-// Tree[K, V]; outside generic code such types work); a comparison of a sum, product or bitwise
+// Tree[K, V]; outside generic code such types work); a method of a
+// generic type that embeds another generic type whose method of the same
+// name it overrides (SortedBox[T] embedding SliceBox[T], both with Add):
+// the call runs the embedded type's method on the outer value ("call of
+// unknown method on struct Value"); a comparison of a sum, product or bitwise
 // operation (if n+1 == 0) in a method of a generic type where a generic
 // function declares or makes a slice of that type and appends to it
 // ("not a generic type"). These fail to compile ("the interpreter failed
