@@ -207,6 +207,15 @@
 // too), or calling recover itself, or of a generic type, is refused, with
 // the advice to declare its type again (then its methods).
 //
+// BUG(repl): The interpreter compiles the methods of generic types'
+// instances under the method's name and type arguments alone: of two
+// generic types with a method of the same name (Stack[T] and Pair[T],
+// both with Len), instantiated with the same type arguments (Stack[int],
+// Pair[int]), the second's method runs the first's body, which fails
+// ("reflect.Set: value of type *struct {...} is not assignable") or
+// computes the wrong thing. Different method names, or type arguments,
+// keep them apart.
+//
 // BUG(repl): The interpreter's generics fail in places the shell does not
 // rewrite: a generic function that calls another with its own type
 // parameters as type arguments, instantiated with a type that is not
