@@ -413,7 +413,9 @@ var helpText = map[string]string{
                                   run a notebook and write a Markdown report
   In a .go file, lines "// %%" separate cells; each cell runs as one input.
   A script prints only what it prints; a notebook report also shows the
-  value of each cell's final expression, as the prompt would.
+  value of each cell's final expression, as the prompt would. As a Go
+  program, a script ends with status 2 at a panic that nothing recovers,
+  in a goroutine it started too (the prompt reports it and goes on).
   Start such files with "//go:build ignore" so that the go command skips them.
   A cell's leading // comment lines are prose, written to the report as
   Markdown. display.Show(v) shows a value (tables and figures go into the

@@ -278,6 +278,7 @@ func run(opts Options, rest, exprs []string, notebook, out string, interactive b
 		return 0
 	case len(rest) > 0:
 		opts.Args = rest
+		opts.GoroutinePanicsExit = true // as in a Go program
 		s, err := New(opts)
 		if err != nil {
 			return exitStatus(stderr, err)

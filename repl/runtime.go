@@ -48,6 +48,9 @@ func (s *Session) goroutine(f func()) {
 			}
 			err := &PanicError{Value: goPanicValue(r), Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
 			fmt.Fprintln(s.stderr.w, s.mapPositions(err.Error()))
+			if s.opts.GoroutinePanicsExit {
+				s.exit(2)
+			}
 		}()
 		f()
 	}()

@@ -60,6 +60,11 @@ type Options struct {
 	// os.Exit; nil means os.Exit. (os.Exit in an input ends that input
 	// with an *ExitError instead.)
 	Exit func(code int)
+	// GoroutinePanicsExit makes a panic that ends a goroutine started by
+	// interpreted code end the process, after its report, with status 2
+	// (by Exit), as it ends a Go program: sparknet-shell FILE.go sets it.
+	// Otherwise the report is written and the session goes on.
+	GoroutinePanicsExit bool
 	// MemoryBudget is the most memory, in bytes, that make may ask for
 	// together with what the heap holds already: larger sizes panic with
 	// a *MemoryError instead of ending the process. 0 means
