@@ -375,16 +375,10 @@ func (r *typedRewriter) typesAndPointers(tns []*types.TypeName, pos token.Pos) i
 	}
 }
 
-// methodInterface reports whether t is an interface type with methods.
+// methodInterface reports whether t is an interface type with methods
+// (not a type parameter).
 func methodInterface(t types.Type) bool {
-	if t == nil {
-		return false
-	}
-	if _, isParam := types.Unalias(t).(*types.TypeParam); isParam {
-		return false
-	}
-	it, ok := t.Underlying().(*types.Interface)
-	return ok && it.NumMethods() > 0
+	return ifaceType(t) && t.Underlying().(*types.Interface).NumMethods() > 0
 }
 
 // distinctStructs leaves out of cands the struct types whose fields
