@@ -307,7 +307,9 @@ func (r *typedRewriter) implicitValues(lit *ast.CompositeLit, elem types.Type) {
 
 // implicit returns x as a value of target: x converted as conversion
 // does when target is an interface type with methods and x's type is
-// one the program declared (or a pointer to one), else x.
+// one the program declared (or a pointer to one), x through _sn.Raw when
+// target is an empty interface and x a struct of the program's with
+// methods (see structWithMethods), else x.
 func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 	if target == nil {
 		return x
@@ -321,9 +323,9 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 	}
 	if it.NumMethods() == 0 {
 		if xt := r.typeOf(x); xt != nil && structWithMethods(xt) {
-			if lit := r.convertLit(x, xt, target, x.Pos(), x.End()); lit != nil {
-				return lit
-			}
+			// _sn.Raw(x): through compiled code, which gets the value.
+			pos := x.Pos()
+			return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Raw", pos)}, Lparen: pos, Args: []ast.Expr{x}, Rparen: x.End()}
 		}
 		return x
 	}
@@ -354,9 +356,11 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 // empty interface implicitly in interpreted code (an argument, an
 // element of a composite literal, an assigned or sent value), and
 // compiled code then compares it with no other value:
-// slices.Contains([]any{c}, any(c)) was false. A conversion, which
-// convertLit's function makes of it, gives the value itself, whose
-// methods the interpreter finds again from its type.
+// slices.Contains([]any{c}, any(c)) was false. Passed through compiled
+// code (_sn.Raw, the identity), it is the value itself, whose methods
+// the interpreter finds again from its type; a conversion by a function
+// literal (convertLit's) did the same at three times the cost of the
+// call.
 func structWithMethods(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" || n.TypeArgs().Len() > 0 {
