@@ -391,15 +391,33 @@ func structWithMethods(t types.Type) bool {
 // as Go compares the interface values.
 func (r *typedRewriter) comparisons(f *ast.File) {
 	key := r.keyCall
+	// needs reports whether a comparison of x and y needs the values
+	// they hold: an operand of an interface type with methods, or of an
+	// empty interface when the session has types with methods (whose
+	// values the interpreter may hold as its pairs, see heldValue) and
+	// the other operand is not of a plain predeclared type (an int's
+	// value is never such a pair). Key is a call of compiled code, which
+	// made a loop of any == any comparisons ten times as slow.
+	needs := func(x, y ast.Expr) bool {
+		tx, ty := r.typeOf(x), r.typeOf(y)
+		switch {
+		case methodInterface(tx) || methodInterface(ty):
+			return true
+		case !ifaceType(tx) && !ifaceType(ty):
+			return false
+		case plainBasic(tx) || plainBasic(ty):
+			return false
+		}
+		return r.sessionHasMethods()
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.BinaryExpr:
-			if (n.Op == token.EQL || n.Op == token.NEQ) && !r.isNil(n.X) && !r.isNil(n.Y) &&
-				(ifaceType(r.typeOf(n.X)) || ifaceType(r.typeOf(n.Y))) {
+			if (n.Op == token.EQL || n.Op == token.NEQ) && !r.isNil(n.X) && !r.isNil(n.Y) && needs(n.X, n.Y) {
 				n.X, n.Y = key(n.X), key(n.Y)
 			}
 		case *ast.SwitchStmt:
-			if n.Tag != nil && ifaceType(r.typeOf(n.Tag)) {
+			if n.Tag != nil && (methodInterface(r.typeOf(n.Tag)) || ifaceType(r.typeOf(n.Tag)) && r.sessionHasMethods()) {
 				n.Tag = key(n.Tag)
 				for _, s := range n.Body.List {
 					cc := s.(*ast.CaseClause)
@@ -413,6 +431,33 @@ func (r *typedRewriter) comparisons(f *ast.File) {
 		}
 		return true
 	})
+}
+
+// plainBasic reports whether t is a predeclared type other than an
+// interface (int, string, an untyped constant's).
+func plainBasic(t types.Type) bool {
+	_, ok := types.Unalias(t).(*types.Basic)
+	return ok
+}
+
+// sessionHasMethods reports whether a type the session declared has
+// methods, once per rewriter.
+func (r *typedRewriter) sessionHasMethods() bool {
+	if r.hasMethods == 0 {
+		r.hasMethods = -1
+		scope := r.c.pkg.Scope()
+		for _, name := range scope.Names() {
+			if tn, ok := scope.Lookup(name).(*types.TypeName); ok && !tn.IsAlias() {
+				if n, ok := tn.Type().(*types.Named); ok {
+					if _, isIface := n.Underlying().(*types.Interface); !isIface && types.NewMethodSet(types.NewPointer(n)).Len() > 0 {
+						r.hasMethods = 1
+						break
+					}
+				}
+			}
+		}
+	}
+	return r.hasMethods > 0
 }
 
 // ifaceType reports whether t is an interface type, with methods or
@@ -443,14 +488,21 @@ func (r *typedRewriter) mapKeys(f *ast.File) {
 		m, ok := typeUnder(r.typeOf(x)).(*types.Map)
 		return ok && ifaceType(m.Key())
 	}
+	// wraps reports whether keys of map m can be the interpreter's
+	// pairs or wrappers: always for keys with methods, and for empty
+	// interfaces when the session has types with methods.
+	wraps := func(m ast.Expr) bool {
+		mt := typeUnder(r.typeOf(m)).(*types.Map)
+		return methodInterface(mt.Key()) || r.sessionHasMethods()
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.IndexExpr:
-			if anyKeyed(n.X) && ifaceType(r.typeOf(n.Index)) {
+			if anyKeyed(n.X) && ifaceType(r.typeOf(n.Index)) && wraps(n.X) {
 				n.Index = r.keyCall(n.Index)
 			}
 		case *ast.CallExpr:
-			if id, ok := n.Fun.(*ast.Ident); ok && len(n.Args) == 2 && anyKeyed(n.Args[0]) && ifaceType(r.typeOf(n.Args[1])) {
+			if id, ok := n.Fun.(*ast.Ident); ok && len(n.Args) == 2 && anyKeyed(n.Args[0]) && ifaceType(r.typeOf(n.Args[1])) && wraps(n.Args[0]) {
 				if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "delete" {
 					n.Args[1] = r.keyCall(n.Args[1])
 				}
@@ -863,6 +915,74 @@ func (r *typedRewriter) floatConsts(f *ast.File) {
 		gd.Specs = specs
 		if len(specs) > 1 && !gd.Lparen.IsValid() {
 			gd.Lparen, gd.Rparen = gd.TokPos, gd.End()
+		}
+		return true
+	})
+}
+
+// parenValues puts in parentheses each operator expression (a % b,
+// x << n, -x, ^x, !ok, <-ch) that becomes the value of an interface
+// type by an assignment, a return or a send:
+//
+//	m["a"] = i % 7  →  m["a"] = (i % 7)
+//
+// The interpreter's code for such an assignment to a variable, element,
+// field or pointee of an interface type lost its way: the function
+// stopped there without a word (nothing after it ran, and a script
+// ended with status 0), a return of one panicked, and a receive gave
+// nil. A parenthesized operand is compiled apart and assigned right.
+func (r *typedRewriter) parenValues(f *ast.File) {
+	paren := func(x ast.Expr, target types.Type) ast.Expr {
+		if !ifaceType(target) {
+			return x
+		}
+		switch x.(type) {
+		case *ast.BinaryExpr, *ast.UnaryExpr:
+			p := &ast.ParenExpr{Lparen: x.Pos(), X: x, Rparen: x.End()}
+			if tv, ok := r.info.Types[x]; ok {
+				r.info.Types[p] = tv
+			}
+			return p
+		}
+		return x
+	}
+	var sigs []*types.Signature // the enclosing functions', nil if unknown
+	astutil.Apply(f, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.FuncDecl:
+			var sig *types.Signature
+			if fn, ok := r.info.Defs[n.Name].(*types.Func); ok {
+				sig, _ = fn.Type().(*types.Signature)
+			}
+			sigs = append(sigs, sig)
+		case *ast.FuncLit:
+			sig, _ := r.typeOf(n).(*types.Signature)
+			sigs = append(sigs, sig)
+		case *ast.AssignStmt:
+			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
+				for i := range n.Rhs {
+					n.Rhs[i] = paren(n.Rhs[i], r.typeOf(n.Lhs[i]))
+				}
+			}
+		case *ast.ReturnStmt:
+			if len(sigs) > 0 && sigs[len(sigs)-1] != nil {
+				res := sigs[len(sigs)-1].Results()
+				if res.Len() == len(n.Results) {
+					for i := range n.Results {
+						n.Results[i] = paren(n.Results[i], res.At(i).Type())
+					}
+				}
+			}
+		case *ast.SendStmt:
+			if ch, ok := typeUnder(r.typeOf(n.Chan)).(*types.Chan); ok {
+				n.Value = paren(n.Value, ch.Elem())
+			}
+		}
+		return true
+	}, func(c *astutil.Cursor) bool {
+		switch c.Node().(type) {
+		case *ast.FuncDecl, *ast.FuncLit:
+			sigs = sigs[:len(sigs)-1]
 		}
 		return true
 	})

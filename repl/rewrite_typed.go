@@ -86,6 +86,8 @@ type typedRewriter struct {
 	// name instances of generic types or functions, as the input has
 	// them, for forceInstances.
 	instances []*ast.Ident
+	// hasMethods caches sessionHasMethods: 0 unknown, 1 yes, -1 no.
+	hasMethods int
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With
@@ -152,6 +154,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}
+		r.parenValues(f)
 		r.forceInstances(f, p.kinds[i])
 		r.embeddedPtrAsserts(f)
 		if r.err != nil {
