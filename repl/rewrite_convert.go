@@ -136,6 +136,29 @@ func rewrapped(x, i types.Type) bool {
 // other packages' types, which the interpreter converts right, are left
 // alone.
 func (r *typedRewriter) implicitConversions(f *ast.File) {
+	r.assignedValues(f, r.implicit, func(n ast.Node) {
+		switch n := n.(type) {
+		case *ast.ValueSpec:
+			if n.Type != nil && len(n.Values) == len(n.Names) {
+				if tv, ok := r.info.Types[n.Type]; ok && tv.IsType() {
+					for i := range n.Values {
+						n.Values[i] = r.implicit(n.Values[i], tv.Type)
+					}
+				}
+			}
+		case *ast.CallExpr:
+			r.implicitArgs(n)
+		case *ast.CompositeLit:
+			r.implicitElements(n)
+		}
+	})
+}
+
+// assignedValues replaces each value of f that an assignment (=), a
+// return or a send makes a value of a type the checker knows by what set
+// returns for it and that type, and calls other, if not nil, with every
+// other node.
+func (r *typedRewriter) assignedValues(f *ast.File, set func(x ast.Expr, target types.Type) ast.Expr, other func(ast.Node)) {
 	var sigs []*types.Signature // the enclosing functions', nil if unknown
 	astutil.Apply(f, func(c *astutil.Cursor) bool {
 		switch n := c.Node().(type) {
@@ -148,18 +171,10 @@ func (r *typedRewriter) implicitConversions(f *ast.File) {
 		case *ast.FuncLit:
 			sig, _ := r.typeOf(n).(*types.Signature)
 			sigs = append(sigs, sig)
-		case *ast.ValueSpec:
-			if n.Type != nil && len(n.Values) == len(n.Names) {
-				if tv, ok := r.info.Types[n.Type]; ok && tv.IsType() {
-					for i := range n.Values {
-						n.Values[i] = r.implicit(n.Values[i], tv.Type)
-					}
-				}
-			}
 		case *ast.AssignStmt:
 			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
 				for i := range n.Rhs {
-					n.Rhs[i] = r.implicit(n.Rhs[i], r.typeOf(n.Lhs[i]))
+					n.Rhs[i] = set(n.Rhs[i], r.typeOf(n.Lhs[i]))
 				}
 			}
 		case *ast.ReturnStmt:
@@ -167,17 +182,17 @@ func (r *typedRewriter) implicitConversions(f *ast.File) {
 				res := sigs[len(sigs)-1].Results()
 				if res.Len() == len(n.Results) {
 					for i := range n.Results {
-						n.Results[i] = r.implicit(n.Results[i], res.At(i).Type())
+						n.Results[i] = set(n.Results[i], res.At(i).Type())
 					}
 				}
 			}
-		case *ast.CallExpr:
-			r.implicitArgs(n)
-		case *ast.CompositeLit:
-			r.implicitElements(n)
 		case *ast.SendStmt:
 			if ch, ok := typeUnder(r.typeOf(n.Chan)).(*types.Chan); ok {
-				n.Value = r.implicit(n.Value, ch.Elem())
+				n.Value = set(n.Value, ch.Elem())
+			}
+		default:
+			if other != nil {
+				other(n)
 			}
 		}
 		return true
@@ -946,44 +961,5 @@ func (r *typedRewriter) parenValues(f *ast.File) {
 		}
 		return x
 	}
-	var sigs []*types.Signature // the enclosing functions', nil if unknown
-	astutil.Apply(f, func(c *astutil.Cursor) bool {
-		switch n := c.Node().(type) {
-		case *ast.FuncDecl:
-			var sig *types.Signature
-			if fn, ok := r.info.Defs[n.Name].(*types.Func); ok {
-				sig, _ = fn.Type().(*types.Signature)
-			}
-			sigs = append(sigs, sig)
-		case *ast.FuncLit:
-			sig, _ := r.typeOf(n).(*types.Signature)
-			sigs = append(sigs, sig)
-		case *ast.AssignStmt:
-			if n.Tok == token.ASSIGN && len(n.Lhs) == len(n.Rhs) {
-				for i := range n.Rhs {
-					n.Rhs[i] = paren(n.Rhs[i], r.typeOf(n.Lhs[i]))
-				}
-			}
-		case *ast.ReturnStmt:
-			if len(sigs) > 0 && sigs[len(sigs)-1] != nil {
-				res := sigs[len(sigs)-1].Results()
-				if res.Len() == len(n.Results) {
-					for i := range n.Results {
-						n.Results[i] = paren(n.Results[i], res.At(i).Type())
-					}
-				}
-			}
-		case *ast.SendStmt:
-			if ch, ok := typeUnder(r.typeOf(n.Chan)).(*types.Chan); ok {
-				n.Value = paren(n.Value, ch.Elem())
-			}
-		}
-		return true
-	}, func(c *astutil.Cursor) bool {
-		switch c.Node().(type) {
-		case *ast.FuncDecl, *ast.FuncLit:
-			sigs = sigs[:len(sigs)-1]
-		}
-		return true
-	})
+	r.assignedValues(f, paren, nil)
 }
