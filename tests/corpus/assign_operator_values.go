@@ -9,7 +9,7 @@ import "fmt"
 
 type S struct{ V any }
 
-func ret(i int) any { return i % 7 }
+func ret(i int) any    { return i % 7 }
 func retNeg(i int) any { return -i }
 
 func main() {
