@@ -628,10 +628,11 @@ func (r *typedRewriter) embeddedPtrAsserts(f *ast.File) {
 		if !ok || !methodsThroughEmbeddedPointer(n) {
 			continue
 		}
-		if w := r.c.typeNameIn(tn); w != "" {
-			flagged[w] = true
+		name := r.c.typeNameIn(tn) // as typeExpr writes it
+		if name == "" {
+			name = tn.Name()
 		}
-		flagged[tn.Name()] = true
+		flagged[name] = true
 	}
 	if len(flagged) == 0 {
 		return

@@ -395,15 +395,17 @@ func structWithMethods(t types.Type) bool {
 // wraps (err == ErrNotFound is false where ErrNotFound is a *NotFound
 // that err holds). Values of an interface type with methods that the
 // program declared compare wrongly too: two Shape variables that hold
-// equal structs, or one pointer, compared false. comparisons rewrites
-// each comparison x == y and x != y in which an operand is of an
-// interface type with methods, and neither is nil, as
+// equal structs, or one pointer, compared false, and so did an any that
+// holds the interpreter's pair of a struct and its type (see heldValue)
+// with the struct. comparisons rewrites each comparison x == y and
+// x != y in which an operand is of an interface type (see needs below),
+// and neither is nil, as
 //
 //	_sn.Key(x) == _sn.Key(y)
 //
 // and each switch on a tag of such a type as a switch on _sn.Key(tag)
-// with cases _sn.Key(c): Key gives what a wrapper wraps, and compares
-// as Go compares the interface values.
+// with cases _sn.Key(c): Key gives what a wrapper or pair holds, and
+// compares as Go compares the interface values.
 func (r *typedRewriter) comparisons(f *ast.File) {
 	key := r.keyCall
 	// needs reports whether a comparison of x and y needs the values
@@ -491,10 +493,10 @@ func ifaceType(t types.Type) bool {
 // mapKeys rewrites each key of a map whose key type is an interface
 // (see ifaceKeyMaps for those with methods) that may reach the map as
 // one of the interpreter's interface values (see heldValue) or wrappers
-// as _sn.Key(k): a key of an interface
-// type in an index expression or a call of delete, and one of an
-// interface type or of a type the program declared in a composite
-// literal (where the interpreter makes the latter such a value too).
+// as _sn.Key(k): a key of an interface type in an index expression or a
+// call of delete, and one of an interface type or of a type the program
+// declared in a composite literal (where the interpreter makes the
+// latter such a value too).
 // The map's keys are then the values themselves, as Go's are: without
 // it, map[any]int{Celsius(1): 1}[Celsius(1)] was 0, and so was m[a]
 // after m[s] = 1 for var s Shape = Circle{1} and a := any(Circle{1}).
@@ -523,7 +525,7 @@ func (r *typedRewriter) mapKeys(f *ast.File) {
 				}
 			}
 		case *ast.CompositeLit:
-			if !anyKeyed(n) {
+			if !anyKeyed(n) || !wraps(n) {
 				break
 			}
 			for _, e := range n.Elts {
@@ -641,12 +643,6 @@ func declaredType(t types.Type) bool {
 	}
 	n, ok := types.Unalias(t).(*types.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
-}
-
-// isTypeParam reports whether t is a type parameter.
-func isTypeParam(t types.Type) bool {
-	_, ok := types.Unalias(t).(*types.TypeParam)
-	return ok
 }
 
 // isNil reports whether x is the predeclared nil.

@@ -517,8 +517,8 @@ func (r *typedRewriter) unionOfInterfaces(x ast.Expr) bool {
 // (NewBox[T]() in a method of Box[T]), the method's call finds the
 // function's instance half made and the input fails to compile ("CFG
 // post-order panic"). forceInstances declares a variable of each
-// instance of the session's generic types that the input uses, with type
-// arguments that hold no type parameter, at the end of the input:
+// instance of the session's generic types that the input uses, and that
+// the top level can name (topLevelType), at the end of the input:
 //
 //	var _ Box[int]
 //
@@ -533,48 +533,17 @@ func (r *typedRewriter) forceInstances(f *ast.File, kind chunkKind) {
 	}
 	var found []inst
 	seen := map[string]bool{}
-	var visit func(t types.Type, pos token.Pos, depth int)
-	visit = func(t types.Type, pos token.Pos, depth int) {
-		if t == nil || depth > 6 {
-			return
-		}
-		switch t := types.Unalias(t).(type) {
-		case *types.Named:
-			args := t.TypeArgs()
-			if args.Len() == 0 {
-				return
-			}
-			for i := range args.Len() {
-				visit(args.At(i), pos, depth+1)
-			}
-			if t.Obj().Pkg() == nil || t.Obj().Pkg().Path() != "main" || !isSession(t.Origin().Obj()) || !closedType(t, 0) {
-				return
-			}
-			if key := types.TypeString(t, nil); !seen[key] {
-				seen[key] = true
-				found = append(found, inst{pos, t})
-			}
-		case *types.Pointer:
-			visit(t.Elem(), pos, depth+1)
-		case *types.Slice:
-			visit(t.Elem(), pos, depth+1)
-		case *types.Array:
-			visit(t.Elem(), pos, depth+1)
-		case *types.Map:
-			visit(t.Key(), pos, depth+1)
-			visit(t.Elem(), pos, depth+1)
-		case *types.Chan:
-			visit(t.Elem(), pos, depth+1)
-		case *types.Signature:
-			for _, l := range []*types.Tuple{t.Params(), t.Results()} {
-				for i := range l.Len() {
-					visit(l.At(i).Type(), pos, depth+1)
+	for _, id := range r.instances {
+		madeOf(r.info.Instances[id].Type, func(t types.Type) bool {
+			n, ok := t.(*types.Named)
+			if ok && n.TypeArgs().Len() > 0 && isSession(n.Origin().Obj()) && topLevelType(n) {
+				if key := types.TypeString(n, nil); !seen[key] {
+					seen[key] = true
+					found = append(found, inst{id.Pos(), n})
 				}
 			}
-		}
-	}
-	for _, id := range r.instances {
-		visit(r.info.Instances[id].Type, id.Pos(), 0)
+			return false // every instance it is made of
+		})
 	}
 	if kind != stmtChunk {
 		for _, in := range found {
@@ -621,51 +590,4 @@ func (r *typedRewriter) instanceIdents(f *ast.File) []*ast.Ident {
 		return true
 	})
 	return ids
-}
-
-// closedType reports whether t holds no type parameter nor type local
-// to a function, looking depth levels into its type arguments and
-// elements at most.
-func closedType(t types.Type, depth int) bool {
-	if depth > 8 {
-		return false
-	}
-	switch t := types.Unalias(t).(type) {
-	case *types.TypeParam:
-		return false
-	case *types.Named:
-		if p := t.Obj().Pkg(); p != nil && p.Path() == "main" && !isSession(t.Origin().Obj()) {
-			return false // local to a function: not to be named at the top level
-		}
-		for i := range t.TypeArgs().Len() {
-			if !closedType(t.TypeArgs().At(i), depth+1) {
-				return false
-			}
-		}
-	case *types.Pointer:
-		return closedType(t.Elem(), depth+1)
-	case *types.Slice:
-		return closedType(t.Elem(), depth+1)
-	case *types.Array:
-		return closedType(t.Elem(), depth+1)
-	case *types.Map:
-		return closedType(t.Key(), depth+1) && closedType(t.Elem(), depth+1)
-	case *types.Chan:
-		return closedType(t.Elem(), depth+1)
-	case *types.Signature:
-		for _, l := range []*types.Tuple{t.Params(), t.Results()} {
-			for i := range l.Len() {
-				if !closedType(l.At(i).Type(), depth+1) {
-					return false
-				}
-			}
-		}
-	case *types.Struct:
-		for i := range t.NumFields() {
-			if !closedType(t.Field(i).Type(), depth+1) {
-				return false
-			}
-		}
-	}
-	return true
 }
