@@ -7,6 +7,7 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -441,7 +442,8 @@ func (r *typedRewriter) noteTypeArgs(args []ast.Expr, inst *types.Instance) {
 }
 
 // instantiate names all the type arguments of every use of a generic
-// function.
+// function, but those whose arguments the interpreter cannot take named
+// (paramInstanceArgs) and can infer (inferable).
 func (r *typedRewriter) instantiate(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		switch n := c.Node().(type) {
@@ -476,7 +478,7 @@ func (r *typedRewriter) instantiate(f *ast.File) {
 				}
 			}
 			x := n.(ast.Expr)
-			if _, inst := r.genericFunc(x); inst != nil {
+			if id, inst := r.genericFunc(x); inst != nil && !(paramInstanceArgs(inst) && r.inferable(id)) {
 				if args := r.typeArgs(inst, x.Pos()); len(args) == 1 {
 					// An index expression, as the parser makes of f[T]:
 					// the interpreter took an index list with one type
@@ -490,6 +492,58 @@ func (r *typedRewriter) instantiate(f *ast.File) {
 			}
 		}
 		return true
+	})
+}
+
+// paramInstanceArgs reports whether a type argument of inst is, or is
+// made of, an instance of a generic type whose own type arguments hold a
+// type parameter (Box[K], in a generic function of K): named in a generic
+// function's type arguments (apply[Box[K]](b)), the interpreter finds no
+// such instance ("type not found: Box[string]", in the instance it makes
+// of the enclosing function), or compiles the call wrong, where it infers
+// the same types from the arguments (apply(b)).
+func paramInstanceArgs(inst *types.Instance) bool {
+	for a := range inst.TypeArgs.Types() {
+		if madeOf(a, func(t types.Type) bool {
+			n, ok := t.(*types.Named)
+			return ok && n.TypeArgs().Len() > 0 && slices.ContainsFunc(slices.Collect(n.TypeArgs().Types()), isTypeParamMade)
+		}) {
+			return true
+		}
+	}
+	return false
+}
+
+// inferable reports whether the interpreter infers the type arguments
+// of a call of the generic function id from the arguments: each type
+// parameter is, or is part of, the type of a parameter (it does not
+// infer E from S ~[]E).
+func (r *typedRewriter) inferable(id *ast.Ident) bool {
+	f, ok := r.info.Uses[id].(*types.Func)
+	if !ok {
+		return false
+	}
+	sig := f.Origin().Signature()
+	for tp := range sig.TypeParams().TypeParams() {
+		found := false
+		for v := range sig.Params().Variables() {
+			if madeOf(v.Type(), func(t types.Type) bool { return t == tp }) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// isTypeParamMade reports whether t is or is made of a type parameter.
+func isTypeParamMade(t types.Type) bool {
+	return madeOf(t, func(t types.Type) bool {
+		_, ok := t.(*types.TypeParam)
+		return ok
 	})
 }
 
