@@ -235,7 +235,12 @@
 // unknown method on struct Value"); a comparison of a sum, product or bitwise
 // operation (if n+1 == 0) in a method of a generic type where a generic
 // function declares or makes a slice of that type and appends to it
-// ("not a generic type"). These fail to compile ("the interpreter failed
+// ("not a generic type"); in generic code, a call of a generic function
+// with a type argument made of an instance of the code's type parameters
+// that the call's arguments do not give directly (E of S ~[]E:
+// slices.Clone(ps) of a []Pair[K, V] in a generic function of K and V;
+// where the arguments give it, apply(Box[K]{k}) or slices.SortFunc(ps,
+// cmp), it works). These fail to compile ("the interpreter failed
 // on this input"), not silently. A generic type with two or more type
 // parameters that refers to itself (type node[K, V any] struct{ next
 // *node[K, V] }) is refused: its instantiation overflowed the
@@ -302,7 +307,9 @@
 // BUG(repl): The names of the session's types reach compiled code where
 // the checker sees the value: fmt's functions, the echo, errors.As. A
 // value that compiled code stores and hands back (in an []any, a
-// container of its own) is named by its structure.
+// container of its own) is named by its structure, and so is a value of
+// an instance of a generic type (Box[int]) in an interface or a type
+// parameter: %T of an any holding one prints struct { V int }.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -308,44 +308,41 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	pos := x.Pos()
 	param := r.temp("v", pos)
 	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
+	add := func(ct types.Type, cx ast.Expr, name string) {
+		if !holds(t, ct) {
+			return
+		}
+		// if w, ok := v.(P); ok { return <w with its name> }, or
+		// any(v).(P) where P has t's methods through an embedded
+		// interface (which the interpreter does not count), or t is a
+		// type parameter.
+		var asserted ast.Expr = ident(param.Name, pos)
+		if isTypeParam(t) || promotedFromInterface(ct, t) {
+			asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
+		}
+		w := r.temp("w", pos)
+		var res ast.Expr
+		if r.needsElements(ct) {
+			res = r.elements(ident(w.Name, pos), ct)
+		}
+		if res == nil {
+			res = r.typedCall(ident(w.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)
+		}
+		var test ast.Expr = &ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}
+		if via := r.anyAssert(ident(param.Name, pos), t, ct, pos); via != nil && !isTypeParam(t) {
+			test = via // an error value in an any
+		}
+		body.List = append(body.List, &ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+				Rhs: []ast.Expr{test}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
+		})
+	}
 	for _, tn := range r.telling(r.sessionTypes(at.Pos()), t) {
 		yname := r.c.typeNameIn(tn)
-		for _, ptr := range []bool{false, true} {
-			var ct types.Type = tn.Type()
-			var cx ast.Expr = ident(yname, pos)
-			name := "main." + tn.Name()
-			if ptr {
-				ct, cx, name = types.NewPointer(ct), &ast.StarExpr{Star: pos, X: cx}, "*"+name
-			}
-			if !types.AssignableTo(ct, t) {
-				continue
-			}
-			// if w, ok := v.(P); ok { return <w with its name> }, or
-			// any(v).(P) where P has t's methods through an embedded
-			// interface (which the interpreter does not count).
-			var asserted ast.Expr = ident(param.Name, pos)
-			if promotedFromInterface(ct, t) {
-				asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
-			}
-			w := r.temp("w", pos)
-			var res ast.Expr
-			if r.needsElements(ct) {
-				res = r.elements(ident(w.Name, pos), ct)
-			}
-			if res == nil {
-				res = r.typedCall(ident(w.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)
-			}
-			var test ast.Expr = &ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}
-			if via := r.anyAssert(ident(param.Name, pos), t, ct, pos); via != nil {
-				test = via // an error value in an any
-			}
-			body.List = append(body.List, &ast.IfStmt{If: pos,
-				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-					Rhs: []ast.Expr{test}},
-				Cond: ident("ok", pos),
-				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
-			})
-		}
+		add(tn.Type(), ident(yname, pos), "main."+tn.Name())
+		add(types.NewPointer(tn.Type()), &ast.StarExpr{Star: pos, X: ident(yname, pos)}, "*main."+tn.Name())
 	}
 	if len(body.List) == 0 && last == nil {
 		return nil
@@ -354,7 +351,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	if tx == nil {
 		return nil
 	}
-	if last == nil && !isEmptyInterface(t) {
+	if last == nil && !isEmptyInterface(t) && !isTypeParam(t) {
 		// A nil value of an interface with methods goes as nil: the
 		// interpreter's any of it, handed to compiled code, was not
 		// nil there (var a Animal; fmt.Println(a) ended the input with
@@ -1121,13 +1118,13 @@ func (r *typedRewriter) telling(cands []*types.TypeName, t types.Type) []*types.
 			out = append(out, tn)
 			continue
 		}
-		if types.AssignableTo(u, t) || types.AssignableTo(types.NewPointer(u), t) {
+		if holds(t, u) || holds(t, types.NewPointer(u)) {
 			continue
 		}
 		alone := true
 		for j, other := range cands {
 			if j != i && types.Identical(other.Type().Underlying(), u) &&
-				(types.AssignableTo(other.Type(), t) || types.AssignableTo(types.NewPointer(other.Type()), t)) {
+				(holds(t, other.Type()) || holds(t, types.NewPointer(other.Type()))) {
 				alone = false
 			}
 		}
@@ -1136,6 +1133,23 @@ func (r *typedRewriter) telling(cands []*types.TypeName, t types.Type) []*types.
 		}
 	}
 	return out
+}
+
+// holds reports whether a value of t, an interface type or a type
+// parameter, can hold a value of type ct: ct is assignable to the
+// interface, or satisfies the parameter's constraint.
+func holds(t, ct types.Type) bool {
+	if tp, ok := types.Unalias(t).(*types.TypeParam); ok {
+		iface, ok := tp.Constraint().Underlying().(*types.Interface)
+		return ok && types.Satisfies(ct, iface)
+	}
+	return types.AssignableTo(ct, t)
+}
+
+// isTypeParam reports whether t is a type parameter.
+func isTypeParam(t types.Type) bool {
+	_, ok := types.Unalias(t).(*types.TypeParam)
+	return ok
 }
 
 // isEmptyInterface reports whether t is an interface type without
