@@ -527,24 +527,7 @@ func (r *typedRewriter) unionOfInterfaces(x ast.Expr) bool {
 // its own right before the first statement that uses the instance (its
 // type may be declared by an earlier statement).
 func (r *typedRewriter) forceInstances(f *ast.File, kind chunkKind) {
-	type inst struct {
-		pos token.Pos
-		t   *types.Named
-	}
-	var found []inst
-	seen := map[string]bool{}
-	for _, id := range r.instances {
-		madeOf(r.info.Instances[id].Type, func(t types.Type) bool {
-			n, ok := t.(*types.Named)
-			if ok && n.TypeArgs().Len() > 0 && isSession(n.Origin().Obj()) && topLevelType(n) {
-				if key := types.TypeString(n, nil); !seen[key] {
-					seen[key] = true
-					found = append(found, inst{id.Pos(), n})
-				}
-			}
-			return false // every instance it is made of
-		})
-	}
+	found := r.sessionInstances()
 	if kind != stmtChunk {
 		for _, in := range found {
 			if te := r.typeExpr(in.t, in.pos); te != nil {
@@ -575,6 +558,35 @@ func (r *typedRewriter) forceInstances(f *ast.File, kind chunkKind) {
 		out = append(append(out, before[i]...), st)
 	}
 	body.List = out
+}
+
+// sessionInstance is an instance of one of the session's generic types,
+// with the position of its first use.
+type sessionInstance struct {
+	pos token.Pos
+	t   *types.Named
+}
+
+// sessionInstances returns the instances of the session's generic types
+// that the chunk being rewritten uses (r.instances), and the instances
+// they are made of, each once, in the order of the chunk, but those the
+// top level cannot name (topLevelType).
+func (r *typedRewriter) sessionInstances() []sessionInstance {
+	var found []sessionInstance
+	seen := map[string]bool{}
+	for _, id := range r.instances {
+		madeOf(r.info.Instances[id].Type, func(t types.Type) bool {
+			n, ok := t.(*types.Named)
+			if ok && n.TypeArgs().Len() > 0 && isSession(n.Origin().Obj()) && topLevelType(n) {
+				if key := types.TypeString(n, nil); !seen[key] {
+					seen[key] = true
+					found = append(found, sessionInstance{id.Pos(), n})
+				}
+			}
+			return false // every instance it is made of
+		})
+	}
+	return found
 }
 
 // instanceIdents returns the identifiers of f that name instances, in

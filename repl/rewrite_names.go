@@ -344,6 +344,30 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		add(tn.Type(), ident(yname, pos), "main."+tn.Name())
 		add(types.NewPointer(tn.Type()), &ast.StarExpr{Star: pos, X: ident(yname, pos)}, "*main."+tn.Name())
 	}
+	// The instances of the session's generic types that the input
+	// makes (sessionInstances), which the interpreter's values do not
+	// name either; those of one type argument, outside generic code. The
+	// interpreter gives an instance of several (Pair[string, int], an
+	// index list) no type as an assertion's type (one type is written as
+	// an index, oneIndex), and in generic code it
+	// compiles the assertions before it makes the instances ("type not
+	// found: Stack[float64]").
+	for _, in := range r.sessionInstances() {
+		if r.inGeneric(at) {
+			break
+		}
+		n := in.t
+		name := displayName(n)
+		if name == "" || n.TypeArgs().Len() > 1 || hasInstance(n.TypeArgs().At(0)) {
+			continue // (Box[Pair[string, int]] failed as Pair[string, int])
+		}
+		for _, ct := range []types.Type{n, types.NewPointer(n)} {
+			if cx := r.typeExpr(ct, pos); cx != nil {
+				add(ct, oneIndex(cx), name)
+			}
+			name = "*" + name
+		}
+	}
 	if len(body.List) == 0 && last == nil {
 		return nil
 	}
@@ -1133,6 +1157,21 @@ func (r *typedRewriter) telling(cands []*types.TypeName, t types.Type) []*types.
 		}
 	}
 	return out
+}
+
+// oneIndex writes an instance of one type argument, or a pointer to one,
+// as the parser does (Box[int]: an index expression): the interpreter
+// gives an index list of one type no type as an assertion's type.
+func oneIndex(x ast.Expr) ast.Expr {
+	switch x := x.(type) {
+	case *ast.StarExpr:
+		return &ast.StarExpr{Star: x.Star, X: oneIndex(x.X)}
+	case *ast.IndexListExpr:
+		if len(x.Indices) == 1 {
+			return &ast.IndexExpr{X: x.X, Lbrack: x.Lbrack, Index: x.Indices[0], Rbrack: x.Rbrack}
+		}
+	}
+	return x
 }
 
 // holds reports whether a value of t, an interface type or a type

@@ -89,6 +89,47 @@ type typedRewriter struct {
 	instances []*ast.Ident
 	// hasMethods caches sessionHasMethods: 0 unknown, 1 yes, -1 no.
 	hasMethods int
+	// generic holds the extents of the chunk's generic functions and
+	// methods of generic types, for inGeneric.
+	generic [][2]token.Pos
+}
+
+// genericBodies returns the extents of f's generic functions and methods
+// of generic types.
+func genericBodies(f *ast.File) [][2]token.Pos {
+	var out [][2]token.Pos
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		generic := fd.Type.TypeParams != nil
+		if fd.Recv != nil && len(fd.Recv.List) == 1 {
+			recv := ast.Unparen(fd.Recv.List[0].Type)
+			if star, ok := recv.(*ast.StarExpr); ok {
+				recv = ast.Unparen(star.X)
+			}
+			switch recv.(type) {
+			case *ast.IndexExpr, *ast.IndexListExpr:
+				generic = true
+			}
+		}
+		if generic {
+			out = append(out, [2]token.Pos{fd.Pos(), fd.End()})
+		}
+	}
+	return out
+}
+
+// inGeneric reports whether n is in a generic function or a method of a
+// generic type.
+func (r *typedRewriter) inGeneric(n ast.Node) bool {
+	for _, g := range r.generic {
+		if g[0] <= n.Pos() && n.Pos() < g[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With
@@ -99,6 +140,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	defer func() { s.tempSeq = r.n }()
 	for i, f := range p.files {
 		r.instances = r.instanceIdents(f)
+		r.generic = genericBodies(f)
 		r.genericMethodOrder(f)
 		r.unionConstraints(f)
 		r.floatConsts(f)
