@@ -209,12 +209,18 @@
 //
 // BUG(repl): The interpreter compiles the methods of generic types'
 // instances under the method's name and type arguments alone: of two
-// generic types with a method of the same name (Stack[T] and Pair[T],
+// generic types with a method of the same name (Stack[T] and Queue[T],
 // both with Len), instantiated with the same type arguments (Stack[int],
-// Pair[int]), the second's method runs the first's body, which fails
-// ("reflect.Set: value of type *struct {...} is not assignable") or
-// computes the wrong thing. Different method names, or type arguments,
-// keep them apart.
+// Queue[int]), the second's method would run the first's body. The shell
+// gives the second instance type arguments of its own, for type arguments
+// of basic types without methods (int, or a declared ID int) that the
+// type parameters' constraints take; an instance whose type arguments
+// are structs or have methods (Stack[Point], Queue[Point]), or of
+// a generic type that embeds an instance of another (SortedBox[T]
+// embedding SliceBox[T], both with Add), still gets the first type's
+// method and fails ("reflect.Set: value of type *struct {...} is not
+// assignable", "call of unknown method on struct Value"). Instances made
+// only inside generic code are not seen.
 //
 // BUG(repl): The interpreter's generics fail in places the shell does not
 // rewrite: a generic function that calls another with its own type

@@ -79,7 +79,13 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		cs[i] = c
 	}
 	for i, seg := range segs {
-		if err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1); err != nil {
+		err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1)
+		if err == nil {
+			err = s.declareShadows()
+		} else {
+			s.shadows.pending = nil
+		}
+		if err != nil {
 			s.scope.restore(saved)
 			for j := range i {
 				s.scope.commit(cs[j], len(segs[j].files), token.NoPos)

@@ -2,6 +2,7 @@ package repl
 
 import (
 	"go/constant"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -391,7 +392,7 @@ func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 // (which the interpreter fails to declare at the top level).
 func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 	var out []ast.Stmt
-	for _, st := range body.List {
+	for _, st := range r.splitDefines(body.List) {
 		r.runeConstant(st)
 		var lhs []*ast.Ident
 		var rhs ast.Expr
@@ -451,6 +452,50 @@ func (r *typedRewriter) commaOK(body *ast.BlockStmt) {
 		out = append(append(out, decls...), assign)
 	}
 	body.List = out
+}
+
+// splitDefines writes a top-level a, b := f[T](x), g[U](y) (a value of
+// which calls a generic function) as a := f[T](x) and b := g[U](y), for
+// commaOK (the interpreter failed on it: a nil dereference, or "constant
+// definition loop"); a name that the statement assigns, not declares, is
+// assigned. A statement whose values read one of its names stays whole.
+func (r *typedRewriter) splitDefines(list []ast.Stmt) []ast.Stmt {
+	var out []ast.Stmt
+	for _, st := range list {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) || !allIdents(as.Lhs) ||
+			!slices.ContainsFunc(as.Rhs, isGenericCall) || readsNames(as.Rhs, as.Lhs) {
+			out = append(out, st)
+			continue
+		}
+		for i, l := range as.Lhs {
+			tok := token.DEFINE
+			if r.info.Defs[l.(*ast.Ident)] == nil {
+				tok = token.ASSIGN
+			}
+			out = append(out, &ast.AssignStmt{Lhs: []ast.Expr{l}, TokPos: as.TokPos, Tok: tok, Rhs: []ast.Expr{as.Rhs[i]}})
+		}
+	}
+	return out
+}
+
+// readsNames reports whether an identifier of xs has the name of one of
+// names.
+func readsNames(xs, names []ast.Expr) bool {
+	found := false
+	for _, x := range xs {
+		ast.Inspect(x, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				for _, name := range names {
+					if name.(*ast.Ident).Name == id.Name {
+						found = true
+					}
+				}
+			}
+			return !found
+		})
+	}
+	return found
 }
 
 // isGenericCall reports whether x holds a call of a generic function

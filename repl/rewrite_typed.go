@@ -141,6 +141,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	for i, f := range p.files {
 		r.instances = r.instanceIdents(f)
 		r.generic = genericBodies(f)
+		r.planShadows()
 		r.genericMethodOrder(f)
 		r.unionConstraints(f)
 		r.floatConsts(f)
@@ -198,6 +199,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}
 		r.parenValues(f)
+		r.shadowTypes(f)
 		r.forceInstances(f, p.kinds[i])
 		r.embeddedPtrAsserts(f)
 		if r.err != nil {
@@ -239,6 +241,7 @@ func (r *typedRewriter) typeExpr(t types.Type, pos token.Pos) ast.Expr {
 			}
 			return tn.Name()
 		},
+		args: func(t *types.Named) []ast.Expr { return r.shadowArgs(t, pos) },
 	}
 	e := w.expr(t)
 	if w.err != nil {

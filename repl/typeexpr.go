@@ -29,6 +29,9 @@ type typeWriter struct {
 	// methods with keys of type any, as the interpreter's code has them
 	// (see ifaceKeyMaps).
 	anyKeys bool
+	// args, if set, returns the type arguments to write an instance
+	// with, or nil for its own (see instanceShadows).
+	args func(t *types.Named) []ast.Expr
 }
 
 // errUnwritable reports a type that generated code cannot name: an
@@ -162,6 +165,11 @@ func (w *typeWriter) named(t *types.Named) ast.Expr {
 	idx := make([]ast.Expr, args.Len())
 	for i := range idx {
 		idx[i] = w.expr(args.At(i))
+	}
+	if w.args != nil {
+		if a := w.args(t); a != nil {
+			idx = a
+		}
 	}
 	return &ast.IndexListExpr{X: x, Lbrack: w.pos, Indices: idx, Rbrack: w.pos}
 }
