@@ -6,8 +6,6 @@ import (
 	"go/types"
 	"strconv"
 	"strings"
-
-	"golang.org/x/tools/go/ast/astutil"
 )
 
 // The interpreter compiles a method of an instance of a generic type
@@ -233,15 +231,18 @@ func (r *typedRewriter) funcShadowArgs(inst *types.Instance, pos token.Pos) []as
 
 // shadowTypes writes the shadowed instances that the chunk spells out
 // with their shadow type arguments, and the generic functions whose
-// signatures make one with theirs (funcShadowArgs).
+// signatures make one with theirs (funcShadowArgs), in place: before the
+// other rewrites, which read the types of the expressions and copy them
+// (a type switch's case types). Calls whose type arguments are inferred
+// get theirs from typeArgs.
 func (r *typedRewriter) shadowTypes(f *ast.File) {
 	if len(r.s.shadows.args) == 0 {
 		return
 	}
-	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+	ast.Inspect(f, func(n ast.Node) bool {
 		var x ast.Expr
 		var pos token.Pos
-		switch n := c.Node().(type) {
+		switch n := n.(type) {
 		case *ast.IndexExpr:
 			x, pos = n.X, n.Lbrack
 		case *ast.IndexListExpr:
@@ -250,19 +251,22 @@ func (r *typedRewriter) shadowTypes(f *ast.File) {
 			return true
 		}
 		var args []ast.Expr
-		if tv, ok := r.info.Types[c.Node().(ast.Expr)]; ok && tv.IsType() {
+		if tv, ok := r.info.Types[n.(ast.Expr)]; ok && tv.IsType() {
 			if t, ok := types.Unalias(tv.Type).(*types.Named); ok {
 				args = r.shadowArgs(t, pos)
 			}
 		} else if _, inst := r.genericFunc(x); inst != nil {
 			args = r.funcShadowArgs(inst, pos)
 		}
-		switch {
-		case args == nil:
-		case len(args) == 1:
-			c.Replace(&ast.IndexExpr{X: x, Lbrack: pos, Index: args[0], Rbrack: pos})
-		default:
-			c.Replace(&ast.IndexListExpr{X: x, Lbrack: pos, Indices: args, Rbrack: pos})
+		switch n := n.(type) {
+		case *ast.IndexExpr:
+			if len(args) == 1 {
+				n.Index = args[0]
+			}
+		case *ast.IndexListExpr:
+			if len(args) == len(n.Indices) {
+				n.Indices = args
+			}
 		}
 		return true
 	})

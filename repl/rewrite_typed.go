@@ -142,6 +142,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.instances = r.instanceIdents(f)
 		r.generic = genericBodies(f)
 		r.planShadows()
+		r.shadowTypes(f)
 		r.genericMethodOrder(f)
 		r.unionConstraints(f)
 		r.floatConsts(f)
@@ -199,7 +200,6 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 		}
 		r.parenValues(f)
-		r.shadowTypes(f)
 		r.forceInstances(f, p.kinds[i])
 		r.embeddedPtrAsserts(f)
 		if r.err != nil {
@@ -463,6 +463,10 @@ func (r *typedRewriter) genericFunc(x ast.Expr) (*ast.Ident, *types.Instance) {
 
 // typeArgs writes the type arguments of inst, or returns nil.
 func (r *typedRewriter) typeArgs(inst *types.Instance, pos token.Pos) []ast.Expr {
+	if args := r.funcShadowArgs(inst, pos); args != nil {
+		r.noteTypeArgs(args, inst)
+		return args
+	}
 	args := make([]ast.Expr, inst.TypeArgs.Len())
 	for i := range args {
 		if args[i] = r.typeExpr(inst.TypeArgs.At(i), pos); args[i] == nil {
