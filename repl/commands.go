@@ -176,7 +176,7 @@ func (s *Session) Vars() *display.Table {
 				x := v.Interface()
 				typ = TypeName(x)
 				text, _ := formatValue(x)
-				val = oneLine(fieldNames(text, reflect.TypeOf(x)), 60)
+				val = oneLine(text, 60)
 			}
 			// The checker's type of it, which names the session's types.
 			if e := s.scope.lookup(d.name); e != nil {

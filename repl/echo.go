@@ -135,7 +135,7 @@ func formatValue(v any) (text string, rich bool) {
 		rv := reflect.ValueOf(v)
 		if rv.Kind() == reflect.Struct || (rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct) {
 			if _, ok := v.(fmt.Stringer); !ok {
-				text = fmt.Sprintf("%+v", v)
+				text = fieldNames(fmt.Sprintf("%+v", v), rv.Type())
 				break
 			}
 		}

@@ -11,6 +11,12 @@ import (
 
 func TestFormat(t *testing.T) {
 	type point struct{ X, Y int }
+	// A session's struct with an unexported field m, as the interpreter
+	// builds it (see unexportedTags), and an exported field Xy.
+	type interpStruct struct {
+		Xm int `json:"-" xml:"-"`
+		Xy int
+	}
 	tests := []struct {
 		name string
 		v    any
@@ -24,6 +30,7 @@ func TestFormat(t *testing.T) {
 		{"slice", []string{"a"}, "[a] ([]string)"},
 		{"struct", point{1, 2}, "{X:1 Y:2} (repl.point)"},
 		{"pointer to struct", &point{1, 2}, "&{X:1 Y:2} (*repl.point)"},
+		{"unexported field", &interpStruct{1, 2}, "&{m:1 Xy:2} (*repl.interpStruct)"},
 		{"error", errors.New("bad"), "bad (*errors.errorString)"},
 		{"array", ndarray.FromValues(1, 2), "Array[2] float32\n[1. 2.]"},
 		{"typed nil array", (*ndarray.Array)(nil), "<nil> (*ndarray.Array)"},
