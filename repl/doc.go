@@ -315,11 +315,9 @@
 // value that compiled code stores and hands back (in an []any, a
 // container of its own) is named by its structure, and so is a value of
 // an instance of a generic type in an interface or a type parameter
-// inside generic code, or of an instance of several type arguments
-// (Pair[string, int]) or of an instance (Box[Pair[string, int]]) in any
-// code: %T prints struct { V int }. Outside generic code, an instance of
-// one type argument (Box[int], *Stack[string]) that the input names keeps
-// its name.
+// inside generic code: %T prints struct { V int }. Outside generic code,
+// the instances that the input names (Box[int], *Pair[string, int]) keep
+// their names.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -346,26 +346,42 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	}
 	// The instances of the session's generic types that the input
 	// makes (sessionInstances), which the interpreter's values do not
-	// name either; those of one type argument, outside generic code. The
-	// interpreter gives an instance of several (Pair[string, int], an
-	// index list) no type as an assertion's type (one type is written as
-	// an index, oneIndex), and in generic code it
-	// compiles the assertions before it makes the instances ("type not
-	// found: Stack[float64]").
+	// name either, outside generic code, where it compiles the
+	// assertions before it makes the instances ("type not found:
+	// Stack[float64]"). The interpreter gives an index list of one type
+	// no type as an assertion's type: one type argument is written as an
+	// index (oneIndex); an instance of several, or of an instance
+	// (Pair[string, int], Box[Pair[string, int]]), by an alias, which
+	// instanceAliases declares (it takes the expression for a type
+	// argument).
 	for _, in := range r.sessionInstances() {
 		if r.inGeneric(at) {
 			break
 		}
 		n := in.t
 		name := displayName(n)
-		if name == "" || n.TypeArgs().Len() > 1 || hasInstance(n.TypeArgs().At(0)) {
-			continue // (Box[Pair[string, int]] failed as Pair[string, int])
+		if name == "" {
+			continue
 		}
-		for _, ct := range []types.Type{n, types.NewPointer(n)} {
-			if cx := r.typeExpr(ct, pos); cx != nil {
-				add(ct, oneIndex(cx), name)
+		aliased := n.TypeArgs().Len() > 1 || hasInstance(n.TypeArgs().At(0))
+		for _, ptr := range []bool{false, true} {
+			cx := r.typeExpr(n, pos)
+			if cx == nil {
+				break
 			}
-			name = "*" + name
+			if aliased {
+				if r.typeArgExprs == nil {
+					r.typeArgExprs = map[ast.Expr]types.Type{}
+				}
+				r.typeArgExprs[cx] = n
+			} else {
+				cx = oneIndex(cx)
+			}
+			var ct types.Type = n
+			if ptr {
+				ct, cx, name = types.NewPointer(n), &ast.StarExpr{Star: pos, X: cx}, "*"+name
+			}
+			add(ct, cx, name)
 		}
 	}
 	if len(body.List) == 0 && last == nil {

@@ -12,6 +12,11 @@ func (b Box[T]) Get() T { return b.V }
 
 type Stack[T any] struct{ items []T }
 
+type Pair[K comparable, V any] struct {
+	Key K
+	Val V
+}
+
 func (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }
 
 func main() {
@@ -24,6 +29,9 @@ func main() {
 	for _, t := range things {
 		fmt.Printf("%T\n", t)
 	}
+	var p any = Pair[string, int]{"a", 1}
+	var nested any = &Box[Pair[string, int]]{Pair[string, int]{"b", 2}}
+	fmt.Printf("%T %v\n%T %+v\n", p, p, nested, nested)
 	switch v := a.(type) {
 	case Box[int]:
 		fmt.Println("int box", v.V)
