@@ -30,8 +30,7 @@ func main() {
 		fmt.Printf("%T\n", t)
 	}
 	var p any = Pair[string, int]{"a", 1}
-	var nested any = &Box[Pair[string, int]]{Pair[string, int]{"b", 2}}
-	fmt.Printf("%T %v\n%T %+v\n", p, p, nested, nested)
+	fmt.Printf("%T %v %T\n", p, p, &p)
 	switch v := a.(type) {
 	case Box[int]:
 		fmt.Println("int box", v.V)
