@@ -554,6 +554,9 @@ func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types
 		if inDefine(e.Pos) {
 			e.Msg = defineMessage(e, parts, info)
 		}
+		if strings.Contains(e.Msg, ", cannot infer ") {
+			e = inferError(e, parts.file)
+		}
 		kept = append(kept, e)
 	}
 	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Pos < kept[j].Pos })
@@ -575,6 +578,27 @@ func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types
 		}
 	}
 	return msgs
+}
+
+// inferError places an error of a call whose type arguments cannot be
+// inferred at the call's parenthesis, as the go command reports it, and
+// leaves out where a type parameter of the shell's own source of a
+// standard package (slices, maps, iter) is declared: "declared at
+// _.go:20:31" named a file that is not there.
+func inferError(e types.Error, f *ast.File) types.Error {
+	if f != nil {
+		ast.Inspect(f, func(n ast.Node) bool {
+			if call, ok := n.(*ast.CallExpr); ok && call.Pos() == e.Pos {
+				e.Pos = call.Lparen
+				return false
+			}
+			return true
+		})
+	}
+	if i := strings.Index(e.Msg, " (declared at _.go:"); i >= 0 && strings.HasSuffix(e.Msg, ")") {
+		e.Msg = e.Msg[:i]
+	}
+	return e
 }
 
 // defineMessage words an error in a top-level x := f(), which the

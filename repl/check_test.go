@@ -2,6 +2,7 @@ package repl
 
 import (
 	"context"
+	"go/types"
 	"strings"
 	"testing"
 )
@@ -56,6 +57,13 @@ func TestCheck(t *testing.T) {
 			{in: "type tree[K comparable, V any] struct { kids map[K][]tree[K, V]; v V }", err: "type tree[K, V] refers to itself and has 2 type parameters"},
 			{in: "type list[T any] struct { v T; next *list[T] }\nl := &list[int]{v: 1, next: &list[int]{v: 2}}\nl.next.v", out: "2 (int)\n"},
 			{in: "type pnode[K comparable, V any] struct { k K; v V; next int }\nnodes := []pnode[string, int]{{\"a\", 1, 1}, {\"b\", 2, -1}}\nnodes[nodes[0].next].k", out: "\"b\" (string)\n"},
+		}},
+		// As the go command reports them: at the call's parenthesis; the
+		// shell's own source of slices is not named.
+		{"type arguments that cannot be inferred", []evalStep{
+			{in: "func Zero[T any]() T { var z T; return z }"},
+			{in: "x := 1 + Zero()", err: "in[2]:1:14: in call to Zero, cannot infer T (declared at in[1]:1:11)"},
+			{in: "fmt.Println(slices.Collect(nil))", err: "in[3]:1:27: in call to slices.Collect, cannot infer E"},
 		}},
 		{"one error per line, in order", []evalStep{
 			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:2:6: undefined: undefinedC"},
@@ -188,6 +196,19 @@ func TestSyntaxErrorOnce(t *testing.T) {
 		err := s.Eval(context.Background(), tc.in)
 		if err == nil || err.Error() != tc.want {
 			t.Errorf("%q: error %v, want exactly %q", tc.in, err, tc.want)
+		}
+	}
+}
+
+// TestInferError checks that inferError leaves out the shell's own
+// source's position and keeps the user's.
+func TestInferError(t *testing.T) {
+	for _, tc := range []struct{ msg, want string }{
+		{"in call to slices.Collect, cannot infer E (declared at _.go:20:31)", "in call to slices.Collect, cannot infer E"},
+		{"in call to Zero, cannot infer T (declared at in[1]:1:11)", "in call to Zero, cannot infer T (declared at in[1]:1:11)"},
+	} {
+		if got := inferError(types.Error{Msg: tc.msg}, nil).Msg; got != tc.want {
+			t.Errorf("inferError(%q) = %q, want %q", tc.msg, got, tc.want)
 		}
 	}
 }
