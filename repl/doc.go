@@ -225,13 +225,16 @@
 // BUG(repl): The interpreter's generics fail in places the shell does not
 // rewrite: a generic function that calls another with its own type
 // parameters as type arguments, instantiated with a type that is not
-// predeclared; generic types whose methods are called with such types;
+// predeclared, where the interpreter cannot infer them from the call's
+// arguments (Count(xs) in Dups[T] works for Dups[ID]; a type parameter
+// only in a function parameter's results, or in a constraint, S ~[]E, is
+// not inferred); generic types whose methods are called with such types;
 // conversions to a type parameter instantiated with a declared type
 // (rand.N of a named integer); a call with two or more type arguments
 // (conv[int, float64](x)) as an element of a slice, array or struct
 // literal; a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
-// Set[T]), for an instance with a type argument that is not predeclared
+// Set[T], walk(t.root, visit) in Tree[T].InOrder), for an instance with a type argument that is not predeclared
 // (Set[ID]; Set[string] works); an instance whose type argument is an
 // instance, inside generic code (&node[entry[K, V]]{} in a method of
 // Tree[K, V]; outside generic code such types work); a method of a

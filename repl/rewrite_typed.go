@@ -527,7 +527,7 @@ func (r *typedRewriter) instantiate(f *ast.File) {
 				}
 			}
 			x := n.(ast.Expr)
-			if id, inst := r.genericFunc(x); inst != nil && !(paramInstanceArgs(inst) && r.inferable(id)) {
+			if id, inst := r.genericFunc(x); inst != nil && !(r.inferArgs(f, id, inst) && r.inferable(id) && !r.recursive(f, id)) {
 				if args := r.typeArgs(inst, x.Pos()); len(args) == 1 {
 					// An index expression, as the parser makes of f[T]:
 					// the interpreter took an index list with one type
@@ -563,10 +563,77 @@ func paramInstanceArgs(inst *types.Instance) bool {
 	return false
 }
 
+// inferArgs reports whether a use of a generic function (id, inst) keeps
+// its type arguments inferred: they hold an instance built on type
+// parameters (paramInstanceArgs), or, in a generic function (not a
+// method), a type parameter (Count(xs) in Dups[T]: named, Count[T](xs)
+// failed in Dups[ID], of a declared type, with a nil dereference; in a
+// method of a generic type it is the inference that failed).
+func (r *typedRewriter) inferArgs(f *ast.File, id *ast.Ident, inst *types.Instance) bool {
+	if paramInstanceArgs(inst) {
+		return true
+	}
+	if !slices.ContainsFunc(slices.Collect(inst.TypeArgs.Types()), isTypeParamMade) {
+		return false
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Pos() <= id.Pos() && id.Pos() < fd.End() {
+			return fd.Recv == nil && fd.Type.TypeParams != nil
+		}
+	}
+	return false
+}
+
+// recursive reports whether id, a use of a generic function, is in that
+// function's own body, or in the body of a function of f that the
+// generic function's declaration in f calls: inferred there, the
+// interpreter's instantiation of the call never ended (a tree's walk
+// calling walk(n.left, visit)).
+func (r *typedRewriter) recursive(f *ast.File, id *ast.Ident) bool {
+	callee, ok := r.info.Uses[id].(*types.Func)
+	if !ok {
+		return false
+	}
+	callee = callee.Origin()
+	var encl *ast.FuncDecl
+	decls := map[types.Object]*ast.FuncDecl{}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok {
+			decls[r.info.Defs[fd.Name]] = fd
+			if fd.Pos() <= id.Pos() && id.Pos() < fd.End() {
+				encl = fd
+			}
+		}
+	}
+	if encl == nil {
+		return false
+	}
+	caller := r.info.Defs[encl.Name]
+	if caller == callee {
+		return true
+	}
+	fd := decls[callee]
+	if fd == nil || fd.Body == nil {
+		return false
+	}
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if use, ok := n.(*ast.Ident); ok {
+			if obj, ok := r.info.Uses[use].(*types.Func); ok && obj.Origin() == caller {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
 // inferable reports whether the interpreter infers the type arguments
 // of a call of the generic function id from the arguments: each type
-// parameter is, or is part of, the type of a parameter (it does not
-// infer E from S ~[]E).
+// parameter is, or is part of, the type of a parameter, outside the
+// results of a parameter of function type and the type arguments of
+// instances (it does not infer E from S ~[]E, nor from iter.Seq[E], and
+// took U of Map(xs []T, f func(T) U) for T).
 func (r *typedRewriter) inferable(id *ast.Ident) bool {
 	f, ok := r.info.Uses[id].(*types.Func)
 	if !ok {
@@ -576,7 +643,7 @@ func (r *typedRewriter) inferable(id *ast.Ident) bool {
 	for tp := range sig.TypeParams().TypeParams() {
 		found := false
 		for v := range sig.Params().Variables() {
-			if madeOf(v.Type(), func(t types.Type) bool { return t == tp }) {
+			if inParams(v.Type(), tp) {
 				found = true
 				break
 			}
@@ -586,6 +653,38 @@ func (r *typedRewriter) inferable(id *ast.Ident) bool {
 		}
 	}
 	return true
+}
+
+// inParams reports whether tp is t or part of it, outside the results of
+// function types and the type arguments of instances.
+func inParams(t types.Type, tp *types.TypeParam) bool {
+	switch t := types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return t == tp
+	case *types.Pointer:
+		return inParams(t.Elem(), tp)
+	case *types.Slice:
+		return inParams(t.Elem(), tp)
+	case *types.Array:
+		return inParams(t.Elem(), tp)
+	case *types.Chan:
+		return inParams(t.Elem(), tp)
+	case *types.Map:
+		return inParams(t.Key(), tp) || inParams(t.Elem(), tp)
+	case *types.Signature:
+		for v := range t.Params().Variables() {
+			if inParams(v.Type(), tp) {
+				return true
+			}
+		}
+	case *types.Struct:
+		for f := range t.Fields() {
+			if inParams(f.Type(), tp) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // isTypeParamMade reports whether t is or is made of a type parameter.
