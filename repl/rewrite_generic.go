@@ -197,38 +197,50 @@ func hasInstance(t types.Type) bool {
 // channels and maps (and their keys), functions' parameters and results,
 // structs' fields.
 func madeOf(t types.Type, is func(types.Type) bool) bool {
+	return madeOfParts(t, is, true)
+}
+
+// madeOfParts is madeOf, looking into named types' type arguments and
+// functions' results only with all.
+func madeOfParts(t types.Type, is func(types.Type) bool, all bool) bool {
 	t = types.Unalias(t)
 	if is(t) {
 		return true
 	}
 	switch t := t.(type) {
 	case *types.Named:
-		for a := range t.TypeArgs().Types() {
-			if madeOf(a, is) {
-				return true
+		if all {
+			for a := range t.TypeArgs().Types() {
+				if madeOfParts(a, is, all) {
+					return true
+				}
 			}
 		}
 	case *types.Pointer:
-		return madeOf(t.Elem(), is)
+		return madeOfParts(t.Elem(), is, all)
 	case *types.Slice:
-		return madeOf(t.Elem(), is)
+		return madeOfParts(t.Elem(), is, all)
 	case *types.Array:
-		return madeOf(t.Elem(), is)
+		return madeOfParts(t.Elem(), is, all)
 	case *types.Chan:
-		return madeOf(t.Elem(), is)
+		return madeOfParts(t.Elem(), is, all)
 	case *types.Map:
-		return madeOf(t.Key(), is) || madeOf(t.Elem(), is)
+		return madeOfParts(t.Key(), is, all) || madeOfParts(t.Elem(), is, all)
 	case *types.Signature:
-		for _, l := range []*types.Tuple{t.Params(), t.Results()} {
+		lists := []*types.Tuple{t.Params()}
+		if all {
+			lists = append(lists, t.Results())
+		}
+		for _, l := range lists {
 			for v := range l.Variables() {
-				if madeOf(v.Type(), is) {
+				if madeOfParts(v.Type(), is, all) {
 					return true
 				}
 			}
 		}
 	case *types.Struct:
 		for f := range t.Fields() {
-			if madeOf(f.Type(), is) {
+			if madeOfParts(f.Type(), is, all) {
 				return true
 			}
 		}

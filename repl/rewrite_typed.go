@@ -576,12 +576,19 @@ func (r *typedRewriter) inferArgs(f *ast.File, id *ast.Ident, inst *types.Instan
 	if !slices.ContainsFunc(slices.Collect(inst.TypeArgs.Types()), isTypeParamMade) {
 		return false
 	}
+	fd := enclosingDecl(f, id.Pos())
+	return fd != nil && fd.Recv == nil && fd.Type.TypeParams != nil
+}
+
+// enclosingDecl returns the function declaration of f that holds pos, or
+// nil.
+func enclosingDecl(f *ast.File, pos token.Pos) *ast.FuncDecl {
 	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok && fd.Pos() <= id.Pos() && id.Pos() < fd.End() {
-			return fd.Recv == nil && fd.Type.TypeParams != nil
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Pos() <= pos && pos < fd.End() {
+			return fd
 		}
 	}
-	return false
+	return nil
 }
 
 // recursive reports whether id, a use of a generic function, is in that
@@ -595,16 +602,7 @@ func (r *typedRewriter) recursive(f *ast.File, id *ast.Ident) bool {
 		return false
 	}
 	callee = callee.Origin()
-	var encl *ast.FuncDecl
-	decls := map[types.Object]*ast.FuncDecl{}
-	for _, d := range f.Decls {
-		if fd, ok := d.(*ast.FuncDecl); ok {
-			decls[r.info.Defs[fd.Name]] = fd
-			if fd.Pos() <= id.Pos() && id.Pos() < fd.End() {
-				encl = fd
-			}
-		}
-	}
+	encl := enclosingDecl(f, id.Pos())
 	if encl == nil {
 		return false
 	}
@@ -612,7 +610,12 @@ func (r *typedRewriter) recursive(f *ast.File, id *ast.Ident) bool {
 	if caller == callee {
 		return true
 	}
-	fd := decls[callee]
+	var fd *ast.FuncDecl
+	for _, d := range f.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && r.info.Defs[d.Name] == callee {
+			fd = d
+		}
+	}
 	if fd == nil || fd.Body == nil {
 		return false
 	}
@@ -643,7 +646,7 @@ func (r *typedRewriter) inferable(id *ast.Ident) bool {
 	for tp := range sig.TypeParams().TypeParams() {
 		found := false
 		for v := range sig.Params().Variables() {
-			if inParams(v.Type(), tp) {
+			if madeOfParts(v.Type(), func(t types.Type) bool { return t == tp }, false) {
 				found = true
 				break
 			}
@@ -653,38 +656,6 @@ func (r *typedRewriter) inferable(id *ast.Ident) bool {
 		}
 	}
 	return true
-}
-
-// inParams reports whether tp is t or part of it, outside the results of
-// function types and the type arguments of instances.
-func inParams(t types.Type, tp *types.TypeParam) bool {
-	switch t := types.Unalias(t).(type) {
-	case *types.TypeParam:
-		return t == tp
-	case *types.Pointer:
-		return inParams(t.Elem(), tp)
-	case *types.Slice:
-		return inParams(t.Elem(), tp)
-	case *types.Array:
-		return inParams(t.Elem(), tp)
-	case *types.Chan:
-		return inParams(t.Elem(), tp)
-	case *types.Map:
-		return inParams(t.Key(), tp) || inParams(t.Elem(), tp)
-	case *types.Signature:
-		for v := range t.Params().Variables() {
-			if inParams(v.Type(), tp) {
-				return true
-			}
-		}
-	case *types.Struct:
-		for f := range t.Fields() {
-			if inParams(f.Type(), tp) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // isTypeParamMade reports whether t is or is made of a type parameter.
