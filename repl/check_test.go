@@ -58,6 +58,17 @@ func TestCheck(t *testing.T) {
 			{in: "type list[T any] struct { v T; next *list[T] }\nl := &list[int]{v: 1, next: &list[int]{v: 2}}\nl.next.v", out: "2 (int)\n"},
 			{in: "type pnode[K comparable, V any] struct { k K; v V; next int }\nnodes := []pnode[string, int]{{\"a\", 1, 1}, {\"b\", 2, -1}}\nnodes[nodes[0].next].k", out: "\"b\" (string)\n"},
 		}},
+		// The interpreter keeps a generic type's compiled methods by name
+		// and type arguments: the second type's instance gets type
+		// arguments of its own (rewrite_shadow.go), across inputs.
+		{"two generic types with methods of one name", []evalStep{
+			{in: "type Stack[T any] struct{ items []T }\nfunc (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }\nfunc (s *Stack[T]) Len() int { return len(s.items) }"},
+			{in: "s := &Stack[int]{}\ns.Push(1)"},
+			{in: "type Queue[T any] struct{ items []T }\nfunc NewQueue[T any]() *Queue[T] { return &Queue[T]{} }\nfunc (q *Queue[T]) Push(v T) { q.items = append(q.items, v, v) }\nfunc (q *Queue[T]) Len() int { return 10 * len(q.items) }"},
+			{in: "q := NewQueue[int]()\nq.Push(1)\nvar n int = q.items[1]"},
+			{in: `fmt.Println(s.Len(), q.Len(), n, s.items, q.items)`, out: "1 20 1 [1] [1 1]\n"},
+			{in: `fmt.Printf("%T %v\n", q, *q)`, out: "*main.Queue[int] {[1 1]}\n"},
+		}},
 		// As the go command reports them: at the call's parenthesis; the
 		// shell's own source of slices is not named.
 		{"type arguments that cannot be inferred", []evalStep{
