@@ -293,7 +293,7 @@
 // name. So encoding/json writes an embedded struct's fields under its
 // name ({"Base":{"ID":1}}, not {"ID":1}), encoding/xml needs an XMLName
 // field for the element's name, and errors name no type ("Go struct
-// field .id"). A struct with a field p and a field Xp is refused
+// field .id"). A struct with a field p and a field Xp fails to compile
 // ("reflect.StructOf: duplicate field Xp").
 //
 // BUG(repl): Goroutines of an earlier input that took part in a
