@@ -575,6 +575,9 @@ func (s *Session) compile(node ast.Node, rw *rewriter) (prog *interp.Program, er
 	defer func() {
 		if r := recover(); r != nil {
 			ie := &InterpreterError{Msg: fmt.Sprint(r)}
+			if usesGenerics(node) {
+				ie.Hint = genericsHint
+			}
 			if rw != nil && len(rw.unsure) > 0 {
 				rs := rw.unsure[0]
 				ie.Hint = fmt.Sprintf("%s: the interpreter cannot range over an integer or a function here; "+
@@ -586,6 +589,31 @@ func (s *Session) compile(node ast.Node, rw *rewriter) (prog *interp.Program, er
 	}()
 	nilPointerVars(node)
 	return s.in.CompileAST(node)
+}
+
+// genericsHint is the advice of an interpreter's failure on an input
+// that declares or instantiates generic code.
+const genericsHint = "the interpreter's generics fail on some forms, among them a method of a generic type that calls a generic function " +
+	"with the type's parameters (for a declared type argument), slices.Clone and the other S ~[]E functions on a slice of instances " +
+	"of a generic function's type parameters, and a generic type's override of a method of a generic type it embeds; " +
+	"go doc github.com/sparknet-go/sparknet/repl lists them"
+
+// usesGenerics reports whether node declares a generic function or type,
+// or instantiates one explicitly.
+func usesGenerics(node ast.Node) bool {
+	found := false
+	ast.Inspect(node, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			found = found || n.Type.TypeParams != nil
+		case *ast.TypeSpec:
+			found = found || n.TypeParams != nil
+		case *ast.IndexListExpr:
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // nilPointerVars gives a variable declared without a value, of a pointer
