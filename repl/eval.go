@@ -78,6 +78,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		s.scope.commit(c, len(seg.files), token.NoPos)
 		cs[i] = c
 	}
+	s.generic = false
 	for i, seg := range segs {
 		err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1)
 		if err == nil {
@@ -575,7 +576,7 @@ func (s *Session) compile(node ast.Node, rw *rewriter) (prog *interp.Program, er
 	defer func() {
 		if r := recover(); r != nil {
 			ie := &InterpreterError{Msg: fmt.Sprint(r)}
-			if usesGenerics(node) {
+			if s.generic || usesGenerics(node) {
 				ie.Hint = genericsHint
 			}
 			if rw != nil && len(rw.unsure) > 0 {

@@ -141,6 +141,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	for i, f := range p.files {
 		r.instances = r.instanceIdents(f)
 		r.generic = genericBodies(f)
+		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()
 		r.shadowTypes(f)
 		r.genericMethodOrder(f)

@@ -196,6 +196,7 @@ type Session struct {
 	sources     map[string]bool            // the shell's source packages compiled into the interpreter
 	tempSeq     int                        // numbers the temporaries of rewrites
 	shadows     instanceShadows            // the instances given type arguments of their own (rewrite_shadow.go)
+	generic     bool                       // the input being run uses generic types or functions (rewriteChecked)
 	unchecked   bool                       // evaluating the shell's own prelude
 	reached     token.Pos                  // where a failed statement chunk stopped
 	preludePos  token.Pos                  // the position of the checker's declarations of the session
