@@ -472,6 +472,7 @@ func (l *Convolution) backwardDirectChain(c *Convolution, top, bottom *Blob, dow
 		d := k.l.direct
 		k.l.dBwd = d
 		k.l.wantW = k.l.paramGrad(0)
+		k.l.prepareWeightGrad(d)
 		k.l.wantB = k.l.bias && k.l.paramGrad(1)
 		k.l.wantDown = k.down
 		k.l.zeroDW = k.l.writeDW && k.l.wantW
@@ -791,11 +792,27 @@ func (l *Convolution) helpBlock(w, p, owner int) {
 	}
 }
 
+// prepareWeightGrad makes the weight gradient's buffers in every
+// goroutine's scratch of d (kernel.DirectConv.PrepareWeightGrad) when
+// the weights want a gradient: a goroutine makes them at its first weight
+// gradient otherwise, which, where the other goroutines took every block
+// until then, fell in the middle of training (an allocation in an
+// iteration of TestTrainNoAllocs, now and then, on two threads).
+func (l *Convolution) prepareWeightGrad(d *convDirectState) {
+	if !l.wantW {
+		return
+	}
+	for _, s := range d.scratch[:d.workers] {
+		d.plan.PrepareWeightGrad(s, d.pool)
+	}
+}
+
 // backwardDirect computes the gradients on the direct path of d.
 func (l *Convolution) backwardDirect(d *convDirectState, top []*Blob, propagateDown []bool, bottom []*Blob) {
 	l.dBwd = d
 	l.wantW = l.paramGrad(0)
 	l.wantB = l.bias && l.paramGrad(1)
+	l.prepareWeightGrad(d)
 	packed := false
 	for i := len(top) - 1; i >= 0; i-- {
 		l.wantDown = i < len(propagateDown) && propagateDown[i]

@@ -1154,28 +1154,30 @@ func (d *DirectConv) WeightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 	d.weightGrad(s, x, dy, n, dw, nil, nil, nil, nil)
 }
 
-// weightGrad is WeightGrad; with a pooling p, the output gradient comes
-// from the pooling's gradient pdy and the block's mask (see
-// WeightGradPooled), and is written to dy unless dy is nil, and its
-// planes' sums added to db unless db is nil (WeightGradPooledBias).
-func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32, p *DirectPool, pdy []float32, mask []int32, db []float32) {
-	L, f := d.lanes, 4
+// PrepareWeightGrad makes the buffers of s that the weight gradient
+// (WeightGrad and its variants, with the pooling p or nil) uses, which
+// the first call would make: a layer calls it for every goroutine's
+// scratch before a backward pass, so that a goroutine whose first weight
+// gradient comes late in training does not allocate then. It returns the
+// rows of output a band of the pooling's gradient holds.
+func (d *DirectConv) PrepareWeightGrad(s *DirectScratch, p *DirectPool) (gRows int) {
+	L := d.lanes
 	if s.xc == nil {
 		s.xc = HugePageFloats(d.xcSize)
 		s.dyp = HugePageFloats(d.dypSize)
 		s.acc = make([]float32, d.gGroup*d.gmr*d.gChunk*L)
 	}
-	rows := d.gRowSums
-	if rows && s.rows == nil {
+	if d.gRowSums && s.rows == nil {
 		s.rows = make([]float32, d.gGroup*d.gmr*d.kk)
 	}
-	gnr, pf, P := d.gnr, d.gPrefetch, d.oh*d.ow
-	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
-	chunk := d.gChunk
-	// The pooling's gradient is routed band by band where the weights
-	// take one chunk: each band right before the calls that read it.
-	bands, gRows := p != nil && d.poolBands(p), d.gRows
-	if bands {
+	if p != nil {
+		// unpoolTiles' and unpoolBand's staging of the pooling's gradient.
+		if need := max(p.ph*p.pw*L, p.band/p.sh*p.pw*d.ms*L); len(s.pool) < need {
+			s.pool = make([]float32, need)
+		}
+	}
+	gRows = d.gRows
+	if p != nil && d.poolBands(p) {
 		gRows = max(p.sh, d.gRows/p.sh*p.sh)
 		if need := gRows * d.ow * d.gmr * L; len(s.band) < need {
 			s.band = make([]float32, need)
@@ -1184,6 +1186,23 @@ func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []f
 			s.buckets = make([]float32, need)
 		}
 	}
+	return gRows
+}
+
+// weightGrad is WeightGrad; with a pooling p, the output gradient comes
+// from the pooling's gradient pdy and the block's mask (see
+// WeightGradPooled), and is written to dy unless dy is nil, and its
+// planes' sums added to db unless db is nil (WeightGradPooledBias).
+func (d *DirectConv) weightGrad(s *DirectScratch, x, dy []float32, n int, dw []float32, p *DirectPool, pdy []float32, mask []int32, db []float32) {
+	L, f := d.lanes, 4
+	gRows := d.PrepareWeightGrad(s, p)
+	rows := d.gRowSums
+	gnr, pf, P := d.gnr, d.gPrefetch, d.oh*d.ow
+	p0, p1 := d.kh-1-d.padH, d.kw-1-d.padW
+	chunk := d.gChunk
+	// The pooling's gradient is routed band by band where the weights
+	// take one chunk: each band right before the calls that read it.
+	bands := p != nil && d.poolBands(p)
 	for g := range d.groups {
 		d.loadChannelMajor(s, g, x, n)
 		// The gradient loaded already (WeightGradLoaded) is read in
