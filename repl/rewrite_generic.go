@@ -539,7 +539,7 @@ func (r *typedRewriter) unionOfInterfaces(x ast.Expr) bool {
 // its own right before the first statement that uses the instance (its
 // type may be declared by an earlier statement).
 func (r *typedRewriter) forceInstances(f *ast.File, kind chunkKind) {
-	found := r.sessionInstances()
+	found := r.sessInst
 	if kind != stmtChunk {
 		for _, in := range found {
 			if te := r.typeExpr(in.t, in.pos); te != nil {
@@ -582,7 +582,8 @@ type sessionInstance struct {
 // sessionInstances returns the instances of the session's generic types
 // that the chunk being rewritten uses (r.instances), and the instances
 // they are made of, each once, in the order of the chunk, but those the
-// top level cannot name (topLevelType).
+// top level cannot name (topLevelType). rewriteChecked keeps them in
+// r.sessInst for the chunk's rewrites.
 func (r *typedRewriter) sessionInstances() []sessionInstance {
 	var found []sessionInstance
 	seen := map[string]bool{}

@@ -354,7 +354,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	// (Pair[string, int], Box[Pair[string, int]]), by an alias, which
 	// instanceAliases declares (it takes the expression for a type
 	// argument).
-	for _, in := range r.sessionInstances() {
+	for _, in := range r.sessInst {
 		if r.inGeneric(at) {
 			break
 		}

@@ -75,7 +75,7 @@ func (r *typedRewriter) planShadows() {
 	if sh.claims == nil {
 		sh.claims, sh.args = map[string]*types.TypeName{}, map[string][]string{}
 	}
-	for _, in := range r.sessionInstances() {
+	for _, in := range r.sessInst {
 		n := in.t
 		key := types.TypeString(n, nil)
 		if _, done := sh.args[key]; done {
@@ -157,13 +157,10 @@ func methodKeys(n *types.Named) []string {
 }
 
 // shadowable reports whether a declared type with arg's underlying type
-// can stand for arg as the type argument of tp: arg has no methods, is
-// no interface, and the constraint takes the declared type.
+// can stand for arg as the type argument of tp: arg is of a basic type,
+// has no methods, and the constraint takes the declared type.
 func shadowable(arg types.Type, tp *types.TypeParam) bool {
-	if types.IsInterface(arg) || types.NewMethodSet(arg).Len() > 0 || types.NewMethodSet(types.NewPointer(arg)).Len() > 0 {
-		return false
-	}
-	if _, ok := arg.Underlying().(*types.Basic); !ok {
+	if _, ok := arg.Underlying().(*types.Basic); !ok || types.NewMethodSet(types.NewPointer(arg)).Len() > 0 {
 		return false
 	}
 	obj := types.NewTypeName(token.NoPos, nil, "shadow", nil)

@@ -87,6 +87,10 @@ type typedRewriter struct {
 	// name instances of generic types or functions, as the input has
 	// them, for forceInstances.
 	instances []*ast.Ident
+	// sessInst are the chunk's instances of the session's generic types
+	// (sessionInstances), for planShadows, dynamicTypedOr and
+	// forceInstances.
+	sessInst []sessionInstance
 	// hasMethods caches sessionHasMethods: 0 unknown, 1 yes, -1 no.
 	hasMethods int
 	// generic holds the extents of the chunk's generic functions and
@@ -140,6 +144,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	defer func() { s.tempSeq = r.n }()
 	for i, f := range p.files {
 		r.instances = r.instanceIdents(f)
+		r.sessInst = r.sessionInstances()
 		r.generic = genericBodies(f)
 		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()
