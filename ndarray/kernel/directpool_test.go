@@ -214,18 +214,27 @@ func testDirectPool(t *testing.T, k *directKernels, sum func([]float32) float32,
 	sameBits(t, "dw (no output gradient)", dw5, dw)
 	sameBits(t, "db (no output gradient)", db5, dbWant)
 	// A scratch that PrepareWeightGrad made ready: the weight gradient's
-	// first call on it allocates nothing, and gives the same dw.
-	s7 := d.NewScratch()
-	d.PrepareWeightGrad(s7, p)
-	dw7 := append([]float32(nil), dw0...)
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	d.WeightGradPooled(s7, x, p, pdy, mask, n, nil, dw7)
-	runtime.ReadMemStats(&m1)
-	if allocs := m1.Mallocs - m0.Mallocs; allocs != 0 {
+	// first call on it allocates nothing, and gives the same dw. The
+	// count is the process's, which a runtime goroutine's allocation
+	// (rare) joins: a call on a fresh scratch is measured up to three
+	// times, and one without allocations passes.
+	var allocs uint64
+	for range 3 {
+		s7 := d.NewScratch()
+		d.PrepareWeightGrad(s7, p)
+		dw7 := append([]float32(nil), dw0...)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		d.WeightGradPooled(s7, x, p, pdy, mask, n, nil, dw7)
+		runtime.ReadMemStats(&m1)
+		sameBits(t, "dw (prepared scratch)", dw7, dw)
+		if allocs = m1.Mallocs - m0.Mallocs; allocs == 0 {
+			break
+		}
+	}
+	if allocs != 0 {
 		t.Errorf("WeightGradPooled's first call on a prepared scratch: %d allocations, want 0", allocs)
 	}
-	sameBits(t, "dw (prepared scratch)", dw7, dw)
 }
 
 // TestDirectPoolDeclines checks that NewMaxPool declines the poolings it
