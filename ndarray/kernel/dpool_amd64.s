@@ -123,18 +123,60 @@ done:
 // func dunpoolAVX512(dst *float32, pixStep int, rowStep int, grad *float32, gradStep int, arg *int32, argStep int, n int, kh int, kw int, sw int, base int32, ld int32)
 // Requires: AVX, AVX512F
 TEXT ·dunpoolAVX512(SB), NOSPLIT, $0-96
-	MOVQ   dst+0(FP), DI
-	MOVQ   arg+40(FP), SI
-	MOVQ   grad+24(FP), BX
-	MOVQ   pixStep+8(FP), R10
-	MOVQ   rowStep+16(FP), R11
-	MOVQ   n+56(FP), CX
-	MOVQ   sw+80(FP), R14
-	IMULQ  R10, R14
-	MOVL   base+88(FP), AX
-	VPXORD Z31, Z31, Z31
-	TESTQ  CX, CX
-	JLE    done
+	MOVQ         dst+0(FP), DI
+	MOVQ         arg+40(FP), SI
+	MOVQ         grad+24(FP), BX
+	MOVQ         pixStep+8(FP), R10
+	MOVQ         rowStep+16(FP), R11
+	MOVQ         n+56(FP), CX
+	MOVQ         sw+80(FP), R14
+	IMULQ        R10, R14
+	MOVL         base+88(FP), AX
+	VPXORD       Z31, Z31, Z31
+	TESTQ        CX, CX
+	JLE          done
+	MOVQ         kh+64(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVQ         kw+72(FP), R15
+	CMPQ         R15, $0x02
+	JNE          output
+	MOVL         $0x00000001, R15
+	VPBROADCASTD R15, Z4
+	MOVL         ld+92(FP), R15
+	VPBROADCASTD R15, Z5
+	INCL         R15
+	VPBROADCASTD R15, Z6
+	VPBROADCASTD AX, Z7
+	MOVQ         sw+80(FP), R15
+	VPBROADCASTD R15, Z8
+	MOVQ         R11, R9
+	ADDQ         R10, R9
+
+pairs:
+	VMOVUPS   (BX), Z0
+	VADDPS    Z31, Z0, Z0
+	VMOVUPS   (SI), Z1
+	VPSUBD    Z7, Z1, Z1
+	VPCMPEQD  Z31, Z1, K1
+	VMOVAPS.Z Z0, K1, Z10
+	VMOVUPS   Z10, (DI)
+	VPCMPEQD  Z4, Z1, K2
+	VMOVAPS.Z Z0, K2, Z11
+	VMOVUPS   Z11, (DI)(R10*1)
+	VPCMPEQD  Z5, Z1, K3
+	VMOVAPS.Z Z0, K3, Z12
+	VMOVUPS   Z12, (DI)(R11*1)
+	VPCMPEQD  Z6, Z1, K4
+	VMOVAPS.Z Z0, K4, Z13
+	VMOVUPS   Z13, (DI)(R9*1)
+	VPADDD    Z8, Z7, Z7
+	ADDQ      gradStep+32(FP), BX
+	ADDQ      argStep+48(FP), SI
+	ADDQ      R14, DI
+	DECQ      CX
+	JNZ       pairs
+	JMP       done
 
 output:
 	VMOVUPS (BX), Z0

@@ -283,9 +283,7 @@ func dunpool(c *build.Context, isa directISA) {
 	zero(c, isa, zeros)
 	c.TESTQ(n, n)
 	c.JLE(operand.LabelRef("done"))
-	if isa.bytes == 32 {
-		dunpoolPairs(c, isa, dst, arg, grad, pixStep, rowStep, n, outStride, idx0, i, g, m, out, zeros)
-	}
+	dunpoolPairs(c, isa, dst, arg, grad, pixStep, rowStep, n, outStride, idx0, i, g, m, out, zeros)
 	c.Label("output")
 	c.VMOVUPS(operand.Mem{Base: grad}, g)
 	c.VADDPS(zeros, g, g)
@@ -329,7 +327,7 @@ func dunpool(c *build.Context, isa directISA) {
 }
 
 // The 2×2 windows (LeNet's and VGG's poolings) take a path of their own
-// (dpoolMax both, dunpool AVX2's), unrolled: each window's four vectors at fixed offsets, the indexes as
+// (dpoolMax and dunpool), unrolled: each window's four vectors at fixed offsets, the indexes as
 // offsets from a vector of the window's first index (base + o·sw), which
 // one vector addition moves on. Where kh or kw is not 2 the kernels fall
 // through to their loops.
@@ -434,10 +432,15 @@ func dpoolMaxPairs(c *build.Context, isa directISA, dst, arg, src, pixStep, rowS
 	nextPair(c, vsw, vbase, n, [2]operand.Op{paramAddr(c, "dstStep"), dst}, [2]operand.Op{paramAddr(c, "argStep"), arg}, [2]operand.Op{outStride, src})
 }
 
-// dunpoolPairs emits dunpoolAVX2's path for 2×2 windows (see
+// dunpoolPairs emits dunpool's path for 2×2 windows (see
 // windowOffsets): each window's index minus its first index, compared
-// with the four offsets. dunpoolAVX512 keeps its loops, which ran as
-// fast as this path unrolled in LeNet's training and faster alone.
+// with the four offsets (AVX-512: into an opmask each, so that the four
+// stores do not wait for one another's compare). On Zen 5 the AVX-512
+// path routes a channel of LeNet's conv1 output 1.7× as fast as the
+// loops (BenchmarkDirectPoolKernels), whose exit branches of two rounds
+// it saves; in LeNet's training the two run as fast (-bench
+// 'TrainLeNet/threads=1$', alternated): there each store is a line of
+// the band that misses the L1 cache, and the stores set the pace.
 func dunpoolPairs(c *build.Context, isa directISA, dst, arg, grad, pixStep, rowStep, n, outStride, idx0, tmp reg.GPPhysical, g, d, out, zeros reg.VecPhysical) {
 	c1, cld, cld1, vbase, vsw := isa.vec(4), isa.vec(5), isa.vec(6), isa.vec(7), isa.vec(8)
 	diag := reg.R9
@@ -447,7 +450,14 @@ func dunpoolPairs(c *build.Context, isa directISA, dst, arg, grad, pixStep, rowS
 	c.VADDPS(zeros, g, g)
 	c.VMOVUPS(operand.Mem{Base: arg}, d)
 	c.VPSUBD(vbase, d, d)
-	for _, e := range windowVectors(dst, pixStep, rowStep, diag, zeros, c1, cld, cld1) {
+	for i, e := range windowVectors(dst, pixStep, rowStep, diag, zeros, c1, cld, cld1) {
+		if isa.bytes == 64 {
+			k, o := []reg.OpmaskPhysical{reg.K1, reg.K2, reg.K3, reg.K4}[i], isa.vec(10+i)
+			c.VPCMPEQD(e.cst, d, k)
+			c.VMOVAPS_Z(g, k, o)
+			c.VMOVUPS(o, e.at)
+			continue
+		}
 		c.VPCMPEQD(e.cst, d, out)
 		c.VANDPS(g, out, out)
 		c.VMOVUPS(out, e.at)
