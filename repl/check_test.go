@@ -69,6 +69,16 @@ func TestCheck(t *testing.T) {
 			{in: `fmt.Println(s.Len(), q.Len(), n, s.items, q.items)`, out: "1 20 1 [1] [1 1]\n"},
 			{in: `fmt.Printf("%T %v\n", q, *q)`, out: "*main.Queue[int] {[1 1]}\n"},
 		}},
+		// A value of an instance made by an earlier input, printed by a
+		// later one that names no instance: the session remembers the
+		// instances its inputs used (pastInstances).
+		{"instances of earlier inputs in interfaces", []evalStep{
+			{in: "type Set[T comparable] map[T]struct{}\nfunc (s Set[T]) Add(v T) { s[v] = struct{}{} }\ntype Log[T any] struct{ lines []T }\nfunc (l *Log[T]) Add(v T) { l.lines = append(l.lines, v) }"},
+			{in: "seen := Set[string]{}\nlog := &Log[string]{}\nseen.Add(\"a\")\nlog.Add(\"b\")\nitems := []any{seen, log, Set[int]{}}"},
+			{in: `for _, it := range items { fmt.Printf("%T ", it) }`, out: "main.Set[string] *main.Log[string] main.Set[int] "},
+			{in: `fmt.Printf("%v %+v\n", items[1], items[0])`, out: "&{[b]} map[a:{}]\n"},
+			{in: `fmt.Println(items...)`, out: "map[a:{}] &{[b]} map[]\n"},
+		}},
 		// A failure of the interpreter on generic code names the forms it
 		// fails on.
 		{"a known failure of the interpreter's generics", []evalStep{
@@ -202,6 +212,38 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestResetShadows checks that a reset forgets the instances given type
+// arguments of their own (rewrite_shadow.go), whose types the new
+// interpreter lacks: a Queue[int] after it failed ("nil reflect type").
+func TestResetShadows(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	steps := []string{
+		"type Stack[T any] struct{ xs []T }\nfunc (s *Stack[T]) Len() int { return len(s.xs) }",
+		"type Queue[T any] struct{ xs []T; n int }\nfunc (q *Queue[T]) Len() int { return len(q.xs) + q.n }",
+		"s, q := &Stack[int]{}, &Queue[int]{n: 2}\nfmt.Println(s.Len(), q.Len())",
+	}
+	for _, in := range steps {
+		if err := s.Eval(context.Background(), in); err != nil {
+			t.Fatalf("%q: %v", in, err)
+		}
+	}
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	for _, in := range steps[1:2] {
+		if err := s.Eval(context.Background(), in); err != nil {
+			t.Fatalf("%q after the reset: %v", in, err)
+		}
+	}
+	if err := s.Eval(context.Background(), "q := &Queue[int]{n: 3}\nfmt.Printf(\"%d %T\\n\", q.Len(), q)"); err != nil {
+		t.Fatalf("after the reset: %v", err)
+	}
+	if got, want := out.String(), "3 *main.Queue[int]\n"; got != want {
+		t.Errorf("after the reset: printed %q, want %q", got, want)
 	}
 }
 

@@ -320,8 +320,19 @@
 // container of its own) is named by its structure, and so is a value of
 // an instance of a generic type in an interface or a type parameter
 // inside generic code: %T prints struct { V int }. Outside generic code,
-// the instances that the input names (Box[int], *Pair[string, int]) keep
-// their names.
+// the instances that the input names (Box[int], *Pair[string, int]), or
+// that earlier inputs used, keep their names; a function compiled before
+// any input used an instance names that instance by its structure.
+//
+// BUG(repl): A variable of a declared type that is not a struct and has
+// fmt's methods (type Level int with String), put in an []any or a
+// map[string]any, prints wrongly when the whole slice or map is printed
+// from another function than the one that put it there
+// (fmt.Println(items) in a logging helper): "%!v(PANIC=String method:
+// reflect.Set: ...)", or <nil>. The interpreter's interface value of it
+// finds the variable by its place in a frame, and looks in the frame of
+// the function that converts it. Its elements, printed one by one
+// (fmt.Println(items[0])), print as Go prints them.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -80,6 +80,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 	}
 	s.generic = false
 	for i, seg := range segs {
+		s.instPending = nil
 		err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1)
 		if err == nil {
 			err = s.declareShadows()
@@ -104,6 +105,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 			return err
 		}
 		s.scope.markForwarded(cs[i])
+		s.keepInstances()
 	}
 	return nil
 }

@@ -616,3 +616,127 @@ func (r *typedRewriter) instanceIdents(f *ast.File) []*ast.Ident {
 	})
 	return ids
 }
+
+// maxPastInstances bounds the instances of earlier inputs that a value
+// in an interface is asserted against (pastInstances): each is two
+// assertions in every such argument of fmt's.
+const maxPastInstances = 64
+
+// pendInstances notes the chunk's instances of the session's generic
+// types, which join the session's (keepInstances) once the input ran.
+func (s *Session) pendInstances(found []sessionInstance) {
+	for _, in := range found {
+		s.instPending = append(s.instPending, in.t)
+	}
+}
+
+// keepInstances adds the instances of the input that ran to those the
+// session remembers, each once (by its type string), the newest last,
+// at most maxPastInstances.
+func (s *Session) keepInstances() {
+	for _, n := range s.instPending {
+		key := types.TypeString(n, nil)
+		s.instSeen = slices.DeleteFunc(s.instSeen, func(m *types.Named) bool { return types.TypeString(m, nil) == key })
+		s.instSeen = append(s.instSeen, n)
+	}
+	s.instPending = nil
+	if extra := len(s.instSeen) - maxPastInstances; extra > 0 {
+		s.instSeen = slices.Delete(s.instSeen, 0, extra)
+	}
+}
+
+// pastInstances returns the instances of the session's generic types
+// that earlier inputs used, as the check c has them: a value made by an
+// earlier input (an instance in an []any) is printed by a later one that
+// need not name its type, and the interpreter's values do not name it
+// (%T gave interp.valueInterface). An instance whose generic type is
+// gone, or whose type arguments no longer fit it, is left out.
+func (s *Session) pastInstances(c *checked) []sessionInstance {
+	var out []sessionInstance
+	for _, n := range s.instSeen {
+		if t, ok := reinstance(c.pkg, n).(*types.Named); ok && isSession(t.Origin().Obj()) {
+			out = append(out, sessionInstance{s.preludePos, t})
+		}
+	}
+	return out
+}
+
+// reinstance returns t, a type of an earlier check that topLevelType
+// accepts, in pkg, the package of this check: the session's types by
+// their names in pkg's scope, other packages' and the predeclared types
+// as they are (the checks share their importer), nil where pkg lacks a
+// type or an instance does not satisfy its constraints.
+func reinstance(pkg *types.Package, t types.Type) types.Type {
+	elem := func(e types.Type) (types.Type, bool) {
+		e = reinstance(pkg, e)
+		return e, e != nil
+	}
+	switch t := types.Unalias(t).(type) {
+	case *types.Basic:
+		return t
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() == nil || obj.Pkg().Path() != "main" {
+			return t
+		}
+		tn, ok := pkg.Scope().Lookup(obj.Name()).(*types.TypeName)
+		if !ok || tn.IsAlias() {
+			return nil
+		}
+		args := t.TypeArgs()
+		if args.Len() == 0 {
+			return tn.Type()
+		}
+		list := make([]types.Type, args.Len())
+		for i := range list {
+			var ok bool
+			if list[i], ok = elem(args.At(i)); !ok {
+				return nil
+			}
+		}
+		inst, err := types.Instantiate(nil, tn.Type(), list, true)
+		if err != nil {
+			return nil
+		}
+		return inst
+	case *types.Pointer:
+		if e, ok := elem(t.Elem()); ok {
+			return types.NewPointer(e)
+		}
+	case *types.Slice:
+		if e, ok := elem(t.Elem()); ok {
+			return types.NewSlice(e)
+		}
+	case *types.Array:
+		if e, ok := elem(t.Elem()); ok {
+			return types.NewArray(e, t.Len())
+		}
+	case *types.Map:
+		k, ok1 := elem(t.Key())
+		v, ok2 := elem(t.Elem())
+		if ok1 && ok2 {
+			return types.NewMap(k, v)
+		}
+	case *types.Chan:
+		if e, ok := elem(t.Elem()); ok {
+			return types.NewChan(t.Dir(), e)
+		}
+	}
+	return nil
+}
+
+// tellInstances returns the instances whose values dynamicTypedOr tells
+// apart: the chunk's (sessInst), then those of earlier inputs that the
+// chunk does not use (pastInst).
+func (r *typedRewriter) tellInstances() []sessionInstance {
+	if len(r.pastInst) == 0 {
+		return r.sessInst
+	}
+	out := slices.Clone(r.sessInst)
+	for _, in := range r.pastInst {
+		if !slices.ContainsFunc(out, func(o sessionInstance) bool { return types.Identical(o.t, in.t) }) {
+			out = append(out, in)
+		}
+	}
+	return out
+}

@@ -96,7 +96,19 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 	switch f.Pkg().Path() {
 	case "fmt":
 		shim, ok := fmtShims[f.Name()]
-		if !ok || call.Ellipsis.IsValid() {
+		if !ok {
+			return
+		}
+		if call.Ellipsis.IsValid() {
+			// fmt.Println(args...): each of the slice's values as an
+			// argument of its own would go.
+			last := len(call.Args) - 1
+			if last >= fmtFirst[f.Name()] {
+				if x := r.spreadArgs(call.Args[last], call); x != nil {
+					call.Args[last] = x
+					call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(shim, pos)}
+				}
+			}
 			return
 		}
 		changed := false
@@ -208,6 +220,54 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
 			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
+	}
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// spreadArgs converts x, the slice of interfaces that a call of fmt's
+// spreads over its variadic parameter (fmt.Println(args...)), into a new
+// slice of its values, each as ifaceElem passes an element:
+//
+//	func(s []any) []any {
+//		r := make([]any, len(s))
+//		for k := range s { r[k] = <s[k], with its type's name> }
+//		return r
+//	}(x)
+//
+// or returns nil when its values need nothing.
+func (r *typedRewriter) spreadArgs(x ast.Expr, at ast.Node) ast.Expr {
+	defer r.converting(at)()
+	sl, ok := types.Unalias(r.typeOf(x)).(*types.Slice)
+	if !ok || !isInterface(sl.Elem()) {
+		return nil
+	}
+	tx := r.typeExpr(sl, x.Pos())
+	if tx == nil {
+		return nil
+	}
+	pos := x.Pos()
+	src, res, key := r.temp("s", pos), r.temp("r", pos), r.temp("k", pos)
+	elemX := &ast.IndexExpr{X: ident(src.Name, pos), Lbrack: pos, Index: ident(key.Name, pos), Rbrack: pos}
+	conv := r.ifaceElem(elemX, sl.Elem())
+	if conv == ast.Expr(elemX) {
+		return nil
+	}
+	mk := &ast.CallExpr{Fun: ident("make", pos), Lparen: pos, Args: []ast.Expr{
+		&ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)},
+		&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{ident(src.Name, pos)}, Rparen: pos}}, Rparen: pos}
+	loop := &ast.RangeStmt{For: pos, Key: key, Tok: token.DEFINE, X: ident(src.Name, pos),
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: []ast.Expr{&ast.IndexExpr{X: ident(res.Name, pos), Lbrack: pos, Index: ident(key.Name, pos), Rbrack: pos}},
+				TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{conv}}}}}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{src}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)}}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.AssignStmt{Lhs: []ast.Expr{res}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{mk}},
+			loop,
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(res.Name, pos)}},
+		}},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
 }
@@ -354,7 +414,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	// (Pair[string, int], Box[Pair[string, int]]), by an alias, which
 	// instanceAliases declares (it takes the expression for a type
 	// argument).
-	for _, in := range r.sessInst {
+	for _, in := range r.tellInstances() {
 		if r.inGeneric(at) {
 			break
 		}

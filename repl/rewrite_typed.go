@@ -91,6 +91,9 @@ type typedRewriter struct {
 	// (sessionInstances), for planShadows, dynamicTypedOr and
 	// forceInstances.
 	sessInst []sessionInstance
+	// pastInst are the instances of the session's generic types that
+	// earlier inputs used and the chunk may not name (pastInstances).
+	pastInst []sessionInstance
 	// hasMethods caches sessionHasMethods: 0 unknown, 1 yes, -1 no.
 	hasMethods int
 	// generic holds the extents of the chunk's generic functions and
@@ -142,9 +145,12 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	s.renameTypes(c, p.files)
 	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq}
 	defer func() { s.tempSeq = r.n }()
+	past := s.pastInstances(c)
 	for i, f := range p.files {
 		r.instances = r.instanceIdents(f)
 		r.sessInst = r.sessionInstances()
+		r.pastInst = past
+		s.pendInstances(r.sessInst)
 		r.generic = genericBodies(f)
 		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()

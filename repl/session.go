@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"go/parser"
 	"go/token"
+	"go/types"
 	"io"
 	"log"
 	"math"
@@ -203,6 +204,12 @@ type Session struct {
 	atPos       []string                   // positions of the running block's statements
 	atWrapped   []bool                     // which of them run inside a function literal
 	at          atomic.Int64               // the running block's statement, from At
+
+	// instSeen are the instances of the session's generic types that
+	// earlier inputs used, as their checks had them, for the type names
+	// of values in interfaces (pastInstances); instPending are those of
+	// the input being run, which join them once it ran.
+	instSeen, instPending []*types.Named
 }
 
 // Input is an input the session accepted: it evaluated without error.
@@ -382,8 +389,8 @@ func (s *Session) reset() error {
 	s.typesSeen = map[string]bool{}
 	s.hidden = map[string]map[string]bool{}
 	s.sources = map[string]bool{}
-	s.hidden = map[string]map[string]bool{}
-	s.sources = map[string]bool{}
+	s.shadows = instanceShadows{}
+	s.instSeen, s.instPending = nil, nil
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)
 	display.SetClock(s.busy.read)
