@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -183,7 +184,7 @@ func formatArgs(format string, args []any) (string, []any) {
 	if !anyTyped {
 		return format, args
 	}
-	uses := parseVerbs(format)
+	uses := parseVerbs(format, len(args))
 	simple := true
 	for _, u := range uses {
 		if u.bad || u.arg >= len(args) || u.widthArg >= len(args) || u.precArg >= len(args) {
@@ -217,11 +218,20 @@ func formatArgs(format string, args []any) (string, []any) {
 		b.WriteString(format[last:u.start])
 		last = u.end
 		switch {
+		// b becomes the format: its own text escapes the %.
+		case u.noVerb && !u.indexed:
+			b.WriteString("%%!(NOVERB)")
+			continue
 		case u.bad:
-			fmt.Fprintf(&b, "%%!%c(BADINDEX)", u.verb)
+			fmt.Fprintf(&b, "%%%%!%c(BADINDEX)", u.verb)
 			continue
 		case u.arg >= len(args) || u.widthArg >= len(args) || u.precArg >= len(args):
-			fmt.Fprintf(&b, "%%!%c(MISSING)", u.verb)
+			fmt.Fprintf(&b, "%%%%!%c(MISSING)", u.verb)
+			for _, a := range []int{u.widthArg, u.precArg} {
+				if a >= 0 && a < len(args) {
+					used[a] = true // fmt took it for the width
+				}
+			}
 			continue
 		}
 		b.WriteString("%" + u.flags)
@@ -252,7 +262,7 @@ func formatArgs(format string, args []any) (string, []any) {
 	// are numbered: they are reported here as fmt would.
 	var extra []string
 	for i, a := range args {
-		if used[i] {
+		if used[i] || slices.ContainsFunc(uses, func(u verbUse) bool { return u.indexed }) {
 			continue
 		}
 		if valueOf(a) == nil {
@@ -262,7 +272,7 @@ func formatArgs(format string, args []any) (string, []any) {
 		}
 	}
 	if len(extra) > 0 {
-		b.WriteString("%!(EXTRA " + strings.Join(extra, ", ") + ")")
+		b.WriteString("%%!(EXTRA " + strings.Join(extra, ", ") + ")")
 	}
 	return b.String(), out
 }
@@ -346,12 +356,14 @@ type verbUse struct {
 	verb       rune
 	arg        int  // the operand's argument
 	sharp      bool // the # flag
-	bad        bool // a malformed argument number
+	bad        bool // a malformed argument number, or one past the arguments
+	indexed    bool // an argument number ([n]) in the verb
+	noVerb     bool // the format ends before the verb
 }
 
-// parseVerbs finds the verbs of format, with the arguments that fmt
-// gives them.
-func parseVerbs(format string) []verbUse {
+// parseVerbs finds the verbs of format, with the arguments of the nargs
+// that fmt gives them.
+func parseVerbs(format string, nargs int) []verbUse {
 	var uses []verbUse
 	argNum := 0
 	for i := 0; i < len(format); {
@@ -370,12 +382,13 @@ func parseVerbs(format string) []verbUse {
 		}
 		index := func() {
 			if i < len(format) && format[i] == '[' {
+				u.indexed = true
 				j := strings.IndexByte(format[i:], ']')
 				n, err := 0, error(nil)
 				if j >= 0 {
 					n, err = strconv.Atoi(format[i+1 : i+j])
 				}
-				if j < 0 || err != nil || n < 1 {
+				if j < 0 || err != nil || n < 1 || n > nargs {
 					u.bad = true
 					if j < 0 {
 						i = len(format)
@@ -416,7 +429,7 @@ func parseVerbs(format string) []verbUse {
 		}
 		index()
 		if i >= len(format) {
-			u.end, u.verb, u.bad = len(format), '?', true
+			u.end, u.verb, u.bad, u.noVerb = len(format), '?', true, true
 			uses = append(uses, u)
 			break
 		}
@@ -426,8 +439,12 @@ func parseVerbs(format string) []verbUse {
 		if verb == '%' && !u.bad {
 			continue // a percent sign, no argument
 		}
-		u.arg = argNum
-		argNum++
+		if u.bad {
+			u.arg = -1 // fmt gives the verb no argument
+		} else {
+			u.arg = argNum
+			argNum++
+		}
 		uses = append(uses, u)
 	}
 	return uses
