@@ -109,9 +109,15 @@ func (r *typedRewriter) methodValues(f *ast.File) {
 			return true
 		}
 		recvArg := sel.X
-		if _, ptrRecv := m.Signature().Recv().Type().(*types.Pointer); ptrRecv && !isPointer(xt) && !isInterface(xt) {
+		_, ptrRecv := m.Signature().Recv().Type().(*types.Pointer)
+		switch {
+		case ptrRecv && !isPointer(xt) && !isInterface(xt):
 			xt = types.NewPointer(xt)
 			recvArg = &ast.UnaryExpr{OpPos: sel.Pos(), Op: token.AND, X: sel.X}
+		case !ptrRecv && !compiled && isPointer(xt):
+			// p.M of a value method: the value *p is copied now.
+			xt = xt.Underlying().(*types.Pointer).Elem()
+			recvArg = &ast.StarExpr{Star: sel.Pos(), X: sel.X}
 		}
 		pos := sel.Pos()
 		fx, xx := r.typeExpr(ft, pos), r.typeExpr(xt, pos)

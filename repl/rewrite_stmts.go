@@ -338,9 +338,13 @@ func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 			m := sel.Obj().(*types.Func)
 			_, ptrRecv := m.Signature().Recv().Type().(*types.Pointer)
 			xt := r.typeOf(fun.X)
-			if ptrRecv && !isPointer(xt) {
+			switch {
+			case ptrRecv && !isPointer(xt):
 				fun.X = bind(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: fun.X})
-			} else {
+			case !ptrRecv && isPointer(xt) && len(sel.Index()) == 1:
+				// defer p.M() of a value method: the value *p now.
+				fun.X = bind(&ast.StarExpr{Star: pos, X: fun.X})
+			default:
 				fun.X = bind(fun.X)
 			}
 		case sel.Kind() == types.FieldVal:
@@ -1343,6 +1347,71 @@ func applyInLoops(root ast.Node, post func(c *astutil.Cursor, loops int)) {
 			saved = saved[:len(saved)-1]
 		}
 		post(c, n)
+		return true
+	})
+}
+
+// taglessCases joins the expressions of a case of a switch without a tag
+// into one:
+//
+//	switch { case a, b: ... }
+//
+// becomes switch { case a || b: ... }, which Go's rule gives the same
+// meaning (the expressions tried left to right, up to the first true
+// one; each is of type bool): the interpreter tried the first
+// expression alone.
+func (r *typedRewriter) taglessCases(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		sw, ok := n.(*ast.SwitchStmt)
+		if !ok || sw.Tag != nil {
+			return true
+		}
+		for _, st := range sw.Body.List {
+			cc, ok := st.(*ast.CaseClause)
+			if !ok || len(cc.List) < 2 {
+				continue
+			}
+			var joined ast.Expr
+			for _, e := range cc.List {
+				pos := e.Pos()
+				x := &ast.ParenExpr{Lparen: pos, X: e, Rparen: pos}
+				if joined == nil {
+					joined = x
+				} else {
+					joined = &ast.BinaryExpr{X: joined, OpPos: pos, Op: token.LOR, Y: x}
+				}
+			}
+			cc.List = []ast.Expr{joined}
+		}
+		return true
+	})
+}
+
+// nilAssigns gives each nil of an assignment of several values the type
+// of its variable:
+//
+//	cur, n = nil, 0
+//
+// becomes cur, n = ([]string)(nil), 0: the interpreter failed on an
+// untyped nil among several values ("reflect: New(nil)").
+func (r *typedRewriter) nilAssigns(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || as.Tok != token.ASSIGN || len(as.Lhs) < 2 || len(as.Lhs) != len(as.Rhs) {
+			return true
+		}
+		for i, x := range as.Rhs {
+			if tv, ok := r.info.Types[x]; !ok || !tv.IsNil() {
+				continue
+			}
+			t := r.typeOf(as.Lhs[i])
+			if t == nil {
+				continue
+			}
+			if tx := r.typeExpr(t, x.Pos()); tx != nil {
+				as.Rhs[i] = &ast.CallExpr{Fun: &ast.ParenExpr{Lparen: x.Pos(), X: tx, Rparen: x.Pos()}, Lparen: x.Pos(), Args: []ast.Expr{x}, Rparen: x.End()}
+			}
+		}
 		return true
 	})
 }

@@ -169,6 +169,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericValues(f)
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
+		r.nilAssigns(f)
 		r.ifaceKeyRanges(f)
 		r.ptrArrayRanges(f)
 		r.ranges(f)
@@ -202,6 +203,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.recursiveTypes(f, p.kinds[i])
 		r.unexportedTags(f)
 		r.selectBranches(f)
+		r.taglessCases(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
 		}

@@ -140,6 +140,9 @@ func goPanicValue(v any) any {
 	if msg == "reflect.Value.Call: call of nil function" {
 		return nilDereference{} // Go calls a nil func value as a nil pointer
 	}
+	if msg == "reflect: Call using zero Value argument" {
+		return nilDereference{} // *p of a nil p passed on (a method value's copy)
+	}
 	if m := sliceToArray.FindStringSubmatch(msg); m != nil {
 		return goRuntimeError{fmt.Sprintf("cannot convert slice with length %s to array or pointer to array with length %s", m[1], m[2])}
 	}
