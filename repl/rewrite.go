@@ -480,11 +480,28 @@ func ident(name string, pos token.Pos) *ast.Ident { return &ast.Ident{NamePos: p
 // variables at once ("v, err := f()", "v, ok := m[k]") in blocks nested in
 // top-level statements, and type switches that bind a variable there, but
 // not inside functions; variables declared in such blocks are local to
-// them anyway. A statement that contains return or goto stays as it is.
-// It reports which statements it wrapped.
+// them anyway. A statement that contains return or goto stays as it is,
+// and so does one that holds a label that another statement's goto
+// names (retry: at the top level, with a goto retry further on: in a
+// literal the goto found no label, and the input stopped there without a
+// word). It reports which statements it wrapped.
 func wrapCompound(stmts []ast.Stmt) (out []ast.Stmt, wrapped []bool) {
 	out = make([]ast.Stmt, len(stmts))
 	wrapped = make([]bool, len(stmts))
+	labels, gotos := make([]map[string]bool, len(stmts)), make([][]string, len(stmts))
+	for i, st := range stmts {
+		labels[i], gotos[i] = branchLabels(st)
+	}
+	targeted := func(i int) bool {
+		for j := range stmts {
+			for _, g := range gotos[j] {
+				if j != i && labels[i][g] {
+					return true
+				}
+			}
+		}
+		return false
+	}
 	for i, st := range stmts {
 		out[i] = st
 		switch st.(type) {
@@ -493,7 +510,7 @@ func wrapCompound(stmts []ast.Stmt) (out []ast.Stmt, wrapped []bool) {
 		default:
 			continue
 		}
-		if leavesBlock(st) {
+		if leavesBlock(st) || targeted(i) {
 			continue
 		}
 		pos := st.Pos()
@@ -507,18 +524,14 @@ func wrapCompound(stmts []ast.Stmt) (out []ast.Stmt, wrapped []bool) {
 	return out, wrapped
 }
 
-// leavesBlock reports whether st contains a return, or a goto to a label
-// outside st, outside function literals.
-func leavesBlock(st ast.Stmt) bool {
-	found := false
-	labels := map[string]bool{}
-	var gotos []string
+// branchLabels returns the labels that st declares and the labels of
+// its gotos, outside function literals.
+func branchLabels(st ast.Stmt) (labels map[string]bool, gotos []string) {
+	labels = map[string]bool{}
 	ast.Inspect(st, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
-		case *ast.ReturnStmt:
-			found = true
 		case *ast.LabeledStmt:
 			labels[n.Label.Name] = true
 		case *ast.BranchStmt:
@@ -526,8 +539,25 @@ func leavesBlock(st ast.Stmt) bool {
 				gotos = append(gotos, n.Label.Name)
 			}
 		}
+		return true
+	})
+	return labels, gotos
+}
+
+// leavesBlock reports whether st contains a return, or a goto to a label
+// outside st, outside function literals.
+func leavesBlock(st ast.Stmt) bool {
+	found := false
+	ast.Inspect(st, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			found = true
+		}
 		return !found
 	})
+	labels, gotos := branchLabels(st)
 	for _, g := range gotos {
 		if !labels[g] {
 			found = true
