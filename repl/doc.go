@@ -234,8 +234,10 @@
 // (conv[int, float64](x)) as an element of a slice, array or struct
 // literal; a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
-// Set[T], walk(t.root, visit) in Tree[T].InOrder), for an instance with a type argument that is not predeclared
-// (Set[ID]; Set[string] works); an instance whose type argument is an
+// Set[T], walk(t.root, visit) in Tree[T].InOrder, min(b.v, c) in a
+// method of Box[T]; in a generic function min and max work), for an
+// instance with a type argument that is not predeclared (Set[ID];
+// Set[string] works); an instance whose type argument is an
 // instance, inside generic code (&node[entry[K, V]]{} in a method of
 // Tree[K, V]; outside generic code such types work); a method of a
 // generic type that embeds another generic type whose method of the same

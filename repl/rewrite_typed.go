@@ -727,6 +727,23 @@ func (r *typedRewriter) builtins(f *ast.File) {
 			if t == nil {
 				return true
 			}
+			if fd := enclosingDecl(f, pos); isTypeParam(tv.Type) && fd != nil && fd.Recv == nil {
+				// min(a, b) of a type parameter's values in a generic
+				// function (see inferArgs): the helper's type argument
+				// inferred, which the interpreter does for a declared
+				// type (Min[T] with T a type C int failed with a nil
+				// dereference), from the first argument: a constant
+				// there (min(10, v)) goes after the first variable one,
+				// which changes neither the result nor the order of
+				// the calls (T(10) failed to compile).
+				if i := slices.IndexFunc(call.Args, func(a ast.Expr) bool { return r.info.Types[a].Value == nil }); i > 0 {
+					first := call.Args[i]
+					copy(call.Args[1:i+1], call.Args[:i])
+					call.Args[0] = first
+				}
+				call.Fun = r.helper(name, pos)
+				return true
+			}
 			call.Fun = &ast.IndexExpr{X: r.helper(name, pos), Lbrack: pos, Index: t, Rbrack: pos}
 		case "clear":
 			if len(call.Args) != 1 {
