@@ -196,6 +196,9 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 	if isInterface(t) {
 		return r.dynamicTyped(x, t, at)
 	}
+	if conv := r.refElements(x, t); conv != nil {
+		return conv
+	}
 	if conv := r.elements(x, t); conv != nil {
 		return conv
 	}
@@ -382,7 +385,10 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		}
 		w := r.temp("w", pos)
 		var res ast.Expr
-		if r.needsElements(ct) {
+		if r.ifaceDepth == 0 {
+			res = r.refElements(ident(w.Name, pos), ct)
+		}
+		if res == nil && r.needsElements(ct) {
 			res = r.elements(ident(w.Name, pos), ct)
 		}
 		if res == nil {
@@ -913,6 +919,53 @@ func (r *typedRewriter) elements(x ast.Expr, t types.Type) ast.Expr {
 		return c
 	}
 	return r.elementsOf(x, t, tx)
+}
+
+// refElements passes x, a pointer to a struct (t) whose fields have
+// fmt's methods and that has none itself, as fmt's argument (not inside
+// another value, where fmt writes a pointer's address):
+//
+//	func(p *S) any {
+//		if p == nil { return _sn.Typed(p, "*main.S") }
+//		return _sn.Ref(p, <*p as elements passes it>, "*main.S")
+//	}(x)
+//
+// so that it prints as &{...} with the fields' methods, as Go prints it.
+// It returns nil for any other t.
+func (r *typedRewriter) refElements(x ast.Expr, t types.Type) ast.Expr {
+	pt, ok := types.Unalias(t).(*types.Pointer)
+	if !ok || fmtMethods(t) {
+		return nil
+	}
+	if _, isStruct := pt.Elem().Underlying().(*types.Struct); !isStruct || !r.needsElements(pt.Elem()) {
+		return nil
+	}
+	pos := x.Pos()
+	tx := r.typeExpr(t, pos)
+	name := internalNames.ReplaceAllString(displayName(t), "$1")
+	if tx == nil || name == "" {
+		return nil
+	}
+	p := r.temp("p", pos)
+	inner := r.elements(&ast.StarExpr{Star: pos, X: ident(p.Name, pos)}, pt.Elem())
+	if inner == nil {
+		return nil
+	}
+	lit := &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}
+	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+		&ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{X: ident(p.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(p.Name, pos), name, pos)}}}}},
+		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Ref", pos)}, Lparen: pos,
+			Args: []ast.Expr{ident(p.Name, pos), inner, lit}, Rparen: pos}}},
+	}}
+	fn := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{p}, Type: tx}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: body,
+	}
+	return &ast.CallExpr{Fun: fn, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
 }
 
 // expansion is a named type whose conversion elements is writing, the

@@ -253,6 +253,9 @@ func formatArgs(format string, args []any) (string, []any) {
 		val, verb := plain[u.arg], u.verb
 		if u.verb == 'T' {
 			val, verb = nameOf(args[u.arg]), 's'
+			if args[u.arg] == nil {
+				val = "<nil>" // fmt's %T of nil
+			}
 		}
 		out = append(out, val)
 		fmt.Fprintf(&b, "[%d]%c", len(out), verb)
@@ -329,6 +332,13 @@ func goSyntax(t *typed) string {
 	}
 	rt := reflect.TypeOf(raw).String()
 	name := strings.TrimPrefix(t.name, "*")
+	if p := reflect.TypeOf(raw); p.Kind() == reflect.Pointer && strings.HasPrefix(t.name, "*") {
+		// &struct { X int }{X:1}: the struct's type is the pointer's
+		// element.
+		if et := p.Elem().String(); strings.HasPrefix(s, "&"+et) {
+			return "&" + name + s[1+len(et):]
+		}
+	}
 	switch {
 	case strings.HasPrefix(s, "&"+rt):
 		return "&" + name + s[1+len(rt):]
@@ -503,6 +513,29 @@ func newStruct(name string, fields []string, values []any) any {
 		}
 	}
 	return &typed{v: &structValue{name, fields, values}, name: name, raw: &structValue{name, fields, values}, hasRaw: true}
+}
+
+// refValue is a pointer to a struct passed to fmt's shims as an
+// argument of its own (see the rewrite's refElements): fmt writes & and
+// the struct, its fields with their methods (inner, the struct as Struct
+// passes it), where the interpreter's pointer would give the fields
+// without them; %p the pointer itself.
+type refValue struct {
+	ptr, inner any
+}
+
+// newRef is the runtime's Ref.
+func newRef(ptr, inner any, name string) any {
+	return &typed{v: &refValue{ptr, inner}, name: name}
+}
+
+func (r *refValue) Format(f fmt.State, verb rune) {
+	if verb == 'p' {
+		fmt.Fprintf(f, fmt.FormatString(f, verb), r.ptr)
+		return
+	}
+	io.WriteString(f, "&")
+	fmt.Fprintf(f, fmt.FormatString(f, verb), r.inner)
 }
 
 // mapKey is a key of a map passed to fmt's shims (see the rewrite's

@@ -480,6 +480,7 @@ func (s *Session) symbols() interp.Exports {
 			}
 		}),
 		"Struct":         reflect.ValueOf(newStruct),
+		"Ref":            reflect.ValueOf(newRef),
 		"Index":          reflect.ValueOf(checkIndex),
 		"Bounds":         reflect.ValueOf(checkBounds),
 		"Shift":          reflect.ValueOf(checkShift),
