@@ -150,11 +150,13 @@ func formatValue(v any) (text string, rich bool) {
 // TypeName names v's type as Go source would.
 func TypeName(v any) string {
 	v = interpValue(v)
-	switch v.(type) {
+	switch t := v.(type) {
 	case nil:
 		return "nil"
 	case *inputContext:
 		return "context.Context"
+	case interface{ goType() string }:
+		return t.goType() // the shell's runtime panics: Go's types
 	}
 	return reflect.TypeOf(v).String()
 }

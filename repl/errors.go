@@ -57,7 +57,7 @@ func (e *PanicError) Unwrap() error {
 // interpreted code, where the interpreter panics with a reflect.ValueError
 // (a method called on the zero reflect.Value) instead of the runtime error
 // compiled Go gives.
-type nilDereference struct{}
+type nilDereference struct{ _ byte }
 
 func (nilDereference) Error() string {
 	return "runtime error: invalid memory address or nil pointer dereference"

@@ -24,6 +24,20 @@ func (e goRuntimeError) Error() string { return "runtime error: " + e.msg }
 // RuntimeError marks it as a runtime.Error.
 func (goRuntimeError) RuntimeError() {}
 
+// goType is the name of the type of Go's runtime panic (%T): a bounds
+// error for an index or slice out of range, the runtime's error string
+// for the others.
+func (e goRuntimeError) goType() string {
+	if strings.HasPrefix(e.msg, "index out of range") || strings.HasPrefix(e.msg, "slice bounds out of range") {
+		return "runtime.boundsError"
+	}
+	return "runtime.errorString"
+}
+
+func (assertionError) goType() string    { return "*runtime.TypeAssertionError" }
+func (plainRuntimeError) goType() string { return "runtime.plainError" }
+func (nilDereference) goType() string    { return "runtime.errorString" }
+
 // assertionError is a failed type assertion, as Go's
 // *runtime.TypeAssertionError words it.
 type assertionError struct{ msg string }

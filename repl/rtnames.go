@@ -177,7 +177,7 @@ func (t *typed) Format(f fmt.State, verb rune) {
 func formatArgs(format string, args []any) (string, []any) {
 	anyTyped := false
 	for _, a := range args {
-		if _, ok := a.(*typed); ok {
+		if _, ok := a.(*typed); ok || goNamed(a) {
 			anyTyped = true
 		}
 	}
@@ -191,7 +191,7 @@ func formatArgs(format string, args []any) (string, []any) {
 			simple = false
 			continue
 		}
-		if _, ok := args[u.arg].(*typed); ok && u.verb == 'T' {
+		if _, ok := args[u.arg].(*typed); (ok || goNamed(args[u.arg])) && u.verb == 'T' {
 			simple = false
 		}
 	}
@@ -278,6 +278,13 @@ func formatArgs(format string, args []any) (string, []any) {
 		b.WriteString("%%!(EXTRA " + strings.Join(extra, ", ") + ")")
 	}
 	return b.String(), out
+}
+
+// goNamed reports whether v is one of the shell's run-time panics, whose
+// %T is the type of Go's (goType).
+func goNamed(v any) bool {
+	_, ok := v.(interface{ goType() string })
+	return ok
 }
 
 // u8 reports whether a typed value should go to fmt as its plain value:
