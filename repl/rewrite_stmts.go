@@ -1415,3 +1415,153 @@ func (r *typedRewriter) nilAssigns(f *ast.File) {
 		return true
 	})
 }
+
+// deferPanics lets a recover deferred by a function see a panic of a
+// call deferred after it, as Go's does: the interpreter runs a
+// function's deferred calls in a loop that such a panic leaves, so the
+// earlier ones never ran. In a function that defers two calls or more,
+// one of them a function literal that calls recover, each other deferred
+// call keeps a panic of its own in variables of the function,
+//
+//	defer f(x)  →  defer func() { defer func() { if r := recover(); r != nil { pp, pset = r, true } }(); f(x) }()
+//
+// which the literals' recover returns first (taking it), and a call
+// deferred ahead of all the others panics again with it when none took
+// it:
+//
+//	var pp any; var pset bool
+//	defer func() { if pset { panic(pp) } }()
+func (r *typedRewriter) deferPanics(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch fn := n.(type) {
+		case *ast.FuncDecl:
+			if fn.Body != nil {
+				r.deferPanicsIn(fn.Body)
+			}
+		case *ast.FuncLit:
+			r.deferPanicsIn(fn.Body)
+		}
+		return true
+	})
+}
+
+func (r *typedRewriter) deferPanicsIn(body *ast.BlockStmt) {
+	var defers []*ast.DeferStmt
+	var recovering []*ast.FuncLit
+	inLoop := false
+	var walk func(n ast.Node, loop bool)
+	walk = func(n ast.Node, loop bool) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				return false
+			case *ast.ForStmt, *ast.RangeStmt:
+				if !loop {
+					walk(n.(ast.Stmt), true)
+					return false
+				}
+			case *ast.DeferStmt:
+				defers = append(defers, n)
+				inLoop = inLoop || loop
+				if lit, ok := n.Call.Fun.(*ast.FuncLit); ok && r.callsRecover(lit.Body) {
+					recovering = append(recovering, lit)
+				}
+			}
+			return true
+		})
+	}
+	walk(body, false)
+	// In a loop the wrapped call would be evaluated when it runs, with
+	// the values of the loop's last iteration (the interpreter has one
+	// variable for all of them): such functions are left as they are.
+	if len(defers) < 2 || len(recovering) == 0 || len(recovering) == len(defers) || inLoop {
+		return
+	}
+	pos := body.Lbrace
+	pp, pset := r.temp("pp", pos), r.temp("pset", pos)
+	for _, d := range defers {
+		if lit, ok := d.Call.Fun.(*ast.FuncLit); ok && slices.Contains(recovering, lit) {
+			r.pendingRecover(lit.Body, pp.Name, pset.Name)
+			continue
+		}
+		p := d.Pos()
+		rv := r.temp("r", p)
+		keep := &ast.DeferStmt{Defer: p, Call: &ast.CallExpr{Fun: &ast.FuncLit{
+			Type: &ast.FuncType{Func: p, Params: &ast.FieldList{Opening: p, Closing: p}},
+			Body: &ast.BlockStmt{Lbrace: p, Rbrace: p, List: []ast.Stmt{&ast.IfStmt{If: p,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{rv}, TokPos: p, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.CallExpr{Fun: ident("recover", p), Lparen: p, Rparen: p}}},
+				Cond: &ast.BinaryExpr{X: ident(rv.Name, p), OpPos: p, Op: token.NEQ, Y: ident("nil", p)},
+				Body: &ast.BlockStmt{Lbrace: p, Rbrace: p, List: []ast.Stmt{&ast.AssignStmt{
+					Lhs: []ast.Expr{ident(pp.Name, p), ident(pset.Name, p)}, TokPos: p, Tok: token.ASSIGN,
+					Rhs: []ast.Expr{ident(rv.Name, p), ident("true", p)}}}}}}},
+		}, Lparen: p, Rparen: p}}
+		d.Call = &ast.CallExpr{Fun: &ast.FuncLit{
+			Type: &ast.FuncType{Func: p, Params: &ast.FieldList{Opening: p, Closing: p}},
+			Body: &ast.BlockStmt{Lbrace: p, Rbrace: d.End(), List: []ast.Stmt{keep, &ast.ExprStmt{X: d.Call}}},
+		}, Lparen: p, Rparen: p}
+	}
+	repanic := &ast.DeferStmt{Defer: pos, Call: &ast.CallExpr{Fun: &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.IfStmt{If: pos, Cond: ident(pset.Name, pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: &ast.CallExpr{
+				Fun: ident("panic", pos), Lparen: pos, Args: []ast.Expr{ident(pp.Name, pos)}, Rparen: pos}}}}}}},
+	}, Lparen: pos, Rparen: pos}}
+	body.List = append([]ast.Stmt{varDecl(pp, ident("any", pos)), varDecl(pset, ident("bool", pos)), repanic}, body.List...)
+}
+
+// callsRecover reports whether body calls the builtin recover, outside
+// function literals.
+func (r *typedRewriter) callsRecover(body *ast.BlockStmt) bool {
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && len(n.Args) == 0 && id.Name == "recover" {
+				if _, isBuiltin := r.info.Uses[id].(*types.Builtin); isBuiltin {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// pendingRecover makes each recover() of body, outside function
+// literals, return the panic that deferPanics kept (pp, when pset), and
+// take it:
+//
+//	func(r any) any { if pset { pset = false; return pp }; return r }(recover())
+func (r *typedRewriter) pendingRecover(body *ast.BlockStmt, pp, pset string) {
+	astutil.Apply(body, func(c *astutil.Cursor) bool {
+		_, isLit := c.Node().(*ast.FuncLit)
+		return !isLit
+	}, func(c *astutil.Cursor) bool {
+		call, ok := c.Node().(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return true
+		}
+		id, ok := call.Fun.(*ast.Ident)
+		if !ok || id.Name != "recover" {
+			return true
+		}
+		if _, isBuiltin := r.info.Uses[id].(*types.Builtin); !isBuiltin {
+			return true
+		}
+		p := call.Pos()
+		rv := r.temp("r", p)
+		c.Replace(&ast.CallExpr{Fun: &ast.FuncLit{
+			Type: &ast.FuncType{Func: p,
+				Params:  &ast.FieldList{Opening: p, Closing: p, List: []*ast.Field{{Names: []*ast.Ident{rv}, Type: ident("any", p)}}},
+				Results: &ast.FieldList{Opening: p, Closing: p, List: []*ast.Field{{Type: ident("any", p)}}}},
+			Body: &ast.BlockStmt{Lbrace: p, Rbrace: p, List: []ast.Stmt{
+				&ast.IfStmt{If: p, Cond: ident(pset, p), Body: &ast.BlockStmt{Lbrace: p, Rbrace: p, List: []ast.Stmt{
+					&ast.AssignStmt{Lhs: []ast.Expr{ident(pset, p)}, TokPos: p, Tok: token.ASSIGN, Rhs: []ast.Expr{ident("false", p)}},
+					&ast.ReturnStmt{Return: p, Results: []ast.Expr{ident(pp, p)}}}}},
+				&ast.ReturnStmt{Return: p, Results: []ast.Expr{ident(rv.Name, p)}}}},
+		}, Lparen: p, Args: []ast.Expr{call}, Rparen: p})
+		return true
+	})
+}
