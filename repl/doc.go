@@ -326,6 +326,12 @@
 // that earlier inputs used, keep their names; a function compiled before
 // any input used an instance names that instance by its structure.
 //
+// BUG(repl): A deferred call of a function held in a variable declared
+// in a loop's body (g := func() {...}; defer g(), or a literal that
+// calls g) runs the first of them and then hangs: the interpreter's.
+// Deferred method calls in loops (defer f.Close()) and literals that
+// take what they need as arguments (defer func(n int) {...}(i)) work.
+//
 // BUG(repl): A variable of a declared type that is not a struct and has
 // fmt's methods (type Level int with String), put in an []any or a
 // map[string]any, prints wrongly when the whole slice or map is printed

@@ -222,15 +222,25 @@ func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
 		top = f.Decls[0].(*ast.FuncDecl).Body
 	}
 	lits := 0 // the function literals around the node
+	// loops[i] counts the loops around the node in the i-th function
+	// around it (the last: the innermost).
+	loops := []int{0}
 	astutil.Apply(n, func(c *astutil.Cursor) bool {
-		if _, ok := c.Node().(*ast.FuncLit); ok {
+		switch c.Node().(type) {
+		case *ast.FuncLit:
 			lits++
+			loops = append(loops, 0)
+		case *ast.ForStmt, *ast.RangeStmt:
+			loops[len(loops)-1]++
 		}
 		return true
 	}, func(c *astutil.Cursor) bool {
 		switch d := c.Node().(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			loops[len(loops)-1]--
 		case *ast.FuncLit:
 			lits--
+			loops = loops[:len(loops)-1]
 		case *ast.DeferStmt:
 			if top != nil && lits == 0 && r.s.scriptDefers != nil {
 				// A script's: as in main, whatever block it is in.
@@ -240,9 +250,11 @@ func (r *typedRewriter) defers(n ast.Node, topLevel bool) {
 			if top != nil && c.Parent() == top {
 				return true
 			}
+			r.loopDefer = loops[len(loops)-1] > 0
 			if st := r.deferEarly(d); st != nil {
 				c.Replace(st)
 			}
+			r.loopDefer = false
 		}
 		return true
 	})
@@ -316,6 +328,75 @@ func (r *typedRewriter) scriptDefer(d *ast.DeferStmt) ast.Stmt {
 	}}
 }
 
+// loopMethodDefer rewrites call, the deferred call of a method (fun,
+// sel) in a loop, as a function literal whose parameters take the
+// receiver and the arguments:
+//
+//	defer f.Close()  →  defer func(r *F) { r.Close() }(f)
+//
+// In a loop the interpreter has one variable for the receiver that
+// deferEarly binds, read when the call runs: every deferred f.Close()
+// closed the last iteration's f. A deferred call's arguments are taken
+// at the defer (bind takes the receiver that it makes, *p or &v). It
+// returns nil where a type cannot be written.
+func (r *typedRewriter) loopMethodDefer(call *ast.CallExpr, fun *ast.SelectorExpr, sel *types.Selection, ptrRecv bool, xt types.Type, bind func(ast.Expr) ast.Expr) *ast.CallExpr {
+	sig, ok := sel.Type().(*types.Signature)
+	if !ok || xt == nil {
+		return nil
+	}
+	if len(call.Args) == 1 {
+		if _, isTuple := r.typeOf(call.Args[0]).(*types.Tuple); isTuple {
+			return nil
+		}
+	}
+	pos := call.Pos()
+	recvArg, recvT := fun.X, xt
+	switch {
+	case ptrRecv && !isPointer(xt):
+		recvArg, recvT = &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: fun.X}, types.NewPointer(xt)
+	case !ptrRecv && isPointer(xt) && len(sel.Index()) == 1:
+		recvArg, recvT = &ast.StarExpr{Star: pos, X: fun.X}, xt.Underlying().(*types.Pointer).Elem()
+	}
+	paramType := func(i int) types.Type {
+		n := sig.Params().Len()
+		switch {
+		case !sig.Variadic() || i < n-1:
+			return sig.Params().At(i).Type()
+		case call.Ellipsis.IsValid():
+			return sig.Params().At(n - 1).Type()
+		default:
+			return sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+		}
+	}
+	rv := r.temp("rc", pos)
+	rt := r.typeExpr(recvT, pos)
+	if rt == nil {
+		return nil
+	}
+	if recvArg != fun.X {
+		// *p or &v, which the checker did not see: bound here (a *p
+		// passed on as it is was read when the call ran).
+		recvArg = bind(recvArg)
+	}
+	params := []*ast.Field{{Names: []*ast.Ident{rv}, Type: rt}}
+	var inner []ast.Expr
+	for i := range call.Args {
+		pt := r.typeExpr(paramType(i), pos)
+		if pt == nil {
+			return nil
+		}
+		p := r.temp("pa", pos)
+		params = append(params, &ast.Field{Names: []*ast.Ident{p}, Type: pt})
+		inner = append(inner, ident(p.Name, pos))
+	}
+	body := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rv.Name, pos), Sel: ident(fun.Sel.Name, fun.Sel.Pos())},
+		Lparen: pos, Args: inner, Ellipsis: call.Ellipsis, Rparen: pos}
+	return &ast.CallExpr{Fun: &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos, List: params}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: body}}},
+	}, Lparen: pos, Args: append([]ast.Expr{recvArg}, call.Args...), Rparen: call.Rparen}
+}
+
 func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 	call := d.Call
 	pos := d.Pos()
@@ -338,6 +419,13 @@ func (r *typedRewriter) deferEarly(d *ast.DeferStmt) ast.Stmt {
 			m := sel.Obj().(*types.Func)
 			_, ptrRecv := m.Signature().Recv().Type().(*types.Pointer)
 			xt := r.typeOf(fun.X)
+			if r.loopDefer {
+				if lit := r.loopMethodDefer(call, fun, sel, ptrRecv, xt, bind); lit != nil {
+					call = lit
+					d.Call = lit
+					break
+				}
+			}
 			switch {
 			case ptrRecv && !isPointer(xt):
 				fun.X = bind(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: fun.X})

@@ -96,6 +96,9 @@ type typedRewriter struct {
 	pastInst []sessionInstance
 	// hasMethods caches sessionHasMethods: 0 unknown, 1 yes, -1 no.
 	hasMethods int
+	// loopDefer tells deferEarly that the defer it rewrites is in a loop
+	// of its function.
+	loopDefer bool
 	// generic holds the extents of the chunk's generic functions and
 	// methods of generic types, for inGeneric.
 	generic [][2]token.Pos
