@@ -326,6 +326,15 @@
 // that earlier inputs used, keep their names; a function compiled before
 // any input used an instance names that instance by its structure.
 //
+// BUG(repl): A nil pointer of a session's type put in a compiled
+// interface type with methods (error, fmt.Stringer, io.Reader: var p *E;
+// var err error = p, or a function whose result is error returning p)
+// becomes a nil interface: err == nil is true, where Go's err holds a
+// nil *E and is not nil (the classic "non-nil nil error" of Go's FAQ),
+// and err.Error() panics. The interpreter makes the interface value
+// that way. In an any, or in an interface the session declares, such a
+// value is not nil, as in Go.
+//
 // BUG(repl): A deferred call of a function held in a variable declared
 // in a loop's body (g := func() {...}; defer g(), or a literal that
 // calls g) runs the first of them and then hangs: the interpreter's.
