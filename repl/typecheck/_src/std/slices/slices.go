@@ -223,13 +223,29 @@ func ContainsFunc[S ~[]E, E any](s S, f func(E) bool) bool {
 }
 
 // Insert inserts vs at index i of s and returns the result. It panics
-// if i is out of range.
+// if i is out of range. As Go's, it writes into s's array where its
+// capacity holds the result, and otherwise grows it as append does.
 func Insert[S ~[]E, E any](s S, i int, v ...E) S {
 	_ = s[i:] // the bounds check
-	out := make(S, 0, len(s)+len(v))
-	out = append(out, s[:i]...)
-	out = append(out, v...)
-	return append(out, s[i:]...)
+	m, n := len(v), len(s)
+	if m == 0 {
+		return s
+	}
+	if i == n {
+		return append(s, v...)
+	}
+	if n+m > cap(s) {
+		s2 := append(s[:i], make(S, n+m-i)...)
+		copy(s2[i:], v)
+		copy(s2[i+m:], s[i:])
+		return s2
+	}
+	vs := make(S, m) // v may lie in s
+	copy(vs, v)
+	s = s[:n+m]
+	copy(s[i+m:], s[i:n])
+	copy(s[i:], vs)
+	return s
 }
 
 // Delete removes s[i:j] and returns the result; it zeroes the elements
