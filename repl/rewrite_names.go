@@ -2,10 +2,12 @@ package repl
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
 	"strconv"
+	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -112,6 +114,10 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			return
 		}
 		changed := false
+		if x := r.goSyntaxNames(call, fmtFirst[f.Name()]); x != nil {
+			call.Args[fmtFirst[f.Name()]-1] = x
+			changed = true
+		}
 		for i := fmtFirst[f.Name()]; i < len(call.Args); i++ {
 			if x := r.typedArg(call.Args[i], call); x != nil {
 				call.Args[i] = x
@@ -225,6 +231,70 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+}
+
+// goSyntaxNames returns, for a call of fmt's with a constant format
+// that has %#v (the format at first-1, the arguments from first), the
+// format passed through the runtime's GoNames with a zero value and the
+// name of each of the session's struct types that the arguments' types
+// hold (in fields, elements, behind pointers), or nil:
+//
+//	_sn.GoNames("%#v\n", P{}, "main.P", L{}, "main.L")
+//
+// %#v writes a struct that is not the argument itself with the type the
+// interpreter builds for it (struct { X int; Y int }{X:1, Y:2}); the
+// runtime then writes those types' names instead (main.P{X:1, Y:2}).
+func (r *typedRewriter) goSyntaxNames(call *ast.CallExpr, first int) ast.Expr {
+	if first < 1 || first > len(call.Args) {
+		return nil
+	}
+	tv := r.info.Types[call.Args[first-1]]
+	if tv.Value == nil || tv.Value.Kind() != constant.String || !strings.Contains(constant.StringVal(tv.Value), "#") {
+		return nil
+	}
+	pos := call.Pos()
+	var pairs []ast.Expr
+	seen := map[types.Type]bool{}
+	var walk func(t types.Type)
+	walk = func(t types.Type) {
+		if t == nil || seen[t] {
+			return
+		}
+		seen[t] = true
+		switch u := t.Underlying().(type) {
+		case *types.Struct:
+			// (Not an instance of a generic type: Box[int]{} among a
+			// call's arguments stopped the interpreter's statement
+			// without a word.)
+			if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" && n.TypeArgs().Len() == 0 {
+				name := displayName(n)
+				if tx := r.typeExpr(n, pos); tx != nil && name != "" {
+					pairs = append(pairs, &ast.CompositeLit{Type: tx, Lbrace: pos, Rbrace: pos},
+						&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)})
+				}
+			}
+			for i := range u.NumFields() {
+				walk(u.Field(i).Type())
+			}
+		case *types.Pointer:
+			walk(u.Elem())
+		case *types.Slice:
+			walk(u.Elem())
+		case *types.Array:
+			walk(u.Elem())
+		case *types.Map:
+			walk(u.Key())
+			walk(u.Elem())
+		}
+	}
+	for _, a := range call.Args[first:] {
+		walk(r.typeOf(a))
+	}
+	if len(pairs) == 0 {
+		return nil
+	}
+	return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("GoNames", pos)}, Lparen: pos,
+		Args: append([]ast.Expr{call.Args[first-1]}, pairs...), Rparen: pos}
 }
 
 // spreadArgs converts x, the slice of interfaces that a call of fmt's

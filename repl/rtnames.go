@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 	"unsafe"
 )
@@ -329,9 +330,66 @@ func methodVerb(verb rune) bool {
 	return false
 }
 
+// structNames maps the text of the reflect types that the interpreter
+// builds for the session's struct types (type P struct{...}: struct { X
+// int; Y int }) to their names (main.P), as GoNames learns them, the
+// latest call's last, for goSyntax. A reset forgets them.
+var structNames struct {
+	sync.Mutex
+	m map[string]string
+}
+
+// goNames is the runtime's GoNames: it learns the struct types of the
+// pairs (a zero value, its type's name) and returns format.
+func goNames(format string, pairs ...any) string {
+	structNames.Lock()
+	defer structNames.Unlock()
+	for i := 0; i+1 < len(pairs); i += 2 {
+		name, _ := pairs[i+1].(string)
+		if t := reflect.TypeOf(interpValue(pairs[i])); t != nil && t.Kind() == reflect.Struct && name != "" {
+			if structNames.m == nil {
+				structNames.m = map[string]string{}
+			}
+			structNames.m[t.String()] = name
+		}
+	}
+	return format
+}
+
+// forgetStructNames forgets what goNames learnt.
+func forgetStructNames() {
+	structNames.Lock()
+	structNames.m = nil
+	structNames.Unlock()
+}
+
+// namedStructs writes, in s (%#v's text), each struct type that
+// structNames knows by its name where a value of it starts: the longest
+// first, so that one type's text inside another's stays whole.
+func namedStructs(s string) string {
+	structNames.Lock()
+	var found []string
+	for text := range structNames.m {
+		if strings.Contains(s, text+"{") {
+			found = append(found, text)
+		}
+	}
+	slices.SortFunc(found, func(a, b string) int { return len(b) - len(a) })
+	for _, text := range found {
+		s = strings.ReplaceAll(s, text+"{", structNames.m[text]+"{")
+	}
+	structNames.Unlock()
+	return s
+}
+
 // goSyntax returns %#v of a typed value with its type's name where fmt
 // would write the interpreter's structure.
 func goSyntax(t *typed) string {
+	return namedStructs(goSyntaxTop(t))
+}
+
+// goSyntaxTop is goSyntax of the value's own type.
+func goSyntaxTop(t *typed) string {
 	raw := t.rawValue()
 	s := fmt.Sprintf("%#v", raw)
 	if raw == nil {

@@ -391,6 +391,7 @@ func (s *Session) reset() error {
 	s.sources = map[string]bool{}
 	s.shadows = instanceShadows{}
 	s.instSeen, s.instPending = nil, nil
+	forgetStructNames()
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)
 	display.SetClock(s.busy.read)
@@ -481,6 +482,7 @@ func (s *Session) symbols() interp.Exports {
 		}),
 		"Struct":         reflect.ValueOf(newStruct),
 		"Ref":            reflect.ValueOf(newRef),
+		"GoNames":        reflect.ValueOf(goNames),
 		"Index":          reflect.ValueOf(checkIndex),
 		"Bounds":         reflect.ValueOf(checkBounds),
 		"Shift":          reflect.ValueOf(checkShift),
