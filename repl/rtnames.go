@@ -161,7 +161,13 @@ func valueOf(v any) any {
 // them, with the type's name for %#v, as a plain value otherwise. (A
 // typed value inside a slice or a map formats itself this way.)
 func (t *typed) Format(f fmt.State, verb rune) {
+	_, formatter := t.v.(fmt.Formatter)
 	switch {
+	case formatter && isWrapper(t.v):
+		// The value's own Format (a session type's, which the
+		// interpreter's wrapper carries), which fmt calls for every
+		// verb.
+		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprint(f, goSyntax(t))
 	case methodVerb(verb):
