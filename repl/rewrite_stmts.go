@@ -1653,3 +1653,39 @@ func (r *typedRewriter) pendingRecover(body *ast.BlockStmt, pp, pset string) {
 		return true
 	})
 }
+
+// parenReceives puts in parentheses a receive that is the value of an
+// assignment, a definition or a var declaration of as many variables
+// as values (n := <-ch, x = <-ch, var n = <-ch), outside select cases:
+// the interpreter stored the received value in a way that a later
+// assignment to the variable (n = 2, n++) panicked with "reflect.Value.Set
+// using unaddressable value"; (<-ch) it stores as any other value.
+func (r *typedRewriter) parenReceives(f *ast.File) {
+	comms := map[ast.Stmt]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if cc, ok := n.(*ast.CommClause); ok && cc.Comm != nil {
+			comms[cc.Comm] = true
+		}
+		return true
+	})
+	paren := func(xs []ast.Expr) {
+		for i, x := range xs {
+			if u, ok := x.(*ast.UnaryExpr); ok && u.Op == token.ARROW {
+				xs[i] = &ast.ParenExpr{Lparen: u.Pos(), X: u, Rparen: u.End()}
+			}
+		}
+	}
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if !comms[n] && len(n.Lhs) == len(n.Rhs) {
+				paren(n.Rhs)
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == len(n.Values) {
+				paren(n.Values)
+			}
+		}
+		return true
+	})
+}

@@ -207,6 +207,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.unexportedTags(f)
 		r.selectBranches(f)
 		r.taglessCases(f)
+		r.parenReceives(f)
 		r.deferPanics(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
