@@ -843,6 +843,16 @@ func (r *typedRewriter) needsElementsIn(t types.Type, seen []*types.Named) bool 
 		}
 		seen = append(seen, n)
 	}
+	switch t.Underlying().(type) {
+	case *types.Slice, *types.Array, *types.Map:
+		if !fmtMethods(t) {
+			break
+		}
+		// A slice, array or map type formatted by its own method
+		// (type Path []Pt with String), or, reached through an
+		// unexported field (raw), by its elements.
+		return r.raw > 0
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Slice:
 		return r.elemNeedsIn(u.Elem(), seen)
