@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -359,10 +360,64 @@ func (r *typedRewriter) implicit(x ast.Expr, target types.Type) ast.Expr {
 	if _, isIface := n.Underlying().(*types.Interface); isIface {
 		return x
 	}
+	if e := r.embeddedCompiled(x, xt, it); e != nil {
+		return e
+	}
 	if lit := r.convertLit(x, xt, target, x.Pos(), x.End()); lit != nil {
 		return lit
 	}
 	return x
+}
+
+// embeddedCompiled returns, for x of type *T, a session's struct type
+// that has every method of it only through one embedded field of a
+// compiled type (type Doc struct{ bytes.Buffer }, type SafeMap struct{
+// sync.Mutex; ... }), that field, through which the methods run as
+// through x: &x.Buffer. The interpreter refuses *T itself as such an
+// interface ("cannot use type *main.Doc as type io.Writer"). It returns
+// nil for any other x.
+func (r *typedRewriter) embeddedCompiled(x ast.Expr, xt types.Type, it *types.Interface) ast.Expr {
+	if _, isPtr := xt.(*types.Pointer); !isPtr || it.NumMethods() == 0 {
+		return nil
+	}
+	var path []int
+	for i := range it.NumMethods() {
+		m := it.Method(i)
+		obj, index, _ := types.LookupFieldOrMethod(xt, true, m.Pkg(), m.Name())
+		fn, ok := obj.(*types.Func)
+		if !ok || len(index) < 2 || fn.Pkg() == nil || fn.Pkg().Path() == "main" {
+			return nil
+		}
+		if prefix := index[:len(index)-1]; path == nil {
+			path = prefix
+		} else if !slices.Equal(path, prefix) {
+			return nil
+		}
+	}
+	pos := x.Pos()
+	expr, t := x, xt
+	for _, i := range path {
+		if p, ok := t.Underlying().(*types.Pointer); ok {
+			t = p.Elem()
+		}
+		st, ok := t.Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() || !st.Field(i).Embedded() {
+			return nil
+		}
+		f := st.Field(i)
+		expr, t = &ast.SelectorExpr{X: expr, Sel: ident(f.Name(), pos)}, f.Type()
+	}
+	base := t
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		base = p.Elem()
+	}
+	if n, ok := types.Unalias(base).(*types.Named); !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() == "main" {
+		return nil
+	}
+	if _, isPtr := t.Underlying().(*types.Pointer); isPtr {
+		return expr
+	}
+	return &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: expr}
 }
 
 // structWithMethods reports whether t is a struct type that the program
