@@ -750,6 +750,20 @@ func (r *typedRewriter) builtins(f *ast.File) {
 				return true
 			}
 			call.Fun = &ast.IndexExpr{X: r.helper(name, pos), Lbrack: pos, Index: t, Rbrack: pos}
+		case "make":
+			// make(chan<- T, n): the interpreter's reflect.MakeChan
+			// refuses a one-way channel type; a two-way channel
+			// converted to it.
+			ch, ok := r.typeOf(call).Underlying().(*types.Chan)
+			if !ok || ch.Dir() == types.SendRecv {
+				return true
+			}
+			both, one := r.typeExpr(types.NewChan(types.SendRecv, ch.Elem()), pos), r.typeExpr(r.typeOf(call), pos)
+			if both == nil || one == nil {
+				return true
+			}
+			call.Args[0] = both
+			c.Replace(&ast.CallExpr{Fun: &ast.ParenExpr{Lparen: pos, X: one, Rparen: pos}, Lparen: pos, Args: []ast.Expr{call}, Rparen: call.End()})
 		case "clear":
 			if len(call.Args) != 1 {
 				return true
