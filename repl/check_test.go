@@ -69,6 +69,12 @@ func TestCheck(t *testing.T) {
 			{in: `fmt.Println(s.Len(), q.Len(), n, s.items, q.items)`, out: "1 20 1 [1] [1 1]\n"},
 			{in: `fmt.Printf("%T %v\n", q, *q)`, out: "*main.Queue[int] {[1 1]}\n"},
 		}},
+		// One input (a notebook cell) whose functions and types use
+		// types and constants declared further down, as a Go file may
+		// (typesFirst).
+		{"types declared after their uses, in one input", []evalStep{
+			{in: "func area(r Rect) float64 { return r.W * r.H * Scale }\ntype Rect struct{ W, H float64; K Kind }\nfunc (k Kind) String() string { return \"kind\" }\ntype Kind int\nconst Scale = 2\nfmt.Println(area(Rect{1, 2, 0}), Rect{}.K)", out: "4 kind\n"},
+		}},
 		// A value of an instance made by an earlier input, printed by a
 		// later one that names no instance: the session remembers the
 		// instances its inputs used (pastInstances).

@@ -41,6 +41,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		line, col := lineCol(src, len(src))
 		return s.mapErr(fmt.Errorf("%s:%d:%d: unexpected end of input: a bracket, string or comment is not closed", file, first+line-1, col))
 	}
+	sp.units = typesFirst(src, sp.units)
 	// Parse everything first, so that a syntax error anywhere runs nothing.
 	whole, err := s.parseUnits(file, src, sp.units, first)
 	if err != nil {

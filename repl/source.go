@@ -26,6 +26,7 @@ const (
 type unit struct {
 	kind       chunkKind
 	start, end int
+	first      token.Token // its first token
 }
 
 // chunk is a run of units of one kind: src[start:end].
@@ -80,7 +81,7 @@ func splitUnits(src string) splitResult {
 					kind = declChunk
 				}
 			}
-			res.units = append(res.units, unit{kind: kind, start: start, end: end})
+			res.units = append(res.units, unit{kind: kind, start: start, end: end, first: toks[0].tok})
 		}
 		toks = toks[:0]
 		start = end
@@ -147,7 +148,148 @@ func isFuncDecl(toks []scanned) bool {
 	return false
 }
 
-// chunks groups consecutive units of the same kind. A file unit makes
+// typesFirst moves the type and constant declarations of units (type T
+// ..., const ( ... )) ahead of the other units but imports, each after
+// those it refers to, where one comes after a function declaration or
+// refers to one further down: a function or a type may use a type
+// declared further down, as in a Go file (func newNode() *node {...}
+// then type node struct{...}), but the chunks run in order, and the
+// first failed to compile ("undefined: node"). Types and constants have
+// no effects to keep in order. An input with a package clause, or that
+// declares a name twice, is left as it is.
+func typesFirst(src string, units []unit) []unit {
+	names := make([][]string, len(units)) // what a type or const unit declares
+	refs := make([]map[string]bool, len(units))
+	seenFunc, needed := false, false
+	isDecl := func(u unit) bool { return u.kind == stmtChunk && (u.first == token.TYPE || u.first == token.CONST) }
+	isImport := func(u unit) bool { return u.kind == declChunk && u.first == token.IMPORT }
+	declared := map[string]int{}
+	for i, u := range units {
+		if u.kind == fileChunk {
+			return units
+		}
+		if u.kind == declChunk && u.first == token.FUNC {
+			seenFunc = true
+		}
+		if !isDecl(u) {
+			continue
+		}
+		names[i], refs[i] = unitNames(src[u.start:u.end])
+		for _, n := range names[i] {
+			if _, twice := declared[n]; twice {
+				return units
+			}
+			declared[n] = i
+		}
+		needed = needed || seenFunc
+	}
+	for i := range units {
+		for r := range refs[i] {
+			if j, ok := declared[r]; ok && j > i {
+				needed = true
+			}
+		}
+	}
+	if !needed {
+		return units
+	}
+	// The declarations in an order where each comes after the ones it
+	// refers to (the first left where they refer to each other).
+	dependsOn := func(i, j int) bool {
+		for _, n := range names[j] {
+			if refs[i][n] {
+				return true
+			}
+		}
+		return false
+	}
+	var decls, sorted []int
+	for i, u := range units {
+		if isDecl(u) {
+			decls = append(decls, i)
+		}
+	}
+	placed := map[int]bool{}
+	for len(sorted) < len(decls) {
+		next := -1
+		for _, i := range decls {
+			if placed[i] {
+				continue
+			}
+			ready := true
+			for _, j := range decls {
+				if j != i && !placed[j] && dependsOn(i, j) {
+					ready = false
+				}
+			}
+			if ready || next < 0 {
+				next = i
+				if ready {
+					break
+				}
+			}
+		}
+		placed[next] = true
+		sorted = append(sorted, next)
+	}
+	var out []unit
+	for _, u := range units {
+		if isImport(u) {
+			out = append(out, u)
+		}
+	}
+	for _, i := range sorted {
+		out = append(out, units[i])
+	}
+	for i, u := range units {
+		if !placed[i] && !isImport(u) {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// unitNames returns the names that a unit of type or constant
+// declarations declares (type T ..., const ( A = iota; B )) and the
+// other identifiers it holds.
+func unitNames(src string) (names []string, refs map[string]bool) {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, []byte(src), nil, 0)
+	refs = map[string]bool{}
+	var prev token.Token
+	depth, group := 0, false
+	for {
+		_, t, lit := s.Scan()
+		if t == token.EOF {
+			break
+		}
+		switch t {
+		case token.LPAREN, token.LBRACE, token.LBRACK:
+			if depth == 0 && t == token.LPAREN && (prev == token.TYPE || prev == token.CONST) {
+				group = true
+			}
+			depth++
+		case token.RPAREN, token.RBRACE, token.RBRACK:
+			depth--
+		case token.IDENT:
+			// A spec's name: right after type or const, or first on
+			// a line of the group.
+			if (depth == 0 && (prev == token.TYPE || prev == token.CONST)) ||
+				(group && depth == 1 && (prev == token.LPAREN || prev == token.SEMICOLON)) {
+				names = append(names, lit)
+			} else {
+				refs[lit] = true
+			}
+		}
+		prev = t
+	}
+	return names, refs
+}
+
+// chunks groups consecutive units of the same kind that lie one after
+// the other in the source. A file unit makes
 // the whole input one file chunk.
 func chunks(units []unit, n int) []chunk {
 	var out []chunk
@@ -155,7 +297,7 @@ func chunks(units []unit, n int) []chunk {
 		if u.kind == fileChunk {
 			return []chunk{{kind: fileChunk, start: 0, end: n, units: len(units), unitEnd: []int{n}}}
 		}
-		if len(out) > 0 && out[len(out)-1].kind == u.kind {
+		if len(out) > 0 && out[len(out)-1].kind == u.kind && out[len(out)-1].end == u.start {
 			c := &out[len(out)-1]
 			c.end = u.end
 			c.units++
