@@ -326,14 +326,23 @@
 // that earlier inputs used, keep their names; a function compiled before
 // any input used an instance names that instance by its structure.
 //
-// BUG(repl): A nil pointer of a session's type put in a compiled
-// interface type with methods (error, fmt.Stringer, io.Reader: var p *E;
-// var err error = p, or a function whose result is error returning p)
-// becomes a nil interface: err == nil is true, where Go's err holds a
-// nil *E and is not nil (the classic "non-nil nil error" of Go's FAQ),
-// and err.Error() panics. The interpreter makes the interface value
-// that way. In an any, or in an interface the session declares, such a
-// value is not nil, as in Go.
+// BUG(repl): A nil pointer, slice, map or function of a session's type
+// put in a compiled interface type with methods (error, fmt.Stringer,
+// sort.Interface: var p *E; var err error = p, or a function whose
+// result is error returning p) becomes a nil interface: err == nil is
+// true, where Go's err holds a nil *E and is not nil (the classic
+// "non-nil nil error" of Go's FAQ), and err.Error() panics; sort.Sort of
+// a nil Names (type Names []string) panics. For the same reason fmt
+// prints <nil> for such a nil value whose type has a String method
+// (var t Tags; fmt.Println(t)), where Go calls the method. The
+// interpreter makes the interface value that way. In an any, or in an
+// interface the session declares, such a value is not nil, as in Go.
+//
+// BUG(repl): text/template and other packages that find methods by
+// reflection do not see the methods of the session's types ({{.Total}}
+// on a struct with a Total method: "can't evaluate field Total"); their
+// fields they see. A function type with a String method prints as an
+// address.
 //
 // BUG(repl): A deferred call of a function held in a variable declared
 // in a loop's body (g := func() {...}; defer g(), or a literal that
