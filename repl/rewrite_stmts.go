@@ -1551,7 +1551,7 @@ func (r *typedRewriter) deferPanicsIn(body *ast.BlockStmt) {
 			case *ast.DeferStmt:
 				defers = append(defers, n)
 				inLoop = inLoop || loop
-				if lit, ok := n.Call.Fun.(*ast.FuncLit); ok && r.callsRecover(lit.Body) {
+				if lit, ok := n.Call.Fun.(*ast.FuncLit); ok && callsRecover(lit.Body) {
 					recovering = append(recovering, lit)
 				}
 			}
@@ -1595,26 +1595,6 @@ func (r *typedRewriter) deferPanicsIn(body *ast.BlockStmt) {
 				Fun: ident("panic", pos), Lparen: pos, Args: []ast.Expr{ident(pp.Name, pos)}, Rparen: pos}}}}}}},
 	}, Lparen: pos, Rparen: pos}}
 	body.List = append([]ast.Stmt{varDecl(pp, ident("any", pos)), varDecl(pset, ident("bool", pos)), repanic}, body.List...)
-}
-
-// callsRecover reports whether body calls the builtin recover, outside
-// function literals.
-func (r *typedRewriter) callsRecover(body *ast.BlockStmt) bool {
-	found := false
-	ast.Inspect(body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.CallExpr:
-			if id, ok := n.Fun.(*ast.Ident); ok && len(n.Args) == 0 && id.Name == "recover" {
-				if _, isBuiltin := r.info.Uses[id].(*types.Builtin); isBuiltin {
-					found = true
-				}
-			}
-		}
-		return !found
-	})
-	return found
 }
 
 // pendingRecover makes each recover() of body, outside function
