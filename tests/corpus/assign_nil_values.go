@@ -1,3 +1,5 @@
+//go:build ignore
+
 // nil among the values of an assignment of several variables: each nil
 // takes its variable's type.
 package main

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // One-way channels made directly (make(chan<- int, 2)), and two-way ones
 // passed where a one-way channel is wanted.
 package main

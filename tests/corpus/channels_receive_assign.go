@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Variables set from a channel receive are variables like any other:
 // assigned again, incremented, their fields set.
 package main

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Deferred method calls in loops: each iteration's receiver and
 // arguments, taken at the defer, as the calls run when the function
 // returns.

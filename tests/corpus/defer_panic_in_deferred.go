@@ -1,3 +1,5 @@
+//go:build ignore
+
 // A panic raised by a deferred call, with a recover deferred before it:
 // the recover takes the newest panic, the deferred calls after the panic
 // still run, and named results set by the recovering call are returned.

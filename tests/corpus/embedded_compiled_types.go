@@ -1,3 +1,5 @@
+//go:build ignore
+
 // A struct that embeds a standard library type (bytes.Buffer,
 // sync.Mutex, strings.Builder) satisfies that type's interfaces through
 // the promoted methods: a pointer to it is an io.Writer, a sync.Locker.

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Slice, map and array types with a String method of their own, whose
 // elements have one too: fmt calls the container's, at the top and
 // inside other values.

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // A type with its own Format method formats itself for every verb,
 // with the flags, width and precision fmt gives it.
 package main

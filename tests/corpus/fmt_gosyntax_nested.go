@@ -1,3 +1,5 @@
+//go:build ignore
+
 // %#v of values whose fields, elements and map entries hold the
 // program's struct types, local ones too: each written with its type's
 // name.

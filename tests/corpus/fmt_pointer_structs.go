@@ -1,3 +1,5 @@
+//go:build ignore
+
 // fmt prints a pointer to a struct, as its argument, as & and the struct,
 // the fields with their methods (String, Error); %#v with its type.
 package main

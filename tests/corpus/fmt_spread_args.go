@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Arguments spread into fmt's variadic parameter (args...): a logging
 // wrapper's values print as they would passed one by one.
 package main

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // fmt's reports of wrong verbs and arguments (MISSING, BADINDEX, EXTRA,
 // NOVERB, BADWIDTH), with the program's own types among the arguments,
 // whose %T names them.

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // min and max on a generic function's type parameter, with declared
 // types for it, constants among the arguments, first or later.
 package main

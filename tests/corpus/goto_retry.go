@@ -1,3 +1,5 @@
+//go:build ignore
+
 // goto back to a label of main's body (a retry loop), and forward past
 // statements, with labeled loops beside them.
 package main

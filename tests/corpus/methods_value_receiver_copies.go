@@ -1,3 +1,5 @@
+//go:build ignore
+
 // A method value, a deferred call and a goroutine's call of a method
 // with a value receiver, taken through a pointer, copy the value at once.
 package main

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Run-time panics recovered: their messages, their types (%T), and that
 // they are runtime.Errors, beside a program's own error type whose Error
 // method has a value receiver.

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // slices.Insert as Go's: into the slice's array where its capacity holds
 // the result, grown as append grows it otherwise.
 package main

@@ -1,3 +1,5 @@
+//go:build ignore
+
 // A switch without a tag whose cases list several conditions: the first
 // true one selects the case, tried left to right and no further.
 package main

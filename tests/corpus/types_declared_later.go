@@ -1,3 +1,5 @@
+//go:build ignore
+
 // Functions, methods and types that use types and constants declared
 // further down the file, as Go allows at the package level.
 package main
