@@ -351,14 +351,15 @@
 // take what they need as arguments (defer func(n int) {...}(i)) work.
 //
 // BUG(repl): A variable of a declared type that is not a struct and has
-// fmt's methods (type Level int with String), put in an []any or a
-// map[string]any, prints wrongly when the whole slice or map is printed
-// from another function than the one that put it there
-// (fmt.Println(items) in a logging helper): "%!v(PANIC=String method:
-// reflect.Set: ...)", or <nil>. The interpreter's interface value of it
-// finds the variable by its place in a frame, and looks in the frame of
-// the function that converts it. Its elements, printed one by one
-// (fmt.Println(items[0])), print as Go prints them.
+// fmt's methods (type Level int with String), put in an any by one
+// function and printed by another (an argument of a logging helper's
+// ...any, an element of an []any), prints wrongly: <nil>, "%!v(PANIC=String
+// method: reflect.Set: ...)" for the whole slice, or, spread into fmt's
+// arguments (fmt.Printf(format, args...)), its plain value (1 for INFO).
+// The interpreter's interface value of it finds the variable by its
+// place in a frame, and looks in the frame of the function that
+// converts it. A constant of the type (Level(1)) prints as Go prints it,
+// and so does the variable printed by the function that put it there.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

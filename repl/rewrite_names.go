@@ -325,6 +325,24 @@ func (r *typedRewriter) spreadArgs(x ast.Expr, at ast.Node) ast.Expr {
 	if conv == ast.Expr(elemX) {
 		return nil
 	}
+	// A pair of the interpreter's that holds a plain value goes as
+	// that value (heldPlain):
+	//	func(e any) any { if h, ok := _sn.HeldPlain(e); ok { return h }; return <conv> }(s[k])
+	e, h := r.temp("e", pos), r.temp("h", pos)
+	conv = r.ifaceElem(ident(e.Name, pos), sl.Elem())
+	conv = &ast.CallExpr{Fun: &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{e}, Type: ident("any", pos)}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{h, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("HeldPlain", pos)}, Lparen: pos, Args: []ast.Expr{ident(e.Name, pos)}, Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(h.Name, pos)}}}}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{conv}},
+		}},
+	}, Lparen: pos, Args: []ast.Expr{elemX}, Rparen: pos}
 	mk := &ast.CallExpr{Fun: ident("make", pos), Lparen: pos, Args: []ast.Expr{
 		&ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)},
 		&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{ident(src.Name, pos)}, Rparen: pos}}, Rparen: pos}

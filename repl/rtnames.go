@@ -294,6 +294,49 @@ func goNamed(v any) bool {
 	return ok
 }
 
+// heldPlain is the runtime's HeldPlain: the value that v, one of the
+// interpreter's pairs of a value and its type's node (see heldValue),
+// holds, where that is not a struct or a pointer to one, and true. Such
+// a pair, of a variable of a declared type like type Level int put in an
+// any by another function, finds its value in the wrong frame when the
+// interpreter hands it on with its methods (<nil>, or a nil dereference
+// in the conversion): its plain value at least prints as the number.
+func heldPlain(v any) (any, bool) {
+	if constantPair(v) {
+		return nil, false // its node holds the value: passed on, it keeps its methods
+	}
+	h, ok := heldValue(v)
+	if !ok || h == nil {
+		return nil, false
+	}
+	t := reflect.TypeOf(h)
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() == reflect.Struct {
+		return nil, false
+	}
+	return h, true
+}
+
+// constantPair reports whether v is one of the interpreter's pairs of a
+// value and its node whose node holds the value itself (a constant,
+// Level(0)), which the interpreter hands on rightly, not a variable's
+// place in a frame.
+func constantPair(v any) bool {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Kind() != reflect.Struct || rv.Type().Name() != "valueInterface" || rv.NumField() != 2 ||
+		rv.Field(0).Kind() != reflect.Pointer || rv.Field(0).IsNil() {
+		return false
+	}
+	n := reflect.NewAt(rv.Field(0).Type().Elem(), unsafe.Pointer(rv.Field(0).Pointer())).Elem()
+	f := n.FieldByName("rval")
+	if !f.IsValid() || f.Type() != reflect.TypeFor[reflect.Value]() {
+		return false
+	}
+	return (*(*reflect.Value)(unsafe.Pointer(f.UnsafeAddr()))).IsValid()
+}
+
 // u8 reports whether a typed value should go to fmt as its plain value:
 // a named string (fmt's Print puts no space next to a string operand) or
 // a value of a type without methods, whose plain value prints the same.

@@ -482,6 +482,7 @@ func (s *Session) symbols() interp.Exports {
 		}),
 		"Struct":         reflect.ValueOf(newStruct),
 		"Ref":            reflect.ValueOf(newRef),
+		"HeldPlain":      reflect.ValueOf(heldPlain),
 		"GoNames":        reflect.ValueOf(goNames),
 		"Index":          reflect.ValueOf(checkIndex),
 		"Bounds":         reflect.ValueOf(checkBounds),
