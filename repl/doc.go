@@ -324,7 +324,11 @@
 // inside generic code: %T prints struct { V int }. Outside generic code,
 // the instances that the input names (Box[int], *Pair[string, int]), or
 // that earlier inputs used, keep their names; a function compiled before
-// any input used an instance names that instance by its structure.
+// any input used an instance names that instance by its structure. So
+// does a function declared in an earlier input than a type (at the
+// prompt, a logging helper typed before the types it prints): values of
+// the type that reach it in an interface print by their structure, the
+// String methods of their fields uncalled.
 //
 // BUG(repl): A nil pointer, slice, map or function of a session's type
 // put in a compiled interface type with methods (error, fmt.Stringer,
