@@ -1185,6 +1185,8 @@ func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name stri
 	src := r.temp("s", pos)
 	names := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}
 	vals := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)}, Lbrace: pos, Rbrace: pos}
+	// %#v of a nil interface field: its type, as reflection writes it.
+	nils := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: ident("string", pos)}, Lbrace: pos, Rbrace: pos}
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		names.Elts = append(names.Elts, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(f.Name())})
@@ -1204,11 +1206,27 @@ func (r *typedRewriter) structFields(x, tx ast.Expr, st *types.Struct, name stri
 			r.raw++
 			v = r.freshTyped(v, f.Type())
 			r.raw--
+		case !f.Exported() && r.raw == 0 && isInterface(f.Type()) && !isEmptyInterface(f.Type()):
+			// An unexported field of an interface type with methods
+			// (note fmt.Stringer): fmt calls none of the value's
+			// methods, which the interpreter's value carries.
+			r.raw++
+			v = r.ifaceElem(v, f.Type())
+			r.raw--
 		}
 		vals.Elts = append(vals.Elts, v)
+		nilText := ""
+		if isInterface(f.Type()) {
+			nilText = interfaceText(f.Type())
+		}
+		nils.Elts = append(nils.Elts, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(nilText)})
 	}
 	call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Struct", pos)}, Lparen: pos,
 		Args: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}, names, vals}, Rparen: pos}
+	if slices.ContainsFunc(nils.Elts, func(e ast.Expr) bool { return e.(*ast.BasicLit).Value != `""` }) {
+		call.Fun.(*ast.SelectorExpr).Sel.Name = "StructNils"
+		call.Args = append(call.Args, nils)
+	}
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{src}, Type: tx}}},
@@ -1423,4 +1441,20 @@ func isTypeParam(t types.Type) bool {
 func isEmptyInterface(t types.Type) bool {
 	it, ok := t.Underlying().(*types.Interface)
 	return ok && it.NumMethods() == 0
+}
+
+// interfaceText writes the interface type t as reflection does (error,
+// interface {}, main.Shape, fmt.Stringer), for %#v of a nil one.
+func interfaceText(t types.Type) string {
+	t = types.Unalias(t)
+	if n, ok := t.(*types.Named); ok {
+		if n.Obj().Pkg() == nil {
+			return n.Obj().Name()
+		}
+		return n.Obj().Pkg().Name() + "." + n.Obj().Name()
+	}
+	if it, ok := t.Underlying().(*types.Interface); ok && it.Empty() {
+		return "interface {}"
+	}
+	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
 }

@@ -616,6 +616,7 @@ type structValue struct {
 	name   string
 	fields []string
 	values []any
+	nils   []string // a nil interface field's type for %#v, or ""
 }
 
 func newStruct(name string, fields []string, values []any) any {
@@ -626,7 +627,16 @@ func newStruct(name string, fields []string, values []any) any {
 			values[i] = h
 		}
 	}
-	return &typed{v: &structValue{name, fields, values}, name: name, raw: &structValue{name, fields, values}, hasRaw: true}
+	return &typed{v: &structValue{name, fields, values, nil}, name: name, raw: &structValue{name, fields, values, nil}, hasRaw: true}
+}
+
+// newStructNils is the runtime's StructNils: Struct with the types of its
+// interface fields (nils), which %#v writes for a nil one.
+func newStructNils(name string, fields []string, values []any, nils []string) any {
+	t := newStruct(name, fields, values).(*typed)
+	t.v.(*structValue).nils = nils
+	t.raw.(*structValue).nils = nils
+	return t
 }
 
 // refValue is a pointer to a struct passed to fmt's shims as an
@@ -691,6 +701,16 @@ func (s *structValue) Format(f fmt.State, verb rune) {
 		}
 		if plus || (sharp && verb == 'v') {
 			io.WriteString(f, s.fields[i]+":")
+		}
+		if v == nil && i < len(s.nils) && s.nils[i] != "" {
+			// A nil interface: fmt writes <nil> for every verb, and
+			// %#v its type.
+			if sharp && verb == 'v' {
+				io.WriteString(f, s.nils[i]+"(nil)")
+			} else {
+				io.WriteString(f, "<nil>")
+			}
+			continue
 		}
 		fmt.Fprintf(f, fmt.FormatString(f, verb), v)
 	}

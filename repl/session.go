@@ -481,6 +481,7 @@ func (s *Session) symbols() interp.Exports {
 			}
 		}),
 		"Struct":         reflect.ValueOf(newStruct),
+		"StructNils":     reflect.ValueOf(newStructNils),
 		"Ref":            reflect.ValueOf(newRef),
 		"HeldPlain":      reflect.ValueOf(heldPlain),
 		"GoNames":        reflect.ValueOf(goNames),
