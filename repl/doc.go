@@ -354,16 +354,13 @@
 // Deferred method calls in loops (defer f.Close()) and literals that
 // take what they need as arguments (defer func(n int) {...}(i)) work.
 //
-// BUG(repl): A variable of a declared type that is not a struct and has
-// fmt's methods (type Level int with String), put in an any by one
-// function and printed by another (an argument of a logging helper's
-// ...any, an element of an []any), prints wrongly: <nil>, "%!v(PANIC=String
-// method: reflect.Set: ...)" for the whole slice, or, spread into fmt's
-// arguments (fmt.Printf(format, args...)), its plain value (1 for INFO).
-// The interpreter's interface value of it finds the variable by its
-// place in a frame, and looks in the frame of the function that
-// converts it. A constant of the type (Level(1)) prints as Go prints it,
-// and so does the variable printed by the function that put it there.
+// BUG(repl): A value of a declared type that is not a struct and has
+// fmt's methods (type Level int with String), put in an any, reaches a
+// function as the interpreter's pair of the value and its type's node.
+// A function declared after the type tells the pair's type by the node
+// and prints it as Go does. One declared before the type cannot: it
+// prints the plain value (1 for INFO), or <nil>. A constant of the type
+// passed as an any prints right, but %T names its underlying type.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -325,24 +325,7 @@ func (r *typedRewriter) spreadArgs(x ast.Expr, at ast.Node) ast.Expr {
 	if conv == ast.Expr(elemX) {
 		return nil
 	}
-	// A pair of the interpreter's that holds a plain value goes as
-	// that value (heldPlain):
-	//	func(e any) any { if h, ok := _sn.HeldPlain(e); ok { return h }; return <conv> }(s[k])
-	e, h := r.temp("e", pos), r.temp("h", pos)
-	conv = r.ifaceElem(ident(e.Name, pos), sl.Elem())
-	conv = &ast.CallExpr{Fun: &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos,
-			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{e}, Type: ident("any", pos)}}},
-			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
-			&ast.IfStmt{If: pos,
-				Init: &ast.AssignStmt{Lhs: []ast.Expr{h, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-					Rhs: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("HeldPlain", pos)}, Lparen: pos, Args: []ast.Expr{ident(e.Name, pos)}, Rparen: pos}}},
-				Cond: ident("ok", pos),
-				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(h.Name, pos)}}}}},
-			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{conv}},
-		}},
-	}, Lparen: pos, Args: []ast.Expr{elemX}, Rparen: pos}
+
 	mk := &ast.CallExpr{Fun: ident("make", pos), Lparen: pos, Args: []ast.Expr{
 		&ast.ArrayType{Lbrack: pos, Elt: ident("any", pos)},
 		&ast.CallExpr{Fun: ident("len", pos), Lparen: pos, Args: []ast.Expr{ident(src.Name, pos)}, Rparen: pos}}, Rparen: pos}
@@ -493,11 +476,42 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
 		})
 	}
-	for _, tn := range r.telling(r.sessionTypes(at.Pos()), t) {
+	session := r.sessionTypes(at.Pos())
+	told := r.telling(session, t)
+	for _, tn := range told {
 		yname := r.c.typeNameIn(tn)
 		add(tn.Type(), ident(yname, pos), "main."+tn.Name())
 		add(types.NewPointer(tn.Type()), &ast.StarExpr{Star: pos, X: ident(yname, pos)}, "*main."+tn.Name())
 	}
+	// The session's types that assertions cannot tell (type Level int,
+	// whose values are ints to the interpreter's assertions), where v is
+	// the interpreter's pair of a value and its type's node: the node
+	// names the type (PairType), and the assertion then gives the value
+	// itself. Handed on as the pair, its methods read a variable's value
+	// in the wrong frame (<nil>).
+	var byPair []ast.Stmt
+	for _, tn := range session {
+		if slices.Contains(told, tn) || !holds(t, tn.Type()) || isTypeParam(t) {
+			continue
+		}
+		if _, isStruct := tn.Type().Underlying().(*types.Struct); isStruct {
+			continue
+		}
+		yname := r.c.typeNameIn(tn)
+		name := "main." + tn.Name()
+		w := r.temp("w", pos)
+		byPair = append(byPair, &ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{
+				X:  &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PairType", pos)}, Lparen: pos, Args: []ast.Expr{ident(param.Name, pos)}, Rparen: pos},
+				Op: token.EQL, OpPos: pos, Y: &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(param.Name, pos), Lparen: pos, Type: ident(yname, pos), Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
+					r.typedCall(ident(w.Name, pos), name, pos)}}}}}}}})
+	}
+	body.List = append(byPair, body.List...)
 	// The instances of the session's generic types that the input
 	// makes (sessionInstances), which the interpreter's values do not
 	// name either, outside generic code, where it compiles the
@@ -954,7 +968,14 @@ func (r *typedRewriter) ifaceElem(x ast.Expr, t types.Type) ast.Expr {
 	// if v == nil { return nil }  (fmt's %#v writes interface {}(nil))
 	// return _sn.Typed(any(v), "")
 	last := func(v string) []ast.Stmt {
+		h := r.temp("h", pos)
 		return []ast.Stmt{
+			// if h, ok := _sn.HeldPlain(v); ok { return h }
+			&ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{h, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("HeldPlain", pos)}, Lparen: pos, Args: []ast.Expr{ident(v, pos)}, Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(h.Name, pos)}}}}},
 			&ast.IfStmt{If: pos,
 				Cond: &ast.BinaryExpr{X: ident(v, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident("nil", pos)}}}}},

@@ -319,6 +319,27 @@ func heldPlain(v any) (any, bool) {
 	return h, true
 }
 
+// pairType is the runtime's PairType: the name of the type (main.Level)
+// of the value that v, one of the interpreter's pairs of a value and its
+// node, holds, from the node; "" for any other v.
+func pairType(v any) string {
+	rv := reflect.ValueOf(v)
+	if !rv.IsValid() || rv.Kind() != reflect.Struct || rv.Type().Name() != "valueInterface" || rv.NumField() != 2 ||
+		rv.Field(0).Kind() != reflect.Pointer || rv.Field(0).IsNil() {
+		return ""
+	}
+	n := reflect.NewAt(rv.Field(0).Type().Elem(), unsafe.Pointer(rv.Field(0).Pointer())).Elem()
+	t := n.FieldByName("typ")
+	if !t.IsValid() || t.Kind() != reflect.Pointer || t.IsNil() {
+		return ""
+	}
+	str := t.Elem().FieldByName("str")
+	if !str.IsValid() || str.Kind() != reflect.String {
+		return ""
+	}
+	return str.String()
+}
+
 // constantPair reports whether v is one of the interpreter's pairs of a
 // value and its node whose node holds the value itself (a constant,
 // Level(0)), which the interpreter hands on rightly, not a variable's

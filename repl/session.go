@@ -484,6 +484,7 @@ func (s *Session) symbols() interp.Exports {
 		"StructNils":     reflect.ValueOf(newStructNils),
 		"Ref":            reflect.ValueOf(newRef),
 		"HeldPlain":      reflect.ValueOf(heldPlain),
+		"PairType":       reflect.ValueOf(pairType),
 		"GoNames":        reflect.ValueOf(goNames),
 		"Index":          reflect.ValueOf(checkIndex),
 		"Bounds":         reflect.ValueOf(checkBounds),
