@@ -490,6 +490,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	// itself. Handed on as the pair, its methods read a variable's value
 	// in the wrong frame (<nil>).
 	var byPair []ast.Stmt
+	pt := r.temp("pt", pos)
 	for _, tn := range session {
 		if slices.Contains(told, tn) || !holds(t, tn.Type()) || isTypeParam(t) {
 			continue
@@ -501,15 +502,20 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		name := "main." + tn.Name()
 		w := r.temp("w", pos)
 		byPair = append(byPair, &ast.IfStmt{If: pos,
-			Cond: &ast.BinaryExpr{
-				X:  &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PairType", pos)}, Lparen: pos, Args: []ast.Expr{ident(param.Name, pos)}, Rparen: pos},
-				Op: token.EQL, OpPos: pos, Y: &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}},
+			Cond: &ast.BinaryExpr{X: ident(pt.Name, pos), Op: token.EQL, OpPos: pos,
+				Y: &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}},
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.IfStmt{If: pos,
 				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
 					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(param.Name, pos), Lparen: pos, Type: ident(yname, pos), Rparen: pos}}},
 				Cond: ident("ok", pos),
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
 					r.typedCall(ident(w.Name, pos), name, pos)}}}}}}}})
+	}
+	if len(byPair) > 0 {
+		// pt := _sn.PairType(v), once.
+		byPair = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{pt}, TokPos: pos, Tok: token.DEFINE,
+			Rhs: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PairType", pos)}, Lparen: pos,
+				Args: []ast.Expr{ident(param.Name, pos)}, Rparen: pos}}}}, byPair...)
 	}
 	body.List = append(byPair, body.List...)
 	// The instances of the session's generic types that the input
