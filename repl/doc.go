@@ -359,8 +359,9 @@
 // function as the interpreter's pair of the value and its type's node.
 // A function declared after the type tells the pair's type by the node
 // and prints it as Go does. One declared before the type cannot: it
-// prints the plain value (1 for INFO), or <nil>. A constant of the type
-// passed as an any prints right, but %T names its underlying type.
+// prints the plain value (1 for INFO), or <nil>. (A value of such a
+// type without methods is no pair but its plain value: see the note on
+// declared types with the same underlying type.)
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,
