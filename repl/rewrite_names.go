@@ -254,41 +254,31 @@ func (r *typedRewriter) goSyntaxNames(call *ast.CallExpr, first int) ast.Expr {
 	}
 	pos := call.Pos()
 	var pairs []ast.Expr
-	seen := map[types.Type]bool{}
-	var walk func(t types.Type)
-	walk = func(t types.Type) {
-		if t == nil || seen[t] {
-			return
+	seen := map[*types.Named]bool{}
+	var named func(t types.Type) bool
+	named = func(t types.Type) bool {
+		n, ok := t.(*types.Named)
+		if !ok || seen[n] {
+			return false
 		}
-		seen[t] = true
-		switch u := t.Underlying().(type) {
-		case *types.Struct:
+		seen[n] = true
+		if _, isStruct := n.Underlying().(*types.Struct); isStruct && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" && n.TypeArgs().Len() == 0 {
 			// (Not an instance of a generic type: Box[int]{} among a
 			// call's arguments stopped the interpreter's statement
 			// without a word.)
-			if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" && n.TypeArgs().Len() == 0 {
-				name := displayName(n)
-				if tx := r.typeExpr(n, pos); tx != nil && name != "" {
-					pairs = append(pairs, &ast.CompositeLit{Type: tx, Lbrace: pos, Rbrace: pos},
-						&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)})
-				}
+			name := displayName(n)
+			if tx := r.typeExpr(n, pos); tx != nil && name != "" {
+				pairs = append(pairs, &ast.CompositeLit{Type: tx, Lbrace: pos, Rbrace: pos},
+					&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)})
 			}
-			for i := range u.NumFields() {
-				walk(u.Field(i).Type())
-			}
-		case *types.Pointer:
-			walk(u.Elem())
-		case *types.Slice:
-			walk(u.Elem())
-		case *types.Array:
-			walk(u.Elem())
-		case *types.Map:
-			walk(u.Key())
-			walk(u.Elem())
 		}
+		madeOfParts(n.Underlying(), named, false) // the fields' types
+		return false
 	}
 	for _, a := range call.Args[first:] {
-		walk(r.typeOf(a))
+		if t := r.typeOf(a); t != nil {
+			madeOfParts(t, named, false)
+		}
 	}
 	if len(pairs) == 0 {
 		return nil
@@ -580,6 +570,12 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	} else {
 		body.List = append(body.List, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}})
 	}
+	return anyCall(param, tx, body, x)
+}
+
+// anyCall is func(param tx) any { body }(x).
+func anyCall(param *ast.Ident, tx ast.Expr, body *ast.BlockStmt, x ast.Expr) ast.Expr {
+	pos := x.Pos()
 	lit := &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
@@ -1084,13 +1080,7 @@ func (r *typedRewriter) refElements(x ast.Expr, t types.Type) ast.Expr {
 		&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Ref", pos)}, Lparen: pos,
 			Args: []ast.Expr{ident(p.Name, pos), inner, lit}, Rparen: pos}}},
 	}}
-	fn := &ast.FuncLit{
-		Type: &ast.FuncType{Func: pos,
-			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{p}, Type: tx}}},
-			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
-		Body: body,
-	}
-	return &ast.CallExpr{Fun: fn, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
+	return anyCall(p, tx, body, x)
 }
 
 // expansion is a named type whose conversion elements is writing, the
