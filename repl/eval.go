@@ -96,6 +96,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 			return s.mapErr(err)
 		}
 		ran, err := s.runParsed(ctx, seg, cs[i], echo && i == len(segs)-1)
+		s.pendingLater, s.laterChunks = nil, nil
 		if err != nil {
 			// The scope holds what ran.
 			s.scope.restore(saved)
@@ -241,8 +242,15 @@ func (s *Session) runParsed(ctx context.Context, p *parsedInput, c *checked, ech
 		case p.kinds[i] == stmtChunk:
 			// A checked input's echo is rewritten already (rewriteChecked).
 			err = s.runStmts(ctx, f, rw, echo && last && c == nil)
+			if err == nil && s.laterChunks[i] {
+				s.registerPending(ctx)
+			}
 		default:
-			err = s.runDecls(ctx, f, rw, p.kinds[i] == fileChunk)
+			var after func()
+			if s.laterChunks[i] {
+				after = func() { s.registerPending(ctx) }
+			}
+			err = s.runDecls(ctx, f, rw, p.kinds[i] == fileChunk, after)
 		}
 		if err != nil {
 			return i, s.mapErr(s.nameCalls(err, f))
@@ -433,8 +441,9 @@ func (s *Session) topReturns(body *ast.BlockStmt) error {
 
 // runDecls runs a chunk of declarations, or a whole file. A file's main
 // function runs after its declarations, under another name, so that it
-// does not run again with every later input.
-func (s *Session) runDecls(ctx context.Context, f *ast.File, rw *rewriter, whole bool) error {
+// does not run again with every later input, and after after, if not
+// nil.
+func (s *Session) runDecls(ctx context.Context, f *ast.File, rw *rewriter, whole bool, after func()) error {
 	s.dropImported(f)
 	if len(f.Decls) == 0 {
 		return nil
@@ -468,6 +477,9 @@ func (s *Session) runDecls(ctx context.Context, f *ast.File, rw *rewriter, whole
 		return err
 	}
 	s.learnDecls(f.Decls)
+	if after != nil {
+		after() // before main runs
+	}
 	if mainName == "" {
 		return nil
 	}

@@ -467,6 +467,9 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		})
 	}
 	session := r.sessionTypes(at.Pos())
+	if r.only != nil {
+		session = slices.DeleteFunc(session, func(tn *types.TypeName) bool { return !r.only[tn] })
+	}
 	told := r.telling(session, t)
 	for _, tn := range told {
 		yname := r.c.typeNameIn(tn)
@@ -519,7 +522,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	// instanceAliases declares (it takes the expression for a type
 	// argument).
 	for _, in := range r.tellInstances() {
-		if r.inGeneric(at) {
+		if r.inGeneric(at) || r.only != nil {
 			break
 		}
 		n := in.t
@@ -547,6 +550,27 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 			}
 			add(ct, cx, name)
 		}
+	}
+	if r.only == nil && r.raw == 0 && isInterface(t) && r.inFunction(at) {
+		// A function may run after later inputs declare types of their
+		// own, which it cannot assert to, or methods of the types it
+		// knows: the runtime's Later asks their converters
+		// (laterConverters) first.
+		//	if w, ok := _sn.Later(any(v), "M1,M2"); ok { return w }
+		// with the names of t's methods, which v's type has.
+		w := r.temp("w", pos)
+		var need string
+		if !isTypeParam(t) {
+			need = methodNames(t)
+		}
+		later := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Later", pos)}, Lparen: pos, Rparen: pos,
+			Args: []ast.Expr{&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(param.Name, pos)}, Rparen: pos},
+				&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(need)}}}
+		body.List = append([]ast.Stmt{&ast.IfStmt{If: pos,
+			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{later}},
+			Cond: ident("ok", pos),
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(w.Name, pos)}}}},
+		}}, body.List...)
 	}
 	if len(body.List) == 0 && last == nil {
 		return nil

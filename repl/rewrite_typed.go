@@ -1,12 +1,14 @@
 package repl
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -102,6 +104,45 @@ type typedRewriter struct {
 	// generic holds the extents of the chunk's generic functions and
 	// methods of generic types, for inGeneric.
 	generic [][2]token.Pos
+	// funcs holds the extents of the chunk's function bodies, which may
+	// run after later inputs declare types of their own (inFunction).
+	funcs [][2]token.Pos
+	// only, when not nil, restricts the session's types that
+	// dynamicTypedOr tells to these (laterConverters); it then asks the
+	// runtime's Later for no others.
+	only map[*types.TypeName]bool
+}
+
+// functionBodies returns the extents of f's function bodies: the
+// functions it declares and its function literals, except the function
+// that holds a chunk of statements (kind stmtChunk), which runs once.
+func functionBodies(f *ast.File, kind chunkKind) [][2]token.Pos {
+	var out [][2]token.Pos
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncDecl:
+			if kind != stmtChunk && n.Body != nil {
+				out = append(out, [2]token.Pos{n.Body.Pos(), n.Body.End()})
+				return false // literals inside lie within
+			}
+		case *ast.FuncLit:
+			out = append(out, [2]token.Pos{n.Body.Pos(), n.Body.End()})
+			return false
+		}
+		return true
+	})
+	return out
+}
+
+// inFunction reports whether n lies in a function body of the chunk
+// (functionBodies): code that may run after later inputs.
+func (r *typedRewriter) inFunction(n ast.Node) bool {
+	for _, g := range r.funcs {
+		if g[0] <= n.Pos() && n.Pos() < g[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // genericBodies returns the extents of f's generic functions and methods
@@ -155,6 +196,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.pastInst = past
 		s.pendInstances(r.sessInst)
 		r.generic = genericBodies(f)
+		r.funcs = functionBodies(f, p.kinds[i])
 		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()
 		r.shadowTypes(f)
@@ -225,7 +267,118 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 			return r.err
 		}
 	}
-	return nil
+	s.pendingLater, s.laterChunks = r.laterConverters(p)
+	return r.err
+}
+
+// methodNames returns the names of t's methods, comma-separated, in
+// order.
+func methodNames(t types.Type) string {
+	ms := types.NewMethodSet(t)
+	names := make([]string, ms.Len())
+	for i := range ms.Len() {
+		names[i] = ms.At(i).Obj().Name()
+	}
+	return strings.Join(names, ",")
+}
+
+// laterConverters returns, for an input that declares types of the
+// session's or methods of them, the registration of each such type's
+// converter with the runtime's Later, which code compiled before the type
+// or method (a function of an earlier input that prints an any) asks:
+//
+//	_sn.Register("main.P", decl, *new(P), "M1,M2", func(v any) any { ...; return _sn.Unmatched() })
+//
+// The literal is dynamicTypedOr's over that type alone: it returns the
+// value with its type's name, or Unmatched when it holds none; decl tells
+// a declaration from methods added; a struct type is found by the
+// interpreter's type of its zero value, another by its name (PairType);
+// the methods of *P (methodNames) tell it from a struct type with the
+// same fields where the value comes in an interface with methods.
+// It returns too the chunks that declare those types or methods, after
+// which the registrations run.
+func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]bool) {
+	only := map[*types.TypeName]bool{} // true: declared here
+	chunks := map[int]bool{}
+	var i int
+	typeDecl := func(gd *ast.GenDecl) {
+		if gd.Tok != token.TYPE {
+			return
+		}
+		for _, sp := range gd.Specs {
+			ts := sp.(*ast.TypeSpec)
+			if tn, ok := r.info.Defs[ts.Name].(*types.TypeName); ok && ts.TypeParams == nil && !ts.Assign.IsValid() {
+				only[tn] = true
+				chunks[i] = true
+			}
+		}
+	}
+	for i = range p.files {
+		for _, d := range p.files[i].Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				typeDecl(d)
+			case *ast.FuncDecl:
+				if p.kinds[i] == stmtChunk {
+					// Types declared among the statements.
+					for _, st := range d.Body.List {
+						if ds, ok := st.(*ast.DeclStmt); ok {
+							typeDecl(ds.Decl.(*ast.GenDecl))
+						}
+					}
+					continue
+				}
+				// A method changes what its type's values print: the
+				// converter is made again, with it.
+				if fn, ok := r.info.Defs[d.Name].(*types.Func); ok && d.Recv != nil {
+					rt := fn.Signature().Recv().Type()
+					if pt, ok := rt.(*types.Pointer); ok {
+						rt = pt.Elem()
+					}
+					if n, ok := types.Unalias(rt).(*types.Named); ok && n.TypeParams().Len() == 0 && isSession(n.Obj()) {
+						if _, ok := only[n.Obj()]; !ok {
+							only[n.Obj()] = false
+						}
+						chunks[i] = true
+					}
+				}
+			}
+		}
+	}
+	if len(only) == 0 {
+		return nil, nil
+	}
+	tns := slices.SortedFunc(maps.Keys(only), func(a, b *types.TypeName) int { return cmp.Compare(a.Pos(), b.Pos()) })
+	pos := p.files[len(p.files)-1].End()
+	at := ident("_", pos)
+	defer r.converting(at)()
+	defer func() { r.only = nil }()
+	miss := func(string) []ast.Stmt {
+		return []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{rtCall("Unmatched", pos).X}}}
+	}
+	var out []ast.Stmt
+	for _, tn := range tns {
+		r.only = map[*types.TypeName]bool{tn: true}
+		call, ok := r.dynamicTypedOr(ident("nil", pos), types.Universe.Lookup("any").Type(), at, miss).(*ast.CallExpr)
+		if !ok {
+			continue
+		}
+		lit, ok := call.Fun.(*ast.FuncLit)
+		tx := r.typeExpr(tn.Type(), pos)
+		if !ok || tx == nil {
+			continue
+		}
+		var zero ast.Expr = ident("nil", pos)
+		if _, isStruct := tn.Type().Underlying().(*types.Struct); isStruct {
+			zero = &ast.StarExpr{Star: pos, X: &ast.CallExpr{Fun: ident("new", pos), Lparen: pos, Args: []ast.Expr{tx}, Rparen: pos}}
+		}
+		out = append(out, rtCall("Register", pos,
+			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("main." + tn.Name())},
+			ident(strconv.FormatBool(only[tn]), pos), zero,
+			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(types.NewPointer(tn.Type())))},
+			lit))
+	}
+	return out, chunks
 }
 
 func (r *typedRewriter) fail(err error) {

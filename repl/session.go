@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"go/types"
@@ -196,14 +197,21 @@ type Session struct {
 	hidden      map[string]map[string]bool // per file, the paths imported under the shell's own names
 	sources     map[string]bool            // the shell's source packages compiled into the interpreter
 	tempSeq     int                        // numbers the temporaries of rewrites
-	shadows     instanceShadows            // the instances given type arguments of their own (rewrite_shadow.go)
-	generic     bool                       // the input being run uses generic types or functions (rewriteChecked)
-	unchecked   bool                       // evaluating the shell's own prelude
-	reached     token.Pos                  // where a failed statement chunk stopped
-	preludePos  token.Pos                  // the position of the checker's declarations of the session
-	atPos       []string                   // positions of the running block's statements
-	atWrapped   []bool                     // which of them run inside a function literal
-	at          atomic.Int64               // the running block's statement, from At
+	// laters holds the converters of the session's types for code
+	// compiled before them or their methods (the runtime's Later);
+	// pendingLater registers those of the segment being run, after each
+	// of its chunks in laterChunks (laterConverters).
+	laters       atomic.Pointer[laterTable]
+	pendingLater []ast.Stmt
+	laterChunks  map[int]bool
+	shadows      instanceShadows // the instances given type arguments of their own (rewrite_shadow.go)
+	generic      bool            // the input being run uses generic types or functions (rewriteChecked)
+	unchecked    bool            // evaluating the shell's own prelude
+	reached      token.Pos       // where a failed statement chunk stopped
+	preludePos   token.Pos       // the position of the checker's declarations of the session
+	atPos        []string        // positions of the running block's statements
+	atWrapped    []bool          // which of them run inside a function literal
+	at           atomic.Int64    // the running block's statement, from At
 
 	// instSeen are the instances of the session's generic types that
 	// earlier inputs used, as their checks had them, for the type names
@@ -391,6 +399,7 @@ func (s *Session) reset() error {
 	s.sources = map[string]bool{}
 	s.shadows = instanceShadows{}
 	s.instSeen, s.instPending = nil, nil
+	s.laters.Store(nil)
 	forgetStructNames()
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)
@@ -484,6 +493,9 @@ func (s *Session) symbols() interp.Exports {
 		"StructNils":     reflect.ValueOf(newStructNils),
 		"Ref":            reflect.ValueOf(newRef),
 		"HeldPlain":      reflect.ValueOf(heldPlain),
+		"Later":          reflect.ValueOf(s.later),
+		"Register":       reflect.ValueOf(s.registerLater),
+		"Unmatched":      reflect.ValueOf(func() any { return unmatched }),
 		"PairType":       reflect.ValueOf(pairType),
 		"GoNames":        reflect.ValueOf(goNames),
 		"Index":          reflect.ValueOf(checkIndex),

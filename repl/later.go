@@ -1,0 +1,189 @@
+package repl
+
+import (
+	"context"
+	"go/ast"
+	"reflect"
+	"slices"
+	"strings"
+)
+
+// A function compiled in one input that prints a value of an interface
+// type tells the session's types it knows by assertions
+// (dynamicTypedOr); a type that a later input declares is not among them,
+// nor a method declared later, and its values would print by their
+// structure, or, for a declared non-struct type with fmt's methods, end
+// in a nil dereference. Each input that declares types or methods
+// registers a converter for each of those types (laterConverters), which
+// such functions ask first through the runtime's Later.
+
+// laterEntry is a type's converter: name is the type's (main.P), fn
+// returns a value of it with its name, or unmatched; a struct type is
+// found by the interpreter's type of its values (typ), another by its
+// name in the interpreter's pairs of a value and its type's node
+// (pairType).
+type laterEntry struct {
+	name    string
+	typ     reflect.Type
+	methods []string // of a pointer to the type, in order
+	fn      func(any) any
+}
+
+// laterTable is the session's converters, in the order of their types'
+// declarations (of two struct types with the same fields, which the
+// interpreter gives one type, the first declared is told), indexed.
+type laterTable struct {
+	entries []laterEntry
+	byType  map[reflect.Type][]int
+	byName  map[string][]int
+}
+
+// anyType is the type of an empty interface's values.
+var anyType = reflect.TypeFor[any]()
+
+// unmatched is what a converter returns for a value not of its type.
+var unmatched = new(struct{ _ byte })
+
+// later is the runtime's Later: v with its type's name by its type's
+// converter, if one is registered; need is the names of the methods of
+// the interface type v came in, comma-separated, which its type has.
+func (s *Session) later(v any, need string) (any, bool) {
+	tab := s.laters.Load()
+	if v == nil || tab == nil {
+		return nil, false
+	}
+	var needs []string
+	if need != "" {
+		needs = strings.Split(need, ",")
+	}
+	if w, ok := tab.convert(v, needs); ok {
+		return w, true
+	}
+	// The elements of an []any or the values of a map[K]any, which no
+	// assertion of the function's told: each by its type's converter.
+	switch rv := reflect.ValueOf(v); {
+	case rv.Kind() == reflect.Slice && rv.Type().Elem() == anyType:
+		xs := v.([]any)
+		var out []any
+		for i, x := range xs {
+			if w, ok := tab.convert(x, nil); ok {
+				if out == nil {
+					out = slices.Clone(xs)
+				}
+				out[i] = w
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case rv.Kind() == reflect.Map && rv.Type().Elem() == anyType:
+		var out reflect.Value
+		for it := rv.MapRange(); it.Next(); {
+			if w, ok := tab.convert(it.Value().Interface(), nil); ok {
+				if !out.IsValid() {
+					out = reflect.MakeMapWithSize(rv.Type(), rv.Len())
+					for it := rv.MapRange(); it.Next(); {
+						out.SetMapIndex(it.Key(), it.Value())
+					}
+				}
+				out.SetMapIndex(it.Key(), reflect.ValueOf(&w).Elem())
+			}
+		}
+		if out.IsValid() {
+			return out.Interface(), true
+		}
+	}
+	return nil, false
+}
+
+// convert returns v with its type's name by the converters of its type,
+// which has the methods needs.
+func (t *laterTable) convert(v any, needs []string) (any, bool) {
+	if v == nil {
+		return nil, false
+	}
+	if isWrapper(v) {
+		// An interface with methods (fmt.Stringer) holds the value in
+		// the interpreter's wrapper.
+		v = interpValue(v)
+	}
+	var idx []int
+	if name := pairType(v); name != "" {
+		idx = t.byName[name]
+	} else {
+		idx = t.byType[reflect.TypeOf(v)]
+	}
+	for _, i := range idx {
+		if !hasAll(t.entries[i].methods, needs) {
+			continue
+		}
+		if w := t.entries[i].fn(v); w != any(unmatched) {
+			return w, true
+		}
+	}
+	return nil, false
+}
+
+// hasAll reports whether the sorted names have every one of needs.
+func hasAll(names, needs []string) bool {
+	for _, n := range needs {
+		if _, ok := slices.BinarySearch(names, n); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// registerLater is the runtime's Register: the converter fn of the
+// session's type name, declared (decl) or given methods by the input
+// being run; zero is a value of it for a struct type, else nil; methods
+// is the names of a pointer's methods, comma-separated, in order. A
+// declaration replaces a type of the same name, which goes last; methods
+// replace its converter in place.
+func (s *Session) registerLater(name string, decl bool, zero any, methods string, fn func(any) any) {
+	var entries []laterEntry
+	if t := s.laters.Load(); t != nil {
+		entries = slices.Clone(t.entries)
+	}
+	e := laterEntry{name: name, fn: fn}
+	if methods != "" {
+		e.methods = strings.Split(methods, ",")
+	}
+	if zero != nil {
+		e.typ = reflect.TypeOf(zero)
+	}
+	i := slices.IndexFunc(entries, func(e laterEntry) bool { return e.name == name })
+	switch {
+	case i >= 0 && !decl:
+		entries[i] = e
+	case i >= 0:
+		entries = append(slices.Delete(entries, i, i+1), e)
+	default:
+		entries = append(entries, e)
+	}
+	t := &laterTable{entries: entries, byType: map[reflect.Type][]int{}, byName: map[string][]int{}}
+	for i, e := range entries {
+		if e.typ == nil {
+			t.byName[e.name] = append(t.byName[e.name], i)
+			continue
+		}
+		t.byType[e.typ] = append(t.byType[e.typ], i)
+		p := reflect.PointerTo(e.typ)
+		t.byType[p] = append(t.byType[p], i)
+	}
+	s.laters.Store(t)
+}
+
+// registerPending registers the converters of the segment being run (see
+// laterConverters), after a chunk that declares types or methods:
+// compiled again, they have the methods as they are now. The
+// interpreter's failure on them (a type not declared yet) leaves those
+// registered before.
+func (s *Session) registerPending(ctx context.Context) {
+	if len(s.pendingLater) == 0 {
+		return
+	}
+	pos := s.pendingLater[0].Pos()
+	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: s.pendingLater}
+	_ = s.run(ctx, block, newRewriter(s.globalInt))
+}

@@ -1,0 +1,55 @@
+package repl
+
+import (
+	"context"
+	"testing"
+)
+
+// TestLaterTypes checks that a function typed before a type prints its
+// values as Go does: by the type's String, declared in later inputs,
+// and after a :reset by the types declared then.
+func TestLaterTypes(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	steps := []struct{ in, want string }{
+		{"func show(v any) { fmt.Println(v) }\nlogf := func(format string, args ...any) { fmt.Printf(format, args...) }", ""},
+		{"type P struct{ X int }", ""},
+		{"show(P{1})", "{1}\n"},
+		// A method typed later: its type's values now print by it.
+		{"func (p P) String() string { return fmt.Sprintf(\"P(%d)\", p.X) }", ""},
+		{"show(P{1}); show(&P{2})", "P(1)\nP(2)\n"},
+		// A declared slice type with String ended in a nil dereference.
+		{"type Names []string\nfunc (n Names) String() string { return \"names:\" + strings.Join(n, \",\") }", ""},
+		{"show(Names{\"a\", \"b\"})", "names:a,b\n"},
+		{"type Level int\nfunc (l Level) String() string { return [...]string{\"DEBUG\", \"INFO\"}[l] }", ""},
+		{"type Seg struct{ A, B P; L Level }", ""},
+		{"logf(\"%v %+v %s\\n\", Seg{P{1}, P{2}, 1}, P{3}, Level(0))", "{P(1) P(2) INFO} P(3) DEBUG\n"},
+		// The elements of an []any.
+		{"show([]any{P{4}, Level(1), 5, nil})", "[P(4) INFO 5 <nil>]\n"},
+		{"show(map[string]any{\"b\": Level(0), \"a\": &P{5}, \"c\": 6})", "map[a:P(5) b:DEBUG c:6]\n"},
+		{"show(7); show(\"x\")", "7\nx\n"},
+	}
+	for _, st := range steps {
+		out.Reset()
+		if err := s.Eval(context.Background(), st.in); err != nil {
+			t.Fatalf("%q: %v", st.in, err)
+		}
+		if got := out.String(); got != st.want {
+			t.Errorf("%q printed %q, want %q", st.in, got, st.want)
+		}
+	}
+	if err := s.Reset(); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range []string{"func show(v any) { fmt.Println(v) }", "type P struct{ X int }"} {
+		if err := s.Eval(context.Background(), in); err != nil {
+			t.Fatalf("%q after the reset: %v", in, err)
+		}
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "show(P{1})"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "{1}\n"; got != want {
+		t.Errorf("after the reset: printed %q, want %q (the type before it had String)", got, want)
+	}
+}
