@@ -1,0 +1,123 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+
+	"golang.org/x/tools/go/ast/astutil"
+)
+
+// namedResults gives every function with named results results of its
+// own names, the named ones becoming variables declared at the top of
+// its body, zero as Go's results start:
+//
+//	func sum(n int) (total int) { ...; return }
+//
+// becomes
+//
+//	func sum(n int) (_sn_r1 int) { var total int; ...; return total }
+//
+// The interpreter makes a call's result the place its value goes to in
+// the caller (a variable, or a temporary a loop uses again): a named
+// result started with the value the last call left there (sum(i) in a
+// loop returned 1, 4, 10 for 1, 3, 6), or with the variable's own value
+// (x = acc(1) added to x). A function that defers calls, which may change
+// its results after a return, returns through its variables:
+//
+//	return a, b  →  { total, err = a, b; return total, err }
+//
+// and a call it defers ahead of all the others sets the results last:
+//
+//	defer func() { _sn_r1, _sn_r2 = total, err }()
+func (r *typedRewriter) namedResults(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch fn := n.(type) {
+		case *ast.FuncDecl:
+			if fn.Body != nil {
+				r.namedResultsOf(fn.Type, fn.Body)
+			}
+		case *ast.FuncLit:
+			r.namedResultsOf(fn.Type, fn.Body)
+		}
+		return true
+	})
+}
+
+func (r *typedRewriter) namedResultsOf(ft *ast.FuncType, body *ast.BlockStmt) {
+	if ft.Results == nil || len(ft.Results.List) == 0 || len(ft.Results.List[0].Names) == 0 {
+		return
+	}
+	pos := body.Lbrace
+	var locals, results []ast.Expr
+	var decls []ast.Stmt
+	for _, field := range ft.Results.List {
+		spec := &ast.ValueSpec{Type: copyExpr(field.Type)}
+		for i, name := range field.Names {
+			local := ident(name.Name, name.Pos())
+			if name.Name == "_" {
+				local = r.temp("z", name.Pos())
+			}
+			res := r.temp("r", name.Pos())
+			field.Names[i] = res
+			spec.Names = append(spec.Names, ident(local.Name, pos))
+			locals = append(locals, local)
+			results = append(results, res)
+		}
+		decls = append(decls, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{spec}}})
+	}
+	names := func() []ast.Expr {
+		out := make([]ast.Expr, len(locals))
+		for i, l := range locals {
+			out[i] = ident(l.(*ast.Ident).Name, pos)
+		}
+		return out
+	}
+	deferred := false
+	ownStmts(body, func(n ast.Node) {
+		if _, ok := n.(*ast.DeferStmt); ok {
+			deferred = true
+		}
+	})
+	astutil.Apply(body, func(c *astutil.Cursor) bool {
+		switch rs := c.Node().(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			switch {
+			case len(rs.Results) == 0:
+				rs.Results = names()
+			case deferred:
+				c.Replace(&ast.BlockStmt{Lbrace: rs.Pos(), Rbrace: rs.End(), List: []ast.Stmt{
+					&ast.AssignStmt{Lhs: names(), TokPos: rs.Pos(), Tok: token.ASSIGN, Rhs: rs.Results},
+					&ast.ReturnStmt{Return: rs.Return, Results: names()},
+				}})
+			}
+		}
+		return true
+	}, nil)
+	if deferred {
+		lhs := make([]ast.Expr, len(results))
+		for i, x := range results {
+			lhs[i] = ident(x.(*ast.Ident).Name, pos)
+		}
+		set := &ast.AssignStmt{Lhs: lhs, TokPos: pos, Tok: token.ASSIGN, Rhs: names()}
+		lit := &ast.FuncLit{Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{set}, Rbrace: pos}}
+		decls = append(decls, &ast.DeferStmt{Defer: pos, Call: &ast.CallExpr{Fun: lit, Lparen: pos, Rparen: pos}})
+	}
+	body.List = append(decls, body.List...)
+}
+
+// ownStmts calls visit for the nodes of body outside its function
+// literals.
+func ownStmts(body *ast.BlockStmt, visit func(ast.Node)) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
+		}
+		if n != nil {
+			visit(n)
+		}
+		return true
+	})
+}
