@@ -928,7 +928,8 @@ func sessionInterface(t types.Type) bool {
 //	const ( KB Size = 1024; MB Size = 1048576 )
 //
 // The interpreter failed on a shift of such a type ("constant
-// definition loop"). Every constant of the declaration gets its value
+// definition loop"), and on a list of constants that repeats the one
+// before it (const ( a, b = iota, iota * 2; c, d )). Every constant of the declaration gets its value
 // written out, since one that repeats the expression before it would
 // repeat the value; blank names go.
 func (r *typedRewriter) floatConsts(f *ast.File) {
@@ -944,6 +945,9 @@ func (r *typedRewriter) floatConsts(f *ast.File) {
 			vs, ok := sp.(*ast.ValueSpec)
 			if !ok {
 				return true
+			}
+			if len(vs.Names) > 1 && len(vs.Values) == 0 {
+				float = true // a list repeated (a, b = iota, iota*2; c, d): the interpreter failed on it
 			}
 			for _, id := range vs.Names {
 				if id.Name == "_" {

@@ -2,7 +2,9 @@ package repl
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
+	"go/types"
 
 	"golang.org/x/tools/go/ast/astutil"
 )
@@ -120,4 +122,69 @@ func ownStmts(body *ast.BlockStmt, visit func(ast.Node)) {
 		}
 		return true
 	})
+}
+
+// constDivisions writes out the value of a constant expression of a float
+// or complex type that divides untyped integer constants, as the checker
+// computed it:
+//
+//	var f float64 = 7 / 2  →  var f float64 = 3.0
+//
+// Go divides the integers (3); the interpreter converted them to the
+// expression's type first (3.5). Constant declarations are left to
+// floatConsts.
+func (r *typedRewriter) constDivisions(f *ast.File) {
+	astutil.Apply(f, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.GenDecl:
+			return n.Tok != token.CONST
+		case *ast.BinaryExpr, *ast.ParenExpr, *ast.UnaryExpr:
+			tv, ok := r.info.Types[n.(ast.Expr)]
+			if !ok || tv.Value == nil || !floatOrComplex(tv.Type) || !r.intDivision(n.(ast.Expr)) {
+				return true
+			}
+			val := constant.ToFloat(tv.Value)
+			if b, ok := tv.Type.Underlying().(*types.Basic); ok && b.Info()&types.IsComplex != 0 {
+				val = constant.ToComplex(tv.Value)
+			}
+			w := &typeWriter{pos: n.Pos()}
+			x := w.constExpr(val, tv.Type)
+			if w.err != nil {
+				return true
+			}
+			c.Replace(&ast.ParenExpr{Lparen: n.Pos(), X: x, Rparen: n.End()})
+			return false
+		}
+		return true
+	}, nil)
+}
+
+// floatOrComplex reports whether t is a float or complex type, typed or
+// not.
+func floatOrComplex(t types.Type) bool {
+	b, ok := t.Underlying().(*types.Basic)
+	return ok && b.Info()&(types.IsFloat|types.IsComplex) != 0
+}
+
+// intDivision reports whether x divides two untyped integer constants
+// (or takes a remainder) somewhere.
+func (r *typedRewriter) intDivision(x ast.Expr) bool {
+	found := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		be, ok := n.(*ast.BinaryExpr)
+		if !ok || found || (be.Op != token.QUO && be.Op != token.REM) {
+			return !found
+		}
+		untypedInt := func(e ast.Expr) bool {
+			tv, ok := r.info.Types[e]
+			if !ok || tv.Value == nil {
+				return false
+			}
+			b, ok := tv.Type.(*types.Basic)
+			return ok && b.Info()&types.IsUntyped != 0 && b.Info()&types.IsInteger != 0
+		}
+		found = untypedInt(be.X) && untypedInt(be.Y)
+		return !found
+	})
+	return found
 }

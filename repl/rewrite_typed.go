@@ -263,6 +263,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.parenValues(f)
 		r.forceInstances(f, p.kinds[i])
 		r.embeddedPtrAsserts(f)
+		r.constDivisions(f)
 		r.namedResults(f)
 		if r.err != nil {
 			return r.err
