@@ -5,6 +5,7 @@ import (
 	"go/token"
 	"go/types"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -253,6 +254,14 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 		if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
 			continue
 		}
+		if m := r.methodBelow(ct, it, pos); m != nil {
+			// The interpreter would compile the conversion before the
+			// method: it refuses it, and its own assertion fails.
+			r.fail(posErrorf(r.s.in.FileSet(), pos, "%s is asserted to %s here, before the method %s of %s further down is compiled; "+
+				"declare the methods of %s above the functions that use it as %s",
+				r.typeString(xt), r.typeString(it), m.Name(), r.typeString(ct), r.typeString(ct), r.typeString(it)))
+			continue
+		}
 		var asserted ast.Expr = ident(t, pos)
 		if promotedFromInterface(ct, xt) {
 			asserted = &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{asserted}, Rparen: pos}
@@ -269,7 +278,62 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
 		})
 	}
+	// The declared types that are not structs and that assertions cannot
+	// tell (type Cube float64), whose values an interface holds as the
+	// interpreter's pair of the value and its type's node: the node
+	// names the type (PairType). The interpreter's own assertion of
+	// such a pair to I panicked ("reflect.Set: value of type interface
+	// {} is not assignable to type interp.valueInterface").
+	//
+	//	if _sn.PairType(t) == "main.Cube" { if w, ok := t.(Cube); ok { <done> } }
+	for _, tn := range r.sessionTypes(pos) {
+		ct := tn.Type()
+		if _, isStruct := ct.Underlying().(*types.Struct); isStruct || slices.Contains(cands, tn) ||
+			!types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) || r.methodBelow(ct, it, pos) != nil {
+			continue
+		}
+		w := r.temp("w", pos)
+		conv := r.convertLit(ident(w.Name, pos), ct, it, pos, pos)
+		if conv == nil {
+			continue
+		}
+		pair := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PairType", pos)}, Lparen: pos,
+			Args: []ast.Expr{ident(t, pos)}, Rparen: pos}
+		out = append(out, &ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{X: pair, OpPos: pos, Op: token.EQL, Y: stringLit("main."+tn.Name(), pos)},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(t, pos), Lparen: pos, Type: ident(r.c.typeNameIn(tn), pos), Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
+			}}},
+		})
+	}
 	return out
+}
+
+// methodBelow returns the first method of ct that the interface it asks
+// for and that is declared further down the input than pos, in a chunk
+// compiled after pos's (see compiledWith), or nil. In an input without a
+// package clause the types come first, and a function between a type and
+// its methods cannot convert the type's values to it.
+func (r *typedRewriter) methodBelow(ct, it types.Type, pos token.Pos) *types.Func {
+	iface, ok := it.Underlying().(*types.Interface)
+	if !ok {
+		return nil
+	}
+	for i := range iface.NumMethods() {
+		m := iface.Method(i)
+		obj, _, _ := types.LookupFieldOrMethod(ct, true, m.Pkg(), m.Name())
+		f, ok := obj.(*types.Func)
+		if !ok || !f.Pos().IsValid() || f.Pos() < pos || r.compiledWith(f.Pos(), pos) {
+			continue
+		}
+		if r.fileIndex(f.Pos()) >= 0 {
+			return f
+		}
+	}
+	return nil
 }
 
 // sessionMisses returns, for an interface I that the session declared
@@ -685,4 +749,15 @@ func methodsThroughEmbeddedPointer(n *types.Named) bool {
 		}
 	}
 	return false
+}
+
+// typeString writes t as the input would: the session's types by their
+// names alone.
+func (r *typedRewriter) typeString(t types.Type) string {
+	return types.TypeString(t, func(p *types.Package) string {
+		if p == r.c.pkg {
+			return ""
+		}
+		return p.Name()
+	})
 }

@@ -631,8 +631,9 @@ func promotedFromInterface(ct, t types.Type) bool {
 }
 
 // sessionTypes returns the session's types that code at pos sees: the
-// earlier inputs' and those this input declared before pos, not
-// generic.
+// earlier inputs' and those this input declared before pos, or in a
+// chunk of declarations compiled before pos or with it (a type declared
+// below main in a file), not generic.
 func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
 	var out []*types.TypeName
 	scope := r.c.pkg.Scope()
@@ -641,7 +642,7 @@ func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
 		if !ok || tn.IsAlias() || !isSession(tn) {
 			continue
 		}
-		if tn.Pos() != r.s.preludePos && tn.Pos() >= pos {
+		if tn.Pos() != r.s.preludePos && tn.Pos() >= pos && !r.compiledWith(tn.Pos(), pos) {
 			continue // declared after pos: not compiled yet
 		}
 		n, ok := tn.Type().(*types.Named)
@@ -651,6 +652,25 @@ func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
 		out = append(out, tn)
 	}
 	return out
+}
+
+// compiledWith reports whether a declaration at a, after b, is
+// compiled before code at b or with it: in a chunk of declarations
+// (a whole file) that is b's chunk or one before it.
+func (r *typedRewriter) compiledWith(a, b token.Pos) bool {
+	ia, ib := r.fileIndex(a), r.fileIndex(b)
+	return ia >= 0 && ib >= 0 && ia <= ib && r.kinds[ia] != stmtChunk
+}
+
+// fileIndex returns the index of the chunk being rewritten that holds
+// pos, or -1.
+func (r *typedRewriter) fileIndex(pos token.Pos) int {
+	for i, f := range r.files {
+		if f.Pos() <= pos && pos < f.End() {
+			return i
+		}
+	}
+	return -1
 }
 
 // typeSwitch rewrites a type switch into assertions:

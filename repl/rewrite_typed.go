@@ -107,6 +107,9 @@ type typedRewriter struct {
 	// funcs holds the extents of the chunk's function bodies, which may
 	// run after later inputs declare types of their own (inFunction).
 	funcs [][2]token.Pos
+	// files and kinds are the chunks being rewritten, for compiledWith.
+	files []*ast.File
+	kinds []chunkKind
 	// only, when not nil, restricts the session's types that
 	// dynamicTypedOr tells to these (laterConverters); it then asks the
 	// runtime's Later for no others.
@@ -187,7 +190,7 @@ func (r *typedRewriter) inGeneric(n ast.Node) bool {
 // echo, the final expression statement becomes the echo of its value.
 func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo bool) error {
 	s.renameTypes(c, p.files)
-	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq}
+	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq, files: p.files, kinds: p.kinds}
 	defer func() { s.tempSeq = r.n }()
 	past := s.pastInstances(c)
 	for i, f := range p.files {
