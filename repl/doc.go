@@ -324,11 +324,11 @@
 // inside generic code: %T prints struct { V int }. Outside generic code,
 // the instances that the input names (Box[int], *Pair[string, int]), or
 // that earlier inputs used, keep their names; a function compiled before
-// any input used an instance names that instance by its structure. So
-// does a function declared in an earlier input than a type (at the
-// prompt, a logging helper typed before the types it prints): values of
-// the type that reach it in an interface print by their structure, the
-// String methods of their fields uncalled.
+// any input used an instance names that instance by its structure. (A
+// function declared in an earlier input than a type, or than the type's
+// methods, prints the type's values as Go does: each input registers a
+// converter for the types it declares or gives methods, which such a
+// function asks at run time.)
 //
 // BUG(repl): A nil pointer, slice, map or function of a session's type
 // put in a compiled interface type with methods (error, fmt.Stringer,
@@ -353,15 +353,6 @@
 // calls g) runs the first of them and then hangs: the interpreter's.
 // Deferred method calls in loops (defer f.Close()) and literals that
 // take what they need as arguments (defer func(n int) {...}(i)) work.
-//
-// BUG(repl): A value of a declared type that is not a struct and has
-// fmt's methods (type Level int with String), put in an any, reaches a
-// function as the interpreter's pair of the value and its type's node.
-// A function declared after the type tells the pair's type by the node
-// and prints it as Go does. One declared before the type cannot: it
-// prints the plain value (1 for INFO), or <nil>. (A value of such a
-// type without methods is no pair but its plain value: see the note on
-// declared types with the same underlying type.)
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

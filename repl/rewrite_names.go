@@ -165,6 +165,16 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			}
 			e, t, v := r.temp("e", pos), r.temp("t", pos), r.temp("v", pos)
 			okID := ident("ok", pos)
+			var assert ast.Expr = &ast.TypeAssertExpr{X: ident(e.Name, pos), Lparen: pos, Type: elem, Rparen: pos}
+			if methodInterface(pt.Elem()) {
+				// The interpreter's assertion of an error to an
+				// interface of the session's misses the session's
+				// types (interface{ Timeout() bool }): theirs are
+				// tried one by one (safeAssert).
+				if sa := r.safeAssert(ident(e.Name, pos), errType, pt.Elem(), pos); sa != nil {
+					assert = sa
+				}
+			}
 			match := &ast.FuncLit{
 				Type: &ast.FuncType{Func: pos,
 					Params: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{
@@ -172,8 +182,7 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 						{Names: []*ast.Ident{t}, Type: ident("any", pos)}}},
 					Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("bool", pos)}}}},
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
-					&ast.AssignStmt{Lhs: []ast.Expr{v, okID}, TokPos: pos, Tok: token.DEFINE,
-						Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(e.Name, pos), Lparen: pos, Type: elem, Rparen: pos}}},
+					&ast.AssignStmt{Lhs: []ast.Expr{v, okID}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{assert}},
 					&ast.IfStmt{If: pos, Cond: ident("ok", pos), Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
 						&ast.AssignStmt{Lhs: []ast.Expr{&ast.StarExpr{Star: pos, X: &ast.TypeAssertExpr{X: ident(t.Name, pos), Lparen: pos, Type: ptr, Rparen: pos}}},
 							TokPos: pos, Tok: token.ASSIGN, Rhs: []ast.Expr{ident(v.Name, pos)}}}}},
