@@ -131,16 +131,27 @@ func ownStmts(body *ast.BlockStmt, visit func(ast.Node)) {
 //	var f float64 = 7 / 2  →  var f float64 = 3.0
 //
 // Go divides the integers (3); the interpreter converted them to the
-// expression's type first (3.5). Constant declarations are left to
-// floatConsts.
+// expression's type first (3.5). So are calls of real, imag and complex
+// with constant arguments, which the interpreter failed on. Constant
+// declarations are left to floatConsts.
 func (r *typedRewriter) constDivisions(f *ast.File) {
 	astutil.Apply(f, func(c *astutil.Cursor) bool {
 		switch n := c.Node().(type) {
 		case *ast.GenDecl:
 			return n.Tok != token.CONST
-		case *ast.BinaryExpr, *ast.ParenExpr, *ast.UnaryExpr:
+		case *ast.BinaryExpr, *ast.ParenExpr, *ast.UnaryExpr, *ast.CallExpr:
 			tv, ok := r.info.Types[n.(ast.Expr)]
-			if !ok || tv.Value == nil || !floatOrComplex(tv.Type) || !r.intDivision(n.(ast.Expr)) {
+			if !ok || tv.Value == nil {
+				return true
+			}
+			if call, isCall := n.(*ast.CallExpr); isCall {
+				// real, imag and complex of constants: the interpreter
+				// failed on them ("reflect: call of
+				// reflect.Value.Complex on interface Value").
+				if !r.constBuiltin(call) {
+					return true
+				}
+			} else if !floatOrComplex(tv.Type) || !r.intDivision(n.(ast.Expr)) {
 				return true
 			}
 			val := constant.ToFloat(tv.Value)
@@ -152,11 +163,28 @@ func (r *typedRewriter) constDivisions(f *ast.File) {
 			if w.err != nil {
 				return true
 			}
+			if b, ok := tv.Type.(*types.Basic); !ok || b.Info()&types.IsUntyped == 0 {
+				// A typed constant keeps its type: float32(1.5).
+				if tx := r.typeExpr(tv.Type, n.Pos()); tx != nil {
+					x = &ast.CallExpr{Fun: tx, Lparen: n.Pos(), Args: []ast.Expr{x}, Rparen: n.End()}
+				}
+			}
 			c.Replace(&ast.ParenExpr{Lparen: n.Pos(), X: x, Rparen: n.End()})
 			return false
 		}
 		return true
 	}, nil)
+}
+
+// constBuiltin reports whether call is a call of the builtin real, imag
+// or complex.
+func (r *typedRewriter) constBuiltin(call *ast.CallExpr) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := r.info.Uses[id].(*types.Builtin)
+	return ok && (b.Name() == "real" || b.Name() == "imag" || b.Name() == "complex")
 }
 
 // floatOrComplex reports whether t is a float or complex type, typed or

@@ -1,12 +1,15 @@
 //go:build ignore
 
 // Untyped integer constants divide as integers even where the result is a
-// float, and a constant list repeats the expressions before it.
+// float, a constant list repeats the expressions before it, and real,
+// imag and complex of constants are constants.
 package main
 
 import "fmt"
 
 const scale = 10
+
+const cz = 1 + 2i
 
 const (
 	lo, hi = iota, iota * 2
@@ -45,4 +48,11 @@ func main() {
 	var ratio float64 = 2 / 3 * 100
 	pct := 2.0 / 3 * 100
 	fmt.Printf("%.2f %.2f\n", ratio, pct)
+	fmt.Println(real(cz), imag(cz))
+	const d = complex(3, 4)
+	fmt.Println(d, real(d)*2, imag(d)/3)
+	fmt.Printf("%T %T\n", real(cz), real(complex64(cz)))
+	var f32 float32 = imag(cz)
+	z := 2 + 3i
+	fmt.Println(f32, real(z), imag(z))
 }
