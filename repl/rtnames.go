@@ -173,7 +173,15 @@ func (t *typed) Format(f fmt.State, verb rune) {
 	case methodVerb(verb):
 		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
 	default:
-		fmt.Fprintf(f, fmt.FormatString(f, verb), t.rawValue())
+		raw := t.rawValue()
+		out := fmt.Sprintf(fmt.FormatString(f, verb), raw)
+		if t.name != "" && raw != nil {
+			// A verb wrong for the type names the type: %!d(main.Temp=3).
+			if bad := "%!" + string(verb) + "(" + reflect.TypeOf(raw).String() + "="; strings.HasPrefix(out, bad) {
+				out = "%!" + string(verb) + "(" + t.name + "=" + out[len(bad):]
+			}
+		}
+		io.WriteString(f, out)
 	}
 }
 

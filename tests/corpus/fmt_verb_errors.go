@@ -2,7 +2,7 @@
 
 // fmt's reports of wrong verbs and arguments (MISSING, BADINDEX, EXTRA,
 // NOVERB, BADWIDTH), with the program's own types among the arguments,
-// whose %T names them.
+// whose %T names them, as does a verb wrong for their values.
 package main
 
 import "fmt"
@@ -34,4 +34,5 @@ func main() {
 	fmt.Println(fmt.Sprintf("%T", nil), fmt.Sprintf("%v %T", p, nil))
 	err := fmt.Errorf("at %v: %w %T", p, nil)
 	fmt.Println(err)
+	fmt.Printf("%d|%x|%5.1f|%s|%t\n", t, Celsius(1.5), t, t, t)
 }
