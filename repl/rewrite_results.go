@@ -216,3 +216,45 @@ func (r *typedRewriter) intDivision(x ast.Expr) bool {
 	})
 	return found
 }
+
+// variadicSlices passes a variadic argument whose type is the variadic
+// parameter's slice type ([]any for ...any) as one value, an element of
+// that type:
+//
+//	report("c", 1, x)  →  report("c", 1, []any{x}[0])
+//
+// Go passes it as one element of the variadic slice; the interpreter
+// took a value of the slice's type for the whole slice, as if spread
+// (dropping the arguments before it).
+func (r *typedRewriter) variadicSlices(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || call.Ellipsis.IsValid() {
+			return true
+		}
+		sig, ok := r.typeOf(call.Fun).(*types.Signature)
+		if !ok || !sig.Variadic() {
+			return true
+		}
+		last := sig.Params().Len() - 1
+		slice, ok := sig.Params().At(last).Type().(*types.Slice)
+		if !ok || !isInterface(slice.Elem()) {
+			return true
+		}
+		for i := last; i < len(call.Args); i++ {
+			t := r.typeOf(call.Args[i])
+			if t == nil || !types.Identical(t, slice) {
+				continue
+			}
+			if tx := r.typeExpr(slice, call.Args[i].Pos()); tx != nil {
+				// []any{x}[0]: a conversion any(x) keeps the slice's
+				// type to the interpreter, an element of an []any does
+				// not.
+				pos := call.Args[i].Pos()
+				lit := &ast.CompositeLit{Type: tx, Lbrace: pos, Elts: []ast.Expr{call.Args[i]}, Rbrace: pos}
+				call.Args[i] = &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}
+			}
+		}
+		return true
+	})
+}

@@ -267,6 +267,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.forceInstances(f, p.kinds[i])
 		r.embeddedPtrAsserts(f)
 		r.constDivisions(f)
+		r.variadicSlices(f)
 		r.namedResults(f)
 		if r.err != nil {
 			return r.err
