@@ -354,6 +354,19 @@
 // Deferred method calls in loops (defer f.Close()) and literals that
 // take what they need as arguments (defer func(n int) {...}(i)) work.
 //
+// BUG(repl): Code compiled before a method of a type was declared (a
+// function of an earlier input, or, in one input without a package
+// clause, a function above the method) prints the type's values with
+// the method, as Go does, but does not see it otherwise: an assertion or
+// a type switch there (v.(fmt.Stringer), case error:) does not match the
+// type, or panics for a method with a pointer receiver, and errors.As,
+// errors.Is and errors.Unwrap there do not call an As, Is or Unwrap
+// declared later (errors.As panics: "*target must be interface or
+// implement error"). Declared again in a later input, a function is
+// called by the functions of earlier inputs as they were compiled (its
+// first body), unlike a method; so is a generic function for the type
+// arguments that calls used before.
+//
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,
 // fmt.Stringer), reaches compiled code as the interpreter keeps it: as

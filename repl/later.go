@@ -2,10 +2,12 @@ package repl
 
 import (
 	"context"
+	"fmt"
 	"go/ast"
 	"reflect"
 	"slices"
 	"strings"
+	"sync/atomic"
 )
 
 // A function compiled in one input that prints a value of an interface
@@ -26,7 +28,9 @@ type laterEntry struct {
 	name    string
 	typ     reflect.Type
 	methods []string // of a pointer to the type, in order
+	values  []string // of the type itself, in order
 	fn      func(any) any
+	direct  func(any) any // for a type not a struct: of a value known to be of it
 }
 
 // laterTable is the session's converters, in the order of their types'
@@ -35,7 +39,8 @@ type laterEntry struct {
 type laterTable struct {
 	entries []laterEntry
 	byType  map[reflect.Type][]int
-	byName  map[string][]int
+	byName  map[string][]int // the types found by name
+	named   map[string]int   // every type, by name
 }
 
 // anyType is the type of an empty interface's values.
@@ -137,17 +142,20 @@ func hasAll(names, needs []string) bool {
 // registerLater is the runtime's Register: the converter fn of the
 // session's type name, declared (decl) or given methods by the input
 // being run; zero is a value of it for a struct type, else nil; methods
-// is the names of a pointer's methods, comma-separated, in order. A
-// declaration replaces a type of the same name, which goes last; methods
-// replace its converter in place.
-func (s *Session) registerLater(name string, decl bool, zero any, methods string, fn func(any) any) {
+// and values are the names of the methods of a pointer to it and of the
+// type, comma-separated, in order. A declaration replaces a type of the
+// same name, which goes last; methods replace its converter in place.
+func (s *Session) registerLater(name string, decl bool, zero any, methods, values string, fn, direct func(any) any) {
 	var entries []laterEntry
 	if t := s.laters.Load(); t != nil {
 		entries = slices.Clone(t.entries)
 	}
-	e := laterEntry{name: name, fn: fn}
+	e := laterEntry{name: name, fn: fn, direct: direct}
 	if methods != "" {
 		e.methods = strings.Split(methods, ",")
+	}
+	if values != "" {
+		e.values = strings.Split(values, ",")
 	}
 	if zero != nil {
 		e.typ = reflect.TypeOf(zero)
@@ -161,8 +169,9 @@ func (s *Session) registerLater(name string, decl bool, zero any, methods string
 	default:
 		entries = append(entries, e)
 	}
-	t := &laterTable{entries: entries, byType: map[reflect.Type][]int{}, byName: map[string][]int{}}
+	t := &laterTable{entries: entries, byType: map[reflect.Type][]int{}, byName: map[string][]int{}, named: map[string]int{}}
 	for i, e := range entries {
+		t.named[e.name] = i
 		if e.typ == nil {
 			t.byName[e.name] = append(t.byName[e.name], i)
 			continue
@@ -186,4 +195,81 @@ func (s *Session) registerPending(ctx context.Context) {
 	pos := s.pendingLater[0].Pos()
 	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: s.pendingLater}
 	_ = s.run(ctx, block, newRewriter(s.globalInt))
+}
+
+// laterDepth counts the upgrades (see upgrade) running, which the
+// converters' own Typed calls must not start again.
+var laterDepth atomic.Int32
+
+// typed is the runtime's Typed (newTyped), which upgrade may answer.
+func (s *Session) typed(v any, name string) any {
+	if w, ok := s.upgrade(v, name, nil); ok {
+		return w
+	}
+	return newTyped(v, name)
+}
+
+// typedRaw is the runtime's TypedRaw (newTypedRaw), which upgrade may
+// answer.
+func (s *Session) typedRaw(v any, name string, raw any) any {
+	if w, ok := s.upgrade(v, name, raw); ok {
+		return w
+	}
+	return newTypedRaw(v, name, raw)
+}
+
+// upgrade converts v, a value of the session's type name (main.T or
+// *main.T) that code compiled before some of the type's methods that fmt
+// calls (Format, Error, String) hands to Typed without them, by the
+// type's converter, compiled with them (see laterConverters). It reports
+// false where v has every such method of its type's.
+func (s *Session) upgrade(v any, name string, raw any) (any, bool) {
+	tab := s.laters.Load()
+	if tab == nil || v == nil || laterDepth.Load() > 0 {
+		return nil, false
+	}
+	base := strings.TrimPrefix(name, "*")
+	i, ok := tab.named[base]
+	if !ok {
+		return nil, false
+	}
+	e := tab.entries[i]
+	methods := e.values
+	if base != name {
+		methods = e.methods
+	}
+	missing := false
+	for _, m := range methods {
+		switch m {
+		case "Format":
+			_, has := v.(fmt.Formatter)
+			missing = missing || !has
+		case "Error":
+			_, has := v.(error)
+			missing = missing || !has
+		case "String":
+			_, has := v.(fmt.Stringer)
+			missing = missing || !has
+		}
+	}
+	if !missing {
+		return nil, false
+	}
+	x := raw
+	if x == nil {
+		x = interpValue(v)
+	}
+	fn := e.fn
+	if e.typ == nil {
+		if e.direct == nil || base != name {
+			return nil, false
+		}
+		fn = e.direct
+	}
+	laterDepth.Add(1)
+	defer laterDepth.Add(-1)
+	if w := fn(x); w != any(unmatched) {
+		return w, true
+	}
+	return nil, false
 }

@@ -27,6 +27,11 @@ func TestLaterTypes(t *testing.T) {
 		{"show([]any{P{4}, Level(1), 5, nil})", "[P(4) INFO 5 <nil>]\n"},
 		{"show(map[string]any{\"b\": Level(0), \"a\": &P{5}, \"c\": 6})", "map[a:P(5) b:DEBUG c:6]\n"},
 		{"show(7); show(\"x\")", "7\nx\n"},
+		// A function whose parameter has the type, typed before the
+		// type's String; a non-struct type's too.
+		{"type W struct{ N int }\nfunc showW(w W, p *W) { fmt.Println(w, p) }\ntype Lv int\nfunc showL(l Lv) { fmt.Printf(\"%v %s\\n\", l, l) }", ""},
+		{"func (w W) String() string { return fmt.Sprint(\"W\", w.N) }\nfunc (l Lv) String() string { return \"LV\" }", ""},
+		{"showW(W{1}, &W{2}); showL(3)", "W1 W2\nLV LV\n"},
 	}
 	for _, st := range steps {
 		out.Reset()

@@ -293,14 +293,18 @@ func methodNames(t types.Type) string {
 // converter with the runtime's Later, which code compiled before the type
 // or method (a function of an earlier input that prints an any) asks:
 //
-//	_sn.Register("main.P", decl, *new(P), "M1,M2", func(v any) any { ...; return _sn.Unmatched() })
+//	_sn.Register("main.P", decl, *new(P), "M1,M2", "M1", func(v any) any { ...; return _sn.Unmatched() }, direct)
 //
 // The literal is dynamicTypedOr's over that type alone: it returns the
 // value with its type's name, or Unmatched when it holds none; decl tells
 // a declaration from methods added; a struct type is found by the
 // interpreter's type of its zero value, another by its name (PairType);
-// the methods of *P (methodNames) tell it from a struct type with the
-// same fields where the value comes in an interface with methods.
+// the methods of *P and of P (methodNames) tell it from a struct type
+// with the same fields where the value comes in an interface with
+// methods, and tell the runtime's Typed which of fmt's methods its values
+// have (see Session.upgrade); direct, for a type not a struct, converts a
+// value known to be of it, where the first literal needs the
+// interpreter's pair.
 // It returns too the chunks that declare those types or methods, after
 // which the registrations run.
 func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]bool) {
@@ -374,15 +378,30 @@ func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]boo
 		if !ok || tx == nil {
 			continue
 		}
-		var zero ast.Expr = ident("nil", pos)
+		var zero, direct ast.Expr = ident("nil", pos), ident("nil", pos)
 		if _, isStruct := tn.Type().Underlying().(*types.Struct); isStruct {
 			zero = &ast.StarExpr{Star: pos, X: &ast.CallExpr{Fun: ident("new", pos), Lparen: pos, Args: []ast.Expr{tx}, Rparen: pos}}
+		} else {
+			// For a value known to be of the type (Typed's), which
+			// no pair may name:
+			//	func(v any) any { if w, ok := v.(T); ok { return _sn.Typed(w, "main.T") }; return _sn.Unmatched() }
+			v, w := r.temp("v", pos), r.temp("w", pos)
+			direct = anyCall(v, ident("any", pos), &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+				&ast.IfStmt{If: pos,
+					Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+						Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(v.Name, pos), Lparen: pos, Type: r.typeExpr(tn.Type(), pos), Rparen: pos}}},
+					Cond: ident("ok", pos),
+					Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
+						rtCall("Typed", pos, ident(w.Name, pos), stringLit("main."+tn.Name(), pos)).X}}}}},
+				&ast.ReturnStmt{Return: pos, Results: []ast.Expr{rtCall("Unmatched", pos).X}},
+			}}, ident("nil", pos)).(*ast.CallExpr).Fun
 		}
 		out = append(out, rtCall("Register", pos,
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("main." + tn.Name())},
 			ident(strconv.FormatBool(only[tn]), pos), zero,
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(types.NewPointer(tn.Type())))},
-			lit))
+			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(tn.Type()))},
+			lit, direct))
 	}
 	return out, chunks
 }
