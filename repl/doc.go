@@ -357,12 +357,12 @@
 // BUG(repl): Code compiled before a method of a type was declared (a
 // function of an earlier input, or, in one input without a package
 // clause, a function above the method) prints the type's values with
-// the method, as Go does, but does not see it otherwise: an assertion or
-// a type switch there (v.(fmt.Stringer), case error:) does not match the
-// type, or panics for a method with a pointer receiver, and errors.As,
+// the method, and its assertions and type switches to error,
+// fmt.Stringer, fmt.Formatter, sort.Interface, io.Reader and io.Writer
+// see it, as Go does; to other interfaces they do not, and errors.As,
 // errors.Is and errors.Unwrap there do not call an As, Is or Unwrap
-// declared later (errors.As panics: "*target must be interface or
-// implement error"). Declared again in a later input, a function is
+// declared later, nor find a type whose Error came later (errors.As
+// panics: "*target must be interface or implement error"). Declared again in a later input, a function is
 // called by the functions of earlier inputs as they were compiled (its
 // first body), unlike a method; so is a generic function for the type
 // arguments that calls used before.

@@ -31,6 +31,8 @@ type laterEntry struct {
 	values  []string // of the type itself, in order
 	fn      func(any) any
 	direct  func(any) any // for a type not a struct: of a value known to be of it
+	as      func(any, string) any
+	seq     int // the segment that registered it, last
 }
 
 // laterTable is the session's converters, in the order of their types'
@@ -101,23 +103,56 @@ func (s *Session) later(v any, need string) (any, bool) {
 	return nil, false
 }
 
+// laterAs is the runtime's LaterAs: v as the compiled interface iface
+// (error, fmt.Stringer: see laterInterfaces), where v is of one of the
+// session's types that implements it, by its type's converter, compiled
+// with the methods that code compiled in segment seq, before them, does
+// not see; nothing for a type registered last by seq.
+func (s *Session) laterAs(v any, iface string, seq int) (any, bool) {
+	tab := s.laters.Load()
+	if v == nil || tab == nil {
+		return nil, false
+	}
+	v, idx := tab.lookup(v, true)
+	for _, i := range idx {
+		if as := tab.entries[i].as; as != nil && tab.entries[i].seq > seq {
+			if w := as(v, iface); w != any(unmatched) {
+				return w, true
+			}
+		}
+	}
+	return nil, false
+}
+
+// lookup returns v, out of the interpreter's wrapper, and the converters
+// of the session's types that may be v's; with held, a struct or a
+// pointer to one that the interpreter's pair holds is taken out of it
+// too (LaterAs: Later leaves such values to the function's own
+// assertions, which print their fields as Go does).
+func (t *laterTable) lookup(v any, held bool) (any, []int) {
+	if isWrapper(v) {
+		// An interface with methods (fmt.Stringer) holds the value in
+		// the interpreter's wrapper.
+		v = interpValue(v)
+	}
+	if name := pairType(v); name != "" {
+		if idx, ok := t.byName[name]; ok {
+			return v, idx // a type not a struct: its converter takes the pair
+		}
+		if h, ok := heldValue(v); ok && h != nil && held {
+			v = h // a struct or a pointer to one, held in a pair
+		}
+	}
+	return v, t.byType[reflect.TypeOf(v)]
+}
+
 // convert returns v with its type's name by the converters of its type,
 // which has the methods needs.
 func (t *laterTable) convert(v any, needs []string) (any, bool) {
 	if v == nil {
 		return nil, false
 	}
-	if isWrapper(v) {
-		// An interface with methods (fmt.Stringer) holds the value in
-		// the interpreter's wrapper.
-		v = interpValue(v)
-	}
-	var idx []int
-	if name := pairType(v); name != "" {
-		idx = t.byName[name]
-	} else {
-		idx = t.byType[reflect.TypeOf(v)]
-	}
+	v, idx := t.lookup(v, false)
 	for _, i := range idx {
 		if !hasAll(t.entries[i].methods, needs) {
 			continue
@@ -145,12 +180,12 @@ func hasAll(names, needs []string) bool {
 // and values are the names of the methods of a pointer to it and of the
 // type, comma-separated, in order. A declaration replaces a type of the
 // same name, which goes last; methods replace its converter in place.
-func (s *Session) registerLater(name string, decl bool, zero any, methods, values string, fn, direct func(any) any) {
+func (s *Session) registerLater(name string, decl bool, zero any, methods, values string, fn, direct func(any) any, as func(any, string) any, seq int) {
 	var entries []laterEntry
 	if t := s.laters.Load(); t != nil {
 		entries = slices.Clone(t.entries)
 	}
-	e := laterEntry{name: name, fn: fn, direct: direct}
+	e := laterEntry{name: name, fn: fn, direct: direct, as: as, seq: seq}
 	if methods != "" {
 		e.methods = strings.Split(methods, ",")
 	}

@@ -32,6 +32,12 @@ func TestLaterTypes(t *testing.T) {
 		{"type W struct{ N int }\nfunc showW(w W, p *W) { fmt.Println(w, p) }\ntype Lv int\nfunc showL(l Lv) { fmt.Printf(\"%v %s\\n\", l, l) }", ""},
 		{"func (w W) String() string { return fmt.Sprint(\"W\", w.N) }\nfunc (l Lv) String() string { return \"LV\" }", ""},
 		{"showW(W{1}, &W{2}); showL(3)", "W1 W2\nLV LV\n"},
+		// A type switch typed before the methods that make a type an
+		// error or a Stringer (a pointer receiver's ended in a nil
+		// dereference).
+		{"func kind(v any) string { switch x := v.(type) { case error: return \"error \" + x.Error(); case fmt.Stringer: return \"stringer \" + x.String() }; return \"plain\" }", ""},
+		{"type PE struct{ Line int }\nfunc (e *PE) Error() string { return fmt.Sprint(\"line \", e.Line) }", ""},
+		{"fmt.Println(kind(&PE{3}), kind(PE{4}), kind(W{5}), kind(5))", "error line 3 plain stringer W5 plain\n"},
 	}
 	for _, st := range steps {
 		out.Reset()

@@ -238,7 +238,7 @@ func (r *typedRewriter) safeAssert(x ast.Expr, xt, it types.Type, pos token.Pos)
 //	if w, ok := t.(T); ok { <done with w converted to I> }
 //
 // (t the name of x's value), none for other types.
-func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token.Pos, done func(ast.Expr) ast.Stmt) []ast.Stmt {
+func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token.Pos, done func(ast.Expr) ast.Stmt) (out []ast.Stmt) {
 	if !methodInterface(it) || !isInterface(xt) {
 		return nil
 	}
@@ -249,7 +249,6 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 	if !wrappedInterface(it) {
 		cands = distinctStructs(cands)
 	}
-	var out []ast.Stmt
 	for ct, cx := range r.typesAndPointers(cands, pos) {
 		if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
 			continue
@@ -277,6 +276,31 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 			Cond: ident("ok", pos),
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
 		})
+	}
+	// In a function, which may run after later inputs declare types
+	// or methods that implement a compiled interface (error,
+	// fmt.Stringer), the runtime's LaterAs asks their converters:
+	//
+	//	if w, ok := _sn.LaterAs(any(t), "fmt.Stringer", seq); ok { <done with w.(fmt.Stringer)> }
+	//
+	// (for the types given methods after this segment, seq: the
+	// interpreter's own assertion of the others gives the values that
+	// the rest of the session expects).
+	if key := laterKey(it); key != "" && r.inFunctionPos(pos) {
+		if ie := r.typeExpr(it, pos); ie != nil {
+			w := r.temp("w", pos)
+			call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LaterAs", pos)}, Lparen: pos, Rparen: pos,
+				Args: []ast.Expr{&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(t, pos)}, Rparen: pos}, stringLit(key, pos),
+					&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(r.seq)}}}
+			defer func() {
+				out = append(out, &ast.IfStmt{If: pos,
+					Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{call}},
+					Cond: ident("ok", pos),
+					Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+						done(&ast.TypeAssertExpr{X: ident(w.Name, pos), Lparen: pos, Type: ie, Rparen: pos})}},
+				})
+			}()
+		}
 	}
 	// The declared types that are not structs and that assertions cannot
 	// tell (type Cube float64), whose values an interface holds as the
@@ -310,6 +334,24 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 		})
 	}
 	return out
+}
+
+// laterKey returns the name by which the runtime's LaterAs knows the
+// compiled interface it (one of laterInterfaces), or "".
+func laterKey(it types.Type) string {
+	if types.Identical(it, types.Universe.Lookup("error").Type()) {
+		return "error"
+	}
+	if !wrappedInterface(it) {
+		return ""
+	}
+	n, _ := types.Unalias(it).(*types.Named)
+	for _, li := range laterInterfaces {
+		if n != nil && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == li.path && n.Obj().Name() == li.name {
+			return li.key
+		}
+	}
+	return ""
 }
 
 // methodBelow returns the first method of ct that the interface it asks

@@ -107,6 +107,9 @@ type typedRewriter struct {
 	// funcs holds the extents of the chunk's function bodies, which may
 	// run after later inputs declare types of their own (inFunction).
 	funcs [][2]token.Pos
+	// seq numbers the segment being rewritten (Session.laterSeq), for
+	// the runtime's Register and LaterAs.
+	seq int
 	// files and kinds are the chunks being rewritten, for compiledWith.
 	files []*ast.File
 	kinds []chunkKind
@@ -139,9 +142,12 @@ func functionBodies(f *ast.File, kind chunkKind) [][2]token.Pos {
 
 // inFunction reports whether n lies in a function body of the chunk
 // (functionBodies): code that may run after later inputs.
-func (r *typedRewriter) inFunction(n ast.Node) bool {
+func (r *typedRewriter) inFunction(n ast.Node) bool { return n != nil && r.inFunctionPos(n.Pos()) }
+
+// inFunctionPos is inFunction of a position.
+func (r *typedRewriter) inFunctionPos(pos token.Pos) bool {
 	for _, g := range r.funcs {
-		if g[0] <= n.Pos() && n.Pos() < g[1] {
+		if g[0] <= pos && pos < g[1] {
 			return true
 		}
 	}
@@ -190,7 +196,8 @@ func (r *typedRewriter) inGeneric(n ast.Node) bool {
 // echo, the final expression statement becomes the echo of its value.
 func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo bool) error {
 	s.renameTypes(c, p.files)
-	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq, files: p.files, kinds: p.kinds}
+	s.laterSeq++
+	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq, files: p.files, kinds: p.kinds, seq: s.laterSeq}
 	defer func() { s.tempSeq = r.n }()
 	past := s.pastInstances(c)
 	for i, f := range p.files {
@@ -277,6 +284,85 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 	return r.err
 }
 
+// laterInterfaces are the compiled interfaces with methods that code
+// compiled before a type's methods may assert its values to (see
+// laterAs): the interface's name as typeString writes it, and the path
+// and name of its package.
+var laterInterfaces = []struct{ key, path, name string }{
+	{"error", "", "error"},
+	{"fmt.Stringer", "fmt", "Stringer"},
+	{"fmt.Formatter", "fmt", "Formatter"},
+	{"sort.Interface", "sort", "Interface"},
+	{"io.Reader", "io", "Reader"},
+	{"io.Writer", "io", "Writer"},
+}
+
+// laterAs returns, for the session's type tn, the function that converts
+// a value of it, or of a pointer to it, to one of laterInterfaces that
+// it implements, for the runtime's LaterAs:
+//
+//	func(v any, iface string) any {
+//		if iface == "error" { if w, ok := v.(*T); ok { var x error = w; return x } }
+//		...
+//		return _sn.Unmatched()
+//	}
+//
+// or nil, where it implements none. Compiled with the type's methods, it
+// gives the interpreter's value of the interface, which an assertion in
+// code compiled before them did not.
+func (r *typedRewriter) laterAs(tn *types.TypeName, pos token.Pos) ast.Expr {
+	v, iface := r.temp("v", pos), r.temp("iface", pos)
+	var arms []ast.Stmt
+	for _, li := range laterInterfaces {
+		var it types.Type
+		if li.path == "" {
+			it = types.Universe.Lookup(li.name).Type()
+		} else {
+			found, err := sharedImporter().Import(li.path)
+			if err != nil {
+				continue
+			}
+			obj, ok := found.Scope().Lookup(li.name).(*types.TypeName)
+			if !ok {
+				continue
+			}
+			it = obj.Type()
+		}
+		for _, ct := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			if !types.Implements(ct, it.Underlying().(*types.Interface)) {
+				continue
+			}
+			cx, ix := r.typeExpr(ct, pos), r.typeExpr(it, pos)
+			if cx == nil || ix == nil {
+				continue
+			}
+			w, x := r.temp("w", pos), r.temp("x", pos)
+			arms = append(arms, &ast.IfStmt{If: pos,
+				Cond: &ast.BinaryExpr{X: ident(iface.Name, pos), OpPos: pos, Op: token.EQL, Y: stringLit(li.key, pos)},
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.IfStmt{If: pos,
+					Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+						Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(v.Name, pos), Lparen: pos, Type: cx, Rparen: pos}}},
+					Cond: ident("ok", pos),
+					Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+						&ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{
+							&ast.ValueSpec{Names: []*ast.Ident{x}, Type: ix, Values: []ast.Expr{ident(w.Name, pos)}}}}},
+						&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(x.Name, pos)}},
+					}}}}}})
+		}
+	}
+	if len(arms) == 0 {
+		return ident("nil", pos)
+	}
+	arms = append(arms, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{rtCall("Unmatched", pos).X}})
+	return &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{
+				{Names: []*ast.Ident{v}, Type: ident("any", pos)}, {Names: []*ast.Ident{iface}, Type: ident("string", pos)}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: arms},
+	}
+}
+
 // methodNames returns the names of t's methods, comma-separated, in
 // order.
 func methodNames(t types.Type) string {
@@ -293,7 +379,7 @@ func methodNames(t types.Type) string {
 // converter with the runtime's Later, which code compiled before the type
 // or method (a function of an earlier input that prints an any) asks:
 //
-//	_sn.Register("main.P", decl, *new(P), "M1,M2", "M1", func(v any) any { ...; return _sn.Unmatched() }, direct)
+//	_sn.Register("main.P", decl, *new(P), "M1,M2", "M1", func(v any) any { ...; return _sn.Unmatched() }, direct, as, seq)
 //
 // The literal is dynamicTypedOr's over that type alone: it returns the
 // value with its type's name, or Unmatched when it holds none; decl tells
@@ -304,7 +390,8 @@ func methodNames(t types.Type) string {
 // methods, and tell the runtime's Typed which of fmt's methods its values
 // have (see Session.upgrade); direct, for a type not a struct, converts a
 // value known to be of it, where the first literal needs the
-// interpreter's pair.
+// interpreter's pair; as converts a value of it to a compiled interface
+// (laterAs), which code compiled before seq, the segment's number, asks.
 // It returns too the chunks that declare those types or methods, after
 // which the registrations run.
 func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]bool) {
@@ -396,12 +483,13 @@ func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]boo
 				&ast.ReturnStmt{Return: pos, Results: []ast.Expr{rtCall("Unmatched", pos).X}},
 			}}, ident("nil", pos)).(*ast.CallExpr).Fun
 		}
+		as := r.laterAs(tn, pos)
 		out = append(out, rtCall("Register", pos,
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("main." + tn.Name())},
 			ident(strconv.FormatBool(only[tn]), pos), zero,
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(types.NewPointer(tn.Type())))},
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(tn.Type()))},
-			lit, direct))
+			lit, direct, as, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(r.seq)}))
 	}
 	return out, chunks
 }

@@ -201,6 +201,7 @@ type Session struct {
 	// compiled before them or their methods (the runtime's Later);
 	// pendingLater registers those of the segment being run, after each
 	// of its chunks in laterChunks (laterConverters).
+	laterSeq     int // numbers the segments that the typed rewrites rewrite
 	laters       atomic.Pointer[laterTable]
 	pendingLater []ast.Stmt
 	laterChunks  map[int]bool
@@ -494,6 +495,7 @@ func (s *Session) symbols() interp.Exports {
 		"Ref":            reflect.ValueOf(newRef),
 		"HeldPlain":      reflect.ValueOf(heldPlain),
 		"Later":          reflect.ValueOf(s.later),
+		"LaterAs":        reflect.ValueOf(s.laterAs),
 		"Register":       reflect.ValueOf(s.registerLater),
 		"Unmatched":      reflect.ValueOf(func() any { return unmatched }),
 		"PairType":       reflect.ValueOf(pairType),
