@@ -362,10 +362,12 @@
 // see it, as Go does; to other interfaces they do not, and errors.As,
 // errors.Is and errors.Unwrap there do not call an As, Is or Unwrap
 // declared later, nor find a type whose Error came later (errors.As
-// panics: "*target must be interface or implement error"). Declared again in a later input, a function is
-// called by the functions of earlier inputs as they were compiled (its
-// first body), unlike a method; so is a generic function for the type
-// arguments that calls used before.
+// panics: "*target must be interface or implement error"). A function
+// declared again in a later input is what the functions and methods of
+// earlier inputs call (they are declared again after it, from their
+// source), but not what a function value taken before calls (f := g),
+// and a generic function declared again keeps its first body for the
+// type arguments that calls used before.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -82,6 +82,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 	s.generic = false
 	for i, seg := range segs {
 		s.instPending = nil
+		funcs := s.declaredFuncs(src, seg, cs[i])
 		err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1)
 		if err == nil {
 			err = s.declareShadows()
@@ -108,6 +109,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		}
 		s.scope.markForwarded(cs[i])
 		s.keepInstances()
+		s.refreshCallers(ctx, funcs)
 	}
 	return nil
 }

@@ -201,6 +201,13 @@ type Session struct {
 	// compiled before them or their methods (the runtime's Later);
 	// pendingLater registers those of the segment being run, after each
 	// of its chunks in laterChunks (laterConverters).
+	// funcSrc holds the session's functions as inputs declared them,
+	// by name, numbered in the order of their declarations by
+	// funcOrder; refreshing is set while refreshCallers declares
+	// functions again.
+	funcSrc      map[string]*funcSource
+	funcOrder    int
+	refreshing   bool
 	laterSeq     int // numbers the segments that the typed rewrites rewrite
 	laters       atomic.Pointer[laterTable]
 	pendingLater []ast.Stmt
@@ -401,6 +408,7 @@ func (s *Session) reset() error {
 	s.shadows = instanceShadows{}
 	s.instSeen, s.instPending = nil, nil
 	s.laters.Store(nil)
+	s.funcSrc = nil
 	forgetStructNames()
 	display.SetShow(s.show)
 	display.SetOutput(s.stdout)

@@ -1,0 +1,49 @@
+package repl
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestRedeclaredFunctionCallers checks that a function declared again in
+// a later input is what the functions and methods of earlier inputs
+// call, and theirs in turn, as a notebook's cell run again with a fix
+// expects; and that callers the new declaration does not fit are
+// reported and keep running.
+func TestRedeclaredFunctionCallers(t *testing.T) {
+	s, out, errOut := newTestSession(t)
+	steps := []struct{ in, want string }{
+		{"func rate() float64 { return 0.1 }", ""},
+		{"// tax is the tax on an amount.\nfunc tax(x float64) float64 { return x * rate() }", ""},
+		{"func total(x float64) float64 { return x + tax(x) }\ntype Bill struct{ Amount float64 }\nfunc (b Bill) Due() float64 { return total(b.Amount) }", ""},
+		{"fmt.Println(tax(100), total(100), Bill{10}.Due())", "10 110 11\n"},
+		{"func rate() float64 { return 0.2 }", ""},
+		{"fmt.Println(tax(100), total(100), Bill{10}.Due())", "20 120 12\n"},
+		{"f := tax\nfunc tax(x float64) float64 { return 0 }", ""},
+		{"fmt.Println(f(100), tax(100), total(100))", "20 0 100\n"},
+	}
+	for _, st := range steps {
+		out.Reset()
+		if err := s.Eval(context.Background(), st.in); err != nil {
+			t.Fatalf("%q: %v", st.in, err)
+		}
+		if got := out.String(); got != st.want {
+			t.Errorf("%q printed %q, want %q", st.in, got, st.want)
+		}
+	}
+	errOut.Reset()
+	if err := s.Eval(context.Background(), `func tax(x float64) string { return "none" }`); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); !strings.Contains(got, "kept the earlier declaration of") || !strings.Contains(got, "total,") || !strings.Contains(got, "mismatched types") {
+		t.Errorf("a caller the new declaration does not fit: stderr %q, want a note naming total", got)
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "fmt.Println(total(100), tax(1))"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "100 none\n"; got != want {
+		t.Errorf("after it: printed %q, want %q", got, want)
+	}
+}
