@@ -10,44 +10,36 @@ import (
 // and after a :reset by the types declared then.
 func TestLaterTypes(t *testing.T) {
 	s, out, _ := newTestSession(t)
-	steps := []struct{ in, want string }{
-		{"func show(v any) { fmt.Println(v) }\nlogf := func(format string, args ...any) { fmt.Printf(format, args...) }", ""},
-		{"type P struct{ X int }", ""},
-		{"show(P{1})", "{1}\n"},
+	steps := []evalStep{
+		{in: "func show(v any) { fmt.Println(v) }\nlogf := func(format string, args ...any) { fmt.Printf(format, args...) }"},
+		{in: "type P struct{ X int }"},
+		{in: "show(P{1})", out: "{1}\n"},
 		// A method typed later: its type's values now print by it.
-		{"func (p P) String() string { return fmt.Sprintf(\"P(%d)\", p.X) }", ""},
-		{"show(P{1}); show(&P{2})", "P(1)\nP(2)\n"},
+		{in: "func (p P) String() string { return fmt.Sprintf(\"P(%d)\", p.X) }"},
+		{in: "show(P{1}); show(&P{2})", out: "P(1)\nP(2)\n"},
 		// A declared slice type with String ended in a nil dereference.
-		{"type Names []string\nfunc (n Names) String() string { return \"names:\" + strings.Join(n, \",\") }", ""},
-		{"show(Names{\"a\", \"b\"})", "names:a,b\n"},
-		{"type Level int\nfunc (l Level) String() string { return [...]string{\"DEBUG\", \"INFO\"}[l] }", ""},
-		{"type Seg struct{ A, B P; L Level }", ""},
-		{"logf(\"%v %+v %s\\n\", Seg{P{1}, P{2}, 1}, P{3}, Level(0))", "{P(1) P(2) INFO} P(3) DEBUG\n"},
+		{in: "type Names []string\nfunc (n Names) String() string { return \"names:\" + strings.Join(n, \",\") }"},
+		{in: "show(Names{\"a\", \"b\"})", out: "names:a,b\n"},
+		{in: "type Level int\nfunc (l Level) String() string { return [...]string{\"DEBUG\", \"INFO\"}[l] }"},
+		{in: "type Seg struct{ A, B P; L Level }"},
+		{in: "logf(\"%v %+v %s\\n\", Seg{P{1}, P{2}, 1}, P{3}, Level(0))", out: "{P(1) P(2) INFO} P(3) DEBUG\n"},
 		// The elements of an []any.
-		{"show([]any{P{4}, Level(1), 5, nil})", "[P(4) INFO 5 <nil>]\n"},
-		{"show(map[string]any{\"b\": Level(0), \"a\": &P{5}, \"c\": 6})", "map[a:P(5) b:DEBUG c:6]\n"},
-		{"show(7); show(\"x\")", "7\nx\n"},
+		{in: "show([]any{P{4}, Level(1), 5, nil})", out: "[P(4) INFO 5 <nil>]\n"},
+		{in: "show(map[string]any{\"b\": Level(0), \"a\": &P{5}, \"c\": 6})", out: "map[a:P(5) b:DEBUG c:6]\n"},
+		{in: "show(7); show(\"x\")", out: "7\nx\n"},
 		// A function whose parameter has the type, typed before the
 		// type's String; a non-struct type's too.
-		{"type W struct{ N int }\nfunc showW(w W, p *W) { fmt.Println(w, p) }\ntype Lv int\nfunc showL(l Lv) { fmt.Printf(\"%v %s\\n\", l, l) }", ""},
-		{"func (w W) String() string { return fmt.Sprint(\"W\", w.N) }\nfunc (l Lv) String() string { return \"LV\" }", ""},
-		{"showW(W{1}, &W{2}); showL(3)", "W1 W2\nLV LV\n"},
+		{in: "type W struct{ N int }\nfunc showW(w W, p *W) { fmt.Println(w, p) }\ntype Lv int\nfunc showL(l Lv) { fmt.Printf(\"%v %s\\n\", l, l) }"},
+		{in: "func (w W) String() string { return fmt.Sprint(\"W\", w.N) }\nfunc (l Lv) String() string { return \"LV\" }"},
+		{in: "showW(W{1}, &W{2}); showL(3)", out: "W1 W2\nLV LV\n"},
 		// A type switch typed before the methods that make a type an
 		// error or a Stringer (a pointer receiver's ended in a nil
 		// dereference).
-		{"func kind(v any) string { switch x := v.(type) { case error: return \"error \" + x.Error(); case fmt.Stringer: return \"stringer \" + x.String() }; return \"plain\" }", ""},
-		{"type PE struct{ Line int }\nfunc (e *PE) Error() string { return fmt.Sprint(\"line \", e.Line) }", ""},
-		{"fmt.Println(kind(&PE{3}), kind(PE{4}), kind(W{5}), kind(5))", "error line 3 plain stringer W5 plain\n"},
+		{in: "func kind(v any) string { switch x := v.(type) { case error: return \"error \" + x.Error(); case fmt.Stringer: return \"stringer \" + x.String() }; return \"plain\" }"},
+		{in: "type PE struct{ Line int }\nfunc (e *PE) Error() string { return fmt.Sprint(\"line \", e.Line) }"},
+		{in: "fmt.Println(kind(&PE{3}), kind(PE{4}), kind(W{5}), kind(5))", out: "error line 3 plain stringer W5 plain\n"},
 	}
-	for _, st := range steps {
-		out.Reset()
-		if err := s.Eval(context.Background(), st.in); err != nil {
-			t.Fatalf("%q: %v", st.in, err)
-		}
-		if got := out.String(); got != st.want {
-			t.Errorf("%q printed %q, want %q", st.in, got, st.want)
-		}
-	}
+	evalSteps(t, s, out, steps)
 	if err := s.Reset(); err != nil {
 		t.Fatal(err)
 	}

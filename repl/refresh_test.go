@@ -13,25 +13,17 @@ import (
 // reported and keep running.
 func TestRedeclaredFunctionCallers(t *testing.T) {
 	s, out, errOut := newTestSession(t)
-	steps := []struct{ in, want string }{
-		{"func rate() float64 { return 0.1 }", ""},
-		{"// tax is the tax on an amount.\nfunc tax(x float64) float64 { return x * rate() }", ""},
-		{"func total(x float64) float64 { return x + tax(x) }\ntype Bill struct{ Amount float64 }\nfunc (b Bill) Due() float64 { return total(b.Amount) }", ""},
-		{"fmt.Println(tax(100), total(100), Bill{10}.Due())", "10 110 11\n"},
-		{"func rate() float64 { return 0.2 }", ""},
-		{"fmt.Println(tax(100), total(100), Bill{10}.Due())", "20 120 12\n"},
-		{"f := tax\nfunc tax(x float64) float64 { return 0 }", ""},
-		{"fmt.Println(f(100), tax(100), total(100))", "20 0 100\n"},
+	steps := []evalStep{
+		{in: "func rate() float64 { return 0.1 }"},
+		{in: "// tax is the tax on an amount.\nfunc tax(x float64) float64 { return x * rate() }"},
+		{in: "func total(x float64) float64 { return x + tax(x) }\ntype Bill struct{ Amount float64 }\nfunc (b Bill) Due() float64 { return total(b.Amount) }"},
+		{in: "fmt.Println(tax(100), total(100), Bill{10}.Due())", out: "10 110 11\n"},
+		{in: "func rate() float64 { return 0.2 }"},
+		{in: "fmt.Println(tax(100), total(100), Bill{10}.Due())", out: "20 120 12\n"},
+		{in: "f := tax\nfunc tax(x float64) float64 { return 0 }"},
+		{in: "fmt.Println(f(100), tax(100), total(100))", out: "20 0 100\n"},
 	}
-	for _, st := range steps {
-		out.Reset()
-		if err := s.Eval(context.Background(), st.in); err != nil {
-			t.Fatalf("%q: %v", st.in, err)
-		}
-		if got := out.String(); got != st.want {
-			t.Errorf("%q printed %q, want %q", st.in, got, st.want)
-		}
-	}
+	evalSteps(t, s, out, steps)
 	errOut.Reset()
 	if err := s.Eval(context.Background(), `func tax(x float64) string { return "none" }`); err != nil {
 		t.Fatal(err)

@@ -434,17 +434,5 @@ func TestGenericFunctionValues(t *testing.T) {
 func runSteps(t *testing.T, steps []evalStep) {
 	t.Helper()
 	s, out, _ := newTestSession(t)
-	for _, st := range steps {
-		out.Reset()
-		err := s.Eval(context.Background(), st.in)
-		switch {
-		case st.err != "" && (err == nil || !strings.Contains(err.Error(), st.err)):
-			t.Errorf("%q: error %v, want %q", st.in, err, st.err)
-		case st.err == "" && err != nil:
-			t.Fatalf("%q: %v", st.in, err)
-		}
-		if got := out.String(); got != st.out {
-			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
-		}
-	}
+	evalSteps(t, s, out, steps)
 }

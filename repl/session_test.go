@@ -189,22 +189,29 @@ func TestEval(t *testing.T) {
 				t.Skip("the interpreter races with its own goroutines")
 			}
 			s, out, _ := newTestSession(t)
-			for _, st := range tc.steps {
-				out.Reset()
-				err := s.Eval(context.Background(), st.in)
-				switch {
-				case st.err == "" && err != nil:
-					t.Fatalf("%q: %v", st.in, err)
-				case st.err != "" && err == nil:
-					t.Fatalf("%q: no error, want %q", st.in, st.err)
-				case st.err != "" && !strings.Contains(err.Error(), st.err):
-					t.Fatalf("%q: error %q, want %q", st.in, err, st.err)
-				}
-				if got := out.String(); got != st.out {
-					t.Errorf("%q printed %q, want %q", st.in, got, st.out)
-				}
-			}
+			evalSteps(t, s, out, tc.steps)
 		})
+	}
+}
+
+// evalSteps evaluates steps in s, one input each, checking what each
+// prints on out and the error it returns.
+func evalSteps(t *testing.T, s *Session, out *bytes.Buffer, steps []evalStep) {
+	t.Helper()
+	for _, st := range steps {
+		out.Reset()
+		err := s.Eval(context.Background(), st.in)
+		switch {
+		case st.err == "" && err != nil:
+			t.Fatalf("%q: %v", st.in, err)
+		case st.err != "" && err == nil:
+			t.Fatalf("%q: no error, want %q", st.in, st.err)
+		case st.err != "" && !strings.Contains(err.Error(), st.err):
+			t.Fatalf("%q: error %q, want %q", st.in, err, st.err)
+		}
+		if got := out.String(); got != st.out {
+			t.Errorf("%q printed %q, want %q", st.in, got, st.out)
+		}
 	}
 }
 
