@@ -87,22 +87,23 @@ func (r *typedRewriter) chanElems(x ast.Expr) bool {
 	return ok
 }
 
-// stringRanges rewrites a range over a string whose index and value are
-// both used: the interpreter moved the index on by the length of each
-// rune it yields, so after a byte that is not UTF-8 (yielded as
-// utf8.RuneError, three bytes long) the indexes ran ahead of Go's, which
-// moves on by one. The runes are decoded as Go's range does instead:
+// stringRanges rewrites a range over a string whose index is used: the
+// interpreter moved the index on by the length of each rune it yields,
+// so after a byte that is not UTF-8 (yielded as utf8.RuneError, three
+// bytes long) the indexes ran ahead of Go's, which moves on by one. The runes are decoded as Go's range does instead:
 //
 //	for i, r := range s { … }
 //	→  { t := s; for k := 0; k < len(t); { c, w := utf8.DecodeRuneInString(t[k:]); i, r := k, c; k += w; … } }
 //
 // (= for = in both places), the range's label, if any, kept on the loop.
-// A range that uses only the runes, or only the indexes, is left alone:
-// the interpreter yields the same runes, and indexes alone right.
+// So is a range over the indexes alone, which the interpreter counted by
+// one a rune (for i := range "héllo" gave 0 1 2 3 4, not 0 1 3 4 5). A
+// range that uses only the runes is left alone: the interpreter yields
+// the same runes.
 func (r *typedRewriter) stringRanges(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		rs, label := stmtAt[*ast.RangeStmt](c)
-		if rs == nil || blankOrNil(rs.Key) || blankOrNil(rs.Value) {
+		if rs == nil || blankOrNil(rs.Key) {
 			return true
 		}
 		t := r.typeOf(rs.X)
@@ -125,6 +126,10 @@ func (r *typedRewriter) stringRanges(f *ast.File) {
 			Lparen: pos, Args: []ast.Expr{&ast.SliceExpr{X: id(s), Lbrack: pos, Low: id(k), Rbrack: pos}}, Rparen: pos,
 		}}}
 		bind := &ast.AssignStmt{Lhs: []ast.Expr{rs.Key, rs.Value}, TokPos: pos, Tok: rs.Tok, Rhs: []ast.Expr{id(k), id(ch)}}
+		if rs.Value == nil {
+			bind.Lhs, bind.Rhs = bind.Lhs[:1], bind.Rhs[:1]
+			decode.Lhs[0] = ident("_", pos)
+		}
 		step := &ast.AssignStmt{Lhs: []ast.Expr{id(k)}, TokPos: pos, Tok: token.ADD_ASSIGN, Rhs: []ast.Expr{id(w)}}
 		loop := &ast.ForStmt{
 			For:  rs.For,

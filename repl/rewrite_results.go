@@ -24,9 +24,11 @@ import (
 // result started with the value the last call left there (sum(i) in a
 // loop returned 1, 4, 10 for 1, 3, 6), or with the variable's own value
 // (x = acc(1) added to x). A function that defers calls, which may change
-// its results after a return, returns through its variables:
+// its results after a return, returns through its variables, by pointers
+// taken at its top (where a return lies, a variable of a result's name
+// may shadow the result's):
 //
-//	return a, b  →  { total, err = a, b; return total, err }
+//	return a, b  →  { *p1, *p2 = a, b; return }
 //
 // and a call it defers ahead of all the others sets the results last:
 //
@@ -80,6 +82,19 @@ func (r *typedRewriter) namedResultsOf(ft *ast.FuncType, body *ast.BlockStmt) {
 			deferred = true
 		}
 	})
+	// Where the function defers calls, its returns set the variables
+	// through pointers to them, taken at the top: a return may lie where
+	// a variable of the same name shadows one (if v, err := f(); err !=
+	// nil { return 0, err }).
+	var ptrs []ast.Expr
+	if deferred {
+		for _, l := range locals {
+			p := r.temp("p", pos)
+			ptrs = append(ptrs, p)
+			decls = append(decls, &ast.AssignStmt{Lhs: []ast.Expr{p}, TokPos: pos, Tok: token.DEFINE,
+				Rhs: []ast.Expr{&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: ident(l.(*ast.Ident).Name, pos)}}})
+		}
+	}
 	astutil.Apply(body, func(c *astutil.Cursor) bool {
 		switch rs := c.Node().(type) {
 		case *ast.FuncLit:
@@ -87,11 +102,15 @@ func (r *typedRewriter) namedResultsOf(ft *ast.FuncType, body *ast.BlockStmt) {
 		case *ast.ReturnStmt:
 			switch {
 			case len(rs.Results) == 0:
-				rs.Results = names()
+				rs.Results = names() // no variable of those names shadows them here: Go refuses the bare return
 			case deferred:
+				lhs := make([]ast.Expr, len(ptrs))
+				for i, p := range ptrs {
+					lhs[i] = &ast.StarExpr{Star: rs.Pos(), X: ident(p.(*ast.Ident).Name, rs.Pos())}
+				}
 				c.Replace(&ast.BlockStmt{Lbrace: rs.Pos(), Rbrace: rs.End(), List: []ast.Stmt{
-					&ast.AssignStmt{Lhs: names(), TokPos: rs.Pos(), Tok: token.ASSIGN, Rhs: rs.Results},
-					&ast.ReturnStmt{Return: rs.Return, Results: names()},
+					&ast.AssignStmt{Lhs: lhs, TokPos: rs.Pos(), Tok: token.ASSIGN, Rhs: rs.Results},
+					&ast.ReturnStmt{Return: rs.Return},
 				}})
 			}
 		}

@@ -152,8 +152,11 @@ func (r *typedRewriter) captured(v *types.Var, n ast.Node) bool {
 				found = true
 			}
 		case *ast.SliceExpr:
-			if _, isArray := r.typeOf(n.X).Underlying().(*types.Array); isArray && r.rootVar(n.X) == v {
-				found = true
+			// (A slice expression a rewrite wrote has no type.)
+			if t := r.typeOf(n.X); t != nil {
+				if _, isArray := t.Underlying().(*types.Array); isArray && r.rootVar(n.X) == v {
+					found = true
+				}
 			}
 		case *ast.SelectorExpr:
 			if sel := r.info.Selections[n]; sel != nil && sel.Kind() == types.MethodVal && r.rootVar(n.X) == v {

@@ -194,7 +194,13 @@ func (r *typedRewriter) inGeneric(n ast.Node) bool {
 
 // rewriteChecked applies the typed rewrites to the chunks of p. With
 // echo, the final expression statement becomes the echo of its value.
-func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo bool) error {
+func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo bool) (err error) {
+	defer func() {
+		// A fault of a rewrite ends the input, not the session.
+		if rec := recover(); rec != nil {
+			err = fmt.Errorf("the shell failed to prepare this input for the interpreter (a fault of the shell's; the session goes on): %v", rec)
+		}
+	}()
 	s.renameTypes(c, p.files)
 	s.laterSeq++
 	r := &typedRewriter{s: s, c: c, info: c.info, file: file, n: s.tempSeq, files: p.files, kinds: p.kinds, seq: s.laterSeq}
@@ -1014,6 +1020,20 @@ func (r *typedRewriter) builtins(f *ast.File) {
 				}
 				call.Fun = r.helper(name, pos)
 				return true
+			}
+			if n, ok := types.Unalias(tv.Type).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() != "main" {
+				// A compiled package's type (time.Duration): the
+				// interpreter failed to instantiate the helper with it
+				// ("CFG post-order panic"). Its underlying type's:
+				//	time.Duration(Max[int64](int64(a), int64(b)))
+				if u := r.typeExpr(n.Underlying(), pos); u != nil {
+					for i, a := range call.Args {
+						call.Args[i] = &ast.CallExpr{Fun: copyExpr(u), Lparen: a.Pos(), Args: []ast.Expr{a}, Rparen: a.End()}
+					}
+					call.Fun = &ast.IndexExpr{X: r.helper(name, pos), Lbrack: pos, Index: u, Rbrack: pos}
+					c.Replace(&ast.CallExpr{Fun: t, Lparen: pos, Args: []ast.Expr{call}, Rparen: call.End()})
+					return true
+				}
 			}
 			call.Fun = &ast.IndexExpr{X: r.helper(name, pos), Lbrack: pos, Index: t, Rbrack: pos}
 		case "make":

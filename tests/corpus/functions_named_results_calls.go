@@ -86,7 +86,34 @@ func add(k int) (t int) {
 	return
 }
 
+// parse returns through a variable that shadows its result err, and
+// defers a call that reads the results.
+func parse(s string) (n int, err error) {
+	defer func() {
+		if err != nil {
+			fmt.Println("deferred sees:", err)
+		}
+	}()
+	if v, err := strconv.Atoi(s); err != nil {
+		return 0, err
+	} else {
+		n = v
+	}
+	return n * 2, nil
+}
+
+func swap(a, b int) (x, y int) {
+	defer func() { x *= 10 }()
+	{
+		x, y := b, a
+		return x, y
+	}
+}
+
 func main() {
+	fmt.Println(parse("21"))
+	fmt.Println(parse("x"))
+	fmt.Println(swap(1, 2))
 	total = next()
 	fmt.Println(total)
 	x := 100
