@@ -359,15 +359,15 @@
 // clause, a function above the method) prints the type's values with
 // the method, and its assertions and type switches to error,
 // fmt.Stringer, fmt.Formatter, sort.Interface, io.Reader and io.Writer
-// see it, as Go does; to other interfaces they do not, and errors.As,
-// errors.Is and errors.Unwrap there do not call an As, Is or Unwrap
-// declared later, nor find a type whose Error came later (errors.As
-// panics: "*target must be interface or implement error"). A function
-// declared again in a later input is what the functions and methods of
-// earlier inputs call (they are declared again after it, from their
-// source), but not what a function value taken before calls (f := g),
-// and a generic function declared again keeps its first body for the
-// type arguments that calls used before.
+// see it, and so do errors.As, errors.Is and errors.Unwrap there, as Go
+// does; assertions to other interfaces do not. (There errors.As with a
+// target of a type of the session's that never implements error returns
+// false, where Go panics.) A function declared again in a later input is
+// what the functions and methods of earlier inputs call (they are
+// declared again after it, from their source), but not what a function
+// value taken before calls (f := g), and a generic function declared
+// again keeps its first body for the type arguments that calls used
+// before.
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -32,6 +32,7 @@ type laterEntry struct {
 	fn      func(any) any
 	direct  func(any) any // for a type not a struct: of a value known to be of it
 	as      func(any, string) any
+	errm    func(any, any, int) ([]error, bool)
 	seq     int // the segment that registered it, last
 }
 
@@ -124,6 +125,26 @@ func (s *Session) laterAs(v any, iface string, seq int) (any, bool) {
 	return nil, false
 }
 
+// laterErr is the runtime's LaterErr: op (see errorMethods) of the
+// error e, of one of the session's types whose Unwrap, Is or As code
+// compiled in segment seq, before them, does not see; nil, false for
+// the others.
+func (s *Session) laterErr(e error, target any, op, seq int) ([]error, bool) {
+	tab := s.laters.Load()
+	if e == nil || tab == nil {
+		return nil, false
+	}
+	v, idx := tab.lookup(e, true)
+	for _, i := range idx {
+		if m := tab.entries[i].errm; m != nil && tab.entries[i].seq > seq {
+			if errs, ok := m(v, target, op); ok || errs != nil {
+				return errs, ok
+			}
+		}
+	}
+	return nil, false
+}
+
 // lookup returns v, out of the interpreter's wrapper, and the converters
 // of the session's types that may be v's; with held, a struct or a
 // pointer to one that the interpreter's pair holds is taken out of it
@@ -180,12 +201,13 @@ func hasAll(names, needs []string) bool {
 // and values are the names of the methods of a pointer to it and of the
 // type, comma-separated, in order. A declaration replaces a type of the
 // same name, which goes last; methods replace its converter in place.
-func (s *Session) registerLater(name string, decl bool, zero any, methods, values string, fn, direct func(any) any, as func(any, string) any, seq int) {
+func (s *Session) registerLater(name string, decl bool, zero any, methods, values string, fn, direct func(any) any,
+	as func(any, string) any, errm func(any, any, int) ([]error, bool), seq int) {
 	var entries []laterEntry
 	if t := s.laters.Load(); t != nil {
 		entries = slices.Clone(t.entries)
 	}
-	e := laterEntry{name: name, fn: fn, direct: direct, as: as, seq: seq}
+	e := laterEntry{name: name, fn: fn, direct: direct, as: as, errm: errm, seq: seq}
 	if methods != "" {
 		e.methods = strings.Split(methods, ",")
 	}

@@ -38,6 +38,12 @@ func TestLaterTypes(t *testing.T) {
 		{in: "func kind(v any) string { switch x := v.(type) { case error: return \"error \" + x.Error(); case fmt.Stringer: return \"stringer \" + x.String() }; return \"plain\" }"},
 		{in: "type PE struct{ Line int }\nfunc (e *PE) Error() string { return fmt.Sprint(\"line \", e.Line) }"},
 		{in: "fmt.Println(kind(&PE{3}), kind(PE{4}), kind(W{5}), kind(5))", out: "error line 3 plain stringer W5 plain\n"},
+		// errors.As, Is and Unwrap typed before the error type's
+		// methods (errors.As panicked: "*target must be interface or
+		// implement error").
+		{in: "var ErrRetry = errors.New(\"retry\")\ntype HTTPError struct{ Code int; Err error }\nfunc classify(err error) string { var he *HTTPError; switch { case errors.Is(err, ErrRetry): return \"retry\"; case errors.As(err, &he): return fmt.Sprint(\"http \", he.Code) }; return \"other\" }"},
+		{in: "func (e *HTTPError) Error() string { return fmt.Sprint(\"http \", e.Code) }\nfunc (e *HTTPError) Unwrap() error { return e.Err }"},
+		{in: "fmt.Println(classify(&HTTPError{404, nil}), classify(fmt.Errorf(\"get: %w\", &HTTPError{503, ErrRetry})), classify(errors.New(\"x\")))", out: "http 404 retry other\n"},
 	}
 	evalSteps(t, s, out, steps)
 	if err := s.Reset(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"slices"
 	"strconv"
 )
 
@@ -32,6 +33,18 @@ import (
 // for errors.Unwrap; the cases T lacks are left out), or nil when there
 // are none.
 func (r *typedRewriter) errorMethods(pos token.Pos) ast.Expr {
+	return r.errorMethodsOf(pos, false)
+}
+
+// errorMethodsOf is errorMethods; with anyErr, the function takes the
+// error as an any (the runtime's LaterErr hands it the value the
+// interpreter's wrapper holds). In a function, which may run after
+// later inputs declare error types or their methods, it ends asking the
+// runtime's LaterErr for their functions (laterConverters), where it
+// would return nil, false:
+//
+//	return _sn.LaterErr(e, target, op, seq)
+func (r *typedRewriter) errorMethodsOf(pos token.Pos, anyErr bool) ast.Expr {
 	errType := types.Universe.Lookup("error").Type()
 	errsType := types.NewSlice(errType)
 	has := func(ct types.Type, name string, params, results []types.Type) bool {
@@ -64,7 +77,11 @@ func (r *typedRewriter) errorMethods(pos token.Pos) ast.Expr {
 		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(recv, pos), Sel: ident(name, pos)}, Lparen: pos, Args: args, Rparen: pos}
 	}
 	var body []ast.Stmt
-	for ct, cx := range r.typesAndPointers(r.sessionTypes(pos), pos) {
+	session := r.sessionTypes(pos)
+	if r.only != nil {
+		session = slices.DeleteFunc(session, func(tn *types.TypeName) bool { return !r.only[tn] })
+	}
+	for ct, cx := range r.typesAndPointers(session, pos) {
 		if !types.AssignableTo(ct, errType) {
 			continue
 		}
@@ -103,14 +120,26 @@ func (r *typedRewriter) errorMethods(pos token.Pos) ast.Expr {
 			}},
 		})
 	}
-	if len(body) == 0 {
+	later := r.only == nil && r.inFunctionPos(pos)
+	if len(body) == 0 && !later {
 		return ident("nil", pos)
 	}
-	body = append(body, ret(ident("nil", pos), ident("false", pos)))
+	if later {
+		body = append(body, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.CallExpr{
+			Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LaterErr", pos)}, Lparen: pos, Rparen: pos,
+			Args: []ast.Expr{ident(e.Name, pos), ident(target.Name, pos), ident(op.Name, pos),
+				&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(r.seq)}}}}})
+	} else {
+		body = append(body, ret(ident("nil", pos), ident("false", pos)))
+	}
+	errParam := "error"
+	if anyErr {
+		errParam = "any"
+	}
 	return &ast.FuncLit{
 		Type: &ast.FuncType{Func: pos,
 			Params: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{
-				{Names: []*ast.Ident{e}, Type: ident("error", pos)},
+				{Names: []*ast.Ident{e}, Type: ident(errParam, pos)},
 				{Names: []*ast.Ident{target}, Type: ident("any", pos)},
 				{Names: []*ast.Ident{op}, Type: ident("int", pos)}}},
 			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{

@@ -154,7 +154,7 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			if !ok {
 				return
 			}
-			if !isInterface(pt.Elem()) && !types.AssignableTo(pt.Elem(), errType) {
+			if !isInterface(pt.Elem()) && !types.AssignableTo(pt.Elem(), errType) && !r.laterError(pt.Elem(), pos) {
 				// Go's errors.As panics ("*target must be interface or
 				// implement error"): the compiled one is left to.
 				return
@@ -193,6 +193,18 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			call.Args = append(call.Args, match, r.errorMethods(pos))
 		}
 	}
+}
+
+// laterError reports whether t, a type of the session's (or a pointer to
+// one) that does not implement error, may yet: in a function, which a
+// later input's Error method of the type may find (errors.As(err, &he)
+// in a helper typed before func (e *HTTPError) Error()).
+func (r *typedRewriter) laterError(t types.Type, pos token.Pos) bool {
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	return ok && isSession(n.Obj()) && n.TypeParams().Len() == 0 && r.inFunctionPos(pos)
 }
 
 // typedArg returns x passed with the name of its type, when the

@@ -385,7 +385,7 @@ func methodNames(t types.Type) string {
 // converter with the runtime's Later, which code compiled before the type
 // or method (a function of an earlier input that prints an any) asks:
 //
-//	_sn.Register("main.P", decl, *new(P), "M1,M2", "M1", func(v any) any { ...; return _sn.Unmatched() }, direct, as, seq)
+//	_sn.Register("main.P", decl, *new(P), "M1,M2", "M1", func(v any) any { ...; return _sn.Unmatched() }, direct, as, errm, seq)
 //
 // The literal is dynamicTypedOr's over that type alone: it returns the
 // value with its type's name, or Unmatched when it holds none; decl tells
@@ -397,7 +397,9 @@ func methodNames(t types.Type) string {
 // have (see Session.upgrade); direct, for a type not a struct, converts a
 // value known to be of it, where the first literal needs the
 // interpreter's pair; as converts a value of it to a compiled interface
-// (laterAs), which code compiled before seq, the segment's number, asks.
+// (laterAs), and errm calls its Unwrap, Is and As for the errors
+// package's functions (errorMethodsOf), which code compiled before seq,
+// the segment's number, asks.
 // It returns too the chunks that declare those types or methods, after
 // which the registrations run.
 func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]bool) {
@@ -490,12 +492,13 @@ func (r *typedRewriter) laterConverters(p *parsedInput) ([]ast.Stmt, map[int]boo
 			}}, ident("nil", pos)).(*ast.CallExpr).Fun
 		}
 		as := r.laterAs(tn, pos)
+		errm := r.errorMethodsOf(pos, true) // r.only holds tn alone
 		out = append(out, rtCall("Register", pos,
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote("main." + tn.Name())},
 			ident(strconv.FormatBool(only[tn]), pos), zero,
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(types.NewPointer(tn.Type())))},
 			&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(methodNames(tn.Type()))},
-			lit, direct, as, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(r.seq)}))
+			lit, direct, as, errm, &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(r.seq)}))
 	}
 	return out, chunks
 }

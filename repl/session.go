@@ -504,6 +504,7 @@ func (s *Session) symbols() interp.Exports {
 		"HeldPlain":      reflect.ValueOf(heldPlain),
 		"Later":          reflect.ValueOf(s.later),
 		"LaterAs":        reflect.ValueOf(s.laterAs),
+		"LaterErr":       reflect.ValueOf(s.laterErr),
 		"Register":       reflect.ValueOf(s.registerLater),
 		"Unmatched":      reflect.ValueOf(func() any { return unmatched }),
 		"PairType":       reflect.ValueOf(pairType),
