@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
+	"go/token"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -18,6 +20,12 @@ import (
 // in a nil dereference. Each input that declares types or methods
 // registers a converter for each of those types (laterConverters), which
 // such functions ask first through the runtime's Later.
+
+// laterVar is the interpreted number of the last segment that registered
+// converters (registerPending sets it): code compiled in an earlier
+// segment asks the runtime's Later only when it is greater than its own,
+// an interpreted comparison where a call costs more.
+const laterVar = rtName + "_laterSeq"
 
 // laterEntry is a type's converter: name is the type's (main.P), fn
 // returns a value of it with its name, or unmatched; a struct type is
@@ -67,8 +75,14 @@ func (s *Session) later(v any, need string) (any, bool) {
 	if w, ok := tab.convert(v, needs); ok {
 		return w, true
 	}
-	// The elements of an []any or the values of a map[K]any, which no
-	// assertion of the function's told: each by its type's converter.
+	return tab.containers(v)
+}
+
+// containers returns the elements of an []any or the values of a
+// map[K]any, which no assertion of a function's told, each with its
+// type's name by its type's converter; false where it converts none or v
+// is neither.
+func (tab *laterTable) containers(v any) (any, bool) {
 	switch rv := reflect.ValueOf(v); {
 	case rv.Kind() == reflect.Slice && rv.Type().Elem() == anyType:
 		xs := v.([]any)
@@ -102,6 +116,36 @@ func (s *Session) later(v any, need string) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// laterArgs is the arguments of one of fmt's functions with the []any and
+// map[K]any among them converted (containers): a helper that prints an
+// any it was handed, which held such a container of the session's
+// values, hands it on unconverted.
+func (s *Session) laterArgs(a []any) []any {
+	tab := s.laters.Load()
+	if tab == nil {
+		return a
+	}
+	var out []any
+	for i, x := range a {
+		if x == nil {
+			continue
+		}
+		if k := reflect.TypeOf(x).Kind(); k != reflect.Slice && k != reflect.Map {
+			continue
+		}
+		if w, ok := tab.containers(x); ok {
+			if out == nil {
+				out = slices.Clone(a)
+			}
+			out[i] = w
+		}
+	}
+	if out == nil {
+		return a
+	}
+	return out
 }
 
 // laterAs is the runtime's LaterAs: v as the compiled interface iface
@@ -250,7 +294,9 @@ func (s *Session) registerPending(ctx context.Context) {
 		return
 	}
 	pos := s.pendingLater[0].Pos()
-	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: s.pendingLater}
+	set := &ast.AssignStmt{Lhs: []ast.Expr{ident(laterVar, pos)}, TokPos: pos, Tok: token.ASSIGN,
+		Rhs: []ast.Expr{&ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(s.laterSeq)}}}
+	block := &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: append(slices.Clip(s.pendingLater), set)}
 	_ = s.run(ctx, block, newRewriter(s.globalInt))
 }
 

@@ -576,22 +576,33 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		// A function may run after later inputs declare types of their
 		// own, which it cannot assert to, or methods of the types it
 		// knows: the runtime's Later asks their converters
-		// (laterConverters) first.
-		//	if w, ok := _sn.Later(any(v), "M1,M2"); ok { return w }
-		// with the names of t's methods, which v's type has.
+		// (laterConverters) first, with the names of t's methods,
+		// which v's type has.
 		w := r.temp("w", pos)
 		var need string
 		if !isTypeParam(t) {
 			need = methodNames(t)
 		}
-		later := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Later", pos)}, Lparen: pos, Rparen: pos,
-			Args: []ast.Expr{&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(param.Name, pos)}, Rparen: pos},
-				&ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(need)}}}
-		body.List = append([]ast.Stmt{&ast.IfStmt{If: pos,
-			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{later}},
-			Cond: ident("ok", pos),
-			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(w.Name, pos)}}}},
-		}}, body.List...)
+		asked := func(x ast.Expr) ast.Stmt {
+			// if w, ok := _sn.Later(x, need); ok { return w }
+			call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Later", pos)}, Lparen: pos, Rparen: pos,
+				Args: []ast.Expr{x, &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(need)}}}
+			return &ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{call}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(w.Name, pos)}}}},
+			}
+		}
+		asAny := &ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident(param.Name, pos)}, Rparen: pos}
+		// Only where a later segment registered converters
+		// (laterVar), a comparison where the call costs more:
+		//	if _sn_laterSeq > seq { <asked(any(v))> }
+		first := []ast.Stmt{&ast.IfStmt{If: pos,
+			Cond: &ast.BinaryExpr{X: ident(laterVar, pos), OpPos: pos, Op: token.GTR,
+				Y: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: strconv.Itoa(r.seq)}},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{asked(asAny)}},
+		}}
+		body.List = append(first, body.List...)
 	}
 	if len(body.List) == 0 && last == nil {
 		return nil

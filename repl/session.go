@@ -417,7 +417,7 @@ func (s *Session) reset() error {
 		return err
 	}
 	s.unchecked = true
-	for _, src := range []string{"sc := " + rtName + ".SC()", "ctx := " + rtName + ".Ctx()", "var " + callsVar + " int"} {
+	for _, src := range []string{"sc := " + rtName + ".SC()", "ctx := " + rtName + ".Ctx()", "var " + callsVar + " int", "var " + laterVar + " int"} {
 		if err := s.evalChunks(context.Background(), inputFile, src, 0, false); err != nil {
 			s.unchecked = false
 			return fmt.Errorf("repl: prelude: %w", err)
@@ -516,17 +516,19 @@ func (s *Session) symbols() interp.Exports {
 		"AssertFail":     reflect.ValueOf(assertFail),
 		"AssertTypeFail": reflect.ValueOf(assertTypeFail),
 		"Zero":           reflect.ValueOf(func() float64 { return 0 }),
-		"Printf":         reflect.ValueOf(s.printf),
-		"Sprintf":        reflect.ValueOf(sprintf),
-		"Fprintf":        reflect.ValueOf(fprintf),
-		"Errorf":         reflect.ValueOf(errorf),
-		"Appendf":        reflect.ValueOf(appendf),
-		"Print":          reflect.ValueOf(s.print),
-		"Println":        reflect.ValueOf(s.println),
-		"Sprint":         reflect.ValueOf(sprint),
-		"Sprintln":       reflect.ValueOf(sprintln),
-		"Fprint":         reflect.ValueOf(fprint),
-		"Fprintln":       reflect.ValueOf(fprintln),
+		// fmt's functions, their arguments' containers converted
+		// (laterArgs).
+		"Printf":   reflect.ValueOf(func(format string, a ...any) (int, error) { return s.printf(format, s.laterArgs(a)...) }),
+		"Sprintf":  reflect.ValueOf(func(format string, a ...any) string { return sprintf(format, s.laterArgs(a)...) }),
+		"Fprintf":  reflect.ValueOf(func(w io.Writer, format string, a ...any) (int, error) { return fprintf(w, format, s.laterArgs(a)...) }),
+		"Errorf":   reflect.ValueOf(func(format string, a ...any) error { return errorf(format, s.laterArgs(a)...) }),
+		"Appendf":  reflect.ValueOf(func(b []byte, format string, a ...any) []byte { return appendf(b, format, s.laterArgs(a)...) }),
+		"Print":    reflect.ValueOf(func(a ...any) (int, error) { return s.print(s.laterArgs(a)...) }),
+		"Println":  reflect.ValueOf(func(a ...any) (int, error) { return s.println(s.laterArgs(a)...) }),
+		"Sprint":   reflect.ValueOf(func(a ...any) string { return sprint(s.laterArgs(a)...) }),
+		"Sprintln": reflect.ValueOf(func(a ...any) string { return sprintln(s.laterArgs(a)...) }),
+		"Fprint":   reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fprint(w, s.laterArgs(a)...) }),
+		"Fprintln": reflect.ValueOf(func(w io.Writer, a ...any) (int, error) { return fprintln(w, s.laterArgs(a)...) }),
 	}
 	// The interpreter passes a value whose type has the methods that fmt
 	// uses (Format, Error, String) to these functions as a value that has
