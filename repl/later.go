@@ -6,6 +6,7 @@ import (
 	"go/ast"
 	"go/token"
 	"reflect"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -375,4 +376,33 @@ func (s *Session) upgrade(v any, name string, raw any) (any, bool) {
 		return w, true
 	}
 	return nil, false
+}
+
+// namedPanic is goPanicValue(v) with the session's struct types named as
+// Go names them in the run-time panics that name a type ("comparing
+// uncomparable type main.Row", where the interpreter's type is struct {
+// N int; Tags []string }).
+func (s *Session) namedPanic(v any) any {
+	v = goPanicValue(v)
+	re, ok := v.(runtime.Error)
+	if !ok {
+		return v
+	}
+	msg := strings.TrimPrefix(re.Error(), "runtime error: ")
+	for _, prefix := range []string{"comparing uncomparable type ", "hash of unhashable type "} {
+		text, found := strings.CutPrefix(msg, prefix)
+		if !found {
+			continue
+		}
+		tab := s.laters.Load()
+		if tab == nil {
+			return v
+		}
+		for _, e := range tab.entries {
+			if e.typ != nil && e.typ.String() == text {
+				return goRuntimeError{prefix + e.name}
+			}
+		}
+	}
+	return v
 }

@@ -44,6 +44,9 @@ func TestLaterTypes(t *testing.T) {
 		{in: "var ErrRetry = errors.New(\"retry\")\ntype HTTPError struct{ Code int; Err error }\nfunc classify(err error) string { var he *HTTPError; switch { case errors.Is(err, ErrRetry): return \"retry\"; case errors.As(err, &he): return fmt.Sprint(\"http \", he.Code) }; return \"other\" }"},
 		{in: "func (e *HTTPError) Error() string { return fmt.Sprint(\"http \", e.Code) }\nfunc (e *HTTPError) Unwrap() error { return e.Err }"},
 		{in: "fmt.Println(classify(&HTTPError{404, nil}), classify(fmt.Errorf(\"get: %w\", &HTTPError{503, ErrRetry})), classify(errors.New(\"x\")))", out: "http 404 retry other\n"},
+		// A run-time panic that names a struct type names it as Go does.
+		{in: "type Row struct{ N int; Tags []string }\nfunc eq(a, b any) (same bool) { defer func() { if r := recover(); r != nil { fmt.Println(r) } }(); return a == b }"},
+		{in: "fmt.Println(eq(Row{}, Row{}))", out: "runtime error: comparing uncomparable type main.Row\nfalse\n"},
 	}
 	evalSteps(t, s, out, steps)
 	if err := s.Reset(); err != nil {

@@ -86,5 +86,5 @@ func (s *Session) recoveredValue(v any) any {
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 		v = rv.Interface()
 	}
-	return goPanicValue(v) // the runtime's errors as Go gives them
+	return s.namedPanic(v) // the runtime's errors as Go gives them
 }

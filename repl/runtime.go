@@ -46,7 +46,7 @@ func (s *Session) goroutine(f func()) {
 				s.exit(ex.code)
 				return
 			}
-			err := &PanicError{Value: goPanicValue(r), Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
+			err := &PanicError{Value: s.namedPanic(r), Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
 			fmt.Fprintln(s.stderr.w, s.mapPositions(err.Error()))
 			if s.opts.GoroutinePanicsExit {
 				s.exit(2)

@@ -111,7 +111,7 @@ func (s *Session) runDefers(defers *[]func()) (err error) {
 						err = &ExitError{Code: ex.code}
 						return
 					}
-					err = &PanicError{Value: goPanicValue(r), Trace: s.trace(s.stderr.take(), "")}
+					err = &PanicError{Value: s.namedPanic(r), Trace: s.trace(s.stderr.take(), "")}
 				}
 			}()
 			f()
