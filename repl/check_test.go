@@ -3,7 +3,6 @@ package repl
 import (
 	"context"
 	"go/types"
-	"strings"
 	"testing"
 )
 
@@ -201,22 +200,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, out, _ := newTestSession(t)
-			for _, st := range tc.steps {
-				out.Reset()
-				err := s.Eval(context.Background(), st.in)
-				switch {
-				case st.err == "" && err != nil:
-					t.Fatalf("%q: %v", st.in, err)
-				case st.err != "" && err == nil:
-					t.Fatalf("%q: no error, want %q", st.in, st.err)
-				case st.err != "" && !strings.Contains(err.Error(), st.err):
-					t.Fatalf("%q: error %q, want %q", st.in, err, st.err)
-				}
-				if got := out.String(); got != st.out {
-					t.Errorf("%q printed %q, want %q", st.in, got, st.out)
-				}
-			}
+			runSteps(t, tc.steps)
 		})
 	}
 }

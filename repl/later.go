@@ -73,10 +73,7 @@ func (s *Session) later(v any, need string) (any, bool) {
 	if need != "" {
 		needs = strings.Split(need, ",")
 	}
-	if w, ok := tab.convert(v, needs); ok {
-		return w, true
-	}
-	return tab.containers(v)
+	return tab.convert(v, needs) // containers: laterArgs, in fmt's functions
 }
 
 // containers returns the elements of an []any or the values of a
@@ -159,10 +156,10 @@ func (s *Session) laterAs(v any, iface string, seq int) (any, bool) {
 	if v == nil || tab == nil {
 		return nil, false
 	}
-	v, idx := tab.lookup(v, true)
-	for _, i := range idx {
-		if as := tab.entries[i].as; as != nil && tab.entries[i].seq > seq {
-			if w := as(v, iface); w != any(unmatched) {
+	v, es := tab.since(v, seq)
+	for _, e := range es {
+		if e.as != nil {
+			if w := e.as(v, iface); w != any(unmatched) {
 				return w, true
 			}
 		}
@@ -179,15 +176,29 @@ func (s *Session) laterErr(e error, target any, op, seq int) ([]error, bool) {
 	if e == nil || tab == nil {
 		return nil, false
 	}
-	v, idx := tab.lookup(e, true)
-	for _, i := range idx {
-		if m := tab.entries[i].errm; m != nil && tab.entries[i].seq > seq {
-			if errs, ok := m(v, target, op); ok || errs != nil {
+	v, es := tab.since(e, seq)
+	for _, en := range es {
+		if en.errm != nil {
+			if errs, ok := en.errm(v, target, op); ok || errs != nil {
 				return errs, ok
 			}
 		}
 	}
 	return nil, false
+}
+
+// since returns v out of the interpreter's wrapper or pair (lookup) and
+// the converters of the types it may be of that a segment after seq
+// registered last: those whose methods code compiled in seq did not see.
+func (t *laterTable) since(v any, seq int) (any, []laterEntry) {
+	v, idx := t.lookup(v, true)
+	var out []laterEntry
+	for _, i := range idx {
+		if t.entries[i].seq > seq {
+			out = append(out, t.entries[i])
+		}
+	}
+	return v, out
 }
 
 // lookup returns v, out of the interpreter's wrapper, and the converters
