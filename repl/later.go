@@ -78,10 +78,33 @@ func (s *Session) later(v any, need string) (any, bool) {
 
 // containers returns the elements of an []any or the values of a
 // map[K]any, which no assertion of a function's told, each with its
-// type's name by its type's converter; false where it converts none or v
-// is neither.
+// type's name by its type's converter, or a slice of a struct type of
+// the session's converted so; false where it converts none or v is none
+// of those.
 func (tab *laterTable) containers(v any) (any, bool) {
 	switch rv := reflect.ValueOf(v); {
+	case rv.Kind() == reflect.Slice && len(tab.byType[rv.Type().Elem()]) > 0:
+		// A slice of one of the session's struct types (or of
+		// pointers to one), []Pt in an any, whose elements fmt would
+		// print by their structure: each by its type's converter, the
+		// whole named as Go names it ([]main.Pt).
+		out := make([]any, rv.Len())
+		for i := range out {
+			w, ok := tab.convert(rv.Index(i).Interface(), nil)
+			if !ok {
+				return nil, false
+			}
+			out[i] = w
+		}
+		e := tab.entries[tab.byType[rv.Type().Elem()][0]]
+		name := "[]" + e.name
+		if rv.Type().Elem().Kind() == reflect.Pointer {
+			name = "[]*" + e.name
+		}
+		if rv.IsNil() {
+			return newTyped(v, name), true
+		}
+		return newTyped(out, name), true
 	case rv.Kind() == reflect.Slice && rv.Type().Elem() == anyType:
 		xs := v.([]any)
 		var out []any

@@ -59,4 +59,9 @@ func main() {
 		}
 	}
 	printRow([]any{"total", total})
+	customers := []Customer{{"Ada", "London"}, {"Linus", "Helsinki"}}
+	printRow(customers)
+	fmt.Println(describe(customers), describe([]*Customer{&customers[1]}))
+	var none []Customer
+	fmt.Println(describe(none))
 }
