@@ -1442,6 +1442,38 @@ func applyInLoops(root ast.Node, post func(c *astutil.Cursor, loops int)) {
 	})
 }
 
+// switchInits moves the init statement of a switch with a tag that is
+// not a name into a block around it:
+//
+//	switch x := f(); x * 2 { ... }
+//
+// becomes { x := f(); switch x * 2 { ... } }, with a label kept on the
+// switch: the interpreter evaluated no such tag after an init, and went
+// to the default case (a tag that is a name it evaluates).
+func (r *typedRewriter) switchInits(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		st, _ := c.Node().(ast.Stmt)
+		inner := st
+		if l, ok := st.(*ast.LabeledStmt); ok {
+			inner = l.Stmt
+		}
+		sw, ok := inner.(*ast.SwitchStmt)
+		if !ok || sw.Init == nil || sw.Tag == nil {
+			return true
+		}
+		if _, ok := ast.Unparen(sw.Tag).(*ast.Ident); ok {
+			return true
+		}
+		if _, ok := c.Parent().(*ast.LabeledStmt); ok {
+			return true // replaced with its label
+		}
+		init := sw.Init
+		sw.Init = nil
+		c.Replace(&ast.BlockStmt{Lbrace: sw.Pos(), List: []ast.Stmt{init, st}, Rbrace: sw.End()})
+		return true
+	})
+}
+
 // taglessCases joins the expressions of a case of a switch without a tag
 // into one:
 //

@@ -265,6 +265,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.unexportedTags(f)
 		r.selectBranches(f)
 		r.taglessCases(f)
+		r.switchInits(f)
 		r.parenReceives(f)
 		r.deferPanics(f)
 		if p.kinds[i] == declChunk {
@@ -282,6 +283,9 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.constDivisions(f)
 		r.variadicSlices(f)
 		r.namedResults(f)
+		if p.kinds[i] == fileChunk {
+			r.packageVarInits(f)
+		}
 		if r.err != nil {
 			return r.err
 		}
@@ -962,7 +966,8 @@ func isTypeParamMade(t types.Type) bool {
 
 // builtins rewrites the calls of min, max and clear, which the
 // interpreter lacks: a constant min or max becomes its value; the others
-// call the helper package's generic functions.
+// call the helper package's generic functions. new of a value, make of
+// a one-way channel are written in forms the interpreter runs.
 func (r *typedRewriter) builtins(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		call, ok := c.Node().(*ast.CallExpr)
@@ -1039,6 +1044,23 @@ func (r *typedRewriter) builtins(f *ast.File) {
 				}
 			}
 			call.Fun = &ast.IndexExpr{X: r.helper(name, pos), Lbrack: pos, Index: t, Rbrack: pos}
+		case "new":
+			// new(expr), Go 1.26's pointer to a new variable holding
+			// expr's value, which the interpreter took for new(T) of
+			// a zero T: &[]T{expr}[0].
+			if len(call.Args) != 1 || !r.info.Types[call.Args[0]].IsValue() {
+				return true
+			}
+			p, ok := r.typeOf(call).(*types.Pointer)
+			if !ok {
+				return true
+			}
+			t := r.typeExpr(p.Elem(), pos)
+			if t == nil {
+				return true
+			}
+			lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: t}, Lbrace: pos, Elts: call.Args, Rbrace: call.End()}
+			c.Replace(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}})
 		case "make":
 			// make(chan<- T, n): the interpreter's reflect.MakeChan
 			// refuses a one-way channel type; a two-way channel
