@@ -9,17 +9,17 @@ import (
 )
 
 var (
-	_       = register("first")
-	order   []string
-	a, b    = pair()
-	c       = a + b + len(handlers)
+	_        = register("first")
+	order    []string
+	a, b     = pair()
+	c        = a + b + len(handlers)
 	handlers = map[string]func(int) int{
 		"dbl": func(x int) int { return 2 * x },
 		"inc": func(x int) int { return x + 1 },
 	}
-	upper = strings.ToUpper
+	upper   = strings.ToUpper
 	_, rest = split("k=v")
-	args = len(os.Args) > 0
+	args    = len(os.Args) > 0
 )
 
 func register(s string) int { order = append(order, s); return len(order) }
