@@ -318,6 +318,7 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		info    *types.Info
 		terrs   []types.Error
 	)
+	var fault error // a panic of the checker's
 	attempt := func(extra map[string]*entry) {
 		pkg = types.NewPackage("main", "main")
 		prelude = s.scope.prelude(imp, pkg, s.preludePos, parts.hide, parts.hideMethods, extra)
@@ -341,9 +342,17 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 				}
 			},
 		}
+		defer func() {
+			if rec := recover(); rec != nil {
+				fault = fmt.Errorf("the shell failed to check this input (a fault of the shell's; the session goes on): %v", rec)
+			}
+		}()
 		types.NewChecker(&conf, fset, pkg, info).Files([]*ast.File{prelude.file, parts.file})
 	}
 	attempt(nil)
+	if fault != nil {
+		return nil, fault
+	}
 	var olds []oldValue
 	if len(terrs) > 0 {
 		// x := x + 1 at the top level: the x on the right is the
@@ -374,6 +383,9 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		}
 		if len(olds) > 0 {
 			attempt(extra)
+			if fault != nil {
+				return nil, fault
+			}
 		}
 	}
 	if msgs := s.checkErrors(terrs, parts, info); len(msgs) > 0 {

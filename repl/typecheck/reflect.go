@@ -219,7 +219,7 @@ func (c *fromReflect) named(t reflect.Type) types.Type {
 	if !strings.Contains(name, "[") && pkg.Scope().Lookup(name) == nil {
 		pkg.Scope().Insert(obj)
 	}
-	n.SetUnderlying(c.structure(t, pkg))
+	n.SetUnderlying(types.Unalias(c.structure(t, pkg))) // type Token any: the interface, not the alias
 	if t.Kind() == reflect.Interface {
 		return n
 	}
