@@ -230,6 +230,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericValues(f)
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
+		r.logFatals(f)
 		r.nilAssigns(f)
 		r.ifaceKeyRanges(f)
 		r.ptrArrayRanges(f)
@@ -961,6 +962,45 @@ func isTypeParamMade(t types.Type) bool {
 	return madeOf(t, func(t types.Type) bool {
 		_, ok := t.(*types.TypeParam)
 		return ok
+	})
+}
+
+// logFatals sends the calls of a log.Logger's Fatal, Fatalf and Fatalln
+// to the session, which ends the script as Go's end the program (the
+// message, then status 1, no deferred call run), where the Logger's own
+// would end the shell's process:
+//
+//	l.Fatalf(format, args...)
+//
+// becomes _sn.LogFatal(l, _sn.Sprintf(format, args...)).
+func (r *typedRewriter) logFatals(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok {
+			return true
+		}
+		sel, ok := call.Fun.(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		s, ok := r.info.Selections[sel]
+		if !ok || s.Kind() != types.MethodVal || s.Obj().Pkg() == nil || s.Obj().Pkg().Path() != "log" {
+			return true
+		}
+		format, ok := map[string]string{"Fatal": "Sprint", "Fatalf": "Sprintf", "Fatalln": "Sprintln"}[sel.Sel.Name]
+		if !ok {
+			return true
+		}
+		pos := call.Pos()
+		recv := sel.X
+		if _, ptr := s.Recv().Underlying().(*types.Pointer); !ptr {
+			recv = &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: recv}
+		}
+		msg := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(format, pos)}, Lparen: pos, Args: call.Args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}
+		call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LogFatal", pos)}
+		call.Args = []ast.Expr{recv, msg}
+		call.Ellipsis = token.NoPos
+		return true
 	})
 }
 

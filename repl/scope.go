@@ -5,6 +5,7 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"log"
 	"reflect"
 	"regexp"
 	"strconv"
@@ -54,6 +55,13 @@ func baseSymbols() map[string]map[string]reflect.Value {
 			}
 		}
 	}
+	// Go's log.Logger and log.New, where the interpreter's tables have
+	// a wrapper type of its own (whose Fatal methods panic), which
+	// log.Default and the functions that take a *log.Logger did not
+	// match; a call of a Logger's Fatal methods ends the script as Go's
+	// ends a program (see logFatals).
+	all["log/log"]["Logger"] = reflect.ValueOf((*log.Logger)(nil))
+	all["log/log"]["New"] = reflect.ValueOf(log.New)
 	return all
 }
 

@@ -24,10 +24,8 @@ import (
 	"github.com/sparknet-go/sparknet/rdd"
 	"github.com/sparknet-go/sparknet/repl/display"
 	"github.com/sparknet-go/sparknet/repl/typecheck"
-	"github.com/sparknet-go/sparknet/stdlib"
 	"github.com/sparknet-go/sparknet/ui"
 	"github.com/traefik/yaegi/interp"
-	yaegistdlib "github.com/traefik/yaegi/stdlib"
 )
 
 // Options configure a Session. The zero value works: the standard
@@ -434,20 +432,7 @@ func (s *Session) reset() error {
 // symbols merges the interpreter's standard library, sparknet's tables
 // and the shell's runtime package into one set of exports.
 func (s *Session) symbols() interp.Exports {
-	ex := interp.Exports{}
-	for k, m := range yaegistdlib.Symbols {
-		ex[k] = m
-	}
-	for k, m := range stdlib.Symbols {
-		merged := map[string]reflect.Value{}
-		for n, v := range ex[k] {
-			merged[n] = v
-		}
-		for n, v := range m {
-			merged[n] = v
-		}
-		ex[k] = merged
-	}
+	ex := interp.Exports(baseSymbols())
 	osSyms := map[string]reflect.Value{}
 	for n, v := range ex["os/os"] {
 		osSyms[n] = v
@@ -516,6 +501,10 @@ func (s *Session) symbols() interp.Exports {
 		"AssertFail":     reflect.ValueOf(assertFail),
 		"AssertTypeFail": reflect.ValueOf(assertTypeFail),
 		"Zero":           reflect.ValueOf(func() float64 { return 0 }),
+		"LogFatal": reflect.ValueOf(func(l *log.Logger, msg string) {
+			l.Output(2, msg)
+			s.osExit(1)
+		}),
 		// fmt's functions, their arguments' containers converted
 		// (laterArgs).
 		"Printf":   reflect.ValueOf(func(format string, a ...any) (int, error) { return s.printf(format, s.laterArgs(a)...) }),
