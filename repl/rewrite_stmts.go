@@ -1474,6 +1474,44 @@ func (r *typedRewriter) switchInits(f *ast.File) {
 	})
 }
 
+// builtinResults puts in parentheses a call of a builtin (len, cap,
+// append, make, new, complex, real, imag, copy) that is a result of a
+// return statement after the first:
+//
+//	return 0, len(b)
+//
+// becomes return 0, (len(b)): the interpreter stored such a call's value
+// in the first result ("0 0", or a panic where the types differ).
+func (r *typedRewriter) builtinResults(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		ret, ok := n.(*ast.ReturnStmt)
+		if !ok || len(ret.Results) < 2 {
+			return true
+		}
+		for i, x := range ret.Results[1:] {
+			call, ok := x.(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+			if !ok {
+				continue
+			}
+			if obj, known := r.info.Uses[id]; known {
+				if _, ok := obj.(*types.Builtin); !ok {
+					continue
+				}
+			} else if types.Universe.Lookup(id.Name) == nil {
+				continue
+			}
+			if _, ok := types.Universe.Lookup(id.Name).(*types.Builtin); ok {
+				ret.Results[i+1] = &ast.ParenExpr{Lparen: call.Pos(), X: call, Rparen: call.End()}
+			}
+		}
+		return true
+	})
+}
+
 // taglessCases joins the expressions of a case of a switch without a tag
 // into one:
 //

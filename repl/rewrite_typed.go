@@ -284,6 +284,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.constDivisions(f)
 		r.variadicSlices(f)
 		r.namedResults(f)
+		r.builtinResults(f)
 		if p.kinds[i] == fileChunk {
 			r.packageVarInits(f)
 		}
