@@ -3,6 +3,7 @@ package rdd
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"runtime/debug"
 )
 
@@ -90,6 +91,11 @@ func (e *PanicError) Unwrap() error {
 }
 
 func newPanicError(fn string, p, elem int, v any) *PanicError {
+	// An interpreted callback's panic (sparknet-shell's) reaches
+	// compiled code as the reflect.Value of the value passed to panic.
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+		v = rv.Interface()
+	}
 	return &PanicError{Func: fn, Partition: p, Element: elem, Value: v, Stack: string(debug.Stack())}
 }
 

@@ -18,7 +18,28 @@ _, err = r.Map(func(v any) any {
 }).Count()
 fmt.Println(err != nil, strings.Contains(err.Error(), "panicked"), strings.Contains(err.Error(), "seven"))
 
+// The panic's value as it was passed to panic, and an error value
+// found in the chain by errors.As.
+var pe *rdd.PanicError
+fmt.Println(errors.As(err, &pe), pe.Value, errors.Is(err, io.EOF))
+s, isString := pe.Value.(string)
+fmt.Printf("%T %q %v\n", pe.Value, s, isString)
+
+type BadRecord struct{ N int }
+func (b *BadRecord) Error() string { return fmt.Sprint("bad record ", b.N) }
+_, err = r.Map(func(x int) int {
+	if x == 3 {
+		panic(&BadRecord{x})
+	}
+	return x
+}).Collect()
+var br *BadRecord
+fmt.Println(errors.As(err, &br), br)
+
 // Output:
 // 385 <nil>
 // [2 4 6 8 10]
 // true true true
+// true seven false
+// string "seven" true
+// true bad record 3

@@ -204,7 +204,11 @@ func unwrap(err error, methods Methods) []error {
 		}
 	}
 	if m := reflect.ValueOf(err).MethodByName("Unwrap"); m.IsValid() && m.Type().NumIn() == 0 && m.Type().NumOut() == 1 {
-		out := m.Call(nil)[0].Interface()
+		rv := m.Call(nil)[0]
+		if (rv.Kind() == reflect.Interface || rv.Kind() == reflect.Slice) && rv.IsNil() {
+			return nil // (asserting a nil value panicked in the interpreter)
+		}
+		out := rv.Interface()
 		// (The interpreter's type switches do not match compiled
 		// values: this code asserts.)
 		if e, ok := out.(error); ok {
