@@ -1512,6 +1512,51 @@ func (r *typedRewriter) builtinResults(f *ast.File) {
 	})
 }
 
+// packageVars reads and assigns a variable of a basic type of a
+// compiled package through its address:
+//
+//	ndarray.PrintPrecision = 2
+//	old := runtime.MemProfileRate
+//
+// become *&ndarray.PrintPrecision = 2 and old := *&runtime.MemProfileRate:
+// the interpreter took such a variable for a constant, refusing the
+// assignment ("cannot assign to 4 (int constant)") and reading the value
+// the variable had when the input was compiled.
+func (r *typedRewriter) packageVars(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		sel, ok := c.Node().(*ast.SelectorExpr)
+		if !ok {
+			return true
+		}
+		if u, ok := c.Parent().(*ast.UnaryExpr); ok && u.Op == token.AND {
+			return true
+		}
+		x, ok := sel.X.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if _, ok := r.info.Uses[x].(*types.PkgName); !ok {
+			return true
+		}
+		v, ok := r.info.Uses[sel.Sel].(*types.Var)
+		if !ok || v.Pkg() == nil || v.Pkg().Path() == "main" {
+			return true
+		}
+		if _, basic := v.Type().Underlying().(*types.Basic); !basic {
+			return true
+		}
+		pos := sel.Pos()
+		addr := &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: sel}
+		star := &ast.StarExpr{Star: pos, X: addr}
+		tv := r.info.Types[sel]
+		r.info.Types[addr] = types.TypeAndValue{Type: types.NewPointer(v.Type())}
+		r.info.Types[star] = tv
+		c.Replace(&ast.ParenExpr{Lparen: pos, X: star, Rparen: sel.End()})
+		r.info.Types[c.Node().(ast.Expr)] = tv
+		return true
+	})
+}
+
 // taglessCases joins the expressions of a case of a switch without a tag
 // into one:
 //

@@ -267,6 +267,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.selectBranches(f)
 		r.taglessCases(f)
 		r.switchInits(f)
+		r.packageVars(f)
 		r.parenReceives(f)
 		r.deferPanics(f)
 		if p.kinds[i] == declChunk {
