@@ -5,11 +5,14 @@ import (
 	"go/constant"
 	"go/token"
 	"go/types"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/tools/go/ast/astutil"
+
+	"github.com/sparknet-go/sparknet/repl/typecheck"
 )
 
 // fmtShims maps fmt's formatting functions to the runtime's shims, which
@@ -51,6 +54,10 @@ func (r *typedRewriter) names(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		switch n := c.Node().(type) {
 		case *ast.CallExpr:
+			if x := r.asType(n); x != nil {
+				c.Replace(x)
+				return true
+			}
 			r.namedCall(n)
 		case *ast.TypeSwitchStmt:
 			if _, labeled := c.Parent().(*ast.LabeledStmt); !labeled {
@@ -67,6 +74,69 @@ func (r *typedRewriter) names(f *ast.File) {
 		}
 		return true
 	})
+}
+
+// asType rewrites errors.AsType[E](err) as errors.As, which namedCall
+// makes the helper's that sees the session's types:
+//
+//	func(e error) (E, bool) { var t E; ok := errors.As(e, &t); return t, ok }(err)
+//
+// The overlay's generic AsType, run by the interpreter, did not match a
+// value of a type of the session's. It returns nil for any other call.
+func (r *typedRewriter) asType(call *ast.CallExpr) ast.Expr {
+	ix, ok := ast.Unparen(call.Fun).(*ast.IndexExpr)
+	if !ok || len(call.Args) != 1 {
+		return nil
+	}
+	sel, ok := ix.X.(*ast.SelectorExpr)
+	if !ok {
+		return nil
+	}
+	f, ok := r.info.Uses[sel.Sel].(*types.Func)
+	if !ok || f.Pkg() == nil || f.Name() != "AsType" || f.Pkg().Path() != "errors" && !(typecheck.IsSource(f.Pkg()) && path.Base(f.Pkg().Path()) == "errors") {
+		return nil
+	}
+	errs, err := sharedImporter().Import("errors")
+	if err != nil {
+		return nil
+	}
+	as, ok := errs.Scope().Lookup("As").(*types.Func)
+	if !ok {
+		return nil
+	}
+	et := r.typeOf(ix.Index)
+	if et == nil {
+		return nil
+	}
+	pos := call.Pos()
+	elem := r.typeExpr(et, pos)
+	if elem == nil {
+		return nil
+	}
+	e, t, okID := r.temp("e", pos), r.temp("t", pos), r.temp("ok", pos)
+	errType := types.Universe.Lookup("error").Type()
+	eArg, addr := ident(e.Name, pos), &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: ident(t.Name, pos)}
+	r.info.Types[eArg] = types.TypeAndValue{Type: errType}
+	r.info.Types[addr] = types.TypeAndValue{Type: types.NewPointer(et)}
+	asSel := &ast.SelectorExpr{X: copyExpr(sel.X), Sel: ident("As", pos)}
+	r.info.Uses[asSel.Sel] = as
+	asCall := &ast.CallExpr{Fun: asSel, Lparen: pos, Args: []ast.Expr{eArg, addr}, Rparen: pos}
+	r.namedCall(asCall)
+	if asCall.Fun == ast.Expr(asSel) {
+		return nil // not rewritten: the overlay's AsType runs
+	}
+	lit := &ast.FuncLit{
+		Type: &ast.FuncType{Func: pos,
+			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{e}, Type: ident("error", pos)}}},
+			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: elem}, {Type: ident("bool", pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{Names: []*ast.Ident{t}, Type: copyExpr(elem)}}}},
+			&ast.AssignStmt{Lhs: []ast.Expr{okID}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{asCall}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(t.Name, pos), ident(okID.Name, pos)}},
+		}},
+	}
+	arg := r.implicit(call.Args[0], errType)
+	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{arg}, Rparen: call.Rparen}
 }
 
 // calledFunc returns the package function call calls, or nil.
