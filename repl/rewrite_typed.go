@@ -255,6 +255,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.comparisons(f)
 		r.nilAssertions(f)
 		r.multiResults(f)
+		r.emptyAsserts(f)
 		r.names(f)
 		r.conversions(f)
 		r.implicitConversions(f)

@@ -501,6 +501,10 @@ func (s *Session) symbols() interp.Exports {
 		"AssertFail":     reflect.ValueOf(assertFail),
 		"AssertTypeFail": reflect.ValueOf(assertTypeFail),
 		"Zero":           reflect.ValueOf(func() float64 { return 0 }),
+		"EmptyStruct": reflect.ValueOf(func(v any) bool {
+			rv := reflect.ValueOf(v)
+			return rv.Kind() == reflect.Struct && rv.NumField() == 0
+		}),
 		"LogFatal": reflect.ValueOf(func(l *log.Logger, msg string) {
 			l.Output(2, msg)
 			s.osExit(1)
