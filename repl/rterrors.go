@@ -157,6 +157,9 @@ func goPanicValue(v any) any {
 	if msg == "reflect: Call using zero Value argument" {
 		return nilDereference{} // *p of a nil p passed on (a method value's copy)
 	}
+	if msg == "reflect: Method on nil interface value" {
+		return nilDereference{} // a method of a nil compiled interface (var err error; err.Error())
+	}
 	if m := sliceToArray.FindStringSubmatch(msg); m != nil {
 		return goRuntimeError{fmt.Sprintf("cannot convert slice with length %s to array or pointer to array with length %s", m[1], m[2])}
 	}
