@@ -1557,6 +1557,60 @@ func (r *typedRewriter) packageVars(f *ast.File) {
 	})
 }
 
+// blankVars drops a declaration of blank variables without values in a
+// function (var _ int), which declares nothing: the interpreter refused
+// it ("cannot use _ as value").
+func (r *typedRewriter) blankVars(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		ds, ok := c.Node().(*ast.DeclStmt)
+		if !ok {
+			return true
+		}
+		gd, ok := ds.Decl.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			return true
+		}
+		for _, sp := range gd.Specs {
+			vs := sp.(*ast.ValueSpec)
+			if len(vs.Values) > 0 || slices.ContainsFunc(vs.Names, func(n *ast.Ident) bool { return n.Name != "_" }) {
+				return true
+			}
+		}
+		if _, inList := c.Parent().(*ast.BlockStmt); inList {
+			c.Delete()
+		} else if _, inCase := c.Parent().(*ast.CaseClause); inCase {
+			c.Delete()
+		} else if _, inComm := c.Parent().(*ast.CommClause); inComm {
+			c.Delete()
+		}
+		return true
+	})
+}
+
+// topRecovers makes a call of recover among top-level statements,
+// outside any function, nil, which Go's is there (no deferred call runs
+// it): the interpreter's ended the input with a nil dereference.
+func (r *typedRewriter) topRecovers(body *ast.BlockStmt) {
+	astutil.Apply(body, func(c *astutil.Cursor) bool {
+		_, lit := c.Node().(*ast.FuncLit)
+		return !lit
+	}, func(c *astutil.Cursor) bool {
+		call, ok := c.Node().(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			return true
+		}
+		id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if b, ok := r.info.Uses[id].(*types.Builtin); ok && b.Name() == "recover" {
+			pos := call.Pos()
+			c.Replace(&ast.CallExpr{Fun: ident("any", pos), Lparen: pos, Args: []ast.Expr{ident("nil", pos)}, Rparen: call.End()})
+		}
+		return true
+	})
+}
+
 // taglessCases joins the expressions of a case of a switch without a tag
 // into one:
 //

@@ -268,6 +268,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.selectBranches(f)
 		r.taglessCases(f)
 		r.switchInits(f)
+		r.blankVars(f)
 		r.packageVars(f)
 		r.parenReceives(f)
 		r.deferPanics(f)
@@ -279,6 +280,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		}
 		if p.kinds[i] == stmtChunk {
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
+			r.topRecovers(f.Decls[0].(*ast.FuncDecl).Body)
 		}
 		r.parenValues(f)
 		r.forceInstances(f, p.kinds[i])
