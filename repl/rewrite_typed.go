@@ -291,6 +291,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.builtinResults(f)
 		if p.kinds[i] == fileChunk {
 			r.packageVarInits(f)
+			r.promotedForwarders(f)
 		}
 		if r.err != nil {
 			return r.err

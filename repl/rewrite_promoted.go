@@ -1,0 +1,158 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+	"strconv"
+
+	"github.com/sparknet-go/sparknet/repl/typecheck"
+)
+
+// promotedForwarders declares on each struct type of a script the
+// methods that its values have from an embedded field of a compiled type
+// (time.Time, *ndarray.Array, *bytes.Buffer), as methods that call the
+// field's:
+//
+//	type Stamp struct { time.Time; Label string }
+//
+// gets func (r Stamp) String() string { return r.Time.String() }, and the
+// like for each such method. The interpreter did not find them where a
+// value of the type (not a pointer to one) became an interface value:
+// printing it, or var s fmt.Stringer = stamp, panicked ("method not
+// found: String"). The type's own methods, and methods promoted through
+// the script's types or through embedded interfaces, are left alone.
+func (r *typedRewriter) promotedForwarders(f *ast.File) {
+	var added []ast.Decl
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.TYPE {
+			continue
+		}
+		for _, sp := range gd.Specs {
+			ts := sp.(*ast.TypeSpec)
+			if ts.TypeParams != nil || ts.Assign.IsValid() {
+				continue
+			}
+			tn, ok := r.info.Defs[ts.Name].(*types.TypeName)
+			if !ok {
+				continue
+			}
+			added = append(added, r.forwardersOf(tn, ts.Name.Name, ts.Pos())...)
+		}
+	}
+	f.Decls = append(f.Decls, added...)
+}
+
+// forwardersOf returns the forwarding methods of the struct type tn,
+// named name in the interpreter's code (see promotedForwarders).
+func (r *typedRewriter) forwardersOf(tn *types.TypeName, name string, pos token.Pos) []ast.Decl {
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	var decls []ast.Decl
+	ms := types.NewMethodSet(tn.Type())
+	for i := range ms.Len() {
+		sel := ms.At(i)
+		m, ok := sel.Obj().(*types.Func)
+		if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" {
+			continue
+		}
+		field := st.Field(sel.Index()[0])
+		ft := field.Type()
+		if p, ok := ft.(*types.Pointer); ok {
+			ft = p.Elem()
+		}
+		fn, ok := types.Unalias(ft).(*types.Named)
+		if !ok || !field.Embedded() || isInterface(fn) || fn.Obj().Pkg() == nil || fn.Obj().Pkg().Path() == "main" {
+			continue
+		}
+		sig := m.Signature()
+		if !r.s.knownPackages(sig) {
+			continue // a type of a package the interpreter has no table of (gorgonia.org/tensor)
+		}
+		if m.Name() == "Format" && !isFmtFormat(sig) {
+			// time.Time's Format(layout): the interpreter, which finds
+			// fmt.Formatter by the method's name, would call it as one.
+			continue
+		}
+		recv := r.temp("r", pos)
+		params := &ast.FieldList{Opening: pos, Closing: pos}
+		var args []ast.Expr
+		for j := range sig.Params().Len() {
+			pt := sig.Params().At(j).Type()
+			if sig.Variadic() && j == sig.Params().Len()-1 {
+				pt = pt.(*types.Slice).Elem()
+			}
+			tx := r.typeExpr(pt, pos)
+			if tx == nil {
+				return nil
+			}
+			a := ident(rtName+"_a"+strconv.Itoa(j), pos)
+			if sig.Variadic() && j == sig.Params().Len()-1 {
+				tx = &ast.Ellipsis{Ellipsis: pos, Elt: tx}
+			}
+			params.List = append(params.List, &ast.Field{Names: []*ast.Ident{a}, Type: tx})
+			args = append(args, ident(a.Name, pos))
+		}
+		var results *ast.FieldList
+		if sig.Results().Len() > 0 {
+			results = &ast.FieldList{Opening: pos, Closing: pos}
+			for j := range sig.Results().Len() {
+				tx := r.typeExpr(sig.Results().At(j).Type(), pos)
+				if tx == nil {
+					return nil
+				}
+				results.List = append(results.List, &ast.Field{Type: tx})
+			}
+		}
+		call := &ast.CallExpr{
+			Fun:    &ast.SelectorExpr{X: &ast.SelectorExpr{X: ident(recv.Name, pos), Sel: ident(field.Name(), pos)}, Sel: ident(m.Name(), pos)},
+			Lparen: pos, Args: args, Rparen: pos,
+		}
+		if sig.Variadic() {
+			call.Ellipsis = pos
+		}
+		var body ast.Stmt = &ast.ExprStmt{X: call}
+		if results != nil {
+			body = &ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}
+		}
+		decls = append(decls, &ast.FuncDecl{
+			Recv: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{recv}, Type: ident(name, pos)}}},
+			Name: ident(m.Name(), pos),
+			Type: &ast.FuncType{Func: pos, Params: params, Results: results},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{body}, Rbrace: pos},
+		})
+	}
+	return decls
+}
+
+// isFmtFormat reports whether sig is the signature of fmt.Formatter's
+// Format(fmt.State, rune).
+func isFmtFormat(sig *types.Signature) bool {
+	if sig.Params().Len() != 2 || sig.Results().Len() != 0 {
+		return false
+	}
+	n, ok := types.Unalias(sig.Params().At(0).Type()).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "fmt" && n.Obj().Name() == "State" &&
+		types.Identical(sig.Params().At(1).Type(), types.Typ[types.Int32])
+}
+
+// knownPackages reports whether every named type that t is made of
+// belongs to the session, a source package, or a package the
+// interpreter has a table of.
+func (s *Session) knownPackages(t types.Type) bool {
+	return !madeOf(t, func(t types.Type) bool {
+		n, ok := types.Unalias(t).(*types.Named)
+		if !ok || n.Obj().Pkg() == nil {
+			return false
+		}
+		p := n.Obj().Pkg()
+		if p.Path() == "main" || typecheck.IsSource(p) {
+			return false
+		}
+		_, known := s.exports[p.Path()+"/"+p.Name()]
+		return !known
+	})
+}
