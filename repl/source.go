@@ -82,6 +82,11 @@ func splitUnits(src string) splitResult {
 				}
 			}
 			res.units = append(res.units, unit{kind: kind, start: start, end: end, first: toks[0].tok})
+		} else if n := len(res.units); n > 0 && res.units[n-1].end == start {
+			// An empty statement (the second ; of for ;; {}) stays
+			// with the unit before it, which the rest of the
+			// statement continues.
+			res.units[n-1].end = end
 		}
 		toks = toks[:0]
 		start = end

@@ -28,6 +28,7 @@ func TestSplitUnits(t *testing.T) {
 		{"raw string", "s := `a", []chunkKind{stmtChunk}, true},
 		{"comment", "x := 1 /* note", []chunkKind{stmtChunk}, true},
 		{"only a comment", "// nothing", nil, false},
+		{"for without a condition", "n := 0\nfor i := 0; ; i++ { break }\nfor ;; { break }", []chunkKind{stmtChunk}, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
