@@ -110,6 +110,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		s.scope.markForwarded(cs[i])
 		s.keepInstances()
 		s.refreshCallers(ctx, funcs)
+		s.refreshTypeUsers(ctx, seg, cs[i], funcs)
 	}
 	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"go/ast"
+	"go/scanner"
+	"go/token"
 	"go/types"
 	"slices"
 	"strings"
@@ -148,3 +150,107 @@ func (s *Session) refreshCallers(ctx context.Context, declared map[string]*funcS
 // refreshFile names the source of the functions that refreshCallers
 // declares again.
 const refreshFile = "sparknet-callers"
+
+// refreshTypeUsers declares again, after an input (seg, checked into c)
+// that declared one of the session's types again, the methods of that
+// type and the functions that name it which earlier inputs declared and
+// this one did not, from their source and in the order they were
+// declared: the interpreter's new type has none of the old one's
+// methods (a notebook's cell of a type run again lost its String
+// method), and a function of the old type takes none of the new one's
+// values. A declaration that no longer fits the type (a field it uses is
+// gone) stays out, with a note.
+func (s *Session) refreshTypeUsers(ctx context.Context, seg *parsedInput, c *checked, declared map[string]*funcSource) {
+	if s.refreshing || len(s.funcSrc) == 0 {
+		return
+	}
+	retyped := map[string]bool{}
+	add := func(gd *ast.GenDecl) {
+		if gd.Tok != token.TYPE {
+			return
+		}
+		for _, sp := range gd.Specs {
+			ts := sp.(*ast.TypeSpec)
+			if tn, ok := c.info.Defs[ts.Name].(*types.TypeName); ok {
+				retyped[tn.Name()] = true // (ts.Name is the interpreter's name by now)
+			}
+		}
+	}
+	for i, f := range seg.files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				if seg.kinds[i] == declChunk {
+					add(d)
+				}
+			case *ast.FuncDecl:
+				if seg.kinds[i] == stmtChunk && d.Body != nil {
+					// The top-level statements, types among them.
+					for _, st := range d.Body.List {
+						if ds, ok := st.(*ast.DeclStmt); ok {
+							add(ds.Decl.(*ast.GenDecl))
+						}
+					}
+				}
+			}
+		}
+	}
+	if len(retyped) == 0 {
+		return
+	}
+	var users []string
+	for name, fs := range s.funcSrc {
+		if declared[name] != nil {
+			continue
+		}
+		if recv, _, isMethod := strings.Cut(name, "."); isMethod && retyped[recv] || namesAny(fs.text, retyped) {
+			users = append(users, name)
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	slices.SortFunc(users, func(a, b string) int { return s.funcSrc[a].order - s.funcSrc[b].order })
+	var b strings.Builder
+	for _, name := range users {
+		b.WriteString(s.funcSrc[name].text)
+		b.WriteString("\n\n")
+	}
+	s.refreshing = true
+	defer func() { s.refreshing = false }()
+	if err := s.evalChunks(ctx, refreshFile, b.String(), 1, false); err == nil {
+		return
+	}
+	// One at a time, then: those that fit are declared.
+	var left []string
+	var first error
+	for _, name := range users {
+		if err := s.evalChunks(ctx, refreshFile, s.funcSrc[name].text, 1, false); err != nil {
+			left = append(left, name)
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(s.stderr, "note: %s, declared before %s was declared again, do not fit it and were left as they were: %v\n",
+			strings.Join(left, ", "), strings.Join(sortedKeys(retyped), ", "), first)
+	}
+}
+
+// namesAny reports whether the Go source src holds one of names as an
+// identifier.
+func namesAny(src string, names map[string]bool) bool {
+	fset := token.NewFileSet()
+	var sc scanner.Scanner
+	sc.Init(fset.AddFile("", -1, len(src)), []byte(src), nil, 0)
+	for {
+		_, t, lit := sc.Scan()
+		if t == token.EOF {
+			return false
+		}
+		if t == token.IDENT && names[lit] {
+			return true
+		}
+	}
+}

@@ -39,3 +39,37 @@ func TestRedeclaredFunctionCallers(t *testing.T) {
 		t.Errorf("after it: printed %q, want %q", got, want)
 	}
 }
+
+// TestRedeclaredTypeUsers checks that a type declared again (a
+// notebook's cell of a type run again, changed or not) keeps the methods
+// that other inputs declared for it, and the functions that take it take
+// the new type; and that those the new declaration does not fit are
+// reported and left out.
+func TestRedeclaredTypeUsers(t *testing.T) {
+	s, out, errOut := newTestSession(t)
+	steps := []evalStep{
+		{in: "type Money struct{ Cents int }"},
+		{in: `func (m Money) String() string { return fmt.Sprintf("$%d.%02d", m.Cents/100, m.Cents%100) }`},
+		{in: "func (m Money) Double() Money { return Money{Cents: 2 * m.Cents} }\nfunc show(m Money) { fmt.Println(\"show\", m) }"},
+		{in: "price := Money{1999}\nfmt.Println(price)", out: "$19.99\n"},
+		{in: "type Money struct{ Cents int }"},
+		{in: "price := Money{1999}\nfmt.Println(price)\nshow(price.Double())", out: "$19.99\nshow $39.98\n"},
+		{in: "type Money struct {\n\tCents int\n\tCur   string\n}"},
+		{in: `show(Money{250, "EUR"}.Double())`, out: "show $5.00\n"},
+	}
+	evalSteps(t, s, out, steps)
+	errOut.Reset()
+	if err := s.Eval(context.Background(), "type Money struct{ Units int }"); err != nil {
+		t.Fatal(err)
+	}
+	if got := errOut.String(); !strings.Contains(got, "Money.Double, Money.String") || !strings.Contains(got, "do not fit") || strings.Contains(got, "show") {
+		t.Errorf("methods the new declaration does not fit: stderr %q, want a note naming Money.Double and Money.String alone", got)
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "show(Money{3})"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "show {3}\n"; got != want {
+		t.Errorf("after it: printed %q, want %q", got, want)
+	}
+}
