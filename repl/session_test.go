@@ -275,6 +275,29 @@ func TestInterrupt(t *testing.T) {
 	}
 }
 
+// TestInterruptedCompiledCall checks that an input interrupted inside a
+// compiled call that ignores ctx runs none of its statements after the
+// call returns, though a later input runs by then.
+func TestInterruptedCompiledCall(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the interpreter races with itself when an input is interrupted")
+	}
+	s, out, _ := newTestSession(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	err := s.Eval(ctx, "x := 1\ntime.Sleep(2300 * time.Millisecond)\nx = 2\nfmt.Println(\"after the sleep\")")
+	if !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("got %v, want ErrInterrupted", err)
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "time.Sleep(700 * time.Millisecond)\nfmt.Println(x)"); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), "1\n"; got != want {
+		t.Errorf("the next input printed %q, want %q: the interrupted one went on", got, want)
+	}
+}
+
 // TestPanicPositions checks that a panic's trace names the input, at the
 // expression that panicked, and that its message is Go's.
 func TestPanicPositions(t *testing.T) {

@@ -34,27 +34,67 @@ type running struct {
 	// sync.WaitGroup.Wait whose goroutines the stop unwound), and a Go
 	// program stopped there would not have run its next statement.
 	last atomic.Pointer[context.Context]
+	// owner maps the goroutine that runs an execution's top-level
+	// statements to that execution's context, from its first statement
+	// on: a goroutine interrupted inside a compiled call that ignores
+	// ctx (time.Sleep) may return from it while a later input runs,
+	// whose context is last; its own stays canceled.
+	owner map[uint64]*context.Context
 }
 
-// halted ends the calling goroutine if the latest execution was stopped:
-// the session calls it before each top-level statement of an input.
+// halted ends the calling goroutine if the execution whose top-level
+// statements it runs was stopped: the session calls it before each
+// top-level statement of an input.
 func (r *running) halted() {
-	if c := r.last.Load(); c != nil && (*c).Err() != nil {
+	id := goid()
+	r.mu.Lock()
+	c, ok := r.owner[id]
+	if !ok {
+		c = r.last.Load()
+		if r.owner == nil {
+			r.owner = map[uint64]*context.Context{}
+		}
+		r.owner[id] = c
+	}
+	stopped := c != nil && (*c).Err() != nil
+	if stopped {
+		delete(r.owner, id)
+	}
+	r.mu.Unlock()
+	if stopped {
 		runtime.Goexit()
 	}
+}
+
+// ended forgets the goroutines of the execution of ctx, which ended
+// without being stopped (a stopped one's goroutine may yet come back
+// from a compiled call, and forgets itself in halted).
+func (r *running) ended(ctx *context.Context) {
+	if (*ctx).Err() != nil {
+		return
+	}
+	r.mu.Lock()
+	for id, c := range r.owner {
+		if c == ctx {
+			delete(r.owner, id)
+		}
+	}
+	r.mu.Unlock()
 }
 
 // guardContext derives the context an execution runs under, which a
 // stack probe can cancel; done must be called when the execution ends.
 func (s *Session) guardContext(ctx context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	s.exec.last.Store(&ctx)
+	own := &ctx
+	s.exec.last.Store(own)
 	s.exec.mu.Lock()
 	s.exec.cancel = cancel
 	s.exec.mu.Unlock()
 	s.busy.enter()
 	return ctx, func() {
 		s.busy.leave()
+		s.exec.ended(own)
 		s.exec.mu.Lock()
 		s.exec.cancel = nil
 		s.exec.mu.Unlock()
