@@ -367,11 +367,13 @@ func (k *Kernel) execute(r *jupyter.Request) {
 // its line is timed whole.
 func (k *Kernel) runCell(ctx context.Context, code string) error {
 	rest := code
+	skipped := 0 // lines before rest, which stay as empty lines: positions count from the cell's first line
 	for {
 		line, after, _ := strings.Cut(rest, "\n")
 		t := strings.TrimSpace(line)
 		if t == "" && after != "" {
 			rest = after
+			skipped++
 			continue
 		}
 		if !strings.HasPrefix(t, ":") {
@@ -384,6 +386,7 @@ func (k *Kernel) runCell(ctx context.Context, code string) error {
 			return err
 		}
 		rest = after
+		skipped++
 		if after == "" {
 			return nil
 		}
@@ -391,7 +394,7 @@ func (k *Kernel) runCell(ctx context.Context, code string) error {
 	if blank(rest) {
 		return nil
 	}
-	return k.runInput(ctx, input{Code: rest})
+	return k.runInput(ctx, input{Code: strings.Repeat("\n", skipped) + rest})
 }
 
 // kernelCommands are the commands that make no sense in a notebook.

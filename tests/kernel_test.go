@@ -262,6 +262,12 @@ func TestKernelProtocol(t *testing.T) {
 		if rc["ename"] != "panic" || !strings.Contains(outputText(t, ex), "at cell[5]:2:1") {
 			t.Errorf("panic reply: %s\n%s", ex.Reply.Content, outputText(t, ex))
 		}
+		// Positions count from the cell's first line, blank and
+		// command lines included.
+		ex = k.execute("\n:vars\n\nw := undefinedThing")
+		if rc := content(t, ex.Reply); rc["status"] != "error" || !strings.Contains(rc["evalue"].(string), "cell[6]:4:6") {
+			t.Errorf("compile error after blank and command lines: %s", ex.Reply.Content)
+		}
 		if got := outputText(t, k.execute("x")); got != "42 (int)\n" {
 			t.Errorf("after the errors, x is %q", got)
 		}
