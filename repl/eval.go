@@ -725,6 +725,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 		if _, dead := context.Cause(ctx).(*DeadlockError); !dead {
 			s.waitStopped(2 * time.Second)
 		}
+		s.restoreRunID()
 		if err := s.stopped(ctx); err != nil {
 			return reflect.Value{}, err
 		}

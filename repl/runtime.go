@@ -17,6 +17,7 @@ func (s *Session) goroutine(f func()) {
 	s.live.Add(1)
 	s.busy.enter()
 	tag := s.Origin()
+	started := s.exec.last.Load() // the execution that started it
 	go func() {
 		// What ending the goroutine undoes, which osExit does for a
 		// goroutine that it parks.
@@ -47,6 +48,18 @@ func (s *Session) goroutine(f func()) {
 				return
 			}
 			err := &PanicError{Value: s.namedPanic(r), Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
+			if !s.opts.GoroutinePanicsExit {
+				// Go's program ends: the input that started the
+				// goroutine does, if it still runs, with the panic
+				// as its error (a notebook's cell fails).
+				s.exec.mu.Lock()
+				cancel := s.exec.cancel
+				s.exec.mu.Unlock()
+				if cancel != nil && s.exec.last.Load() == started {
+					cancel(err)
+					return
+				}
+			}
 			fmt.Fprintln(s.stderr.w, s.mapPositions(err.Error()))
 			if s.opts.GoroutinePanicsExit {
 				s.exit(2)

@@ -170,6 +170,8 @@ type Session struct {
 	scriptDefers *[]func()
 	scriptPanic  *PanicError
 	exec         running     // the running execution, for stack probes
+	runID        *uint64     // the interpreter's run counter (see restoreRunID)
+	runBase      uint64      // its value before any stop
 	stopping     atomic.Bool // a stop of goroutines between inputs is under way
 	returned     atomic.Bool // the running input's top-level statements ran a return
 	park         atomic.Pointer[parking]
@@ -390,6 +392,10 @@ func (s *Session) reset() error {
 		return fmt.Errorf("repl: loading symbols: %w", err)
 	}
 	s.in = in
+	s.runID = runIDOf(in)
+	if s.runID != nil {
+		s.runBase = atomic.LoadUint64(s.runID)
+	}
 	s.imported = map[string]map[string]string{}
 	s.names = nil
 	s.funcPos = map[string]string{}

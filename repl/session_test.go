@@ -298,6 +298,53 @@ func TestInterruptedCompiledCall(t *testing.T) {
 	}
 }
 
+// TestInterruptKeepsClosures checks that after an interrupt the
+// closures that earlier inputs made run: the methods declared at the
+// prompt (which go through function variables), the converters that
+// print a type's values, a function value in a variable, and their
+// goroutines and channels.
+func TestInterruptKeepsClosures(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the interpreter races with itself when an input is interrupted")
+	}
+	s, out, _ := newTestSession(t)
+	steps := []evalStep{
+		{in: "type T struct{ N int }"},
+		{in: `func (t T) String() string { return fmt.Sprint("T#", t.N) }`},
+		{in: "func (t T) Sum(xs []int) int { c := make(chan int); go func() { s := 0; for _, x := range xs { s += x }; c <- s }(); return <-c }"},
+		{in: "func show(v any) { fmt.Println(\"show\", v) }\nsend := func(c chan int) { c <- 7 }"},
+	}
+	evalSteps(t, s, out, steps)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	if err := s.Eval(ctx, "n := 0; for { n++ }"); !errors.Is(err, ErrInterrupted) {
+		t.Fatalf("got %v, want ErrInterrupted", err)
+	}
+	evalSteps(t, s, out, []evalStep{
+		{in: "fmt.Println(T{3}, T{3}.Sum([]int{1, 2, 3}))\nshow(T{4})", out: "T#3 6\nshow T#4\n"},
+		{in: "c := make(chan int, 1)\nsend(c)\nfmt.Println(<-c)", out: "7\n"},
+	})
+}
+
+// TestGoroutinePanicEndsInput checks that a panic in a goroutine that
+// the running input started ends that input with the panic as its error,
+// as it would end a Go program, and that the session goes on.
+func TestGoroutinePanicEndsInput(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	err := s.Eval(context.Background(), "go func() {\n\tvar m map[string]int\n\tm[\"x\"] = 1\n}()\ntime.Sleep(200 * time.Millisecond)\nfmt.Println(\"after\")")
+	var pe *PanicError
+	if !errors.As(err, &pe) || !pe.Goroutine || !strings.Contains(err.Error(), "assignment to entry in nil map") {
+		t.Fatalf("got %v, want the goroutine's panic", err)
+	}
+	if out.String() != "" {
+		t.Errorf("the input went on after the panic: printed %q", out.String())
+	}
+	out.Reset()
+	if err := s.Eval(context.Background(), "1 + 1"); err != nil || out.String() != "2 (int)\n" {
+		t.Errorf("after it: %v, %q", err, out.String())
+	}
+}
+
 // TestPanicPositions checks that a panic's trace names the input, at the
 // expression that panicked, and that its message is Go's.
 func TestPanicPositions(t *testing.T) {
@@ -327,23 +374,32 @@ func TestGoroutinePanic(t *testing.T) {
 		t.Skip("the interpreter races with its own goroutines")
 	}
 	s, _, errb := newTestSession(t)
-	if err := s.Eval(context.Background(), `done := make(chan bool); go func() { defer close(done); panic("in goroutine") }(); <-done`); err != nil {
-		t.Fatal(err)
+	// A panic reported while the input runs ends it with the panic as
+	// its error (see TestGoroutinePanicEndsInput); one after it ended
+	// (the deferred close let the input end first) goes to stderr.
+	var errs strings.Builder
+	eval := func(src string) {
+		var pe *PanicError
+		if err := s.Eval(context.Background(), src); errors.As(err, &pe) && pe.Goroutine {
+			errs.WriteString(err.Error() + "\n")
+		} else if err != nil {
+			t.Fatal(err)
+		}
 	}
+	eval(`done := make(chan bool); go func() { defer close(done); panic("in goroutine") }(); <-done`)
 	// The same from inside declared functions and methods.
 	decl := "func start(done chan bool) { go func() { defer close(done); panic(\"in a function\") }() }\n" +
 		"type W struct{}\nfunc (W) Start(done chan bool) { go func() { defer close(done); panic(\"in a method\") }() }"
 	if err := s.Eval(context.Background(), decl); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Eval(context.Background(), `d1, d2 := make(chan bool), make(chan bool); start(d1); W{}.Start(d2); <-d1; <-d2`); err != nil {
-		t.Fatal(err)
-	}
+	eval(`d1 := make(chan bool); start(d1); <-d1`)
+	eval(`d2 := make(chan bool); W{}.Start(d2); <-d2`)
 	deadline := time.Now().Add(5 * time.Second)
 	for _, want := range []string{"panic in goroutine: in goroutine", "panic in goroutine: in a function", "panic in goroutine: in a method"} {
-		for !strings.Contains(errb.String(), want) {
+		for !strings.Contains(errb.String()+errs.String(), want) {
 			if time.Now().After(deadline) {
-				t.Fatalf("no report %q; stderr: %q", want, errb.String())
+				t.Fatalf("no report %q; stderr: %q, errors: %q", want, errb.String(), errs.String())
 			}
 			time.Sleep(10 * time.Millisecond)
 		}

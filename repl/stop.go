@@ -11,6 +11,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/traefik/yaegi/interp"
 )
@@ -135,6 +136,9 @@ func (s *Session) stopped(ctx context.Context) error {
 			trace = append(trace, s.mapPositions("in "+cause.Func+" at "+pos))
 		}
 	case *MemoryError:
+	case *PanicError: // a goroutine's (see goroutine)
+		s.stderr.take()
+		return cause
 	case *DeadlockError:
 		if i := int(s.at.Load()); i < len(s.atPos) {
 			trace = append(trace, s.mapPositions("at "+s.atPos[i]))
@@ -247,5 +251,45 @@ func (s *Session) stopInterpreted(timeout time.Duration) (ran, left int) {
 	for s.evalRunning() && time.Now().Before(deadline) {
 		time.Sleep(time.Millisecond)
 	}
+	s.restoreRunID()
 	return ran, int(s.live.Load())
+}
+
+// The interpreter stops interpreted code by counting a run: every frame
+// carries the count it was made under, and code runs only in frames of
+// the current count. A closure keeps the frame it was made in, so after
+// a stop the functions that earlier inputs made (a method's function
+// variable, a converter the session registered, f := func() {...}) did
+// nothing when called, silently: a method returned its zero values.
+// restoreRunID puts the count back where it was before the stop once
+// nothing interpreted runs any more (no goroutine of an input goes on),
+// so that those closures run again. Where a goroutine of the stopped
+// input still waits in a compiled call, the count stays (that goroutine
+// would go on), and so do the closures' silence.
+
+// runIDOf returns the address of the interpreter's run counter, or nil
+// if the interpreter has none of that name and type.
+func runIDOf(in *interp.Interpreter) *uint64 {
+	v := reflect.ValueOf(in).Elem().FieldByName("id")
+	if !v.IsValid() || v.Kind() != reflect.Uint64 {
+		return nil
+	}
+	return (*uint64)(unsafe.Pointer(v.UnsafeAddr()))
+}
+
+// restoreRunID puts the interpreter's run counter back to its value
+// before any stop, where no interpreted code runs; it reports whether
+// the counter is at that value.
+func (s *Session) restoreRunID() bool {
+	if s.runID == nil {
+		return false
+	}
+	if atomic.LoadUint64(s.runID) == s.runBase {
+		return true
+	}
+	if s.live.Load() > 0 || s.evalRunning() {
+		return false
+	}
+	atomic.StoreUint64(s.runID, s.runBase)
+	return true
 }
