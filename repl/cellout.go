@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/sparknet-go/sparknet/repl/display"
 )
@@ -95,9 +96,55 @@ func (w streamWriter) Write(p []byte) (int, error) {
 		r.pending[len(r.pending)-1].text.Write(p)
 	}
 	if r.timer == nil {
-		r.timer = time.AfterFunc(streamDelay, r.flush)
+		r.timer = time.AfterFunc(streamDelay, r.flushSome)
 	}
 	return len(p), nil
+}
+
+// flushSome is the timer's flush: the text written so far, less the
+// bytes of a character that the last write cut (the rest of it comes
+// with the next write; sent apart, each part would show as U+FFFD).
+func (r *router) flushSome() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var tail string
+	var last struct {
+		sink cellSink
+		name string
+	}
+	if n := len(r.pending); n > 0 {
+		text := r.pending[n-1].text.String()
+		if k := partialRune([]byte(text[max(0, len(text)-3):])); k > 0 {
+			tail = text[len(text)-k:]
+			last.sink, last.name = r.pending[n-1].sink, r.pending[n-1].name
+			r.pending[n-1].text.Reset()
+			r.pending[n-1].text.WriteString(text[:len(text)-k])
+		}
+	}
+	r.flushLocked()
+	if tail != "" {
+		r.pending = append(r.pending, streamText{sink: last.sink, name: last.name})
+		r.pending[len(r.pending)-1].text.WriteString(tail)
+	}
+}
+
+// partialRune returns the length of the incomplete UTF-8 encoding of a
+// character at the end of b, or 0.
+func partialRune(b []byte) int {
+	for k := 1; k <= 3 && k <= len(b); k++ {
+		c := b[len(b)-k]
+		if c&0xC0 == 0x80 {
+			continue // a continuation byte: look further back
+		}
+		if c < 0x80 {
+			return 0
+		}
+		if !utf8.FullRune(b[len(b)-k:]) {
+			return k
+		}
+		return 0
+	}
+	return 0
 }
 
 // flush sends the text written so far.
@@ -114,7 +161,9 @@ func (r *router) flushLocked() {
 	}
 	for i := range r.pending {
 		p := &r.pending[i]
-		p.sink.stream(p.name, p.text.String())
+		if p.text.Len() > 0 {
+			p.sink.stream(p.name, p.text.String())
+		}
 	}
 	r.pending = r.pending[:0]
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/sparknet-go/sparknet/repl/jupyter"
 )
@@ -54,5 +55,24 @@ func TestToIPynb(t *testing.T) {
 	}
 	if ks := nb.Metadata["kernelspec"].(map[string]any); ks["name"] != KernelName || ks["display_name"] != KernelDisplayName {
 		t.Errorf("kernelspec %v", ks)
+	}
+}
+
+// TestPartialRune checks that a stream's flush keeps back exactly the
+// bytes of a character that a write cut.
+func TestPartialRune(t *testing.T) {
+	s := "aé€😀"
+	for cut := 0; cut <= len(s); cut++ {
+		b := []byte(s[:cut])
+		k := partialRune(b)
+		if !utf8.Valid(b[:len(b)-k]) || (k > 0 && utf8.FullRune(b[len(b)-k:])) {
+			t.Errorf("%q: kept back %d bytes", b, k)
+		}
+		if k == 0 && !utf8.Valid(b) {
+			t.Errorf("%q: kept back nothing of an incomplete character", b)
+		}
+	}
+	if k := partialRune([]byte{0xff}); k != 0 {
+		t.Errorf("an invalid byte: kept back %d", k)
 	}
 }
