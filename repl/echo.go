@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/sparknet-go/sparknet/ndarray"
+	"github.com/sparknet-go/sparknet/rdd"
 	"github.com/sparknet-go/sparknet/repl/display"
 )
 
@@ -51,6 +52,13 @@ func (s *Session) echo(vals []any, isCall bool) {
 		vals = kept
 	}
 	for _, v := range vals {
+		if p, ok := v.(rdd.Pair); ok {
+			if tab := s.laters.Load(); tab != nil {
+				if w, ok := tab.pair(p); ok {
+					v = w // its key and value by their converters
+				}
+			}
+		}
 		if t, ok := v.(*typed); ok {
 			if !s.quiet && s.opts.Result != nil && s.opts.Result(namedValue{t.v, t.name}) {
 				continue

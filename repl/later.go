@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/sparknet-go/sparknet/rdd"
 )
 
 // A function compiled in one input that prints a value of an interface
@@ -109,7 +111,7 @@ func (tab *laterTable) containers(v any) (any, bool) {
 		xs := v.([]any)
 		var out []any
 		for i, x := range xs {
-			if w, ok := tab.convert(x, nil); ok {
+			if w, ok := tab.element(x); ok {
 				if out == nil {
 					out = slices.Clone(xs)
 				}
@@ -122,7 +124,7 @@ func (tab *laterTable) containers(v any) (any, bool) {
 	case rv.Kind() == reflect.Map && rv.Type().Elem() == anyType:
 		var out reflect.Value
 		for it := rv.MapRange(); it.Next(); {
-			if w, ok := tab.convert(it.Value().Interface(), nil); ok {
+			if w, ok := tab.element(it.Value().Interface()); ok {
 				if !out.IsValid() {
 					out = reflect.MakeMapWithSize(rv.Type(), rv.Len())
 					for it := rv.MapRange(); it.Next(); {
@@ -151,6 +153,15 @@ func (s *Session) laterArgs(a []any) []any {
 	var out []any
 	for i, x := range a {
 		if x == nil {
+			continue
+		}
+		if p, ok := x.(rdd.Pair); ok {
+			if w, ok := tab.pair(p); ok {
+				if out == nil {
+					out = slices.Clone(a)
+				}
+				out[i] = w
+			}
 			continue
 		}
 		if k := reflect.TypeOf(x).Kind(); k != reflect.Slice && k != reflect.Map {
@@ -244,6 +255,52 @@ func (t *laterTable) lookup(v any, held bool) (any, []int) {
 		}
 	}
 	return v, t.byType[reflect.TypeOf(v)]
+}
+
+// element converts v, an element of an []any or a value of a
+// map[K]any, or a part of an rdd.Pair: by its type's converters, or a
+// pair by its parts'.
+func (t *laterTable) element(v any) (any, bool) {
+	if p, ok := v.(rdd.Pair); ok {
+		return t.pair(p)
+	}
+	return t.convert(v, nil)
+}
+
+// pair returns the rdd.Pair p to print, where its key or value is of one
+// of the session's types: Pair's String, compiled, formats them by their
+// structure ((a, {3}) where Go prints (a, n=3)).
+func (t *laterTable) pair(p rdd.Pair) (any, bool) {
+	k, kok := t.element(p.Key)
+	v, vok := t.element(p.Value)
+	if !kok && !vok {
+		return nil, false
+	}
+	if !kok {
+		k = p.Key
+	}
+	if !vok {
+		v = p.Value
+	}
+	return newTyped(pairView{p: p, k: k, v: v}, "rdd.Pair"), true
+}
+
+// pairView prints an rdd.Pair as its String method does, with its key
+// and value converted (see pair).
+type pairView struct {
+	p    rdd.Pair
+	k, v any
+}
+
+func (pv pairView) Format(f fmt.State, verb rune) {
+	switch {
+	case verb == 'v' && f.Flag('#'):
+		fmt.Fprintf(f, "%#v", pv.p)
+	case methodVerb(verb):
+		fmt.Fprintf(f, fmt.FormatString(f, verb), fmt.Sprintf("(%v, %v)", pv.k, pv.v))
+	default:
+		fmt.Fprintf(f, fmt.FormatString(f, verb), pv.p)
+	}
 }
 
 // convert returns v with its type's name by the converters of its type,
@@ -343,6 +400,14 @@ var laterDepth atomic.Int32
 func (s *Session) typed(v any, name string) any {
 	if w, ok := s.upgrade(v, name, nil); ok {
 		return w
+	}
+	if p, ok := v.(rdd.Pair); ok && name == "" {
+		// A pair in an any: its key and value by their converters.
+		if tab := s.laters.Load(); tab != nil {
+			if w, ok := tab.pair(p); ok {
+				return w
+			}
+		}
 	}
 	return newTyped(v, name)
 }

@@ -139,6 +139,26 @@ func (r *typedRewriter) asType(call *ast.CallExpr) ast.Expr {
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{arg}, Rparen: call.Rparen}
 }
 
+// heldByCompiled reports whether t is a compiled type that holds values
+// of any type which fmt would print by their structure: an rdd.Pair
+// (whose String formats its key and value), a slice of them, an []any,
+// a map[K]any. The runtime's print functions convert them (laterArgs).
+func heldByCompiled(t types.Type) bool {
+	if t == nil {
+		return false
+	}
+	switch u := types.Unalias(t).(type) {
+	case *types.Named:
+		o := u.Obj()
+		return o.Pkg() != nil && o.Pkg().Path() == "github.com/sparknet-go/sparknet/rdd" && o.Name() == "Pair"
+	case *types.Slice:
+		return isEmptyInterface(u.Elem()) || heldByCompiled(u.Elem())
+	case *types.Map:
+		return isEmptyInterface(u.Elem())
+	}
+	return false
+}
+
 // calledFunc returns the package function call calls, or nil.
 func (r *typedRewriter) calledFunc(call *ast.CallExpr) *types.Func {
 	var id *ast.Ident
@@ -192,6 +212,8 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 			if x := r.typedArg(call.Args[i], call); x != nil {
 				call.Args[i] = x
 				changed = true
+			} else if heldByCompiled(r.typeOf(call.Args[i])) {
+				changed = true // the shim converts what it holds (laterArgs)
 			}
 		}
 		if changed {

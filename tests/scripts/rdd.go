@@ -36,6 +36,14 @@ _, err = r.Map(func(x int) int {
 var br *BadRecord
 fmt.Println(errors.As(err, &br), br)
 
+// Pairs print their keys and values by those values' methods.
+type Stat struct{ N int }
+func (s Stat) String() string { return fmt.Sprintf("n=%d", s.N) }
+pairs, _ := sc.Parallelize([]any{rdd.Pair{Key: "a", Value: Stat{1}}, rdd.Pair{Key: "b", Value: Stat{2}}}, 2).Collect()
+fmt.Println(pairs)
+p := pairs[1].(rdd.Pair)
+fmt.Printf("%v %s %T %v\n", p, p, p, p.Value)
+
 // Output:
 // 385 <nil>
 // [2 4 6 8 10]
@@ -43,3 +51,5 @@ fmt.Println(errors.As(err, &br), br)
 // true seven false
 // string "seven" true
 // true bad record 3
+// [(a, n=1) (b, n=2)]
+// (b, n=2) (b, n=2) rdd.Pair n=2
