@@ -37,8 +37,8 @@ var br *BadRecord
 fmt.Println(errors.As(err, &br), br)
 
 // Pairs print their keys and values by those values' methods.
-type Stat struct{ N int }
-func (s Stat) String() string { return fmt.Sprintf("n=%d", s.N) }
+type Stat struct{ Count int }
+func (s Stat) String() string { return fmt.Sprintf("n=%d", s.Count) }
 pairs, _ := sc.Parallelize([]any{rdd.Pair{Key: "a", Value: Stat{1}}, rdd.Pair{Key: "b", Value: Stat{2}}}, 2).Collect()
 fmt.Println(pairs)
 p := pairs[1].(rdd.Pair)
