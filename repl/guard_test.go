@@ -207,11 +207,16 @@ func TestStopGoroutines(t *testing.T) {
 	if err := s.Eval(ctx, "go func() { for { n++ } }()"); err != nil {
 		t.Fatal(err)
 	}
+	next := s.Number()
 	if err := s.Reset(); err != nil {
 		t.Fatal(err)
 	}
 	if g := s.Goroutines(); g != 0 {
 		t.Fatalf("after Reset, %d goroutines run", g)
+	}
+	// The inputs' numbers go on (in[N] names one input alone).
+	if n := s.Number(); n != next {
+		t.Errorf("after Reset, the next input is number %d, want %d", n, next)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"path"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -350,6 +351,12 @@ func (k *Kernel) execute(r *jupyter.Request) {
 	if !blank(c.Code) && k.s.Number() == count {
 		k.s.skipNumber() // a command cell: its number is used up all the same
 	}
+	if c.Silent || c.StoreHistory != nil && !*c.StoreHistory {
+		// A front end's own request (a variable inspector's): no
+		// execution count of its own, nor a place in the history.
+		count--
+		k.s.unnumber(count)
+	}
 	if err != nil {
 		k.out.fail(cell, err)
 		ename, evalue, tb := errorParts(err)
@@ -466,10 +473,20 @@ func (k *Kernel) execInput(ctx context.Context, in input) error {
 	}
 	var ex *ExitError
 	if errors.As(err, &ex) {
-		return fmt.Errorf("os.Exit(%d) ends a script, not the kernel; the session goes on (Kernel > Shut Down stops it)", ex.Code)
+		return kernelExit{ex}
 	}
 	return err
 }
+
+// kernelExit is an os.Exit in a cell, which ends the cell (ename Exit),
+// not the kernel.
+type kernelExit struct{ ex *ExitError }
+
+func (e kernelExit) Error() string {
+	return fmt.Sprintf("os.Exit(%d) ends a script, not the kernel; the session goes on (Kernel > Shut Down stops it)", e.ex.Code)
+}
+
+func (e kernelExit) Unwrap() error { return e.ex }
 
 // cancelRunning cancels the running cell.
 func (k *Kernel) cancelRunning() {
@@ -759,6 +776,15 @@ func (s *Session) valueOf(expr string) (any, error) {
 
 // skipNumber uses up the number of the next input, for a cell that ran
 // commands only, so that cell numbers and input numbers stay the same.
+// unnumber takes back the numbers after n, and forgets the inputs that
+// had them.
+func (s *Session) unnumber(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n = n
+	s.inputs = slices.DeleteFunc(s.inputs, func(in Input) bool { return in.N > n })
+}
+
 func (s *Session) skipNumber() {
 	s.mu.Lock()
 	s.n++

@@ -402,7 +402,8 @@ func (s *Session) reset() error {
 	s.writtenLits = map[string]bool{}
 	s.inputs = nil
 	s.lines = nil
-	s.n = 0
+	// s.n goes on counting: after :reset, as after IPython's %reset, a
+	// cell's number (in[N], a notebook's [N]) names one input alone.
 	s.nextLine = 1
 	s.scope = newScope()
 	s.preludePos = token.Pos(in.FileSet().AddFile("sparknet-session", -1, 1).Base())

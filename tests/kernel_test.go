@@ -286,6 +286,23 @@ func TestKernelProtocol(t *testing.T) {
 		if rc := content(t, ex.Reply); rc["status"] != "error" || !strings.Contains(rc["evalue"].(string), "unknown command :nosuch") {
 			t.Errorf(":nosuch: %s", ex.Reply.Content)
 		}
+		// A silent request (a front end's own) takes no execution
+		// count; the next cell gets the one after the last cell's.
+		before := content(t, k.execute("1").Reply)["execution_count"].(float64)
+		req, err := c.Send(jupyter.Shell, "execute_request", map[string]any{"code": "q := 2", "silent": true, "store_history": false, "user_expressions": map[string]any{}, "allow_stdin": false})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Collect(req, 30*time.Second); err != nil {
+			t.Fatal(err)
+		}
+		if n := content(t, k.execute("q").Reply)["execution_count"].(float64); n != before+1 {
+			t.Errorf("after a silent request, count %v, want %v", n, before+1)
+		}
+		ex = k.execute("os.Exit(3)")
+		if rc := content(t, ex.Reply); rc["ename"] != "Exit" {
+			t.Errorf("os.Exit: ename %v, want Exit", rc["ename"])
+		}
 	})
 
 	t.Run("complete", func(t *testing.T) {
