@@ -401,4 +401,31 @@
 // BUG(repl): defer in the body of a range over a function is refused:
 // the body runs as a function of its own, so the deferred call would run
 // at the end of the iteration.
+//
+// BUG(repl): A struct type that embeds a compiled type (*bytes.Buffer,
+// *ndarray.Array) has the methods promoted from it, where a value of it
+// (not a pointer) is printed or put into an interface, only in a script:
+// a script declares those methods on the type, and at the prompt, in a
+// notebook and in one input without a package clause such a value
+// panics ("method not found: String"); a pointer to it works. A struct
+// that embeds time.Time (whose Format is not fmt.Formatter's, which the
+// interpreter looks for by its name) panics when printed, as a value or
+// a pointer.
+//
+// BUG(repl): A type declared as a compiled package's named type (type D
+// time.Duration, type Mode caffe.Phase) is that type to the
+// interpreter: its values print with that type's String (1s where Go
+// prints 1000000000), not with a String the input declares, and %T names
+// the compiled type.
+//
+// BUG(repl): In a notebook, os.Stdout, os.Stderr and os.Stdin are
+// writers and a reader of the kernel's, not *os.File values: their
+// WriteString, Name and Fd, and passing them where an *os.File goes,
+// fail. A compiled call that ignores ctx (solver.Step with
+// context.Background(), time.Sleep) goes on after an interrupt until it
+// returns, though nothing of the interrupted input runs after it; and
+// until then the count of the interpreter's runs stays where the stop
+// left it, so closures made before the stop do nothing when called.
+// Declaring one name twice in one cell (x := 1 then x := 2 at its top
+// level) is not refused: the second declaration wins.
 package repl
