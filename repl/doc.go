@@ -426,6 +426,4 @@
 // returns, though nothing of the interrupted input runs after it; and
 // until then the count of the interpreter's runs stays where the stop
 // left it, so closures made before the stop do nothing when called.
-// Declaring one name twice in one cell (x := 1 then x := 2 at its top
-// level) is not refused: the second declaration wins.
 package repl
