@@ -133,18 +133,25 @@ func (s *Session) refreshCallers(ctx context.Context, declared map[string]*funcS
 	if len(callers) == 0 {
 		return
 	}
-	slices.SortFunc(callers, func(a, b string) int { return s.funcSrc[a].order - s.funcSrc[b].order })
+	if err := s.redeclare(ctx, callers); err != nil {
+		fmt.Fprintf(s.stderr, "note: kept the earlier declaration of %s, which calls %s as declared before: declared again, it failed: %v\n",
+			strings.Join(callers, ", "), strings.Join(again, ", "), err)
+	}
+}
+
+// redeclare declares the session's functions and methods names (keys of
+// funcSrc) again from their source, in the order they were declared
+// (names is sorted so), as one input.
+func (s *Session) redeclare(ctx context.Context, names []string) error {
+	slices.SortFunc(names, func(a, b string) int { return s.funcSrc[a].order - s.funcSrc[b].order })
 	var b strings.Builder
-	for _, name := range callers {
+	for _, name := range names {
 		b.WriteString(s.funcSrc[name].text)
 		b.WriteString("\n\n")
 	}
 	s.refreshing = true
 	defer func() { s.refreshing = false }()
-	if err := s.evalChunks(ctx, refreshFile, b.String(), 1, false); err != nil {
-		fmt.Fprintf(s.stderr, "note: kept the earlier declaration of %s, which calls %s as declared before: declared again, it failed: %v\n",
-			strings.Join(callers, ", "), strings.Join(again, ", "), err)
-	}
+	return s.evalChunks(ctx, refreshFile, b.String(), 1, false)
 }
 
 // refreshFile names the source of the functions that refreshCallers
@@ -210,22 +217,14 @@ func (s *Session) refreshTypeUsers(ctx context.Context, seg *parsedInput, c *che
 	if len(users) == 0 {
 		return
 	}
-	slices.SortFunc(users, func(a, b string) int { return s.funcSrc[a].order - s.funcSrc[b].order })
-	var b strings.Builder
-	for _, name := range users {
-		b.WriteString(s.funcSrc[name].text)
-		b.WriteString("\n\n")
-	}
-	s.refreshing = true
-	defer func() { s.refreshing = false }()
-	if err := s.evalChunks(ctx, refreshFile, b.String(), 1, false); err == nil {
+	if err := s.redeclare(ctx, users); err == nil {
 		return
 	}
 	// One at a time, then: those that fit are declared.
 	var left []string
 	var first error
 	for _, name := range users {
-		if err := s.evalChunks(ctx, refreshFile, s.funcSrc[name].text, 1, false); err != nil {
+		if err := s.redeclare(ctx, []string{name}); err != nil {
 			left = append(left, name)
 			if first == nil {
 				first = err
