@@ -402,15 +402,16 @@
 // the body runs as a function of its own, so the deferred call would run
 // at the end of the iteration.
 //
-// BUG(repl): A struct type that embeds a compiled type (*bytes.Buffer,
-// *ndarray.Array) has the methods promoted from it, where a value of it
-// (not a pointer) is printed or put into an interface, only in a script:
-// a script declares those methods on the type, and at the prompt, in a
-// notebook and in one input without a package clause such a value
-// panics ("method not found: String"); a pointer to it works. A struct
-// that embeds time.Time (whose Format is not fmt.Formatter's, which the
-// interpreter looks for by its name) panics when printed, as a value or
-// a pointer.
+// BUG(repl): The interpreter does not find the methods that a value of
+// a struct type (not a pointer) has from an embedded field of a
+// compiled type (*bytes.Buffer, *ndarray.Array) where the value is
+// printed or put into an interface ("method not found: String"): the
+// shell declares them on the type, as methods that call the field's,
+// after the input that declares the type (in a script, with it), but
+// not those whose signatures name a package the interpreter has no
+// table of. A struct that embeds time.Time (whose Format is not
+// fmt.Formatter's, which the interpreter looks for by its name) panics
+// when printed, as a value or a pointer.
 //
 // BUG(repl): A type declared as a compiled package's named type (type D
 // time.Duration, type Mode caffe.Phase) is that type to the

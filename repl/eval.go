@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"runtime/pprof"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -82,7 +83,10 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 	s.generic = false
 	for i, seg := range segs {
 		s.instPending = nil
-		funcs := s.declaredFuncs(src, seg, cs[i])
+		var funcs map[string]*funcSource
+		if file != promotedFile { // the promoted methods are made anew for each type
+			funcs = s.declaredFuncs(src, seg, cs[i])
+		}
 		err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1)
 		if err == nil {
 			err = s.declareShadows()
@@ -111,6 +115,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		s.keepInstances()
 		s.refreshCallers(ctx, funcs)
 		s.refreshTypeUsers(ctx, seg, cs[i], funcs)
+		s.promoteMethods(ctx, seg, cs[i])
 	}
 	return nil
 }
@@ -187,6 +192,7 @@ func (s *Session) redeclarations(p *parsedInput) []int {
 			declared[n] = true
 		}
 	}
+	var promoted []int
 	for i, f := range p.files {
 		switch p.kinds[i] {
 		case fileChunk:
@@ -210,6 +216,11 @@ func (s *Session) redeclarations(p *parsedInput) []int {
 							}
 						case *ast.TypeSpec:
 							names = append(names, sp.Name.Name)
+							if embedsQualified(sp) {
+								// promoteMethods declares the methods
+								// promoted from it before the rest runs.
+								promoted = append(promoted, unitOf(i, st.Pos())+1)
+							}
 						}
 					}
 					visit(i, st.Pos(), names, false)
@@ -225,7 +236,40 @@ func (s *Session) redeclarations(p *parsedInput) []int {
 			}
 		}
 	}
+	units := 0
+	for _, ch := range p.chunks {
+		units += ch.units
+	}
+	for _, u := range promoted {
+		if u < units && !slices.Contains(cuts, u) {
+			cuts = append(cuts, u)
+		}
+	}
+	slices.Sort(cuts)
 	return cuts
+}
+
+// embedsQualified reports whether ts declares a struct type with an
+// embedded field of another package's type (*ndarray.Array,
+// bytes.Buffer): one whose promoted methods promoteMethods declares.
+func embedsQualified(ts *ast.TypeSpec) bool {
+	st, ok := ts.Type.(*ast.StructType)
+	if !ok || ts.TypeParams != nil || st.Fields == nil {
+		return false
+	}
+	for _, f := range st.Fields.List {
+		if len(f.Names) > 0 {
+			continue
+		}
+		t := f.Type
+		if star, ok := t.(*ast.StarExpr); ok {
+			t = star.X
+		}
+		if _, ok := t.(*ast.SelectorExpr); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // runParsed runs the chunks of p, checked as c (nil: unchecked), and

@@ -172,35 +172,8 @@ func (s *Session) refreshTypeUsers(ctx context.Context, seg *parsedInput, c *che
 		return
 	}
 	retyped := map[string]bool{}
-	add := func(gd *ast.GenDecl) {
-		if gd.Tok != token.TYPE {
-			return
-		}
-		for _, sp := range gd.Specs {
-			ts := sp.(*ast.TypeSpec)
-			if tn, ok := c.info.Defs[ts.Name].(*types.TypeName); ok {
-				retyped[tn.Name()] = true // (ts.Name is the interpreter's name by now)
-			}
-		}
-	}
-	for i, f := range seg.files {
-		for _, d := range f.Decls {
-			switch d := d.(type) {
-			case *ast.GenDecl:
-				if seg.kinds[i] == declChunk {
-					add(d)
-				}
-			case *ast.FuncDecl:
-				if seg.kinds[i] == stmtChunk && d.Body != nil {
-					// The top-level statements, types among them.
-					for _, st := range d.Body.List {
-						if ds, ok := st.(*ast.DeclStmt); ok {
-							add(ds.Decl.(*ast.GenDecl))
-						}
-					}
-				}
-			}
-		}
+	for _, tn := range declaredTypes(seg, c) {
+		retyped[tn.Name()] = true
 	}
 	if len(retyped) == 0 {
 		return
@@ -252,4 +225,42 @@ func namesAny(src string, names map[string]bool) bool {
 			return true
 		}
 	}
+}
+
+// declaredTypes returns the types that the top-level declarations of seg
+// (checked into c) declare, in their order: those of its chunks of
+// declarations and of its top-level statements.
+func declaredTypes(seg *parsedInput, c *checked) []*types.TypeName {
+	var out []*types.TypeName
+	add := func(gd *ast.GenDecl) {
+		if gd.Tok != token.TYPE {
+			return
+		}
+		for _, sp := range gd.Specs {
+			// (ts.Name is the interpreter's name by now; the object
+			// has the input's.)
+			if tn, ok := c.info.Defs[sp.(*ast.TypeSpec).Name].(*types.TypeName); ok {
+				out = append(out, tn)
+			}
+		}
+	}
+	for i, f := range seg.files {
+		for _, d := range f.Decls {
+			switch d := d.(type) {
+			case *ast.GenDecl:
+				if seg.kinds[i] == declChunk {
+					add(d)
+				}
+			case *ast.FuncDecl:
+				if seg.kinds[i] == stmtChunk && d.Body != nil {
+					for _, st := range d.Body.List {
+						if ds, ok := st.(*ast.DeclStmt); ok {
+							add(ds.Decl.(*ast.GenDecl))
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
 }

@@ -73,3 +73,23 @@ func TestRedeclaredTypeUsers(t *testing.T) {
 		t.Errorf("after it: printed %q, want %q", got, want)
 	}
 }
+
+// TestPromotedMethods checks that a value of a type declared at the
+// prompt that embeds a compiled type has the methods promoted from it
+// where it is printed or put into an interface, in the input that
+// declares the type and in later ones, and that a method of the same
+// name declared later replaces the promoted one.
+func TestPromotedMethods(t *testing.T) {
+	s, out, errOut := newTestSession(t)
+	steps := []evalStep{
+		{in: "type Named struct {\n\t*bytes.Buffer\n\tName string\n}"},
+		{in: "n := Named{bytes.NewBufferString(\"hi\"), \"x\"}\nfmt.Println(n)", out: "hi\n"},
+		{in: "type Lengther interface{ Len() int }\nvar l Lengther = n\nfmt.Println(l.Len())", out: "2\n"},
+		{in: "func (n Named) String() string { return \"named \" + n.Name }\nfmt.Println(n)", out: "named x\n"},
+		{in: "type Doc struct {\n\t*strings.Builder\n\tT string\n}\nd := Doc{&strings.Builder{}, \"t\"}\nd.WriteString(\"body\")\nfmt.Println(d)", out: "body\n"},
+	}
+	evalSteps(t, s, out, steps)
+	if errOut.Len() > 0 {
+		t.Errorf("stderr: %q", errOut.String())
+	}
+}

@@ -1,10 +1,13 @@
 package repl
 
 import (
+	"context"
+	"fmt"
 	"go/ast"
 	"go/token"
 	"go/types"
 	"strconv"
+	"strings"
 
 	"github.com/sparknet-go/sparknet/repl/typecheck"
 )
@@ -155,4 +158,110 @@ func (s *Session) knownPackages(t types.Type) bool {
 		_, known := s.exports[p.Path()+"/"+p.Name()]
 		return !known
 	})
+}
+
+// promotedFile names the source of the methods that promoteMethods
+// declares.
+const promotedFile = "sparknet-promoted"
+
+// promoteMethods declares, after an input at the prompt or in a notebook
+// (seg, checked into c) that declared struct types embedding a compiled
+// type, the methods promoted from it, as methods of the type's that call
+// the field's (see promotedForwarders, which does it for scripts), from
+// source, as if typed next: so they go through function variables as
+// the prompt's methods do, and a method of the same name and signature
+// declared later replaces one. A method whose signature needs a package
+// the interpreter has no table of is left out.
+func (s *Session) promoteMethods(ctx context.Context, seg *parsedInput, c *checked) {
+	if s.refreshing {
+		return
+	}
+	var b strings.Builder
+	imports := map[string]string{} // path → name
+	names := map[string]string{}   // name → path
+	qual := func(p *types.Package) string {
+		if name, ok := imports[p.Path()]; ok {
+			return name
+		}
+		name := p.Name()
+		for i := 2; names[name] != ""; i++ {
+			name = fmt.Sprintf("%s%d", p.Name(), i)
+		}
+		imports[p.Path()], names[name] = name, p.Path()
+		return name
+	}
+	for _, tn := range declaredTypes(seg, c) {
+		st, ok := tn.Type().Underlying().(*types.Struct)
+		n, isNamed := tn.Type().(*types.Named)
+		if !ok || !isNamed || n.TypeParams().Len() > 0 {
+			continue
+		}
+		ms := types.NewMethodSet(tn.Type())
+		for i := range ms.Len() {
+			sel := ms.At(i)
+			m, ok := sel.Obj().(*types.Func)
+			if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" {
+				continue
+			}
+			field := st.Field(sel.Index()[0])
+			ft := field.Type()
+			if p, ok := ft.(*types.Pointer); ok {
+				ft = p.Elem()
+			}
+			fn, ok := types.Unalias(ft).(*types.Named)
+			if !ok || !field.Embedded() || isInterface(fn) || fn.Obj().Pkg() == nil || fn.Obj().Pkg().Path() == "main" {
+				continue
+			}
+			sig := m.Signature()
+			if !s.knownPackages(sig) || madeOf(sig, func(t types.Type) bool {
+				n, ok := types.Unalias(t).(*types.Named)
+				return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
+			}) || m.Name() == "Format" && !isFmtFormat(sig) {
+				continue
+			}
+			var params, args, results []string
+			for j := range sig.Params().Len() {
+				t := sig.Params().At(j).Type()
+				ts := types.TypeString(t, qual)
+				a := fmt.Sprintf("a%d", j)
+				if sig.Variadic() && j == sig.Params().Len()-1 {
+					ts = "..." + types.TypeString(t.(*types.Slice).Elem(), qual)
+					a += "..."
+				}
+				params = append(params, fmt.Sprintf("a%d %s", j, ts))
+				args = append(args, a)
+			}
+			for j := range sig.Results().Len() {
+				results = append(results, types.TypeString(sig.Results().At(j).Type(), qual))
+			}
+			call := fmt.Sprintf("recv.%s.%s(%s)", field.Name(), m.Name(), strings.Join(args, ", "))
+			if len(results) > 0 {
+				call = "return " + call
+			}
+			fmt.Fprintf(&b, "func (recv %s) %s(%s) (%s) { %s }\n", tn.Name(), m.Name(), strings.Join(params, ", "), strings.Join(results, ", "), call)
+		}
+	}
+	if b.Len() == 0 {
+		return
+	}
+	var src strings.Builder
+	for _, path := range sortedKeys(imports) {
+		fmt.Fprintf(&src, "import %s %q\n", imports[path], path)
+	}
+	src.WriteString(b.String())
+	s.refreshing = true
+	defer func() { s.refreshing = false }()
+	if err := s.evalChunks(ctx, promotedFile, src.String(), 1, false); err != nil {
+		fmt.Fprintf(s.stderr, "note: the methods promoted from the embedded fields of %s were not declared, and a value of it (not a pointer) lacks them in an interface: %v\n",
+			typeNames(declaredTypes(seg, c)), err)
+	}
+}
+
+// typeNames lists the names of tns.
+func typeNames(tns []*types.TypeName) string {
+	var names []string
+	for _, tn := range tns {
+		names = append(names, tn.Name())
+	}
+	return strings.Join(names, ", ")
 }
