@@ -196,11 +196,15 @@ func (s *Session) promoteMethods(ctx context.Context, seg *parsedInput, c *check
 		if !ok || !isNamed || n.TypeParams().Len() > 0 {
 			continue
 		}
+		own := map[string]bool{} // methods the input's later segments declare
+		if e := s.scope.byID(s.scope.typeOf[tn]); e != nil {
+			own = e.methods
+		}
 		ms := types.NewMethodSet(tn.Type())
 		for i := range ms.Len() {
 			sel := ms.At(i)
 			m, ok := sel.Obj().(*types.Func)
-			if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" {
+			if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" || own[m.Name()] {
 				continue
 			}
 			field := st.Field(sel.Index()[0])
