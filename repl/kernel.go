@@ -401,8 +401,43 @@ func (k *Kernel) runCell(ctx context.Context, code string) error {
 	if blank(rest) {
 		return nil
 	}
-	return k.runInput(ctx, input{Code: strings.Repeat("\n", skipped) + rest})
+	err := k.runInput(ctx, input{Code: strings.Repeat("\n", skipped) + rest})
+	if err != nil {
+		if h := cellHint(rest); h != "" {
+			err = hintedError{err, h}
+		}
+	}
+	return err
 }
+
+// cellHint returns advice for a cell that failed and holds lines in the
+// forms of IPython's magics, shell escapes and inspection, or a command
+// after code; "" for others.
+func cellHint(code string) string {
+	for line := range strings.Lines(code) {
+		t := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(t, "%"):
+			return "(IPython's %magics are commands here, which start with a colon at the start of a cell: :time, :doc, :vars; :help lists them)"
+		case strings.HasPrefix(t, "!") && len(t) > 1 && t[1] != '=' && t[1] != '(':
+			return "(a shell escape (!cmd) is not Go; os/exec runs a command: exec.Command(\"ls\").Output())"
+		case strings.HasSuffix(t, "?") && !strings.HasPrefix(t, "//"):
+			return "(to see a name's documentation, press Shift-Tab on it, or use :doc NAME at the start of a cell)"
+		case strings.HasPrefix(t, ":"):
+			return "(commands go at the start of a cell, before its Go code)"
+		}
+	}
+	return ""
+}
+
+// hintedError is a cell's error with advice on its last line.
+type hintedError struct {
+	err  error
+	hint string
+}
+
+func (e hintedError) Error() string { return e.err.Error() + "\n" + e.hint }
+func (e hintedError) Unwrap() error { return e.err }
 
 // kernelCommands are the commands that make no sense in a notebook.
 var kernelCommands = map[string]string{

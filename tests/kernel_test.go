@@ -3,6 +3,7 @@ package tests
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -267,6 +268,13 @@ func TestKernelProtocol(t *testing.T) {
 		ex = k.execute("\n:vars\n\nw := undefinedThing")
 		if rc := content(t, ex.Reply); rc["status"] != "error" || !strings.Contains(rc["evalue"].(string), "cell[6]:4:6") {
 			t.Errorf("compile error after blank and command lines: %s", ex.Reply.Content)
+		}
+		// IPython's forms fail with advice.
+		for code, want := range map[string]string{"%time x": ":time", "fmt.Println?": "Shift-Tab", "x = 1\n:vars": "start of a cell"} {
+			ex = k.execute(code)
+			if rc := content(t, ex.Reply); rc["status"] != "error" || !strings.Contains(fmt.Sprint(rc["traceback"]), want) {
+				t.Errorf("%q: %s, want advice naming %s", code, ex.Reply.Content, want)
+			}
 		}
 		if got := outputText(t, k.execute("x")); got != "42 (int)\n" {
 			t.Errorf("after the errors, x is %q", got)
