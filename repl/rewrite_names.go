@@ -583,9 +583,16 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	if r.only != nil {
 		session = slices.DeleteFunc(session, func(tn *types.TypeName) bool { return !r.only[tn] })
 	}
-	told := r.telling(session, t)
+	var locals []*types.TypeName
+	if r.only == nil {
+		locals = r.localTypes(at.Pos())
+	}
+	told := r.telling(append(slices.Clip(session), locals...), t)
 	for _, tn := range told {
 		yname := r.c.typeNameIn(tn)
+		if yname == "" {
+			yname = tn.Name() // a type declared in the function, in scope here
+		}
 		add(tn.Type(), ident(yname, pos), "main."+tn.Name())
 		add(types.NewPointer(tn.Type()), &ast.StarExpr{Star: pos, X: ident(yname, pos)}, "*main."+tn.Name())
 	}
@@ -786,6 +793,40 @@ func (r *typedRewriter) sessionTypes(pos token.Pos) []*types.TypeName {
 			continue
 		}
 		out = append(out, tn)
+	}
+	return out
+}
+
+// localTypes returns the struct types declared in the functions around
+// pos, before it, that pos sees (type point struct{...} in main): an any
+// holding one of their values names the type by its structure to the
+// interpreter, as it does for the session's types.
+func (r *typedRewriter) localTypes(pos token.Pos) []*types.TypeName {
+	var inner *types.Scope
+	for _, sc := range r.info.Scopes {
+		if sc.Contains(pos) && sc != r.c.pkg.Scope() && (inner == nil || inner.Contains(sc.Pos()) && sc.Pos() >= inner.Pos()) {
+			inner = sc
+		}
+	}
+	var out []*types.TypeName
+	for sc := inner; sc != nil && sc != r.c.pkg.Scope() && sc != types.Universe; sc = sc.Parent() {
+		for _, name := range sc.Names() {
+			tn, ok := sc.Lookup(name).(*types.TypeName)
+			if !ok || tn.IsAlias() || tn.Pos() >= pos {
+				continue
+			}
+			if _, o := inner.LookupParent(name, pos); o != tn {
+				continue // shadowed nearer pos
+			}
+			n, ok := tn.Type().(*types.Named)
+			if !ok || n.TypeParams().Len() > 0 {
+				continue
+			}
+			if _, isStruct := n.Underlying().(*types.Struct); !isStruct {
+				continue
+			}
+			out = append(out, tn)
+		}
 	}
 	return out
 }
