@@ -283,41 +283,21 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 	// (any(Box[int]{3}).(fmt.Stringer) was false): by their type
 	// expressions, as dynamicTypedOr tells them.
 	if !r.inGeneric(&ast.Ident{NamePos: pos}) {
-		for _, in := range r.tellInstances() {
-			n := in.t
-			aliased := n.TypeArgs().Len() > 1 || hasInstance(n.TypeArgs().At(0))
-			for _, ptr := range []bool{false, true} {
-				cx := r.typeExpr(n, pos)
-				if cx == nil {
-					break
-				}
-				if aliased {
-					if r.typeArgExprs == nil {
-						r.typeArgExprs = map[ast.Expr]types.Type{}
-					}
-					r.typeArgExprs[cx] = n
-				} else {
-					cx = oneIndex(cx)
-				}
-				var ct types.Type = n
-				if ptr {
-					ct, cx = types.NewPointer(n), &ast.StarExpr{Star: pos, X: cx}
-				}
-				if !types.AssignableTo(ct, xt) || !types.AssignableTo(ct, it) {
-					continue
-				}
-				w := r.temp("w", pos)
-				conv := r.convertLit(ident(w.Name, pos), ct, it, pos, pos)
-				if conv == nil {
-					continue
-				}
-				out = append(out, &ast.IfStmt{If: pos,
-					Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
-						Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(t, pos), Lparen: pos, Type: cx, Rparen: pos}}},
-					Cond: ident("ok", pos),
-					Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
-				})
+		for _, in := range r.instanceTypes(pos) {
+			if !types.AssignableTo(in.t, xt) || !types.AssignableTo(in.t, it) {
+				continue
 			}
+			w := r.temp("w", pos)
+			conv := r.convertLit(ident(w.Name, pos), in.t, it, pos, pos)
+			if conv == nil {
+				continue
+			}
+			out = append(out, &ast.IfStmt{If: pos,
+				Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
+					Rhs: []ast.Expr{&ast.TypeAssertExpr{X: ident(t, pos), Lparen: pos, Type: in.x, Rparen: pos}}},
+				Cond: ident("ok", pos),
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{done(conv)}},
+			})
 		}
 	}
 	// In a function, which may run after later inputs declare types

@@ -635,40 +635,12 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	// makes (sessionInstances), which the interpreter's values do not
 	// name either, outside generic code, where it compiles the
 	// assertions before it makes the instances ("type not found:
-	// Stack[float64]"). The interpreter gives an index list of one type
-	// no type as an assertion's type: one type argument is written as an
-	// index (oneIndex); an instance of several, or of an instance
-	// (Pair[string, int], Box[Pair[string, int]]), by an alias, which
-	// instanceAliases declares (it takes the expression for a type
-	// argument).
-	for _, in := range r.tellInstances() {
-		if r.inGeneric(at) || r.only != nil {
-			break
-		}
-		n := in.t
-		name := displayName(n)
-		if name == "" {
-			continue
-		}
-		aliased := n.TypeArgs().Len() > 1 || hasInstance(n.TypeArgs().At(0))
-		for _, ptr := range []bool{false, true} {
-			cx := r.typeExpr(n, pos)
-			if cx == nil {
-				break
+	// Stack[float64]"), by the type expressions of instanceTypes.
+	if !r.inGeneric(at) && r.only == nil {
+		for _, in := range r.instanceTypes(pos) {
+			if in.name != "" {
+				add(in.t, in.x, in.name)
 			}
-			if aliased {
-				if r.typeArgExprs == nil {
-					r.typeArgExprs = map[ast.Expr]types.Type{}
-				}
-				r.typeArgExprs[cx] = n
-			} else {
-				cx = oneIndex(cx)
-			}
-			var ct types.Type = n
-			if ptr {
-				ct, cx, name = types.NewPointer(n), &ast.StarExpr{Star: pos, X: cx}, "*"+name
-			}
-			add(ct, cx, name)
 		}
 	}
 	if r.only == nil && r.raw == 0 && isInterface(t) && r.inFunction(at) {
@@ -738,6 +710,54 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		body.List = append(body.List, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}})
 	}
 	return anyCall(param, tx, body, x)
+}
+
+// instanceType is an instance of one of the session's generic types, or
+// a pointer to one: its type, its type expression for an assertion, and
+// its name as %T writes it ("" where it has none).
+type instanceType struct {
+	t    types.Type
+	x    ast.Expr
+	name string
+}
+
+// instanceTypes returns the instances that tellInstances knows, and
+// pointers to them, with the type expressions that assertions at pos
+// take (the interpreter gives an index list of one type no type as an
+// assertion's type): an instance of one type argument written as an
+// index (oneIndex); one of several, or of an instance (Pair[string, int],
+// Box[Pair[string, int]]), by an alias, which instanceAliases declares
+// (it takes the expression for a type argument).
+func (r *typedRewriter) instanceTypes(pos token.Pos) []instanceType {
+	var out []instanceType
+	for _, in := range r.tellInstances() {
+		n := in.t
+		name := displayName(n)
+		aliased := n.TypeArgs().Len() > 1 || hasInstance(n.TypeArgs().At(0))
+		for _, ptr := range []bool{false, true} {
+			cx := r.typeExpr(n, pos)
+			if cx == nil {
+				break
+			}
+			if aliased {
+				if r.typeArgExprs == nil {
+					r.typeArgExprs = map[ast.Expr]types.Type{}
+				}
+				r.typeArgExprs[cx] = n
+			} else {
+				cx = oneIndex(cx)
+			}
+			it := instanceType{t: n, x: cx, name: name}
+			if ptr {
+				it.t, it.x = types.NewPointer(n), &ast.StarExpr{Star: pos, X: cx}
+				if name != "" {
+					it.name = "*" + name
+				}
+			}
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // anyCall is func(param tx) any { body }(x).

@@ -50,36 +50,9 @@ func (r *typedRewriter) promotedForwarders(f *ast.File) {
 // forwardersOf returns the forwarding methods of the struct type tn,
 // named name in the interpreter's code (see promotedForwarders).
 func (r *typedRewriter) forwardersOf(tn *types.TypeName, name string, pos token.Pos) []ast.Decl {
-	st, ok := tn.Type().Underlying().(*types.Struct)
-	if !ok {
-		return nil
-	}
 	var decls []ast.Decl
-	ms := types.NewMethodSet(tn.Type())
-	for i := range ms.Len() {
-		sel := ms.At(i)
-		m, ok := sel.Obj().(*types.Func)
-		if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" {
-			continue
-		}
-		field := st.Field(sel.Index()[0])
-		ft := field.Type()
-		if p, ok := ft.(*types.Pointer); ok {
-			ft = p.Elem()
-		}
-		fn, ok := types.Unalias(ft).(*types.Named)
-		if !ok || !field.Embedded() || isInterface(fn) || fn.Obj().Pkg() == nil || fn.Obj().Pkg().Path() == "main" {
-			continue
-		}
-		sig := m.Signature()
-		if !r.s.knownPackages(sig) {
-			continue // a type of a package the interpreter has no table of (gorgonia.org/tensor)
-		}
-		if m.Name() == "Format" && !isFmtFormat(sig) {
-			// time.Time's Format(layout): the interpreter, which finds
-			// fmt.Formatter by the method's name, would call it as one.
-			continue
-		}
+	for _, pm := range r.s.promotedMethods(tn, nil) {
+		m, field, sig := pm.m, pm.field, pm.m.Signature()
 		recv := r.temp("r", pos)
 		params := &ast.FieldList{Opening: pos, Closing: pos}
 		var args []ast.Expr
@@ -129,6 +102,49 @@ func (r *typedRewriter) forwardersOf(tn *types.TypeName, name string, pos token.
 		})
 	}
 	return decls
+}
+
+// promotedMethod is a method that a struct type has from an embedded
+// field of a compiled type.
+type promotedMethod struct {
+	m     *types.Func
+	field *types.Var
+}
+
+// promotedMethods returns the exported methods that the struct type tn
+// (its values, not pointers) has from embedded fields of compiled named
+// types that are not interfaces, less those named in own, those whose
+// signatures name a package the interpreter has no table of, and a
+// Format that is not fmt.Formatter's (time.Time's: the interpreter,
+// which finds fmt.Formatter by the method's name, would call it as one).
+func (s *Session) promotedMethods(tn *types.TypeName, own map[string]bool) []promotedMethod {
+	st, ok := tn.Type().Underlying().(*types.Struct)
+	if !ok {
+		return nil
+	}
+	var out []promotedMethod
+	ms := types.NewMethodSet(tn.Type())
+	for i := range ms.Len() {
+		sel := ms.At(i)
+		m, ok := sel.Obj().(*types.Func)
+		if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" || own[m.Name()] {
+			continue
+		}
+		field := st.Field(sel.Index()[0])
+		ft := field.Type()
+		if p, ok := ft.(*types.Pointer); ok {
+			ft = p.Elem()
+		}
+		fn, ok := types.Unalias(ft).(*types.Named)
+		if !ok || !field.Embedded() || isInterface(fn) || fn.Obj().Pkg() == nil || fn.Obj().Pkg().Path() == "main" {
+			continue
+		}
+		if sig := m.Signature(); !s.knownPackages(sig) || m.Name() == "Format" && !isFmtFormat(sig) {
+			continue
+		}
+		out = append(out, promotedMethod{m, field})
+	}
+	return out
 }
 
 // isFmtFormat reports whether sig is the signature of fmt.Formatter's
@@ -191,37 +207,20 @@ func (s *Session) promoteMethods(ctx context.Context, seg *parsedInput, c *check
 		return name
 	}
 	for _, tn := range declaredTypes(seg, c) {
-		st, ok := tn.Type().Underlying().(*types.Struct)
-		n, isNamed := tn.Type().(*types.Named)
-		if !ok || !isNamed || n.TypeParams().Len() > 0 {
+		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
 			continue
 		}
 		own := map[string]bool{} // methods the input's later segments declare
 		if e := s.scope.byID(s.scope.typeOf[tn]); e != nil {
 			own = e.methods
 		}
-		ms := types.NewMethodSet(tn.Type())
-		for i := range ms.Len() {
-			sel := ms.At(i)
-			m, ok := sel.Obj().(*types.Func)
-			if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" || own[m.Name()] {
-				continue
-			}
-			field := st.Field(sel.Index()[0])
-			ft := field.Type()
-			if p, ok := ft.(*types.Pointer); ok {
-				ft = p.Elem()
-			}
-			fn, ok := types.Unalias(ft).(*types.Named)
-			if !ok || !field.Embedded() || isInterface(fn) || fn.Obj().Pkg() == nil || fn.Obj().Pkg().Path() == "main" {
-				continue
-			}
-			sig := m.Signature()
-			if !s.knownPackages(sig) || madeOf(sig, func(t types.Type) bool {
+		for _, pm := range s.promotedMethods(tn, own) {
+			m, field, sig := pm.m, pm.field, pm.m.Signature()
+			if madeOf(sig, func(t types.Type) bool {
 				n, ok := types.Unalias(t).(*types.Named)
 				return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main"
-			}) || m.Name() == "Format" && !isFmtFormat(sig) {
-				continue
+			}) {
+				continue // (source names the session's types otherwise)
 			}
 			var params, args, results []string
 			for j := range sig.Params().Len() {
