@@ -364,10 +364,8 @@
 // target of a type of the session's that never implements error returns
 // false, where Go panics.) A function declared again in a later input is
 // what the functions and methods of earlier inputs call (they are
-// declared again after it, from their source), but not what a function
-// value taken before calls (f := g), and a generic function declared
-// again keeps its first body for the type arguments that calls used
-// before.
+// declared again after it, from their source), generic functions
+// included, but not what a function value taken before calls (f := g).
 //
 // BUG(repl): A value of a session's type whose methods have value
 // receivers, once in a variable or result of an interface type (error,

@@ -100,6 +100,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 			}
 			return s.mapErr(err)
 		}
+		s.dropInstances(seg)
 		ran, err := s.runParsed(ctx, seg, cs[i], echo && i == len(segs)-1)
 		s.pendingLater, s.laterChunks = nil, nil
 		if err != nil {

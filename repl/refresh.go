@@ -7,8 +7,12 @@ import (
 	"go/scanner"
 	"go/token"
 	"go/types"
+	"reflect"
 	"slices"
 	"strings"
+	"unsafe"
+
+	"github.com/traefik/yaegi/interp"
 )
 
 // The interpreter binds a call of a function to the function as it was
@@ -30,7 +34,8 @@ type funcSource struct {
 
 // declaredFuncs returns the functions and methods that the chunks of
 // declarations of p (an input's segment, checked into c, from src)
-// declare, not generic, by name, with their source.
+// declare, by name, with their source (not the methods of generic
+// types).
 func (s *Session) declaredFuncs(src string, p *parsedInput, c *checked) map[string]*funcSource {
 	fset := s.in.FileSet()
 	out := map[string]*funcSource{}
@@ -40,7 +45,7 @@ func (s *Session) declaredFuncs(src string, p *parsedInput, c *checked) map[stri
 		}
 		for _, d := range f.Decls {
 			fd, ok := d.(*ast.FuncDecl)
-			if !ok || fd.Body == nil || fd.Type.TypeParams != nil || fd.Name.Name == "init" || fd.Name.Name == "_" {
+			if !ok || fd.Body == nil || fd.Name.Name == "init" || fd.Name.Name == "_" {
 				continue
 			}
 			key := fd.Name.Name
@@ -77,7 +82,11 @@ func (s *Session) declaredFuncs(src string, p *parsedInput, c *checked) map[stri
 				if !ok {
 					return true
 				}
-				if fn, ok := c.info.Uses[id].(*types.Func); ok && fn.Pkg() == c.pkg && fn.Parent() == c.pkg.Scope() && !slices.Contains(fs.calls, fn.Name()) {
+				fn, ok := c.info.Uses[id].(*types.Func)
+				if ok {
+					fn = fn.Origin() // a generic function's, not its instance's
+				}
+				if ok && fn.Pkg() == c.pkg && fn.Parent() == c.pkg.Scope() && !slices.Contains(fs.calls, fn.Name()) {
 					fs.calls = append(fs.calls, fn.Name())
 				}
 				return true
@@ -263,4 +272,55 @@ func declaredTypes(seg *parsedInput, c *checked) []*types.TypeName {
 		}
 	}
 	return out
+}
+
+// The interpreter keeps the functions it instantiated from a generic
+// function by the function's name and type arguments ("Chunk[int]"), and
+// a call that names them again takes the one it made first: declared
+// again, a generic function kept its first body for the type arguments
+// that calls had used. dropInstances forgets the instances of the
+// generic functions that a segment is about to declare, so that calls
+// instantiate the new declaration; callers of earlier inputs are declared
+// again after it (refreshCallers), as for other functions.
+
+// dropInstances removes from the interpreter's cache of instances those
+// of the generic functions (not methods) that the declarations of p
+// declare.
+func (s *Session) dropInstances(p *parsedInput) {
+	var names []string
+	for i, f := range p.files {
+		if p.kinds[i] != declChunk {
+			continue
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Type.TypeParams != nil {
+				names = append(names, fd.Name.Name+"[")
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	cache := instanceCacheOf(s.in)
+	if !cache.IsValid() {
+		return
+	}
+	for _, k := range cache.MapKeys() {
+		for _, prefix := range names {
+			if strings.HasPrefix(k.String(), prefix) {
+				cache.SetMapIndex(k, reflect.Value{})
+				break
+			}
+		}
+	}
+}
+
+// instanceCacheOf returns the interpreter's map of generic instances by
+// name, settable, or the zero Value if it has no such field.
+func instanceCacheOf(in *interp.Interpreter) reflect.Value {
+	v := reflect.ValueOf(in).Elem().FieldByName("generic")
+	if !v.IsValid() || v.Kind() != reflect.Map || v.Type().Key().Kind() != reflect.String {
+		return reflect.Value{}
+	}
+	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
 }

@@ -40,6 +40,26 @@ func TestRedeclaredFunctionCallers(t *testing.T) {
 	}
 }
 
+// TestRedeclaredGenericFunction checks that a generic function declared
+// again runs its new body for the type arguments that calls used before,
+// at the top level and in the functions and methods of earlier inputs,
+// which are declared again after it.
+func TestRedeclaredGenericFunction(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	steps := []evalStep{
+		{in: "func Chunk[T any](xs []T, n int) [][]T {\n\tvar out [][]T\n\tfor i := 0; i+n <= len(xs); i += n {\n\t\tout = append(out, xs[i:i+n])\n\t}\n\treturn out\n}"},
+		{in: "func Show() { fmt.Println(Chunk([]int{1, 2, 3, 4, 5}, 2)) }\ntype P struct{ X int }\nfunc (p P) Pairs() int { return len(Chunk([]int{p.X, 1, 2}, 2)) }"},
+		{in: "Show()\nfmt.Println(Chunk([]string{\"a\", \"b\", \"c\"}, 2), P{0}.Pairs())", out: "[[1 2] [3 4]]\n[[a b]] 1\n"},
+		{in: "func Chunk[T any](xs []T, n int) [][]T {\n\tvar out [][]T\n\tfor i := 0; i < len(xs); i += n {\n\t\tout = append(out, xs[i:min(i+n, len(xs))])\n\t}\n\treturn out\n}"},
+		{in: "Show()\nfmt.Println(Chunk([]string{\"a\", \"b\", \"c\"}, 2), P{0}.Pairs())", out: "[[1 2] [3 4] [5]]\n[[a b] [c]] 2\n"},
+		{in: "func Sum[T int | float64](xs ...T) (s T) {\n\tfor _, x := range xs {\n\t\ts += x\n\t}\n\treturn\n}\nfunc Avg(xs ...float64) float64 { return Sum(xs...) / float64(len(xs)) }"},
+		{in: "fmt.Println(Avg(1, 2, 3), Sum(1, 2))", out: "2 3\n"},
+		{in: "func Sum[T int | float64](xs ...T) (s T) {\n\tfor _, x := range xs {\n\t\ts += 2 * x\n\t}\n\treturn\n}"},
+		{in: "fmt.Println(Avg(1, 2, 3), Sum(1, 2))", out: "4 6\n"},
+	}
+	evalSteps(t, s, out, steps)
+}
+
 // TestRedeclaredTypeUsers checks that a type declared again (a
 // notebook's cell of a type run again, changed or not) keeps the methods
 // that other inputs declared for it, and the functions that take it take
