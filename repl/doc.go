@@ -407,9 +407,7 @@
 // shell declares them on the type, as methods that call the field's,
 // after the input that declares the type (in a script, with it), but
 // not those whose signatures name a package the interpreter has no
-// table of. A struct that embeds time.Time (whose Format is not
-// fmt.Formatter's, which the interpreter looks for by its name) panics
-// when printed, as a value or a pointer.
+// table of.
 //
 // BUG(repl): A type declared as a compiled package's named type (type D
 // time.Duration, type Mode caffe.Phase) is that type to the

@@ -459,39 +459,52 @@ func (r *typedRewriter) converting(at ast.Node) func() {
 
 // typedCall is _sn.Typed(x, name), or, when x can be evaluated twice
 // (a variable), _sn.TypedRaw(x, name, _sn.Raw(x)), which carries the
-// value without the wrapping that gives it its methods too.
+// value without the wrapping that gives it its methods too. Where the
+// interpreter would wrap the value with the wrong methods (fmtWrapping),
+// x goes through _sn.Raw (none of them) or a runtime function whose
+// parameter is the interface fmt should see (_sn.AsStringer).
 func (r *typedRewriter) typedCall(x ast.Expr, name string, pos token.Pos) ast.Expr {
 	lit := &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}
-	if r.pointerFmtMethods()[name] {
-		// The interpreter gives the value the pointer's String (or
-		// Error, Format) too, which fmt must not call: the value alone.
-		raw := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Raw", pos)}, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
-		return &ast.CallExpr{
-			Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Typed", pos)},
-			Lparen: pos, Args: []ast.Expr{raw, lit}, Rparen: pos,
-		}
+	rt := func(fn string, args ...ast.Expr) ast.Expr {
+		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(fn, pos)}, Lparen: pos, Args: args, Rparen: pos}
+	}
+	as := r.fmtWrapping()[name]
+	if as == "Raw" {
+		return rt("Typed", rt("Raw", x), lit)
+	}
+	v := x
+	if as != "" {
+		v = rt(as, x)
 	}
 	if id, ok := x.(*ast.Ident); ok {
-		raw := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Raw", pos)}, Lparen: pos, Args: []ast.Expr{ident(id.Name, pos)}, Rparen: pos}
-		return &ast.CallExpr{
-			Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("TypedRaw", pos)},
-			Lparen: pos, Args: []ast.Expr{x, lit, raw}, Rparen: pos,
-		}
+		return rt("TypedRaw", v, lit, rt("Raw", ident(id.Name, pos)))
 	}
-	return &ast.CallExpr{
-		Fun:    &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("Typed", pos)},
-		Lparen: pos, Args: []ast.Expr{x, lit}, Rparen: pos,
-	}
+	return rt("Typed", v, lit)
 }
 
-// pointerFmtMethods returns the names (as typedCall gets them, main.T)
-// of the session's types whose pointers have a method that fmt calls
-// (Format, Error, String) that the type itself lacks.
-func (r *typedRewriter) pointerFmtMethods() map[string]bool {
-	if r.ptrFmt != nil {
-		return r.ptrFmt
+// fmtInterfaceMethods are the methods of fmtInterfaces, in their order,
+// with the runtime's functions that pass a value as each interface.
+var fmtInterfaceMethods = []struct{ method, as string }{
+	{"Format", "AsFormatter"}, {"Error", "AsError"}, {"String", "AsStringer"},
+}
+
+// fmtWrapping returns, by name as typedCall gets them (main.T, *main.T),
+// how to pass values of the session's types that the interpreter would
+// wrap with methods fmt must not call: "Raw" for none, else the runtime
+// function that passes the value as the interface fmt finds in Go.
+//
+// The interpreter gives a value passed to fmt's functions the first of
+// fmtInterfaces whose methods' names its type has, counting the
+// pointer's methods for a value and not comparing signatures: a type
+// whose pointer alone has String, or whose Format is not fmt.Formatter's
+// (a Format(layout string) string of its own, or time.Time's, promoted
+// from an embedded field), failed or printed with a method Go does not
+// call.
+func (r *typedRewriter) fmtWrapping() map[string]string {
+	if r.fmtAs != nil {
+		return r.fmtAs
 	}
-	r.ptrFmt = map[string]bool{}
+	r.fmtAs = map[string]string{}
 	scope := r.c.pkg.Scope()
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
@@ -502,13 +515,49 @@ func (r *typedRewriter) pointerFmtMethods() map[string]bool {
 			continue
 		}
 		vals, ptrs := types.NewMethodSet(tn.Type()), types.NewMethodSet(types.NewPointer(tn.Type()))
-		for _, m := range []string{"Format", "Error", "String"} {
-			if vals.Lookup(tn.Pkg(), m) == nil && ptrs.Lookup(tn.Pkg(), m) != nil {
-				r.ptrFmt["main."+tn.Name()] = true
+		for _, t := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
+			wrapped := ""
+			for _, m := range fmtInterfaceMethods {
+				if vals.Lookup(tn.Pkg(), m.method) != nil || ptrs.Lookup(tn.Pkg(), m.method) != nil {
+					wrapped = m.method
+					break
+				}
 			}
+			if wrapped == "" || hasFmtMethod(t, wrapped) {
+				continue
+			}
+			as := "Raw"
+			for _, m := range fmtInterfaceMethods {
+				if hasFmtMethod(t, m.method) {
+					as = m.as
+					break
+				}
+			}
+			r.fmtAs[displayName(t)] = as
 		}
 	}
-	return r.ptrFmt
+	return r.fmtAs
+}
+
+// hasFmtMethod reports whether values of type t have the method of
+// fmt.Formatter, error or fmt.Stringer named method, with its signature.
+func hasFmtMethod(t types.Type, method string) bool {
+	sel := types.NewMethodSet(t).Lookup(nil, method)
+	if sel == nil {
+		return false
+	}
+	sig, ok := sel.Type().(*types.Signature)
+	if !ok || sig.Variadic() {
+		return false
+	}
+	if method != "Format" {
+		return sig.Params().Len() == 0 && sig.Results().Len() == 1 && types.Identical(sig.Results().At(0).Type(), types.Typ[types.String])
+	}
+	if sig.Params().Len() != 2 || sig.Results().Len() != 0 || !types.Identical(sig.Params().At(1).Type(), types.Typ[types.Rune]) {
+		return false
+	}
+	n, ok := types.Unalias(sig.Params().At(0).Type()).(*types.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "fmt" && n.Obj().Name() == "State"
 }
 
 func isInterface(t types.Type) bool {

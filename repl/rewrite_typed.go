@@ -79,8 +79,8 @@ type typedRewriter struct {
 	// typeArgExprs are the type arguments of generic functions' uses, with
 	// their types, for instanceAliases.
 	typeArgExprs map[ast.Expr]types.Type
-	// ptrFmt caches pointerFmtMethods.
-	ptrFmt map[string]bool
+	// fmtAs caches fmtWrapping.
+	fmtAs map[string]string
 	// shiftsChecked holds the shifts (a *ast.BinaryExpr or a shifting
 	// *ast.AssignStmt) whose counts shiftChecks checks before their
 	// statements, which indexChecks then leaves alone.

@@ -474,9 +474,14 @@ func (s *Session) symbols() interp.Exports {
 		"Typed":     reflect.ValueOf(s.typed),
 		"TypedRaw":  reflect.ValueOf(s.typedRaw),
 		"Raw":       reflect.ValueOf(func(v any) any { return v }),
-		"Rewrap":    reflect.ValueOf(rewrap),
-		"Key":       reflect.ValueOf(interpValue),
-		"MapKey":    reflect.ValueOf(newMapKey),
+		// A value as the interface of fmt's that fmt should find in it,
+		// which the interpreter wraps it with (fmtWrapping).
+		"AsFormatter": reflect.ValueOf(func(v fmt.Formatter) any { return v }),
+		"AsError":     reflect.ValueOf(func(v error) any { return v }),
+		"AsStringer":  reflect.ValueOf(func(v fmt.Stringer) any { return v }),
+		"Rewrap":      reflect.ValueOf(rewrap),
+		"Key":         reflect.ValueOf(interpValue),
+		"MapKey":      reflect.ValueOf(newMapKey),
 		"ScriptRecover": reflect.ValueOf(func() any {
 			p := s.scriptPanic
 			if p == nil {
