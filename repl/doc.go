@@ -411,9 +411,11 @@
 //
 // BUG(repl): A type declared as a compiled package's named type (type D
 // time.Duration, type Mode caffe.Phase) is that type to the
-// interpreter: its values print with that type's String (1s where Go
-// prints 1000000000), not with a String the input declares, and %T names
-// the compiled type.
+// interpreter. fmt's functions and the echo print its values as Go does
+// where the input spells out their type (D(5), a []D, a struct's field
+// of type D), but in an interface (an any, error, fmt.Stringer) they
+// have that type's methods, not the session's: an any holding a D
+// prints 1s where Go prints 1000000000.
 //
 // BUG(repl): In a notebook, os.Stdout, os.Stderr and os.Stdin are
 // writers and a reader of the kernel's, not *os.File values: their

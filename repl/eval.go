@@ -87,6 +87,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		if file != promotedFile { // the promoted methods are made anew for each type
 			funcs = s.declaredFuncs(src, seg, cs[i])
 		}
+		s.noteFromCompiled(seg, cs[i])
 		err := s.rewriteChecked(cs[i], seg, file, echo && i == len(segs)-1)
 		if err == nil {
 			err = s.declareShadows()

@@ -461,37 +461,57 @@ func (r *typedRewriter) converting(at ast.Node) func() {
 // (a variable), _sn.TypedRaw(x, name, _sn.Raw(x)), which carries the
 // value without the wrapping that gives it its methods too. Where the
 // interpreter would wrap the value with the wrong methods (fmtWrapping),
-// x goes through _sn.Raw (none of them) or a runtime function whose
-// parameter is the interface fmt should see (_sn.AsStringer).
+// x goes as fmt should see it instead.
 func (r *typedRewriter) typedCall(x ast.Expr, name string, pos token.Pos) ast.Expr {
 	lit := &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(name)}
 	rt := func(fn string, args ...ast.Expr) ast.Expr {
 		return &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(fn, pos)}, Lparen: pos, Args: args, Rparen: pos}
 	}
-	as := r.fmtWrapping()[name]
-	if as == "Raw" {
-		return rt("Typed", rt("Raw", x), lit)
-	}
+	id, isIdent := x.(*ast.Ident)
+	raw := func() ast.Expr { return rt("Raw", ident(id.Name, pos)) }
 	v := x
-	if as != "" {
-		v = rt(as, x)
+	switch w := r.fmtWrapping()[name]; {
+	case w.basic != "" && w.method == "":
+		// The value alone, as its underlying type.
+		return rt("Typed", rt("Raw", &ast.CallExpr{Fun: ident(w.basic, pos), Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}), lit)
+	case w.basic != "":
+		// The method of the session's, as a value; the value as its
+		// underlying type for the verbs that do not call it.
+		v = rt(w.as, &ast.SelectorExpr{X: x, Sel: ident(w.method, pos)})
+		raw = func() ast.Expr {
+			return rt("Raw", &ast.CallExpr{Fun: ident(w.basic, pos), Lparen: pos, Args: []ast.Expr{ident(id.Name, pos)}, Rparen: pos})
+		}
+	case w.as == "Raw":
+		return rt("Typed", rt("Raw", x), lit)
+	case w.as != "":
+		v = rt(w.as, x)
 	}
-	if id, ok := x.(*ast.Ident); ok {
-		return rt("TypedRaw", v, lit, rt("Raw", ident(id.Name, pos)))
+	if isIdent {
+		return rt("TypedRaw", v, lit, raw())
 	}
 	return rt("Typed", v, lit)
 }
 
 // fmtInterfaceMethods are the methods of fmtInterfaces, in their order,
-// with the runtime's functions that pass a value as each interface.
-var fmtInterfaceMethods = []struct{ method, as string }{
-	{"Format", "AsFormatter"}, {"Error", "AsError"}, {"String", "AsStringer"},
+// with the runtime's functions that pass a value as each interface, and
+// those that make one of a method value.
+var fmtInterfaceMethods = []struct{ method, as, of string }{
+	{"Format", "AsFormatter", "FormatterOf"}, {"Error", "AsError", "ErrorOf"}, {"String", "AsStringer", "StringerOf"},
+}
+
+// fmtPass is how typedCall passes a value of one of the session's types
+// to fmt (fmtWrapping): as is (the zero fmtPass); as Raw (as, without
+// methods); through the runtime's function as (AsStringer: as that
+// interface); or, for a type declared as a compiled named type with
+// basic underlying type basic, converted to basic, with its method
+// (if any: as then makes a value of the interface of it, StringerOf).
+type fmtPass struct {
+	as, basic, method string
 }
 
 // fmtWrapping returns, by name as typedCall gets them (main.T, *main.T),
 // how to pass values of the session's types that the interpreter would
-// wrap with methods fmt must not call: "Raw" for none, else the runtime
-// function that passes the value as the interface fmt finds in Go.
+// wrap with methods fmt must not call.
 //
 // The interpreter gives a value passed to fmt's functions the first of
 // fmtInterfaces whose methods' names its type has, counting the
@@ -499,12 +519,15 @@ var fmtInterfaceMethods = []struct{ method, as string }{
 // whose pointer alone has String, or whose Format is not fmt.Formatter's
 // (a Format(layout string) string of its own, or time.Time's, promoted
 // from an embedded field), failed or printed with a method Go does not
-// call.
-func (r *typedRewriter) fmtWrapping() map[string]string {
+// call. And a type declared as a compiled package's named type (type D
+// time.Duration) is that type to the interpreter, whose methods fmt
+// found instead of the type's own, or none (1s where Go prints
+// 1000000000).
+func (r *typedRewriter) fmtWrapping() map[string]fmtPass {
 	if r.fmtAs != nil {
 		return r.fmtAs
 	}
-	r.fmtAs = map[string]string{}
+	r.fmtAs = map[string]fmtPass{}
 	scope := r.c.pkg.Scope()
 	for _, name := range scope.Names() {
 		tn, ok := scope.Lookup(name).(*types.TypeName)
@@ -512,6 +535,17 @@ func (r *typedRewriter) fmtWrapping() map[string]string {
 			continue
 		}
 		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
+			continue
+		}
+		if b, ok := tn.Type().Underlying().(*types.Basic); ok && r.s.fromCompiled[name] {
+			p := fmtPass{basic: b.Name()}
+			for _, m := range fmtInterfaceMethods {
+				if hasFmtMethod(tn.Type(), m.method) {
+					p.as, p.method = m.of, m.method
+					break
+				}
+			}
+			r.fmtAs[displayName(tn.Type())] = p
 			continue
 		}
 		vals, ptrs := types.NewMethodSet(tn.Type()), types.NewMethodSet(types.NewPointer(tn.Type()))
@@ -526,17 +560,58 @@ func (r *typedRewriter) fmtWrapping() map[string]string {
 			if wrapped == "" || hasFmtMethod(t, wrapped) {
 				continue
 			}
-			as := "Raw"
+			p := fmtPass{as: "Raw"}
 			for _, m := range fmtInterfaceMethods {
 				if hasFmtMethod(t, m.method) {
-					as = m.as
+					p.as = m.as
 					break
 				}
 			}
-			r.fmtAs[displayName(t)] = as
+			r.fmtAs[displayName(t)] = p
 		}
 	}
 	return r.fmtAs
+}
+
+// noteFromCompiled records which of the types that the top-level
+// declarations of seg declare are declared as a compiled package's named
+// type (fromCompiled).
+func (s *Session) noteFromCompiled(seg *parsedInput, c *checked) {
+	note := func(sp *ast.TypeSpec) {
+		if sp.Assign.IsValid() || sp.TypeParams != nil {
+			return
+		}
+		n, ok := types.Unalias(c.info.TypeOf(sp.Type)).(*types.Named)
+		from := ok && n.Obj().Pkg() != nil && n.Obj().Pkg() != c.pkg
+		if from {
+			if s.fromCompiled == nil {
+				s.fromCompiled = map[string]bool{}
+			}
+			s.fromCompiled[sp.Name.Name] = true
+		} else {
+			delete(s.fromCompiled, sp.Name.Name)
+		}
+	}
+	for i, f := range seg.files {
+		var decls []ast.Decl
+		switch seg.kinds[i] {
+		case stmtChunk:
+			for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
+				if ds, ok := st.(*ast.DeclStmt); ok {
+					decls = append(decls, ds.Decl)
+				}
+			}
+		default:
+			decls = f.Decls
+		}
+		for _, d := range decls {
+			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
+				for _, sp := range gd.Specs {
+					note(sp.(*ast.TypeSpec))
+				}
+			}
+		}
+	}
 }
 
 // hasFmtMethod reports whether values of type t have the method of
@@ -1283,7 +1358,20 @@ func (r *typedRewriter) elemNeedsIn(e types.Type, seen []*types.Named) bool {
 	if isInterface(e) {
 		return r.ifaceDepth < maxIfaceDepth && r.at != nil && r.holdsSessionTypes(e)
 	}
-	return (r.raw == 0 && refersToMain(e) && fmtMethods(e)) || r.needsElementsIn(e, seen)
+	return (r.raw == 0 && refersToMain(e) && (fmtMethods(e) || r.fromCompiledBasic(e))) || r.needsElementsIn(e, seen)
+}
+
+// fromCompiledBasic reports whether t is one of the session's types
+// declared as a compiled package's named type of a basic underlying type
+// (type D time.Duration), whose values the interpreter would print with
+// that type's methods (see fmtWrapping).
+func (r *typedRewriter) fromCompiledBasic(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Parent() != r.c.pkg.Scope() || !r.s.fromCompiled[n.Obj().Name()] {
+		return false
+	}
+	_, basic := n.Underlying().(*types.Basic)
+	return basic
 }
 
 // maxIfaceDepth is how many interfaces deep the conversions for fmt look

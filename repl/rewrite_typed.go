@@ -80,7 +80,7 @@ type typedRewriter struct {
 	// their types, for instanceAliases.
 	typeArgExprs map[ast.Expr]types.Type
 	// fmtAs caches fmtWrapping.
-	fmtAs map[string]string
+	fmtAs map[string]fmtPass
 	// shiftsChecked holds the shifts (a *ast.BinaryExpr or a shifting
 	// *ast.AssignStmt) whose counts shiftChecks checks before their
 	// statements, which indexChecks then leaves alone.

@@ -377,7 +377,8 @@ func u8(t *typed) bool {
 	if isWrapper(t.v) {
 		return false
 	}
-	if _, isFormatter := t.v.(fmt.Formatter); isFormatter {
+	switch t.v.(type) {
+	case fmt.Formatter, errorFunc, stringerFunc:
 		return false
 	}
 	k := reflect.TypeOf(raw).Kind()
@@ -745,3 +746,16 @@ func (s *structValue) Format(f fmt.State, verb rune) {
 	}
 	io.WriteString(f, "}")
 }
+
+// formatterFunc, errorFunc and stringerFunc are methods of fmt's
+// interfaces as values of the interfaces (the runtime's FormatterOf,
+// ErrorOf, StringerOf).
+type (
+	formatterFunc func(fmt.State, rune)
+	errorFunc     func() string
+	stringerFunc  func() string
+)
+
+func (f formatterFunc) Format(s fmt.State, verb rune) { f(s, verb) }
+func (f errorFunc) Error() string                     { return f() }
+func (f stringerFunc) String() string                 { return f() }

@@ -226,6 +226,10 @@ type Session struct {
 	// of values in interfaces (pastInstances); instPending are those of
 	// the input being run, which join them once it ran.
 	instSeen, instPending []*types.Named
+	// fromCompiled holds the session's types declared as a compiled
+	// package's named type (type D time.Duration), by name: the
+	// interpreter takes them for that type (see fmtWrapping).
+	fromCompiled map[string]bool
 }
 
 // Input is an input the session accepted: it evaluated without error.
@@ -412,6 +416,7 @@ func (s *Session) reset() error {
 	s.sources = map[string]bool{}
 	s.shadows = instanceShadows{}
 	s.instSeen, s.instPending = nil, nil
+	s.fromCompiled = nil
 	s.laters.Store(nil)
 	s.funcSrc = nil
 	forgetStructNames()
@@ -479,6 +484,10 @@ func (s *Session) symbols() interp.Exports {
 		"AsFormatter": reflect.ValueOf(func(v fmt.Formatter) any { return v }),
 		"AsError":     reflect.ValueOf(func(v error) any { return v }),
 		"AsStringer":  reflect.ValueOf(func(v fmt.Stringer) any { return v }),
+		// A method of fmt's interfaces, as a value of the interface.
+		"FormatterOf": reflect.ValueOf(func(f func(fmt.State, rune)) any { return formatterFunc(f) }),
+		"ErrorOf":     reflect.ValueOf(func(f func() string) any { return errorFunc(f) }),
+		"StringerOf":  reflect.ValueOf(func(f func() string) any { return stringerFunc(f) }),
 		"Rewrap":      reflect.ValueOf(rewrap),
 		"Key":         reflect.ValueOf(interpValue),
 		"MapKey":      reflect.ValueOf(newMapKey),
