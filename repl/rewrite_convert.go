@@ -2,6 +2,7 @@ package repl
 
 import (
 	"go/ast"
+	"go/constant"
 	"go/token"
 	"go/types"
 	"slices"
@@ -929,7 +930,9 @@ func sessionInterface(t types.Type) bool {
 //
 // The interpreter failed on a shift of such a type ("constant
 // definition loop"), and on a list of constants that repeats the one
-// before it (const ( a, b = iota, iota * 2; c, d )). Every constant of the declaration gets its value
+// before it (const ( a, b = iota, iota * 2; c, d )); it computed boolean
+// constants and float ones made of other packages' wrong (see below), so
+// a declaration of such a constant is written out too. Every constant of the declaration gets its value
 // written out, since one that repeats the expression before it would
 // repeat the value; blank names go.
 func (r *typedRewriter) floatConsts(f *ast.File) {
@@ -958,6 +961,13 @@ func (r *typedRewriter) floatConsts(f *ast.File) {
 					return true
 				}
 				if b, ok := c.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsUntyped == 0 && b.Info()&(types.IsFloat|types.IsComplex) != 0 {
+					float = true
+				}
+				if k := c.Val().Kind(); k == constant.Bool || k == constant.Float {
+					// The interpreter computed comparisons and && of
+					// constants as false (const big = 3 > 2), and
+					// converting a float constant made of another
+					// package's (const TwoPi = math.Pi * 2) as 0.
 					float = true
 				}
 				consts, names = append(consts, c), append(names, id)
