@@ -873,12 +873,18 @@ func paramInstanceArgs(inst *types.Instance) bool {
 // parameters (paramInstanceArgs), or, in a generic function (not a
 // method), a type parameter (Count(xs) in Dups[T]: named, Count[T](xs)
 // failed in Dups[ID], of a declared type, with a nil dereference; in a
-// method of a generic type it is the inference that failed).
+// method of a generic type it is the inference that failed), unless the
+// function is variadic.
 func (r *typedRewriter) inferArgs(f *ast.File, id *ast.Ident, inst *types.Instance) bool {
 	if paramInstanceArgs(inst) {
 		return true
 	}
 	if !slices.ContainsFunc(slices.Collect(inst.TypeArgs.Types()), isTypeParamMade) {
+		return false
+	}
+	if fn, ok := r.info.Uses[id].(*types.Func); ok && fn.Signature().Variadic() {
+		// Inferred, a call of a variadic one (Sum(a, b) in Mean[T])
+		// failed ("CFG post-order panic"); named, it runs.
 		return false
 	}
 	fd := enclosingDecl(f, id.Pos())

@@ -26,7 +26,9 @@ import (
 // counter that the shell's probes add to every function literal. Every
 // initializer of the file moves, so that they keep Go's order among
 // themselves; a variable whose type cannot be written leaves the file
-// as it was.
+// as it was. So do those of a file with a variable of several that one
+// call initializes (var x, y = pair()), whose function the interpreter
+// did not find declared when it came later in the file.
 func (r *typedRewriter) packageVarInits(f *ast.File) {
 	type place struct {
 		spec *ast.ValueSpec
@@ -71,29 +73,36 @@ func (r *typedRewriter) packageVarInits(f *ast.File) {
 		})
 		return found
 	}
-	if !slices.ContainsFunc(specs, func(vs *ast.ValueSpec) bool { return slices.ContainsFunc(vs.Values, needs) }) {
+	multi := func(vs *ast.ValueSpec) bool { return len(vs.Names) > 1 && len(vs.Values) == 1 }
+	if !slices.ContainsFunc(specs, func(vs *ast.ValueSpec) bool { return multi(vs) || slices.ContainsFunc(vs.Values, needs) }) {
 		return
 	}
-	// The variables' types, written before anything changes.
-	typ := map[*ast.ValueSpec]ast.Expr{}
+	// The variables' types, written before anything changes: one for
+	// the spec, or one for each name where they differ (var a, b = 1,
+	// "x" becomes var a int; var b string).
+	typ := map[*ast.ValueSpec][]ast.Expr{}
 	for _, vs := range specs {
 		if vs.Type != nil {
 			continue
 		}
-		obj := r.info.Defs[vs.Names[0]]
-		for _, n := range vs.Names[1:] {
-			if o := r.info.Defs[n]; obj == nil || o == nil || !types.Identical(o.Type(), obj.Type()) {
-				return // var a, b = 1, "x": no one type to write
+		same := true
+		for _, n := range vs.Names {
+			o := r.info.Defs[n]
+			if o == nil {
+				return
+			}
+			same = same && types.Identical(o.Type(), r.info.Defs[vs.Names[0]].Type())
+		}
+		for _, n := range vs.Names {
+			t := r.typeExpr(r.info.Defs[n].Type(), vs.Pos())
+			if t == nil {
+				return
+			}
+			typ[vs] = append(typ[vs], t)
+			if same {
+				break
 			}
 		}
-		if obj == nil {
-			return
-		}
-		t := r.typeExpr(obj.Type(), vs.Pos())
-		if t == nil {
-			return
-		}
-		typ[vs] = t
 	}
 	var body []ast.Stmt
 	done := map[*ast.ValueSpec]int{}
@@ -104,29 +113,57 @@ func (r *typedRewriter) packageVarInits(f *ast.File) {
 		}
 		vs, pos := p.spec, p.spec.Pos()
 		as := &ast.AssignStmt{TokPos: pos, Tok: token.ASSIGN}
-		if len(in.Lhs) > 1 { // var a, b = f()
+		if multi(vs) { // var a, b = f(), or made so (genericInits)
+			if done[vs] > 0 {
+				continue
+			}
 			for _, n := range vs.Names {
 				as.Lhs = append(as.Lhs, ident(n.Name, n.Pos()))
 			}
 			as.Rhs = vs.Values
-		} else {
-			n := vs.Names[p.i]
-			as.Lhs = []ast.Expr{ident(n.Name, n.Pos())}
-			as.Rhs = []ast.Expr{vs.Values[p.i]}
+			body = append(body, as)
+			done[vs] = len(vs.Names)
+			continue
 		}
+		n := vs.Names[p.i]
+		as.Lhs = []ast.Expr{ident(n.Name, n.Pos())}
+		as.Rhs = []ast.Expr{vs.Values[p.i]}
 		body = append(body, as)
-		done[vs] += len(in.Lhs)
+		done[vs]++
 	}
 	for _, vs := range specs {
 		if done[vs] != len(vs.Names) {
 			return // an initializer the checker did not order
 		}
 	}
+	split := map[*ast.ValueSpec]bool{}
 	for _, vs := range specs {
 		if vs.Type == nil {
-			vs.Type = typ[vs]
+			vs.Type = typ[vs][0]
+			split[vs] = len(typ[vs]) > 1
 		}
 		vs.Values = nil
+	}
+	for _, d := range f.Decls {
+		gd, ok := d.(*ast.GenDecl)
+		if !ok || gd.Tok != token.VAR {
+			continue
+		}
+		for k := 0; k < len(gd.Specs); k++ {
+			vs := gd.Specs[k].(*ast.ValueSpec)
+			if !split[vs] {
+				continue
+			}
+			var each []ast.Spec
+			for i, n := range vs.Names {
+				each = append(each, &ast.ValueSpec{Names: []*ast.Ident{n}, Type: typ[vs][i]})
+			}
+			gd.Specs = slices.Replace(gd.Specs, k, k+1, each...)
+			k += len(each) - 1
+			if !gd.Lparen.IsValid() {
+				gd.Lparen, gd.Rparen = gd.TokPos, gd.End()
+			}
+		}
 	}
 	pos := specs[0].Pos()
 	init := &ast.FuncDecl{Name: ident("init", pos), Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos}},
