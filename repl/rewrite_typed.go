@@ -272,6 +272,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.packageVars(f)
 		r.parenReceives(f)
 		r.deferPanics(f)
+		r.genericPtrAsserts(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
 		}

@@ -521,6 +521,8 @@ func (s *Session) symbols() interp.Exports {
 		"PanicArg":       reflect.ValueOf(panicArg),
 		"AssertFail":     reflect.ValueOf(assertFail),
 		"AssertTypeFail": reflect.ValueOf(assertTypeFail),
+		"AssignIf":       reflect.ValueOf(assignIf),
+		"AssertInto":     reflect.ValueOf(assertInto),
 		"Zero":           reflect.ValueOf(func() float64 { return 0 }),
 		"EmptyStruct": reflect.ValueOf(func(v any) bool {
 			rv := reflect.ValueOf(v)
