@@ -319,7 +319,10 @@
 // BUG(repl): The names of the session's types reach compiled code where
 // the checker sees the value: fmt's functions, the echo, errors.As. A
 // value that compiled code stores and hands back (in an []any, a
-// container of its own) is named by its structure, and so is a value of
+// container of its own) is named by its structure (but for fmt's %T and
+// %#v, which name the session's struct types they find in a type:
+// map[string]main.K, where two such types with the same fields are
+// named as the one declared last), and so is a value of
 // an instance of a generic type in an interface or a type parameter
 // inside generic code: %T prints struct { V int }. Outside generic code,
 // the instances that the input names (Box[int], *Pair[string, int]), or

@@ -352,6 +352,9 @@ func (s *Session) registerLater(name string, decl bool, zero any, methods, value
 	}
 	if zero != nil {
 		e.typ = reflect.TypeOf(zero)
+		// %T and %#v name the struct type where fmt would write its
+		// structure (inside a map's type, say).
+		goNames("", zero, name)
 	}
 	i := slices.IndexFunc(entries, func(e laterEntry) bool { return e.name == name })
 	switch {

@@ -190,6 +190,7 @@ func (t *typed) Format(f fmt.State, verb rune) {
 // asks, so when a typed argument meets a %T every verb is numbered ([n])
 // and gets an argument of its own: the name for %T.
 func formatArgs(format string, args []any) (string, []any) {
+	args = namedTypeArgs(format, args)
 	anyTyped := false
 	for _, a := range args {
 		if _, ok := a.(*typed); ok || goNamed(a) {
@@ -449,15 +450,82 @@ func namedStructs(s string) string {
 	structNames.Lock()
 	var found []string
 	for text := range structNames.m {
-		if strings.Contains(s, text+"{") {
+		if strings.Contains(s, text+"{") || strings.Contains(s, "(*"+text+")(nil)") {
 			found = append(found, text)
 		}
 	}
 	slices.SortFunc(found, func(a, b string) int { return len(b) - len(a) })
 	for _, text := range found {
 		s = strings.ReplaceAll(s, text+"{", structNames.m[text]+"{")
+		s = strings.ReplaceAll(s, "(*"+text+")(nil)", "(*"+structNames.m[text]+")(nil)")
 	}
 	structNames.Unlock()
+	return s
+}
+
+// namedTypeArgs returns args with each argument of a %T or %#v verb whose type,
+// as reflection writes it, holds the structure of a struct type of the
+// session's (map[string]struct { A int }) passed with the name Go gives
+// its type (map[string]main.K), as a typed value; args itself where
+// there are none.
+func namedTypeArgs(format string, args []any) []any {
+	if !strings.ContainsAny(format, "T#") {
+		return args
+	}
+	structNames.Lock()
+	known := len(structNames.m) > 0
+	structNames.Unlock()
+	if !known {
+		return args
+	}
+	out := args
+	for _, u := range parseVerbs(format, len(args)) {
+		if u.verb != 'T' && !(u.verb == 'v' && u.sharp) || u.bad || u.arg >= len(args) {
+			continue
+		}
+		a := args[u.arg]
+		if t, ok := a.(*typed); ok {
+			if t.name != "" {
+				continue
+			}
+			a = t.rawValue() // a value in an interface, not named
+		}
+		if a == nil || goNamed(a) {
+			continue
+		}
+		a = interpValue(a)
+		if a == nil {
+			continue
+		}
+		text := reflect.TypeOf(a).String()
+		if !strings.Contains(text, "struct {") {
+			continue
+		}
+		if name := namedStructTypes(text); name != text {
+			if &out[0] == &args[0] {
+				out = slices.Clone(args)
+			}
+			out[u.arg] = &typed{v: a, name: name, raw: a, hasRaw: true}
+		}
+	}
+	return out
+}
+
+// namedStructTypes writes, in s (a type as reflection writes it), each
+// struct type that structNames knows by its name, the longest first.
+func namedStructTypes(s string) string {
+	structNames.Lock()
+	defer structNames.Unlock()
+	var found []string
+	for text := range structNames.m {
+		if strings.Contains(s, text) {
+			found = append(found, text)
+		}
+	}
+	slices.SortFunc(found, func(a, b string) int { return len(b) - len(a) })
+	for _, text := range found {
+		s = strings.ReplaceAll(s, text, structNames.m[text])
+	}
 	return s
 }
 
