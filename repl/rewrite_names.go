@@ -469,6 +469,12 @@ func (r *typedRewriter) typedCall(x ast.Expr, name string, pos token.Pos) ast.Ex
 	}
 	id, isIdent := x.(*ast.Ident)
 	raw := func() ast.Expr { return rt("Raw", ident(id.Name, pos)) }
+	if r.raw > 0 {
+		// Inside an unexported field, where fmt calls no method: the
+		// value alone, which the session's converters must not give
+		// its methods back (upgrade).
+		return rt("TypedPlain", x, lit)
+	}
 	v := x
 	switch w := r.fmtWrapping()[name]; {
 	case w.basic != "" && w.method == "":

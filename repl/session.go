@@ -522,6 +522,7 @@ func (s *Session) symbols() interp.Exports {
 		"AssertFail":     reflect.ValueOf(assertFail),
 		"AssertTypeFail": reflect.ValueOf(assertTypeFail),
 		"AssignIf":       reflect.ValueOf(assignIf),
+		"TypedPlain":     reflect.ValueOf(newTyped),
 		"AssertInto":     reflect.ValueOf(assertInto),
 		"Zero":           reflect.ValueOf(func() float64 { return 0 }),
 		"EmptyStruct": reflect.ValueOf(func(v any) bool {
