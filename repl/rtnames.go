@@ -170,7 +170,7 @@ func (t *typed) Format(f fmt.State, verb rune) {
 		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprint(f, goSyntax(t))
-	case methodVerb(verb):
+	case methodVerb(verb) && hasMethodOf(t.v):
 		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
 	default:
 		raw := t.rawValue()
@@ -211,10 +211,20 @@ func formatArgs(format string, args []any) (string, []any) {
 			simple = false
 		}
 	}
+	// A value with a verb wrong for it stays typed, which names its
+	// type in fmt's complaint (%!s(main.Level=2)).
+	wrongVerb := make([]bool, len(args))
+	for _, u := range uses {
+		if !u.bad && u.arg < len(args) {
+			if t, ok := args[u.arg].(*typed); ok && t.name != "" && !verbFits(t.rawValue(), u.verb) {
+				wrongVerb[u.arg] = true
+			}
+		}
+	}
 	plain := make([]any, len(args))
 	for i, a := range args {
 		plain[i] = a
-		if t, ok := a.(*typed); ok && u8(t) {
+		if t, ok := a.(*typed); ok && u8(t) && !wrongVerb[i] {
 			plain[i] = t.rawValue()
 		}
 	}
@@ -461,6 +471,39 @@ func namedStructs(s string) string {
 	}
 	structNames.Unlock()
 	return s
+}
+
+// hasMethodOf reports whether v has the Error or String method that fmt
+// calls for %v, %s, %q, %x and %X.
+func hasMethodOf(v any) bool {
+	switch v.(type) {
+	case error, fmt.Stringer:
+		return true
+	}
+	return false
+}
+
+// verbFits reports whether fmt formats v, a value of a basic kind, with
+// verb, rather than complaining (%!s(int=2)); true for other kinds.
+func verbFits(v any, verb rune) bool {
+	if v == nil || verb == 'v' || verb == 'T' {
+		return true
+	}
+	var ok string
+	switch reflect.TypeOf(v).Kind() {
+	case reflect.Bool:
+		ok = "t"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		ok = "bcdoOqxXU"
+	case reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		ok = "beEfFgGxX"
+	case reflect.String:
+		ok = "sqxX"
+	default:
+		return true
+	}
+	return strings.ContainsRune(ok, verb)
 }
 
 // namedTypeArgs returns args with each argument of a %T or %#v verb whose type,
