@@ -3,6 +3,7 @@ package repl
 import (
 	"bufio"
 	"bytes"
+	"embed"
 	"fmt"
 	"go/ast"
 	"go/build"
@@ -25,7 +26,8 @@ import (
 // (len), a function or type an input declared, or a variable or a
 // method or field of a variable's type (a, a.Reshape). Documentation
 // comes from the packages' Go source, found the way the go command finds
-// it from the current directory.
+// it from the current directory; for sparknet's own packages, from the
+// documentation the binary holds where their source is not found.
 func (s *Session) Doc(name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -190,11 +192,22 @@ func loadDoc(path string) (*pkgDoc, error) {
 }
 
 func parseDoc(fset *token.FileSet, path string) (*doc.Package, error) {
+	var parsed []*ast.File
 	dir, files, err := findPackage(path)
 	if err != nil {
-		return nil, err
+		// sparknet's own packages, away from the module's source (a
+		// notebook in a folder of its own): the declarations and
+		// comments that go generate wrote into the binary.
+		text, ok := embeddedDoc(path)
+		if !ok {
+			return nil, err
+		}
+		f, err := parser.ParseFile(fset, path+"/doc.go", text, parser.ParseComments)
+		if err != nil {
+			return nil, fmt.Errorf("repl: :doc: %w", err)
+		}
+		parsed = append(parsed, f)
 	}
-	var parsed []*ast.File
 	for _, name := range files {
 		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
 		if err != nil {
@@ -211,6 +224,22 @@ func parseDoc(fset *token.FileSet, path string) (*doc.Package, error) {
 		return nil, fmt.Errorf("repl: :doc %s: %w", path, err)
 	}
 	return p, nil
+}
+
+// The documentation of sparknet's packages that the shell imports: each
+// package's exported declarations with their comments (docsrc), for
+// :doc and a notebook's inspection where the Go source is not at hand.
+//
+//go:generate go run ./internal/docgen -out docsrc github.com/sparknet-go/sparknet github.com/sparknet-go/sparknet/ndarray github.com/sparknet-go/sparknet/data github.com/sparknet-go/sparknet/rdd github.com/sparknet-go/sparknet/caffe github.com/sparknet-go/sparknet/caffe/caffepb github.com/sparknet-go/sparknet/caffe/format github.com/sparknet-go/sparknet/repl/display github.com/sparknet-go/sparknet/ui
+
+//go:embed docsrc/*.txt
+var docSources embed.FS
+
+// embeddedDoc returns the documentation source of the package at import
+// path that the binary holds (docsrc), if it holds one.
+func embeddedDoc(path string) ([]byte, bool) {
+	b, err := docSources.ReadFile("docsrc/" + strings.ReplaceAll(path, "/", "_") + ".txt")
+	return b, err == nil
 }
 
 // modulePath is sparknet's module path.

@@ -1,7 +1,11 @@
 package repl
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -49,6 +53,75 @@ func TestDoc(t *testing.T) {
 			if !strings.Contains(text, w) {
 				t.Errorf(":doc %s lacks %q:\n%s", tc.name, w, text)
 			}
+		}
+	}
+}
+
+// TestDocOutsideModule checks that :doc documents sparknet's packages
+// from a directory outside the module, where their source is not at
+// hand (a notebook in a folder of its own), from the documentation the
+// binary holds, and that the standard library's still comes from Go's
+// source.
+func TestDocOutsideModule(t *testing.T) {
+	t.Chdir(t.TempDir())
+	for _, path := range []string{modulePath + "/ndarray", modulePath + "/rdd", modulePath + "/caffe", "strings"} {
+		docCache.Delete(path)
+		t.Cleanup(func() { docCache.Delete(path) })
+	}
+	s, _, _ := newTestSession(t)
+	for name, want := range map[string]string{
+		"ndarray.Zeros":           "func Zeros(shape ...int) *Array",
+		"rdd.Context.Parallelize": "Parallelize distributes the elements of a slice",
+		"caffe":                   "package caffe",
+		"strings.ToUpper":         "ToUpper returns s with all Unicode letters",
+	} {
+		text, err := s.Doc(name)
+		if err != nil || !strings.Contains(text, want) {
+			t.Errorf(":doc %s outside the module: %q, %v; want it to hold %q", name, text, err, want)
+		}
+	}
+}
+
+// TestDocSourcesFresh checks that the documentation the binary holds
+// (docsrc) is what go generate writes from the packages as they are now.
+func TestDocSourcesFresh(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go run")
+	}
+	src, err := os.ReadFile("godoc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args []string
+	for line := range strings.Lines(string(src)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:generate go run ./internal/docgen "); ok {
+			args = strings.Fields(rest)
+		}
+	}
+	if len(args) < 3 || args[0] != "-out" {
+		t.Fatal("godoc.go has no //go:generate go run ./internal/docgen -out docsrc line")
+	}
+	out := t.TempDir()
+	cmd := exec.Command("go", append([]string{"run", "./internal/docgen", "-out", out}, args[2:]...)...)
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("docgen: %v\n%s", err, msg)
+	}
+	fresh, err := os.ReadDir(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, err := os.ReadDir(args[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(fresh) != len(old) {
+		t.Errorf("docsrc has %d files, go generate writes %d; run go generate ./repl", len(old), len(fresh))
+	}
+	for _, e := range fresh {
+		want, _ := os.ReadFile(filepath.Join(out, e.Name()))
+		got, err := os.ReadFile(filepath.Join(args[1], e.Name()))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("docsrc/%s is stale or missing; run go generate ./repl", e.Name())
 		}
 	}
 }
