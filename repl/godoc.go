@@ -121,25 +121,34 @@ func (s *Session) declSource(name, method string) (string, bool) {
 				continue
 			}
 			var found ast.Node
+			start := token.NoPos // where the declaration starts: its doc comment is above
 			ast.Inspect(f, func(n ast.Node) bool {
 				switch n := n.(type) {
 				case *ast.FuncDecl:
 					if method == "" && n.Recv == nil && n.Name.Name == name ||
 						method != "" && n.Recv != nil && n.Name.Name == method && recvName(n) == name {
-						found = n
+						found, start = n, n.Pos()
+						n.Doc = nil // written from the source below
 					}
-				case *ast.TypeSpec:
-					if method == "" && n.Name.Name == name {
-						found = n
+				case *ast.GenDecl:
+					for _, sp := range n.Specs {
+						if ts, ok := sp.(*ast.TypeSpec); ok && method == "" && ts.Name.Name == name {
+							found, start = ts, ts.Pos()
+							if len(n.Specs) == 1 && !n.Lparen.IsValid() {
+								start = n.Pos()
+							}
+							ts.Doc = nil
+						}
 					}
 				}
 				return found == nil
 			})
 			if found != nil {
 				var b bytes.Buffer
-				if ts, ok := found.(*ast.TypeSpec); ok {
+				off := ch.start + fset.Position(start).Offset - len(prefix)
+				b.WriteString(commentAbove(src, off))
+				if _, ok := found.(*ast.TypeSpec); ok {
 					b.WriteString("type ")
-					found = ts
 				}
 				printer.Fprint(&b, fset, found)
 				return fmt.Sprintf("%s\n\n(declared in %s[%d])", b.String(), s.inputName(), s.inputs[i].N), true
@@ -147,6 +156,29 @@ func (s *Session) declSource(name, method string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// commentAbove returns the lines of // comments of src right above the
+// line that holds offset off (a declaration's doc comment), each ending
+// in a newline, or "".
+func commentAbove(src string, off int) string {
+	if off < 0 || off > len(src) {
+		return ""
+	}
+	end := strings.LastIndexByte(src[:off], '\n') + 1 // the declaration's line
+	start := end
+	for start > 0 {
+		prev := strings.LastIndexByte(src[:start-1], '\n') + 1
+		if !strings.HasPrefix(strings.TrimSpace(src[prev:start-1]), "//") {
+			break
+		}
+		start = prev
+	}
+	var b strings.Builder
+	for line := range strings.Lines(src[start:end]) {
+		b.WriteString(strings.TrimSpace(line) + "\n")
+	}
+	return b.String()
 }
 
 // recvName returns the name of method fd's receiver type, "" for a

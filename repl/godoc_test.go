@@ -125,3 +125,29 @@ func TestDocSourcesFresh(t *testing.T) {
 		}
 	}
 }
+
+// TestDocComments checks that :doc of a declaration of the session shows
+// its doc comment, where the declaration opens its input, follows another
+// without a blank line, or is a method.
+func TestDocComments(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	for _, in := range []string{
+		"// Point is a point.\ntype Point struct{ X, Y float64 }\n// Norm is the length.\nfunc (p Point) Norm() float64 { return 0 }\n\n// Free is free.\nfunc Free() {}",
+		"// Scale scales.\n// It changes p.\nfunc (p *Point) Scale(f float64) {}",
+	} {
+		if err := s.Eval(context.Background(), in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, want := range map[string]string{
+		"Point":       "// Point is a point.\ntype Point struct",
+		"Point.Norm":  "// Norm is the length.\nfunc (p Point) Norm()",
+		"Free":        "// Free is free.\nfunc Free()",
+		"Point.Scale": "// Scale scales.\n// It changes p.\nfunc (p *Point) Scale(",
+	} {
+		text, err := s.Doc(name)
+		if err != nil || !strings.Contains(text, want) {
+			t.Errorf(":doc %s: %q, %v; want it to hold %q", name, text, err, want)
+		}
+	}
+}
