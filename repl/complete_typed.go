@@ -17,8 +17,23 @@ import (
 // declared included), and whether the checker could tell its type.
 // Nothing is evaluated. The caller holds s.mu.
 func (s *Session) typedMembers(expr string) ([]string, bool) {
-	if s.scope == nil {
+	tv, pkg, target, ok := s.typedExpr(expr)
+	if !ok || tv.IsType() || tv.IsBuiltin() {
 		return nil, false
+	}
+	// The pointer methods of a value that is not addressable (a call's
+	// result) cannot be called.
+	_, isCall := ast.Unparen(target).(*ast.CallExpr)
+	return typeMemberNames(tv.Type, pkg, !isCall), true
+}
+
+// typedExpr returns the type (and constant value) of expr as the type
+// checker sees it in the session's scope, the package it is checked in,
+// and the expression's syntax; false where the checker cannot tell its
+// type. Nothing is evaluated. The caller holds s.mu.
+func (s *Session) typedExpr(expr string) (types.TypeAndValue, *types.Package, ast.Expr, bool) {
+	if s.scope == nil {
+		return types.TypeAndValue{}, nil, nil, false
 	}
 	fset := s.in.FileSet()
 	imported := map[string]string{}
@@ -41,7 +56,7 @@ func (s *Session) typedMembers(expr string) ([]string, bool) {
 	src.WriteString(expr + "\n}\n")
 	f, err := parser.ParseFile(fset, "completion", src.String(), parser.SkipObjectResolution)
 	if err != nil {
-		return nil, false
+		return types.TypeAndValue{}, nil, nil, false
 	}
 	var target ast.Expr
 	ast.Inspect(f, func(n ast.Node) bool {
@@ -51,7 +66,7 @@ func (s *Session) typedMembers(expr string) ([]string, bool) {
 		return target == nil
 	})
 	if target == nil {
-		return nil, false
+		return types.TypeAndValue{}, nil, nil, false
 	}
 	imp := sharedImporter()
 	pkg := types.NewPackage("main", "main")
@@ -60,16 +75,13 @@ func (s *Session) typedMembers(expr string) ([]string, bool) {
 	conf := types.Config{Importer: imp, GoVersion: typecheck.GoVersion, Sizes: imp.Sizes(), Error: func(error) {}}
 	types.NewChecker(&conf, fset, pkg, info).Files([]*ast.File{prelude.file, f})
 	tv, ok := info.Types[target]
-	if !ok || tv.Type == nil || tv.IsType() || tv.IsBuiltin() {
-		return nil, false
+	if !ok || tv.Type == nil {
+		return types.TypeAndValue{}, nil, nil, false
 	}
-	if _, invalid := tv.Type.(*types.Basic); invalid && tv.Type.(*types.Basic).Kind() == types.Invalid {
-		return nil, false
+	if b, ok := tv.Type.(*types.Basic); ok && b.Kind() == types.Invalid {
+		return types.TypeAndValue{}, nil, nil, false
 	}
-	// The pointer methods of a value that is not addressable (a call's
-	// result) cannot be called.
-	_, isCall := ast.Unparen(target).(*ast.CallExpr)
-	return typeMemberNames(tv.Type, pkg, !isCall), true
+	return tv, pkg, target, true
 }
 
 // typeMemberNames lists the fields and methods of t (and of *t, when

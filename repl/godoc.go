@@ -11,6 +11,7 @@ import (
 	"go/parser"
 	"go/printer"
 	"go/token"
+	"go/types"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,6 +58,10 @@ func (s *Session) Doc(name string) (string, error) {
 		}
 		return s.valueDoc(name, parts)
 	}
+	if tv, _, _, ok := s.typedExpr(parts[0]); ok && !tv.IsType() && !tv.IsBuiltin() {
+		// A name of the session's prelude (sc, ctx).
+		return s.valueDoc(name, parts)
+	}
 	if len(parts) == 1 && (builtinFuncs[parts[0]] || intTypes[parts[0]] || builtinTypes[parts[0]]) {
 		return packageMember("builtin", parts)
 	}
@@ -80,6 +85,9 @@ func (s *Session) valueDoc(name string, parts []string) (string, error) {
 	head, member := parts, ""
 	if len(parts) > 1 {
 		head, member = parts[:len(parts)-1], parts[len(parts)-1]
+	}
+	if text, ok := s.typedDoc(name, strings.Join(head, "."), member); ok {
+		return text, nil
 	}
 	v, err := s.value(strings.Join(head, "."))
 	if err != nil || !v.IsValid() {
@@ -152,6 +160,63 @@ func (s *Session) declSource(name, method string) (string, bool) {
 				}
 				printer.Fprint(&b, fset, found)
 				return fmt.Sprintf("%s\n\n(declared in %s[%d])", b.String(), s.inputName(), s.inputs[i].N), true
+			}
+		}
+	}
+	return "", false
+}
+
+// typedDoc documents expr (a variable or constant, or a selection of
+// one), or its member (a method or field) when member is not "", by the
+// type the checker gives it: a constant with its value, a value of the
+// session's types with the type's declaration, a method's or a field's
+// of them, a value of a compiled package's named type with that type's
+// documentation. The interpreter's values of the session's structs are
+// structures that reflection cannot name (struct { X float64; ... }).
+func (s *Session) typedDoc(name, expr, member string) (string, bool) {
+	tv, _, _, ok := s.typedExpr(expr)
+	if !ok || tv.IsType() || tv.IsBuiltin() {
+		return "", false
+	}
+	qual := func(p *types.Package) string { return p.Name() }
+	if member == "" && tv.Value != nil {
+		return fmt.Sprintf("const %s %s = %s", expr, types.TypeString(tv.Type, qual), tv.Value), true
+	}
+	t := tv.Type
+	if p, ok := t.(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return "", false
+	}
+	tname := n.Obj().Name()
+	if n.Obj().Pkg().Path() != "main" {
+		// A compiled package's type: its documentation.
+		if member == "" {
+			text, err := packageMember(n.Obj().Pkg().Path(), []string{tname})
+			if err != nil {
+				return "", false
+			}
+			return fmt.Sprintf("%s is a %s\n\n%s", name, types.TypeString(tv.Type, qual), text), true
+		}
+		text, err := packageMember(n.Obj().Pkg().Path(), []string{tname, member})
+		return text, err == nil
+	}
+	if member == "" {
+		text, ok := s.declSource(tname, "")
+		if !ok {
+			return "", false
+		}
+		return fmt.Sprintf("%s is a %s\n\n%s", name, types.TypeString(tv.Type, qual), text), true
+	}
+	if text, ok := s.declSource(tname, member); ok {
+		return text, true
+	}
+	if st, ok := n.Underlying().(*types.Struct); ok {
+		for f := range st.Fields() {
+			if f.Name() == member {
+				return fmt.Sprintf("%s %s\n\n(a field of %s)", member, types.TypeString(f.Type(), qual), types.TypeString(n, qual)), true
 			}
 		}
 	}

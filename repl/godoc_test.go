@@ -151,3 +151,27 @@ func TestDocComments(t *testing.T) {
 		}
 	}
 }
+
+// TestDocValues checks :doc of values by the checker's types: a variable
+// of the session's struct type names the type and shows its declaration
+// (not the interpreter's structure), its methods and fields are found,
+// the session's ctx is documented by its type, and a constant shows its
+// value.
+func TestDocValues(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	if err := s.Eval(context.Background(), "type Point struct{ X, Y float64; name string }\n// Norm is the length.\nfunc (p Point) Norm() float64 { return math.Hypot(p.X, p.Y) }\npt := Point{3, 4, \"a\"}\nconst K = 7"); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"pt":      "pt is a main.Point\n\ntype Point struct",
+		"pt.Norm": "// Norm is the length.\nfunc (p Point) Norm()",
+		"pt.X":    "X float64",
+		"ctx":     "ctx is a context.Context",
+		"K":       "= 7",
+	} {
+		text, err := s.Doc(name)
+		if err != nil || !strings.Contains(text, want) || strings.Contains(text, "Xname") {
+			t.Errorf(":doc %s: %q, %v; want it to hold %q", name, text, err, want)
+		}
+	}
+}
