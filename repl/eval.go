@@ -378,6 +378,20 @@ func needsMore(src string) bool {
 	return false
 }
 
+// syntaxInvalid reports whether src, complete (not needsMore), does not
+// parse: a bracket closed too often, a missing operand (x := )), which
+// no more lines would mend.
+func syntaxInvalid(src string) bool {
+	sp := splitUnits(src)
+	for _, ch := range chunks(sp.units, len(src)) {
+		prefix, suffix := chunkWrap(ch.kind)
+		if _, err := parser.ParseFile(token.NewFileSet(), "", prefix+src[ch.start:ch.end]+suffix, 0); err != nil {
+			return true
+		}
+	}
+	return false
+}
+
 func importName(imp *ast.ImportSpec, path string) string {
 	if imp.Name != nil {
 		return imp.Name.Name

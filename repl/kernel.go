@@ -715,14 +715,23 @@ func nameAt(code string, off int) string {
 }
 
 // isComplete answers an is_complete_request: code with open brackets,
-// strings or comments, or that stops after an operator, is incomplete.
+// strings or comments, or that stops after an operator, is incomplete;
+// code that does not parse otherwise is invalid.
 func (k *Kernel) isComplete(r *jupyter.Request) {
 	var c struct {
 		Code string `json:"code"`
 	}
 	r.Decode(&c)
-	if strings.HasPrefix(strings.TrimSpace(c.Code), ":") || !needsMore(c.Code) {
+	if strings.HasPrefix(strings.TrimSpace(c.Code), ":") {
 		r.Reply(map[string]any{"status": "complete"})
+		return
+	}
+	if !needsMore(c.Code) {
+		status := "complete"
+		if syntaxInvalid(c.Code) {
+			status = "invalid"
+		}
+		r.Reply(map[string]any{"status": status})
 		return
 	}
 	last := c.Code[strings.LastIndexByte(strings.TrimRight(c.Code, "\n"), '\n')+1:]

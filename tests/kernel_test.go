@@ -346,7 +346,8 @@ func TestKernelProtocol(t *testing.T) {
 	})
 
 	t.Run("is_complete", func(t *testing.T) {
-		for code, want := range map[string]string{"for i := 0; i < 3; i++ {": "incomplete", "f(1,": "incomplete", "x + 1": "complete", ":vars": "complete"} {
+		for code, want := range map[string]string{"for i := 0; i < 3; i++ {": "incomplete", "f(1,": "incomplete", "x + 1": "complete", ":vars": "complete",
+			"func f() {\n}}": "invalid", "x := )": "invalid", "fmt.Println(\"a\"))": "invalid", "type T struct{ A int }\nfunc (t T) M() {}": "complete"} {
 			reply, err := c.Request(jupyter.Shell, "is_complete_request", map[string]any{"code": code}, 5*time.Second)
 			if err != nil {
 				t.Fatal(err)
