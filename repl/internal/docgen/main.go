@@ -71,7 +71,11 @@ func writeFile(path string, data []byte) error {
 // leaves them) with their comments, function bodies removed.
 func docSource(path string) ([]byte, error) {
 	cwd, _ := os.Getwd()
-	bp, err := build.Import(path, cwd, 0)
+	// One platform's files, whatever the machine, so that the output is
+	// the same everywhere.
+	ctxt := build.Default
+	ctxt.GOOS, ctxt.GOARCH, ctxt.CgoEnabled = "linux", "amd64", true
+	bp, err := ctxt.Import(path, cwd, 0)
 	if err != nil {
 		return nil, err
 	}
