@@ -55,9 +55,53 @@ func (c *busyClock) read() time.Duration {
 // bar and a line per round on a terminal, a line per round on a pipe; the
 // bar is cleared when the call returns.
 func watchTraining(t *sparknet.Trainer, rounds int) (done func()) {
+	if rounds == 0 && display.LiveAvailable() {
+		return chainRound(t)
+	}
+	endRoundChain()
 	tr, stop := display.TrackTrainer(t, rounds)
 	return func() {
 		stop()
 		tr.Progress.Finish()
 	}
+}
+
+// roundChain is the progress display of the Round calls of one trainer
+// in the input that runs, where a front end shows live displays: a
+// notebook's loop of Round calls (for r := 0; r < n; r++ { t.Round(ctx)
+// }, the training loop of sparknet's documentation) shows one display,
+// updated in place with each round, as Rounds does, not one per round.
+// The input's end, or a run of another trainer, finishes it.
+var roundChain struct {
+	sync.Mutex
+	t  *sparknet.Trainer
+	tr *display.Training
+}
+
+// chainRound shows a Round call of t on the input's display of t's
+// rounds, made on the first, and returns what stops it at the call's end.
+func chainRound(t *sparknet.Trainer) (done func()) {
+	roundChain.Lock()
+	defer roundChain.Unlock()
+	if roundChain.t != t {
+		finishRoundChain()
+		roundChain.t, roundChain.tr = t, display.NewTraining()
+	}
+	return display.TrackTrainerOn(roundChain.tr, t, 0)
+}
+
+// endRoundChain finishes the display of the Round calls of the input
+// that ends (see roundChain).
+func endRoundChain() {
+	roundChain.Lock()
+	defer roundChain.Unlock()
+	finishRoundChain()
+}
+
+// finishRoundChain is endRoundChain; the caller holds roundChain's lock.
+func finishRoundChain() {
+	if roundChain.tr != nil {
+		roundChain.tr.Progress.Finish()
+	}
+	roundChain.t, roundChain.tr = nil, nil
 }

@@ -124,6 +124,7 @@ func (s *Session) runDefers(defers *[]func()) (err error) {
 // first. With echo, the value of a final expression is echoed.
 // A return among its top-level statements ends it.
 func (s *Session) EvalCell(ctx context.Context, name, code string, first int, echo bool) error {
+	defer endRoundChain() // the cell's display of its Round calls
 	if err := s.evalCell(ctx, name, code, first, echo); !errors.Is(err, errReturned) {
 		return err
 	}

@@ -604,6 +604,7 @@ func (s *Session) Eval(ctx context.Context, src string) error {
 	if blank(src) {
 		return nil
 	}
+	defer endRoundChain() // the input's display of its Round calls
 	s.n++
 	first := s.nextLine
 	s.lines = append(s.lines, lineSpan{first: first, n: s.n})

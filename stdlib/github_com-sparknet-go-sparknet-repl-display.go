@@ -18,6 +18,7 @@ func init() {
 		"Evaluated":      reflect.ValueOf(display.Evaluated),
 		"FormatDuration": reflect.ValueOf(display.FormatDuration),
 		"IsTerminal":     reflect.ValueOf(display.IsTerminal),
+		"LiveAvailable":  reflect.ValueOf(display.LiveAvailable),
 		"NetTable":       reflect.ValueOf(display.NetTable),
 		"NewEvent":       reflect.ValueOf(display.NewEvent),
 		"NewFigure":      reflect.ValueOf(display.NewFigure),
@@ -45,6 +46,7 @@ func init() {
 		"Text":           reflect.ValueOf(display.Text),
 		"TrackSolver":    reflect.ValueOf(display.TrackSolver),
 		"TrackTrainer":   reflect.ValueOf(display.TrackTrainer),
+		"TrackTrainerOn": reflect.ValueOf(display.TrackTrainerOn),
 		"WeightTable":    reflect.ValueOf(display.WeightTable),
 
 		// type definitions

@@ -408,6 +408,27 @@ func TestKernelProtocol(t *testing.T) {
 		}
 	})
 
+	t.Run("a loop of rounds shows one progress display", func(t *testing.T) {
+		// The training loop of sparknet's documentation: the rounds of
+		// one cell go on one display, updated in place, as Rounds's do.
+		code := strings.Replace(tinyTraining, "tr.Rounds(ctx, 100000)", "for r := 0; r < 3; r++ {\n\ttr.Round(ctx)\n}", 1)
+		ex := k.execute(code)
+		displays, updates := 0, 0
+		last := ""
+		for _, m := range ex.IOPub {
+			switch m.Header.MsgType {
+			case "display_data":
+				displays++
+			case "update_display_data":
+				updates++
+				last = string(m.Content)
+			}
+		}
+		if displays != 1 || updates == 0 || !strings.Contains(last, "round 3") {
+			t.Errorf("3 rounds in a loop: %d displays, %d updates (want 1 display updated in place), the last %s", displays, updates, last)
+		}
+	})
+
 	t.Run("interrupt during training", func(t *testing.T) {
 		for _, how := range []string{"interrupt_request", "SIGINT"} {
 			req, err := c.Send(jupyter.Shell, "execute_request", map[string]any{"code": tinyTraining, "store_history": true})

@@ -33,6 +33,14 @@ func SetLive(f func() Live) (previous func() Live) {
 	return previous
 }
 
+// LiveAvailable reports whether a front end shows live displays (see
+// SetLive): a notebook does, a terminal does not.
+func LiveAvailable() bool {
+	liveMu.RLock()
+	defer liveMu.RUnlock()
+	return liveMaker != nil
+}
+
 func newLive() Live {
 	liveMu.RLock()
 	defer liveMu.RUnlock()

@@ -12,6 +12,13 @@ import (
 // tracking.
 func TrackTrainer(t *sparknet.Trainer, rounds int) (*Training, func()) {
 	tr := NewTraining()
+	return tr, TrackTrainerOn(tr, t, rounds)
+}
+
+// TrackTrainerOn is TrackTrainer on an existing Training: with rounds 0,
+// the rounds of several calls go on one display, numbered as the
+// trainer counts them (the shell shows a loop of Round calls so).
+func TrackTrainerOn(tr *Training, t *sparknet.Trainer, rounds int) (stop func()) {
 	base := t.RoundsDone()
 	if rounds <= 0 {
 		rounds, base = 0, 0
@@ -31,5 +38,5 @@ func TrackTrainer(t *sparknet.Trainer, rounds int) (*Training, func()) {
 			tr.Observe(te)
 		}
 	})
-	return tr, func() { stopSteps(); stopRounds() }
+	return func() { stopSteps(); stopRounds() }
 }
