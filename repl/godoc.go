@@ -58,9 +58,16 @@ func (s *Session) Doc(name string) (string, error) {
 		}
 		return s.valueDoc(name, parts)
 	}
-	if tv, _, _, ok := s.typedExpr(parts[0]); ok && !tv.IsType() && !tv.IsBuiltin() {
-		// A name of the session's prelude (sc, ctx).
-		return s.valueDoc(name, parts)
+	if len(parts) <= 2 {
+		// A name of the session's prelude (sc, ctx), or a member of its
+		// type.
+		head, member := parts[0], ""
+		if len(parts) == 2 {
+			member = parts[1]
+		}
+		if text, ok := s.typedDoc(name, head, member); ok {
+			return text, nil
+		}
 	}
 	if len(parts) == 1 && (builtinFuncs[parts[0]] || intTypes[parts[0]] || builtinTypes[parts[0]]) {
 		return packageMember("builtin", parts)

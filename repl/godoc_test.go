@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -100,6 +101,22 @@ func TestDocSourcesFresh(t *testing.T) {
 	}
 	if len(args) < 3 || args[0] != "-out" {
 		t.Fatal("godoc.go has no //go:generate go run ./internal/docgen -out docsrc line")
+	}
+	// The packages are those the shell exposes, which stdlib.go's first
+	// go:generate line lists.
+	exposed, err := os.ReadFile("../stdlib/stdlib.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for line := range strings.Lines(string(exposed)) {
+		if rest, ok := strings.CutPrefix(strings.TrimSpace(line), "//go:generate go run github.com/traefik/yaegi/cmd/yaegi extract -name stdlib "); ok {
+			want = strings.Fields(rest)
+			break
+		}
+	}
+	if !slices.Equal(args[2:], want) {
+		t.Errorf("the packages documented (godoc.go's go:generate line) are %v; the shell exposes %v (stdlib.go)", args[2:], want)
 	}
 	out := t.TempDir()
 	cmd := exec.Command("go", append([]string{"run", "./internal/docgen", "-out", out}, args[2:]...)...)

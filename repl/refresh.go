@@ -241,15 +241,24 @@ func namesAny(src string, names map[string]bool) bool {
 // declarations and of its top-level statements.
 func declaredTypes(seg *parsedInput, c *checked) []*types.TypeName {
 	var out []*types.TypeName
-	add := func(gd *ast.GenDecl) {
-		if gd.Tok != token.TYPE {
-			return
+	eachTypeSpec(seg, false, func(sp *ast.TypeSpec) {
+		// (sp.Name is the interpreter's name by now; the object has
+		// the input's.)
+		if tn, ok := c.info.Defs[sp.Name].(*types.TypeName); ok {
+			out = append(out, tn)
 		}
-		for _, sp := range gd.Specs {
-			// (ts.Name is the interpreter's name by now; the object
-			// has the input's.)
-			if tn, ok := c.info.Defs[sp.(*ast.TypeSpec).Name].(*types.TypeName); ok {
-				out = append(out, tn)
+	})
+	return out
+}
+
+// eachTypeSpec calls fn with each type spec of the top-level
+// declarations of seg: its chunks of declarations and of statements,
+// and, with files, the files of scripts.
+func eachTypeSpec(seg *parsedInput, files bool, fn func(*ast.TypeSpec)) {
+	specs := func(gd *ast.GenDecl) {
+		if gd.Tok == token.TYPE {
+			for _, sp := range gd.Specs {
+				fn(sp.(*ast.TypeSpec))
 			}
 		}
 	}
@@ -257,21 +266,20 @@ func declaredTypes(seg *parsedInput, c *checked) []*types.TypeName {
 		for _, d := range f.Decls {
 			switch d := d.(type) {
 			case *ast.GenDecl:
-				if seg.kinds[i] == declChunk {
-					add(d)
+				if seg.kinds[i] == declChunk || files && seg.kinds[i] == fileChunk {
+					specs(d)
 				}
 			case *ast.FuncDecl:
 				if seg.kinds[i] == stmtChunk && d.Body != nil {
 					for _, st := range d.Body.List {
 						if ds, ok := st.(*ast.DeclStmt); ok {
-							add(ds.Decl.(*ast.GenDecl))
+							specs(ds.Decl.(*ast.GenDecl))
 						}
 					}
 				}
 			}
 		}
 	}
-	return out
 }
 
 // The interpreter keeps the functions it instantiated from a generic

@@ -543,8 +543,8 @@ func (r *typedRewriter) fmtWrapping() map[string]fmtPass {
 		if n, ok := tn.Type().(*types.Named); !ok || n.TypeParams().Len() > 0 {
 			continue
 		}
-		if b, ok := tn.Type().Underlying().(*types.Basic); ok && r.s.fromCompiled[name] {
-			p := fmtPass{basic: b.Name()}
+		if r.fromCompiledBasic(tn.Type()) {
+			p := fmtPass{basic: tn.Type().Underlying().(*types.Basic).Name()}
 			for _, m := range fmtInterfaceMethods {
 				if hasFmtMethod(tn.Type(), m.method) {
 					p.as, p.method = m.of, m.method
@@ -580,44 +580,23 @@ func (r *typedRewriter) fmtWrapping() map[string]fmtPass {
 }
 
 // noteFromCompiled records which of the types that the top-level
-// declarations of seg declare are declared as a compiled package's named
-// type (fromCompiled).
+// declarations of seg declare (a script's included) are declared as a
+// compiled package's named type (fromCompiled).
 func (s *Session) noteFromCompiled(seg *parsedInput, c *checked) {
-	note := func(sp *ast.TypeSpec) {
+	eachTypeSpec(seg, true, func(sp *ast.TypeSpec) {
 		if sp.Assign.IsValid() || sp.TypeParams != nil {
 			return
 		}
 		n, ok := types.Unalias(c.info.TypeOf(sp.Type)).(*types.Named)
-		from := ok && n.Obj().Pkg() != nil && n.Obj().Pkg() != c.pkg
-		if from {
-			if s.fromCompiled == nil {
-				s.fromCompiled = map[string]bool{}
-			}
-			s.fromCompiled[sp.Name.Name] = true
-		} else {
+		if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg() == c.pkg {
 			delete(s.fromCompiled, sp.Name.Name)
+			return
 		}
-	}
-	for i, f := range seg.files {
-		var decls []ast.Decl
-		switch seg.kinds[i] {
-		case stmtChunk:
-			for _, st := range f.Decls[0].(*ast.FuncDecl).Body.List {
-				if ds, ok := st.(*ast.DeclStmt); ok {
-					decls = append(decls, ds.Decl)
-				}
-			}
-		default:
-			decls = f.Decls
+		if s.fromCompiled == nil {
+			s.fromCompiled = map[string]bool{}
 		}
-		for _, d := range decls {
-			if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE {
-				for _, sp := range gd.Specs {
-					note(sp.(*ast.TypeSpec))
-				}
-			}
-		}
-	}
+		s.fromCompiled[sp.Name.Name] = true
+	})
 }
 
 // hasFmtMethod reports whether values of type t have the method of

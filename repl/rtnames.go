@@ -453,26 +453,6 @@ func forgetStructNames() {
 	structNames.Unlock()
 }
 
-// namedStructs writes, in s (%#v's text), each struct type that
-// structNames knows by its name where a value of it starts: the longest
-// first, so that one type's text inside another's stays whole.
-func namedStructs(s string) string {
-	structNames.Lock()
-	var found []string
-	for text := range structNames.m {
-		if strings.Contains(s, text+"{") || strings.Contains(s, "(*"+text+")(nil)") {
-			found = append(found, text)
-		}
-	}
-	slices.SortFunc(found, func(a, b string) int { return len(b) - len(a) })
-	for _, text := range found {
-		s = strings.ReplaceAll(s, text+"{", structNames.m[text]+"{")
-		s = strings.ReplaceAll(s, "(*"+text+")(nil)", "(*"+structNames.m[text]+")(nil)")
-	}
-	structNames.Unlock()
-	return s
-}
-
 // hasMethodOf reports whether v has the Error or String method that fmt
 // calls for %v, %s, %q, %x and %X.
 func hasMethodOf(v any) bool {
@@ -521,7 +501,7 @@ func namedTypeArgs(format string, args []any) []any {
 	if !known {
 		return args
 	}
-	out := args
+	out, cloned := args, false
 	for _, u := range parseVerbs(format, len(args)) {
 		if u.verb != 'T' && !(u.verb == 'v' && u.sharp) || u.bad || u.arg >= len(args) {
 			continue
@@ -545,8 +525,8 @@ func namedTypeArgs(format string, args []any) []any {
 			continue
 		}
 		if name := namedStructTypes(text); name != text {
-			if &out[0] == &args[0] {
-				out = slices.Clone(args)
+			if !cloned {
+				out, cloned = slices.Clone(args), true
 			}
 			out[u.arg] = &typed{v: a, name: name, raw: a, hasRaw: true}
 		}
@@ -554,8 +534,9 @@ func namedTypeArgs(format string, args []any) []any {
 	return out
 }
 
-// namedStructTypes writes, in s (a type as reflection writes it), each
-// struct type that structNames knows by its name, the longest first.
+// namedStructTypes writes, in s (a type as reflection writes it, or
+// %#v's text), each struct type that structNames knows by its name, the
+// longest first, so that one type's text inside another's stays whole.
 func namedStructTypes(s string) string {
 	structNames.Lock()
 	defer structNames.Unlock()
@@ -575,7 +556,7 @@ func namedStructTypes(s string) string {
 // goSyntax returns %#v of a typed value with its type's name where fmt
 // would write the interpreter's structure.
 func goSyntax(t *typed) string {
-	return namedStructs(goSyntaxTop(t))
+	return namedStructTypes(goSyntaxTop(t))
 }
 
 // goSyntaxTop is goSyntax of the value's own type.
