@@ -194,6 +194,17 @@ func (s *Session) typedDoc(name, expr, member string) (string, bool) {
 		t = p.Elem()
 	}
 	n, ok := types.Unalias(t).(*types.Named)
+	if !ok && member == "" {
+		// A slice, map, array or channel ([]Reading): its type, and the
+		// declaration of the session's type its elements have.
+		text := fmt.Sprintf("%s %s", expr, types.TypeString(tv.Type, qual))
+		if e, ok := elemNamed(tv.Type); ok && e.Obj().Pkg() != nil && e.Obj().Pkg().Path() == "main" {
+			if decl, ok := s.declSource(e.Obj().Name(), ""); ok {
+				text += "\n\n" + decl
+			}
+		}
+		return text, true
+	}
 	if !ok || n.Obj().Pkg() == nil {
 		return "", false
 	}
@@ -228,6 +239,30 @@ func (s *Session) typedDoc(name, expr, member string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// elemNamed returns the named type that the elements of t (a slice,
+// array, map, channel or pointer, of those in turn) have, if they have
+// one.
+func elemNamed(t types.Type) (*types.Named, bool) {
+	for {
+		switch u := types.Unalias(t).(type) {
+		case *types.Named:
+			return u, true
+		case *types.Slice:
+			t = u.Elem()
+		case *types.Array:
+			t = u.Elem()
+		case *types.Map:
+			t = u.Elem()
+		case *types.Chan:
+			t = u.Elem()
+		case *types.Pointer:
+			t = u.Elem()
+		default:
+			return nil, false
+		}
+	}
 }
 
 // commentAbove returns the lines of // comments of src right above the

@@ -176,7 +176,7 @@ func TestDocComments(t *testing.T) {
 // value.
 func TestDocValues(t *testing.T) {
 	s, _, _ := newTestSession(t)
-	if err := s.Eval(context.Background(), "type Point struct{ X, Y float64; name string }\n// Norm is the length.\nfunc (p Point) Norm() float64 { return math.Hypot(p.X, p.Y) }\npt := Point{3, 4, \"a\"}\nconst K = 7"); err != nil {
+	if err := s.Eval(context.Background(), "type Point struct{ X, Y float64; name string }\n// Norm is the length.\nfunc (p Point) Norm() float64 { return math.Hypot(p.X, p.Y) }\npt := Point{3, 4, \"a\"}\npts := []Point{pt}\nconst K = 7"); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]string{
@@ -185,6 +185,7 @@ func TestDocValues(t *testing.T) {
 		"pt.X":    "X float64",
 		"ctx":     "ctx is a context.Context",
 		"K":       "= 7",
+		"pts":     "pts []main.Point\n\ntype Point struct",
 	} {
 		text, err := s.Doc(name)
 		if err != nil || !strings.Contains(text, want) || strings.Contains(text, "Xname") {
