@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -33,7 +34,10 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 		// Tab at the start of a line is indentation (pasted code has it).
 		return [][]rune{[]rune("\t")}, 0
 	}
-	word, cands := c.sh.s.Complete(before)
+	c.sh.mu.Lock()
+	above := c.sh.above
+	c.sh.mu.Unlock()
+	word, cands := c.sh.s.CompleteIn(above, before)
 	var out [][]rune
 	for _, cand := range cands {
 		out = append(out, []rune(strings.TrimPrefix(cand, word)))
@@ -44,6 +48,13 @@ func (c completer) Do(line []rune, pos int) ([][]rune, int) {
 // Complete returns the word being typed at the end of before and the
 // completions of it, sorted.
 func (s *Session) Complete(before string) (word string, cands []string) {
+	return s.CompleteIn("", before)
+}
+
+// CompleteIn is Complete on a line of an input whose lines above it are
+// above (a notebook cell's, or a multi-line input's at the prompt): the
+// names they declare, and the types they give them, count.
+func (s *Session) CompleteIn(above, before string) (word string, cands []string) {
 	trimmed := strings.TrimLeft(before, " \t")
 	if strings.HasPrefix(trimmed, ":") {
 		cmd, arg, hasArg := strings.Cut(trimmed, " ")
@@ -73,7 +84,11 @@ func (s *Session) Complete(before string) (word string, cands []string) {
 	expr := before[i:]
 	dot := strings.LastIndexByte(expr, '.')
 	if dot < 0 {
-		return expr, filterPrefix(s.names0(), expr)
+		names := s.names0()
+		s.mu.Lock()
+		names = append(names, s.localNames(above+before[:len(before)-len(expr)])...)
+		s.mu.Unlock()
+		return expr, filterPrefix(dedupSorted(names), expr)
 	}
 	head, partial := expr[:dot], expr[dot+1:]
 	if strings.HasPrefix(expr, ".") {
@@ -86,7 +101,10 @@ func (s *Session) Complete(before string) (word string, cands []string) {
 	}
 	if !s.isPackage(head) {
 		s.mu.Lock()
-		names, ok := s.typedMembers(head)
+		names, ok := s.localMembers(above+before[:len(before)-len(partial)-1], head)
+		if !ok {
+			names, ok = s.typedMembers(head)
+		}
 		s.mu.Unlock()
 		if ok {
 			return partial, filterPrefix(names, partial)
@@ -361,6 +379,12 @@ func typeMembers(v reflect.Value) []string {
 		}
 	}
 	return sortedKeys(set)
+}
+
+// dedupSorted returns names sorted, each once.
+func dedupSorted(names []string) []string {
+	sort.Strings(names)
+	return slices.Compact(names)
 }
 
 func filterPrefix(names []string, prefix string) []string {

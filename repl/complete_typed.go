@@ -1,12 +1,10 @@
 package repl
 
 import (
-	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/types"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/sparknet-go/sparknet/repl/typecheck"
@@ -36,21 +34,8 @@ func (s *Session) typedExpr(expr string) (types.TypeAndValue, *types.Package, as
 		return types.TypeAndValue{}, nil, nil, false
 	}
 	fset := s.in.FileSet()
-	imported := map[string]string{}
-	for name, path := range s.imported[inputFile] {
-		imported[name] = path
-	}
-	for name, path := range s.scope.imports[inputFile] {
-		imported[name] = path
-	}
 	var src strings.Builder
-	src.WriteString("package main\n")
-	for _, name := range sortedKeys(imported) {
-		if name == rtName || s.scope.lookup(name) != nil {
-			continue
-		}
-		fmt.Fprintf(&src, "import %s %s\n", name, strconv.Quote(imported[name]))
-	}
+	src.WriteString(s.checkHeader())
 	src.WriteString("func _() {\n\t_ = ")
 	at := src.Len()
 	src.WriteString(expr + "\n}\n")

@@ -88,7 +88,8 @@
 // # The shell
 //
 // Shell adds line editing and history (github.com/chzyer/readline),
-// continuation lines while brackets are open, tab completion, Ctrl-C and
+// continuation lines while brackets are open, tab completion (which sees
+// the names that the lines above of a multi-line input declare), Ctrl-C and
 // the commands :help, :doc, :load, :time, :vars, :reset, :stop, :history,
 // :save, :paste and :quit. Main is the whole command line of
 // sparknet-shell.

@@ -29,9 +29,16 @@ import (
 // comes from the packages' Go source, found the way the go command finds
 // it from the current directory; for sparknet's own packages, from the
 // documentation the binary holds where their source is not found.
-func (s *Session) Doc(name string) (string, error) {
+func (s *Session) Doc(name string) (string, error) { return s.DocIn("", name) }
+
+// DocIn is Doc for a name on a line of an input whose lines above it are
+// above (a notebook cell's): the variables they declare, and the types
+// they give them, count.
+func (s *Session) DocIn(above, name string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.docAbove = above
+	defer func() { s.docAbove = "" }()
 	parts := strings.Split(strings.TrimSpace(name), ".")
 	for _, p := range parts {
 		if !token.IsIdentifier(p) {
@@ -181,7 +188,10 @@ func (s *Session) declSource(name, method string) (string, bool) {
 // documentation. The interpreter's values of the session's structs are
 // structures that reflection cannot name (struct { X float64; ... }).
 func (s *Session) typedDoc(name, expr, member string) (string, bool) {
-	tv, _, _, ok := s.typedExpr(expr)
+	tv, _, _, ok := s.localExpr(s.docAbove+expr, expr)
+	if !ok {
+		tv, _, _, ok = s.typedExpr(expr)
+	}
 	if !ok || tv.IsType() || tv.IsBuiltin() {
 		return "", false
 	}

@@ -193,3 +193,25 @@ func TestDocValues(t *testing.T) {
 		}
 	}
 }
+
+// TestDocInCell documents names that the lines of a cell above the
+// cursor declare, which have not run (Shift-Tab in a notebook).
+func TestDocInCell(t *testing.T) {
+	s, _, _ := newTestSession(t)
+	if err := s.Eval(context.Background(), "type Point struct{ X, Y float64 }\nfunc (p Point) Norm() float64 { return math.Hypot(p.X, p.Y) }\nq := 1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ above, name, want string }{
+		{"grid := ndarray.Ones(4)\n", "grid", "grid is a *ndarray.Array"},
+		{"func walk(ps []Point) {\n\tfor _, p := range ps {\n\t\t", "p.Norm", "func (p Point) Norm()"},
+		{"q := Point{}\n", "q", "q is a main.Point"}, // the cell's q, not the session's int
+	} {
+		text, err := s.DocIn(tc.above, tc.name)
+		if err != nil || !strings.Contains(text, tc.want) {
+			t.Errorf("DocIn(%q, %s): %q, %v; want it to hold %q", tc.above, tc.name, text, err, tc.want)
+		}
+	}
+	if _, err := s.Doc("grid"); err == nil {
+		t.Errorf(":doc grid found a name that only a cell's text declared")
+	}
+}

@@ -625,7 +625,7 @@ func (k *Kernel) complete(r *jupyter.Request) {
 	r.Decode(&c)
 	before := prefixRunes(c.Code, c.CursorPos)
 	line := before[strings.LastIndexByte(before, '\n')+1:]
-	word, cands := k.s.Complete(line)
+	word, cands := k.s.CompleteIn(before[:len(before)-len(line)], line)
 	if cands == nil {
 		cands = []string{}
 	}
@@ -661,10 +661,14 @@ func (k *Kernel) inspect(r *jupyter.Request) {
 		CursorPos int    `json:"cursor_pos"`
 	}
 	r.Decode(&c)
-	name := nameAt(c.Code, len(prefixRunes(c.Code, c.CursorPos)))
+	before := prefixRunes(c.Code, c.CursorPos)
+	name := nameAt(c.Code, len(before))
 	reply := map[string]any{"status": "ok", "found": false, "data": map[string]any{}, "metadata": map[string]any{}}
 	if name != "" {
-		if text, err := k.s.Doc(name); err == nil {
+		// The lines above the cursor's, and its line's indentation.
+		line := before[strings.LastIndexByte(before, '\n')+1:]
+		above := before[:len(before)-len(line)] + line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+		if text, err := k.s.DocIn(above, name); err == nil {
 			reply["found"] = true
 			reply["data"] = map[string]any{"text/plain": text}
 		}

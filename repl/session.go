@@ -217,9 +217,12 @@ type Session struct {
 	unchecked    bool            // evaluating the shell's own prelude
 	reached      token.Pos       // where a failed statement chunk stopped
 	preludePos   token.Pos       // the position of the checker's declarations of the session
-	atPos        []string        // positions of the running block's statements
-	atWrapped    []bool          // which of them run inside a function literal
-	at           atomic.Int64    // the running block's statement, from At
+	// docAbove: the lines of the input above the name that DocIn
+	// documents (guarded by mu).
+	docAbove  string
+	atPos     []string     // positions of the running block's statements
+	atWrapped []bool       // which of them run inside a function literal
+	at        atomic.Int64 // the running block's statement, from At
 
 	// instSeen are the instances of the session's generic types that
 	// earlier inputs used, as their checks had them, for the type names

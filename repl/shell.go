@@ -70,6 +70,9 @@ type Shell struct {
 	failed bool               // an input failed (for the exit status without a terminal)
 	quit   bool
 	code   int // exit status after :quit or os.Exit
+	// above: the lines of the input being typed before the current one
+	// (read, for completion; guarded by mu).
+	above string
 
 	// Under an SPMD master the error of the running input is kept until
 	// the ranks have compared theirs.
@@ -251,6 +254,9 @@ func (sh *Shell) read() input {
 		if buf.Len() > 0 {
 			prompt = MorePrompt
 		}
+		sh.mu.Lock()
+		sh.above = buf.String()
+		sh.mu.Unlock()
 		line, err := sh.readLine(prompt)
 		if errors.Is(err, readline.ErrInterrupt) {
 			// Ctrl-C at the prompt drops the line; on an empty prompt it

@@ -331,6 +331,15 @@ func TestKernelProtocol(t *testing.T) {
 		if rc := content(t, reply); !contains(rc["matches"], "Reshape") {
 			t.Errorf("members of a variable: %s", reply.Content)
 		}
+		// A variable of the cell itself, above the cursor, not yet run.
+		code = "grid := ndarray.Ones(4)\nfor i := range 2 {\n\tgrid.Su"
+		reply, err = c.Request(jupyter.Shell, "complete_request", map[string]any{"code": code, "cursor_pos": len(code)}, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rc := content(t, reply); !contains(rc["matches"], "Sum") || rc["cursor_start"] != float64(len(code)-2) {
+			t.Errorf("members of the cell's variable: %s", reply.Content)
+		}
 	})
 
 	t.Run("inspect", func(t *testing.T) {
@@ -342,6 +351,17 @@ func TestKernelProtocol(t *testing.T) {
 		text, _ := rc["data"].(map[string]any)["text/plain"].(string)
 		if rc["found"] != true || !strings.Contains(text, "func Zeros") {
 			t.Errorf("inspect_reply: %s", reply.Content)
+		}
+		// A variable that a line of the cell above declares.
+		code := "img := ndarray.Ones(2, 2)\nfor range 3 {\n\tfmt.Println(img.Sum())\n}"
+		reply, err = c.Request(jupyter.Shell, "inspect_request", map[string]any{"code": code, "cursor_pos": strings.Index(code, "img.Sum") + 1, "detail_level": 0}, 5*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc = content(t, reply)
+		text, _ = rc["data"].(map[string]any)["text/plain"].(string)
+		if rc["found"] != true || !strings.Contains(text, "img is a *ndarray.Array") {
+			t.Errorf("inspect_reply of the cell's variable: %s", reply.Content)
 		}
 	})
 
