@@ -11,8 +11,9 @@ import (
 )
 
 // ranges rewrites range over an integer into a counting loop and range
-// over a function into a call of the function with a yield function;
-// the interpreter supports neither.
+// over a function into a call of the function with a yield function,
+// which the interpreter does not support, and a range over a slice or
+// an array whose body changes the index (rangeKeyCopy).
 func (r *typedRewriter) ranges(f *ast.File) {
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		rs, ok := c.Node().(*ast.RangeStmt)
@@ -34,9 +35,32 @@ func (r *typedRewriter) ranges(f *ast.File) {
 			if st := r.rangeFunc(rs, u); st != nil {
 				c.Replace(st)
 			}
+		case *types.Slice, *types.Array, *types.Pointer:
+			r.rangeKeyCopy(rs)
 		}
 		return true
 	})
+}
+
+// rangeKeyCopy rewrites for i, v := range s (a slice or an array) whose
+// body changes i into
+//
+//	for t, v := range s { i := t; ... }
+//
+// The interpreter counts the iterations in i itself, so that i += 10
+// skipped ten elements, where the body changes its copy alone.
+func (r *typedRewriter) rangeKeyCopy(rs *ast.RangeStmt) {
+	key, ok := rs.Key.(*ast.Ident)
+	if !ok || rs.Tok != token.DEFINE || key.Name == "_" {
+		return
+	}
+	obj := r.info.Defs[key]
+	if obj == nil || !assigns(rs.Body, obj, r.info) {
+		return
+	}
+	t := r.temp("i", key.Pos())
+	rs.Key = t
+	rs.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{key}, TokPos: key.Pos(), Tok: token.DEFINE, Rhs: []ast.Expr{ident(t.Name, key.Pos())}}}, rs.Body.List...)
 }
 
 // rangeInt rewrites for i := range n into
@@ -110,6 +134,16 @@ func (r *typedRewriter) rangeInt(rs *ast.RangeStmt, xt types.Type) ast.Stmt {
 				Post: &ast.IncDecStmt{X: ident(t.Name, pos), TokPos: pos, Tok: token.INC}, Body: rs.Body},
 		}}
 	}
+	if keyObj != nil && assigns(rs.Body, keyObj, r.info) {
+		// The body changes its copy of the value (i += 10), which
+		// changes nothing of the loop's: the loop counts in a variable
+		// of its own, and each iteration declares i with its value.
+		t := r.temp("i", pos)
+		def := ident(key.Name, pos)
+		r.info.Defs[def] = keyObj
+		rs.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{def}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{ident(t.Name, pos)}}}, rs.Body.List...)
+		key, cond, post = t, &ast.BinaryExpr{X: ident(t.Name, pos), OpPos: pos, Op: token.LSS, Y: lim}, &ast.IncDecStmt{X: ident(t.Name, pos), TokPos: pos, Tok: token.INC}
+	}
 	limInit := rs.X
 	if b, ok := xt.(*types.Basic); ok && b.Info()&types.IsUntyped != 0 && !types.Identical(kt, types.Typ[types.Int]) {
 		t := r.typeExpr(kt, pos)
@@ -125,6 +159,36 @@ func (r *typedRewriter) rangeInt(rs *ast.RangeStmt, xt types.Type) ast.Stmt {
 		Post: post,
 		Body: rs.Body,
 	}
+}
+
+// assigns reports whether body assigns to the variable obj, changes it
+// with ++ or --, or takes its address.
+func assigns(body ast.Node, obj types.Object, info *types.Info) bool {
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.Uses[id] == obj
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok != token.DEFINE {
+				for _, l := range n.Lhs {
+					found = found || is(l)
+				}
+			}
+		case *ast.IncDecStmt:
+			found = found || is(n.X)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // rangeFunc rewrites a range over the function f, of type sig, whose
