@@ -69,10 +69,14 @@ func MaxFloat[T ~float32 | ~float64](x T, y ...T) T {
 	return m
 }
 
-// ClearMap is clear for maps.
+// ClearMap is clear for maps: it deletes the keys that are not equal to
+// themselves (NaN) too, which delete cannot.
 func ClearMap[M ~map[K]V, K comparable, V any](m M) {
 	for k := range m {
 		delete(m, k)
+	}
+	if len(m) > 0 {
+		reflect.ValueOf(m).Clear()
 	}
 }
 
