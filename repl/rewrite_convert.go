@@ -963,6 +963,12 @@ func (r *typedRewriter) floatConsts(f *ast.File) {
 				if b, ok := c.Type().Underlying().(*types.Basic); ok && b.Info()&types.IsUntyped == 0 && b.Info()&(types.IsFloat|types.IsComplex) != 0 {
 					float = true
 				}
+				if b, ok := c.Type().(*types.Basic); ok && (b.Kind() == types.UntypedFloat || b.Kind() == types.UntypedComplex) && c.Val().Kind() == constant.Int {
+					// An untyped float of an integer value, which
+					// the interpreter made an int (const k = min(1,
+					// 2.5) printed 1 int where Go prints 1 float64).
+					float = true
+				}
 				if k := c.Val().Kind(); k == constant.Bool || k == constant.Float {
 					// The interpreter computed comparisons and && of
 					// constants as false (const big = 3 > 2), and

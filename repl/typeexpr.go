@@ -244,9 +244,18 @@ func (w *typeWriter) constExpr(val constant.Value, typ types.Type) ast.Expr {
 	case constant.String:
 		return &ast.BasicLit{ValuePos: w.pos, Kind: token.STRING, Value: strconv.Quote(constant.StringVal(val))}
 	case constant.Int:
-		if b, ok := typ.(*types.Basic); ok && b.Kind() == types.UntypedRune {
-			if r, ok := constant.Int64Val(val); ok && r >= 0 && r <= 0x10FFFF {
-				return &ast.BasicLit{ValuePos: w.pos, Kind: token.CHAR, Value: strconv.QuoteRune(rune(r))}
+		if b, ok := typ.(*types.Basic); ok {
+			switch b.Kind() {
+			case types.UntypedRune:
+				if r, ok := constant.Int64Val(val); ok && r >= 0 && r <= 0x10FFFF {
+					return &ast.BasicLit{ValuePos: w.pos, Kind: token.CHAR, Value: strconv.QuoteRune(rune(r))}
+				}
+			case types.UntypedFloat:
+				// An untyped float constant of an integer value
+				// (min(1, 2.5)) stays a float: 1.0.
+				return w.signed(val, token.FLOAT)
+			case types.UntypedComplex:
+				return w.constExpr(constant.ToComplex(val), typ)
 			}
 		}
 		return w.signed(val, token.INT)

@@ -1,6 +1,8 @@
 //go:build ignore
 
-// The min and max builtins take any number of ordered arguments.
+// The min and max builtins take any number of ordered arguments; of
+// constants, they make a constant of the kind of the arguments taken
+// together, a float's even when the value is an integer's.
 package main
 
 import "fmt"
@@ -14,4 +16,6 @@ func main() {
 	fmt.Printf("%T %v\n", max(f, 2), max(f, 2))
 	const c = min(1, 2.0)
 	fmt.Println(c)
+	const k, r = min(1, 2.5), max(1, 'a')
+	fmt.Printf("%v %T, %v %T, %T\n", k, k, r, r, k*3)
 }
