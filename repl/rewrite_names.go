@@ -654,6 +654,11 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	pos := x.Pos()
 	param := r.temp("v", pos)
 	body := &ast.BlockStmt{Lbrace: pos, Rbrace: pos}
+	// pt: the name of the type that v's pair names (PairType), where a
+	// check needs it (needPair); twins: structTwins of the types told.
+	pt := r.temp("pt", pos)
+	needPair := false
+	var twins map[string][]string
 	add := func(ct types.Type, cx ast.Expr, name string) {
 		if !holds(t, ct) {
 			return
@@ -681,12 +686,28 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		if via := r.anyAssert(ident(param.Name, pos), t, ct, pos); via != nil && !isTypeParam(t) {
 			test = via // an error value in an any
 		}
-		body.List = append(body.List, &ast.IfStmt{If: pos,
+		var check ast.Stmt = &ast.IfStmt{If: pos,
 			Init: &ast.AssignStmt{Lhs: []ast.Expr{w, ident("ok", pos)}, TokPos: pos, Tok: token.DEFINE,
 				Rhs: []ast.Expr{test}},
 			Cond: ident("ok", pos),
 			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{res}}}},
-		})
+		}
+		if others := twins[name]; len(others) > 0 && !isTypeParam(t) {
+			// if pt != "main.B" { <check> }: the assertion to A takes a
+			// B of the same fields, which the pair's node tells apart.
+			var cond ast.Expr
+			for _, o := range others {
+				ne := &ast.BinaryExpr{X: ident(pt.Name, pos), OpPos: pos, Op: token.NEQ, Y: &ast.BasicLit{ValuePos: pos, Kind: token.STRING, Value: strconv.Quote(o)}}
+				if cond == nil {
+					cond = ne
+				} else {
+					cond = &ast.BinaryExpr{X: cond, OpPos: pos, Op: token.LAND, Y: ne}
+				}
+			}
+			check = &ast.IfStmt{If: pos, Cond: cond, Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{check}}}
+			needPair = true
+		}
+		body.List = append(body.List, check)
 	}
 	session := r.sessionTypes(at.Pos())
 	if r.only != nil {
@@ -697,6 +718,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		locals = r.localTypes(at.Pos())
 	}
 	told := r.telling(append(slices.Clip(session), locals...), t)
+	twins = structTwins(told)
 	for _, tn := range told {
 		yname := r.c.typeNameIn(tn)
 		if yname == "" {
@@ -712,7 +734,6 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 	// itself. Handed on as the pair, its methods read a variable's value
 	// in the wrong frame (<nil>).
 	var byPair []ast.Stmt
-	pt := r.temp("pt", pos)
 	for _, tn := range session {
 		if slices.Contains(told, tn) || !holds(t, tn.Type()) || isTypeParam(t) {
 			continue
@@ -733,7 +754,7 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
 					r.typedCall(ident(w.Name, pos), name, pos)}}}}}}}})
 	}
-	if len(byPair) > 0 {
+	if len(byPair) > 0 || needPair {
 		// pt := _sn.PairType(v), once.
 		byPair = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{pt}, TokPos: pos, Tok: token.DEFINE,
 			Rhs: []ast.Expr{&ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PairType", pos)}, Lparen: pos,
@@ -819,6 +840,26 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		body.List = append(body.List, &ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(param.Name, pos)}})
 	}
 	return anyCall(param, tx, body, x)
+}
+
+// structTwins returns, by name as %T writes them (main.A, *main.A), the
+// names of the other types of tns whose underlying struct types are
+// identical, for those of tns that have such twins: the interpreter
+// makes them one type, whose assertions take a value of either.
+func structTwins(tns []*types.TypeName) map[string][]string {
+	twins := map[string][]string{}
+	for i, a := range tns {
+		if _, ok := a.Type().Underlying().(*types.Struct); !ok {
+			continue
+		}
+		for j, b := range tns {
+			if i != j && types.Identical(a.Type().Underlying(), b.Type().Underlying()) {
+				twins["main."+a.Name()] = append(twins["main."+a.Name()], "main."+b.Name())
+				twins["*main."+a.Name()] = append(twins["*main."+a.Name()], "*main."+b.Name())
+			}
+		}
+	}
+	return twins
 }
 
 // instanceType is an instance of one of the session's generic types, or
@@ -1314,6 +1355,9 @@ func (r *typedRewriter) needsElementsIn(t types.Type, seen []*types.Named) bool 
 			// Formatted by its own method, or, reached through an
 			// unexported field (raw), by its fields.
 			return r.raw > 0
+		}
+		if _, twin := r.twinType(t); twin {
+			return true // its field that marks it goes (rewrite_twins.go)
 		}
 		for i := range u.NumFields() {
 			f := u.Field(i)

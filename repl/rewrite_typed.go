@@ -219,6 +219,8 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericMethodOrder(f)
 		r.unionConstraints(f)
 		r.floatConsts(f)
+		r.twinTypes(f)
+		r.twinLiterals(f)
 		r.parents = parentMap(f)
 		r.bigValues(f)
 		if p.kinds[i] == stmtChunk && echo && i == len(p.files)-1 {

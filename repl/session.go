@@ -233,6 +233,9 @@ type Session struct {
 	// package's named type (type D time.Duration), by name: the
 	// interpreter takes them for that type (see fmtWrapping).
 	fromCompiled map[string]bool
+	// twins: the session's struct types marked as twins of types of the
+	// same fields declared before them (rewrite_twins.go).
+	twins map[string]bool
 }
 
 // Input is an input the session accepted: it evaluated without error.
