@@ -232,6 +232,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericValues(f)
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
+		r.paramConversions(f)
 		r.logFatals(f)
 		r.nilAssigns(f)
 		r.ifaceKeyRanges(f)
@@ -1015,6 +1016,46 @@ func (r *typedRewriter) logFatals(f *ast.File) {
 		call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LogFatal", pos)}
 		call.Args = []ast.Expr{recv, msg}
 		call.Ellipsis = token.NoPos
+		return true
+	})
+}
+
+// paramConversions rewrites each conversion T(x) to or from a type
+// parameter in generic code (not to an interface) as
+// builtin.ConvertParam[T, X](x): the interpreter's own failed for a named
+// type argument (type Celsius float64 in an Average that divides by
+// T(len(xs)), or a Mean that takes float64(Sum(xs...))).
+func (r *typedRewriter) paramConversions(f *ast.File) {
+	if len(r.generic) == 0 {
+		return
+	}
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		call, ok := c.Node().(*ast.CallExpr)
+		if !ok || len(call.Args) != 1 || call.Ellipsis.IsValid() || !r.inGeneric(call) {
+			return true
+		}
+		tv, ok := r.info.Types[call.Fun]
+		if !ok || !tv.IsType() {
+			return true
+		}
+		arg, ok := r.info.Types[call.Args[0]]
+		if !ok || arg.Type == nil || arg.IsNil() || isInterface(tv.Type) && !isTypeParam(tv.Type) {
+			return true
+		}
+		if !isTypeParam(tv.Type) && !isTypeParam(arg.Type) {
+			return true
+		}
+		pos := call.Pos()
+		te, xe := r.typeExpr(tv.Type, pos), r.typeExpr(types.Default(arg.Type), pos)
+		if te == nil || xe == nil {
+			return true
+		}
+		conv := &ast.CallExpr{Fun: &ast.IndexListExpr{X: r.helper("ConvertParam", pos), Lbrack: pos, Indices: []ast.Expr{te, xe}, Rbrack: pos},
+			Lparen: call.Lparen, Args: call.Args, Rparen: call.Rparen}
+		if ctv, ok := r.info.Types[call]; ok {
+			r.info.Types[conv] = ctv
+		}
+		c.Replace(conv)
 		return true
 	})
 }

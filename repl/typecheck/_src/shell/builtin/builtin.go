@@ -240,3 +240,13 @@ func unwrap(err error, methods Methods) []error {
 	}
 	return nil
 }
+
+// ConvertParam is the conversion T(x) to a type parameter T, made by
+// reflection: the interpreter's own failed where T's type argument is a
+// named type (T(len(xs)) in an Average over []Celsius, rand.N of a
+// time.Duration).
+func ConvertParam[T, X any](x X) T {
+	var t T
+	reflect.ValueOf(&t).Elem().Set(reflect.ValueOf(x).Convert(reflect.TypeOf(&t).Elem()))
+	return t
+}

@@ -2,7 +2,10 @@
 // which the interpreter cannot take from compiled code.
 package rand
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"reflect"
+)
 
 // intType is the constraint of N's argument: any integer type.
 type intType interface {
@@ -16,5 +19,9 @@ func N[Int intType](n Int) Int {
 	if n <= 0 {
 		panic("invalid argument to N")
 	}
-	return Int(rand.Uint64N(uint64(n)))
+	// (Int(x) made by reflection: the interpreter's conversion to a
+	// type parameter fails for a named type such as time.Duration.)
+	var r Int
+	reflect.ValueOf(&r).Elem().Set(reflect.ValueOf(rand.Uint64N(uint64(n))).Convert(reflect.TypeOf(&r).Elem()))
+	return r
 }
