@@ -1080,6 +1080,21 @@ func (r *typedRewriter) builtins(f *ast.File) {
 		}
 		pos := call.Pos()
 		switch b.Name() {
+		case "print", "println":
+			// To standard error, in the builtins' own formats
+			// (builtinPrint); an interface's value as the builtin
+			// writes it, its two words (PrintIface).
+			for i, a := range call.Args {
+				if t := r.typeOf(a); t != nil && isInterface(t) && !isTypeParam(t) {
+					call.Args[i] = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("PrintIface", pos)}, Lparen: a.Pos(), Args: []ast.Expr{a}, Rparen: a.End()}
+				}
+			}
+			name := "BuiltinPrint"
+			if b.Name() == "println" {
+				name = "BuiltinPrintln"
+			}
+			call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(name, pos)}
+			return true
 		case "min", "max":
 			tv := r.info.Types[call]
 			if tv.Value != nil {

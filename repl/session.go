@@ -475,6 +475,10 @@ func (s *Session) symbols() interp.Exports {
 		"At":        reflect.ValueOf(func(i int) { s.exec.halted(); s.at.Store(int64(i)) }),
 		"Return":    reflect.ValueOf(func() { s.returned.Store(true); runtime.Goexit() }),
 		"Echo":      reflect.ValueOf(func(v ...any) { s.echo(v, false) }),
+		// The builtins print and println (rewrite_typed.go's builtins).
+		"BuiltinPrint":   reflect.ValueOf(func(v ...any) { io.WriteString(s.stderr.w, builtinPrint(v, false)) }),
+		"BuiltinPrintln": reflect.ValueOf(func(v ...any) { io.WriteString(s.stderr.w, builtinPrint(v, true)) }),
+		"PrintIface":     reflect.ValueOf(func(v any) any { return printIface{v} }),
 		"EchoCall":  reflect.ValueOf(func(v ...any) { s.echo(v, true) }),
 		"SC":        reflect.ValueOf(func() *rdd.Context { return s.sc }),
 		"Probe":     reflect.ValueOf(s.probeStack),
