@@ -1676,12 +1676,14 @@ func (r *typedRewriter) nilAssigns(f *ast.File) {
 	})
 }
 
-// deferPanics lets a recover deferred by a function see a panic of a
-// call deferred after it, as Go's does: the interpreter runs a
-// function's deferred calls in a loop that such a panic leaves, so the
-// earlier ones never ran. In a function that defers two calls or more,
-// one of them a function literal that calls recover, each other deferred
-// call keeps a panic of its own in variables of the function,
+// deferPanics runs the calls that a function deferred before a deferred
+// call that panics, and lets a recover deferred before it see that
+// panic, as Go does: the interpreter runs a function's deferred calls in
+// a loop that such a panic leaves, so the earlier ones never ran (a
+// deferred Unlock or Close after a recover that panics again). In a
+// function that defers two calls or more, each deferred call keeps a
+// panic of its own in variables of the function (a literal that calls
+// recover, by a call it defers itself),
 //
 //	defer f(x)  →  defer func() { defer func() { if r := recover(); r != nil { pp, pset = r, true } }(); f(x) }()
 //
@@ -1691,11 +1693,14 @@ func (r *typedRewriter) nilAssigns(f *ast.File) {
 //
 //	var pp any; var pset bool
 //	defer func() { if pset { panic(pp) } }()
-func (r *typedRewriter) deferPanics(f *ast.File) {
+//
+// The top-level statements (top: f is a statement chunk, whose function
+// holds them) are left to defers.
+func (r *typedRewriter) deferPanics(f *ast.File, top bool) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch fn := n.(type) {
 		case *ast.FuncDecl:
-			if fn.Body != nil {
+			if fn.Body != nil && !top {
 				r.deferPanicsIn(fn.Body)
 			}
 		case *ast.FuncLit:
@@ -1734,16 +1739,12 @@ func (r *typedRewriter) deferPanicsIn(body *ast.BlockStmt) {
 	// In a loop the wrapped call would be evaluated when it runs, with
 	// the values of the loop's last iteration (the interpreter has one
 	// variable for all of them): such functions are left as they are.
-	if len(defers) < 2 || len(recovering) == 0 || len(recovering) == len(defers) || inLoop {
+	if len(defers) < 2 || inLoop {
 		return
 	}
 	pos := body.Lbrace
 	pp, pset := r.temp("pp", pos), r.temp("pset", pos)
 	for _, d := range defers {
-		if lit, ok := d.Call.Fun.(*ast.FuncLit); ok && slices.Contains(recovering, lit) {
-			r.pendingRecover(lit.Body, pp.Name, pset.Name)
-			continue
-		}
 		p := d.Pos()
 		rv := r.temp("r", p)
 		keep := &ast.DeferStmt{Defer: p, Call: &ast.CallExpr{Fun: &ast.FuncLit{
@@ -1755,6 +1756,15 @@ func (r *typedRewriter) deferPanicsIn(body *ast.BlockStmt) {
 					Lhs: []ast.Expr{ident(pp.Name, p), ident(pset.Name, p)}, TokPos: p, Tok: token.ASSIGN,
 					Rhs: []ast.Expr{ident(rv.Name, p), ident("true", p)}}}}}}},
 		}, Lparen: p, Rparen: p}}
+		if lit, ok := d.Call.Fun.(*ast.FuncLit); ok && slices.Contains(recovering, lit) {
+			// Its recover takes the kept panic first; a panic of its
+			// own, after it (a recover, then panic again), is kept by a
+			// call it defers: a literal around it would hide the
+			// panic it recovers from its recover.
+			r.pendingRecover(lit.Body, pp.Name, pset.Name)
+			lit.Body.List = append([]ast.Stmt{keep}, lit.Body.List...)
+			continue
+		}
 		d.Call = &ast.CallExpr{Fun: &ast.FuncLit{
 			Type: &ast.FuncType{Func: p, Params: &ast.FieldList{Opening: p, Closing: p}},
 			Body: &ast.BlockStmt{Lbrace: p, Rbrace: d.End(), List: []ast.Stmt{keep, &ast.ExprStmt{X: d.Call}}},

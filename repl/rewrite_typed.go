@@ -274,7 +274,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.blankVars(f)
 		r.packageVars(f)
 		r.parenReceives(f)
-		r.deferPanics(f)
+		r.deferPanics(f, p.kinds[i] == stmtChunk)
 		r.genericPtrAsserts(f)
 		if p.kinds[i] == declChunk {
 			r.forwardMethods(f)
