@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
@@ -127,14 +128,96 @@ func (s *Session) wakerSymbols(replace func(pkg, name string, f any)) {
 		w.at(t)
 		return context.WithDeadlineCause(parent, t, cause)
 	})
+	h := &s.sigint
 	replace("os/signal/signal", "Notify", func(c chan<- os.Signal, sig ...os.Signal) {
 		w.always()
 		signal.Notify(c, sig...)
+		if catchesInterrupt(sig) {
+			h.add(c)
+		}
 	})
 	replace("os/signal/signal", "NotifyContext", func(parent context.Context, sig ...os.Signal) (context.Context, context.CancelFunc) {
 		w.always()
-		return signal.NotifyContext(parent, sig...)
+		ctx, stop := signal.NotifyContext(parent, sig...)
+		if !catchesInterrupt(sig) {
+			return ctx, stop
+		}
+		key := new(int)
+		h.add(key)
+		return ctx, func() {
+			h.remove(key)
+			stop()
+		}
 	})
+	replace("os/signal/signal", "Stop", func(c chan<- os.Signal) {
+		h.remove(c)
+		signal.Stop(c)
+	})
+	replace("os/signal/signal", "Reset", func(sig ...os.Signal) {
+		if catchesInterrupt(sig) {
+			h.clear()
+		}
+		signal.Reset(sig...)
+	})
+	replace("os/signal/signal", "Ignore", func(sig ...os.Signal) {
+		if catchesInterrupt(sig) {
+			h.ignored.Store(true)
+		}
+		signal.Ignore(sig...)
+	})
+}
+
+// sigintHandlers are the ways interpreted code catches SIGINT
+// (signal.Notify for os.Interrupt or for every signal, NotifyContext,
+// Ignore): a script that catches it gets it, where the shell's own
+// handling would end the script (scriptInterrupts).
+type sigintHandlers struct {
+	mu      sync.Mutex
+	by      map[any]bool // the channels, and a key per NotifyContext
+	ignored atomic.Bool
+}
+
+func (h *sigintHandlers) add(k any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.by == nil {
+		h.by = map[any]bool{}
+	}
+	h.by[k] = true
+}
+
+func (h *sigintHandlers) remove(k any) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.by, k)
+}
+
+func (h *sigintHandlers) clear() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	clear(h.by)
+	h.ignored.Store(false)
+}
+
+// caught reports whether interpreted code catches or ignores SIGINT.
+func (h *sigintHandlers) caught() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.by) > 0 || h.ignored.Load()
+}
+
+// catchesInterrupt reports whether a call of signal.Notify (and the
+// others) with sig concerns SIGINT: sig names it, or no signal.
+func catchesInterrupt(sig []os.Signal) bool {
+	if len(sig) == 0 {
+		return true
+	}
+	for _, s := range sig {
+		if s == os.Interrupt || s == syscall.SIGINT {
+			return true
+		}
+	}
+	return false
 }
 
 // blockedStates are the waits of Go's tracebacks that only another

@@ -285,7 +285,7 @@ func run(opts Options, rest, exprs []string, notebook, out string, interactive b
 		}
 		defer s.Close()
 		s.announceUI(stderr)
-		ctx, stop := s.interruptible(context.Background())
+		ctx, stop := s.scriptInterrupts(context.Background())
 		defer stop()
 		return exitStatus(s.errTo(stderr), s.RunFile(ctx, rest[0]))
 	}

@@ -9,6 +9,7 @@ import (
 	"os/signal"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/sparknet-go/sparknet/rdd"
 
@@ -284,6 +285,48 @@ func (s *Session) interruptible(parent context.Context) (context.Context, func()
 			s.abort(130, fmt.Sprintf("interrupted (SIGINT) on rank %d", s.sc.Rank()))
 			cancel()
 		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(sigs)
+		cancel()
+	}
+}
+
+// scriptInterrupts is interruptible for a script that runs as a program
+// (sparknet-shell FILE.go) under a local master: SIGINT does to it what
+// it does to a Go program. A script that catches it (signal.Notify,
+// signal.NotifyContext) gets it and goes on; one that does not ends at
+// once, by the signal, without running its deferred calls.
+func (s *Session) scriptInterrupts(parent context.Context) (context.Context, func()) {
+	if s.group != nil {
+		return s.interruptible(parent)
+	}
+	ctx, cancel := context.WithCancel(parent)
+	if signal.Ignored(os.Interrupt) {
+		// Started with SIGINT ignored (in the background of a shell
+		// without job control): it stays so, as for a Go program,
+		// unless the script asks for it.
+		return ctx, cancel
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	go func() {
+		for {
+			select {
+			case <-sigs:
+				if s.sigint.caught() {
+					continue
+				}
+				// The default action: the process ends by the signal.
+				signal.Reset(os.Interrupt)
+				if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(os.Interrupt) == nil {
+					time.Sleep(time.Second)
+				}
+				os.Exit(128 + 2)
+			case <-ctx.Done():
+				return
+			}
 		}
 	}()
 	return ctx, func() {

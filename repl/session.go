@@ -236,6 +236,8 @@ type Session struct {
 	// twins: the session's struct types marked as twins of types of the
 	// same fields declared before them (rewrite_twins.go).
 	twins map[string]bool
+	// sigint: how interpreted code catches SIGINT (deadlock.go).
+	sigint sigintHandlers
 }
 
 // Input is an input the session accepted: it evaluated without error.
