@@ -512,8 +512,9 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 // A CompileError reports an input that the Go type checker rejected:
 // none of it ran.
 type CompileError struct {
-	// Errors are the checker's messages at their positions, the first
-	// per line, in order, at most 10.
+	// Errors are the checker's messages at their positions, in order,
+	// at most 10 and then "too many errors", as the go command gives
+	// them.
 	Errors []string
 }
 
@@ -531,8 +532,7 @@ func inFileImports(pos token.Pos, parts *inputParts) bool {
 }
 
 // checkErrors turns the checker's errors into the messages reported:
-// leniency applied, sorted, one per line, positions and names as the
-// user wrote them.
+// leniency applied, sorted, positions and names as the user wrote them.
 func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types.Info) []string {
 	inBody := func(pos token.Pos) bool {
 		for _, b := range parts.bodies {
@@ -571,23 +571,41 @@ func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types
 		}
 		kept = append(kept, e)
 	}
-	sort.SliceStable(kept, func(i, j int) bool { return kept[i].Pos < kept[j].Pos })
+	// As the go command: the same error at the same place once; the
+	// first maxErrors in the order the checker found them, sorted by
+	// position, and then "too many errors" at the last one's place.
 	fset := s.in.FileSet()
-	var msgs []string
-	lastLine := ""
+	type seenError struct {
+		pos token.Pos
+		msg string
+	}
+	seen := map[seenError]bool{}
+	var first []types.Error
+	more := false
 	for _, e := range kept {
-		p := fset.Position(e.Pos)
-		line := fmt.Sprintf("%s:%d", p.Filename, p.Line)
-		if line == lastLine {
+		if seen[seenError{e.Pos, e.Msg}] {
 			continue
 		}
-		lastLine = line
-		msg := internalNames.ReplaceAllString(e.Msg, "$1")
-		msg = reassigned.ReplaceAllString(msg, "$1")
-		msgs = append(msgs, s.explain(fmt.Sprintf("%s: %s", p, msg)))
-		if len(msgs) == maxErrors {
+		seen[seenError{e.Pos, e.Msg}] = true
+		if len(first) == maxErrors {
+			more = true
 			break
 		}
+		first = append(first, e)
+	}
+	var last token.Pos
+	if len(first) > 0 {
+		last = first[len(first)-1].Pos
+	}
+	sort.SliceStable(first, func(i, j int) bool { return first[i].Pos < first[j].Pos })
+	var msgs []string
+	for _, e := range first {
+		msg := internalNames.ReplaceAllString(e.Msg, "$1")
+		msg = reassigned.ReplaceAllString(msg, "$1")
+		msgs = append(msgs, s.explain(fmt.Sprintf("%s: %s", fset.Position(e.Pos), msg)))
+	}
+	if more {
+		msgs = append(msgs, fmt.Sprintf("%s: too many errors", fset.Position(last)))
 	}
 	return msgs
 }

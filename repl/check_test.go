@@ -3,6 +3,7 @@ package repl
 import (
 	"context"
 	"go/types"
+	"strings"
 	"testing"
 )
 
@@ -101,8 +102,10 @@ func TestCheck(t *testing.T) {
 			{in: "x := 1 + Zero()", err: "in[2]:1:14: in call to Zero, cannot infer T (declared at in[1]:1:11)"},
 			{in: "fmt.Println(slices.Collect(nil))", err: "in[3]:1:27: in call to slices.Collect, cannot infer E"},
 		}},
-		{"one error per line, in order", []evalStep{
-			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:2:6: undefined: undefinedC"},
+		{"every error, in order, as the go command reports them", []evalStep{
+			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:1:19: undefined: undefinedB\nin[1]:2:6: undefined: undefinedC"},
+			{in: "func f() {\n\tx := strconv.Itoa\n\tvar n int = \"s\"\n}", err: "in[2]:2:2: declared and not used: x\nin[2]:3:6: declared and not used: n\nin[2]:3:14: cannot use \"s\" (untyped string constant) as int value in variable declaration"},
+			{in: "func g() {\n" + strings.Repeat("\t_ = undefinedName\n", 12) + "}", err: "in[3]:11:6: undefined: undefinedName\nin[3]:11:6: too many errors"},
 		}},
 		{"unused variables and imports are fine at the top level", []evalStep{
 			{in: `import "bytes"`},
