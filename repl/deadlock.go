@@ -340,6 +340,18 @@ func (s *Session) watchDeadlock(stop <-chan struct{}) {
 					for _, id := range ids {
 						abandoned.Store(id, true)
 					}
+					if s.opts.GoroutinePanicsExit {
+						// A script run as a program ends as Go's does:
+						// at once, with status 2, no deferred call run
+						// (stopping the input would unwind it).
+						err := &DeadlockError{Waiting: waiting}
+						if i := int(s.at.Load()); i < len(s.atPos) {
+							err.Trace = []string{s.mapPositions("at " + s.atPos[i])}
+						}
+						fmt.Fprintln(s.stderr.w, FormatError(err))
+						s.exit(2)
+						return
+					}
 					s.stopFor(&DeadlockError{Waiting: waiting})
 					return
 				}
