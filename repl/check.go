@@ -388,6 +388,7 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 			}
 		}
 	}
+	terrs = append(terrs, s.usesBeforeDeclared(parts, info)...)
 	if msgs := s.checkErrors(terrs, parts, info); len(msgs) > 0 {
 		for _, o := range olds { // as the user wrote them
 			for _, h := range parts.hoisted {
@@ -507,6 +508,61 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 		}
 	}
 	return c, nil
+}
+
+// usesBeforeDeclared returns an error for each use, in the input's
+// top-level statements, of a variable that a later top-level statement
+// of the input declares (fmt.Println(b) above var b = 2; var a = b + 1
+// above it): the checker sees those variables as the package's, declared
+// in any order, but the statements run in order, so the use read the
+// zero value where Go, in a function's body, reports the name undefined,
+// or uses the variable of that name that an earlier input declared.
+func (s *Session) usesBeforeDeclared(parts *inputParts, info *types.Info) []types.Error {
+	declaredAt := map[types.Object]token.Pos{}
+	for _, h := range parts.hoisted {
+		for _, id := range h.spec.Names {
+			if obj := info.Defs[id]; obj != nil {
+				declaredAt[obj] = h.stmt.Pos()
+			}
+		}
+	}
+	if len(declaredAt) == 0 {
+		return nil
+	}
+	var errs []types.Error
+	check := func(n ast.Node) {
+		ast.Inspect(n, func(n ast.Node) bool {
+			u, ok := n.(*ast.Ident)
+			if !ok {
+				return true
+			}
+			obj := info.Uses[u]
+			at, ok := declaredAt[obj]
+			if !ok || u.Pos() >= at {
+				return true
+			}
+			msg := "undefined: " + u.Name
+			if s.scope.lookup(u.Name) != nil {
+				// The earlier input's variable, which Go would use here,
+				// is the new one's zero value to the interpreter.
+				msg = fmt.Sprintf("%s is declared again below, at %s: the shell cannot use the earlier %s above that in the same input; use it in an input of its own, or give the new one another name",
+					u.Name, s.in.FileSet().Position(at), u.Name)
+			}
+			errs = append(errs, types.Error{Fset: s.in.FileSet(), Pos: u.Pos(), Msg: msg})
+			return true
+		})
+	}
+	for _, h := range parts.hoisted {
+		for _, v := range h.spec.Values {
+			check(v)
+		}
+	}
+	for _, b := range parts.bodies {
+		if b != nil {
+			check(b.Body)
+		}
+	}
+	return errs
 }
 
 // A CompileError reports an input that the Go type checker rejected:

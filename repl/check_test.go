@@ -102,6 +102,16 @@ func TestCheck(t *testing.T) {
 			{in: "x := 1 + Zero()", err: "in[2]:1:14: in call to Zero, cannot infer T (declared at in[1]:1:11)"},
 			{in: "fmt.Println(slices.Collect(nil))", err: "in[3]:1:27: in call to slices.Collect, cannot infer E"},
 		}},
+		{"a variable used above the statement that declares it is undefined, as in a function's body", []evalStep{
+			{in: "var a = b + 1\nvar b = 2\nfmt.Println(a, b)", err: "in[1]:1:9: undefined: b"},
+			{in: "fmt.Println(c)\nc := 3", err: "in[2]:1:13: undefined: c"},
+			{in: "f := func() int { return d }\nvar d = 4\nfmt.Println(f())", err: "in[3]:1:26: undefined: d"},
+			// Declared by an earlier input too: the shell cannot use that
+			// one there, and says so.
+			{in: "var e = 5"},
+			{in: "k := e + 1\nvar e = 6\nfmt.Println(k, e)", err: "in[5]:1:6: e is declared again below, at in[5]:2:1: the shell cannot use the earlier e above that"},
+			{in: "k := e + 1\nfmt.Println(k)", out: "6\n"},
+		}},
 		{"every error, in order, as the go command reports them", []evalStep{
 			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:1:19: undefined: undefinedB\nin[1]:2:6: undefined: undefinedC"},
 			{in: "func f() {\n\tx := strconv.Itoa\n\tvar n int = \"s\"\n}", err: "in[2]:2:2: declared and not used: x\nin[2]:3:6: declared and not used: n\nin[2]:3:14: cannot use \"s\" (untyped string constant) as int value in variable declaration"},
