@@ -727,7 +727,8 @@ func wrappedInterface(t types.Type) bool {
 }
 
 // panicValues converts the argument of panic to error where it is a
-// value of one of the session's types that implements error: the
+// value of one of the session's types that implements error (else to
+// fmt.Stringer where it implements that): the
 // interpreter's panic value is then its wrapper, whose Error method the
 // report calls, as Go's does ("panic: E3", not "panic: {3}"). recover
 // returns it as Go's does (an any that holds the value: assertions to
@@ -752,12 +753,32 @@ func (r *typedRewriter) panicValues(f *ast.File) {
 			call.Args[0] = rtCall("PanicArg", pos, call.Args[0]).X
 			return true
 		}
-		if t == nil || isInterface(t) || !types.AssignableTo(t, errType) {
+		if t == nil || isInterface(t) {
 			return true
 		}
-		call.Args[0] = r.implicit(call.Args[0], errType)
+		switch {
+		case types.AssignableTo(t, errType):
+			call.Args[0] = r.implicit(call.Args[0], errType)
+		case hasFmtMethod(t, "String"):
+			// A Stringer's report has its String, as Go's has.
+			if st := fmtStringer(); st != nil {
+				call.Args[0] = r.implicit(call.Args[0], st)
+			}
+		}
 		return true
 	})
+}
+
+// fmtStringer returns the type fmt.Stringer as the checker knows it.
+func fmtStringer() types.Type {
+	pkg, err := sharedImporter().Import("fmt")
+	if err != nil {
+		return nil
+	}
+	if tn, ok := pkg.Scope().Lookup("Stringer").(*types.TypeName); ok {
+		return tn.Type()
+	}
+	return nil
 }
 
 // nilPanics reports whether a panic's argument of type t may be nil and
