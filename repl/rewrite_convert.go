@@ -31,6 +31,11 @@ func (r *typedRewriter) conversions(f *ast.File) {
 			return true
 		}
 		if lit := r.conversion(call); lit != nil {
+			if tv, ok := r.info.Types[call]; ok {
+				// For the rewrites after this one (interfaceResults,
+				// which an argument made so needs as a call's).
+				r.info.Types[lit] = tv
+			}
 			c.Replace(lit)
 		}
 		return true
