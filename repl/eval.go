@@ -39,6 +39,9 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 	}
 	sp := splitUnits(src)
 	if sp.open {
+		if err := openInputError(file, src, sp, first); err != nil {
+			return s.mapErr(err)
+		}
 		line, col := lineCol(src, len(src))
 		return s.mapErr(fmt.Errorf("%s:%d:%d: unexpected end of input: a bracket, string or comment is not closed", file, first+line-1, col))
 	}
@@ -344,6 +347,31 @@ func (s *Session) parseChunk(file, src string, ch chunk, first int) (*ast.File, 
 		err = kept
 	}
 	return f, len(prefix), err
+}
+
+// openInputError returns the syntax error that the parser finds before
+// the end of src, an input that leaves a bracket, a string or a comment
+// open (sp, its units: the last one is the open one), if any: a ) left
+// out inside a block (fmt.Println("even", i and a newline) is reported
+// where it is, not where the input ends.
+func openInputError(file, src string, sp splitResult, first int) error {
+	if len(sp.units) == 0 {
+		return nil
+	}
+	u := sp.units[len(sp.units)-1]
+	line, col := lineCol(src, u.start)
+	prefix, _ := chunkWrap(u.kind)
+	prefix += fmt.Sprintf("\n//line %s:%d:%d\n", filepath.Base(file), first+line-1, col)
+	if u.kind == fileChunk {
+		prefix = strings.TrimPrefix(prefix, "\n")
+	}
+	text := src[u.start:]
+	_, err := parser.ParseFile(token.NewFileSet(), file, prefix+text, 0)
+	var el scanner.ErrorList
+	if !errors.As(err, &el) || len(el) == 0 || el[0].Pos.Offset-len(prefix) >= len(strings.TrimRight(text, " \t\r\n")) {
+		return nil
+	}
+	return fmt.Errorf("%s:%d:%d: %s", file, el[0].Pos.Line, el[0].Pos.Column, el[0].Msg)
 }
 
 // chunkWrap returns the text around a chunk of kind k that makes it a

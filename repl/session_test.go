@@ -151,6 +151,8 @@ func TestEval(t *testing.T) {
 			{in: "y := undefinedName + 1", err: "in[2]:1:6: undefined: undefinedName"},
 			{in: "x := )", err: "in[3]:1:6: expected operand"},
 			{in: "x := 1 +", err: "unexpected end of input"},
+			{in: "for i := range 3 {\n\tfmt.Println(i\n}", err: "in[5]:2:15: missing ',' before newline in argument list"},
+			{in: "s := []int{1, 2", err: "in[6]:1:16: unexpected end of input: a bracket, string or comment is not closed"},
 			{in: "defer fmt.Println()", err: "defer at the top level"},
 			{in: "1 + 1", out: "2 (int)\n"},
 		}},
