@@ -230,8 +230,10 @@
 // arguments (Count(xs) in Dups[T] works for Dups[ID]; a type parameter
 // only in a function parameter's results, or in a constraint, S ~[]E, is
 // not inferred); generic types whose methods are called with such types;
-// conversions to a type parameter instantiated with a declared type
-// (rand.N of a named integer); a call with two or more type arguments
+// a conversion from a type parameter instantiated with another package's
+// named type (float64(a) in Ratio[T] of a time.Duration; conversions to
+// and from a type parameter go through reflection, which the declared
+// types of the session take); a call with two or more type arguments
 // (conv[int, float64](x)) as an element of a slice, array or struct
 // literal; a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
@@ -276,9 +278,9 @@
 // collide, and x.(A) is true of any int x. So in an interface that could
 // hold the underlying type too (an any), only values of the session's
 // struct types keep their type's name: %T of an any holding an A prints
-// int (in an interface with A's methods, A is named). Two declared
-// struct types with the same fields are one type too: an any holding
-// either prints as the one declared first.
+// int (in an interface with A's methods, A is named). (Struct types of
+// the same fields are told apart: the later one gets a field of its own,
+// which reflection sees; see the BUG on reflection.)
 //
 // BUG(repl): Struct types that refer to each other (type X struct{ Ys
 // []Y }; type Y struct{ Xs []X }), or a struct type that refers to
@@ -297,7 +299,10 @@
 // name ({"Base":{"ID":1}}, not {"ID":1}), encoding/xml needs an XMLName
 // field for the element's name, and errors name no type ("Go struct
 // field .id"). A struct with a field p and a field Xp fails to compile
-// ("reflect.StructOf: duplicate field Xp").
+// ("reflect.StructOf: duplicate field Xp"). A struct type declared after
+// another of the same fields has a first field of its own,
+// X_sn_twin_Name struct{} (so that the interpreter tells the two types
+// apart): printing and encoding leave it out, reflection counts it.
 //
 // BUG(repl): Goroutines of an earlier input that took part in a
 // deadlock go on waiting on their channels when the input stops (the
@@ -399,6 +404,11 @@
 // built of a goto around a select) is refused: the interpreter's compiler
 // recursed without end on it, ending the process. A for loop around the
 // select runs.
+//
+// BUG(repl): In a function that defers calls inside a loop, a deferred
+// call that panics still stops the calls deferred before it (the
+// interpreter runs them in a loop that the panic leaves); elsewhere the
+// shell runs them, as Go does.
 //
 // BUG(repl): defer in the body of a range over a function is refused:
 // the body runs as a function of its own, so the deferred call would run
