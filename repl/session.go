@@ -324,7 +324,14 @@ func (s *Session) Close() error {
 		close(s.unwatch)
 		s.unwatch = nil
 	}
-	s.StopGoroutines(time.Second)
+	wait := time.Second
+	if s.opts.GoroutinePanicsExit {
+		// A script run as a program: Go's ends when main returns,
+		// whatever its goroutines do; one blocked for good (select {})
+		// held the end up for the whole second.
+		wait = 50 * time.Millisecond
+	}
+	s.StopGoroutines(wait)
 	err := s.sc.Close()
 	s.closeUI()
 	if s.devNull != nil {
