@@ -131,24 +131,11 @@ func chainBefore(before string) string {
 	if !strings.HasSuffix(before, ")") && !strings.HasSuffix(before, "]") {
 		return ""
 	}
-	type tok struct {
-		off int
-		t   token.Token
-	}
-	var toks []tok
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(before))
-	var sc scanner.Scanner
-	sc.Init(file, []byte(before), nil, 0)
-	for {
-		pos, t, lit := sc.Scan()
-		if t == token.EOF {
-			break
+	var toks []offsetToken
+	for _, tk := range scanOffsets(before) {
+		if tk.t != token.SEMICOLON || tk.lit != "\n" {
+			toks = append(toks, tk)
 		}
-		if t == token.SEMICOLON && lit == "\n" {
-			continue
-		}
-		toks = append(toks, tok{file.Offset(pos), t})
 	}
 	// Walk back over groups in brackets, identifiers and dots.
 	i := len(toks) - 1
@@ -189,6 +176,30 @@ func chainBefore(before string) string {
 		return ""
 	}
 	return before[start:]
+}
+
+// offsetToken is a token of a text and its offset in it.
+type offsetToken struct {
+	off int
+	t   token.Token
+	lit string
+}
+
+// scanOffsets returns the tokens of text, semicolons the scanner adds at
+// the ends of lines included, errors ignored.
+func scanOffsets(text string) []offsetToken {
+	var toks []offsetToken
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(text))
+	var sc scanner.Scanner
+	sc.Init(file, []byte(text), func(token.Position, string) {}, 0)
+	for {
+		pos, t, lit := sc.Scan()
+		if t == token.EOF {
+			return toks
+		}
+		toks = append(toks, offsetToken{file.Offset(pos), t, lit})
+	}
 }
 
 // chainMembers lists the methods and fields of the type of chain, an

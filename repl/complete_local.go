@@ -3,7 +3,6 @@ package repl
 import (
 	"go/ast"
 	"go/parser"
-	"go/scanner"
 	"go/token"
 	"go/types"
 	"strconv"
@@ -34,23 +33,11 @@ type cellLayout struct {
 // holds the cursor last, followed by what closes the brackets it leaves
 // open.
 func layoutCell(header, text string) cellLayout {
-	type tok struct {
-		off int
-		t   token.Token
-	}
-	var toks []tok
-	fset := token.NewFileSet()
-	file := fset.AddFile("", -1, len(text))
-	var sc scanner.Scanner
-	sc.Init(file, []byte(text), func(token.Position, string) {}, 0)
-	for {
-		pos, t, lit := sc.Scan()
-		if t == token.EOF || t == token.SEMICOLON && lit == "\n" && file.Offset(pos) == len(text) {
-			// (The semicolon the scanner adds at the end of the text
-			// does not end the statement: the cursor is in it.)
-			break
-		}
-		toks = append(toks, tok{file.Offset(pos), t})
+	toks := scanOffsets(text)
+	if n := len(toks); n > 0 && toks[n-1].t == token.SEMICOLON && toks[n-1].lit == "\n" && toks[n-1].off == len(text) {
+		// The semicolon the scanner adds at the end of the text does
+		// not end the statement: the cursor is in it.
+		toks = toks[:n-1]
 	}
 	// match returns the index of the token that closes the bracket at i,
 	// or len(toks).
