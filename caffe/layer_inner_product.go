@@ -922,13 +922,17 @@ func (l *InnerProduct) weightGradUpdate(dy, x []float32, beta float32, dw []floa
 	}
 	parts = fcRowParts(parts, n, threads)
 	if beta == 0 {
-		// Part 0 has the most rows.
-		lo, hi := kernel.FCWeightGradRows(parts, 0, n, k, m)
+		// A buffer for the most rows a part has.
+		rows := 0
+		for p := range parts {
+			lo, hi := kernel.FCWeightGradRows(parts, p, n, k, m)
+			rows = max(rows, hi-lo)
+		}
 		for len(l.dwBufs) < threads {
 			l.dwBufs = append(l.dwBufs, nil)
 		}
 		for w := range threads {
-			l.dwBufs[w] = growFloats(l.dwBufs[w], (hi-lo)*k)
+			l.dwBufs[w] = growFloats(l.dwBufs[w], rows*k)
 		}
 	}
 	l.gemm = ipGemm{fc: kernel.FCWeightGrad, parts: parts, m: n, n: k, k: m, a: dy, b: x, c: dw, lda: n, ldb: k, ldc: k, beta: beta, update: true}
