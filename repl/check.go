@@ -538,7 +538,9 @@ func (s *Session) usesBeforeDeclared(parts *inputParts, info *types.Info) []type
 			}
 			obj := info.Uses[u]
 			at, ok := declaredAt[obj]
-			if !ok || u.Pos() >= at {
+			if !ok || u.Pos() >= at || types.Universe.Lookup(u.Name) != nil {
+				// (A predeclared name, true or len, declared again
+				// below: left as it was; see the BUG note.)
 				return true
 			}
 			msg := "undefined: " + u.Name

@@ -405,6 +405,11 @@
 // recursed without end on it, ending the process. A for loop around the
 // select runs.
 //
+// BUG(repl): A predeclared name (true, len) that a top-level statement
+// of an input declares again can be that variable in the statements of the
+// input above it too, where Go's would be the predeclared one: declare it
+// in an input of its own, or give it another name.
+//
 // BUG(repl): In a function that defers calls inside a loop, a deferred
 // call that panics still stops the calls deferred before it (the
 // interpreter runs them in a loop that the panic leaves); elsewhere the
