@@ -111,7 +111,6 @@ func TestCheck(t *testing.T) {
 			{in: "var e = 5"},
 			{in: "k := e + 1\nvar e = 6\nfmt.Println(k, e)", err: "in[5]:1:6: e is declared again below, at in[5]:2:1: the shell cannot use the earlier e above that"},
 			{in: "k := e + 1\nfmt.Println(k)", out: "6\n"},
-
 		}},
 		{"every error, in order, as the go command reports them", []evalStep{
 			{in: "a := undefinedA + undefinedB\nb := undefinedC", err: "in[1]:1:6: undefined: undefinedA\nin[1]:1:19: undefined: undefinedB\nin[1]:2:6: undefined: undefinedC"},
