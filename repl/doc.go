@@ -231,9 +231,10 @@
 // only in a function parameter's results, or in a constraint, S ~[]E, is
 // not inferred); generic types whose methods are called with such types;
 // a conversion from a type parameter instantiated with another package's
-// named type (float64(a) in Ratio[T] of a time.Duration; conversions to
-// and from a type parameter go through reflection, which the declared
-// types of the session take); a call with two or more type arguments
+// named type (float64(a) in Ratio[T] of a time.Duration); a conversion
+// to a type parameter in a generic function that only a later input
+// instantiates with a named type (the input that declares it and so
+// instantiates it converts through reflection); a call with two or more type arguments
 // (conv[int, float64](x)) as an element of a slice, array or struct
 // literal; a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
