@@ -67,6 +67,7 @@ type oldValue struct {
 	chunk     int
 	stmt      ast.Stmt // the declaration
 	name, old string   // its name, and the name of the copy
+	yname     string   // the old value's name in the interpreter
 }
 
 // hoistedSpec is a variable declaration of a top-level statement, which
@@ -377,7 +378,11 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 				}
 				if found {
 					extra[old] = e
-					olds = append(olds, oldValue{chunk: h.chunk, stmt: h.stmt, name: id.Name, old: old})
+					yname := id.Name
+					if shadowsUniverse(e.obj) {
+						yname = universeName(yname)
+					}
+					olds = append(olds, oldValue{chunk: h.chunk, stmt: h.stmt, name: id.Name, old: old, yname: yname})
 				}
 			}
 		}

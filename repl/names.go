@@ -25,6 +25,7 @@ func (s *Session) value(expr string) (v reflect.Value, err error) {
 	if hasCall(e) {
 		return v, fmt.Errorf("repl: %s calls a function", expr)
 	}
+	s.universeIdents(e)
 	block := &ast.BlockStmt{Lbrace: e.Pos(), List: []ast.Stmt{&ast.ExprStmt{X: e}}}
 	prog, err := s.compile(block, nil)
 	if err != nil {
@@ -74,6 +75,9 @@ func (s *Session) declared(name, kind string) bool {
 }
 
 func (s *Session) addName(name, kind string) {
+	// A variable named like a predeclared identifier, by its own name
+	// (see universeName).
+	name = strings.TrimPrefix(name, universeName(""))
 	if name == "_" || name == "init" || strings.HasPrefix(name, rtName) {
 		return
 	}

@@ -213,6 +213,8 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		s.pendInstances(r.sessInst)
 		r.generic = genericBodies(f)
 		r.funcs = functionBodies(f, p.kinds[i])
+		r.universeVars(f)
+		r.nilSpreads(f)
 		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()
 		r.shadowTypes(f)
@@ -683,7 +685,7 @@ func (s *Session) copyOlds(ctx context.Context, c *checked, i int) error {
 	for _, o := range c.olds {
 		if o.chunk == i {
 			pos := o.stmt.Pos()
-			list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{ident(o.old, pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{ident(o.name, pos)}})
+			list = append(list, &ast.AssignStmt{Lhs: []ast.Expr{ident(o.old, pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{ident(o.yname, pos)}})
 		}
 	}
 	if len(list) == 0 {
@@ -1183,7 +1185,21 @@ func (r *typedRewriter) builtins(f *ast.File) {
 			// new(expr), Go 1.26's pointer to a new variable holding
 			// expr's value, which the interpreter took for new(T) of
 			// a zero T: &[]T{expr}[0].
-			if len(call.Args) != 1 || !r.info.Types[call.Args[0]].IsValue() {
+			if len(call.Args) != 1 {
+				return true
+			}
+			if tv := r.info.Types[call.Args[0]]; tv.IsType() {
+				// new(I) of an interface type (of the session's, the
+				// interpreter's *p == nil was false): a nil element's
+				// address, &[]I{nil}[0].
+				if !isInterface(tv.Type) || isTypeParam(tv.Type) {
+					return true
+				}
+				lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: call.Args[0]}, Lbrace: pos, Elts: []ast.Expr{ident("nil", pos)}, Rbrace: call.End()}
+				c.Replace(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}})
+				return true
+			}
+			if !r.info.Types[call.Args[0]].IsValue() {
 				return true
 			}
 			p, ok := r.typeOf(call).(*types.Pointer)

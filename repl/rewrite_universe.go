@@ -1,0 +1,108 @@
+package repl
+
+import (
+	"go/ast"
+	"go/token"
+	"go/types"
+)
+
+// A variable or constant may take the name of a predeclared one: nil
+// := 5, iota := 4, any := false, len := 0. The interpreter got two of
+// these wrong itself (nil printed <nil>, iota 0), and the rewrites write
+// code that names predeclared identifiers (nil, any, len, true, error,
+// ...): in the scope of such a variable that code meant the variable,
+// which failed to compile or ran wrong. The shell gives the interpreter
+// these variables and constants under names of their own (universeName:
+// _snu_len), in every input: a session's variable named len is _snu_len
+// to the interpreter in each input that uses it. Struct fields, types,
+// functions and labels keep their names.
+
+// universeName is the interpreter's name of a variable or constant
+// named like a predeclared identifier.
+func universeName(name string) string { return "_snu_" + name }
+
+// shadowsUniverse reports whether obj is a variable or constant (not a
+// field) of the program's whose name is a predeclared identifier's.
+func shadowsUniverse(obj types.Object) bool {
+	switch o := obj.(type) {
+	case *types.Var:
+		if o.IsField() {
+			return false
+		}
+	case *types.Const:
+	default:
+		return false
+	}
+	return obj.Parent() != types.Universe && types.Universe.Lookup(obj.Name()) != nil
+}
+
+// universeVars renames the variables and constants of f that shadow a
+// predeclared identifier (see universeName). It runs before the other
+// rewrites, so that the code they write sees the predeclared ones.
+func (r *typedRewriter) universeVars(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		obj := r.info.Defs[id]
+		if obj == nil {
+			obj = r.info.Uses[id]
+		}
+		if obj != nil && shadowsUniverse(obj) {
+			id.Name = universeName(id.Name)
+		}
+		return true
+	})
+}
+
+// universeIdents renames in x, an expression typed by the user outside
+// any input (:vars, completion), the session's variables and constants
+// that shadow a predeclared identifier, as universeVars renames them in
+// inputs.
+func (s *Session) universeIdents(x ast.Expr) {
+	ast.Inspect(x, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			ast.Inspect(n.X, func(m ast.Node) bool { return s.universeIdent(m) })
+			return false
+		default:
+			return s.universeIdent(n)
+		}
+	})
+}
+
+func (s *Session) universeIdent(n ast.Node) bool {
+	id, ok := n.(*ast.Ident)
+	if !ok {
+		return true
+	}
+	if types.Universe.Lookup(id.Name) != nil && (s.declared(id.Name, "var") || s.declared(id.Name, "const")) {
+		id.Name = universeName(id.Name)
+	}
+	return true
+}
+
+// nilSpreads drops a nil passed as a variadic parameter's slice:
+//
+//	f(1, nil...)  →  f(1)
+//
+// which Go runs alike (the parameter is a nil slice either way), and
+// which the interpreter compiles (f(nil...) failed with a CFG panic).
+func (r *typedRewriter) nilSpreads(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || !call.Ellipsis.IsValid() || len(call.Args) == 0 {
+			return true
+		}
+		id, ok := ast.Unparen(call.Args[len(call.Args)-1]).(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if _, isNil := r.info.Uses[id].(*types.Nil); isNil {
+			call.Args = call.Args[:len(call.Args)-1]
+			call.Ellipsis = token.NoPos
+		}
+		return true
+	})
+}
