@@ -5,6 +5,8 @@ import (
 	"io"
 	"log"
 	"reflect"
+	"sync"
+	"time"
 
 	"github.com/traefik/yaegi/interp"
 )
@@ -59,4 +61,73 @@ func (s *Session) logSymbols() map[string]reflect.Value {
 // after it loaded the standard library, which sets its own.
 func (s *Session) useLog(in *interp.Interpreter, syms map[string]reflect.Value) error {
 	return in.Use(interp.Exports{"log/log": syms})
+}
+
+// logWrites serializes the lines that logAt writes itself, as a
+// Logger's lock serializes its own.
+var logWrites sync.Mutex
+
+// logAt writes msg as l's Output does, l nil meaning the session's
+// logger, with the position of the call, short and long, where l's flags
+// ask for one; then ends the script as Go's log.Fatal ends a program
+// (kind "fatal") or panics with msg ("panic"). See logCalls.
+func (s *Session) logAt(l *log.Logger, kind, short, long, msg string) {
+	if l == nil {
+		l = s.logger
+	}
+	flags := l.Flags()
+	if flags&(log.Lshortfile|log.Llongfile) == 0 {
+		l.Output(2, msg)
+	} else {
+		pos := long
+		if flags&log.Lshortfile != 0 {
+			pos = short
+		}
+		line := logLine(time.Now(), flags, l.Prefix(), pos, msg)
+		logWrites.Lock()
+		l.Writer().Write(line)
+		logWrites.Unlock()
+	}
+	switch kind {
+	case "fatal":
+		s.osExit(1)
+	case "panic":
+		panic(msg)
+	}
+}
+
+// logLine is a line as a log.Logger with these flags and prefix writes
+// msg for a call at pos: the prefix (unless Lmsgprefix), the date and
+// time, the position, the prefix (with Lmsgprefix), msg and a newline
+// where msg has none.
+func logLine(now time.Time, flags int, prefix, pos, msg string) []byte {
+	var b []byte
+	if flags&log.Lmsgprefix == 0 {
+		b = append(b, prefix...)
+	}
+	if flags&(log.Ldate|log.Ltime|log.Lmicroseconds) != 0 {
+		if flags&log.LUTC != 0 {
+			now = now.UTC()
+		}
+		if flags&log.Ldate != 0 {
+			b = now.AppendFormat(b, "2006/01/02 ")
+		}
+		if flags&(log.Ltime|log.Lmicroseconds) != 0 {
+			if flags&log.Lmicroseconds != 0 {
+				b = now.AppendFormat(b, "15:04:05.000000 ")
+			} else {
+				b = now.AppendFormat(b, "15:04:05 ")
+			}
+		}
+	}
+	b = append(b, pos...)
+	b = append(b, ": "...)
+	if flags&log.Lmsgprefix != 0 {
+		b = append(b, prefix...)
+	}
+	b = append(b, msg...)
+	if len(msg) == 0 || msg[len(msg)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	return b
 }

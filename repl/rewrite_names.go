@@ -179,6 +179,38 @@ func (r *typedRewriter) calledFunc(call *ast.CallExpr) *types.Func {
 
 // namedCall rewrites a call of fmt's formatting functions, errors.Is and
 // errors.As.
+// fmtArgs names the session's types in the arguments of call, from its
+// first formatted one (fmtFirst), for one of the fmt shims, and reports
+// whether the call needs the shim.
+func (r *typedRewriter) fmtArgs(call *ast.CallExpr, first int) bool {
+	if call.Ellipsis.IsValid() {
+		// fmt.Println(args...): each of the slice's values as an
+		// argument of its own would go.
+		last := len(call.Args) - 1
+		if last >= first {
+			if x := r.spreadArgs(call.Args[last], call); x != nil {
+				call.Args[last] = x
+				return true
+			}
+		}
+		return false
+	}
+	changed := false
+	if x := r.goSyntaxNames(call, first); x != nil {
+		call.Args[first-1] = x
+		changed = true
+	}
+	for i := first; i < len(call.Args); i++ {
+		if x := r.typedArg(call.Args[i], call); x != nil {
+			call.Args[i] = x
+			changed = true
+		} else if heldByCompiled(r.typeOf(call.Args[i])) {
+			changed = true // the shim converts what it holds (laterArgs)
+		}
+	}
+	return changed
+}
+
 func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 	f := r.calledFunc(call)
 	if f == nil {
@@ -191,32 +223,7 @@ func (r *typedRewriter) namedCall(call *ast.CallExpr) {
 		if !ok {
 			return
 		}
-		if call.Ellipsis.IsValid() {
-			// fmt.Println(args...): each of the slice's values as an
-			// argument of its own would go.
-			last := len(call.Args) - 1
-			if last >= fmtFirst[f.Name()] {
-				if x := r.spreadArgs(call.Args[last], call); x != nil {
-					call.Args[last] = x
-					call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(shim, pos)}
-				}
-			}
-			return
-		}
-		changed := false
-		if x := r.goSyntaxNames(call, fmtFirst[f.Name()]); x != nil {
-			call.Args[fmtFirst[f.Name()]-1] = x
-			changed = true
-		}
-		for i := fmtFirst[f.Name()]; i < len(call.Args); i++ {
-			if x := r.typedArg(call.Args[i], call); x != nil {
-				call.Args[i] = x
-				changed = true
-			} else if heldByCompiled(r.typeOf(call.Args[i])) {
-				changed = true // the shim converts what it holds (laterArgs)
-			}
-		}
-		if changed {
+		if r.fmtArgs(call, fmtFirst[f.Name()]) {
 			call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(shim, pos)}
 		}
 	case "errors":

@@ -9,6 +9,8 @@ import (
 	"go/token"
 	"go/types"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -235,7 +237,6 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.genericInits(f, p.kinds[i])
 		r.builtins(f)
 		r.paramConversions(f)
-		r.logFatals(f)
 		r.nilAssigns(f)
 		r.ifaceKeyRanges(f)
 		r.ptrArrayRanges(f)
@@ -262,6 +263,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.multiResults(f)
 		r.emptyAsserts(f)
 		r.names(f)
+		r.logCalls(f)
 		r.conversions(f)
 		r.implicitConversions(f)
 		r.interfaceResults(f)
@@ -983,15 +985,22 @@ func isTypeParamMade(t types.Type) bool {
 	})
 }
 
-// logFatals sends the calls of a log.Logger's Fatal, Fatalf and Fatalln
-// to the session, which ends the script as Go's end the program (the
-// message, then status 1, no deferred call run), where the Logger's own
-// would end the shell's process:
+// logCalls sends the log package's output calls, its functions' and a
+// Logger's Print, Fatal and Panic functions, to the session's LogAt,
+// with the call's position and the message formatted by the session's
+// fmt shims:
 //
 //	l.Fatalf(format, args...)
 //
-// becomes _sn.LogFatal(l, _sn.Sprintf(format, args...)).
-func (r *typedRewriter) logFatals(f *ast.File) {
+// becomes _sn.LogAt(l, "fatal", "prog.go:12", "/src/prog.go:12",
+// _sn.Sprintf(format, args...)), and log.Println(x) the same with a nil
+// logger (the session's standard logger). The log package finds the
+// position of its caller on the stack (Lshortfile, Llongfile), where
+// there is only the interpreter's; a Logger's Fatal would end the
+// shell's process, where LogAt ends the script as Go's end the program
+// (the message, then status 1, no deferred call run); and %v of a value
+// of the session's types needs the shims.
+func (r *typedRewriter) logCalls(f *ast.File) {
 	ast.Inspect(f, func(n ast.Node) bool {
 		call, ok := n.(*ast.CallExpr)
 		if !ok {
@@ -1001,25 +1010,76 @@ func (r *typedRewriter) logFatals(f *ast.File) {
 		if !ok {
 			return true
 		}
-		s, ok := r.info.Selections[sel]
-		if !ok || s.Kind() != types.MethodVal || s.Obj().Pkg() == nil || s.Obj().Pkg().Path() != "log" {
+		fn, ok := r.info.Uses[sel.Sel].(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "log" {
 			return true
 		}
-		format, ok := map[string]string{"Fatal": "Sprint", "Fatalf": "Sprintf", "Fatalln": "Sprintln"}[sel.Sel.Name]
-		if !ok {
+		kind, format := logKind(fn.Name())
+		if kind == "" {
 			return true
 		}
 		pos := call.Pos()
-		recv := sel.X
-		if _, ptr := s.Recv().Underlying().(*types.Pointer); !ptr {
-			recv = &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: recv}
+		var recv ast.Expr = ident("nil", pos)
+		if s, ok := r.info.Selections[sel]; ok {
+			if s.Kind() != types.MethodVal {
+				return true
+			}
+			recv = sel.X
+			if _, ptr := s.Recv().Underlying().(*types.Pointer); !ptr {
+				recv = &ast.UnaryExpr{OpPos: pos, Op: token.AND, X: recv}
+			}
 		}
+		short, long := r.logPos(pos)
 		msg := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(format, pos)}, Lparen: pos, Args: call.Args, Ellipsis: call.Ellipsis, Rparen: call.Rparen}
-		call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LogFatal", pos)}
-		call.Args = []ast.Expr{recv, msg}
+		first := 0
+		if format == "Sprintf" {
+			first = 1
+		}
+		r.fmtArgs(msg, first)
+		call.Fun = &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LogAt", pos)}
+		call.Args = []ast.Expr{recv, stringLit(kind, pos), stringLit(short, pos), stringLit(long, pos), msg}
 		call.Ellipsis = token.NoPos
 		return true
 	})
+}
+
+// logKind returns for a log output function's name what it does after
+// writing ("print", "fatal", "panic") and the fmt function that formats
+// its message, or "" for another function.
+func logKind(name string) (kind, format string) {
+	for _, k := range []string{"Print", "Fatal", "Panic"} {
+		if rest, ok := strings.CutPrefix(name, k); ok {
+			switch rest {
+			case "":
+				return strings.ToLower(k), "Sprint"
+			case "f":
+				return strings.ToLower(k), "Sprintf"
+			case "ln":
+				return strings.ToLower(k), "Sprintln"
+			}
+		}
+	}
+	return "", ""
+}
+
+// logPos gives a position of the input as log's Lshortfile and Llongfile
+// write it: the file's base name or its absolute path, and the line; in
+// an input at the prompt, its number and line.
+func (r *typedRewriter) logPos(pos token.Pos) (short, long string) {
+	p := r.s.in.FileSet().Position(pos)
+	if p.Filename == inputFile {
+		// An input at the prompt or a cell: in[3]:2.
+		at := r.s.mapPositions(inputFile + ":" + strconv.Itoa(p.Line))
+		return at, at
+	}
+	long = p.Filename
+	if abs, err := filepath.Abs(p.Filename); err == nil {
+		if _, err := os.Stat(abs); err == nil {
+			long = abs
+		}
+	}
+	line := ":" + strconv.Itoa(p.Line)
+	return filepath.Base(p.Filename) + line, long + line
 }
 
 // paramConversions rewrites each conversion T(x) to a type parameter in

@@ -548,10 +548,7 @@ func (s *Session) symbols() interp.Exports {
 			rv := reflect.ValueOf(v)
 			return rv.Kind() == reflect.Struct && rv.NumField() == 0
 		}),
-		"LogFatal": reflect.ValueOf(func(l *log.Logger, msg string) {
-			l.Output(2, msg)
-			s.osExit(1)
-		}),
+		"LogAt": reflect.ValueOf(s.logAt),
 		// fmt's functions, their arguments' containers converted
 		// (laterArgs).
 		"Printf":   reflect.ValueOf(func(format string, a ...any) (int, error) { return s.printf(format, s.laterArgs(a)...) }),
