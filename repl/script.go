@@ -3,6 +3,10 @@ package repl
 import (
 	"context"
 	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"strings"
 )
 
@@ -33,7 +37,26 @@ func (s *Session) RunFile(ctx context.Context, path string) error {
 	if err != nil {
 		return err
 	}
+	if hasPackageClause(src) && !declaresMain(src) {
+		// As the go command refuses to build it.
+		return fmt.Errorf("%s: function main is undeclared in the main package", path)
+	}
 	return s.RunSource(ctx, path, src, false)
+}
+
+// declaresMain reports whether src, a file with a package clause,
+// declares func main, or fails to parse (which running it reports).
+func declaresMain(src string) bool {
+	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return true
+	}
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
+			return true
+		}
+	}
+	return false
 }
 
 // RunSource runs src, read from file name, as a script: a package main

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -576,5 +578,29 @@ func TestDistance(t *testing.T) {
 		if got := distance(tc.a, tc.b); got != tc.d {
 			t.Errorf("distance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
+	}
+}
+
+// A script with a package clause and no main is refused, as the go
+// command refuses to build it; :load (Load) still runs such a file.
+func TestPackageMainFileWithoutMain(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	path := filepath.Join(t.TempDir(), "lib.go")
+	src := "package main\n\nimport \"fmt\"\n\nfunc helper() { fmt.Println(\"helper ran\") }\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err := s.RunFile(context.Background(), path)
+	if err == nil || !strings.Contains(err.Error(), "lib.go: function main is undeclared in the main package") {
+		t.Fatalf("RunFile: %v, want function main is undeclared", err)
+	}
+	if err := s.Load(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Eval(context.Background(), "helper()"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "helper ran\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
