@@ -217,6 +217,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.funcs = functionBodies(f, p.kinds[i])
 		r.universeVars(f)
 		r.nilSpreads(f)
+		r.genericAliases(f)
 		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()
 		r.shadowTypes(f)

@@ -4,6 +4,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // A variable or constant may take the name of a predeclared one: nil
@@ -105,4 +107,73 @@ func (r *typedRewriter) nilSpreads(f *ast.File) {
 		}
 		return true
 	})
+}
+
+// genericAliases spells out the instances of generic type aliases (Go
+// 1.24), which the interpreter does not know, and leaves their
+// declarations to the checker:
+//
+//	type Set[T comparable] = map[T]struct{}
+//	s := Set[string]{}  →  s := map[string]struct{}{}
+//
+// and Set[T] in a generic function's signature becomes map[T]struct{}.
+func (r *typedRewriter) genericAliases(f *ast.File) {
+	generic := func(x ast.Expr) bool {
+		var id *ast.Ident
+		switch x := ast.Unparen(x).(type) {
+		case *ast.Ident:
+			id = x
+		case *ast.SelectorExpr:
+			id = x.Sel
+		default:
+			return false
+		}
+		tn, ok := r.info.Uses[id].(*types.TypeName)
+		if !ok {
+			return false
+		}
+		a, ok := tn.Type().(*types.Alias)
+		return ok && a.TypeParams().Len() > 0
+	}
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		switch n := c.Node().(type) {
+		case *ast.IndexExpr, *ast.IndexListExpr:
+			var x ast.Expr
+			if ix, ok := n.(*ast.IndexExpr); ok {
+				x = ix.X
+			} else {
+				x = n.(*ast.IndexListExpr).X
+			}
+			tv, ok := r.info.Types[n.(ast.Expr)]
+			if !ok || !tv.IsType() || !generic(x) {
+				return true
+			}
+			if tx := r.typeExpr(tv.Type, n.Pos()); tx != nil {
+				c.Replace(tx)
+			}
+		case *ast.GenDecl:
+			if n.Tok != token.TYPE {
+				return true
+			}
+			specs := n.Specs[:0]
+			for _, sp := range n.Specs {
+				ts := sp.(*ast.TypeSpec)
+				if ts.Assign.IsValid() && ts.TypeParams != nil && len(ts.TypeParams.List) > 0 {
+					continue
+				}
+				specs = append(specs, sp)
+			}
+			n.Specs = specs
+		}
+		return true
+	})
+	// Declarations left without specs.
+	decls := f.Decls[:0]
+	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.TYPE && len(gd.Specs) == 0 {
+			continue
+		}
+		decls = append(decls, d)
+	}
+	f.Decls = decls
 }

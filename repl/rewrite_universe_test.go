@@ -34,3 +34,15 @@ func TestUniverseNames(t *testing.T) {
 		{in: "type Namer interface{ Name() string }\np := new(Namer)\nfmt.Println(*p == nil, p != nil)", out: "true true\n"},
 	})
 }
+
+// Generic type aliases, declared in one input and used in later ones;
+// an alias of an instance of a generic type declared, with the type's
+// methods above it, in the same input as its use.
+func TestGenericAliases(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	evalSteps(t, s, out, []evalStep{
+		{in: "type Set[T comparable] = map[T]struct{}\nfunc add[T comparable](s Set[T], v T) { s[v] = struct{}{} }\ns := Set[string]{}\nadd(s, \"a\")\nadd(s, \"a\")\nfmt.Printf(\"%d %T\\n\", len(s), s)", out: "1 map[string]struct {}\n"},
+		{in: "n := Set[int]{1: {}, 2: {}}\nadd(n, 3)\nlen(n)", out: "3 (int)\n"},
+		{in: "type Stack[T any] struct{ items []T }\nfunc (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }\ntype IntStack = Stack[int]\nvar st IntStack\nst.Push(1)\nst.Push(2)\nfmt.Println(st.items)", out: "[1 2]\n"},
+	})
+}

@@ -335,6 +335,10 @@ func valueDecl(w *typeWriter, pkg *types.Package, obj types.Object, name string)
 func (sc *scope) typeDecls(w *typeWriter, e *entry, tn *types.TypeName, name string, hideMethods map[string]bool) []ast.Decl {
 	if tn.IsAlias() {
 		spec := &ast.TypeSpec{Name: w.ident(name), Assign: w.pos, Type: w.expr(types.Unalias(tn.Type()))}
+		if a, ok := tn.Type().(*types.Alias); ok && a.TypeParams().Len() > 0 {
+			// A generic alias (see genericAliases).
+			spec.TypeParams, spec.Type = w.typeParams(a.TypeParams()), w.expr(a.Rhs())
+		}
 		return []ast.Decl{&ast.GenDecl{TokPos: w.pos, Tok: token.TYPE, Specs: []ast.Spec{spec}}}
 	}
 	named, ok := tn.Type().(*types.Named)

@@ -3,6 +3,7 @@ package repl
 import (
 	"go/scanner"
 	"go/token"
+	"slices"
 	"strings"
 )
 
@@ -169,12 +170,16 @@ func typesFirst(src string, units []unit) []unit {
 	isDecl := func(u unit) bool { return u.kind == stmtChunk && (u.first == token.TYPE || u.first == token.CONST) }
 	isImport := func(u unit) bool { return u.kind == declChunk && u.first == token.IMPORT }
 	declared := map[string]int{}
+	generic := map[string]bool{} // generic types with methods in units
 	for i, u := range units {
 		if u.kind == fileChunk {
 			return units
 		}
 		if u.kind == declChunk && u.first == token.FUNC {
 			seenFunc = true
+			if base := genericRecvName(src[u.start:u.end]); base != "" {
+				generic[base] = true
+			}
 		}
 		if !isDecl(u) {
 			continue
@@ -198,6 +203,18 @@ func typesFirst(src string, units []unit) []unit {
 	if !needed {
 		return units
 	}
+	// A declaration that uses an instance of a generic type with methods
+	// (type IntStack = Stack[int]) stays where it is, after those
+	// methods: the interpreter makes an instance once, with the methods
+	// declared by then.
+	instantiates := func(i int) bool {
+		for g := range generic {
+			if refs[i][g] && !slices.Contains(names[i], g) {
+				return true
+			}
+		}
+		return false
+	}
 	// The declarations in an order where each comes after the ones it
 	// refers to (the first left where they refer to each other).
 	dependsOn := func(i, j int) bool {
@@ -210,7 +227,7 @@ func typesFirst(src string, units []unit) []unit {
 	}
 	var decls, sorted []int
 	for i, u := range units {
-		if isDecl(u) {
+		if isDecl(u) && !instantiates(i) {
 			decls = append(decls, i)
 		}
 	}
@@ -252,6 +269,35 @@ func typesFirst(src string, units []unit) []unit {
 		}
 	}
 	return out
+}
+
+// genericRecvName returns the name of the receiver's type of a method
+// declaration whose receiver has type parameters (func (s *Stack[T])
+// Push(v T)), or "".
+func genericRecvName(src string) string {
+	fset := token.NewFileSet()
+	file := fset.AddFile("", -1, len(src))
+	var s scanner.Scanner
+	s.Init(file, []byte(src), nil, 0)
+	if _, t, _ := s.Scan(); t != token.FUNC {
+		return ""
+	}
+	if _, t, _ := s.Scan(); t != token.LPAREN {
+		return ""
+	}
+	last := ""
+	for {
+		_, t, lit := s.Scan()
+		switch t {
+		case token.IDENT:
+			last = lit
+		case token.LBRACK:
+			return last
+		case token.MUL:
+		default:
+			return ""
+		}
+	}
 }
 
 // unitNames returns the names that a unit of type or constant
