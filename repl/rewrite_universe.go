@@ -177,3 +177,48 @@ func (r *typedRewriter) genericAliases(f *ast.File) {
 	}
 	f.Decls = decls
 }
+
+// namedConsts writes each constant that the program declared with a
+// named type, as an operand of == or !=, as its value converted to the
+// type:
+//
+//	type Kind int
+//	const (Deposit Kind = iota + 1; Withdrawal)
+//	k == Withdrawal  →  k == Kind(2)
+//
+// The interpreter kept the value of such a constant whose declaration is
+// an expression (iota + 1, 1 << iota, "r" + "ed") so that == and != with
+// it were false (k == Withdrawal, Deposit == 1), where a conversion of
+// the literal compares rightly. (Its other uses were right; in an array
+// literal's index, the conversion was not a constant to it.)
+func (r *typedRewriter) namedConsts(f *ast.File) {
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		id, ok := c.Node().(*ast.Ident)
+		if !ok {
+			return true
+		}
+		if be, ok := c.Parent().(*ast.BinaryExpr); !ok || be.Op != token.EQL && be.Op != token.NEQ {
+			return true
+		}
+		k, ok := r.info.Uses[id].(*types.Const)
+		if !ok || k.Pkg() == nil || k.Pkg().Path() != "main" {
+			return true
+		}
+		if _, named := types.Unalias(k.Type()).(*types.Named); !named {
+			return true
+		}
+		tv, ok := r.info.Types[id]
+		if !ok || tv.Value == nil {
+			return true
+		}
+		t := r.typeExpr(tv.Type, id.Pos())
+		if t == nil {
+			return true
+		}
+		w := &typeWriter{pos: id.Pos()}
+		x := &ast.CallExpr{Fun: t, Lparen: id.Pos(), Args: []ast.Expr{w.constExpr(tv.Value, tv.Type)}, Rparen: id.End()}
+		r.info.Types[x] = tv
+		c.Replace(x)
+		return true
+	})
+}
