@@ -192,12 +192,23 @@ func (r *typedRewriter) genericAliases(f *ast.File) {
 // the literal compares rightly. (Its other uses were right; in an array
 // literal's index, the conversion was not a constant to it.)
 func (r *typedRewriter) namedConsts(f *ast.File) {
+	operands := map[*ast.Ident]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		if be, ok := n.(*ast.BinaryExpr); ok && (be.Op == token.EQL || be.Op == token.NEQ) {
+			for _, x := range []ast.Expr{be.X, be.Y} {
+				if id, ok := ast.Unparen(x).(*ast.Ident); ok {
+					operands[id] = true
+				}
+			}
+		}
+		return true
+	})
+	if len(operands) == 0 {
+		return
+	}
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		id, ok := c.Node().(*ast.Ident)
-		if !ok {
-			return true
-		}
-		if be, ok := c.Parent().(*ast.BinaryExpr); !ok || be.Op != token.EQL && be.Op != token.NEQ {
+		if !ok || !operands[id] {
 			return true
 		}
 		k, ok := r.info.Uses[id].(*types.Const)
