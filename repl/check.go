@@ -507,8 +507,10 @@ func (s *Session) check(file string, files []*ast.File, kinds []chunkKind, echo 
 			s.typesSeen[c.ynames[tn]] = true
 		}
 		// A function named like a package the file imports: the
-		// interpreter would refuse it as declared twice.
-		if fn, ok := obj.(*types.Func); ok && s.imported[file][fn.Name()] != "" {
+		// interpreter would refuse it as declared twice. And a func
+		// main at the prompt or in a cell, which the interpreter ran
+		// at once and after every later input; it runs when called.
+		if fn, ok := obj.(*types.Func); ok && (s.imported[file][fn.Name()] != "" || fn.Name() == "main" && fn.Signature().Recv() == nil) {
 			c.ynames[fn] = internalName(s.scope.seq, fn.Name())
 		}
 	}

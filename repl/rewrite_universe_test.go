@@ -46,3 +46,16 @@ func TestGenericAliases(t *testing.T) {
 		{in: "type Stack[T any] struct{ items []T }\nfunc (s *Stack[T]) Push(v T) { s.items = append(s.items, v) }\ntype IntStack = Stack[int]\nvar st IntStack\nst.Push(1)\nst.Push(2)\nfmt.Println(st.items)", out: "[1 2]\n"},
 	})
 }
+
+// A func main typed at the prompt runs when called, as any function
+// (the interpreter ran it at once and after every later input).
+func TestPromptMain(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	evalSteps(t, s, out, []evalStep{
+		{in: "n := 0\nfunc main() { n++; fmt.Println(\"main ran\", n) }", out: ""},
+		{in: "x := 1", out: ""},
+		{in: "main()", out: "main ran 1\n"},
+		{in: "f := main\nf()\nn", out: "main ran 2\n2 (int)\n"},
+		{in: "func main() { fmt.Println(\"another main\") }\nmain()", out: "another main\n"},
+	})
+}
