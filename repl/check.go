@@ -599,10 +599,14 @@ func inFileImports(pos token.Pos, parts *inputParts) bool {
 // checkErrors turns the checker's errors into the messages reported:
 // leniency applied, sorted, positions and names as the user wrote them.
 func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types.Info) []string {
+	// inBody: at the top level of the statements of an input, whose
+	// variables the session keeps; not in a block, a statement's own
+	// scope or a function literal among them, where Go's rule holds.
 	inBody := func(pos token.Pos) bool {
+		inner := info.Scopes[parts.file].Innermost(pos)
 		for _, b := range parts.bodies {
 			if b != nil && b.Body.Lbrace <= pos && pos <= b.Body.Rbrace {
-				return true
+				return inner == nil || inner == info.Scopes[b.Type]
 			}
 		}
 		return false

@@ -119,10 +119,13 @@ func TestCheck(t *testing.T) {
 		}},
 		{"unused variables and imports are fine at the top level", []evalStep{
 			{in: `import "bytes"`},
-			{in: "for i := 0; i < 2; i++ { v := i }"},
-			{in: "func g() { v := 1 }", err: "in[3]:1:12: declared and not used: v"},
+			{in: "n := 2"},
+			// A variable of a block among them is Go's.
+			{in: "for i := 0; i < 2; i++ { v := i }", err: "in[3]:1:26: declared and not used: v"},
+			{in: "f := func() { w := 1 }", err: "in[4]:1:15: declared and not used: w"},
+			{in: "func g() { v := 1 }", err: "in[5]:1:12: declared and not used: v"},
 			// A whole file is Go's: its unused imports are errors.
-			{in: "package main\nimport (\n\t\"fmt\"\n\t\"os\"\n)\nfunc main() { fmt.Println() }", err: "in[4]:4:2: \"os\" imported and not used"},
+			{in: "package main\nimport (\n\t\"fmt\"\n\t\"os\"\n)\nfunc main() { fmt.Println() }", err: "in[6]:4:2: \"os\" imported and not used"},
 			{in: "package main\nimport \"fmt\"\nfunc main() { fmt.Println(\"used\") }", out: "used\n"},
 		}},
 		{"a declaration replaces an earlier one", []evalStep{

@@ -389,8 +389,9 @@ var helpText = map[string]string{
                           --memory SIZE, e.g. 8GiB or 50%), and code whose
                           heap grows past the budget is stopped
     a panic               anywhere: an input, its goroutines, RDD callbacks
-    os.Exit               ends the input (a script: the shell, with its status);
-                          as in Go, no deferred call runs and no recover stops it
+    os.Exit               ends the input and the shell, with its status (in
+                          Jupyter: the cell; the kernel goes on); as in Go, no
+                          deferred call runs and no recover stops it
     endless loops         Ctrl-C stops them, and every goroutine they started
     a deadlock            an input whose goroutines all wait on channels and
                           locks for each other stops with Go's "all goroutines

@@ -28,7 +28,9 @@
 //
 // The leniency of a prompt: unused variables at the top level and unused
 // imports are not errors (but those of a whole file with a package
-// clause are, as in Go), and a top-level declaration replaces an
+// clause are, as in Go; and a variable declared in a block, an if, for
+// or switch statement, or a function literal is used or an error, as
+// in Go, at the top level too), and a top-level declaration replaces an
 // earlier one of the same name, in an earlier input or the same one (a
 // type too: values of the old type keep it; x := x + 1 uses the old x).
 // The packages of AutoImports need no import line (an input may still

@@ -394,13 +394,26 @@ func needsMore(src string) bool {
 	if sp.open {
 		return true
 	}
-	for _, ch := range chunks(sp.units, len(src)) {
+	chs := chunks(sp.units, len(src))
+	for i, ch := range chs {
 		text := src[ch.start:ch.end]
 		prefix, suffix := chunkWrap(ch.kind)
-		_, err := parser.ParseFile(token.NewFileSet(), "", prefix+text+suffix, 0)
+		f, err := parser.ParseFile(token.NewFileSet(), "", prefix+text+suffix, 0)
 		var el scanner.ErrorList
 		if errors.As(err, &el) && len(el) > 0 && el[0].Pos.Offset >= len(prefix)+len(strings.TrimRight(text, " \t\r\n")) {
 			return true
+		}
+		if err == nil && i == len(chs)-1 && ch.kind == stmtChunk {
+			// A label on a line of its own (gofmt's style): its
+			// statement comes on the next line.
+			body := f.Decls[0].(*ast.FuncDecl).Body.List
+			if n := len(body); n > 0 {
+				if ls, ok := body[n-1].(*ast.LabeledStmt); ok {
+					if es, ok := ls.Stmt.(*ast.EmptyStmt); ok && es.Implicit {
+						return true
+					}
+				}
+			}
 		}
 	}
 	return false

@@ -62,6 +62,9 @@ func TestNeedsMore(t *testing.T) {
 		{"s := `one\n", true},
 		{"m := map[string]int{\n\"a\": 1,\n}\n", false},
 		{"var x =\n", true},
+		{"outer:\n", true}, // a label, its statement on the next line
+		{"outer:\nfor {\nbreak outer\n}\n", false},
+		{"x := 1\ndone:\n", true},
 	}
 	for _, tc := range tests {
 		if got := needsMore(tc.src); got != tc.more {
