@@ -671,7 +671,7 @@ func (s *Session) checkErrors(errs []types.Error, parts *inputParts, info *types
 	for _, e := range first {
 		msg := internalNames.ReplaceAllString(e.Msg, "$1")
 		msg = reassigned.ReplaceAllString(msg, "$1")
-		msgs = append(msgs, s.explain(fmt.Sprintf("%s: %s", fset.Position(e.Pos), msg)))
+		msgs = append(msgs, s.explain(fmt.Sprintf("%s: %s", fset.Position(e.Pos), msg), memberAt(parts.file, e.Pos)))
 	}
 	if more {
 		msgs = append(msgs, fmt.Sprintf("%s: too many errors", fset.Position(last)))
@@ -724,15 +724,33 @@ func defineMessage(e types.Error, parts *inputParts, info *types.Info) string {
 
 // explain adds advice to a checker's message where the shell knows
 // more: the import an undefined package name needs.
-func (s *Session) explain(msg string) string {
+func (s *Session) explain(msg, member string) string {
 	_, rest, ok := strings.Cut(msg, ": undefined: ")
 	if !ok || !token.IsIdentifier(rest) {
 		return msg
 	}
-	if path := s.packageNamed(rest); path != "" {
+	if path := s.packageWith(rest, member); path != "" {
 		return fmt.Sprintf("%s; add import %q", msg, path)
 	}
 	return msg
+}
+
+// memberAt returns Sel of the selector X.Sel of f whose X is the
+// identifier at pos, or "".
+func memberAt(f *ast.File, pos token.Pos) string {
+	member := ""
+	ast.Inspect(f, func(n ast.Node) bool {
+		if member != "" || n == nil || pos < n.Pos() || pos >= n.End() {
+			return false
+		}
+		if sel, ok := n.(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Pos() == pos {
+				member = sel.Sel.Name
+			}
+		}
+		return true
+	})
+	return member
 }
 
 // deepSelfTypes reports the types the input declares that the

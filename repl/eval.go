@@ -666,18 +666,46 @@ func (s *Session) run(ctx context.Context, node ast.Node, rw *rewriter) error {
 // packageNamed returns the import path of a package the interpreter knows
 // whose name is name, or "". The interpreter's tables are keyed
 // "import/path/name".
-func (s *Session) packageNamed(name string) string {
-	var found []string
-	for key := range s.exports {
+func (s *Session) packageNamed(name string) string { return s.packageWith(name, "") }
+
+// packageWith returns the path of a package named name to import for
+// name.member: of those that have member, where member is not "" and
+// some have it, the one most programs mean (math/rand, text/template),
+// else the shortest path.
+func (s *Session) packageWith(name, member string) string {
+	var found, with []string
+	for key, syms := range s.exports {
 		if i := strings.LastIndexByte(key, '/'); i > 0 && key[i+1:] == name {
 			found = append(found, key[:i])
+			if _, ok := syms[member]; ok {
+				with = append(with, key[:i])
+			}
 		}
+	}
+	if len(with) > 0 {
+		found = with
 	}
 	if len(found) == 0 {
 		return ""
 	}
-	sort.Strings(found)
+	if p := usualPackage[name]; slices.Contains(found, p) {
+		return p
+	}
+	sort.Slice(found, func(i, j int) bool {
+		if len(found[i]) != len(found[j]) {
+			return len(found[i]) < len(found[j])
+		}
+		return found[i] < found[j]
+	})
 	return found[0]
+}
+
+// usualPackage names, of the packages that share a name, the one that a
+// program means more often.
+var usualPackage = map[string]string{
+	"rand":     "math/rand",
+	"template": "text/template",
+	"scanner":  "text/scanner",
 }
 
 // compile compiles node, turning a crash of the interpreter into an
