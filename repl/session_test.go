@@ -554,13 +554,13 @@ func TestSuggestions(t *testing.T) {
 		// the interpreter crashes on packages that were not imported
 		{"var p *caffepb.NetParameter", `undefined: caffepb; add import "github.com/sparknet-go/sparknet/caffe/caffepb"`},
 		{"f := func(r *csv.Reader) {}", `undefined: csv; add import "encoding/csv"`},
+		// the interpreter leaves out callees that are method values
+		{"var a *ndarray.Array; a.Sum()", "in[8]:1:29: not enough arguments in call to a.Sum\n\thave ()\n\twant (int)"},
+		{"r, err := sc.Parallelize(nil, 0)", "assignment mismatch: 2 variables but sc.Parallelize returns 1 value"},
 		// Of packages of one name, one that has the member.
 		{"n := rand.Intn(10)", `undefined: rand; add import "math/rand"`},
 		{"n := rand.IntN(10)", `undefined: rand; add import "math/rand/v2"`},
 		{"t := template.New(\"x\")", `undefined: template; add import "text/template"`},
-		// the interpreter leaves out callees that are method values
-		{"var a *ndarray.Array; a.Sum()", "in[8]:1:29: not enough arguments in call to a.Sum\n\thave ()\n\twant (int)"},
-		{"r, err := sc.Parallelize(nil, 0)", "assignment mismatch: 2 variables but sc.Parallelize returns 1 value"},
 	}
 	for _, tc := range tests {
 		err := s.Eval(context.Background(), tc.in)
