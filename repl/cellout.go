@@ -307,7 +307,7 @@ func errorParts(err error) (ename, evalue string, traceback []string) {
 		ename = "Interrupted"
 	case errors.As(err, &pe):
 		ename = "panic"
-		evalue = strings.TrimPrefix(strings.TrimPrefix(evalue, "panic in goroutine: "), "panic: ")
+		evalue = strings.TrimPrefix(evalue, "panic: ")
 	case errors.As(err, &ex):
 		ename = "Exit"
 	case errors.As(err, &re):

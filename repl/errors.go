@@ -31,11 +31,7 @@ type PanicError struct {
 
 func (e *PanicError) Error() string {
 	var b strings.Builder
-	if e.Goroutine {
-		b.WriteString("panic in goroutine: ")
-	} else {
-		b.WriteString("panic: ")
-	}
+	b.WriteString("panic: ")
 	if e.msg != "" {
 		b.WriteString(e.msg)
 	} else {
@@ -43,6 +39,11 @@ func (e *PanicError) Error() string {
 	}
 	for _, t := range e.Trace {
 		b.WriteString("\n\t" + t)
+	}
+	if e.Goroutine {
+		// Where Go's trace names the goroutine ("goroutine 6
+		// [running]:"), the bottom of the unwound calls.
+		b.WriteString("\n\tin a goroutine started by a go statement")
 	}
 	return b.String()
 }

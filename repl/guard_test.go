@@ -77,7 +77,7 @@ func TestRecursionLimitInGoroutine(t *testing.T) {
 	for !strings.Contains(errb.String(), "stack overflow") && time.Now().Before(deadline) {
 		time.Sleep(10 * time.Millisecond)
 	}
-	if !strings.Contains(errb.String(), "panic in goroutine: runtime error: stack overflow: calls of down") {
+	if !strings.Contains(errb.String(), "panic: runtime error: stack overflow: calls of down") {
 		t.Fatalf("a goroutine's runaway recursion reported %q", errb.String())
 	}
 	if err := s.Eval(ctx, "1 + 1"); err != nil || !strings.Contains(out.String(), "2 (int)") {

@@ -400,7 +400,7 @@ func TestGoroutinePanic(t *testing.T) {
 	eval(`d1 := make(chan bool); start(d1); <-d1`)
 	eval(`d2 := make(chan bool); W{}.Start(d2); <-d2`)
 	deadline := time.Now().Add(5 * time.Second)
-	for _, want := range []string{"panic in goroutine: in goroutine", "panic in goroutine: in a function", "panic in goroutine: in a method"} {
+	for _, want := range []string{"panic: in goroutine", "panic: in a function", "panic: in a method"} {
 		for !strings.Contains(errb.String()+errs.String(), want) {
 			if time.Now().After(deadline) {
 				t.Fatalf("no report %q; stderr: %q, errors: %q", want, errb.String(), errs.String())

@@ -176,7 +176,7 @@ var transcripts = []struct {
 	{
 		name: "panics",
 		steps: []step{
-			{"go func() { panic(\"in a goroutine\") }()" + enter, "panic in goroutine: in a goroutine"},
+			{"go func() { panic(\"in a goroutine\") }()" + enter, "panic: in a goroutine"},
 			{"a := ndarray.Ones(2, 3); a.Add(ndarray.Ones(4))" + enter, "panic: ndarray: shapes [2 3] and [4] do not broadcast"},
 			{`sc.Range(0, 10, 1, 2).Map(func(v any) any { panic("bad element") }).Count()` + enter, "error: rdd: Count"},
 			{"", "Map function panicked"},

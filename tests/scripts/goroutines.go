@@ -31,5 +31,6 @@ fmt.Println("not reached")
 // Output:
 // sum of squares 5
 // recovered: recovered in its goroutine
-// panic in goroutine: assignment to entry in nil map
+// panic: assignment to entry in nil map
 // 	in func literal at scripts/goroutines.go:23:4
+// 	in a goroutine started by a go statement
