@@ -719,14 +719,24 @@ func (r *typedRewriter) bindParams(call *ast.CallExpr, at ast.Node) bool {
 		return false
 	}
 	pos := call.Pos()
+	_, goes := at.(*ast.GoStmt)
 	for _, v := range vars {
 		t := r.typeExpr(v.Type(), pos)
 		if t == nil {
 			return false
 		}
-		lit.Type.Params.List = append(lit.Type.Params.List, &ast.Field{Names: []*ast.Ident{ident(v.Name(), pos)}, Type: t})
 		arg := ident(v.Name(), pos)
 		r.info.Uses[arg] = v
+		if goes && ownInterface(v.Type()) {
+			// Behind a pointer, as goCalls passes such values:
+			// func(p *Shape) { s := *p; ... }(&[]Shape{s}[0]).
+			p := r.temp("p", pos)
+			lit.Type.Params.List = append(lit.Type.Params.List, &ast.Field{Names: []*ast.Ident{p}, Type: &ast.StarExpr{Star: pos, X: t}})
+			lit.Body.List = append([]ast.Stmt{&ast.AssignStmt{Lhs: []ast.Expr{ident(v.Name(), pos)}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.StarExpr{Star: pos, X: ident(p.Name, pos)}}}}, lit.Body.List...)
+			call.Args = append(call.Args, boxed(arg, copyExpr(t), pos))
+			continue
+		}
+		lit.Type.Params.List = append(lit.Type.Params.List, &ast.Field{Names: []*ast.Ident{ident(v.Name(), pos)}, Type: t})
 		call.Args = append(call.Args, arg)
 	}
 	return true

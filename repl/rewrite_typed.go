@@ -247,6 +247,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.chanRanges(f)
 		r.stringRanges(f)
 		r.loopVars(f)
+		r.goCalls(f)
 		r.closures(f)
 		r.defers(f, p.kinds[i] == stmtChunk)
 		r.receives(f)

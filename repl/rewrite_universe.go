@@ -233,3 +233,181 @@ func (r *typedRewriter) namedConsts(f *ast.File) {
 		return true
 	})
 }
+
+// goCalls rewrites the go statements that the runtime's Go, which calls
+// a function value through reflection with arguments of type any, ran
+// wrong: a method call, whose method value the interpreter bound to the
+// receiver's variable (go j.run() in a loop ran the last j's run every
+// time), and a call with arguments of an interface type of the
+// program's, which reached the function as their dynamic values
+// ("reflect: Call using struct { S float64 } as type
+// interp.valueInterface"):
+//
+//	go j.run(st, Sq{3})
+//
+// becomes
+//
+//	go func(r job, p0 Store, p1 *Shape) { r.run(p0, *p1) }(j, st, &[]Shape{Sq{3}}[0])
+//
+// which the runtime's Go then runs: the receiver, function and arguments
+// are evaluated where the statement runs, as Go evaluates them, the
+// receiver passed as the method value would hold it (&j for a pointer
+// receiver of an addressable j), an interface value of the program's
+// behind a pointer.
+func (r *typedRewriter) goCalls(f *ast.File) {
+	ownIface := ownInterface
+	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
+		g, ok := c.Node().(*ast.GoStmt)
+		if !ok {
+			return true
+		}
+		sig, ok := r.typeOf(g.Call.Fun).(*types.Signature)
+		if !ok || sig.TypeParams().Len() > 0 {
+			return true
+		}
+		pos := g.Go
+		var params []*ast.Field
+		var args []ast.Expr // the literal's
+		var fun ast.Expr    // what it calls
+		var pass []ast.Expr // what the statement passes it
+		param := func(name string, t ast.Expr) *ast.Ident {
+			p := r.temp(name, pos)
+			params = append(params, &ast.Field{Names: []*ast.Ident{p}, Type: t})
+			return ident(p.Name, pos)
+		}
+		method := false
+		if sel, ok := ast.Unparen(g.Call.Fun).(*ast.SelectorExpr); ok {
+			if s, ok := r.info.Selections[sel]; ok && s.Kind() == types.MethodVal {
+				method = true
+				recv, x := s.Recv(), sel.X
+				if m, ok := s.Obj().(*types.Func); ok && !isInterface(recv) {
+					if _, ptrRecv := m.Signature().Recv().Type().(*types.Pointer); ptrRecv {
+						if _, isPtr := recv.Underlying().(*types.Pointer); !isPtr {
+							recv, x = types.NewPointer(recv), &ast.UnaryExpr{OpPos: x.Pos(), Op: token.AND, X: x}
+						}
+					}
+				}
+				if ownIface(recv) {
+					return true
+				}
+				rt := r.typeExpr(recv, pos)
+				if rt == nil {
+					return true
+				}
+				fun = &ast.SelectorExpr{X: param("r", rt), Sel: ident(sel.Sel.Name, pos)}
+				pass = append(pass, x)
+			}
+		}
+		own := false
+		for i := range sig.Params().Len() {
+			t := sig.Params().At(i).Type()
+			if s, ok := t.(*types.Slice); ok && sig.Variadic() && i == sig.Params().Len()-1 && !g.Call.Ellipsis.IsValid() {
+				t = s.Elem()
+			}
+			own = own || ownIface(t)
+		}
+		if !method && !own {
+			return true
+		}
+		if lit, ok := ast.Unparen(g.Call.Fun).(*ast.FuncLit); ok {
+			// go func(x Shape) {...}(s): the literal takes a *Shape
+			// (a function value passed to the runtime's Go as an
+			// argument would be called as a compiled one).
+			r.goLitPointers(g, lit, sig, ownIface)
+			return true
+		}
+		if !method {
+			ft := r.typeExpr(sig, pos)
+			if ft == nil {
+				return true
+			}
+			fun = param("f", ft)
+			pass = append(pass, g.Call.Fun)
+		}
+		for i, a := range g.Call.Args {
+			var t types.Type
+			switch n := sig.Params().Len(); {
+			case sig.Variadic() && i >= n-1 && !g.Call.Ellipsis.IsValid():
+				t = sig.Params().At(n - 1).Type().(*types.Slice).Elem()
+			case i < n:
+				t = sig.Params().At(i).Type()
+			default:
+				return true
+			}
+			tx := r.typeExpr(t, pos)
+			if tx == nil {
+				return true
+			}
+			if ownIface(t) {
+				// *p of &[]T{a}[0].
+				a = boxed(a, copyExpr(tx), pos)
+				args = append(args, &ast.StarExpr{Star: pos, X: param("p", &ast.StarExpr{Star: pos, X: tx})})
+			} else {
+				args = append(args, param("p", tx))
+			}
+			pass = append(pass, a)
+		}
+		call := &ast.CallExpr{Fun: fun, Lparen: pos, Args: args, Ellipsis: g.Call.Ellipsis, Rparen: pos}
+		lit := &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, List: params, Closing: pos}},
+			Body: &ast.BlockStmt{Lbrace: pos, List: []ast.Stmt{&ast.ExprStmt{X: call}}, Rbrace: pos},
+		}
+		g.Call = &ast.CallExpr{Fun: lit, Lparen: pos, Args: pass, Rparen: g.Call.Rparen}
+		return true
+	})
+}
+
+// goLitPointers rewrites go func(x Shape, n int) {...}(s, 1), whose
+// parameters of an interface type of the program's ownIface tells, as
+//
+//	go func(p *Shape, n int) { x := *p; ... }(&[]Shape{s}[0], 1)
+func (r *typedRewriter) goLitPointers(g *ast.GoStmt, lit *ast.FuncLit, sig *types.Signature, ownIface func(types.Type) bool) {
+	if sig.Variadic() || len(g.Call.Args) != sig.Params().Len() {
+		return
+	}
+	pos := g.Go
+	var pre []ast.Stmt
+	i := 0
+	for _, field := range lit.Type.Params.List {
+		names := field.Names
+		if len(names) == 0 {
+			names = []*ast.Ident{nil}
+		}
+		t := sig.Params().At(i).Type()
+		tx := r.typeExpr(t, pos)
+		if !ownIface(t) || tx == nil {
+			i += len(names)
+			continue
+		}
+		field.Type = &ast.StarExpr{Star: pos, X: tx}
+		for j, n := range names {
+			g.Call.Args[i+j] = boxed(g.Call.Args[i+j], copyExpr(tx), pos)
+			p := r.temp("p", pos)
+			if n != nil && n.Name != "_" {
+				pre = append(pre, &ast.AssignStmt{Lhs: []ast.Expr{n}, TokPos: pos, Tok: token.DEFINE, Rhs: []ast.Expr{&ast.StarExpr{Star: pos, X: ident(p.Name, pos)}}})
+			}
+			if n != nil {
+				names[j] = p
+			}
+		}
+		if field.Names != nil {
+			field.Names = names
+		}
+		i += len(names)
+	}
+	lit.Body.List = append(pre, lit.Body.List...)
+}
+
+// ownInterface reports whether t is an interface type of the program's,
+// whose values the interpreter keeps in a form of its own (not a type
+// parameter, nor an interface of a compiled package).
+func ownInterface(t types.Type) bool {
+	return isInterface(t) && !isTypeParam(t) && (refersToMain(t) || methodInterface(t) && !wrappedInterface(t))
+}
+
+// boxed is a pointer to a new variable of type t (an expression) that
+// holds x: &[]t{x}[0].
+func boxed(x, t ast.Expr, pos token.Pos) ast.Expr {
+	lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: t}, Lbrace: x.Pos(), Elts: []ast.Expr{x}, Rbrace: x.End()}
+	return &ast.UnaryExpr{OpPos: x.Pos(), Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}}
+}
