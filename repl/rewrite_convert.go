@@ -83,6 +83,9 @@ func (r *typedRewriter) convertLit(x ast.Expr, xt, it types.Type, lparen, rparen
 	}
 	v := r.temp("v", pos)
 	body := []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{ident(v.Name, pos)}}}
+	if nilWrap := r.nilWrapper(v, xt, it, pos); nilWrap != nil {
+		body = append([]ast.Stmt{nilWrap}, body...)
+	}
 	if rewrapped(xt, it) {
 		// var i I = v; return _sn.Rewrap(i, v).(I)
 		i := r.temp("i", pos)
@@ -102,6 +105,56 @@ func (r *typedRewriter) convertLit(x ast.Expr, xt, it types.Type, lparen, rparen
 		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: body},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: lparen, Args: []ast.Expr{x}, Rparen: rparen}
+}
+
+// nilWrapper returns, for the parameter v of type xt of convertLit's
+// function, a pointer to a type of the program's, and it a compiled
+// interface with methods, the statement
+//
+//	if v == nil {
+//		var probe I = new(T)
+//		return _sn.NilWrap(probe, v, map[string]any{"Error": v.Error}).(I)
+//	}
+//
+// or nil for other types. The interpreter made a nil *T into a nil I
+// (var err error = p; err == nil was true, as the classic mistake is
+// not in Go); NilWrap makes a wrapper of the kind it makes of a *T that
+// holds the nil pointer and calls its methods.
+func (r *typedRewriter) nilWrapper(v *ast.Ident, xt, it types.Type, pos token.Pos) ast.Stmt {
+	pt, ok := xt.(*types.Pointer)
+	if !ok || !wrappedInterface(it) {
+		return nil
+	}
+	n, ok := types.Unalias(pt.Elem()).(*types.Named)
+	if !ok || !isSession(n.Obj()) || n.TypeArgs().Len() > 0 || isInterface(n) {
+		return nil
+	}
+	te, ie := r.typeExpr(n, pos), r.typeExpr(it, pos)
+	if te == nil || ie == nil {
+		return nil
+	}
+	iface := it.Underlying().(*types.Interface)
+	var methods []ast.Expr
+	for i := range iface.NumMethods() {
+		name := iface.Method(i).Name()
+		methods = append(methods, &ast.KeyValueExpr{Key: stringLit(name, pos), Colon: pos,
+			Value: &ast.SelectorExpr{X: ident(v.Name, pos), Sel: ident(name, pos)}})
+	}
+	probe := r.temp("probe", pos)
+	return &ast.IfStmt{If: pos,
+		Cond: &ast.BinaryExpr{X: ident(v.Name, pos), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+			&ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{
+				Names: []*ast.Ident{probe}, Type: ie,
+				Values: []ast.Expr{&ast.CallExpr{Fun: ident("new", pos), Lparen: pos, Args: []ast.Expr{te}, Rparen: pos}}}}}},
+			&ast.ReturnStmt{Return: pos, Results: []ast.Expr{&ast.TypeAssertExpr{
+				X: &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("NilWrap", pos)}, Lparen: pos,
+					Args: []ast.Expr{ident(probe.Name, pos), ident(v.Name, pos),
+						&ast.CompositeLit{Type: &ast.MapType{Map: pos, Key: ident("string", pos), Value: ident("any", pos)}, Lbrace: pos, Elts: methods, Rbrace: pos}},
+					Rparen: pos},
+				Lparen: pos, Type: copyExpr(ie), Rparen: pos}}},
+		}},
+	}
 }
 
 // The interpreter makes a value of a struct type that the program

@@ -688,6 +688,15 @@ func (r *typedRewriter) dynamicTypedOr(x ast.Expr, t types.Type, at ast.Node, la
 		}
 		if res == nil {
 			res = r.typedCall(ident(w.Name, pos), internalNames.ReplaceAllString(name, "$1"), pos)
+			if _, isPtr := ct.(*types.Pointer); isPtr && wrappedInterface(t) {
+				// A nil pointer in a compiled interface (see
+				// nilWrapper) formats as the interface's value, whose
+				// methods fmt calls: _sn.TypedRaw(_sn.NilOr(w, v), ...).
+				if tc, ok := res.(*ast.CallExpr); ok && len(tc.Args) > 0 {
+					tc.Args[0] = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("NilOr", pos)}, Lparen: pos,
+						Args: []ast.Expr{tc.Args[0], ident(param.Name, pos)}, Rparen: pos}
+				}
+			}
 		}
 		var test ast.Expr = &ast.TypeAssertExpr{X: asserted, Lparen: pos, Type: cx, Rparen: pos}
 		if via := r.anyAssert(ident(param.Name, pos), t, ct, pos); via != nil && !isTypeParam(t) {

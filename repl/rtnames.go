@@ -130,6 +130,40 @@ func rewrap(w, v any) any {
 	return c.Interface()
 }
 
+// nilWrap returns a copy of w, an interpreter's wrapper of a non-nil
+// pointer to a type of the program's as a compiled interface, that
+// holds the nil pointer v of that type instead and calls its methods
+// (methods, by name) for the interface's (see nilWrapper).
+func nilWrap(w, v any, methods map[string]any) any {
+	rv := reflect.ValueOf(w)
+	if !isWrapper(w) || rv.Kind() != reflect.Struct {
+		return w
+	}
+	c := reflect.New(rv.Type()).Elem()
+	c.Set(rv)
+	if pv := reflect.ValueOf(v); pv.IsValid() && pv.Type().AssignableTo(c.Field(0).Type()) {
+		c.Field(0).Set(pv)
+	}
+	for name, m := range methods {
+		f := c.FieldByName("W" + name)
+		mv := reflect.ValueOf(m)
+		if f.IsValid() && mv.IsValid() && mv.Type().AssignableTo(f.Type()) {
+			f.Set(mv)
+		}
+	}
+	return c.Interface()
+}
+
+// nilOr returns v, an interpreter's wrapper, where w is a nil pointer,
+// else w: the value of an interface that holds a nil pointer formats by
+// the wrapper's methods (see nilWrap).
+func nilOr(w, v any) any {
+	if rw := reflect.ValueOf(w); rw.Kind() == reflect.Pointer && rw.IsNil() && isWrapper(v) {
+		return v
+	}
+	return w
+}
+
 // isWrapper reports whether v is an interpreter's wrapper.
 func isWrapper(v any) bool {
 	rv := reflect.ValueOf(v)

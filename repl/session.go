@@ -508,6 +508,8 @@ func (s *Session) symbols() interp.Exports {
 		"ErrorOf":     reflect.ValueOf(func(f func() string) any { return errorFunc(f) }),
 		"StringerOf":  reflect.ValueOf(func(f func() string) any { return stringerFunc(f) }),
 		"Rewrap":      reflect.ValueOf(rewrap),
+		"NilWrap":     reflect.ValueOf(nilWrap),
+		"NilOr":       reflect.ValueOf(nilOr),
 		"Key":         reflect.ValueOf(interpValue),
 		"MapKey":      reflect.ValueOf(newMapKey),
 		"ScriptRecover": reflect.ValueOf(func() any {
