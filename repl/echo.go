@@ -138,7 +138,7 @@ func formatValue(v any) (text string, rich bool) {
 			return x + "\n", false // text of several lines, as it is
 		}
 	case error:
-		text = x.Error()
+		text = errorText(x)
 	default:
 		rv := reflect.ValueOf(v)
 		if rv.Kind() == reflect.Struct || (rv.Kind() == reflect.Pointer && !rv.IsNil() && rv.Elem().Kind() == reflect.Struct) {
@@ -153,6 +153,21 @@ func formatValue(v any) (text string, rich bool) {
 		text = text[:maxEcho] + fmt.Sprintf("… (%d more characters)", len(text)-maxEcho)
 	}
 	return text, false
+}
+
+// errorText is err's Error(), or, where that panics on a nil pointer
+// receiver, "<nil>", as fmt prints it.
+func errorText(err error) (text string) {
+	defer func() {
+		if r := recover(); r != nil {
+			if v := reflect.ValueOf(err); v.Kind() == reflect.Pointer && v.IsNil() {
+				text = "<nil>"
+				return
+			}
+			text = fmt.Sprintf("%%!v(PANIC=Error method: %v)", r)
+		}
+	}()
+	return err.Error()
 }
 
 // TypeName names v's type as Go source would.

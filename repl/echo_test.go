@@ -44,3 +44,14 @@ func TestFormat(t *testing.T) {
 		}
 	}
 }
+
+// An error that holds a nil pointer echoes as fmt prints it, where its
+// Error method panics on the nil receiver; one of the program's runs
+// its method.
+func TestEchoNilPointerError(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	evalSteps(t, s, out, []evalStep{
+		{in: "var err error = (*strconv.NumError)(nil)\nerr", out: "<nil> (*strconv.NumError)\n"},
+		{in: "type E struct{}\nfunc (e *E) Error() string { return \"E on nil\" }\nvar p *E\nvar e2 error = p\nfmt.Println(e2 == nil, e2)", out: "false E on nil\n"},
+	})
+}
