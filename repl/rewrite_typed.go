@@ -234,6 +234,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		}
 		r.sourcePackages(f)
 		r.instantiate(f)
+		r.positionalCalls(f)
 		r.localAliases(f, p.kinds[i])
 		r.genericValues(f)
 		r.genericInits(f, p.kinds[i])

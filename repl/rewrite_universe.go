@@ -411,3 +411,49 @@ func boxed(x, t ast.Expr, pos token.Pos) ast.Expr {
 	lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: t}, Lbrace: x.Pos(), Elts: []ast.Expr{x}, Rbrace: x.End()}
 	return &ast.UnaryExpr{OpPos: x.Pos(), Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}}
 }
+
+// positionalCalls puts a call of a generic function with two or more
+// type arguments that is an element of a composite literal without keys
+// into a function literal of its own:
+//
+//	Stat{slices.Max[[]int, int](xs), n}  →  Stat{func() int { return slices.Max[[]int, int](xs) }(), n}
+//
+// The interpreter took the instantiation there for a type ("not a
+// generic type: func(S) E"); with keys, or one type argument, it did
+// not.
+func (r *typedRewriter) positionalCalls(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		lit, ok := n.(*ast.CompositeLit)
+		if !ok {
+			return true
+		}
+		for i, e := range lit.Elts {
+			call, ok := e.(*ast.CallExpr)
+			if !ok {
+				continue
+			}
+			if _, multi := ast.Unparen(call.Fun).(*ast.IndexListExpr); !multi {
+				continue
+			}
+			t := r.typeOf(call)
+			if t == nil {
+				continue
+			}
+			if _, isTuple := t.(*types.Tuple); isTuple {
+				continue
+			}
+			tx := r.typeExpr(t, call.Pos())
+			if tx == nil {
+				continue
+			}
+			pos := call.Pos()
+			fl := &ast.FuncLit{
+				Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos},
+					Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: tx}}}},
+				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}}},
+			}
+			lit.Elts[i] = &ast.CallExpr{Fun: fl, Lparen: pos, Rparen: call.End()}
+		}
+		return true
+	})
+}
