@@ -65,3 +65,19 @@ func TestLaterTypes(t *testing.T) {
 		t.Errorf("after the reset: printed %q, want %q (the type before it had String)", got, want)
 	}
 }
+
+// A function typed before the types that implement one of the
+// session's interfaces asserts their values to it (it asserted false,
+// or panicked for a declared non-struct type).
+func TestLaterSessionInterfaces(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	evalSteps(t, s, out, []evalStep{
+		{in: "type Shape interface{ Area() float64 }"},
+		{in: "func areaOf(v any) float64 { if s, ok := v.(Shape); ok { return s.Area() }; return -1 }"},
+		{in: "func kind(v any) string { switch x := v.(type) { case Shape: return fmt.Sprint(\"shape \", x.Area()); default: return \"other\" } }"},
+		{in: "type Rect struct{ W, H float64 }\nfunc (r Rect) Area() float64 { return r.W * r.H }"},
+		{in: "type Sq float64\nfunc (s Sq) Area() float64 { return float64(s * s) }"},
+		{in: "fmt.Println(areaOf(Rect{2, 3}), areaOf(&Rect{1, 3}), areaOf(Sq(3)), areaOf(5))", out: "6 3 9 -1\n"},
+		{in: "fmt.Println(kind(Rect{1, 1}), kind(Sq(2)), kind(\"x\"))", out: "shape 1 shape 4 other\n"},
+	})
+}

@@ -309,7 +309,7 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 	// (for the types given methods after this segment, seq: the
 	// interpreter's own assertion of the others gives the values that
 	// the rest of the session expects).
-	if key := laterKey(it); key != "" && r.inFunctionPos(pos) {
+	if key := r.laterKeyOf(it); key != "" && r.inFunctionPos(pos) {
 		if ie := r.typeExpr(it, pos); ie != nil {
 			w := r.temp("w", pos)
 			call := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("LaterAs", pos)}, Lparen: pos, Rparen: pos,
@@ -357,6 +357,21 @@ func (r *typedRewriter) sessionAssertions(t string, xt, it types.Type, pos token
 		})
 	}
 	return out
+}
+
+// laterKeyOf is laterKey, or for an interface type of the session's
+// (not generic) "main." and its name in the interpreter: laterAs makes
+// converters to those too.
+func (r *typedRewriter) laterKeyOf(it types.Type) string {
+	if key := laterKey(it); key != "" {
+		return key
+	}
+	if n, ok := types.Unalias(it).(*types.Named); ok && isSession(n.Obj()) && n.TypeParams().Len() == 0 && isInterface(n) {
+		if name := r.c.typeNameIn(n.Obj()); name != "" {
+			return "main." + name
+		}
+	}
+	return ""
 }
 
 // laterKey returns the name by which the runtime's LaterAs knows the

@@ -342,6 +342,11 @@ var laterInterfaces = []struct{ key, path, name string }{
 func (r *typedRewriter) laterAs(tn *types.TypeName, pos token.Pos) ast.Expr {
 	v, iface := r.temp("v", pos), r.temp("iface", pos)
 	var arms []ast.Stmt
+	type target struct {
+		key string
+		it  types.Type
+	}
+	var targets []target
 	for _, li := range laterInterfaces {
 		var it types.Type
 		if li.path == "" {
@@ -357,6 +362,19 @@ func (r *typedRewriter) laterAs(tn *types.TypeName, pos token.Pos) ast.Expr {
 			}
 			it = obj.Type()
 		}
+		targets = append(targets, target{li.key, it})
+	}
+	// The session's interfaces (see laterKeyOf).
+	scope := r.c.pkg.Scope()
+	for _, name := range scope.Names() {
+		if it, ok := scope.Lookup(name).(*types.TypeName); ok && !it.IsAlias() && isInterface(it.Type()) {
+			if key := r.laterKeyOf(it.Type()); strings.HasPrefix(key, "main.") {
+				targets = append(targets, target{key, it.Type()})
+			}
+		}
+	}
+	for _, li := range targets {
+		it := li.it
 		for _, ct := range []types.Type{tn.Type(), types.NewPointer(tn.Type())} {
 			if !types.Implements(ct, it.Underlying().(*types.Interface)) {
 				continue
