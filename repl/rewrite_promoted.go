@@ -113,7 +113,7 @@ type promotedMethod struct {
 
 // promotedMethods returns the exported methods that the struct type tn
 // (its values, not pointers) has from embedded fields of compiled named
-// types that are not interfaces, less those named in own, those whose
+// types (interfaces too: see embeddedInterfaces), less those named in own, those whose
 // signatures name a package the interpreter has no table of, and a
 // Format that is not fmt.Formatter's (time.Time's: the interpreter,
 // which finds fmt.Formatter by the method's name, would call it as one).
@@ -127,7 +127,8 @@ func (s *Session) promotedMethods(tn *types.TypeName, own map[string]bool) []pro
 	for i := range ms.Len() {
 		sel := ms.At(i)
 		m, ok := sel.Obj().(*types.Func)
-		if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() == nil || m.Pkg().Path() == "main" || own[m.Name()] {
+		// (The methods of the interpreter's interfaces have no package.)
+		if !ok || len(sel.Index()) < 2 || !m.Exported() || m.Pkg() != nil && m.Pkg().Path() == "main" || own[m.Name()] {
 			continue
 		}
 		field := st.Field(sel.Index()[0])
@@ -136,7 +137,7 @@ func (s *Session) promotedMethods(tn *types.TypeName, own map[string]bool) []pro
 			ft = p.Elem()
 		}
 		fn, ok := types.Unalias(ft).(*types.Named)
-		if !ok || !field.Embedded() || isInterface(fn) || fn.Obj().Pkg() == nil || fn.Obj().Pkg().Path() == "main" {
+		if !ok || !field.Embedded() || fn.Obj().Pkg() == nil && fn.Obj().Name() != "error" || fn.Obj().Pkg() != nil && fn.Obj().Pkg().Path() == "main" {
 			continue
 		}
 		if sig := m.Signature(); !s.knownPackages(sig) || m.Name() == "Format" && !isFmtFormat(sig) {
@@ -267,4 +268,40 @@ func typeNames(tns []*types.TypeName) string {
 		names = append(names, tn.Name())
 	}
 	return strings.Join(names, ", ")
+}
+
+// embeddedInterfaces gives each embedded field of a compiled interface
+// type with methods (struct{ sort.Interface }, struct{ io.Reader; n int })
+// its name, for the interpreter: its reflect.StructOf refused the type
+// ("StructOf does not support methods of embedded interfaces"). The
+// field keeps its name, Interface or Reader, for selectors, keyed
+// literals and printing, and the struct types of the program get the
+// interface's methods from promotedForwarders and promoteMethods.
+func (r *typedRewriter) embeddedInterfaces(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		st, ok := n.(*ast.StructType)
+		if !ok || st.Fields == nil {
+			return true
+		}
+		for _, field := range st.Fields.List {
+			if len(field.Names) > 0 {
+				continue
+			}
+			t := r.typeOf(field.Type)
+			if t == nil || !wrappedInterface(t) {
+				continue
+			}
+			var name *ast.Ident
+			switch x := field.Type.(type) {
+			case *ast.Ident:
+				name = x
+			case *ast.SelectorExpr:
+				name = x.Sel
+			}
+			if name != nil {
+				field.Names = []*ast.Ident{ident(name.Name, name.Pos())}
+			}
+		}
+		return true
+	})
 }

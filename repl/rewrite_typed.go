@@ -219,6 +219,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 		r.nilSpreads(f)
 		r.genericAliases(f)
 		r.namedConsts(f)
+		r.embeddedInterfaces(f)
 		s.generic = s.generic || len(r.instances) > 0 || len(r.generic) > 0
 		r.planShadows()
 		r.shadowTypes(f)
