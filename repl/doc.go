@@ -33,6 +33,11 @@
 // in Go, at the top level too), and a top-level declaration replaces an
 // earlier one of the same name, in an earlier input or the same one (a
 // type too: values of the old type keep it; x := x + 1 uses the old x).
+// A top-level x := 5 where the session has a variable x of that type
+// assigns it, as Go's := does in one scope, so the functions that use x
+// see the new value; of another type, x is a new variable, and the
+// functions of earlier inputs that use it are declared again for it
+// after the input, where they fit (a constant's too).
 // The packages of AutoImports need no import line (an input may still
 // use their names for its own declarations); the others are imported as
 // in Go. Compiled packages are checked against the interpreter's symbol

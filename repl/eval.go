@@ -84,6 +84,8 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		cs[i] = c
 	}
 	s.generic = false
+	s.before = &saved
+	defer func() { s.before = nil }()
 	for i, seg := range segs {
 		s.instPending = nil
 		var funcs map[string]*funcSource
@@ -120,6 +122,7 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		s.keepInstances()
 		s.refreshCallers(ctx, funcs)
 		s.refreshTypeUsers(ctx, seg, cs[i], funcs)
+		s.refreshVarUsers(ctx, cs[i], funcs)
 		s.promoteMethods(ctx, seg, cs[i])
 	}
 	return nil

@@ -30,6 +30,8 @@ type funcSource struct {
 	text  string
 	calls []string
 	order int
+	// vars are the session's variables and constants it uses.
+	vars []string
 }
 
 // declaredFuncs returns the functions and methods that the chunks of
@@ -81,6 +83,12 @@ func (s *Session) declaredFuncs(src string, p *parsedInput, c *checked) map[stri
 				id, ok := n.(*ast.Ident)
 				if !ok {
 					return true
+				}
+				switch o := c.info.Uses[id].(type) {
+				case *types.Var, *types.Const:
+					if v, isVar := o.(*types.Var); (!isVar || !v.IsField()) && o.Parent() == c.pkg.Scope() && !slices.Contains(fs.vars, o.Name()) {
+						fs.vars = append(fs.vars, o.Name())
+					}
 				}
 				fn, ok := c.info.Uses[id].(*types.Func)
 				if ok {
@@ -219,6 +227,83 @@ func (s *Session) refreshTypeUsers(ctx context.Context, seg *parsedInput, c *che
 	}
 }
 
+// refreshVarUsers declares again, after an input (seg, checked into c)
+// that declared variables or constants of the session's names again
+// (x := 5 after x := 1, r, q := 3, 4 after p, q := 1, 2), the functions
+// and methods of earlier inputs that use those names, and those that
+// call them, from their source: the interpreter bound them to the
+// variable they were compiled with, so that they went on reading the
+// old one, even after q = 7 set the new one. A declaration that no
+// longer fits (the variable's type changed) stays as it was, with a
+// note.
+func (s *Session) refreshVarUsers(ctx context.Context, c *checked, declared map[string]*funcSource) {
+	if s.refreshing || len(s.funcSrc) == 0 {
+		return
+	}
+	names := map[string]bool{}
+	for _, defs := range c.defs {
+		for _, o := range defs {
+			switch o.(type) {
+			case *types.Var, *types.Const:
+				names[o.Name()] = true
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	changed := map[string]bool{}
+	var users []string
+	for name, fs := range s.funcSrc {
+		if declared[name] != nil {
+			continue
+		}
+		for _, v := range fs.vars {
+			if names[v] {
+				changed[name] = true
+				users = append(users, name)
+				break
+			}
+		}
+	}
+	if len(users) == 0 {
+		return
+	}
+	for grew := true; grew; {
+		grew = false
+		for name, fs := range s.funcSrc {
+			if changed[name] || declared[name] != nil {
+				continue
+			}
+			for _, cl := range fs.calls {
+				if changed[cl] {
+					changed[name] = true
+					users = append(users, name)
+					grew = true
+					break
+				}
+			}
+		}
+	}
+	if err := s.redeclare(ctx, users); err == nil {
+		return
+	}
+	var left []string
+	var first error
+	for _, name := range users {
+		if err := s.redeclare(ctx, []string{name}); err != nil {
+			left = append(left, name)
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if len(left) > 0 {
+		fmt.Fprintf(s.stderr, "note: %s, declared before %s was declared again, do not fit it and were left as they were: %v\n",
+			strings.Join(left, ", "), strings.Join(sortedKeys(names), ", "), first)
+	}
+}
+
 // namesAny reports whether the Go source src holds one of names as an
 // identifier.
 func namesAny(src string, names map[string]bool) bool {
@@ -331,4 +416,84 @@ func instanceCacheOf(in *interp.Interpreter) reflect.Value {
 		return reflect.Value{}
 	}
 	return reflect.NewAt(v.Type(), unsafe.Pointer(v.UnsafeAddr())).Elem()
+}
+
+// reuseVars makes a top-level := that declares again a variable of the
+// session of the same type (one made of no type of the session's) an
+// assignment to it, as Go's := assigns a variable that the same scope
+// declared (r, q := 3, 4 after p, q := 1, 2; a notebook's cell x := 5
+// run again): the functions of earlier inputs go on using that variable,
+// which the interpreter bound them to (refreshVarUsers declares them
+// again after the input, for another type):
+//
+//	r, q := 3, 4  →  var r int; r, q = 3, 4
+func (r *typedRewriter) reuseVars(body *ast.BlockStmt) {
+	var list []ast.Stmt
+	for _, st := range body.List {
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE {
+			list = append(list, st)
+			continue
+		}
+		var fresh []*ast.Ident
+		reused := 0
+		for _, l := range as.Lhs {
+			id, ok := l.(*ast.Ident)
+			if !ok {
+				reused = -1
+				break
+			}
+			if id.Name == "_" {
+				continue
+			}
+			v, ok := r.info.Defs[id].(*types.Var)
+			if !ok {
+				reused = -1 // assigned, not declared
+				break
+			}
+			if r.reusable(v) {
+				reused++
+			} else {
+				fresh = append(fresh, id)
+			}
+		}
+		if reused <= 0 {
+			list = append(list, st)
+			continue
+		}
+		pos := as.Pos()
+		for _, id := range fresh {
+			tx := r.typeExpr(r.info.Defs[id].Type(), pos)
+			if tx == nil {
+				list = nil
+				return
+			}
+			list = append(list, &ast.DeclStmt{Decl: &ast.GenDecl{TokPos: pos, Tok: token.VAR, Specs: []ast.Spec{&ast.ValueSpec{Names: []*ast.Ident{ident(id.Name, id.Pos())}, Type: tx}}}})
+		}
+		as.Tok = token.ASSIGN
+		list = append(list, as)
+	}
+	body.List = list
+}
+
+// reusable reports whether the session has a variable named as v, of
+// v's type, made of no type of the session's, that v may be instead.
+func (r *typedRewriter) reusable(v *types.Var) bool {
+	if refersToSession(v.Type()) || shadowsUniverse(v) {
+		return false
+	}
+	if r.s.before == nil {
+		return false
+	}
+	var e *entry
+	for i := range r.s.before.entries {
+		if b := &r.s.before.entries[i]; b.live && b.name == v.Name() {
+			e = b
+		}
+	}
+	if e == nil {
+		return false
+	}
+	old, ok := e.obj.(*types.Var)
+	return ok && old != v && old.Parent() != nil && old.Parent() == old.Pkg().Scope() && types.Identical(old.Type(), v.Type())
 }

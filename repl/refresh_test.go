@@ -113,3 +113,26 @@ func TestPromotedMethods(t *testing.T) {
 		t.Errorf("stderr: %q", errOut.String())
 	}
 }
+
+// A variable or constant declared again: the functions of earlier
+// inputs that use it, and their callers, use the new one (they read the
+// old one for ever, even after an assignment to the new one).
+func TestRefreshVarUsers(t *testing.T) {
+	s, out, errb := newTestSession(t)
+	evalSteps(t, s, out, []evalStep{
+		{in: "p, q := 1, 2\nfunc getQ() int { return q }\nfunc twiceQ() int { return 2 * getQ() }"},
+		{in: "r, q := 3, 4\ngetQ()", out: "4 (int)\n"},
+		{in: "q = 7\ntwiceQ()", out: "14 (int)\n"},
+		{in: "const K = 2\nfunc k2() int { return K * 2 }"},
+		// A constant: from the next input on.
+		{in: "const K = 5"},
+		{in: "k2()", out: "10 (int)\n"},
+		// The same type: the same variable, in the same input too.
+		{in: "q := 8\nfmt.Println(getQ(), twiceQ())", out: "8 16\n"},
+	})
+	// A type that no longer fits leaves the function as it was.
+	evalSteps(t, s, out, []evalStep{{in: "q := \"s\"\ngetQ()", out: "8 (int)\n"}})
+	if !strings.Contains(errb.String(), "note: getQ, declared before q was declared again, do not fit it") {
+		t.Errorf("no note on getQ: %q", errb.String())
+	}
+}

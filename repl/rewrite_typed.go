@@ -292,6 +292,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 			r.mainRefs(f)
 		}
 		if p.kinds[i] == stmtChunk {
+			r.reuseVars(f.Decls[0].(*ast.FuncDecl).Body)
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 			r.topRecovers(f.Decls[0].(*ast.FuncDecl).Body)
 		}

@@ -155,6 +155,8 @@ type Session struct {
 	flagArgs  []string
 	flagUsage func()
 	logger    *log.Logger // the interpreter's log.Default (logpkg.go)
+	// before is the scope before the input being rewritten (reuseVars).
+	before *scopeState
 
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded
