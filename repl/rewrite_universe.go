@@ -412,9 +412,27 @@ func boxed(x, t ast.Expr, pos token.Pos) ast.Expr {
 	return &ast.UnaryExpr{OpPos: x.Pos(), Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}}
 }
 
-// positionalCalls puts a call of a generic function with two or more
-// type arguments that is an element of a composite literal without keys
-// into a function literal of its own:
+// hasMultiInstance reports whether x holds, outside function literals,
+// a call of a generic function with two or more type arguments.
+func hasMultiInstance(x ast.Expr) bool {
+	found := false
+	ast.Inspect(x, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.CompositeLit:
+			return false // their own elements are seen to as elements
+		case *ast.CallExpr:
+			if _, multi := ast.Unparen(n.Fun).(*ast.IndexListExpr); multi {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// positionalCalls puts an element of a composite literal without keys
+// that calls a generic function with two or more type arguments into a
+// function literal of its own:
 //
 //	Stat{slices.Max[[]int, int](xs), n}  →  Stat{func() int { return slices.Max[[]int, int](xs) }(), n}
 //
@@ -428,13 +446,10 @@ func (r *typedRewriter) positionalCalls(f *ast.File) {
 			return true
 		}
 		for i, e := range lit.Elts {
-			call, ok := e.(*ast.CallExpr)
-			if !ok {
+			if _, keyed := e.(*ast.KeyValueExpr); keyed || !hasMultiInstance(e) {
 				continue
 			}
-			if _, multi := ast.Unparen(call.Fun).(*ast.IndexListExpr); !multi {
-				continue
-			}
+			call := e
 			t := r.typeOf(call)
 			if t == nil {
 				continue

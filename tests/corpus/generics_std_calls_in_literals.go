@@ -22,4 +22,8 @@ func main() {
 	fmt.Printf("%+v\n", s)
 	pairs := [][2]int{{slices.Max(xs), slices.Index(xs, 9)}}
 	fmt.Println(pairs, []int{slices.Max(xs), slices.Min(xs)})
+	type Path struct{ Nodes []string }
+	stack := []string{"a", "b", "c"}
+	p := &Path{append(slices.Clone(stack[1:]), "a")}
+	fmt.Println(p.Nodes, [][]int{append(slices.Clone(xs), 1)})
 }
