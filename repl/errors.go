@@ -3,6 +3,7 @@ package repl
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"regexp"
 	"strings"
 )
@@ -27,14 +28,49 @@ type PanicError struct {
 	// msg, if not empty, is the panic value's text with its positions
 	// rewritten to the inputs they refer to.
 	msg string
+	// typeName names Value's type where the interpreter's value lost
+	// it (a declared type with a basic underlying type: main.Code).
+	typeName string
+}
+
+// panicNamed is a panic's value of a declared type with a basic
+// underlying type and its type's name, as the rewritten panic(x) passes
+// it (_sn.NamedPanic): the interpreter's value of the type is the
+// underlying type's, and Go's report names the type (panic:
+// main.Code(7)). recover returns the value alone.
+type panicNamed struct {
+	v    any
+	name string
+}
+
+// newPanicError is the *PanicError of a panic with value v (of
+// namedPanic's making).
+func newPanicError(v any, trace []string, goroutine bool) *PanicError {
+	pe := &PanicError{Value: v, Trace: trace, Goroutine: goroutine}
+	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
+		if pn, ok := rv.Interface().(panicNamed); ok {
+			v = pn
+		}
+	}
+	if pn, ok := v.(panicNamed); ok {
+		pe.Value, pe.typeName = pn.v, pn.name
+	}
+	return pe
 }
 
 func (e *PanicError) Error() string {
 	var b strings.Builder
 	b.WriteString("panic: ")
-	if e.msg != "" {
+	switch {
+	case e.msg != "":
 		b.WriteString(e.msg)
-	} else {
+	case e.typeName != "":
+		if s, ok := e.Value.(string); ok {
+			fmt.Fprintf(&b, "%s(%q)", e.typeName, s)
+		} else {
+			fmt.Fprintf(&b, "%s(%v)", e.typeName, e.Value)
+		}
+	default:
 		fmt.Fprint(&b, e.Value)
 	}
 	for _, t := range e.Trace {

@@ -883,7 +883,7 @@ func (s *Session) execute(ctx context.Context, prog *interp.Program) (reflect.Va
 		if at := panicPosition(p.Value); at != "" && (len(trace) == 0 || trace[0] != "at "+at) {
 			trace = append([]string{"at " + at}, trace...)
 		}
-		return reflect.Value{}, &PanicError{Value: s.namedPanic(p.Value), Trace: trace}
+		return reflect.Value{}, newPanicError(s.namedPanic(p.Value), trace, false)
 	}
 	return reflect.Value{}, err
 }

@@ -23,3 +23,16 @@ func TestNilDereferenceMessage(t *testing.T) {
 		t.Errorf("the session did not go on:\n%s", out.String())
 	}
 }
+
+// A panic with a value of a declared type with a basic underlying type
+// is reported with the type's name, as Go reports it; recover returns
+// the value.
+func TestPanicNamedBasicValue(t *testing.T) {
+	s, out, _ := newTestSession(t)
+	evalSteps(t, s, out, []evalStep{
+		{in: "type Code int\ntype Name string\nfunc fail(c Code) { panic(c) }"},
+		{in: "fail(7)", err: "panic: main.Code(7)"},
+		{in: "panic(Name(\"x\"))", err: "panic: main.Name(\"x\")"},
+		{in: "func try() (c Code) { defer func() { c = recover().(Code) + 1 }(); fail(41); return }\ntry()", out: "42 (main.Code)\n"},
+	})
+}

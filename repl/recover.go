@@ -86,5 +86,8 @@ func (s *Session) recoveredValue(v any) any {
 	if rv, ok := v.(reflect.Value); ok && rv.IsValid() && rv.CanInterface() {
 		v = rv.Interface()
 	}
+	if pn, ok := v.(panicNamed); ok {
+		return pn.v
+	}
 	return s.namedPanic(v) // the runtime's errors as Go gives them
 }

@@ -822,6 +822,16 @@ func (r *typedRewriter) panicValues(f *ast.File) {
 			if st := fmtStringer(); st != nil {
 				call.Args[0] = r.implicit(call.Args[0], st)
 			}
+		default:
+			// A declared type with a basic underlying type: the report
+			// names it, main.Code(7), as Go's does (panicNamed).
+			if n, ok := types.Unalias(t).(*types.Named); ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "main" {
+				if _, basic := n.Underlying().(*types.Basic); basic {
+					pos := call.Args[0].Pos()
+					call.Args[0] = &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident("NamedPanic", pos)}, Lparen: pos,
+						Args: []ast.Expr{call.Args[0], stringLit(displayName(n), pos)}, Rparen: call.Args[0].End()}
+				}
+			}
 		}
 		return true
 	})

@@ -47,7 +47,7 @@ func (s *Session) goroutine(f func()) {
 				s.exit(ex.code)
 				return
 			}
-			err := &PanicError{Value: s.namedPanic(r), Trace: s.trace(s.stderr.take(), ""), Goroutine: true}
+			err := newPanicError(s.namedPanic(r), s.trace(s.stderr.take(), ""), true)
 			if !s.opts.GoroutinePanicsExit {
 				// Go's program ends: the input that started the
 				// goroutine does, if it still runs, with the panic

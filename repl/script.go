@@ -134,7 +134,7 @@ func (s *Session) runDefers(defers *[]func()) (err error) {
 						err = &ExitError{Code: ex.code}
 						return
 					}
-					err = &PanicError{Value: s.namedPanic(r), Trace: s.trace(s.stderr.take(), "")}
+					err = newPanicError(s.namedPanic(r), s.trace(s.stderr.take(), ""), false)
 				}
 			}()
 			f()

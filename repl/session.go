@@ -512,6 +512,7 @@ func (s *Session) symbols() interp.Exports {
 		"Rewrap":      reflect.ValueOf(rewrap),
 		"NilWrap":     reflect.ValueOf(nilWrap),
 		"NilOr":       reflect.ValueOf(nilOr),
+		"NamedPanic":  reflect.ValueOf(func(v any, name string) any { return panicNamed{v, name} }),
 		"Key":         reflect.ValueOf(interpValue),
 		"MapKey":      reflect.ValueOf(newMapKey),
 		"ScriptRecover": reflect.ValueOf(func() any {
