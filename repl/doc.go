@@ -237,13 +237,12 @@
 // arguments (Count(xs) in Dups[T] works for Dups[ID]; a type parameter
 // only in a function parameter's results, or in a constraint, S ~[]E, is
 // not inferred); generic types whose methods are called with such types;
-// a conversion from a type parameter instantiated with another package's
-// named type (float64(a) in Ratio[T] of a time.Duration); a conversion
+// a generic function instantiated with another package's named type
+// that is not a struct (Twice(time.Second), float64(a) in Ratio[T] of a
+// time.Duration); a conversion
 // to a type parameter in a generic function that only a later input
 // instantiates with a named type (the input that declares it and so
-// instantiates it converts through reflection); a call with two or more type arguments
-// (conv[int, float64](x)) as an element of a slice, array or struct
-// literal; a method of a generic type that calls a generic function with
+// instantiates it converts through reflection); a method of a generic type that calls a generic function with
 // the type's parameters as type arguments (newSet[T]() in a method of
 // Set[T], walk(t.root, visit) in Tree[T].InOrder, min(b.v, c) in a
 // method of Box[T]; in a generic function min and max work), for an
@@ -347,17 +346,16 @@
 // converter for the types it declares or gives methods, which such a
 // function asks at run time.)
 //
-// BUG(repl): A nil pointer, slice, map or function of a session's type
-// put in a compiled interface type with methods (error, fmt.Stringer,
-// sort.Interface: var p *E; var err error = p, or a function whose
-// result is error returning p) becomes a nil interface: err == nil is
-// true, where Go's err holds a nil *E and is not nil (the classic
-// "non-nil nil error" of Go's FAQ), and err.Error() panics; sort.Sort of
-// a nil Names (type Names []string) panics. For the same reason fmt
-// prints <nil> for such a nil value whose type has a String method
-// (var t Tags; fmt.Println(t)), where Go calls the method. The
-// interpreter makes the interface value that way. In an any, or in an
-// interface the session declares, such a value is not nil, as in Go.
+// BUG(repl): A nil slice, map or function of a session's type put in a
+// compiled interface type with methods (sort.Interface, fmt.Stringer:
+// sort.Sort of a nil Names, type Names []string) becomes a nil
+// interface, and the method panics; fmt prints <nil> for such a nil
+// value whose type has a String method (var t Tags; fmt.Println(t)),
+// where Go calls the method. The interpreter makes the interface value
+// that way. A nil pointer (var p *E; var err error = p, the "non-nil nil
+// error" of Go's FAQ) is not nil, as in Go: the shell makes the
+// interface value of it. In an any, or in an interface the session
+// declares, such values are not nil, as in Go.
 //
 // BUG(repl): text/template and other packages that find methods by
 // reflection do not see the methods of the session's types ({{.Total}}
@@ -375,9 +373,10 @@
 // function of an earlier input, or, in one input without a package
 // clause, a function above the method) prints the type's values with
 // the method, and its assertions and type switches to error,
-// fmt.Stringer, fmt.Formatter, sort.Interface, io.Reader and io.Writer
-// see it, and so do errors.As, errors.Is and errors.Unwrap there, as Go
-// does; assertions to other interfaces do not. (There errors.As with a
+// fmt.Stringer, fmt.Formatter, sort.Interface, io.Reader, io.Writer and
+// the interfaces the session declares see it, and so do errors.As,
+// errors.Is and errors.Unwrap there, as Go does; assertions to other
+// interfaces of compiled packages do not. (There errors.As with a
 // target of a type of the session's that never implements error returns
 // false, where Go panics.) A function declared again in a later input is
 // what the functions and methods of earlier inputs call (they are
@@ -429,7 +428,9 @@
 //
 // BUG(repl): The interpreter does not find the methods that a value of
 // a struct type (not a pointer) has from an embedded field of a
-// compiled type (*bytes.Buffer, *ndarray.Array) where the value is
+// compiled type (*bytes.Buffer, *ndarray.Array, and interfaces:
+// sort.Interface, io.Reader, error, whose field the interpreter sees as
+// named) where the value is
 // printed or put into an interface ("method not found: String"): the
 // shell declares them on the type, as methods that call the field's,
 // after the input that declares the type (in a script, with it), but
