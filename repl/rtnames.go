@@ -148,10 +148,37 @@ func nilWrap(w, v any, methods map[string]any) any {
 		f := c.FieldByName("W" + name)
 		mv := reflect.ValueOf(m)
 		if f.IsValid() && mv.IsValid() && mv.Type().AssignableTo(f.Type()) {
-			f.Set(mv)
+			// The method, its nil dereference Go's runtime error (the
+			// interpreter's was reflect's "call of reflect.Value.Field
+			// on zero Value").
+			f.Set(reflect.MakeFunc(f.Type(), func(args []reflect.Value) []reflect.Value {
+				defer func() {
+					if r := recover(); r != nil {
+						panic(goPanicValue(r))
+					}
+				}()
+				return mv.Call(args)
+			}))
 		}
 	}
 	return c.Interface()
+}
+
+// nilWrapped reports whether v is a wrapper of nilWrap's making: one
+// that holds a nil pointer.
+func nilWrapped(v any) bool {
+	if !isWrapper(v) {
+		return false
+	}
+	rv := reflect.ValueOf(v)
+	if rv.Kind() == reflect.Pointer {
+		rv = rv.Elem()
+	}
+	f := rv.Field(0)
+	if f.Kind() == reflect.Interface {
+		f = f.Elem()
+	}
+	return f.Kind() == reflect.Pointer && f.IsNil()
 }
 
 // nilOr returns v, an interpreter's wrapper, where w is a nil pointer,
@@ -204,6 +231,22 @@ func (t *typed) Format(f fmt.State, verb rune) {
 		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
 	case verb == 'v' && f.Flag('#'):
 		fmt.Fprint(f, goSyntax(t))
+	case methodVerb(verb) && nilWrapped(t.v):
+		// A nil pointer whose method panics prints <nil>, as fmt
+		// prints it (catchPanic).
+		var out string
+		func() {
+			defer func() {
+				if recover() != nil {
+					out = "<nil>"
+				}
+			}()
+			out = fmt.Sprintf(fmt.FormatString(f, verb), t.v)
+			if strings.Contains(out, "%!"+string(verb)+"(PANIC=") {
+				out = "<nil>"
+			}
+		}()
+		io.WriteString(f, out)
 	case methodVerb(verb) && hasMethodOf(t.v):
 		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
 	default:
