@@ -84,8 +84,8 @@ func (s *Session) evalChunks(ctx context.Context, file, src string, first int, e
 		cs[i] = c
 	}
 	s.generic = false
-	s.before = &saved
-	defer func() { s.before = nil }()
+	s.before, s.reused = &saved, nil
+	defer func() { s.before, s.reused = nil, nil }()
 	for i, seg := range segs {
 		s.instPending = nil
 		var funcs map[string]*funcSource

@@ -245,7 +245,9 @@ func (s *Session) refreshVarUsers(ctx context.Context, c *checked, declared map[
 		for _, o := range defs {
 			switch o.(type) {
 			case *types.Var, *types.Const:
-				names[o.Name()] = true
+				if !s.reused[o.Name()] { // assigned, not declared again
+					names[o.Name()] = true
+				}
 			}
 		}
 	}
@@ -453,6 +455,10 @@ func (r *typedRewriter) reuseVars(body *ast.BlockStmt) {
 			}
 			if r.reusable(v) {
 				reused++
+				if r.s.reused == nil {
+					r.s.reused = map[string]bool{}
+				}
+				r.s.reused[v.Name()] = true
 			} else {
 				fresh = append(fresh, id)
 			}

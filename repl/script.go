@@ -7,6 +7,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"regexp"
 	"strings"
 )
 
@@ -44,12 +45,15 @@ func (s *Session) RunFile(ctx context.Context, path string) error {
 	return s.RunSource(ctx, path, src, false)
 }
 
+// uncalledMain matches the declaration of func main in a script.
+var uncalledMain = regexp.MustCompile(`(?m)^func main\(\)\s*\{`)
+
 // declaresMain reports whether src, a file with a package clause,
 // declares func main, or fails to parse (which running it reports).
 func declaresMain(src string) bool {
 	f, err := parser.ParseFile(token.NewFileSet(), "", src, parser.SkipObjectResolution)
-	if err != nil {
-		return true
+	if err != nil || f.Name.Name != "main" {
+		return true // (running it reports either)
 	}
 	for _, d := range f.Decls {
 		if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && fd.Name.Name == "main" {
@@ -81,6 +85,10 @@ func (s *Session) RunSource(ctx context.Context, name, src string, echo bool) er
 		defer func() { s.scriptDefers = nil }()
 	}
 	err := s.runCells(ctx, name, src, echo)
+	if err == nil && uncalledMain.MatchString(src) && strings.Count(src, "main(") == 1 {
+		// A program without its package clause: say why main did not run.
+		fmt.Fprintf(s.stderr, "note: %s has no package clause, so its lines run as top-level statements, and its func main runs only where called; begin it with package main to run it as a program\n", name)
+	}
 	var ex *ExitError
 	if errors.As(err, &ex) || errors.Is(err, ErrInterrupted) {
 		return err // os.Exit and Ctrl-C run no deferred call

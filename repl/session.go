@@ -155,8 +155,11 @@ type Session struct {
 	flagArgs  []string
 	flagUsage func()
 	logger    *log.Logger // the interpreter's log.Default (logpkg.go)
-	// before is the scope before the input being rewritten (reuseVars).
+	// before is the scope before the input being rewritten (reuseVars);
+	// reused, the variables its top-level := assign instead of declaring
+	// again, which refreshVarUsers leaves alone.
 	before *scopeState
+	reused map[string]bool
 
 	group   *ranks   // the SPMD ranks, or nil under a local master
 	quiet   bool     // this rank's output is discarded

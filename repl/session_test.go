@@ -608,3 +608,19 @@ func TestPackageMainFileWithoutMain(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// A script without a package clause that declares func main and never
+// calls it gets a note saying why main did not run.
+func TestScriptMainWithoutPackageNote(t *testing.T) {
+	s, out, errb := newTestSession(t)
+	path := filepath.Join(t.TempDir(), "prog.go")
+	if err := os.WriteFile(path, []byte("import \"fmt\"\n\nfunc main() {\n\tfmt.Println(\"hello\")\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RunFile(context.Background(), path); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "" || !strings.Contains(errb.String(), "has no package clause, so its lines run as top-level statements, and its func main runs only where called") {
+		t.Errorf("printed %q, stderr %q", out.String(), errb.String())
+	}
+}
