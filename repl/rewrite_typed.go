@@ -296,6 +296,7 @@ func (s *Session) rewriteChecked(c *checked, p *parsedInput, file string, echo b
 			r.commaOK(f.Decls[0].(*ast.FuncDecl).Body)
 			r.topRecovers(f.Decls[0].(*ast.FuncDecl).Body)
 		}
+		r.ifaceSwitchCases(f)
 		r.parenValues(f)
 		r.forceInstances(f, p.kinds[i])
 		r.embeddedPtrAsserts(f)

@@ -178,9 +178,8 @@ func (r *typedRewriter) genericAliases(f *ast.File) {
 	f.Decls = decls
 }
 
-// namedConsts writes each constant that the program declared with a
-// named type, as an operand of == or !=, as its value converted to the
-// type:
+// namedConsts writes each use of a constant that the program declared
+// with a named type as its value converted to the type:
 //
 //	type Kind int
 //	const (Deposit Kind = iota + 1; Withdrawal)
@@ -188,27 +187,53 @@ func (r *typedRewriter) genericAliases(f *ast.File) {
 //
 // The interpreter kept the value of such a constant whose declaration is
 // an expression (iota + 1, 1 << iota, "r" + "ed") so that == and != with
-// it were false (k == Withdrawal, Deposit == 1), where a conversion of
-// the literal compares rightly. (Its other uses were right; in an array
-// literal's index, the conversion was not a constant to it.)
+// it were false (k == Withdrawal, Deposit == 1), and a map index or a
+// case of a switch on an interface value with it panicked ("value of
+// type constant.Value is not assignable to type int"), where a
+// conversion of the literal runs as Go.
 func (r *typedRewriter) namedConsts(f *ast.File) {
-	operands := map[*ast.Ident]bool{}
+	// Where a constant expression must stand, the interpreter did not
+	// take the conversion for one: array literals' indexes, array
+	// lengths, constant declarations.
+	kept := map[*ast.Ident]bool{}
+	keep := func(x ast.Node) {
+		ast.Inspect(x, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				kept[id] = true
+			}
+			return true
+		})
+	}
 	ast.Inspect(f, func(n ast.Node) bool {
-		if be, ok := n.(*ast.BinaryExpr); ok && (be.Op == token.EQL || be.Op == token.NEQ) {
-			for _, x := range []ast.Expr{be.X, be.Y} {
-				if id, ok := ast.Unparen(x).(*ast.Ident); ok {
-					operands[id] = true
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			if t := r.typeOf(n); t != nil {
+				switch t.Underlying().(type) {
+				case *types.Array, *types.Slice:
+					for _, e := range n.Elts {
+						if kv, ok := e.(*ast.KeyValueExpr); ok {
+							keep(kv.Key)
+						}
+					}
 				}
+			}
+		case *ast.ArrayType:
+			if n.Len != nil {
+				keep(n.Len)
+			}
+		case *ast.GenDecl:
+			if n.Tok == token.CONST {
+				keep(n)
 			}
 		}
 		return true
 	})
-	if len(operands) == 0 {
-		return
-	}
 	astutil.Apply(f, nil, func(c *astutil.Cursor) bool {
 		id, ok := c.Node().(*ast.Ident)
-		if !ok || !operands[id] {
+		if !ok || kept[id] {
+			return true
+		}
+		if sel, ok := c.Parent().(*ast.SelectorExpr); ok && sel.Sel == id {
 			return true
 		}
 		k, ok := r.info.Uses[id].(*types.Const)
@@ -468,6 +493,53 @@ func (r *typedRewriter) positionalCalls(f *ast.File) {
 				Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}}}},
 			}
 			lit.Elts[i] = &ast.CallExpr{Fun: fl, Lparen: pos, Rparen: call.End()}
+		}
+		return true
+	})
+}
+
+// ifaceSwitchCases makes each case of a switch on an interface value
+// that is not itself of an interface type an interface value:
+//
+//	var x any = Kind(2); switch x { case Kind(2): ... }  →  case func(v Kind) any { return v }(Kind(2)):
+//
+// The interpreter converted the switch's value to the case's type
+// instead, which panicked for a declared type with a basic underlying
+// type ("reflect.Value.Convert: value of type interface {} cannot be
+// converted to type int"); Go compares the interface values.
+func (r *typedRewriter) ifaceSwitchCases(f *ast.File) {
+	ast.Inspect(f, func(n ast.Node) bool {
+		sw, ok := n.(*ast.SwitchStmt)
+		if !ok || sw.Tag == nil {
+			return true
+		}
+		tagType := r.typeOf(sw.Tag)
+		if tagType == nil || !isInterface(tagType) || isTypeParam(tagType) {
+			return true
+		}
+		for _, st := range sw.Body.List {
+			cc, ok := st.(*ast.CaseClause)
+			if !ok {
+				continue
+			}
+			for i, e := range cc.List {
+				t := r.typeOf(e)
+				if t == nil || isInterface(t) || isTypeParam(t) {
+					continue
+				}
+				n, ok := types.Unalias(t).(*types.Named)
+				if !ok || n.Obj().Pkg() == nil || n.Obj().Pkg().Path() != "main" {
+					continue
+				}
+				if _, basic := n.Underlying().(*types.Basic); !basic {
+					continue
+				}
+				// func(v Kind) any { return v }(e), as conversions
+				// writes any(e).
+				if lit := r.convertLit(e, t, tagType, e.Pos(), e.End()); lit != nil {
+					cc.List[i] = lit
+				}
+			}
 		}
 		return true
 	})

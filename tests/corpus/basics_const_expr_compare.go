@@ -56,6 +56,16 @@ func main() {
 	fmt.Println(len(arr))
 	balance := apply(apply(0, Deposit, 100), Withdrawal, 30)
 	fmt.Println(balance, Deposit == 1, Withdrawal == Kind(2))
+	names := map[Kind]string{Deposit: "deposit", Withdrawal: "withdrawal"}
+	_, ok := names[Kind(3)]
+	fmt.Println(names[Withdrawal], len(names), ok)
+	var v any = Withdrawal
+	switch v {
+	case Deposit:
+		fmt.Println("any: deposit")
+	case Withdrawal:
+		fmt.Println("any: withdrawal")
+	}
 	switch k := Withdrawal; k {
 	case Deposit:
 		fmt.Println("deposit")
