@@ -677,11 +677,14 @@ func (s *Session) packageNamed(name string) string { return s.packageWith(name, 
 // else the shortest path.
 func (s *Session) packageWith(name, member string) string {
 	var found, with []string
-	for key, syms := range s.exports {
+	for key := range s.exports {
 		if i := strings.LastIndexByte(key, '/'); i > 0 && key[i+1:] == name {
-			found = append(found, key[:i])
-			if _, ok := syms[member]; ok {
-				with = append(with, key[:i])
+			path := key[:i]
+			found = append(found, path)
+			// As the checker sees the package: with the shell's
+			// source members too (rand.N of math/rand/v2).
+			if pkg, err := sharedImporter().Import(path); member != "" && err == nil && pkg.Scope().Lookup(member) != nil {
+				with = append(with, path)
 			}
 		}
 	}

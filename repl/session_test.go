@@ -560,6 +560,7 @@ func TestSuggestions(t *testing.T) {
 		// Of packages of one name, one that has the member.
 		{"n := rand.Intn(10)", `undefined: rand; add import "math/rand"`},
 		{"n := rand.IntN(10)", `undefined: rand; add import "math/rand/v2"`},
+		{"d := rand.N(10)", `undefined: rand; add import "math/rand/v2"`},
 		{"t := template.New(\"x\")", `undefined: template; add import "text/template"`},
 	}
 	for _, tc := range tests {
