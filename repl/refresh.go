@@ -207,10 +207,16 @@ func (s *Session) refreshTypeUsers(ctx context.Context, seg *parsedInput, c *che
 	if len(users) == 0 {
 		return
 	}
+	s.redeclareFitting(ctx, users, retyped)
+}
+
+// redeclareFitting declares users again (see redeclare), all at once,
+// else one at a time: those that no longer fit the names declared
+// again (changed) stay as they were, with a note.
+func (s *Session) redeclareFitting(ctx context.Context, users []string, changed map[string]bool) {
 	if err := s.redeclare(ctx, users); err == nil {
 		return
 	}
-	// One at a time, then: those that fit are declared.
 	var left []string
 	var first error
 	for _, name := range users {
@@ -223,7 +229,7 @@ func (s *Session) refreshTypeUsers(ctx context.Context, seg *parsedInput, c *che
 	}
 	if len(left) > 0 {
 		fmt.Fprintf(s.stderr, "note: %s, declared before %s was declared again, do not fit it and were left as they were: %v\n",
-			strings.Join(left, ", "), strings.Join(sortedKeys(retyped), ", "), first)
+			strings.Join(left, ", "), strings.Join(sortedKeys(changed), ", "), first)
 	}
 }
 
@@ -287,23 +293,7 @@ func (s *Session) refreshVarUsers(ctx context.Context, c *checked, declared map[
 			}
 		}
 	}
-	if err := s.redeclare(ctx, users); err == nil {
-		return
-	}
-	var left []string
-	var first error
-	for _, name := range users {
-		if err := s.redeclare(ctx, []string{name}); err != nil {
-			left = append(left, name)
-			if first == nil {
-				first = err
-			}
-		}
-	}
-	if len(left) > 0 {
-		fmt.Fprintf(s.stderr, "note: %s, declared before %s was declared again, do not fit it and were left as they were: %v\n",
-			strings.Join(left, ", "), strings.Join(sortedKeys(names), ", "), first)
-	}
+	s.redeclareFitting(ctx, users, names)
 }
 
 // namesAny reports whether the Go source src holds one of names as an
