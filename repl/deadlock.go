@@ -175,7 +175,15 @@ type sigintHandlers struct {
 	mu      sync.Mutex
 	by      map[any]bool // the channels, and a key per NotifyContext
 	ignored atomic.Bool
+	// dropped is when the last handler went: a signal that reached it
+	// reaches the shell's handler at about the same time, which may run
+	// after the script took it and stopped catching (stop, deferred).
+	dropped time.Time
 }
+
+// droppedGrace is how long after the last handler went a SIGINT still
+// counts as caught (see dropped).
+const droppedGrace = time.Second
 
 func (h *sigintHandlers) add(k any) {
 	h.mu.Lock()
@@ -189,7 +197,12 @@ func (h *sigintHandlers) add(k any) {
 func (h *sigintHandlers) remove(k any) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.by, k)
+	if h.by[k] {
+		delete(h.by, k)
+		if len(h.by) == 0 {
+			h.dropped = time.Now()
+		}
+	}
 }
 
 func (h *sigintHandlers) clear() {
@@ -197,13 +210,15 @@ func (h *sigintHandlers) clear() {
 	defer h.mu.Unlock()
 	clear(h.by)
 	h.ignored.Store(false)
+	h.dropped = time.Time{}
 }
 
-// caught reports whether interpreted code catches or ignores SIGINT.
+// caught reports whether interpreted code catches or ignores SIGINT, or
+// stopped catching it just now.
 func (h *sigintHandlers) caught() bool {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.by) > 0 || h.ignored.Load()
+	return len(h.by) > 0 || h.ignored.Load() || !h.dropped.IsZero() && time.Since(h.dropped) < droppedGrace
 }
 
 // catchesInterrupt reports whether a call of signal.Notify (and the
