@@ -336,7 +336,7 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 		return nil
 	}
 	if _, ok := x.(*ast.Ident); ok {
-		return r.typedCall(x, name, pos)
+		return r.nilMethods(r.typedCall(x, name, pos), x, t)
 	}
 	// func(v T) any { return _sn.TypedRaw(v, name, _sn.Raw(v)) }(x)
 	tx := r.typeExpr(t, pos)
@@ -348,7 +348,7 @@ func (r *typedRewriter) typedArg(x ast.Expr, at ast.Node) ast.Expr {
 		Type: &ast.FuncType{Func: pos,
 			Params:  &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Names: []*ast.Ident{param}, Type: tx}}},
 			Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
-		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.typedCall(ident(param.Name, pos), name, pos)}}}},
+		Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{r.nilMethods(r.typedCall(ident(param.Name, pos), name, pos), ident(param.Name, pos), t)}}}},
 	}
 	return &ast.CallExpr{Fun: lit, Lparen: pos, Args: []ast.Expr{x}, Rparen: pos}
 }
@@ -1962,4 +1962,64 @@ func interfaceText(t types.Type) string {
 		return "interface {}"
 	}
 	return types.TypeString(t, func(p *types.Package) string { return p.Name() })
+}
+
+// nilMethods gives typed, a typedCall of v (an identifier) of type t, a
+// pointer to one of the session's types whose Error or String method
+// has a pointer receiver, the value that calls the method where v is
+// nil: _sn.TypedRaw(_sn.StringerOf(func() string { return v.String() }), ...).
+// fmt calls the method of a nil pointer (a String that prints a nil
+// tree as "()"); the interpreter's nil pointer has no methods, and
+// printed <nil>.
+func (r *typedRewriter) nilMethods(typed, v ast.Expr, t types.Type) ast.Expr {
+	call, ok := typed.(*ast.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return typed
+	}
+	if sel, ok := call.Fun.(*ast.SelectorExpr); !ok || sel.Sel.Name != "TypedRaw" && sel.Sel.Name != "Typed" {
+		return typed
+	}
+	pt, ok := t.(*types.Pointer)
+	if !ok {
+		return typed
+	}
+	n, ok := types.Unalias(pt.Elem()).(*types.Named)
+	if !ok || !isSession(n.Obj()) || isInterface(n) {
+		return typed
+	}
+	for _, m := range []struct{ name, of string }{{"Error", "ErrorOf"}, {"String", "StringerOf"}} {
+		obj, _, _ := types.LookupFieldOrMethod(t, false, n.Obj().Pkg(), m.name)
+		fn, ok := obj.(*types.Func)
+		if !ok || !hasFmtMethod(t, m.name) {
+			continue
+		}
+		if _, ptrRecv := fn.Signature().Recv().Type().(*types.Pointer); !ptrRecv {
+			return typed // a value receiver: fmt prints <nil>, as the shell does
+		}
+		pos := call.Pos()
+		// func() string { return v.String() }: the interpreter's method
+		// value, called from compiled code inside the method itself (a
+		// String that prints its children), returned "".
+		method := &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos},
+				Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("string", pos)}}}},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{
+				&ast.CallExpr{Fun: &ast.SelectorExpr{X: copyExpr(v), Sel: ident(m.name, pos)}, Lparen: pos, Rparen: pos}}}}},
+		}
+		of := &ast.CallExpr{Fun: &ast.SelectorExpr{X: ident(rtName, pos), Sel: ident(m.of, pos)}, Lparen: pos,
+			Args: []ast.Expr{method}, Rparen: pos}
+		// func() any { if v == nil { return <typed, of in v's place> }; return <typed> }():
+		// a value that is not nil goes as before.
+		nilCall := &ast.CallExpr{Fun: call.Fun, Lparen: pos, Args: append([]ast.Expr{of}, call.Args[1:]...), Rparen: pos}
+		return &ast.CallExpr{Fun: &ast.FuncLit{
+			Type: &ast.FuncType{Func: pos, Params: &ast.FieldList{Opening: pos, Closing: pos},
+				Results: &ast.FieldList{Opening: pos, Closing: pos, List: []*ast.Field{{Type: ident("any", pos)}}}},
+			Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{
+				&ast.IfStmt{If: pos, Cond: &ast.BinaryExpr{X: copyExpr(v), OpPos: pos, Op: token.EQL, Y: ident("nil", pos)},
+					Body: &ast.BlockStmt{Lbrace: pos, Rbrace: pos, List: []ast.Stmt{&ast.ReturnStmt{Return: pos, Results: []ast.Expr{nilCall}}}}},
+				&ast.ReturnStmt{Return: pos, Results: []ast.Expr{call}},
+			}},
+		}, Lparen: pos, Rparen: pos}
+	}
+	return typed
 }

@@ -248,7 +248,13 @@ func (t *typed) Format(f fmt.State, verb rune) {
 		}()
 		io.WriteString(f, out)
 	case methodVerb(verb) && hasMethodOf(t.v):
-		fmt.Fprintf(f, fmt.FormatString(f, verb), t.v)
+		out := fmt.Sprintf(fmt.FormatString(f, verb), t.v)
+		if rv := reflect.ValueOf(t.rawValue()); rv.Kind() == reflect.Pointer && rv.IsNil() && strings.Contains(out, "(PANIC=") {
+			// The method of a nil pointer (see nilMethods) panicked:
+			// fmt prints <nil> then.
+			out = "<nil>"
+		}
+		io.WriteString(f, out)
 	default:
 		raw := t.rawValue()
 		out := fmt.Sprintf(fmt.FormatString(f, verb), raw)
