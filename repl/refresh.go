@@ -130,6 +130,20 @@ func (s *Session) refreshCallers(ctx context.Context, declared map[string]*funcS
 	if len(changed) == 0 || s.refreshing {
 		return
 	}
+	callers := s.callersOf(changed, declared)
+	if len(callers) == 0 {
+		return
+	}
+	if err := s.redeclare(ctx, callers); err != nil {
+		fmt.Fprintf(s.stderr, "note: kept the earlier declaration of %s, which calls %s as declared before: declared again, it failed: %v\n",
+			strings.Join(callers, ", "), strings.Join(again, ", "), err)
+	}
+}
+
+// callersOf returns the session's functions that call one in changed,
+// or call those, and so on, less those that declared holds; it adds
+// them to changed.
+func (s *Session) callersOf(changed map[string]bool, declared map[string]*funcSource) []string {
 	var callers []string
 	for grew := true; grew; {
 		grew = false
@@ -147,13 +161,7 @@ func (s *Session) refreshCallers(ctx context.Context, declared map[string]*funcS
 			}
 		}
 	}
-	if len(callers) == 0 {
-		return
-	}
-	if err := s.redeclare(ctx, callers); err != nil {
-		fmt.Fprintf(s.stderr, "note: kept the earlier declaration of %s, which calls %s as declared before: declared again, it failed: %v\n",
-			strings.Join(callers, ", "), strings.Join(again, ", "), err)
-	}
+	return callers
 }
 
 // redeclare declares the session's functions and methods names (keys of
@@ -277,22 +285,7 @@ func (s *Session) refreshVarUsers(ctx context.Context, c *checked, declared map[
 	if len(users) == 0 {
 		return
 	}
-	for grew := true; grew; {
-		grew = false
-		for name, fs := range s.funcSrc {
-			if changed[name] || declared[name] != nil {
-				continue
-			}
-			for _, cl := range fs.calls {
-				if changed[cl] {
-					changed[name] = true
-					users = append(users, name)
-					grew = true
-					break
-				}
-			}
-		}
-	}
+	users = append(users, s.callersOf(changed, declared)...)
 	s.redeclareFitting(ctx, users, names)
 }
 

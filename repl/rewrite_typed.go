@@ -1280,8 +1280,7 @@ func (r *typedRewriter) builtins(f *ast.File) {
 				if !isInterface(tv.Type) || isTypeParam(tv.Type) {
 					return true
 				}
-				lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: call.Args[0]}, Lbrace: pos, Elts: []ast.Expr{ident("nil", pos)}, Rbrace: call.End()}
-				c.Replace(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}})
+				c.Replace(boxed(ident("nil", pos), call.Args[0], pos))
 				return true
 			}
 			if !r.info.Types[call.Args[0]].IsValue() {
@@ -1295,8 +1294,7 @@ func (r *typedRewriter) builtins(f *ast.File) {
 			if t == nil {
 				return true
 			}
-			lit := &ast.CompositeLit{Type: &ast.ArrayType{Lbrack: pos, Elt: t}, Lbrace: pos, Elts: call.Args, Rbrace: call.End()}
-			c.Replace(&ast.UnaryExpr{OpPos: pos, Op: token.AND, X: &ast.IndexExpr{X: lit, Lbrack: pos, Index: &ast.BasicLit{ValuePos: pos, Kind: token.INT, Value: "0"}, Rbrack: pos}})
+			c.Replace(boxed(call.Args[0], t, pos))
 		case "make":
 			// make(chan<- T, n): the interpreter's reflect.MakeChan
 			// refuses a one-way channel type; a two-way channel
