@@ -243,8 +243,24 @@ func TestSharePiecesIdentical(t *testing.T) {
 	defer func(v bool) { sharePieces = v }(sharePieces)
 	before := piecesHelped.Load()
 	sameWithSwitch(t, func(on bool) { sharePieces = on })
-	if kernel.DirectConvLanes() > 0 && !testing.Short() && piecesHelped.Load() == before {
-		t.Error("no goroutine computed pieces of another's block")
+	if kernel.DirectConvLanes() == 0 || testing.Short() || piecesHelped.Load() != before {
+		return
+	}
+	// Whether the other goroutine comes in time to take an offer is up
+	// to the scheduler (under a loaded CI machine, now and then, not in
+	// those few steps): LeNet trains on, forced, until one does.
+	defer func(h bool) { helpForced = h }(helpForced)
+	sharePieces, helpForced = true, true
+	nt := switchNets[0]
+	s := benchSolver(t, nt.model, nt.c, nt.h, nt.w, 2)
+	s.Net().SetKeepTops(false)
+	for i := 0; i < 200 && piecesHelped.Load() == before; i++ {
+		if err := s.Step(context.Background(), 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if piecesHelped.Load() == before {
+		t.Error("no goroutine computed pieces of another's block in 200 more steps")
 	}
 }
 
